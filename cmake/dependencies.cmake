@@ -1,0 +1,36 @@
+# Finds the Debian packages vgpu builds on; a missing one stops the build naming the package.
+find_package(PkgConfig)
+if(NOT PKG_CONFIG_FOUND)
+  message(FATAL_ERROR "pkg-config not found: install the Debian package 'pkg-config' (scripts/test does this)")
+endif()
+
+pkg_check_modules(SYSTEMC IMPORTED_TARGET systemc)
+if(NOT SYSTEMC_FOUND)
+  message(FATAL_ERROR "SystemC not found: install the Debian package 'libsystemc-dev'")
+endif()
+
+find_package(yaml-cpp QUIET)
+if(NOT yaml-cpp_FOUND)
+  message(FATAL_ERROR "yaml-cpp not found: install the Debian package 'libyaml-cpp-dev'")
+endif()
+
+find_package(Boost 1.74 QUIET)
+if(NOT Boost_FOUND)
+  message(FATAL_ERROR "Boost not found: install the Debian package 'libboost-dev'")
+endif()
+
+find_package(nlohmann_json 3 QUIET)
+if(NOT nlohmann_json_FOUND)
+  message(FATAL_ERROR "nlohmann-json not found: install the Debian package 'nlohmann-json3-dev'")
+endif()
+
+find_package(CLI11 QUIET)
+if(NOT CLI11_FOUND)
+  message(FATAL_ERROR "CLI11 not found: install the Debian package 'libcli11-dev'")
+endif()
+
+find_package(Catch2 2 QUIET)
+if(NOT Catch2_FOUND)
+  message(FATAL_ERROR "Catch2 v2 not found: install the Debian package 'catch2'")
+endif()
+include(Catch)

@@ -1,0 +1,210 @@
+// Declared, typed, validated configuration: parameters are declared once in each model's config
+// struct and read from YAML layers, listed, and written back from that one declaration.
+// See docs/configuration.md.
+#pragma once
+
+#include "models/common/units.h"
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace YAML {
+class Node;
+}
+
+namespace vgpu::config {
+
+/// Where a value came from; line and column are 1-based, 0 when there is no position.
+struct location {
+    std::string file; ///< file name, or a description such as "-s a.b=1"
+    int line = 0;     ///< 1-based line, 0 if unknown
+    int col = 0;      ///< 1-based column, 0 if unknown
+    std::string str() const;
+};
+
+/// Documentation and constraints of one parameter, built fluently: spec("doc").range(1, 8).
+struct spec {
+    explicit spec(std::string d) : doc(std::move(d)) {}
+    spec& unit(std::string u) { units = std::move(u); return *this; }
+    spec& range(double lo_, double hi_) { lo = lo_; hi = hi_; return *this; }
+    spec& min(double lo_) { lo = lo_; return *this; }
+    spec& pow2() { power_of_two = true; return *this; }
+    std::string doc;            ///< one-line meaning
+    std::string units;          ///< unit shown in the reference (time and size carry their own)
+    std::optional<double> lo;   ///< smallest allowed value
+    std::optional<double> hi;   ///< largest allowed value
+    bool power_of_two = false;  ///< value must be a power of two
+};
+
+/// Visits the parameters a config struct declares in its `declare(visitor&)`.
+/// Implementations read YAML (yaml_reader), list parameters (param_lister), write YAML.
+class visitor {
+public:
+    virtual ~visitor() = default;
+    virtual void enter(const char* section, const char* doc) = 0; ///< open a subsection
+    virtual void leave() = 0;                                      ///< close it
+    virtual void value(const char* key, bool& v, const spec& s) = 0;
+    virtual void value(const char* key, std::uint64_t& v, const spec& s) = 0;
+    virtual void value(const char* key, std::int64_t& v, const spec& s) = 0;
+    virtual void value(const char* key, double& v, const spec& s) = 0;
+    virtual void value(const char* key, std::string& v, const spec& s) = 0;
+    virtual void value(const char* key, duration& v, const spec& s) = 0;
+    virtual void value(const char* key, byte_size& v, const spec& s) = 0;
+    /// A string that must be one of `choices`.
+    virtual void choice(const char* key, std::string& v, const std::vector<std::string>& choices,
+                        const spec& s) = 0;
+
+    /// 32-bit unsigned parameter (range clipped to what fits).
+    void value(const char* key, unsigned& v, const spec& s);
+    /// An enum parameter spelled by name in YAML.
+    template <class E>
+    void choice(const char* key, E& v, std::initializer_list<std::pair<const char*, E>> names,
+                const spec& s);
+    /// A subsection whose type has `declare(visitor&)`.
+    template <class T> void section(const char* name, T& sub, const char* doc)
+    {
+        enter(name, doc);
+        sub.declare(*this);
+        leave();
+    }
+};
+
+/// Collected configuration errors, each "file:line:col: error: key.path: problem".
+class errors {
+public:
+    void add(const location& where, const std::string& path, const std::string& problem);
+    void add_raw(std::string message) { m_messages.push_back(std::move(message)); }
+    bool empty() const { return m_messages.empty(); }
+    const std::vector<std::string>& messages() const { return m_messages; }
+
+private:
+    std::vector<std::string> m_messages;
+};
+
+/// Which layer last set each parameter path, so later checks can point at the right line.
+using provenance = std::map<std::string, location>;
+
+/// Cross-field checks of a config struct (`validate(checker&) const`) report through this.
+class checker {
+public:
+    checker(errors& errs, const provenance& prov) : m_errs(errs), m_prov(prov) {}
+    /// Reports a problem with `path` at the place that set it.
+    void error(const std::string& path, const std::string& problem);
+    /// True when a layer set `path` explicitly (rather than leaving the default).
+    bool is_set(const std::string& path) const { return m_prov.count(path) != 0; }
+
+private:
+    errors& m_errs;
+    const provenance& m_prov;
+};
+
+/// A YAML document (file, embedded default or -s override) read onto a config struct.
+struct layer {
+    std::string name;  ///< file name or "-s key=value"
+    bool has_position; ///< marks in the node are meaningful
+    std::shared_ptr<YAML::Node> root;
+};
+
+/// Loads layers in order (later wins) and applies them to a root config struct.
+class loader {
+public:
+    loader();
+    ~loader();
+    /// Adds a YAML file; a missing file or a syntax error is recorded as an error.
+    void add_file(const std::string& path);
+    /// Adds YAML text under a display name (e.g. the embedded default platform).
+    void add_text(const std::string& text, const std::string& name);
+    /// Adds a "key.path=value" override; malformed assignments are recorded as errors.
+    void add_override(const std::string& assignment);
+    /// Reads every layer onto `cfg`, then runs `cfg.validate`; true when no error was found.
+    template <class Root> bool apply(Root& cfg)
+    {
+        for (const auto& l : m_layers)
+            read_layer(l, [&](visitor& v) { cfg.declare(v); });
+        checker c(m_errors, m_provenance);
+        cfg.validate(c);
+        return m_errors.empty();
+    }
+    const errors& errs() const { return m_errors; }
+
+private:
+    template <class F> void read_layer(const layer& l, F declare);
+    void read_layer_impl(const layer& l, void (*call)(void*, visitor&), void* ctx);
+    std::vector<layer> m_layers;
+    errors m_errors;
+    provenance m_provenance;
+};
+
+/// One row of the parameter reference.
+struct param_doc {
+    std::string path, type, default_value, unit, range, doc;
+};
+
+/// Lists every declared parameter with its current value as the default.
+class param_lister : public visitor {
+public:
+    std::vector<param_doc> rows; ///< in declaration order
+    std::vector<std::pair<std::string, std::string>> sections; ///< path, doc
+    void enter(const char* section, const char* doc) override;
+    void leave() override;
+    void value(const char* key, bool& v, const spec& s) override;
+    void value(const char* key, std::uint64_t& v, const spec& s) override;
+    void value(const char* key, std::int64_t& v, const spec& s) override;
+    void value(const char* key, double& v, const spec& s) override;
+    void value(const char* key, std::string& v, const spec& s) override;
+    void value(const char* key, duration& v, const spec& s) override;
+    void value(const char* key, byte_size& v, const spec& s) override;
+    void choice(const char* key, std::string& v, const std::vector<std::string>& choices,
+                const spec& s) override;
+    using visitor::choice;
+    using visitor::value;
+
+private:
+    void add(const char* key, const char* type, std::string def, const spec& s,
+             std::string range = {});
+    std::vector<std::string> m_path;
+};
+
+/// Renders the lister's rows as the Markdown configuration reference.
+std::string to_markdown(const param_lister& l);
+
+/// Writes the values of a config struct as YAML (the effective configuration).
+std::string to_yaml(const std::function<void(visitor&)>& declare);
+
+/// Closest candidate to `word` by edit distance, or "" when none is close enough.
+std::string suggest(const std::string& word, const std::vector<std::string>& candidates);
+
+// ---- template implementations ----
+
+template <class E>
+void visitor::choice(const char* key, E& v, std::initializer_list<std::pair<const char*, E>> names,
+                     const spec& s)
+{
+    std::vector<std::string> choices;
+    std::string current;
+    for (const auto& [name, value] : names) {
+        choices.emplace_back(name);
+        if (value == v)
+            current = name;
+    }
+    choice(key, current, choices, s);
+    for (const auto& [name, value] : names)
+        if (current == name)
+            v = value;
+}
+
+template <class F> void loader::read_layer(const layer& l, F declare)
+{
+    read_layer_impl(
+        l, [](void* ctx, visitor& v) { (*static_cast<F*>(ctx))(v); }, &declare);
+}
+
+} // namespace vgpu::config

@@ -1,0 +1,127 @@
+// Statistics: counters, averages, histograms and derived formulas, named by module path.
+// See docs/outputs.md.
+#include "models/common/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace vgpu::stats {
+namespace {
+std::vector<const group*>& live_groups()
+{
+    static std::vector<const group*> groups;
+    return groups;
+}
+
+std::string join(const std::string& prefix, const std::string& name)
+{
+    return prefix.empty() ? name : prefix + "." + name;
+}
+} // namespace
+
+stat::stat(group& g, std::string name, std::string unit, std::string desc)
+    : m_name(std::move(name)), m_unit(std::move(unit)), m_desc(std::move(desc))
+{
+    g.add(this);
+}
+
+void counter::collect(const std::string& prefix, std::vector<entry>& out) const
+{
+    out.push_back({join(prefix, m_name), m_value, m_unit, m_desc});
+}
+
+void average::collect(const std::string& prefix, std::vector<entry>& out) const
+{
+    std::string n = join(prefix, m_name);
+    out.push_back({n, mean(), m_unit, "mean of " + m_desc});
+    out.push_back({n + ".samples", m_count, "count", "samples of " + m_desc});
+    out.push_back({n + ".max", m_max, m_unit, "maximum of " + m_desc});
+}
+
+histogram::histogram(group& g, std::string name, std::string unit, std::string desc,
+                     double bucket_width, unsigned buckets)
+    : stat(g, std::move(name), std::move(unit), std::move(desc)), m_width(bucket_width),
+      m_buckets(std::max(1u, buckets), 0)
+{
+}
+
+void histogram::sample(double v)
+{
+    auto i = v <= 0 ? 0 : static_cast<std::size_t>(v / m_width);
+    ++m_buckets[std::min(i, m_buckets.size() - 1)];
+    ++m_count;
+    m_sum += v;
+}
+
+void histogram::collect(const std::string& prefix, std::vector<entry>& out) const
+{
+    std::string n = join(prefix, m_name);
+    std::ostringstream d;
+    d << m_desc << " (buckets of " << m_width << " " << m_unit << ", last open-ended)";
+    out.push_back({n, m_buckets, "count", d.str()});
+    out.push_back({n + ".samples", m_count, "count", "samples of " + m_desc});
+    out.push_back({n + ".mean", m_count ? m_sum / static_cast<double>(m_count) : 0.0, m_unit,
+                   "mean of " + m_desc});
+}
+
+formula::formula(group& g, std::string name, std::string unit, std::string desc,
+                 std::function<double()> f)
+    : stat(g, std::move(name), std::move(unit), std::move(desc)), m_f(std::move(f))
+{
+}
+
+void formula::collect(const std::string& prefix, std::vector<entry>& out) const
+{
+    double v = m_f();
+    nlohmann::json value = std::isfinite(v) ? v : 0.0;
+    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 0x1p53)
+        value = static_cast<std::int64_t>(v); // counts stay integers in the dump
+    out.push_back({join(prefix, m_name), value, m_unit, m_desc});
+}
+
+group::group(std::string path) : m_path(std::move(path)) { live_groups().push_back(this); }
+
+group::~group()
+{
+    auto& g = live_groups();
+    g.erase(std::remove(g.begin(), g.end(), this), g.end());
+}
+
+void group::collect(std::vector<entry>& out) const
+{
+    for (const stat* s : m_stats)
+        s->collect(m_path, out);
+}
+
+std::vector<entry> collect_all()
+{
+    std::vector<entry> out;
+    for (const group* g : live_groups())
+        g->collect(out);
+    std::sort(out.begin(), out.end(), [](const entry& a, const entry& b) { return a.name < b.name; });
+    return out;
+}
+
+nlohmann::json to_json(const std::vector<entry>& entries)
+{
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& e : entries)
+        j[e.name] = e.value;
+    return j;
+}
+
+std::string to_text(const std::vector<entry>& entries)
+{
+    std::size_t width = 0;
+    for (const auto& e : entries)
+        width = std::max(width, e.name.size());
+    std::ostringstream os;
+    for (const auto& e : entries)
+        os << std::left << std::setw(static_cast<int>(width) + 2) << e.name << std::setw(16)
+           << e.value.dump() << " # " << e.unit << ": " << e.desc << "\n";
+    return os.str();
+}
+
+} // namespace vgpu::stats

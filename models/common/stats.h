@@ -1,0 +1,121 @@
+// Statistics: counters, averages, histograms and derived formulas, named by module path,
+// dumped once, sorted, to stats.json and stats.txt. See docs/outputs.md.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace vgpu::stats {
+
+/// One dumped value: "gpu.m0.c1.sm3.l1.hits" -> 42.
+struct entry {
+    std::string name;     ///< full hierarchical name
+    nlohmann::json value; ///< number, or array for histograms
+    std::string unit;     ///< e.g. "count", "ns", "bytes"
+    std::string desc;     ///< one-line meaning
+};
+
+class group;
+
+/// Base of every statistic: registered in its group on construction.
+class stat {
+public:
+    stat(group& g, std::string name, std::string unit, std::string desc);
+    virtual ~stat() = default;
+    stat(const stat&) = delete;
+    stat& operator=(const stat&) = delete;
+    /// Appends this statistic's entries under `prefix`.
+    virtual void collect(const std::string& prefix, std::vector<entry>& out) const = 0;
+
+protected:
+    std::string m_name, m_unit, m_desc;
+};
+
+/// A monotonically increasing count.
+class counter : public stat {
+public:
+    using stat::stat;
+    counter& operator++() { ++m_value; return *this; }
+    counter& operator+=(std::uint64_t n) { m_value += n; return *this; }
+    std::uint64_t value() const { return m_value; }
+    void collect(const std::string& prefix, std::vector<entry>& out) const override;
+
+private:
+    std::uint64_t m_value = 0;
+};
+
+/// Mean, count and maximum of samples.
+class average : public stat {
+public:
+    using stat::stat;
+    void sample(double v)
+    {
+        ++m_count;
+        m_sum += v;
+        if (v > m_max)
+            m_max = v;
+    }
+    std::uint64_t count() const { return m_count; }
+    double mean() const { return m_count ? m_sum / static_cast<double>(m_count) : 0.0; }
+    void collect(const std::string& prefix, std::vector<entry>& out) const override;
+
+private:
+    std::uint64_t m_count = 0;
+    double m_sum = 0, m_max = 0;
+};
+
+/// Samples counted in equal-width buckets; the last bucket takes everything above.
+class histogram : public stat {
+public:
+    histogram(group& g, std::string name, std::string unit, std::string desc, double bucket_width,
+              unsigned buckets);
+    void sample(double v);
+    void collect(const std::string& prefix, std::vector<entry>& out) const override;
+
+private:
+    double m_width;
+    std::vector<std::uint64_t> m_buckets;
+    std::uint64_t m_count = 0;
+    double m_sum = 0;
+};
+
+/// A value derived from other statistics, computed at dump time (never on the hot path).
+class formula : public stat {
+public:
+    formula(group& g, std::string name, std::string unit, std::string desc, std::function<double()> f);
+    void collect(const std::string& prefix, std::vector<entry>& out) const override;
+
+private:
+    std::function<double()> m_f;
+};
+
+/// The statistics of one module instance, named by its path ("gpu.m0.c1.sm3.l1").
+class group {
+public:
+    explicit group(std::string path);
+    ~group();
+    group(const group&) = delete;
+    group& operator=(const group&) = delete;
+    const std::string& path() const { return m_path; }
+    void add(const stat* s) { m_stats.push_back(s); }
+    void collect(std::vector<entry>& out) const;
+
+private:
+    std::string m_path;
+    std::vector<const stat*> m_stats;
+};
+
+/// Every live group of the process (like SystemC's object hierarchy, there is one simulation
+/// per process). Dumps are sorted by name.
+std::vector<entry> collect_all();
+/// {"name": value, ...} sorted by name.
+nlohmann::json to_json(const std::vector<entry>& entries);
+/// "name  value  # unit: description" lines, aligned.
+std::string to_text(const std::vector<entry>& entries);
+
+} // namespace vgpu::stats

@@ -1,0 +1,37 @@
+// Address patterns for traffic generators. See models/traffic/README.md.
+#include "models/traffic/core/pattern.h"
+
+namespace vgpu::traffic {
+
+pattern_generator::pattern_generator(const pattern_params& p) : m_p(p), m_rng(p.seed) {}
+
+access pattern_generator::next()
+{
+    const std::uint64_t slots = m_p.footprint / m_p.access_bytes;
+    std::uint64_t offset;
+    switch (m_p.kind) {
+    case pattern_kind::linear:
+        offset = m_offset;
+        m_offset = (m_offset + m_p.access_bytes) % (slots * m_p.access_bytes);
+        break;
+    case pattern_kind::strided:
+        // Walk the region with the stride; after each pass shift by one access so that every
+        // word of the region is eventually visited.
+        offset = m_offset + m_lane;
+        m_offset += m_p.stride;
+        if (m_offset + m_lane >= slots * m_p.access_bytes) {
+            m_offset = 0;
+            m_lane = (m_lane + m_p.access_bytes) % m_p.stride;
+        }
+        break;
+    case pattern_kind::random:
+    default:
+        offset = (m_rng() % slots) * m_p.access_bytes;
+        break;
+    }
+    // Writes are decided by a separate draw so the address stream does not depend on the ratio.
+    bool write = static_cast<double>(m_rng() >> 11) * 0x1.0p-53 < m_p.write_ratio;
+    return {m_p.base + offset, write};
+}
+
+} // namespace vgpu::traffic

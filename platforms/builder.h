@@ -1,0 +1,35 @@
+// Platform assembly: turns a validated configuration into wired SystemC modules.
+// See docs/architecture.md.
+#pragma once
+
+#include "platforms/vgpu_config.h"
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <systemc>
+
+namespace vgpu::platforms {
+
+/// Options of a run that are not part of the configuration.
+struct run_options {
+    std::string workload; ///< workload file (gpu platform), "" for the default
+    bool trace = false;   ///< record trace events (Chrome/Perfetto)
+};
+
+/// A built platform: the top module plus what the runner asks of it.
+class platform {
+public:
+    virtual ~platform() = default;
+    /// True when the workload completed (every initiator finished).
+    virtual bool finished() const = 0;
+    /// Problems found by scoreboards and checkers; empty on success.
+    virtual std::vector<std::string> failures() const = 0;
+    /// A few lines for the terminal.
+    virtual void summary(std::ostream& os) const = 0;
+};
+
+/// Builds the platform `cfg.platform.kind`; throws std::runtime_error on a bad workload.
+std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts);
+
+} // namespace vgpu::platforms

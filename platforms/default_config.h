@@ -1,0 +1,10 @@
+// The embedded default configuration (platforms/default.yaml, compiled in).
+// See docs/configuration.md.
+#pragma once
+
+#include <string>
+
+namespace vgpu::platforms {
+/// Text of platforms/default.yaml as it was at build time.
+const std::string& default_config_yaml();
+} // namespace vgpu::platforms

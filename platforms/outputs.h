@@ -1,0 +1,44 @@
+// Run outputs: stats.json, stats.txt and the effective config.yaml in the output folder.
+// See docs/outputs.md.
+#pragma once
+
+#include "models/common/config.h"
+#include "models/common/stats.h"
+
+#include <string>
+#include <vector>
+
+namespace vgpu::platforms {
+
+/// Facts about a run that go into stats.json's "meta".
+struct run_meta {
+    std::string effective_config; ///< YAML text; hashed into config_hash
+    std::uint64_t seed = 0;
+    std::uint64_t sim_time_ps = 0;
+    std::uint64_t core_period_ps = 1;
+    double host_seconds = 0;
+    std::string mode;
+    std::string verdict;
+};
+
+/// Writes the files of one run into a folder (created if needed).
+class output_writer {
+public:
+    explicit output_writer(std::string dir);
+    bool ok() const { return m_ok; }
+    bool write(const run_meta& meta, const std::vector<stats::entry>& stats) const;
+    const std::string& dir() const { return m_dir; }
+
+private:
+    std::string m_dir;
+    bool m_ok;
+};
+
+/// vgpu version and git hash, e.g. "0.1.0 (abc1234)".
+std::string version_string();
+/// The Markdown configuration reference (docs/configuration.md) from the declarations.
+std::string configuration_reference(const config::param_lister& l);
+/// FNV-1a 64-bit hash as 16 hex digits.
+std::string fnv1a_hex(const std::string& text);
+
+} // namespace vgpu::platforms

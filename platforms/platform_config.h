@@ -1,0 +1,106 @@
+// Configuration of the platform as a whole (sections `platform` and `log`).
+// See docs/configuration.md.
+#pragma once
+
+#include "models/common/config.h"
+#include "models/common/logger.h"
+
+namespace vgpu::platforms {
+
+/// How time is kept (ARCHITECTURE.md, Timing).
+enum class timing_mode { fast, accurate };
+/// Which top level the builder assembles.
+enum class platform_kind { traffic, gpu };
+
+/// `platform.clocks`: one period per clock domain.
+struct clocks_config {
+    duration core{1000}; ///< SM and cache clock period
+    duration noc{1000};  ///< NoC and link clock period
+    duration dram{1250}; ///< DRAM controller clock period
+
+    void declare(config::visitor& v)
+    {
+        using config::spec;
+        v.value("core", core, spec("period of the SM/L1 clock").range(0.001, 1000));
+        v.value("noc", noc, spec("period of the NoC, LLC and inter-module link clock").range(0.001, 1000));
+        v.value("dram", dram, spec("period of the DRAM controller clock").range(0.001, 1000));
+    }
+};
+
+/// `platform.timing`.
+struct timing_config {
+    timing_mode mode = timing_mode::fast; ///< fast (loosely timed) or accurate (cycle arbitration)
+    std::uint64_t quantum_ns = 1000;      ///< fast mode: global quantum; 0 = lock-step
+
+    void declare(config::visitor& v)
+    {
+        using config::spec;
+        v.choice("mode", mode, {{"fast", timing_mode::fast}, {"accurate", timing_mode::accurate}},
+                 spec("fast: temporal decoupling and busy-until contention; accurate: "
+                      "per-cycle arbitration at shared resources"));
+        v.value("quantum_ns", quantum_ns,
+                spec("global quantum of fast mode; 0 runs initiators in lock-step").range(0, 1e9).unit("ns"));
+    }
+};
+
+/// Section `platform`: shape, clocks, timing, seed and limits.
+struct platform_config {
+    platform_kind kind = platform_kind::traffic; ///< what to assemble
+    unsigned modules = 1;             ///< GPU modules (chiplets)
+    unsigned clusters_per_module = 2; ///< clusters in each module
+    unsigned sms_per_cluster = 4;     ///< SMs in each cluster
+    clocks_config clocks;
+    timing_config timing;
+    std::uint64_t seed = 1;           ///< seed of every random generator (--seed overrides)
+    duration max_time{100000000000ull}; ///< simulated-time limit; reaching it fails the run
+
+    void declare(config::visitor& v)
+    {
+        using config::spec;
+        v.choice("kind", kind, {{"traffic", platform_kind::traffic}, {"gpu", platform_kind::gpu}},
+                 spec("traffic: generators -> router -> memory; gpu: the virtual GPU"));
+        v.value("modules", modules, spec("GPU modules (chiplets)").range(1, 16));
+        v.value("clusters_per_module", clusters_per_module, spec("clusters per module").range(1, 64));
+        v.value("sms_per_cluster", sms_per_cluster, spec("SMs per cluster").range(1, 64));
+        v.section("clocks", clocks, "Clock periods of the three clock domains.");
+        v.section("timing", timing, "Timing mode and temporal decoupling.");
+        v.value("seed", seed, spec("seed of every random generator in the platform"));
+        v.value("max_time", max_time, spec("simulated time after which the run is stopped and fails").min(1));
+    }
+
+    void validate(config::checker& c) const
+    {
+        if (timing.mode == timing_mode::accurate && timing.quantum_ns != 0 &&
+            c.is_set("platform.timing.quantum_ns"))
+            c.error("platform.timing.quantum_ns",
+                    "inconsistent with platform.timing.mode 'accurate', which runs in lock-step "
+                    "(set 0 or remove the key)");
+        if (static_cast<std::uint64_t>(modules) * clusters_per_module * sms_per_cluster > 4096)
+            c.error("platform.sms_per_cluster", "more than 4096 SMs in total");
+    }
+    /// The global quantum in ns that the timing settings imply.
+    std::uint64_t effective_quantum_ns() const
+    {
+        return timing.mode == timing_mode::accurate ? 0 : timing.quantum_ns;
+    }
+};
+
+/// Section `log`.
+struct log_config {
+    log_level level = log_level::warn; ///< level of every logger
+    std::string debug;                 ///< comma-separated instance-path prefixes at debug level
+
+    void declare(config::visitor& v)
+    {
+        using config::spec;
+        v.choice("level", level,
+                 {{"error", log_level::error},
+                  {"warn", log_level::warn},
+                  {"info", log_level::info},
+                  {"debug", log_level::debug}},
+                 spec("messages below this level are not printed"));
+        v.value("debug", debug, spec("comma-separated instance paths (prefixes) that log at debug level"));
+    }
+};
+
+} // namespace vgpu::platforms

@@ -1,0 +1,34 @@
+# Shared by scripts/run, scripts/test and scripts/bench: install missing Debian packages, then
+# configure and build incrementally in build/ (override with VGPU_BUILD_DIR).
+set -euo pipefail
+
+VGPU_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VGPU_BUILD_DIR="${VGPU_BUILD_DIR:-$VGPU_ROOT/build}"
+
+# Everything vgpu builds and tests with, all from Debian 12.
+VGPU_PACKAGES=(g++ cmake make pkg-config libsystemc-dev libyaml-cpp-dev libboost-dev catch2
+               nlohmann-json3-dev libcli11-dev clang-format)
+
+vgpu_install_deps() {
+    local missing=()
+    for p in "${VGPU_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "vgpu: installing missing Debian packages: ${missing[*]}" >&2
+    local sudo=""
+    if [ "$(id -u)" != 0 ]; then
+        command -v sudo >/dev/null || { echo "vgpu: run as root or install: ${missing[*]}" >&2; exit 2; }
+        sudo=sudo
+    fi
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+vgpu_build() {
+    vgpu_install_deps
+    if [ ! -f "$VGPU_BUILD_DIR/CMakeCache.txt" ]; then
+        cmake -S "$VGPU_ROOT" -B "$VGPU_BUILD_DIR" -DCMAKE_BUILD_TYPE="${VGPU_BUILD_TYPE:-Release}" >&2
+    fi
+    cmake --build "$VGPU_BUILD_DIR" -j "$(nproc)" "$@" >&2
+}

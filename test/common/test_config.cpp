@@ -1,0 +1,146 @@
+// Unit tests of the configuration framework. See models/common/config.h.
+#include "models/common/config.h"
+
+#include <catch2/catch.hpp>
+
+using namespace vgpu;
+using namespace vgpu::config;
+
+namespace {
+enum class color { red, green };
+
+struct inner {
+    unsigned ways = 4;
+    duration latency{2000};
+    void declare(visitor& v)
+    {
+        v.value("ways", ways, spec("ways").range(1, 16).pow2());
+        v.value("latency", latency, spec("latency").range(0, 100));
+    }
+};
+
+struct root {
+    std::uint64_t count = 1;
+    double ratio = 0.5;
+    bool on = false;
+    byte_size size{1024};
+    color c = color::red;
+    std::string name = "x";
+    inner cache;
+    void declare(visitor& v)
+    {
+        v.enter("top", "the top section");
+        v.value("count", count, spec("count").range(1, 100));
+        v.value("ratio", ratio, spec("ratio").range(0, 1));
+        v.value("on", on, spec("flag"));
+        v.value("size", size, spec("size"));
+        v.choice("color", c, {{"red", color::red}, {"green", color::green}}, spec("colour"));
+        v.value("name", name, spec("name"));
+        v.section("cache", cache, "a cache");
+        v.leave();
+    }
+    void validate(checker& chk) const
+    {
+        if (count > 50 && on)
+            chk.error("top.count", "must be <= 50 when top.on is true");
+    }
+};
+
+std::vector<std::string> load(std::initializer_list<std::string> texts,
+                              std::initializer_list<std::string> overrides, root& r)
+{
+    loader l;
+    int i = 0;
+    for (const auto& t : texts)
+        l.add_text(t, "f" + std::to_string(i++) + ".yaml");
+    for (const auto& o : overrides)
+        l.add_override(o);
+    l.apply(r);
+    return l.errs().messages();
+}
+} // namespace
+
+TEST_CASE("values are read from YAML, later layers win, overrides apply last")
+{
+    root r;
+    auto errs = load({"top: {count: 7, ratio: 0.25, on: true, size: 2 KiB, color: green}",
+                      "top:\n  count: 9\n  cache:\n    ways: 8\n    latency: 3 ns\n"},
+                     {"top.name=hello", "top.cache.ways=2"}, r);
+    REQUIRE(errs.empty());
+    CHECK(r.count == 9);
+    CHECK(r.ratio == 0.25);
+    CHECK(r.on);
+    CHECK(r.size.bytes == 2048);
+    CHECK(r.c == color::green);
+    CHECK(r.name == "hello");
+    CHECK(r.cache.ways == 2);
+    CHECK(r.cache.latency.ps == 3000);
+}
+
+TEST_CASE("errors carry file, line, column, key path and are all collected")
+{
+    root r;
+    auto errs = load({"top:\n  count: 0\n  colour: red\n  ratio: high\n  cache:\n    ways: 3\n"}, {}, r);
+    REQUIRE(errs.size() == 4);
+    CHECK(errs[0] == "f0.yaml:2:10: error: top.count: value out of range (expected 1..100, got 0)");
+    CHECK(errs[1] == "f0.yaml:4:10: error: top.ratio: wrong type (expected a number, got 'high')");
+    CHECK(errs[2] == "f0.yaml:6:11: error: top.cache.ways: value out of range (expected 1..16, power of two, got 3)");
+    CHECK(errs[3] == "f0.yaml:3:3: error: top.colour: unknown key (did you mean 'color'?)");
+}
+
+TEST_CASE("cross-field validation points at the layer that set the key")
+{
+    root r;
+    auto errs = load({"top: {on: true}", "top:\n  count: 60\n"}, {}, r);
+    REQUIRE(errs.size() == 1);
+    CHECK(errs[0] == "f1.yaml:2:10: error: top.count: must be <= 50 when top.on is true");
+}
+
+TEST_CASE("overrides are validated like files and name the override")
+{
+    root r;
+    auto errs = load({}, {"top.color=blue", "top.nope=1", "=3", "top..x=1"}, r);
+    REQUIRE(errs.size() == 4);
+    CHECK(errs[0] == "-s =3: error: malformed override (expected key.path=value)");
+    CHECK(errs[1] == "-s top..x=1: error: top..x: malformed key path (expected names joined by '.')");
+    CHECK(errs[2] == "-s top.color=blue: error: top.color: invalid choice (expected one of red|green, got 'blue')");
+    CHECK(errs[3] == "-s top.nope=1: error: top.nope: unknown key");
+}
+
+TEST_CASE("syntax errors, duplicates and wrong shapes are reported")
+{
+    root r;
+    auto errs = load({"top: [1, 2", "top:\n  count: 1\n  count: 2\n", "top: 5", "top:\n  cache: 3\n"},
+                     {}, r);
+    REQUIRE(errs.size() == 4);
+    CHECK(errs[0].rfind("f0.yaml:1:", 0) == 0);
+    CHECK(errs[0].find("YAML syntax error") != std::string::npos);
+    CHECK(errs[1] == "f1.yaml:3:3: error: top.count: duplicate key");
+    CHECK(errs[2] == "f2.yaml:1:6: error: top: wrong type (expected a section of keys, got '5')");
+    CHECK(errs[3] == "f3.yaml:2:10: error: top.cache: wrong type (expected a section of keys, got '3')");
+}
+
+TEST_CASE("the lister and the writer see every declared parameter")
+{
+    root r;
+    param_lister l;
+    r.declare(l);
+    REQUIRE(l.rows.size() == 8);
+    CHECK(l.rows[0].path == "top.count");
+    CHECK(l.rows[0].range == "1..100");
+    CHECK(l.rows[4].range == "red \\| green");
+    CHECK(l.rows[7].path == "top.cache.latency");
+    CHECK(l.rows[7].default_value == "2 ns");
+    std::string yaml = to_yaml([&](visitor& v) { r.declare(v); });
+    root back;
+    loader ld;
+    ld.add_text(yaml, "dump");
+    REQUIRE(ld.apply(back));
+    CHECK(to_yaml([&](visitor& v) { back.declare(v); }) == yaml);
+}
+
+TEST_CASE("suggestions pick the closest candidate only when it is close")
+{
+    CHECK(suggest("modles", {"modules", "mode"}) == "modules");
+    CHECK(suggest("zzzzzz", {"modules", "mode"}).empty());
+}

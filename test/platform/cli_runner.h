@@ -1,0 +1,58 @@
+// Runs vgpu-sim as a child process in a scratch folder and captures its outputs.
+// See test/platform/CMakeLists.txt.
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace vgpu::test {
+
+/// What one vgpu-sim run printed and returned.
+struct cli_result {
+    int code = -1;
+    std::string out, err;
+};
+
+/// A scratch folder holding input files; vgpu-sim runs inside it.
+class cli_runner {
+public:
+    explicit cli_runner(const std::string& tag)
+        : m_dir(std::filesystem::temp_directory_path() / ("vgpu_cli_" + tag + "_" + std::to_string(::getpid())))
+    {
+        std::filesystem::remove_all(m_dir);
+        std::filesystem::create_directories(m_dir);
+    }
+    ~cli_runner() { std::filesystem::remove_all(m_dir); }
+    void write(const std::string& name, const std::string& text) const
+    {
+        std::ofstream(m_dir / name) << text;
+    }
+    std::string read(const std::string& name) const
+    {
+        std::ifstream in(m_dir / name);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        return ss.str();
+    }
+    bool exists(const std::string& name) const { return std::filesystem::exists(m_dir / name); }
+    cli_result run(const std::string& args) const
+    {
+        std::string cmd = "cd '" + m_dir.string() + "' && '" VGPU_SIM_PATH "' " + args +
+                          " >stdout.txt 2>stderr.txt </dev/null";
+        int status = std::system(cmd.c_str());
+        cli_result r;
+        r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        r.out = read("stdout.txt");
+        r.err = read("stderr.txt");
+        return r;
+    }
+
+private:
+    std::filesystem::path m_dir;
+};
+
+} // namespace vgpu::test

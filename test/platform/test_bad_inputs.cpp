@@ -1,0 +1,135 @@
+// The catalogue of bad inputs: each gives one exact message and exit code 2, never a crash
+// or a silent default. See docs/configuration.md.
+#include "test/platform/cli_runner.h"
+
+#include <catch2/catch.hpp>
+
+using vgpu::test::cli_runner;
+
+namespace {
+struct bad_input {
+    const char* what;     ///< the mistake
+    const char* yaml;     ///< contents of bad.yaml ("" = no file)
+    const char* args;     ///< command-line arguments
+    const char* expected; ///< first line of stderr
+};
+
+// clang-format off
+const bad_input catalogue[] = {
+    {"unknown section", "platfrom: {modules: 2}\n", "-c bad.yaml",
+     "bad.yaml:1:1: error: platfrom: unknown key (did you mean 'platform'?)"},
+    {"unknown key", "platform:\n  modles: 2\n", "-c bad.yaml",
+     "bad.yaml:2:3: error: platform.modles: unknown key (did you mean 'modules'?)"},
+    {"unknown key, nothing close", "platform:\n  zzzzzzzz: 2\n", "-c bad.yaml",
+     "bad.yaml:2:3: error: platform.zzzzzzzz: unknown key"},
+    {"wrong type", "platform:\n  modules: two\n", "-c bad.yaml",
+     "bad.yaml:2:12: error: platform.modules: wrong type (expected an unsigned integer, got 'two')"},
+    {"below range", "platform:\n  modules: 0\n", "-c bad.yaml",
+     "bad.yaml:2:12: error: platform.modules: value out of range (expected 1..16, got 0)"},
+    {"above range", "platform:\n  sms_per_cluster: 65\n", "-c bad.yaml",
+     "bad.yaml:2:20: error: platform.sms_per_cluster: value out of range (expected 1..64, got 65)"},
+    {"negative unsigned", "platform:\n  modules: -1\n", "-c bad.yaml",
+     "bad.yaml:2:12: error: platform.modules: wrong type (expected an unsigned integer, got '-1')"},
+    {"octal-looking number", "platform:\n  modules: 010\n", "-c bad.yaml",
+     "bad.yaml:2:12: error: platform.modules: wrong type (expected an unsigned integer, got '010')"},
+    {"float for integer", "traffic:\n  generators: 2.5\n", "-c bad.yaml",
+     "bad.yaml:2:15: error: traffic.generators: wrong type (expected an unsigned integer, got '2.5')"},
+    {"bad enum", "platform:\n  timing:\n    mode: fastt\n", "-c bad.yaml",
+     "bad.yaml:3:11: error: platform.timing.mode: invalid choice (expected one of fast|accurate, got 'fastt'; did you mean 'fast'?)"},
+    {"bad enum, nothing close", "log:\n  level: loud\n", "-c bad.yaml",
+     "bad.yaml:2:10: error: log.level: invalid choice (expected one of error|warn|info|debug, got 'loud')"},
+    {"time without unit", "platform:\n  clocks:\n    core: 5\n", "-c bad.yaml",
+     "bad.yaml:3:11: error: platform.clocks.core: wrong type (expected a time with a unit (ps, ns, us, ms, s), e.g. \"1 ns\", got '5')"},
+    {"time with unknown unit", "dram:\n  latency: 5 fortnights\n", "-c bad.yaml",
+     "bad.yaml:2:12: error: dram.latency: wrong type (expected a time with a unit (ps, ns, us, ms, s), e.g. \"1 ns\", got '5 fortnights')"},
+    {"negative time", "dram:\n  latency: -5 ns\n", "-c bad.yaml",
+     "bad.yaml:2:12: error: dram.latency: wrong type (expected a time with a unit (ps, ns, us, ms, s), e.g. \"1 ns\", got '-5 ns')"},
+    {"time out of range", "platform:\n  clocks:\n    core: 2 us\n", "-c bad.yaml",
+     "bad.yaml:3:11: error: platform.clocks.core: value out of range (expected 0.001..1000 ns, got 2 us)"},
+    {"zero time limit", "platform:\n  max_time: 0 ns\n", "-c bad.yaml",
+     "bad.yaml:2:13: error: platform.max_time: value out of range (expected >= 1 ns, got 0 ns)"},
+    {"size with decimal unit", "dram:\n  size: 1 GB\n", "-c bad.yaml",
+     "bad.yaml:2:9: error: dram.size: wrong type (expected a size in bytes, optionally with a unit (B, KiB, MiB, GiB), got '1 GB')"},
+    {"size not a power of two", "dram:\n  size: 3 MiB\n", "-c bad.yaml",
+     "bad.yaml:2:9: error: dram.size: value out of range (expected 4096..1099511627776 B, power of two, got 3 MiB)"},
+    {"boolean spelled yes", "dram:\n  dmi: yes\n", "-c bad.yaml",
+     "bad.yaml:2:8: error: dram.dmi: wrong type (expected a boolean (true or false), got 'yes')"},
+    {"ratio out of range", "traffic:\n  write_ratio: 1.5\n", "-c bad.yaml",
+     "bad.yaml:2:16: error: traffic.write_ratio: value out of range (expected 0..1, got 1.5)"},
+    {"number not a number", "traffic:\n  write_ratio: half\n", "-c bad.yaml",
+     "bad.yaml:2:16: error: traffic.write_ratio: wrong type (expected a number, got 'half')"},
+    {"section given a value", "platform: 3\n", "-c bad.yaml",
+     "bad.yaml:1:11: error: platform: wrong type (expected a section of keys, got '3')"},
+    {"value given a section", "platform:\n  modules: {a: 1}\n", "-c bad.yaml",
+     "bad.yaml:2:12: error: platform.modules: wrong type (expected an unsigned integer, got a section)"},
+    {"value given a list", "platform:\n  modules: [1, 2]\n", "-c bad.yaml",
+     "bad.yaml:2:12: error: platform.modules: wrong type (expected an unsigned integer, got a list)"},
+    {"value missing", "platform:\n  modules:\n", "-c bad.yaml",
+     "bad.yaml:2:3: error: platform.modules: wrong type (expected an unsigned integer, got nothing)"},
+    {"duplicate key", "platform:\n  modules: 2\n  modules: 3\n", "-c bad.yaml",
+     "bad.yaml:3:3: error: platform.modules: duplicate key"},
+    {"top level not a mapping", "- platform\n", "-c bad.yaml",
+     "bad.yaml:1:1: error: the configuration must be a mapping of sections"},
+    {"YAML syntax error", "platform: {modules: 2\n", "-c bad.yaml",
+     "bad.yaml:2:1: error: YAML syntax error: end of map flow not found"},
+    {"missing file", "", "-c nothere.yaml",
+     "nothere.yaml: error: cannot open configuration file"},
+    {"override: unknown key", "", "-s platform.modles=2",
+     "-s platform.modles=2: error: platform.modles: unknown key (did you mean 'modules'?)"},
+    {"override: no value", "", "-s platform.modules",
+     "-s platform.modules: error: malformed override (expected key.path=value)"},
+    {"override: bad path", "", "-s platform..modules=2",
+     "-s platform..modules=2: error: platform..modules: malformed key path (expected names joined by '.')"},
+    {"override: bad value", "", "-s platform.modules=lots",
+     "-s platform.modules=lots: error: platform.modules: wrong type (expected an unsigned integer, got 'lots')"},
+    {"override: section as value", "", "-s platform.timing=fast",
+     "-s platform.timing=fast: error: platform.timing: wrong type (expected a section of keys, got 'fast')"},
+    {"inconsistent: accurate with a quantum", "platform:\n  timing:\n    mode: accurate\n    quantum_ns: 100\n", "-c bad.yaml",
+     "bad.yaml:4:17: error: platform.timing.quantum_ns: inconsistent with platform.timing.mode 'accurate', which runs in lock-step (set 0 or remove the key)"},
+    {"inconsistent: footprint vs access size", "traffic:\n  access_bytes: 64\n  footprint: 100\n", "-c bad.yaml",
+     "bad.yaml:3:14: error: traffic.footprint: must be a multiple of traffic.access_bytes (64)"},
+    {"inconsistent: regions beyond memory", "dram:\n  size: 1 MiB\ntraffic:\n  generators: 4\n  footprint: 1 MiB\n", "-c bad.yaml",
+     "bad.yaml:5:14: error: traffic.footprint: the generators' regions do not fit in the memory (dram.size x platform.modules)"},
+    {"unknown option", "", "--bogus",
+     "The following argument was not expected: --bogus"},
+    {"seed not a number", "", "--seed abc",
+     "Could not convert: --seed = abc"},
+    {"workload on the traffic platform", "", "-w none.yaml",
+     "vgpu-sim: error: the traffic platform takes no workload (-w); its stimulus is the `traffic` section"},
+    {"output folder cannot be created", "", "-o /proc/vgpu_no_such_dir",
+     "vgpu-sim: error: cannot create output folder '/proc/vgpu_no_such_dir'"},
+};
+// clang-format on
+} // namespace
+
+TEST_CASE("every bad input gives its exact message and exit code 2")
+{
+    cli_runner cli("bad");
+    for (const auto& c : catalogue) {
+        INFO("case: " << c.what);
+        if (*c.yaml)
+            cli.write("bad.yaml", c.yaml);
+        auto r = cli.run(c.args);
+        CHECK(r.code == 2);
+        std::string first = r.err.substr(0, r.err.find('\n'));
+        CHECK(first == c.expected);
+        CHECK(r.err.find("Segmentation") == std::string::npos);
+        CHECK_FALSE(cli.exists("out/stats.json"));
+    }
+    REQUIRE(sizeof catalogue / sizeof catalogue[0] >= 30);
+}
+
+TEST_CASE("all errors of a run are reported together, then a count")
+{
+    cli_runner cli("many");
+    cli.write("bad.yaml", "platform:\n  modules: 0\n  sms_per_cluster: x\n");
+    auto r = cli.run("-c bad.yaml -s dram.dmi=maybe");
+    CHECK(r.code == 2);
+    CHECK(r.err ==
+          "bad.yaml:2:12: error: platform.modules: value out of range (expected 1..16, got 0)\n"
+          "bad.yaml:3:20: error: platform.sms_per_cluster: wrong type (expected an unsigned "
+          "integer, got 'x')\n"
+          "-s dram.dmi=maybe: error: dram.dmi: wrong type (expected a boolean (true or false), "
+          "got 'maybe')\n"
+          "vgpu-sim: 3 configuration error(s); nothing was simulated\n");
+}

@@ -1,0 +1,109 @@
+// vgpu-sim as users run it: default run, outputs, dump/reload, determinism, docs freshness,
+// and simulation failures with exit code 1. See README.md.
+#include "test/platform/cli_runner.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using vgpu::test::cli_runner;
+
+namespace {
+nlohmann::json stats_without_host_time(const cli_runner& cli, const std::string& dir)
+{
+    auto j = nlohmann::json::parse(cli.read(dir + "/stats.json"));
+    j["meta"].erase("host_seconds");
+    return j;
+}
+} // namespace
+
+TEST_CASE("no arguments: the default platform runs, passes and writes its outputs")
+{
+    cli_runner cli("default");
+    auto r = cli.run("");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("verdict: pass") != std::string::npos);
+    auto j = nlohmann::json::parse(cli.read("out/stats.json"));
+    for (const char* key : {"version", "git_hash", "config_hash", "seed", "sim_time_ns",
+                            "sim_cycles", "host_seconds", "timing_mode", "verdict"})
+        CHECK(j["meta"].contains(key));
+    CHECK(j["meta"]["verdict"] == "pass");
+    CHECK(j["stats"]["traffic.tg0.mismatches"] == 0);
+    CHECK(j["stats"]["traffic.tg0.reads"].get<int>() + j["stats"]["traffic.tg0.writes"].get<int>() == 50000);
+    CHECK(cli.read("out/stats.txt").find("traffic.tg0.reads") != std::string::npos);
+    CHECK(cli.read("out/config.yaml").find("kind: traffic") != std::string::npos);
+}
+
+TEST_CASE("the dumped configuration reloads to itself, and later layers win")
+{
+    cli_runner cli("dump");
+    cli.write("a.yaml", "platform:\n  modules: 2\n");
+    cli.write("b.yaml", "platform:\n  modules: 3\n");
+    auto first = cli.run("-c a.yaml -s platform.seed=7 -c b.yaml --dump-config");
+    REQUIRE(first.code == 0);
+    CHECK(first.out.find("modules: 3") != std::string::npos);
+    CHECK(first.out.find("seed: 7") != std::string::npos);
+    auto over = cli.run("-c b.yaml -s platform.modules=4 --dump-config");
+    CHECK(over.out.find("modules: 4") != std::string::npos);
+    auto back = cli.run("-c b.yaml -c a.yaml --dump-config");
+    CHECK(back.out.find("modules: 2") != std::string::npos);
+    cli.write("dumped.yaml", first.out);
+    auto again = cli.run("-c dumped.yaml --dump-config");
+    REQUIRE(again.code == 0);
+    CHECK(again.out == first.out);
+}
+
+TEST_CASE("the same configuration and seed give identical stats.json (minus host time)")
+{
+    cli_runner cli("determinism");
+    const std::string args = " -s traffic.transactions=3000 -s traffic.generators=3 --seed 42";
+    REQUIRE(cli.run("-o one" + args).code == 0);
+    REQUIRE(cli.run("-o two" + args).code == 0);
+    REQUIRE(cli.run("-o three -s traffic.transactions=3000 -s traffic.generators=3 --seed 43").code == 0);
+    CHECK(stats_without_host_time(cli, "one") == stats_without_host_time(cli, "two"));
+    CHECK(stats_without_host_time(cli, "one") != stats_without_host_time(cli, "three"));
+}
+
+TEST_CASE("lock-step and fast runs give the same data and differ only in timing detail")
+{
+    cli_runner cli("modes");
+    const std::string args = " -s traffic.transactions=2000 -s dram.dmi=false";
+    REQUIRE(cli.run("-o fast" + args).code == 0);
+    REQUIRE(cli.run("-o lock" + args + " -s platform.timing.quantum_ns=0").code == 0);
+    auto f = stats_without_host_time(cli, "fast"), l = stats_without_host_time(cli, "lock");
+    CHECK(f["stats"]["traffic.tg1.reads"] == l["stats"]["traffic.tg1.reads"]);
+    CHECK(f["stats"]["traffic.mem0.bytes"] == l["stats"]["traffic.mem0.bytes"]);
+    CHECK(l["stats"]["traffic.tg1.mismatches"] == 0);
+}
+
+TEST_CASE("a run that cannot finish within max_time fails with exit code 1")
+{
+    cli_runner cli("timeout");
+    auto r = cli.run("-s platform.max_time=\"10 us\"");
+    CHECK(r.code == 1);
+    CHECK(r.err.find("vgpu-sim: FAIL: the workload did not finish within platform.max_time (10 us)") !=
+          std::string::npos);
+    CHECK(nlohmann::json::parse(cli.read("out/stats.json"))["meta"]["verdict"] == "fail");
+}
+
+TEST_CASE("the parameter list (vgpu-sim --list-params) matches docs/configuration.md; run scripts/gen-docs when it fails")
+{
+    cli_runner cli("docs");
+    auto r = cli.run("--list-params");
+    REQUIRE(r.code == 0);
+    std::ifstream in(VGPU_SOURCE_DIR "/docs/configuration.md");
+    std::stringstream doc;
+    doc << in.rdbuf();
+    CHECK(r.out == doc.str());
+}
+
+TEST_CASE("help and version options print and exit 0")
+{
+    cli_runner cli("help");
+    auto h = cli.run("--help");
+    CHECK(h.code == 0);
+    CHECK(h.out.find("--list-params") != std::string::npos);
+    auto v = cli.run("--version");
+    CHECK(v.code == 0);
+    CHECK(v.out.rfind("vgpu-sim ", 0) == 0);
+}

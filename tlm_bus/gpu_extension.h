@@ -1,0 +1,42 @@
+// The GPU payload extension: who issued a transaction and why; every model's requests carry it.
+// See docs/tlm-bus.md.
+#pragma once
+
+#include <cstdint>
+#include <tlm>
+
+namespace vgpu::tlm_bus {
+
+/// What a memory access is for (stats, routing and the blocks that care, e.g. the LLC).
+enum class access_kind : std::uint8_t {
+    data,        ///< LD/ST from a warp
+    instruction, ///< program fetch
+    constant,    ///< constant-data load (CDL)
+    trace,       ///< shader-trace group write
+    page_walk,   ///< page-table walker read
+    host,        ///< driver/firmware access through MMIO or DMA
+    writeback,   ///< cache eviction or flush
+    other,       ///< traffic generators and tests
+};
+
+/// Attributes of a GPU memory transaction, attached to every pooled payload.
+class gpu_extension : public tlm::tlm_extension<gpu_extension> {
+public:
+    std::int16_t module = -1;          ///< issuing module (chiplet), -1 if none
+    std::int16_t cluster = -1;         ///< issuing cluster within the module
+    std::int16_t sm = -1;              ///< issuing SM (global index), -1 if not an SM
+    std::int32_t warp = -1;            ///< issuing warp slot in the SM
+    access_kind kind = access_kind::other; ///< purpose of the access
+    std::uint16_t barrier_waiting = 0; ///< warps of the issuing SM waiting at a barrier
+    bool read_only = false;            ///< the page is known read-only (remote LLC hint)
+    std::uint64_t vaddr = 0;           ///< virtual address before translation
+    std::uint32_t pc = 0;              ///< program counter of the issuing instruction
+
+    tlm::tlm_extension_base* clone() const override { return new gpu_extension(*this); }
+    void copy_from(const tlm::tlm_extension_base& other) override
+    {
+        *this = static_cast<const gpu_extension&>(other);
+    }
+};
+
+} // namespace vgpu::tlm_bus

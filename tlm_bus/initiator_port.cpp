@@ -1,0 +1,115 @@
+// The one way models issue bus traffic. See docs/tlm-bus.md.
+#include "tlm_bus/initiator_port.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace vgpu::tlm_bus {
+
+initiator_port::initiator_port(const char* name) : tlm::tlm_initiator_socket<>(name)
+{
+    bind(static_cast<tlm::tlm_bw_transport_if<>&>(*this));
+}
+
+const tlm::tlm_dmi* initiator_port::find_dmi(std::uint64_t addr, unsigned len,
+                                             tlm::tlm_command cmd) const
+{
+    for (const auto& d : m_dmi) {
+        bool allowed = cmd == tlm::TLM_READ_COMMAND ? d.is_read_allowed() : d.is_write_allowed();
+        if (allowed && addr >= d.get_start_address() && addr + len - 1 <= d.get_end_address())
+            return &d;
+    }
+    return nullptr;
+}
+
+tlm::tlm_response_status initiator_port::access(tlm::tlm_command cmd, std::uint64_t addr,
+                                                void* data, unsigned len, sc_core::sc_time& delay,
+                                                const gpu_extension* attrs)
+{
+    if (m_dmi_enabled && len > 0) {
+        if (const tlm::tlm_dmi* d = find_dmi(addr, len, cmd)) {
+            std::uint8_t* p = d->get_dmi_ptr() + (addr - d->get_start_address());
+            if (cmd == tlm::TLM_READ_COMMAND) {
+                std::memcpy(data, p, len);
+                delay += d->get_read_latency();
+            } else {
+                std::memcpy(p, data, len);
+                delay += d->get_write_latency();
+            }
+            ++m_dmi_accesses;
+            return tlm::TLM_OK_RESPONSE;
+        }
+    }
+    tlm::tlm_generic_payload* gp = m_pool.acquire();
+    gp->set_command(cmd);
+    gp->set_address(addr);
+    gp->set_data_ptr(static_cast<unsigned char*>(data));
+    gp->set_data_length(len);
+    gp->set_streaming_width(len);
+    if (attrs)
+        ext(*gp) = *attrs;
+    (*this)->b_transport(*gp, delay);
+    ++m_transactions;
+    tlm::tlm_response_status status = gp->get_response_status();
+    if (m_dmi_enabled && gp->is_dmi_allowed() && status == tlm::TLM_OK_RESPONSE) {
+        tlm::tlm_dmi dmi;
+        gp->set_address(addr);
+        if ((*this)->get_direct_mem_ptr(*gp, dmi))
+            m_dmi.push_back(dmi);
+    }
+    gp->release();
+    return status;
+}
+
+tlm::tlm_response_status initiator_port::access(tlm::tlm_command cmd, std::uint64_t addr,
+                                                void* data, unsigned len,
+                                                tlm_utils::tlm_quantumkeeper& qk,
+                                                const gpu_extension* attrs)
+{
+    sc_core::sc_time delay = qk.get_local_time();
+    tlm::tlm_response_status status = access(cmd, addr, data, len, delay, attrs);
+    qk.set(delay);
+    if (qk.need_sync())
+        qk.sync();
+    return status;
+}
+
+unsigned initiator_port::debug(tlm::tlm_command cmd, std::uint64_t addr, void* data, unsigned len)
+{
+    tlm::tlm_generic_payload* gp = m_pool.acquire();
+    gp->set_command(cmd);
+    gp->set_address(addr);
+    gp->set_data_ptr(static_cast<unsigned char*>(data));
+    gp->set_data_length(len);
+    gp->set_streaming_width(len);
+    unsigned n = (*this)->transport_dbg(*gp);
+    gp->release();
+    return n;
+}
+
+void initiator_port::set_dmi_enabled(bool on)
+{
+    m_dmi_enabled = on;
+    if (!on)
+        m_dmi.clear();
+}
+
+tlm::tlm_sync_enum initiator_port::nb_transport_bw(tlm::tlm_generic_payload&, tlm::tlm_phase&,
+                                                   sc_core::sc_time&)
+{
+    SC_REPORT_ERROR("vgpu/initiator_port", "nb_transport_bw: this port uses b_transport only");
+    return tlm::TLM_COMPLETED;
+}
+
+void initiator_port::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end)
+{
+    ++m_invalidations;
+    m_dmi.erase(std::remove_if(m_dmi.begin(), m_dmi.end(),
+                               [&](const tlm::tlm_dmi& d) {
+                                   return d.get_start_address() <= end &&
+                                          d.get_end_address() >= start;
+                               }),
+                m_dmi.end());
+}
+
+} // namespace vgpu::tlm_bus

@@ -1,0 +1,98 @@
+// Memory target. See docs/tlm-bus.md.
+#include "tlm_bus/memory.h"
+
+#include <algorithm>
+
+namespace vgpu::tlm_bus {
+
+memory::memory(const sc_core::sc_module_name& name, const memory_params& p)
+    : sc_module(name), in("in"), m_params(p)
+{
+    in.register_b_transport(this, &memory::b_transport);
+    in.register_transport_dbg(this, &memory::transport_dbg);
+    in.register_get_direct_mem_ptr(this, &memory::get_direct_mem_ptr);
+}
+
+bool memory::check(tlm::tlm_generic_payload& gp)
+{
+    std::uint64_t addr = gp.get_address();
+    unsigned len = gp.get_data_length();
+    if (addr >= m_params.size || len > m_params.size - addr) {
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    } else if (gp.get_streaming_width() < len) {
+        gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    } else if (gp.get_byte_enable_ptr()) {
+        gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    } else {
+        return true;
+    }
+    ++m_errors;
+    return false;
+}
+
+void memory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
+{
+    if (!check(gp))
+        return;
+    unsigned len = gp.get_data_length();
+    if (gp.is_read()) {
+        m_store.read(gp.get_address(), gp.get_data_ptr(), len);
+        ++m_reads;
+    } else if (gp.is_write()) {
+        m_store.write(gp.get_address(), gp.get_data_ptr(), len);
+        ++m_writes;
+    }
+    if (!gp.is_read() && !gp.is_write()) {
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    m_bytes += len;
+    sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
+    sc_core::sc_time start = arrival > m_busy_until ? arrival : m_busy_until;
+    sc_core::sc_time transfer(static_cast<double>(len) / m_params.bytes_per_ns, sc_core::SC_NS);
+    m_busy_until = start + transfer;
+    m_queue += start - arrival;
+    delay += (start - arrival) + transfer + m_params.latency;
+    gp.set_dmi_allowed(m_params.dmi);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned memory::transport_dbg(tlm::tlm_generic_payload& gp)
+{
+    std::uint64_t addr = gp.get_address();
+    if (addr >= m_params.size)
+        return 0;
+    auto len = static_cast<unsigned>(std::min<std::uint64_t>(gp.get_data_length(), m_params.size - addr));
+    if (gp.is_read())
+        m_store.read(addr, gp.get_data_ptr(), len);
+    else if (gp.is_write())
+        m_store.write(addr, gp.get_data_ptr(), len);
+    else
+        return 0;
+    return len;
+}
+
+bool memory::get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi)
+{
+    std::uint64_t addr = gp.get_address();
+    if (!m_params.dmi || addr >= m_params.size) {
+        // Deny with the largest range we know nothing is granted in: the single address.
+        dmi.set_start_address(addr);
+        dmi.set_end_address(addr);
+        return false;
+    }
+    std::uint64_t start = addr - addr % sparse_store::page_bytes;
+    std::uint64_t end = std::min(start + sparse_store::page_bytes, m_params.size) - 1;
+    dmi.set_dmi_ptr(m_store.page(addr));
+    dmi.set_start_address(start);
+    dmi.set_end_address(end);
+    dmi.allow_read_write();
+    dmi.set_read_latency(m_params.latency);
+    dmi.set_write_latency(m_params.latency);
+    ++m_dmi_grants;
+    return true;
+}
+
+void memory::invalidate_dmi() { in->invalidate_direct_mem_ptr(0, m_params.size - 1); }
+
+} // namespace vgpu::tlm_bus

@@ -1,0 +1,49 @@
+// Address router: decodes to one of its outputs, translates addresses, clips DMI ranges to the
+// mapping window and forwards invalidations; unmapped addresses get an address error.
+// See docs/tlm-bus.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <vector>
+
+namespace vgpu::tlm_bus {
+
+/// One mapping window: [base, base + size) goes to output `target`, seen there at `offset`.
+struct address_range {
+    std::uint64_t base = 0;   ///< first address of the window
+    std::uint64_t size = 0;   ///< bytes in the window
+    unsigned target = 0;      ///< index of the output socket binding
+    std::uint64_t offset = 0; ///< address at the target that `base` maps to
+    std::string name;         ///< for messages
+};
+
+/// An N-initiator x M-target address decoder with no latency of its own.
+class router : public sc_core::sc_module {
+public:
+    tlm_utils::multi_passthrough_target_socket<router> in;     ///< from initiators
+    tlm_utils::multi_passthrough_initiator_socket<router> out; ///< to targets, in bind order
+
+    explicit router(const sc_core::sc_module_name& name);
+    /// Adds a window; throws std::invalid_argument when it overlaps another or is empty.
+    void map(const address_range& r);
+    /// The window holding `addr`, or nullptr.
+    const address_range* decode(std::uint64_t addr) const;
+    std::uint64_t unmapped_accesses() const { return m_unmapped; } ///< address errors returned
+
+private:
+    void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    unsigned transport_dbg(int id, tlm::tlm_generic_payload& gp);
+    bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
+    void invalidate_direct_mem_ptr(int id, sc_dt::uint64 start, sc_dt::uint64 end);
+    void end_of_elaboration() override;
+
+    std::vector<address_range> m_ranges; ///< sorted by base
+    std::uint64_t m_unmapped = 0;
+};
+
+} // namespace vgpu::tlm_bus
