@@ -1,0 +1,75 @@
+// Warp scheduler: picks the warp slot that issues this cycle (LRR or GTO).
+// Pure C++ core of the SM model, no SystemC; see models/sm/README.md.
+#include "models/sm/core/warp_scheduler.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace vgpu::sm {
+
+std::string_view to_string(sched_policy policy)
+{
+    switch (policy) {
+    case sched_policy::lrr:
+        return "lrr";
+    case sched_policy::gto:
+        return "gto";
+    }
+    return "?";
+}
+
+std::optional<sched_policy> sched_policy_from_string(std::string_view text)
+{
+    if (text == "lrr")
+        return sched_policy::lrr;
+    if (text == "gto")
+        return sched_policy::gto;
+    return std::nullopt;
+}
+
+warp_scheduler::warp_scheduler(unsigned slots, sched_policy policy)
+    : m_slots(slots), m_policy(policy),
+      m_slot_mask(slots >= max_slots ? ~0ull : (1ull << slots) - 1), m_age(slots), m_launches(slots)
+{
+    if (slots == 0 || slots > max_slots)
+        throw std::invalid_argument("warp_scheduler: slots must be in 1.." +
+                                    std::to_string(max_slots) + ", got " + std::to_string(slots));
+    for (unsigned w = 0; w < slots; ++w)
+        m_age[w] = w;
+}
+
+void warp_scheduler::launch(unsigned slot)
+{
+    m_age.at(slot) = m_launches++;
+}
+
+int warp_scheduler::oldest(std::uint64_t ready) const
+{
+    // Callers pass a non-empty mask.
+    unsigned best = static_cast<unsigned>(__builtin_ctzll(ready));
+    for (ready &= ready - 1; ready; ready &= ready - 1) {
+        const unsigned w = static_cast<unsigned>(__builtin_ctzll(ready));
+        if (m_age[w] < m_age[best])
+            best = w;
+    }
+    return static_cast<int>(best);
+}
+
+int warp_scheduler::pick(std::uint64_t ready)
+{
+    ready &= m_slot_mask;
+    if (!ready)
+        return -1;
+    int w;
+    if (m_policy == sched_policy::gto) {
+        w = (m_last >= 0 && (ready >> m_last) & 1) ? m_last : oldest(ready);
+    } else {
+        const unsigned from = static_cast<unsigned>(m_last + 1);
+        const std::uint64_t after = from < max_slots ? ready & (~0ull << from) : 0;
+        w = __builtin_ctzll(after ? after : ready);
+    }
+    m_last = w;
+    return w;
+}
+
+} // namespace vgpu::sm

@@ -1,0 +1,56 @@
+// Warp scheduler: picks the warp slot that issues this cycle (LRR or GTO).
+// Pure C++ core of the SM model, no SystemC; see models/sm/README.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace vgpu::sm {
+
+/// Issue policies (config `sm.scheduler`).
+enum class sched_policy {
+    lrr, ///< loose round-robin: the first ready slot after the last issued one
+    gto  ///< greedy-then-oldest: the last issued warp while ready, else the oldest ready
+};
+
+/// Config spelling of policy ("lrr", "gto").
+std::string_view to_string(sched_policy policy);
+/// policy named by text, or nothing if the name is unknown.
+std::optional<sched_policy> sched_policy_from_string(std::string_view text);
+
+/// Picks one of up to 64 warp slots per cycle from a readiness bitmask.
+class warp_scheduler {
+public:
+    static constexpr unsigned max_slots = 64; ///< slots a ready mask can describe
+
+    /// slots in 1..max_slots.
+    warp_scheduler(unsigned slots, sched_policy policy);
+
+    unsigned slots() const { return m_slots; }       ///< warp slots
+    sched_policy policy() const { return m_policy; } ///< issue policy
+    int last_issued() const { return m_last; }       ///< slot picked last, -1 before any
+
+    /// Records that a new warp was launched into slot: it becomes the youngest warp.
+    /// Before any launch, slot w is the w-th oldest.
+    void launch(unsigned slot);
+    /// Launch order of slot's warp (smaller = older).
+    std::uint64_t age(unsigned slot) const { return m_age.at(slot); }
+
+    /// Slot that issues this cycle among those whose bit is set in ready (bit w = slot w;
+    /// bits at or above slots() are ignored), or -1 if none is ready. Records the pick.
+    int pick(std::uint64_t ready);
+
+private:
+    int oldest(std::uint64_t ready) const;
+
+    unsigned m_slots;
+    sched_policy m_policy;
+    std::uint64_t m_slot_mask;
+    std::vector<std::uint64_t> m_age;
+    std::uint64_t m_launches = 0;
+    int m_last = -1;
+};
+
+} // namespace vgpu::sm

@@ -1,0 +1,374 @@
+// Unit tests of vgpu::cache::cache_array, including a randomized check against a reference LRU.
+// See models/cache/README.md.
+#include "models/cache/core/cache_array.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <list>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+using vgpu::cache::cache_array;
+
+// Defined in test_mshr_table.cpp: counts global operator new calls of this test executable.
+extern std::uint64_t g_test_allocations;
+
+namespace {
+
+std::uint64_t test_seed()
+{
+    const char* s = std::getenv("VGPU_TEST_SEED");
+    return s ? std::strtoull(s, nullptr, 0) : 20240601;
+}
+
+std::vector<std::uint8_t> pattern(unsigned bytes, std::uint8_t first)
+{
+    std::vector<std::uint8_t> v(bytes);
+    for (unsigned i = 0; i < bytes; ++i)
+        v[i] = static_cast<std::uint8_t>(first + i);
+    return v;
+}
+
+} // namespace
+
+TEST_CASE("cache_array rejects bad geometry with a clear message")
+{
+    REQUIRE_THROWS_WITH(cache_array(3, 4, 64), Catch::Contains("sets must be a power of two"));
+    REQUIRE_THROWS_WITH(cache_array(0, 4, 64), Catch::Contains("sets must be a power of two"));
+    REQUIRE_THROWS_WITH(cache_array(4, 0, 64), Catch::Contains("ways must be at least 1"));
+    REQUIRE_THROWS_WITH(cache_array(4, 4, 96), Catch::Contains("line_bytes must be a power"));
+    REQUIRE_NOTHROW(cache_array(1, 3, 1));
+}
+
+TEST_CASE("cache_array line address and default and custom set index")
+{
+    cache_array c(8, 2, 64);
+    REQUIRE(c.sets() == 8);
+    REQUIRE(c.ways() == 2);
+    REQUIRE(c.line_bytes() == 64);
+    REQUIRE(c.line_addr(0x1234) == 0x1200);
+    REQUIRE(c.set_of(0x1234) == (0x1200 / 64) % 8);
+    REQUIRE(c.set_of(0x40) == 1);
+    REQUIRE(c.set_of(0x200) == 0);
+
+    // The index function sees the line address; its result is reduced modulo sets.
+    std::vector<std::uint64_t> seen;
+    cache_array x(4, 1, 64, [&](std::uint64_t line) {
+        seen.push_back(line);
+        return static_cast<unsigned>((line >> 6) ^ (line >> 8)) + 4;
+    });
+    REQUIRE(x.set_of(0x1ff) == ((0x1c0 >> 6) ^ (0x1c0 >> 8)) % 4);
+    REQUIRE(seen.back() == 0x1c0);
+    // Two lines that collide under modulo live side by side under the XOR index.
+    x.allocate(0x000);
+    x.allocate(0x100);
+    REQUIRE(x.probe(0x000));
+    REQUIRE(x.probe(0x100));
+}
+
+TEST_CASE("cache_array allocate, write, read, fill and access errors")
+{
+    cache_array c(4, 2, 32);
+    REQUIRE_FALSE(c.lookup(0x100));
+    REQUIRE_FALSE(c.probe(0x100));
+    const auto v = c.allocate(0x108);
+    REQUIRE_FALSE(v.valid);
+    REQUIRE(v.data == nullptr);
+    REQUIRE(c.probe(0x100));
+    REQUIRE(c.probe(0x11f));
+    REQUIRE_FALSE(c.probe(0x120));
+    REQUIRE(c.valid_count() == 1);
+    REQUIRE(c.dirty_count() == 0);
+
+    std::uint8_t line[32];
+    c.read(0x100, line, 32);
+    for (auto b : line)
+        REQUIRE(b == 0);
+
+    const std::uint32_t word = 0xdeadbeef;
+    c.write(0x104, &word, 4, true);
+    REQUIRE(c.is_dirty(0x100));
+    REQUIRE(c.dirty_count() == 1);
+    std::uint32_t back = 0;
+    c.read(0x104, &back, 4);
+    REQUIRE(back == word);
+    c.write(0x108, &word, 4, true);
+    REQUIRE(c.dirty_count() == 1);
+
+    // A write that does not mark dirty (e.g. a write-through update) leaves the line clean.
+    c.allocate(0x200);
+    c.write(0x200, &word, 4, false);
+    REQUIRE_FALSE(c.is_dirty(0x200));
+
+    const auto p = pattern(32, 7);
+    c.fill(0x110, p.data());
+    REQUIRE_FALSE(c.is_dirty(0x100));
+    REQUIRE(c.dirty_count() == 0);
+    c.read(0x100, line, 32);
+    REQUIRE(std::memcmp(line, p.data(), 32) == 0);
+
+    REQUIRE_THROWS_AS(c.read(0x11e, line, 4), std::out_of_range);
+    REQUIRE_THROWS_AS(c.write(0x11e, line, 4, true), std::out_of_range);
+    REQUIRE_THROWS_WITH(c.read(0x300, line, 4), Catch::Contains("0x300 is not resident"));
+    REQUIRE_THROWS_AS(c.write(0x300, line, 4, true), std::logic_error);
+    REQUIRE_THROWS_AS(c.fill(0x300, line), std::logic_error);
+    REQUIRE_THROWS_WITH(c.allocate(0x104), Catch::Contains("already resident"));
+}
+
+TEST_CASE("cache_array replaces invalid ways first, then the true LRU way")
+{
+    cache_array c(1, 4, 16);
+    for (std::uint64_t a : {0x00, 0x10, 0x20, 0x30})
+        REQUIRE_FALSE(c.allocate(a).valid);
+    REQUIRE(c.lookup(0x00) == 0u);
+    REQUIRE(c.lookup(0x30) == 3u);
+    // Recency now: 0x10 (LRU), 0x20, 0x00, 0x30 (MRU).
+    REQUIRE(c.allocate(0x40).line_addr == 0x10);
+    // probe and an untouched lookup change nothing: 0x20 stays LRU.
+    REQUIRE(c.probe(0x20));
+    REQUIRE(c.lookup(0x20, false));
+    REQUIRE(c.allocate(0x50).line_addr == 0x20);
+    // Recency: 0x00, 0x30, 0x40, 0x50. A hole left by invalidate is filled before any eviction.
+    REQUIRE(c.invalidate(0x40).valid);
+    REQUIRE_FALSE(c.invalidate(0x40).valid);
+    REQUIRE(c.valid_count() == 3);
+    REQUIRE_FALSE(c.allocate(0x60).valid);
+    REQUIRE(c.lookup(0x60) == 1u); // the way 0x40 left
+    REQUIRE(c.allocate(0x70).line_addr == 0x00);
+    REQUIRE(c.allocate(0x80).line_addr == 0x30);
+}
+
+TEST_CASE("cache_array hands out dirty data on eviction, invalidate, flush and invalidate_all")
+{
+    cache_array c(2, 2, 16);
+    const auto p = pattern(16, 0x40);
+    c.allocate(0x000);
+    c.write(0x000, p.data(), 16, true);
+    c.allocate(0x020);
+    c.allocate(0x010);
+    c.write(0x014, p.data(), 4, true);
+
+    // Set 0 holds 0x000 (dirty, LRU) and 0x020: allocating 0x040 evicts 0x000 with its data.
+    const auto v = c.allocate(0x040);
+    REQUIRE(v.valid);
+    REQUIRE(v.dirty);
+    REQUIRE(v.line_addr == 0x000);
+    REQUIRE(std::memcmp(v.data, p.data(), 16) == 0);
+    REQUIRE(c.dirty_count() == 1);
+
+    const auto clean = c.invalidate(0x020);
+    REQUIRE(clean.valid);
+    REQUIRE_FALSE(clean.dirty);
+
+    c.write(0x040, p.data(), 8, true);
+    std::map<std::uint64_t, std::vector<std::uint8_t>> written;
+    auto record = [&](std::uint64_t line, const std::uint8_t* data) {
+        REQUIRE(written.count(line) == 0);
+        written[line].assign(data, data + 16);
+    };
+    c.flush(record);
+    REQUIRE(written.size() == 2);
+    REQUIRE(std::memcmp(written[0x040].data(), p.data(), 8) == 0);
+    REQUIRE(std::memcmp(written[0x010].data() + 4, p.data(), 4) == 0);
+    REQUIRE(c.dirty_count() == 0);
+    REQUIRE(c.valid_count() == 2);
+
+    written.clear();
+    c.flush(record);
+    REQUIRE(written.empty());
+
+    c.write(0x010, p.data(), 1, true);
+    unsigned visited = 0;
+    c.for_each_valid([&](std::uint64_t line, bool dirty, const std::uint8_t*) {
+        ++visited;
+        REQUIRE(dirty == (line == 0x010));
+    });
+    REQUIRE(visited == 2);
+    c.invalidate_all(record);
+    REQUIRE(written.size() == 1);
+    REQUIRE(written.count(0x010) == 1);
+    REQUIRE(c.valid_count() == 0);
+    REQUIRE(c.dirty_count() == 0);
+    REQUIRE_FALSE(c.probe(0x040));
+}
+
+TEST_CASE("cache_array hot path does not allocate")
+{
+    cache_array c(16, 4, 64);
+    std::uint64_t word = 0;
+    const std::uint64_t before = g_test_allocations;
+    for (std::uint64_t i = 0; i < 10000; ++i) {
+        const std::uint64_t a = (i * 2654435761u) % (1u << 16) & ~7ull;
+        if (!c.lookup(a))
+            c.allocate(a);
+        c.write(a, &i, 8, true);
+        c.read(a, &word, 8);
+    }
+    c.invalidate(0);
+    REQUIRE(g_test_allocations == before);
+}
+
+namespace {
+
+/// Reference: per set a std::list of resident lines, most recently used first.
+struct reference_cache {
+    struct line {
+        std::uint64_t addr;
+        bool dirty;
+    };
+    std::vector<std::list<line>> sets;
+    unsigned ways;
+
+    reference_cache(unsigned n_sets, unsigned n_ways) : sets(n_sets), ways(n_ways) {}
+
+    std::list<line>::iterator find(unsigned set, std::uint64_t addr)
+    {
+        for (auto it = sets[set].begin(); it != sets[set].end(); ++it) {
+            if (it->addr == addr)
+                return it;
+        }
+        return sets[set].end();
+    }
+};
+
+void random_against_reference(unsigned n_sets, unsigned n_ways, unsigned line_bytes,
+                              vgpu::cache::index_fn index, std::uint64_t seed)
+{
+    std::cout << "cache_array random test: sets " << n_sets << " ways " << n_ways << " seed "
+              << seed << " (set VGPU_TEST_SEED to change)\n";
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    cache_array c(n_sets, n_ways, line_bytes, index);
+    reference_cache ref(n_sets, n_ways);
+
+    // Lines drawn from 4x the capacity, so hits, misses, evictions and conflicts all occur.
+    const std::uint64_t lines = 4ull * n_sets * n_ways;
+    std::map<std::uint64_t, std::uint8_t> golden;  // last value written to each byte
+    std::map<std::uint64_t, std::uint8_t> backing; // what the next level holds
+    auto mem = [](const std::map<std::uint64_t, std::uint8_t>& m, std::uint64_t a) {
+        auto it = m.find(a);
+        return it == m.end() ? std::uint8_t{0} : it->second;
+    };
+    auto check_victim = [&](const cache_array::victim& v, const reference_cache::line& r) {
+        REQUIRE(v.valid);
+        REQUIRE(v.line_addr == r.addr);
+        REQUIRE(v.dirty == r.dirty);
+        // Each line lives in one place, so a victim (dirty or clean) holds the last write.
+        bool same = true;
+        for (unsigned i = 0; i < line_bytes; ++i)
+            same = same && v.data[i] == mem(golden, r.addr + i);
+        REQUIRE(same);
+    };
+    auto write_back = [&](const cache_array::victim& v) {
+        if (v.dirty) {
+            for (unsigned i = 0; i < line_bytes; ++i)
+                backing[v.line_addr + i] = v.data[i];
+        }
+    };
+
+    std::vector<std::uint8_t> buf(line_bytes);
+    std::uint64_t hits = 0, evictions = 0, dirty_evictions = 0;
+    for (int op = 0; op < 100000; ++op) {
+        const std::uint64_t line = (rng() % lines) * line_bytes;
+        const unsigned set = c.set_of(line);
+        auto it = ref.find(set, line);
+        const unsigned r = static_cast<unsigned>(rng() % 100);
+
+        if (r < 3) { // invalidate
+            const auto v = c.invalidate(line);
+            REQUIRE(v.valid == (it != ref.sets[set].end()));
+            if (v.valid) {
+                write_back(v);
+                check_victim(v, *it);
+                ref.sets[set].erase(it);
+            }
+            continue;
+        }
+
+        const bool touch = r >= 5; // a few lookups that must not change the LRU order
+        const auto way = c.lookup(line, touch);
+        REQUIRE(way.has_value() == (it != ref.sets[set].end()));
+        if (way) {
+            ++hits;
+            if (touch)
+                ref.sets[set].splice(ref.sets[set].begin(), ref.sets[set], it);
+        } else {
+            if (ref.sets[set].size() == n_ways) {
+                const auto v = c.allocate(line);
+                ++evictions;
+                dirty_evictions += v.dirty;
+                write_back(v);
+                check_victim(v, ref.sets[set].back());
+                ref.sets[set].pop_back();
+            } else {
+                REQUIRE_FALSE(c.allocate(line).valid);
+            }
+            for (unsigned i = 0; i < line_bytes; ++i)
+                buf[i] = mem(backing, line + i);
+            c.fill(line, buf.data());
+            ref.sets[set].push_front({line, false});
+            it = ref.sets[set].begin();
+        }
+
+        const unsigned size = 1u << (rng() % 4);
+        const std::uint64_t addr = line + (rng() % (line_bytes / size)) * size;
+        if (rng() % 2) {
+            for (unsigned i = 0; i < size; ++i) {
+                buf[i] = static_cast<std::uint8_t>(rng());
+                golden[addr + i] = buf[i];
+            }
+            c.write(addr, buf.data(), size, true);
+            it->dirty = true;
+        } else {
+            c.read(addr, buf.data(), size);
+            bool same = true;
+            for (unsigned i = 0; i < size; ++i)
+                same = same && buf[i] == mem(golden, addr + i);
+            REQUIRE(same);
+        }
+    }
+
+    unsigned valid = 0, dirty = 0;
+    for (auto& s : ref.sets) {
+        valid += static_cast<unsigned>(s.size());
+        for (auto& l : s)
+            dirty += l.dirty;
+    }
+    REQUIRE(c.valid_count() == valid);
+    REQUIRE(c.dirty_count() == dirty);
+
+    // After the kernel-boundary write-back, the next level holds every write.
+    c.invalidate_all([&](std::uint64_t l, const std::uint8_t* data) {
+        for (unsigned i = 0; i < line_bytes; ++i)
+            backing[l + i] = data[i];
+    });
+    bool all_written_back = true;
+    for (auto& [a, b] : golden)
+        all_written_back = all_written_back && mem(backing, a) == b;
+    REQUIRE(all_written_back);
+    REQUIRE(hits > 10000);
+    REQUIRE(dirty_evictions > 1000);
+    REQUIRE(evictions > dirty_evictions);
+}
+
+} // namespace
+
+TEST_CASE("cache_array matches a reference LRU model over 100k random accesses (modulo index)")
+{
+    random_against_reference(16, 4, 32, {}, test_seed());
+}
+
+TEST_CASE("cache_array matches a reference LRU model over 100k random accesses (XOR index)")
+{
+    const auto xor_index = [](std::uint64_t line) {
+        const std::uint64_t n = line >> 5;
+        return static_cast<unsigned>(n ^ (n >> 3) ^ (n >> 6));
+    };
+    random_against_reference(8, 3, 32, xor_index, test_seed() + 1);
+}
