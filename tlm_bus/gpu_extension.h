@@ -31,6 +31,10 @@ public:
     bool read_only = false;            ///< the page is known read-only (remote LLC hint)
     std::uint64_t vaddr = 0;           ///< virtual address before translation
     std::uint32_t pc = 0;              ///< program counter of the issuing instruction
+    std::uint32_t epoch = 0;           ///< kernel-launch sequence number of the issuing CTA;
+                                       ///< caches and translation caches of an SM drop what
+                                       ///< they hold when they see a newer epoch
+    std::uint64_t ptbr = 0;            ///< page-table base of the issuing context
 
     tlm::tlm_extension_base* clone() const override { return new gpu_extension(*this); }
     void copy_from(const tlm::tlm_extension_base& other) override

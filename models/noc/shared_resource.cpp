@@ -1,0 +1,81 @@
+// A point of contention with fast (busy-until) and accurate (per-cycle arbitration) timing.
+// See docs/architecture.md ("Timing").
+#include "models/noc/shared_resource.h"
+
+namespace vgpu::noc {
+
+shared_resource::shared_resource(const sc_core::sc_module_name& name, const resource_params& p)
+    : sc_module(name), m_p(p), m_arbiter(make_arbiter(p.policy, p.inputs)), m_waiting(p.inputs),
+      m_cands(p.inputs), m_stats(this->name()),
+      m_grants(m_stats, "grants", "count", "requests served"),
+      m_busy_cycles(m_stats, "busy_cycles", "cycles", "cycles the resource was occupied"),
+      m_wait(m_stats, "wait", "ns", "time a request waited before it was served")
+{
+    if (p.accurate) {
+        SC_HAS_PROCESS(shared_resource);
+        SC_THREAD(arbitrate);
+    }
+}
+
+sc_core::sc_time shared_resource::next_edge(const sc_core::sc_time& t) const
+{
+    std::uint64_t c = m_p.cycle.value();
+    return sc_core::sc_time::from_value((t.value() / c + 1) * c);
+}
+
+void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, unsigned cycles,
+                          sc_core::sc_time& delay)
+{
+    ++m_grants;
+    m_busy_cycles += cycles;
+    const std::uint64_t occupancy = cycles * m_p.cycle.value();
+    if (!m_p.accurate) {
+        std::uint64_t arrival = (sc_core::sc_time_stamp() + delay).value();
+        std::uint64_t start = m_busy.reserve(arrival, occupancy);
+        m_wait.sample(static_cast<double>(start - arrival) / 1000.0);
+        delay += sc_core::sc_time::from_value(start - arrival + occupancy);
+        return;
+    }
+    sc_core::wait(delay);
+    delay = sc_core::SC_ZERO_TIME;
+    request r{input % m_p.inputs, ext ? ext->barrier_waiting : 0u, sc_core::sc_time_stamp(),
+              cycles, {}};
+    m_waiting[r.input].push_back(&r);
+    ++m_pending;
+    m_work.notify(sc_core::SC_ZERO_TIME);
+    sc_core::wait(r.granted);
+    m_wait.sample((sc_core::sc_time_stamp() - r.arrival).to_seconds() * 1e9);
+    delay = sc_core::sc_time::from_value(occupancy);
+}
+
+void shared_resource::arbitrate()
+{
+    sc_core::sc_time free_at = sc_core::SC_ZERO_TIME;
+    for (;;) {
+        if (m_pending == 0)
+            sc_core::wait(m_work);
+        // Requests that arrived before a cycle edge compete at that edge: one grant per edge,
+        // and none while the previous grant still occupies the resource.
+        sc_core::sc_time edge = next_edge(sc_core::sc_time_stamp());
+        if (edge < free_at)
+            edge = free_at;
+        sc_core::wait(edge - sc_core::sc_time_stamp());
+        const std::uint64_t c = m_p.cycle.value();
+        for (unsigned i = 0; i < m_p.inputs; ++i) {
+            auto& q = m_waiting[i];
+            bool eligible = !q.empty() && q.front()->arrival < edge;
+            m_cands[i] = {eligible, eligible ? q.front()->barrier_count : 0u,
+                          eligible ? (edge - q.front()->arrival).value() / c : 0u};
+        }
+        int g = m_arbiter->grant(m_cands);
+        if (g < 0)
+            continue; // only requests of this very edge: they compete at the next one
+        request* r = m_waiting[g].front();
+        m_waiting[g].pop_front();
+        --m_pending;
+        free_at = edge + sc_core::sc_time::from_value(r->cycles * c);
+        r->granted.notify(sc_core::SC_ZERO_TIME);
+    }
+}
+
+} // namespace vgpu::noc

@@ -1,0 +1,62 @@
+// A point of contention (crossbar or NoC output port, link, LLC bank, DRAM channel): busy-until
+// accounting in fast mode, per-cycle arbitration among waiting requests in accurate mode.
+// See docs/architecture.md ("Timing").
+#pragma once
+
+#include "models/common/busy_timeline.h"
+#include "models/common/stats.h"
+#include "models/noc/core/arbiter.h"
+#include "tlm_bus/gpu_extension.h"
+
+#include <deque>
+#include <memory>
+#include <systemc>
+#include <vector>
+
+namespace vgpu::noc {
+
+/// Construction parameters of a shared resource.
+struct resource_params {
+    bool accurate = false;                      ///< arbitrate per cycle (else busy-until)
+    sc_core::sc_time cycle{1, sc_core::SC_NS};  ///< clock period of the resource
+    arbiter_kind policy = arbiter_kind::round_robin; ///< accurate mode: grant policy
+    unsigned inputs = 1;                        ///< requesters that compete (input ports)
+};
+
+/// Serves one request at a time, each for a number of cycles. Call use() from the thread that
+/// carries the transaction (b_transport), with that transaction's annotated delay.
+class shared_resource : public sc_core::sc_module {
+public:
+    shared_resource(const sc_core::sc_module_name& name, const resource_params& p);
+
+    /// Occupies the resource for `cycles` cycles on behalf of input `input`. On return `delay`
+    /// includes the queueing and the occupancy. Accurate mode: waits (lock-step callers only).
+    void use(unsigned input, const tlm_bus::gpu_extension* ext, unsigned cycles,
+             sc_core::sc_time& delay);
+
+    std::uint64_t grants() const { return m_grants.value(); } ///< requests served
+
+private:
+    struct request {
+        unsigned input;
+        unsigned barrier_count;
+        sc_core::sc_time arrival;
+        unsigned cycles;
+        sc_core::sc_event granted;
+    };
+    void arbitrate();
+    sc_core::sc_time next_edge(const sc_core::sc_time& t) const;
+
+    const resource_params m_p;
+    busy_timeline m_busy;                              ///< fast mode
+    std::unique_ptr<arbiter> m_arbiter;                ///< accurate mode
+    std::vector<std::deque<request*>> m_waiting;       ///< accurate mode, per input
+    std::vector<candidate> m_cands;
+    std::size_t m_pending = 0;
+    sc_core::sc_event m_work;
+    stats::group m_stats;
+    stats::counter m_grants, m_busy_cycles;
+    stats::average m_wait;
+};
+
+} // namespace vgpu::noc
