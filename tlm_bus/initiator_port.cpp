@@ -14,11 +14,18 @@ initiator_port::initiator_port(const char* name) : tlm::tlm_initiator_socket<>(n
 const tlm::tlm_dmi* initiator_port::find_dmi(std::uint64_t addr, unsigned len,
                                              tlm::tlm_command cmd) const
 {
-    for (const auto& d : m_dmi) {
+    auto covers = [&](const tlm::tlm_dmi& d) {
         bool allowed = cmd == tlm::TLM_READ_COMMAND ? d.is_read_allowed() : d.is_write_allowed();
-        if (allowed && addr >= d.get_start_address() && addr + len - 1 <= d.get_end_address())
-            return &d;
-    }
+        return allowed && addr >= d.get_start_address() && addr + len - 1 <= d.get_end_address();
+    };
+    // Accesses cluster: try the region that served the previous access first.
+    if (m_last_dmi < m_dmi.size() && covers(m_dmi[m_last_dmi]))
+        return &m_dmi[m_last_dmi];
+    for (std::size_t i = 0; i < m_dmi.size(); ++i)
+        if (covers(m_dmi[i])) {
+            m_last_dmi = i;
+            return &m_dmi[i];
+        }
     return nullptr;
 }
 

@@ -44,6 +44,7 @@ private:
 
     payload_pool m_pool;
     std::vector<tlm::tlm_dmi> m_dmi;
+    mutable std::size_t m_last_dmi = 0; ///< index of the region that served the last access
     bool m_dmi_enabled = false;
     std::uint64_t m_transactions = 0, m_dmi_accesses = 0, m_invalidations = 0;
 };
