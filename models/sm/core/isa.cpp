@@ -1,0 +1,393 @@
+// The SIMT instruction set of the SM: opcode table, encoding, decoding, disassembly.
+// See docs/isa.md.
+#include "models/sm/core/isa.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace vgpu::sm {
+
+namespace {
+
+constexpr opcode_info opcode_table[] = {
+    {"NOP", syntax::none, imm_type::integer},
+    {"MOV", syntax::r_s, imm_type::raw},
+    {"S2R", syntax::s2r, imm_type::integer},
+    {"LDP", syntax::ldp, imm_type::integer},
+    {"IADD", syntax::r_ss, imm_type::integer},
+    {"ISUB", syntax::r_ss, imm_type::integer},
+    {"IMUL", syntax::r_ss, imm_type::integer},
+    {"IMAD", syntax::r_sss, imm_type::integer},
+    {"IMIN", syntax::r_ss, imm_type::integer},
+    {"IMAX", syntax::r_ss, imm_type::integer},
+    {"UMIN", syntax::r_ss, imm_type::integer},
+    {"UMAX", syntax::r_ss, imm_type::integer},
+    {"AND", syntax::r_ss, imm_type::integer},
+    {"OR", syntax::r_ss, imm_type::integer},
+    {"XOR", syntax::r_ss, imm_type::integer},
+    {"NOT", syntax::r_s, imm_type::integer},
+    {"SHL", syntax::r_ss, imm_type::integer},
+    {"SHR", syntax::r_ss, imm_type::integer},
+    {"SAR", syntax::r_ss, imm_type::integer},
+    {"FADD", syntax::r_ss, imm_type::fp32},
+    {"FSUB", syntax::r_ss, imm_type::fp32},
+    {"FMUL", syntax::r_ss, imm_type::fp32},
+    {"FFMA", syntax::r_sss, imm_type::fp32},
+    {"FMIN", syntax::r_ss, imm_type::fp32},
+    {"FMAX", syntax::r_ss, imm_type::fp32},
+    {"FNEG", syntax::r_s, imm_type::fp32},
+    {"FABS", syntax::r_s, imm_type::fp32},
+    {"I2F", syntax::r_s, imm_type::integer},
+    {"F2I", syntax::r_s, imm_type::fp32},
+    {"ISETP", syntax::setp, imm_type::integer},
+    {"USETP", syntax::setp, imm_type::integer},
+    {"FSETP", syntax::setp, imm_type::fp32},
+    {"SEL", syntax::sel, imm_type::raw},
+    {"BRA", syntax::bra, imm_type::integer},
+    {"LD", syntax::ld, imm_type::integer},
+    {"ST", syntax::st, imm_type::integer},
+    {"BAR", syntax::none, imm_type::integer},
+    {"EXIT", syntax::none, imm_type::integer},
+    {"TRACE", syntax::trace, imm_type::integer},
+    {"CDL", syntax::cdl, imm_type::integer},
+    {"<invalid>", syntax::none, imm_type::integer},
+};
+static_assert(sizeof(opcode_table) / sizeof(opcode_table[0]) == num_opcodes + 1);
+
+constexpr const char* cmp_names[num_cmp_ops] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+constexpr const char* sreg_names[num_special_regs] = {
+    "TID_X",    "TID_Y",    "NTID_X", "NTID_Y", "CTAID_X", "CTAID_Y",
+    "NCTAID_X", "NCTAID_Y", "LANEID", "WARPID", "SMID",    "GLOBAL_TID_X"};
+
+enum class dst_kind : std::uint8_t { none, reg, pred };
+
+constexpr std::uint8_t N = 1u << static_cast<unsigned>(operand_kind::none);
+constexpr std::uint8_t R = 1u << static_cast<unsigned>(operand_kind::reg);
+constexpr std::uint8_t I = 1u << static_cast<unsigned>(operand_kind::imm);
+constexpr std::uint8_t P = 1u << static_cast<unsigned>(operand_kind::pred);
+
+/// Which fields a syntax uses: the destination kind, the operand kinds each source slot
+/// accepts (bit mask over operand_kind), and the cond/sreg/offset fields.
+struct layout {
+    dst_kind dst;
+    std::uint8_t src[3];
+    bool cond, sreg, offset;
+};
+
+const layout& layout_of(syntax s)
+{
+    static const layout table[] = {
+        /* none  */ {dst_kind::none, {N, N, N}, false, false, false},
+        /* r_s   */ {dst_kind::reg, {R | I, N, N}, false, false, false},
+        /* r_ss  */ {dst_kind::reg, {R | I, R | I, N}, false, false, false},
+        /* r_sss */ {dst_kind::reg, {R | I, R | I, R | I}, false, false, false},
+        /* s2r   */ {dst_kind::reg, {N, N, N}, false, true, false},
+        /* ldp   */ {dst_kind::reg, {I, N, N}, false, false, false},
+        /* setp  */ {dst_kind::pred, {R | I, R | I, N}, true, false, false},
+        /* sel   */ {dst_kind::reg, {R | I, R | I, P}, false, false, false},
+        /* bra   */ {dst_kind::none, {I, N, N}, false, false, false},
+        /* ld    */ {dst_kind::reg, {R, N, N}, false, false, true},
+        /* st    */ {dst_kind::none, {R, R, N}, false, false, true},
+        /* trace */ {dst_kind::none, {I, N, N}, false, false, false},
+        /* cdl   */ {dst_kind::reg, {R | I, I, N | I}, false, false, false},
+    };
+    return table[static_cast<unsigned>(s)];
+}
+
+std::string reg_name(std::uint32_t r)
+{
+    return r == reg_zero ? "RZ" : "R" + std::to_string(r);
+}
+
+std::string pred_name(std::uint32_t p)
+{
+    return p == pred_true ? "PT" : "P" + std::to_string(p);
+}
+
+std::uint64_t bits(std::uint64_t v, unsigned lo, unsigned width)
+{
+    return (v >> lo) & ((std::uint64_t{1} << width) - 1);
+}
+
+std::string int_imm_text(std::uint32_t v)
+{
+    const auto s = static_cast<std::int32_t>(v);
+    if (s >= -65536 && s <= 65536)
+        return std::to_string(s);
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%x", v);
+    return buf;
+}
+
+std::string fp_imm_text(std::uint32_t v)
+{
+    float f;
+    std::memcpy(&f, &v, sizeof f);
+    // NaN payloads and infinities have no decimal spelling that the assembler accepts.
+    if (!std::isfinite(f)) {
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "0x%x", v);
+        return buf;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(f));
+    std::string s = buf;
+    // Without a '.' or exponent "-0" would read back as the integer 0, losing the sign.
+    if (s.find_first_of(".e") == std::string::npos)
+        s += ".0";
+    return s;
+}
+
+std::string source_text(const operand& o, imm_type t)
+{
+    switch (o.kind) {
+    case operand_kind::reg:
+        return reg_name(o.value);
+    case operand_kind::pred:
+        return pred_name(o.value);
+    case operand_kind::imm:
+        return t == imm_type::fp32 ? fp_imm_text(o.value) : int_imm_text(o.value);
+    case operand_kind::none:
+        break;
+    }
+    return "";
+}
+
+std::string address_text(const instruction& inst)
+{
+    std::string s = "[" + reg_name(inst.src[0].value);
+    if (inst.offset > 0)
+        s += " + " + std::to_string(inst.offset);
+    else if (inst.offset < 0)
+        s += " - " + std::to_string(-static_cast<std::int64_t>(inst.offset));
+    return s + "]";
+}
+
+} // namespace
+
+const opcode_info& info(opcode op)
+{
+    const auto i = static_cast<unsigned>(op);
+    return opcode_table[i < num_opcodes ? i : num_opcodes];
+}
+
+operand fimm(float value)
+{
+    std::uint32_t b;
+    std::memcpy(&b, &value, sizeof b);
+    return imm(b);
+}
+
+const char* name(cmp_op c)
+{
+    const auto i = static_cast<unsigned>(c);
+    return i < num_cmp_ops ? cmp_names[i] : "??";
+}
+
+const char* name(special_reg s)
+{
+    const auto i = static_cast<unsigned>(s);
+    return i < num_special_regs ? sreg_names[i] : "??";
+}
+
+bool instruction::operator==(const instruction& o) const
+{
+    return op == o.op && guard == o.guard && guard_neg == o.guard_neg && dst == o.dst &&
+           src == o.src && cond == o.cond && sreg == o.sreg && offset == o.offset;
+}
+
+std::optional<std::string> check(const instruction& inst, unsigned nregs)
+{
+    if (static_cast<unsigned>(inst.op) >= num_opcodes)
+        return std::string("illegal instruction (undecodable instruction word)");
+    const char* op = info(inst.op).name;
+    const layout& l = layout_of(info(inst.op).form);
+    auto reg_ok = [nregs](std::uint32_t r) { return r == reg_zero || r < nregs; };
+    auto bad_reg = [nregs](std::uint32_t r) {
+        return "register R" + std::to_string(r) + " out of range (R0..R" +
+               std::to_string(nregs - 1) + ")";
+    };
+    if (inst.guard > pred_true)
+        return "bad guard predicate " + std::to_string(inst.guard) + " on " + op;
+    if (l.dst == dst_kind::reg && !reg_ok(inst.dst))
+        return bad_reg(inst.dst);
+    if (l.dst == dst_kind::pred && inst.dst > pred_true)
+        return "bad destination predicate " + std::to_string(inst.dst) + " on " + op;
+    for (unsigned i = 0; i < 3; ++i) {
+        const operand& s = inst.src[i];
+        const auto kind = static_cast<unsigned>(s.kind);
+        if (kind > 3 || !(l.src[i] & (1u << kind)))
+            return "bad kind of operand " + std::to_string(i + 1) + " on " + op;
+        if (s.kind == operand_kind::reg && !reg_ok(s.value))
+            return bad_reg(s.value);
+        if (s.kind == operand_kind::pred && s.value > pred_true)
+            return "bad predicate " + std::to_string(s.value) + " on " + op;
+    }
+    if (l.cond && static_cast<unsigned>(inst.cond) >= num_cmp_ops)
+        return std::string("bad comparison on ") + op;
+    if (l.sreg && static_cast<unsigned>(inst.sreg) >= num_special_regs)
+        return std::string("bad special register on ") + op;
+    return std::nullopt;
+}
+
+instruction_words encode(const instruction& inst)
+{
+    const layout& l = layout_of(info(inst.op).form);
+    std::uint64_t w0 = static_cast<std::uint64_t>(inst.op) & 0x3f;
+    if (l.dst != dst_kind::none)
+        w0 |= std::uint64_t{inst.dst} << 6;
+    w0 |= std::uint64_t{inst.guard & 0xfu} << 14;
+    w0 |= std::uint64_t{inst.guard_neg} << 18;
+    if (l.cond)
+        w0 |= (static_cast<std::uint64_t>(inst.cond) & 7) << 19;
+    if (l.sreg)
+        w0 |= (static_cast<std::uint64_t>(inst.sreg) & 0xf) << 22;
+    std::uint32_t values[3] = {};
+    for (unsigned i = 0; i < 3; ++i) {
+        const operand& s = inst.src[i];
+        if (s.kind == operand_kind::none)
+            continue;
+        w0 |= (static_cast<std::uint64_t>(s.kind) & 3) << (26 + 2 * i);
+        values[i] = s.value;
+    }
+    if (l.offset)
+        values[2] = static_cast<std::uint32_t>(inst.offset);
+    w0 |= std::uint64_t{values[0]} << 32;
+    const std::uint64_t w1 = values[1] | (std::uint64_t{values[2]} << 32);
+    return {w0, w1};
+}
+
+std::optional<instruction> decode(const instruction_words& words)
+{
+    const std::uint64_t w0 = words[0];
+    const std::uint64_t w1 = words[1];
+    const auto op = static_cast<unsigned>(bits(w0, 0, 6));
+    if (op >= num_opcodes)
+        return std::nullopt;
+    instruction inst;
+    inst.op = static_cast<opcode>(op);
+    const layout& l = layout_of(info(inst.op).form);
+    const auto dst = static_cast<std::uint8_t>(bits(w0, 6, 8));
+    const auto cond = static_cast<unsigned>(bits(w0, 19, 3));
+    const auto sreg = static_cast<unsigned>(bits(w0, 22, 4));
+    const std::uint32_t values[3] = {static_cast<std::uint32_t>(w0 >> 32),
+                                     static_cast<std::uint32_t>(w1),
+                                     static_cast<std::uint32_t>(w1 >> 32)};
+    // Unused fields must be zero, so that every instruction has exactly one encoding.
+    if (l.dst == dst_kind::none && dst != 0)
+        return std::nullopt;
+    if ((!l.cond && cond != 0) || (!l.sreg && sreg != 0))
+        return std::nullopt;
+    if (l.dst != dst_kind::none)
+        inst.dst = dst;
+    inst.guard = static_cast<std::uint8_t>(bits(w0, 14, 4));
+    inst.guard_neg = bits(w0, 18, 1) != 0;
+    if (l.cond)
+        inst.cond = static_cast<cmp_op>(cond);
+    if (l.sreg)
+        inst.sreg = static_cast<special_reg>(sreg);
+    for (unsigned i = 0; i < 3; ++i) {
+        const auto kind = static_cast<operand_kind>(bits(w0, 26 + 2 * i, 2));
+        const bool offset_slot = l.offset && i == 2;
+        if (kind == operand_kind::none) {
+            if (values[i] != 0 && !offset_slot)
+                return std::nullopt;
+            continue;
+        }
+        inst.src[i] = {kind, values[i]};
+    }
+    if (l.offset)
+        inst.offset = static_cast<std::int32_t>(values[2]);
+    if (check(inst))
+        return std::nullopt;
+    return inst;
+}
+
+std::string disassemble(const instruction& inst)
+{
+    const opcode_info& oi = info(inst.op);
+    std::string s;
+    if (inst.guard != pred_true || inst.guard_neg)
+        s += std::string("@") + (inst.guard_neg ? "!" : "") + pred_name(inst.guard) + " ";
+    s += oi.name;
+    const auto& src = inst.src;
+    auto a = [&](unsigned i) { return source_text(src[i], oi.imm); };
+    switch (oi.form) {
+    case syntax::none:
+        break;
+    case syntax::r_s:
+        s += " " + reg_name(inst.dst) + ", " + a(0);
+        break;
+    case syntax::r_ss:
+        s += " " + reg_name(inst.dst) + ", " + a(0) + ", " + a(1);
+        break;
+    case syntax::r_sss:
+        s += " " + reg_name(inst.dst) + ", " + a(0) + ", " + a(1) + ", " + a(2);
+        break;
+    case syntax::s2r:
+        s += " " + reg_name(inst.dst) + ", SR_" + name(inst.sreg);
+        break;
+    case syntax::ldp:
+        s += " " + reg_name(inst.dst) + ", " + std::to_string(src[0].value);
+        break;
+    case syntax::setp:
+        s += std::string(".") + name(inst.cond) + " " + pred_name(inst.dst) + ", " + a(0) + ", " +
+             a(1);
+        break;
+    case syntax::sel:
+        s += " " + reg_name(inst.dst) + ", " + a(0) + ", " + a(1) + ", " + a(2);
+        break;
+    case syntax::bra:
+    case syntax::trace:
+        s += " " + std::to_string(src[0].value);
+        break;
+    case syntax::ld:
+        s += " " + reg_name(inst.dst) + ", " + address_text(inst);
+        break;
+    case syntax::st:
+        s += " " + address_text(inst) + ", " + reg_name(src[1].value);
+        break;
+    case syntax::cdl:
+        s += " " + reg_name(inst.dst) + ", " + a(0) + ", cbv[" + std::to_string(src[1].value) + "]";
+        if (src[2].kind == operand_kind::imm)
+            s += ", " + std::to_string(src[2].value);
+        break;
+    }
+    return s;
+}
+
+std::vector<std::uint8_t> encode_program(const program& prog)
+{
+    std::vector<std::uint8_t> bytes(prog.size() * instruction_bytes);
+    for (std::size_t pc = 0; pc < prog.size(); ++pc) {
+        const instruction_words w = encode(prog[pc]);
+        for (unsigned b = 0; b < 16; ++b)
+            bytes[pc * instruction_bytes + b] =
+                static_cast<std::uint8_t>(w[b / 8] >> (8 * (b % 8)));
+    }
+    return bytes;
+}
+
+program decode_program(const std::uint8_t* data, std::size_t size)
+{
+    program prog((size + instruction_bytes - 1) / instruction_bytes);
+    for (std::size_t pc = 0; pc < prog.size(); ++pc) {
+        const std::size_t base = pc * instruction_bytes;
+        if (base + instruction_bytes > size) {
+            prog[pc].op = opcode::INVALID;
+            break;
+        }
+        instruction_words w{0, 0};
+        for (unsigned b = 0; b < 16; ++b)
+            w[b / 8] |= std::uint64_t{data[base + b]} << (8 * (b % 8));
+        const auto inst = decode(w);
+        if (inst)
+            prog[pc] = *inst;
+        else
+            prog[pc].op = opcode::INVALID;
+    }
+    return prog;
+}
+
+} // namespace vgpu::sm

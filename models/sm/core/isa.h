@@ -1,0 +1,157 @@
+// The SIMT instruction set of the SM: opcodes, the decoded instruction, its 16-byte binary
+// encoding and its text form. See docs/isa.md.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vgpu::sm {
+
+constexpr unsigned warp_size = 32;            ///< lanes per warp
+constexpr unsigned num_predicates = 8;        ///< predicate registers P0..P7
+constexpr unsigned max_registers = 255;       ///< largest register count per thread (R0..R254)
+constexpr std::uint8_t reg_zero = 255;        ///< RZ: reads as zero, writes are discarded
+constexpr std::uint8_t pred_true = 8;         ///< PT: reads as true, writes are discarded
+constexpr std::size_t instruction_bytes = 16; ///< size of one encoded instruction
+
+// clang-format off
+/// Operations; the enumerator spells the mnemonic. INVALID marks a slot whose words did not
+/// decode: it is never produced by the assembler and executing it is an error.
+enum class opcode : std::uint8_t {
+    NOP, MOV, S2R, LDP,
+    IADD, ISUB, IMUL, IMAD, IMIN, IMAX, UMIN, UMAX,
+    AND, OR, XOR, NOT, SHL, SHR, SAR,
+    FADD, FSUB, FMUL, FFMA, FMIN, FMAX, FNEG, FABS, I2F, F2I,
+    ISETP, USETP, FSETP, SEL,
+    BRA, LD, ST, BAR, EXIT, TRACE, CDL,
+    INVALID
+};
+// clang-format on
+constexpr unsigned num_opcodes = static_cast<unsigned>(opcode::INVALID); ///< real opcodes
+
+/// Comparison of ISETP/USETP/FSETP.
+enum class cmp_op : std::uint8_t { EQ, NE, LT, LE, GT, GE };
+constexpr unsigned num_cmp_ops = 6; ///< number of comparisons
+
+// clang-format off
+/// Special registers read by S2R (written SR_<name>).
+enum class special_reg : std::uint8_t {
+    TID_X, TID_Y, NTID_X, NTID_Y, CTAID_X, CTAID_Y, NCTAID_X, NCTAID_Y,
+    LANEID, WARPID, SMID, GLOBAL_TID_X
+};
+// clang-format on
+constexpr unsigned num_special_regs = 12; ///< number of special registers
+
+/// How an opcode is written and which instruction fields it uses.
+enum class syntax : std::uint8_t {
+    none,  ///< OP
+    r_s,   ///< OP rd, a
+    r_ss,  ///< OP rd, a, b
+    r_sss, ///< OP rd, a, b, c
+    s2r,   ///< S2R rd, SR_x
+    ldp,   ///< LDP rd, param
+    setp,  ///< OP.cc pd, a, b
+    sel,   ///< SEL rd, a, b, pX
+    bra,   ///< BRA label
+    ld,    ///< LD rd, [ra + off]
+    st,    ///< ST [ra + off], rs
+    trace, ///< TRACE imm
+    cdl    ///< CDL rd, offset, cbv[idx] [, n]
+};
+
+/// How an immediate source operand is interpreted.
+enum class imm_type : std::uint8_t {
+    integer, ///< 32-bit integer; fp literals rejected
+    fp32,    ///< fp32 value: decimal and fp literals convert to float, hex gives raw bits
+    raw      ///< untyped bits: integers as written, fp literals as their fp32 bits
+};
+
+/// Static description of an opcode.
+struct opcode_info {
+    const char* name; ///< mnemonic
+    syntax form;      ///< operand layout
+    imm_type imm;     ///< interpretation of immediate sources
+};
+
+/// The description of op (INVALID included).
+const opcode_info& info(opcode op);
+
+/// Kind of a source operand.
+enum class operand_kind : std::uint8_t { none, reg, imm, pred };
+
+/// A source operand: a register, a 32-bit immediate or (SEL only) a predicate.
+struct operand {
+    operand_kind kind = operand_kind::none; ///< what value means
+    std::uint32_t value = 0;                ///< register index (RZ = 255), raw immediate bits,
+                                            ///< or predicate index (PT = 8)
+    bool operator==(const operand& o) const { return kind == o.kind && value == o.value; }
+    bool operator!=(const operand& o) const { return !(*this == o); }
+};
+
+/// A register operand.
+inline operand reg(unsigned index)
+{
+    return {operand_kind::reg, index};
+}
+/// An immediate operand.
+inline operand imm(std::uint32_t bits)
+{
+    return {operand_kind::imm, bits};
+}
+/// An immediate operand holding the bits of an fp32 value.
+operand fimm(float value);
+/// A predicate operand.
+inline operand pred(unsigned index)
+{
+    return {operand_kind::pred, index};
+}
+
+/// One decoded instruction. Fields an opcode does not use keep their default values
+/// (see docs/isa.md for which fields each syntax uses).
+struct instruction {
+    opcode op = opcode::NOP;               ///< operation
+    std::uint8_t guard = pred_true;        ///< guard predicate P0..P7, or PT (always)
+    bool guard_neg = false;                ///< execute where the guard is false
+    std::uint8_t dst = reg_zero;           ///< destination register, or predicate for *SETP
+    std::array<operand, 3> src{};          ///< sources a, b, c
+    cmp_op cond = cmp_op::EQ;              ///< *SETP comparison
+    special_reg sreg = special_reg::TID_X; ///< S2R source
+    std::int32_t offset = 0;               ///< LD/ST byte offset added to the address register
+    bool operator==(const instruction& o) const;
+    bool operator!=(const instruction& o) const { return !(*this == o); }
+};
+
+/// A kernel program: instruction i is at PC i, at byte offset 16 * i in memory.
+using program = std::vector<instruction>;
+
+/// The two little-endian 64-bit words of an encoded instruction.
+using instruction_words = std::array<std::uint64_t, 2>;
+
+/// Encodes inst; fields its syntax does not use are encoded as zero.
+instruction_words encode(const instruction& inst);
+/// Decodes words; nullopt for an unknown opcode, a field out of range or a non-zero unused field.
+std::optional<instruction> decode(const instruction_words& words);
+
+/// Why inst cannot execute with nregs registers per thread (bad field, register out of
+/// range), or nullopt if it is well-formed.
+std::optional<std::string> check(const instruction& inst, unsigned nregs = max_registers);
+
+/// Text form of inst, accepted back by the assembler (BRA targets and LDP parameters numeric).
+std::string disassemble(const instruction& inst);
+
+/// Program image as the host writes it to memory: 16 bytes per instruction, little-endian.
+std::vector<std::uint8_t> encode_program(const program& prog);
+/// Decodes a program image of size bytes; a slot that does not decode (or a trailing partial
+/// slot) becomes an INVALID instruction, an error only if a warp reaches it.
+program decode_program(const std::uint8_t* data, std::size_t size);
+
+/// Mnemonic of a comparison ("LT").
+const char* name(cmp_op c);
+/// Name of a special register without the SR_ prefix ("TID_X").
+const char* name(special_reg s);
+
+} // namespace vgpu::sm

@@ -1,0 +1,592 @@
+// Functional execution of one warp: a switch over opcodes applied to the active lanes.
+// See docs/isa.md.
+#include "models/sm/core/warp.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+namespace vgpu::sm {
+
+namespace {
+
+const lane_values zero_lanes{};
+
+/// Calls f(lane) for every set bit of mask, lowest lane first.
+template <typename F> void for_lanes(std::uint32_t mask, F f)
+{
+    // The common full-warp case as a plain loop, which the compiler can vectorise.
+    if (mask == ~0u) {
+        for (unsigned l = 0; l < warp_size; ++l)
+            f(l);
+        return;
+    }
+    while (mask != 0) {
+        f(static_cast<unsigned>(__builtin_ctz(mask)));
+        mask &= mask - 1;
+    }
+}
+
+unsigned popcount(std::uint32_t v)
+{
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    return (((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+}
+
+float f32(std::uint32_t bits)
+{
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+std::uint32_t u32(float f)
+{
+    std::uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    return bits;
+}
+
+std::int32_t s32(std::uint32_t v)
+{
+    std::int32_t s;
+    std::memcpy(&s, &v, sizeof s);
+    return s;
+}
+
+std::uint32_t sar(std::uint32_t v, std::uint32_t shift)
+{
+    const unsigned s = shift & 31;
+    const std::uint32_t sign_fill = (v & 0x80000000u) != 0 ? ~(~0u >> s) : 0;
+    return (v >> s) | sign_fill;
+}
+
+std::uint32_t f2i(std::uint32_t bits)
+{
+    const float f = f32(bits);
+    if (std::isnan(f))
+        return 0;
+    if (f >= 2147483648.0f)
+        return 0x7fffffffu;
+    if (f < -2147483648.0f)
+        return 0x80000000u;
+    return static_cast<std::uint32_t>(static_cast<std::int32_t>(f));
+}
+
+constexpr std::uint32_t sign_bit = 0x80000000u;
+constexpr std::uint32_t canonical_nan = 0x7fffffffu;
+
+/// fp32 minimum: a NaN operand yields the other one, and -0 is below +0 (std::fmin leaves the
+/// sign of zero unspecified, which would make results depend on the build).
+std::uint32_t fmin_bits(std::uint32_t a, std::uint32_t b)
+{
+    const float x = f32(a);
+    const float y = f32(b);
+    if (std::isnan(x))
+        return std::isnan(y) ? canonical_nan : b;
+    if (std::isnan(y))
+        return a;
+    if (x == y)
+        return (a & sign_bit) != 0 ? a : b;
+    return x < y ? a : b;
+}
+
+/// fp32 maximum: a NaN operand yields the other one, and +0 is above -0.
+std::uint32_t fmax_bits(std::uint32_t a, std::uint32_t b)
+{
+    const float x = f32(a);
+    const float y = f32(b);
+    if (std::isnan(x))
+        return std::isnan(y) ? canonical_nan : b;
+    if (std::isnan(y))
+        return a;
+    if (x == y)
+        return (a & sign_bit) != 0 ? b : a;
+    return x > y ? a : b;
+}
+
+/// x cmp y; for floats every comparison with a NaN is false except NE.
+template <typename T> bool compare(T x, T y, cmp_op c)
+{
+    switch (c) {
+    case cmp_op::EQ:
+        return x == y;
+    case cmp_op::NE:
+        return x != y;
+    case cmp_op::LT:
+        return x < y;
+    case cmp_op::LE:
+        return x <= y;
+    case cmp_op::GT:
+        return x > y;
+    case cmp_op::GE:
+        return x >= y;
+    }
+    return false;
+}
+
+bool writes_register(syntax s)
+{
+    switch (s) {
+    case syntax::r_s:
+    case syntax::r_ss:
+    case syntax::r_sss:
+    case syntax::s2r:
+    case syntax::ldp:
+    case syntax::sel:
+    case syntax::ld:
+    case syntax::cdl:
+        return true;
+    default:
+        return false;
+    }
+}
+
+std::string hex(std::uint32_t v)
+{
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", v);
+    return buf;
+}
+
+unsigned checked_nregs(unsigned nregs)
+{
+    if (nregs == 0 || nregs > max_registers)
+        throw std::invalid_argument("warp: register count must be 1.." +
+                                    std::to_string(max_registers));
+    return nregs;
+}
+
+} // namespace
+
+const char* name(step_kind k)
+{
+    static const char* const names[] = {"alu",  "branch", "load", "store", "barrier",
+                                        "exit", "trace",  "cdl",  "error"};
+    const auto i = static_cast<unsigned>(k);
+    return i < sizeof names / sizeof names[0] ? names[i] : "??";
+}
+
+warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs)
+    : m_prog(&prog), m_ctx(&ctx), m_warp_in_cta(warp_in_cta), m_nregs(checked_nregs(nregs)),
+      m_regs(static_cast<std::size_t>(m_nregs) * warp_size, 0)
+{
+    if (ctx.ntid_x == 0 || ctx.ntid_y == 0)
+        throw std::invalid_argument("warp: CTA dimensions must not be zero");
+    m_preds[pred_true] = ~0u;
+    const std::uint64_t threads = std::uint64_t{ctx.ntid_x} * ctx.ntid_y;
+    for (unsigned lane = 0; lane < warp_size; ++lane)
+        if (std::uint64_t{warp_in_cta} * warp_size + lane < threads)
+            m_live |= 1u << lane;
+    select_next();
+}
+
+const instruction* warp::next() const
+{
+    if (done() || m_pc >= m_prog->size())
+        return nullptr;
+    return &(*m_prog)[m_pc];
+}
+
+bool warp::ready() const
+{
+    if (done())
+        return false;
+    if (m_pending.none())
+        return true;
+    const instruction* inst = next();
+    if (inst == nullptr)
+        return true;
+    auto busy = [this](std::uint32_t r) { return r < m_nregs && m_pending[r]; };
+    for (const operand& s : inst->src)
+        if (s.kind == operand_kind::reg && busy(s.value))
+            return false;
+    if (!writes_register(info(inst->op).form))
+        return true;
+    std::uint32_t count = 1;
+    if (inst->op == opcode::CDL && inst->src[2].kind == operand_kind::imm)
+        count = (inst->src[2].value + 31) / 32;
+    for (std::uint32_t r = inst->dst; r < inst->dst + std::uint64_t{count} && r < m_nregs; ++r)
+        if (m_pending[r])
+            return false;
+    return true;
+}
+
+step_result warp::step()
+{
+    step_result r;
+    r.pc = m_pc;
+    if (m_faulted) {
+        r.kind = step_kind::error;
+        r.message = m_error;
+        return r;
+    }
+    if (m_live == 0) {
+        r.kind = step_kind::error;
+        r.message = "step() on a warp that has exited";
+        return r;
+    }
+    if (m_pc >= m_prog->size())
+        return fault(r, "PC " + std::to_string(m_pc) + " is outside the program (" +
+                            std::to_string(m_prog->size()) + " instructions)");
+    const instruction& inst = (*m_prog)[m_pc];
+    r.inst = &inst;
+    if (auto why = check(inst, m_nregs))
+        return fault(r, *why);
+
+    const std::uint32_t guard = m_preds[inst.guard];
+    const std::uint32_t exec = m_active & (inst.guard_neg ? ~guard : guard);
+    r.lane_mask = exec;
+    std::uint32_t taken = 0;  // lanes that branch
+    std::uint32_t exited = 0; // lanes that leave
+
+    if (exec != 0) {
+        const std::uint32_t* a = source(inst.src[0], m_scratch[0]);
+        const std::uint32_t* b = source(inst.src[1], m_scratch[1]);
+        const std::uint32_t* c = source(inst.src[2], m_scratch[2]);
+        std::uint32_t* d = dest(inst.dst);
+        const auto cond = inst.cond;
+        std::uint32_t p = 0; // *SETP result bits
+        switch (inst.op) {
+        case opcode::NOP:
+            break;
+        case opcode::MOV:
+            for_lanes(exec, [&](unsigned l) { d[l] = a[l]; });
+            break;
+        case opcode::S2R:
+            for_lanes(exec, [&](unsigned l) { d[l] = special(inst.sreg, l); });
+            break;
+        case opcode::LDP: {
+            const std::uint32_t index = inst.src[0].value;
+            if (index >= m_ctx->params.size())
+                return fault(r, "parameter index " + std::to_string(index) + " out of range (" +
+                                    std::to_string(m_ctx->params.size()) + " parameters)");
+            const std::uint32_t v = m_ctx->params[index];
+            for_lanes(exec, [&](unsigned l) { d[l] = v; });
+            break;
+        }
+        case opcode::IADD:
+            for_lanes(exec, [&](unsigned l) { d[l] = a[l] + b[l]; });
+            break;
+        case opcode::ISUB:
+            for_lanes(exec, [&](unsigned l) { d[l] = a[l] - b[l]; });
+            break;
+        case opcode::IMUL:
+            for_lanes(exec, [&](unsigned l) { d[l] = a[l] * b[l]; });
+            break;
+        case opcode::IMAD:
+            for_lanes(exec, [&](unsigned l) { d[l] = a[l] * b[l] + c[l]; });
+            break;
+        case opcode::IMIN:
+            for_lanes(exec, [&](unsigned l) { d[l] = s32(a[l]) < s32(b[l]) ? a[l] : b[l]; });
+            break;
+        case opcode::IMAX:
+            for_lanes(exec, [&](unsigned l) { d[l] = s32(a[l]) > s32(b[l]) ? a[l] : b[l]; });
+            break;
+        case opcode::UMIN:
+            for_lanes(exec, [&](unsigned l) { d[l] = a[l] < b[l] ? a[l] : b[l]; });
+            break;
+        case opcode::UMAX:
+            for_lanes(exec, [&](unsigned l) { d[l] = a[l] > b[l] ? a[l] : b[l]; });
+            break;
+        case opcode::AND:
+            for_lanes(exec, [&](unsigned l) { d[l] = a[l] & b[l]; });
+            break;
+        case opcode::OR:
+            for_lanes(exec, [&](unsigned l) { d[l] = a[l] | b[l]; });
+            break;
+        case opcode::XOR:
+            for_lanes(exec, [&](unsigned l) { d[l] = a[l] ^ b[l]; });
+            break;
+        case opcode::NOT:
+            for_lanes(exec, [&](unsigned l) { d[l] = ~a[l]; });
+            break;
+        case opcode::SHL:
+            for_lanes(exec, [&](unsigned l) { d[l] = a[l] << (b[l] & 31); });
+            break;
+        case opcode::SHR:
+            for_lanes(exec, [&](unsigned l) { d[l] = a[l] >> (b[l] & 31); });
+            break;
+        case opcode::SAR:
+            for_lanes(exec, [&](unsigned l) { d[l] = sar(a[l], b[l]); });
+            break;
+        case opcode::FADD:
+            for_lanes(exec, [&](unsigned l) { d[l] = u32(f32(a[l]) + f32(b[l])); });
+            break;
+        case opcode::FSUB:
+            for_lanes(exec, [&](unsigned l) { d[l] = u32(f32(a[l]) - f32(b[l])); });
+            break;
+        case opcode::FMUL:
+            for_lanes(exec, [&](unsigned l) { d[l] = u32(f32(a[l]) * f32(b[l])); });
+            break;
+        case opcode::FFMA:
+            for_lanes(exec,
+                      [&](unsigned l) { d[l] = u32(std::fma(f32(a[l]), f32(b[l]), f32(c[l]))); });
+            break;
+        case opcode::FMIN:
+            for_lanes(exec, [&](unsigned l) { d[l] = fmin_bits(a[l], b[l]); });
+            break;
+        case opcode::FMAX:
+            for_lanes(exec, [&](unsigned l) { d[l] = fmax_bits(a[l], b[l]); });
+            break;
+        case opcode::FNEG:
+            for_lanes(exec, [&](unsigned l) { d[l] = a[l] ^ sign_bit; });
+            break;
+        case opcode::FABS:
+            for_lanes(exec, [&](unsigned l) { d[l] = a[l] & ~sign_bit; });
+            break;
+        case opcode::I2F:
+            for_lanes(exec, [&](unsigned l) { d[l] = u32(static_cast<float>(s32(a[l]))); });
+            break;
+        case opcode::F2I:
+            for_lanes(exec, [&](unsigned l) { d[l] = f2i(a[l]); });
+            break;
+        case opcode::ISETP:
+            for_lanes(exec, [&](unsigned l) {
+                p |= static_cast<std::uint32_t>(compare(s32(a[l]), s32(b[l]), cond)) << l;
+            });
+            break;
+        case opcode::USETP:
+            for_lanes(exec, [&](unsigned l) {
+                p |= static_cast<std::uint32_t>(compare(a[l], b[l], cond)) << l;
+            });
+            break;
+        case opcode::FSETP:
+            for_lanes(exec, [&](unsigned l) {
+                p |= static_cast<std::uint32_t>(compare(f32(a[l]), f32(b[l]), cond)) << l;
+            });
+            break;
+        case opcode::SEL: {
+            const std::uint32_t sel = m_preds[inst.src[2].value];
+            for_lanes(exec, [&](unsigned l) { d[l] = (sel >> l) & 1 ? a[l] : b[l]; });
+            break;
+        }
+        case opcode::BRA:
+            if (inst.src[0].value >= m_prog->size())
+                return fault(r, "branch target " + std::to_string(inst.src[0].value) +
+                                    " is outside the program (" + std::to_string(m_prog->size()) +
+                                    " instructions)");
+            taken = exec;
+            r.kind = step_kind::branch;
+            break;
+        case opcode::LD:
+        case opcode::ST:
+            if (!memory_step(inst, exec, r))
+                return r;
+            break;
+        case opcode::CDL:
+            if (!cdl_step(inst, exec, r))
+                return r;
+            break;
+        case opcode::BAR:
+            r.kind = step_kind::barrier;
+            break;
+        case opcode::EXIT:
+            exited = exec;
+            r.kind = step_kind::exit;
+            break;
+        case opcode::TRACE:
+            r.trace_code = inst.src[0].value;
+            r.kind = step_kind::trace;
+            break;
+        case opcode::INVALID:
+            break; // rejected by check() above
+        }
+        if (info(inst.op).form == syntax::setp && inst.dst != pred_true)
+            m_preds[inst.dst] = (m_preds[inst.dst] & ~exec) | p;
+    }
+
+    ++m_warp_instructions;
+    m_lane_instructions += popcount(exec);
+    const std::uint32_t target = inst.src[0].value;
+    const bool converged = m_active == m_live;
+    if (converged && (taken == 0 || taken == m_active)) {
+        // Every live lane goes to the same PC: no per-lane bookkeeping needed.
+        m_pc = taken != 0 ? target : m_pc + 1;
+        m_live &= ~exited;
+        m_active = m_live;
+        return r;
+    }
+    // m_pcs is not maintained while the warp is converged: bring it up to date first.
+    if (converged)
+        for_lanes(m_live, [&](unsigned l) { m_pcs[l] = m_pc; });
+    for_lanes(m_active, [&](unsigned l) { m_pcs[l] = (taken >> l) & 1 ? target : m_pc + 1; });
+    m_live &= ~exited;
+    select_next();
+    return r;
+}
+
+bool warp::memory_step(const instruction& inst, std::uint32_t exec, step_result& r)
+{
+    const std::uint32_t* base = source(inst.src[0], m_scratch[0]);
+    const auto offset = static_cast<std::uint32_t>(inst.offset);
+    for (std::uint32_t m = exec; m != 0; m &= m - 1) {
+        const auto l = static_cast<unsigned>(__builtin_ctz(m));
+        const std::uint32_t addr = base[l] + offset;
+        if ((addr & 3) != 0) {
+            r = fault(r, std::string("misaligned address ") + hex(addr) + " in lane " +
+                             std::to_string(l) + " (" + info(inst.op).name +
+                             " needs 4-byte alignment)");
+            return false;
+        }
+        m_access.addr[l] = addr;
+    }
+    m_access.lane_mask = exec;
+    m_access.cbv = 0;
+    m_access.count = 0;
+    if (inst.op == opcode::LD) {
+        m_access.reg = inst.dst;
+        if (inst.dst != reg_zero)
+            m_pending.set(inst.dst);
+        r.kind = step_kind::load;
+    } else {
+        const std::uint32_t* data = source(inst.src[1], m_scratch[1]);
+        for_lanes(exec, [&](unsigned l) { m_access.data[l] = data[l]; });
+        m_access.reg = reg_zero;
+        r.kind = step_kind::store;
+    }
+    r.access = &m_access;
+    return true;
+}
+
+bool warp::cdl_step(const instruction& inst, std::uint32_t exec, step_result& r)
+{
+    const bool bulk = inst.src[2].kind == operand_kind::imm;
+    const std::uint32_t count = bulk ? inst.src[2].value : 0;
+    const std::uint64_t nreg = bulk ? (std::uint64_t{count} + 31) / 32 : 1;
+    if (bulk && count == 0) {
+        r = fault(r, "CDL with a data amount of 0 dwords");
+        return false;
+    }
+    if (bulk && (inst.dst == reg_zero || inst.dst + nreg > m_nregs)) {
+        r = fault(r, "CDL destination R" + std::to_string(inst.dst) + "..R" +
+                         std::to_string(inst.dst + nreg - 1) + " past the register file (R0..R" +
+                         std::to_string(m_nregs - 1) + ")");
+        return false;
+    }
+    const std::uint32_t* offsets = source(inst.src[0], m_scratch[0]);
+    for_lanes(exec, [&](unsigned l) { m_access.addr[l] = offsets[l]; });
+    m_access.lane_mask = exec;
+    m_access.reg = inst.dst;
+    m_access.cbv = inst.src[1].value;
+    m_access.count = count;
+    if (inst.dst != reg_zero)
+        for (std::uint64_t i = 0; i < nreg; ++i)
+            m_pending.set(inst.dst + i);
+    r.kind = step_kind::cdl;
+    r.access = &m_access;
+    return true;
+}
+
+void warp::complete_load(unsigned reg, const lane_values& values, std::uint32_t lane_mask)
+{
+    if (reg >= m_nregs)
+        return;
+    std::uint32_t* d = &m_regs[reg * warp_size];
+    for_lanes(lane_mask, [&](unsigned l) { d[l] = values[l]; });
+    m_pending.reset(reg);
+}
+
+std::uint32_t warp::reg(unsigned r, unsigned lane) const
+{
+    if (r >= m_nregs || lane >= warp_size)
+        return 0;
+    return m_regs[r * warp_size + lane];
+}
+
+void warp::set_reg(unsigned r, unsigned lane, std::uint32_t value)
+{
+    if (r < m_nregs && lane < warp_size)
+        m_regs[r * warp_size + lane] = value;
+}
+
+bool warp::pred(unsigned p, unsigned lane) const
+{
+    return p <= pred_true && lane < warp_size && ((m_preds[p] >> lane) & 1) != 0;
+}
+
+void warp::set_pred(unsigned p, std::uint32_t lanes)
+{
+    if (p < num_predicates)
+        m_preds[p] = lanes;
+}
+
+const std::uint32_t* warp::source(const operand& o, lane_values& scratch) const
+{
+    if (o.kind == operand_kind::reg && o.value != reg_zero)
+        return &m_regs[o.value * warp_size];
+    if (o.kind == operand_kind::imm) {
+        scratch.fill(o.value);
+        return scratch.data();
+    }
+    return zero_lanes.data();
+}
+
+std::uint32_t* warp::dest(unsigned r)
+{
+    return r < m_nregs ? &m_regs[r * warp_size] : m_discard.data();
+}
+
+std::uint32_t warp::special(special_reg s, unsigned lane) const
+{
+    const std::uint64_t tid = std::uint64_t{m_warp_in_cta} * warp_size + lane;
+    const auto tid_x = static_cast<std::uint32_t>(tid % m_ctx->ntid_x);
+    switch (s) {
+    case special_reg::TID_X:
+        return tid_x;
+    case special_reg::TID_Y:
+        return static_cast<std::uint32_t>(tid / m_ctx->ntid_x);
+    case special_reg::NTID_X:
+        return m_ctx->ntid_x;
+    case special_reg::NTID_Y:
+        return m_ctx->ntid_y;
+    case special_reg::CTAID_X:
+        return m_ctx->ctaid_x;
+    case special_reg::CTAID_Y:
+        return m_ctx->ctaid_y;
+    case special_reg::NCTAID_X:
+        return m_ctx->nctaid_x;
+    case special_reg::NCTAID_Y:
+        return m_ctx->nctaid_y;
+    case special_reg::LANEID:
+        return lane;
+    case special_reg::WARPID:
+        return m_warp_in_cta;
+    case special_reg::SMID:
+        return m_ctx->sm_id;
+    case special_reg::GLOBAL_TID_X:
+        return m_ctx->ctaid_x * m_ctx->ntid_x + tid_x;
+    }
+    return 0;
+}
+
+void warp::select_next()
+{
+    std::uint32_t best = ~0u;
+    std::uint32_t mask = 0;
+    for_lanes(m_live, [&](unsigned l) {
+        if (m_pcs[l] < best) {
+            best = m_pcs[l];
+            mask = 1u << l;
+        } else if (m_pcs[l] == best) {
+            mask |= 1u << l;
+        }
+    });
+    if (mask != 0)
+        m_pc = best;
+    m_active = mask;
+}
+
+step_result warp::fault(step_result r, std::string message)
+{
+    m_faulted = true;
+    m_error = std::move(message);
+    r.kind = step_kind::error;
+    r.message = m_error;
+    r.access = nullptr;
+    return r;
+}
+
+} // namespace vgpu::sm

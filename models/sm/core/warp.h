@@ -1,0 +1,140 @@
+// Functional execution of one warp: 32 lanes with per-lane PCs and min-PC reconvergence,
+// registers, predicates and a load scoreboard. See docs/isa.md.
+#pragma once
+
+#include "models/sm/core/isa.h"
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vgpu::sm {
+
+/// One 32-bit value per lane.
+using lane_values = std::array<std::uint32_t, warp_size>;
+
+/// What every warp of one CTA knows about its launch.
+struct launch_context {
+    std::vector<std::uint32_t> params; ///< kernel parameters read by LDP
+    std::uint32_t ntid_x = 1;          ///< CTA width in threads
+    std::uint32_t ntid_y = 1;          ///< CTA height in threads
+    std::uint32_t nctaid_x = 1;        ///< grid width in CTAs
+    std::uint32_t nctaid_y = 1;        ///< grid height in CTAs
+    std::uint32_t ctaid_x = 0;         ///< this CTA's x index in the grid
+    std::uint32_t ctaid_y = 0;         ///< this CTA's y index in the grid
+    std::uint32_t sm_id = 0;           ///< SM running the CTA (SR_SMID)
+};
+
+/// What one step did, so that the shell can time it and carry out its side effects.
+enum class step_kind : std::uint8_t {
+    alu,     ///< register/predicate work only (also any instruction no lane executed)
+    branch,  ///< BRA executed by at least one lane
+    load,    ///< LD: access holds the addresses; dst is pending until complete_load()
+    store,   ///< ST: access holds addresses and data
+    barrier, ///< BAR: the warp waits until every warp of the CTA arrives
+    exit,    ///< EXIT: some lanes finished (done() once all have)
+    trace,   ///< TRACE: a user trace event with trace_code
+    cdl,     ///< CDL: constant-data load; dst (and the next registers if bulk) pending
+    error    ///< the warp stopped at pc; message says why
+};
+
+/// Name of a step kind ("load").
+const char* name(step_kind k);
+
+/// The memory side of a load, store or CDL step.
+struct mem_access {
+    std::uint32_t lane_mask = 0; ///< lanes that access memory (never 0 for a memory step)
+    lane_values addr{};          ///< per-lane byte address (LD/ST) or CBV byte offset (CDL)
+    lane_values data{};          ///< per-lane store data (ST)
+    std::uint8_t reg = reg_zero; ///< destination register (LD/CDL; RZ: discard the data)
+    std::uint32_t cbv = 0;       ///< CDL: CBV table index
+    std::uint32_t count = 0;     ///< CDL: dwords of the bulk form, 0 for the per-lane form
+};
+
+/// Outcome of warp::step().
+struct step_result {
+    step_kind kind = step_kind::alu;    ///< what happened
+    std::uint32_t pc = 0;               ///< PC of the instruction
+    std::uint32_t lane_mask = 0;        ///< lanes that executed it (at pc, guard true)
+    const instruction* inst = nullptr;  ///< the instruction (null if pc is outside the program)
+    const mem_access* access = nullptr; ///< load/store/cdl: valid until the next step()
+    std::uint32_t trace_code = 0;       ///< trace: the TRACE immediate
+    std::string_view message;           ///< error: why (valid while the warp lives)
+};
+
+/// One warp executing a program functionally, one instruction per step().
+class warp {
+public:
+    /// prog and ctx must outlive the warp; lanes whose thread index in the CTA is beyond
+    /// ntid_x * ntid_y are dead from the start. Throws std::invalid_argument for nregs outside
+    /// 1..255 or an empty CTA dimension.
+    warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs = 64);
+
+    bool done() const { return m_live == 0 || m_faulted; }       ///< exited or stopped by an error
+    bool faulted() const { return m_faulted; }                   ///< stopped by an error
+    const std::string& error_message() const { return m_error; } ///< why it faulted
+    std::uint32_t pc() const { return m_pc; }                    ///< PC of the next instruction
+    std::uint32_t active_mask() const { return m_active; }       ///< live lanes at pc()
+    std::uint32_t live_mask() const { return m_live; }           ///< lanes that have not exited
+    /// PC of a live lane.
+    std::uint32_t lane_pc(unsigned lane) const
+    {
+        return m_active == m_live ? m_pc : m_pcs[lane % warp_size];
+    }
+    /// The next instruction, or nullptr when done or pc() is outside the program.
+    const instruction* next() const;
+    /// False when done, or while the next instruction reads or writes a pending register.
+    bool ready() const;
+    /// Executes the next instruction for the active lanes.
+    step_result step();
+    /// Writes values of the lanes in lane_mask into reg and clears its pending flag.
+    void complete_load(unsigned reg, const lane_values& values, std::uint32_t lane_mask);
+    /// True while reg waits for complete_load().
+    bool pending(unsigned reg) const { return reg < max_registers && m_pending[reg]; }
+    /// True while any register waits for complete_load().
+    bool any_pending() const { return m_pending.any(); }
+
+    std::uint32_t reg(unsigned r, unsigned lane) const;           ///< register value (RZ: 0)
+    void set_reg(unsigned r, unsigned lane, std::uint32_t value); ///< sets a register (tests)
+    bool pred(unsigned p, unsigned lane) const;                   ///< predicate bit (PT: true)
+    void set_pred(unsigned p, std::uint32_t lanes);               ///< sets a predicate (tests)
+
+    unsigned warp_in_cta() const { return m_warp_in_cta; } ///< warp index within the CTA
+    unsigned nregs() const { return m_nregs; }             ///< registers per thread
+    std::uint64_t warp_instructions() const { return m_warp_instructions; } ///< steps executed
+    /// Sum over executed instructions of the lanes that executed them (guard true).
+    std::uint64_t lane_instructions() const { return m_lane_instructions; }
+
+private:
+    const std::uint32_t* source(const operand& o, lane_values& scratch) const;
+    std::uint32_t* dest(unsigned r);
+    std::uint32_t special(special_reg s, unsigned lane) const;
+    void select_next();
+    step_result fault(step_result r, std::string message);
+    bool memory_step(const instruction& inst, std::uint32_t exec, step_result& r);
+    bool cdl_step(const instruction& inst, std::uint32_t exec, step_result& r);
+
+    const program* m_prog; // pointers, not references, so that warps can be reassigned
+    const launch_context* m_ctx;
+    unsigned m_warp_in_cta;
+    unsigned m_nregs;
+    std::vector<std::uint32_t> m_regs;                       ///< m_regs[r * warp_size + lane]
+    std::array<std::uint32_t, num_predicates + 1> m_preds{}; ///< lane masks; [pred_true] = all
+    std::array<std::uint32_t, warp_size> m_pcs{}; ///< per-lane PCs, stale while converged
+    std::bitset<max_registers> m_pending;
+    std::uint32_t m_live = 0;
+    std::uint32_t m_pc = 0;
+    std::uint32_t m_active = 0;
+    bool m_faulted = false;
+    std::string m_error;
+    mem_access m_access;
+    lane_values m_scratch[3]{};
+    lane_values m_discard{};
+    std::uint64_t m_warp_instructions = 0;
+    std::uint64_t m_lane_instructions = 0;
+};
+
+} // namespace vgpu::sm

@@ -1,0 +1,368 @@
+// Unit tests of the SIMT instruction set: encoding, decoding, disassembly round trips.
+// See docs/isa.md.
+#include "models/sm/core/assembler.h"
+#include "models/sm/core/isa.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <random>
+
+using namespace vgpu::sm;
+
+namespace {
+
+/// A register index R0..R254 or RZ.
+std::uint8_t random_reg(std::mt19937& rng)
+{
+    return static_cast<std::uint8_t>(rng() % 256);
+}
+
+operand random_source(std::mt19937& rng)
+{
+    return rng() % 2 ? reg(random_reg(rng)) : imm(static_cast<std::uint32_t>(rng()));
+}
+
+/// A random well-formed instruction of opcode op; BRA targets are 0 or 1.
+instruction random_instruction(opcode op, std::mt19937& rng)
+{
+    instruction i;
+    i.op = op;
+    i.guard = static_cast<std::uint8_t>(rng() % (num_predicates + 1));
+    i.guard_neg = rng() % 2 != 0;
+    switch (info(op).form) {
+    case syntax::none:
+        break;
+    case syntax::r_sss:
+        i.src[2] = random_source(rng);
+        [[fallthrough]];
+    case syntax::r_ss:
+        i.src[1] = random_source(rng);
+        [[fallthrough]];
+    case syntax::r_s:
+        i.src[0] = random_source(rng);
+        i.dst = random_reg(rng);
+        break;
+    case syntax::s2r:
+        i.dst = random_reg(rng);
+        i.sreg = static_cast<special_reg>(rng() % num_special_regs);
+        break;
+    case syntax::ldp:
+        i.dst = random_reg(rng);
+        i.src[0] = imm(static_cast<std::uint32_t>(rng() % 64));
+        break;
+    case syntax::setp:
+        i.dst = static_cast<std::uint8_t>(rng() % (num_predicates + 1));
+        i.src[0] = random_source(rng);
+        i.src[1] = random_source(rng);
+        i.cond = static_cast<cmp_op>(rng() % num_cmp_ops);
+        break;
+    case syntax::sel:
+        i.dst = random_reg(rng);
+        i.src[0] = random_source(rng);
+        i.src[1] = random_source(rng);
+        i.src[2] = pred(rng() % (num_predicates + 1));
+        break;
+    case syntax::bra:
+        i.src[0] = imm(rng() % 2);
+        break;
+    case syntax::ld:
+        i.dst = random_reg(rng);
+        i.src[0] = reg(random_reg(rng));
+        i.offset = static_cast<std::int32_t>(rng());
+        break;
+    case syntax::st:
+        i.src[0] = reg(random_reg(rng));
+        i.src[1] = reg(random_reg(rng));
+        i.offset = static_cast<std::int32_t>(rng());
+        break;
+    case syntax::trace:
+        i.src[0] = imm(static_cast<std::uint32_t>(rng()));
+        break;
+    case syntax::cdl:
+        i.dst = random_reg(rng);
+        i.src[0] = random_source(rng);
+        i.src[1] = imm(rng() % 16);
+        if (rng() % 2)
+            i.src[2] = imm(1 + rng() % 4096);
+        break;
+    }
+    return i;
+}
+
+std::uint32_t bits_of(float f)
+{
+    std::uint32_t b;
+    std::memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+} // namespace
+
+TEST_CASE("every opcode round-trips through encode/decode and disassemble/assemble", "[isa]")
+{
+    const unsigned seed = Catch::rngSeed() ? Catch::rngSeed() : 20240611u;
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    for (unsigned o = 0; o < num_opcodes; ++o) {
+        const auto op = static_cast<opcode>(o);
+        for (int n = 0; n < 200; ++n) {
+            const instruction inst = random_instruction(op, rng);
+            const std::string text = disassemble(inst);
+            CAPTURE(text);
+            REQUIRE_FALSE(check(inst));
+            const auto back = decode(encode(inst));
+            REQUIRE(back);
+            REQUIRE(*back == inst);
+            const auto res = assemble(text + "\nEXIT\n", {}, {"t.s", 1, 1}, max_registers);
+            INFO((res.errors.empty() ? std::string() : res.errors.front()));
+            REQUIRE(res.ok());
+            REQUIRE(res.code.size() == 2);
+            REQUIRE(res.code[0] == inst);
+        }
+    }
+}
+
+TEST_CASE("decoding random words never crashes and accepts only canonical encodings", "[isa]")
+{
+    const unsigned seed = Catch::rngSeed() ? Catch::rngSeed() : 7u;
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    unsigned accepted = 0;
+    for (int n = 0; n < 200000; ++n) {
+        instruction_words w{rng(), rng()};
+        // Half the cases: a valid encoding with a few bits flipped, to reach the field checks.
+        if (n % 2) {
+            std::mt19937 r32(static_cast<unsigned>(rng()));
+            w = encode(random_instruction(static_cast<opcode>(rng() % num_opcodes), r32));
+            for (unsigned k = 0, flips = 1 + rng() % 3; k < flips; ++k)
+                w[rng() % 2] ^= std::uint64_t{1} << (rng() % 64);
+        }
+        const auto inst = decode(w);
+        if (!inst)
+            continue;
+        ++accepted;
+        CAPTURE(n, w[0], w[1]);
+        REQUIRE_FALSE(check(*inst));
+        REQUIRE(encode(*inst) == w);
+        REQUIRE_FALSE(disassemble(*inst).empty());
+    }
+    CHECK(accepted > 1000);
+}
+
+TEST_CASE("the encoding matches the documented bit layout", "[isa]")
+{
+    instruction i;
+    i.op = opcode::IADD;
+    i.dst = 1;
+    i.guard = 3;
+    i.guard_neg = true;
+    i.src[0] = reg(2);
+    i.src[1] = imm(5);
+    const auto w = encode(i);
+    const std::uint64_t w0 = 4u | (1u << 6) | (3u << 14) | (1u << 18) | (1u << 26) | (2u << 28) |
+                             (std::uint64_t{2} << 32);
+    CHECK(w[0] == w0);
+    CHECK(w[1] == 5u);
+
+    instruction st;
+    st.op = opcode::ST;
+    st.src[0] = reg(4);
+    st.src[1] = reg(7);
+    st.offset = -8;
+    const auto ws = encode(st);
+    CHECK(ws[0] == (35u | (8u << 14) | (1u << 26) | (1u << 28) | (std::uint64_t{4} << 32)));
+    CHECK(ws[1] == (7u | (std::uint64_t{0xfffffff8u} << 32)));
+
+    instruction s2r;
+    s2r.op = opcode::S2R;
+    s2r.dst = 9;
+    s2r.sreg = special_reg::GLOBAL_TID_X;
+    CHECK(encode(s2r)[0] == (2u | (9u << 6) | (8u << 14) | (11u << 22)));
+
+    instruction setp;
+    setp.op = opcode::ISETP;
+    setp.dst = 2;
+    setp.cond = cmp_op::GE;
+    setp.src[0] = reg(1);
+    setp.src[1] = imm(0);
+    CHECK(encode(setp)[0] == (29u | (2u << 6) | (8u << 14) | (5u << 19) | (1u << 26) | (2u << 28) |
+                              (std::uint64_t{1} << 32)));
+}
+
+TEST_CASE("decode rejects bad opcodes and fields", "[isa]")
+{
+    instruction nop;
+    const auto good = encode(nop);
+    REQUIRE(decode(good));
+    auto with = [&](std::uint64_t w0, std::uint64_t w1 = 0) {
+        return decode(instruction_words{w0, w1});
+    };
+    CHECK_FALSE(with((good[0] & ~0x3full) | num_opcodes)); // INVALID is not an encoding
+    CHECK_FALSE(with((good[0] & ~0x3full) | 63));
+    CHECK_FALSE(with((good[0] & ~(0xfull << 14)) | (9ull << 14))); // guard P9
+    CHECK_FALSE(with(good[0] | (1ull << 6)));                      // NOP has no dst
+    CHECK_FALSE(with(good[0] | (1ull << 19)));                     // NOP has no cond
+    CHECK_FALSE(with(good[0], 1));                                 // unused src1 value
+    CHECK_FALSE(with(good[0] | (1ull << 26)));                     // NOP has no source
+    instruction setp;
+    setp.op = opcode::FSETP;
+    setp.dst = 0;
+    setp.src[0] = reg(0);
+    setp.src[1] = reg(1);
+    const auto ws = encode(setp);
+    CHECK(decode(ws));
+    CHECK_FALSE(with(ws[0] | (6ull << 19), ws[1])); // comparison 6 does not exist
+    CHECK_FALSE(with(ws[0] | (9ull << 6), ws[1]));  // destination predicate 9
+    instruction s2r;
+    s2r.op = opcode::S2R;
+    s2r.dst = 0;
+    CHECK_FALSE(with(encode(s2r)[0] | (12ull << 22))); // special register 12
+    instruction ld;
+    ld.op = opcode::LD;
+    ld.dst = 0;
+    ld.src[0] = reg(1);
+    const auto wl = encode(ld);
+    CHECK_FALSE(with((wl[0] & ~(3ull << 26)) | (2ull << 26), wl[1])); // LD address immediate
+    CHECK_FALSE(with(wl[0] | (std::uint64_t{256} << 32), wl[1]));     // register 257
+}
+
+TEST_CASE("disassembly spells instructions as documented", "[isa]")
+{
+    instruction i;
+    i.op = opcode::FFMA;
+    i.dst = 3;
+    i.src = {reg(1), fimm(1.5f), reg(reg_zero)};
+    CHECK(disassemble(i) == "FFMA R3, R1, 1.5, RZ");
+    i.src[1] = fimm(-0.0f);
+    CHECK(disassemble(i) == "FFMA R3, R1, -0.0, RZ");
+    i.src[1] = fimm(2.0f);
+    CHECK(disassemble(i) == "FFMA R3, R1, 2.0, RZ");
+    i.src[1] = imm(0x7fc00000u);
+    CHECK(disassemble(i) == "FFMA R3, R1, 0x7fc00000, RZ");
+
+    instruction g;
+    g.op = opcode::BRA;
+    g.guard = 1;
+    g.guard_neg = true;
+    g.src[0] = imm(7);
+    CHECK(disassemble(g) == "@!P1 BRA 7");
+
+    instruction s;
+    s.op = opcode::ISETP;
+    s.cond = cmp_op::LT;
+    s.dst = 0;
+    s.src = {reg(4), imm(static_cast<std::uint32_t>(-5)), {}};
+    CHECK(disassemble(s) == "ISETP.LT P0, R4, -5");
+    s.src[1] = imm(0x12345678);
+    CHECK(disassemble(s) == "ISETP.LT P0, R4, 0x12345678");
+
+    instruction ld;
+    ld.op = opcode::LD;
+    ld.dst = 2;
+    ld.src[0] = reg(5);
+    ld.offset = 16;
+    CHECK(disassemble(ld) == "LD R2, [R5 + 16]");
+    ld.offset = -4;
+    CHECK(disassemble(ld) == "LD R2, [R5 - 4]");
+    ld.offset = 0;
+    CHECK(disassemble(ld) == "LD R2, [R5]");
+
+    instruction st;
+    st.op = opcode::ST;
+    st.src[0] = reg(6);
+    st.src[1] = reg(7);
+    st.offset = 4;
+    CHECK(disassemble(st) == "ST [R6 + 4], R7");
+
+    instruction sel;
+    sel.op = opcode::SEL;
+    sel.dst = 1;
+    sel.src = {reg(2), imm(3), pred(pred_true)};
+    CHECK(disassemble(sel) == "SEL R1, R2, 3, PT");
+
+    instruction s2r;
+    s2r.op = opcode::S2R;
+    s2r.dst = 0;
+    s2r.sreg = special_reg::CTAID_Y;
+    CHECK(disassemble(s2r) == "S2R R0, SR_CTAID_Y");
+
+    instruction cdl;
+    cdl.op = opcode::CDL;
+    cdl.dst = 8;
+    cdl.src = {reg(1), imm(2), {}};
+    CHECK(disassemble(cdl) == "CDL R8, R1, cbv[2]");
+    cdl.src[0] = imm(64);
+    cdl.src[2] = imm(256);
+    CHECK(disassemble(cdl) == "CDL R8, 64, cbv[2], 256");
+
+    instruction ldp;
+    ldp.op = opcode::LDP;
+    ldp.dst = 4;
+    ldp.src[0] = imm(3);
+    CHECK(disassemble(ldp) == "LDP R4, 3");
+
+    instruction tr;
+    tr.op = opcode::TRACE;
+    tr.src[0] = imm(42);
+    CHECK(disassemble(tr) == "TRACE 42");
+
+    CHECK(disassemble(instruction{}) == "NOP");
+    instruction bad;
+    bad.op = opcode::INVALID;
+    CHECK(disassemble(bad) == "<invalid>");
+}
+
+TEST_CASE("fp immediates survive disassembly for every float class", "[isa]")
+{
+    const float values[] = {0.0f,   -0.0f, 1.0f,           -1.5f,           3.14159274f, 1e-45f,
+                            1e-40f, 1e38f, 3.40282347e38f, 1.17549435e-38f, 16777216.f,  123456.f};
+    for (float v : values) {
+        instruction i;
+        i.op = opcode::FMUL;
+        i.dst = 0;
+        i.src = {reg(1), fimm(v), {}};
+        const auto res = assemble(disassemble(i) + "\nEXIT", {}, {"t.s", 1, 1});
+        CAPTURE(disassemble(i));
+        REQUIRE(res.ok());
+        CHECK(res.code[0].src[1].value == bits_of(v));
+    }
+}
+
+TEST_CASE("check reports registers beyond the register count", "[isa]")
+{
+    instruction i;
+    i.op = opcode::IADD;
+    i.dst = 70;
+    i.src = {reg(1), reg(2), {}};
+    CHECK_FALSE(check(i));
+    REQUIRE(check(i, 64));
+    CHECK(*check(i, 64) == "register R70 out of range (R0..R63)");
+    i.dst = reg_zero;
+    CHECK_FALSE(check(i, 64));
+    instruction bad;
+    bad.op = opcode::INVALID;
+    REQUIRE(check(bad));
+    CHECK(*check(bad) == "illegal instruction (undecodable instruction word)");
+}
+
+TEST_CASE("a program image is 16 little-endian bytes per instruction", "[isa]")
+{
+    const auto res = assemble("MOV R1, 0x11223344\nIADD R2, R1, R1\nEXIT", {}, {"t.s", 1, 1});
+    REQUIRE(res.ok());
+    auto bytes = encode_program(res.code);
+    REQUIRE(bytes.size() == 48);
+    CHECK(bytes[0] == static_cast<std::uint8_t>(opcode::MOV) + (1u << 6));
+    CHECK(bytes[4] == 0x44);
+    CHECK(bytes[7] == 0x11);
+    CHECK(decode_program(bytes.data(), bytes.size()) == res.code);
+
+    bytes[16] = 0x3f; // opcode 63 does not exist
+    bytes.resize(bytes.size() + 5);
+    const program p = decode_program(bytes.data(), bytes.size());
+    REQUIRE(p.size() == 4);
+    CHECK(p[0] == res.code[0]);
+    CHECK(p[1].op == opcode::INVALID);
+    CHECK(p[2] == res.code[2]);
+    CHECK(p[3].op == opcode::INVALID); // the trailing partial slot
+}
