@@ -335,7 +335,7 @@ private:
             return;
         std::set<std::string> seen;
         for (auto it = f.node.begin(); it != f.node.end(); ++it) {
-            const YAML::Node& k = it->first;
+            const YAML::Node k = it->first;
             std::string name = k.IsScalar() ? k.Scalar() : "?";
             std::string path = join_path(f.path, name);
             if (!seen.insert(name).second) {

@@ -26,20 +26,23 @@ sc_core::sc_time shared_resource::next_edge(const sc_core::sc_time& t) const
 void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, unsigned cycles,
                           sc_core::sc_time& delay)
 {
+    if (input >= m_p.inputs)
+        SC_REPORT_ERROR(
+            "vgpu/shared_resource",
+            (std::string(name()) + ": input " + std::to_string(input) + " out of range").c_str());
     ++m_grants;
     m_busy_cycles += cycles;
     const std::uint64_t occupancy = cycles * m_p.cycle.value();
     if (!m_p.accurate) {
         std::uint64_t arrival = (sc_core::sc_time_stamp() + delay).value();
         std::uint64_t start = m_busy.reserve(arrival, occupancy);
-        m_wait.sample(static_cast<double>(start - arrival) / 1000.0);
+        m_wait.sample(sc_core::sc_time::from_value(start - arrival).to_seconds() * 1e9);
         delay += sc_core::sc_time::from_value(start - arrival + occupancy);
         return;
     }
     sc_core::wait(delay);
     delay = sc_core::SC_ZERO_TIME;
-    request r{input % m_p.inputs, ext ? ext->barrier_waiting : 0u, sc_core::sc_time_stamp(),
-              cycles, {}};
+    request r{input, ext ? ext->barrier_waiting : 0u, sc_core::sc_time_stamp(), cycles, {}};
     m_waiting[r.input].push_back(&r);
     ++m_pending;
     m_work.notify(sc_core::SC_ZERO_TIME);

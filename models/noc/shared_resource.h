@@ -17,10 +17,10 @@ namespace vgpu::noc {
 
 /// Construction parameters of a shared resource.
 struct resource_params {
-    bool accurate = false;                      ///< arbitrate per cycle (else busy-until)
-    sc_core::sc_time cycle{1, sc_core::SC_NS};  ///< clock period of the resource
+    bool accurate = false;                           ///< arbitrate per cycle (else busy-until)
+    sc_core::sc_time cycle{1, sc_core::SC_NS};       ///< clock period of the resource
     arbiter_kind policy = arbiter_kind::round_robin; ///< accurate mode: grant policy
-    unsigned inputs = 1;                        ///< requesters that compete (input ports)
+    unsigned inputs = 1;                             ///< requesters that compete (input ports)
 };
 
 /// Serves one request at a time, each for a number of cycles. Call use() from the thread that
@@ -48,9 +48,9 @@ private:
     sc_core::sc_time next_edge(const sc_core::sc_time& t) const;
 
     const resource_params m_p;
-    busy_timeline m_busy;                              ///< fast mode
-    std::unique_ptr<arbiter> m_arbiter;                ///< accurate mode
-    std::vector<std::deque<request*>> m_waiting;       ///< accurate mode, per input
+    busy_timeline m_busy;                        ///< fast mode
+    std::unique_ptr<arbiter> m_arbiter;          ///< accurate mode
+    std::vector<std::deque<request*>> m_waiting; ///< accurate mode, per input
     std::vector<candidate> m_cands;
     std::size_t m_pending = 0;
     sc_core::sc_event m_work;

@@ -1,0 +1,97 @@
+// One direction of an inter-module link. See models/noc/README.md.
+#include "models/noc/link.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace vgpu::noc {
+
+namespace {
+/// The smallest transfer: a request without data still moves one header flit.
+constexpr unsigned min_transfer_bytes = 8;
+
+/// Simulated time so far in NoC cycles (for the dump-time formulas).
+double elapsed(const sc_core::sc_time& unit)
+{
+    return sc_core::sc_time_stamp() / unit;
+}
+} // namespace
+
+resource_params link::channel_params(const noc_config& cfg, const clock_params& clocks)
+{
+    resource_params p;
+    p.accurate = clocks.accurate;
+    p.cycle = sc_core::sc_time::from_value(clocks.noc_ps);
+    p.policy = cfg.arbiter;
+    p.inputs = 1;
+    return p;
+}
+
+link::link(const sc_core::sc_module_name& name, const noc_config& cfg, const clock_params& clocks)
+    : sc_module(name), in("in"), out("out"), channel("channel", channel_params(cfg, clocks)),
+      m_latency(sc_core::sc_time::from_value(cfg.link_latency.ps)),
+      m_cycle(sc_core::sc_time::from_value(clocks.noc_ps)),
+      m_bytes_per_cycle(cfg.link_bytes_per_cycle(clocks.noc_ps)), m_stats(this->name()),
+      m_requests(m_stats, "requests", "count", "requests carried"),
+      m_bytes(m_stats, "bytes", "bytes", "data bytes carried (writes out, reads back)"),
+      m_busy_cycles(m_stats, "busy_cycles", "cycles", "NoC cycles the channel was occupied"),
+      m_utilisation(m_stats, "utilisation", "ratio", "share of NoC cycles the channel was busy",
+                    [this] {
+                        const double t = elapsed(m_cycle);
+                        return t > 0 ? static_cast<double>(m_busy_cycles.value()) / t : 0.0;
+                    }),
+      m_bandwidth(m_stats, "bandwidth", "GB/s", "data bytes carried per ns of simulated time",
+                  [this] {
+                      const double ns = sc_core::sc_time_stamp().to_seconds() * 1e9;
+                      return ns > 0 ? static_cast<double>(m_bytes.value()) / ns : 0.0;
+                  })
+{
+    in.register_b_transport(this, &link::b_transport);
+    in.register_transport_dbg(this, &link::transport_dbg);
+    in.register_get_direct_mem_ptr(this, &link::get_direct_mem_ptr);
+    out.register_invalidate_direct_mem_ptr(this, &link::invalidate_direct_mem_ptr);
+}
+
+unsigned link::occupancy_cycles(unsigned bytes) const
+{
+    const double moved = std::max(bytes, min_transfer_bytes);
+    // The tolerance keeps exact quotients (64 B at 12.8 B/cycle) from rounding up a cycle.
+    const double cycles = std::ceil(moved / m_bytes_per_cycle - 1e-9);
+    return std::max(1u, static_cast<unsigned>(cycles));
+}
+
+void link::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
+{
+    const unsigned len = gp.get_data_length();
+    const unsigned cycles = occupancy_cycles(len);
+    ++m_requests;
+    m_bytes += len;
+    m_busy_cycles += cycles;
+    channel.use(0, gp.get_extension<tlm_bus::gpu_extension>(), cycles, delay);
+    delay += m_latency;
+    out->b_transport(gp, delay);
+    // The response (and a read's data) flies back over the reverse direction.
+    delay += m_latency;
+}
+
+unsigned link::transport_dbg(tlm::tlm_generic_payload& gp)
+{
+    return out->transport_dbg(gp);
+}
+
+bool link::get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi)
+{
+    const bool ok = out->get_direct_mem_ptr(gp, dmi);
+    if (ok) {
+        dmi.set_read_latency(dmi.get_read_latency() + 2 * m_latency);
+        dmi.set_write_latency(dmi.get_write_latency() + 2 * m_latency);
+    }
+    return ok;
+}
+
+void link::invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end)
+{
+    in->invalidate_direct_mem_ptr(start, end);
+}
+
+} // namespace vgpu::noc

@@ -1,0 +1,50 @@
+// One direction of an inter-module link: bandwidth-limited channel plus flight latency.
+// See models/noc/README.md.
+#pragma once
+
+#include "models/common/stats.h"
+#include "models/common/timing.h"
+#include "models/noc/noc_config.h"
+#include "models/noc/shared_resource.h"
+
+#include <cstdint>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+namespace vgpu::noc {
+
+/// Carries requests from module a to module b (`link_<a>_<b>`). A request waits for the
+/// channel, occupies it for ceil(max(length, 8) / bytes-per-cycle) NoC cycles, flies
+/// link_latency to b, and its response flies link_latency back: a read's data is charged to
+/// this direction's channel once, and the round trip pays the latency twice.
+class link : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<link> in;     ///< requests entering at module a
+    tlm_utils::simple_initiator_socket<link> out; ///< requests leaving at module b
+    shared_resource channel;                      ///< the wires: one request at a time
+
+    link(const sc_core::sc_module_name& name, const noc_config& cfg, const clock_params& clocks);
+
+    /// NoC cycles the channel is occupied by a request of `bytes` data bytes.
+    unsigned occupancy_cycles(unsigned bytes) const;
+    std::uint64_t requests() const { return m_requests.value(); } ///< b_transport calls
+    std::uint64_t bytes() const { return m_bytes.value(); }       ///< data bytes carried
+
+private:
+    void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    unsigned transport_dbg(tlm::tlm_generic_payload& gp);
+    bool get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
+    void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end);
+    static resource_params channel_params(const noc_config& cfg, const clock_params& clocks);
+
+    const sc_core::sc_time m_latency;
+    const sc_core::sc_time m_cycle;
+    const double m_bytes_per_cycle;
+    stats::group m_stats;
+    stats::counter m_requests, m_bytes, m_busy_cycles;
+    stats::formula m_utilisation, m_bandwidth;
+};
+
+} // namespace vgpu::noc
