@@ -1,0 +1,928 @@
+// SM shell: CTA launch, warp issue loop, coalesced memory, completion records.
+// See models/sm/README.md.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
+#include "models/sm/sm.h"
+
+#include "models/common/trace_events.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace vgpu::sm {
+
+namespace {
+constexpr std::uint32_t max_program_bytes = 1u << 20;
+
+bool is_fp(opcode op)
+{
+    return (op >= opcode::FADD && op <= opcode::F2I) || op == opcode::FSETP;
+}
+
+bool writes_reg(syntax s)
+{
+    switch (s) {
+    case syntax::r_s:
+    case syntax::r_ss:
+    case syntax::r_sss:
+    case syntax::s2r:
+    case syntax::ldp:
+    case syntax::sel:
+        return true;
+    default:
+        return false;
+    }
+}
+
+const char* status_name(tlm::tlm_response_status s)
+{
+    switch (s) {
+    case tlm::TLM_ADDRESS_ERROR_RESPONSE:
+        return "address error";
+    case tlm::TLM_COMMAND_ERROR_RESPONSE:
+        return "command error";
+    case tlm::TLM_BURST_ERROR_RESPONSE:
+        return "burst error";
+    case tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE:
+        return "byte-enable error";
+    case tlm::TLM_INCOMPLETE_RESPONSE:
+        return "incomplete";
+    default:
+        return "generic error";
+    }
+}
+
+unsigned ctz64(std::uint64_t v)
+{
+    return static_cast<unsigned>(__builtin_ctzll(v));
+}
+} // namespace
+
+sm::slot_stats::slot_stats(stats::group& g, unsigned slot)
+    : instructions(g, "w" + std::to_string(slot) + ".instructions", "count",
+                   "warp-instructions issued from this warp slot"),
+      barrier_wait_cycles(g, "w" + std::to_string(slot) + ".barrier_wait_cycles", "cycles",
+                          "cycles warps of this slot waited at a barrier"),
+      stall_cycles(g, "w" + std::to_string(slot) + ".stall_cycles", "cycles",
+                   "cycles warps of this slot were resident but did not issue")
+{
+}
+
+sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_params& clk,
+       unsigned sm_id, unsigned module, unsigned cluster, unsigned line_bytes)
+    : sc_module(name), ctrl("ctrl"), mem("mem"), done("done"), m_cfg(cfg), m_clk(clk),
+      m_sm_id(sm_id), m_module(module), m_cluster(cluster), m_line_bytes(line_bytes),
+      m_period_ticks(sc_core::sc_time(static_cast<double>(clk.core_ps), sc_core::SC_PS).value()),
+      m_coalescer(line_bytes, 4), m_sched(cfg.warp_slots, cfg.scheduler), m_log(this->name()),
+      m_warps(cfg.warp_slots), m_cta_slots(cfg.cta_slots), m_progs(cfg.cta_slots),
+      m_stats(this->name()),
+      m_instructions(m_stats, "instructions", "count", "warp-instructions issued"),
+      m_lane_instructions(m_stats, "lane_instructions", "count",
+                          "thread-instructions executed (active lanes with a true guard)"),
+      m_loads(m_stats, "loads", "count", "warp LD instructions"),
+      m_stores(m_stats, "stores", "count", "warp ST instructions"),
+      m_mem_requests(m_stats, "mem_requests", "count", "line requests of LD/ST"),
+      m_fetches(m_stats, "fetch_requests", "count", "line requests of program fetches"),
+      m_ctas(m_stats, "ctas", "count", "CTAs ended (including faulted ones)"),
+      m_faults(m_stats, "faults", "count", "CTAs ended by a fault"),
+      m_active_cycles(m_stats, "active_cycles", "cycles", "cycles with at least one resident CTA"),
+      m_idle_cycles(m_stats, "idle_cycles", "cycles", "cycles without a resident CTA"),
+      m_stall_scoreboard(m_stats, "stall_scoreboard", "cycles",
+                         "cycles no warp could issue, mostly waiting for ALU results"),
+      m_stall_barrier(m_stats, "stall_barrier", "cycles",
+                      "cycles no warp could issue, mostly waiting at barriers"),
+      m_stall_memory(m_stats, "stall_memory", "cycles",
+                     "cycles no warp could issue, mostly waiting for memory"),
+      m_barrier_wait_cycles(m_stats, "barrier_wait_cycles", "cycles",
+                            "warp-cycles spent waiting at barriers"),
+      m_trace_events(m_stats, "trace_events", "count", "TRACE instructions executed"),
+      m_ipc(m_stats, "ipc", "instructions/cycle", "warp-instructions per active cycle", [this] {
+          const auto c = m_active_cycles.value();
+          return c ? static_cast<double>(m_instructions.value()) / static_cast<double>(c) : 0.0;
+      })
+{
+    if (line_bytes < 4 || (line_bytes & (line_bytes - 1)) != 0)
+        SC_REPORT_ERROR("vgpu/sm", "line_bytes must be a power of two >= 4");
+    if (cfg.warp_slots == 0 || cfg.warp_slots > warp_scheduler::max_slots || cfg.cta_slots == 0)
+        SC_REPORT_ERROR("vgpu/sm", "warp_slots must be 1..64 and cta_slots >= 1");
+    if (m_period_ticks == 0)
+        SC_REPORT_ERROR("vgpu/sm", "core clock period below the time resolution");
+    m_free_warps = cfg.warp_slots == 64 ? ~0ull : (1ull << cfg.warp_slots) - 1;
+    m_pending.reserve(cfg.cta_slots);
+    for (auto& c : m_cta_slots)
+        c.ctx.params.reserve(cp::max_params);
+    m_jobs.resize(static_cast<std::size_t>(cfg.warp_slots) * warp_size);
+    m_line_bufs.resize(static_cast<std::size_t>(cfg.lsu_threads + 1) * line_bytes);
+    m_be_bufs.resize(m_line_bufs.size());
+    for (unsigned w = 0; w < cfg.warp_slots; ++w) {
+        m_slot_stats.push_back(std::make_unique<slot_stats>(m_stats, w));
+        m_warp_tracks.push_back("warp " + std::to_string(w));
+    }
+
+    ctrl.register_b_transport(this, &sm::ctrl_b_transport);
+    ctrl.register_transport_dbg(this, &sm::ctrl_transport_dbg);
+    SC_HAS_PROCESS(sm);
+    SC_THREAD(issue_loop);
+    if (clk.accurate) {
+        for (unsigned i = 0; i < cfg.lsu_threads; ++i)
+            sc_core::sc_spawn([this, i] { lsu_thread(i); }, sc_core::sc_gen_unique_name("lsu"));
+    }
+}
+
+sm::~sm() = default;
+
+unsigned sm::resident_ctas() const
+{
+    unsigned n = 0;
+    for (const auto& c : m_cta_slots)
+        n += c.st != cta_slot::state::free;
+    return n;
+}
+
+// ---- time ----
+
+sc_core::sc_time sm::time_of(std::uint64_t cycle) const
+{
+    return sc_core::sc_time::from_value(cycle * m_period_ticks);
+}
+
+std::uint64_t sm::cycle_of(const sc_core::sc_time& t) const
+{
+    return (t.value() + m_period_ticks - 1) / m_period_ticks;
+}
+
+void sm::keep_time()
+{
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time local = time_of(m_cycle);
+    if (local < now) {
+        m_cycle = cycle_of(now);
+        m_qk.set(time_of(m_cycle) - now);
+    } else {
+        m_qk.set(local - now);
+    }
+    if (m_qk.need_sync())
+        m_qk.sync();
+}
+
+void sm::block(std::uint64_t until)
+{
+    m_qk.sync();
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    if (until == never)
+        sc_core::wait(m_wake);
+    else if (time_of(until) > now)
+        sc_core::wait(time_of(until) - now, m_wake);
+    m_cycle = std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
+    m_qk.set(time_of(m_cycle) - sc_core::sc_time_stamp());
+}
+
+// ---- control ----
+
+void sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
+{
+    if (!gp.is_write()) {
+        VGPU_WARN(m_log, "ctrl: only writes of a cta_launch are accepted");
+        gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+        return;
+    }
+    if (gp.get_address() != 0) {
+        VGPU_WARN(m_log, "ctrl: launch written to address 0x%llx instead of 0",
+                  static_cast<unsigned long long>(gp.get_address()));
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    if (gp.get_byte_enable_ptr()) {
+        VGPU_WARN(m_log, "ctrl: byte enables are not supported");
+        gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+        return;
+    }
+    if (gp.get_data_length() != sizeof(cp::cta_launch) ||
+        gp.get_streaming_width() < gp.get_data_length()) {
+        VGPU_WARN(m_log, "ctrl: launch of %u bytes, expected %zu", gp.get_data_length(),
+                  sizeof(cp::cta_launch));
+        gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+        return;
+    }
+    cp::cta_launch l;
+    std::memcpy(&l, gp.get_data_ptr(), sizeof l);
+    const std::uint64_t threads = std::uint64_t{l.block_x} * l.block_y;
+    const std::uint64_t warps = (threads + warp_size - 1) / warp_size;
+    const auto free_warps = static_cast<unsigned>(__builtin_popcountll(m_free_warps));
+    auto slot = std::find_if(m_cta_slots.begin(), m_cta_slots.end(),
+                             [](const cta_slot& c) { return c.st == cta_slot::state::free; });
+    const char* why = nullptr;
+    if (threads == 0 || l.grid_x == 0 || l.grid_y == 0)
+        why = "empty CTA or grid";
+    else if (l.nparams > cp::max_params)
+        why = "too many parameters";
+    else if (slot == m_cta_slots.end())
+        why = "no free CTA slot";
+    else if (warps > free_warps)
+        why = "not enough free warp slots";
+    if (why) {
+        VGPU_WARN(m_log,
+                  "ctrl: CTA (%u,%u) of kernel %u refused: %s (%llu warps, %u free warp slots)",
+                  l.cta_x, l.cta_y, l.kernel_seq, why, static_cast<unsigned long long>(warps),
+                  free_warps);
+        gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+        return;
+    }
+    cta_slot& c = *slot;
+    c = cta_slot{};
+    c.ctx.params.reserve(cp::max_params);
+    c.st = cta_slot::state::pending;
+    c.launch = l;
+    c.arrival_ps = (sc_core::sc_time_stamp() + delay).value();
+    std::uint64_t mask = 0;
+    for (std::uint64_t free = m_free_warps; free != 0 && c.warps < warps; free &= free - 1) {
+        mask |= free & -free;
+        ++c.warps;
+    }
+    c.warp_mask = mask;
+    m_free_warps &= ~mask;
+    m_pending.push_back(static_cast<int>(slot - m_cta_slots.begin()));
+    m_wake.notify(delay);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned sm::ctrl_transport_dbg(tlm::tlm_generic_payload&)
+{
+    return 0; // the launch port has no readable state
+}
+
+tlm_bus::gpu_extension sm::request_ext(int warp_slot, tlm_bus::access_kind kind,
+                                       std::uint64_t vaddr, std::uint32_t pc,
+                                       const cp::cta_launch& l) const
+{
+    tlm_bus::gpu_extension e;
+    e.module = static_cast<std::int16_t>(m_module);
+    e.cluster = static_cast<std::int16_t>(m_cluster);
+    e.sm = static_cast<std::int16_t>(m_sm_id);
+    e.warp = warp_slot;
+    e.kind = kind;
+    e.barrier_waiting = static_cast<std::uint16_t>(m_barrier_waiting);
+    e.vaddr = vaddr;
+    e.pc = pc;
+    e.epoch = l.kernel_seq;
+    e.ptbr = l.ptbr;
+    return e;
+}
+
+// ---- CTA start ----
+
+int sm::fetch_program(cta_slot& c, std::uint64_t& ready)
+{
+    const cp::cta_launch& l = c.launch;
+    for (std::size_t i = 0; i < m_progs.size(); ++i) {
+        prog_entry& p = m_progs[i];
+        if (p.valid && p.kernel_seq == l.kernel_seq && p.addr == l.prog_addr &&
+            p.bytes == l.prog_bytes) {
+            ++p.users;
+            return static_cast<int>(i);
+        }
+    }
+    const int first_warp = static_cast<int>(ctz64(c.warp_mask));
+    auto fail = [&](std::uint64_t va, const std::string& msg) {
+        fault_cta(static_cast<int>(&c - m_cta_slots.data()), static_cast<unsigned>(first_warp), 0,
+                  va, msg);
+        return -1;
+    };
+    if (l.prog_bytes == 0 || l.prog_bytes > max_program_bytes)
+        return fail(l.prog_addr, "program size " + std::to_string(l.prog_bytes) +
+                                     " bytes outside 1.." + std::to_string(max_program_bytes));
+    auto victim = std::find_if(m_progs.begin(), m_progs.end(),
+                               [](const prog_entry& p) { return p.users == 0; });
+    if (victim == m_progs.end()) {
+        SC_REPORT_ERROR("vgpu/sm", "no free program cache entry");
+        return -1;
+    }
+    victim->valid = false;
+    const std::uint64_t line = m_line_bytes;
+    const std::uint64_t first = l.prog_addr & ~(line - 1);
+    const std::uint64_t last = (std::uint64_t{l.prog_addr} + l.prog_bytes + line - 1) & ~(line - 1);
+    m_fetch_buf.resize(last - first);
+    std::uint64_t end = ready;
+    unsigned i = 0;
+    for (std::uint64_t va = first; va < last; va += line, ++i) {
+        const sc_core::sc_time at = time_of(ready + i);
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+        const tlm_bus::gpu_extension ext =
+            request_ext(-1, tlm_bus::access_kind::instruction, va, 0, l);
+        const auto st = mem.access(tlm::TLM_READ_COMMAND, va, &m_fetch_buf[va - first],
+                                   m_line_bytes, delay, &ext);
+        ++m_fetches;
+        if (st != tlm::TLM_OK_RESPONSE) {
+            char msg[96];
+            std::snprintf(msg, sizeof msg, "instruction fetch at VA 0x%llx failed (%s)",
+                          static_cast<unsigned long long>(va), status_name(st));
+            return fail(va, msg);
+        }
+        end = std::max(end, cycle_of(sc_core::sc_time_stamp() + delay));
+    }
+    victim->code = decode_program(&m_fetch_buf[l.prog_addr - first], l.prog_bytes);
+    for (std::size_t pc = 0; pc < victim->code.size(); ++pc)
+        if (victim->code[pc].op == opcode::INVALID)
+            return fail(l.prog_addr + pc * instruction_bytes,
+                        "instruction at pc " + std::to_string(pc) + " does not decode");
+    victim->valid = true;
+    victim->kernel_seq = l.kernel_seq;
+    victim->addr = l.prog_addr;
+    victim->bytes = l.prog_bytes;
+    victim->users = 1;
+    ready = end;
+    return static_cast<int>(victim - m_progs.begin());
+}
+
+void sm::start_cta(int ci)
+{
+    cta_slot& c = m_cta_slots[ci];
+    const cp::cta_launch& l = c.launch;
+    const std::uint64_t arrival = cycle_of(sc_core::sc_time::from_value(c.arrival_ps));
+    std::uint64_t start = std::max(m_cycle, arrival);
+    c.st = cta_slot::state::running;
+    c.start = start;
+    c.end = start;
+    std::uint64_t ready = start;
+    c.prog = fetch_program(c, ready);
+    m_cycle = std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
+    if (c.prog < 0)
+        return;
+    c.ctx.params.assign(l.params, l.params + l.nparams);
+    c.ctx.ntid_x = l.block_x;
+    c.ctx.ntid_y = l.block_y;
+    c.ctx.nctaid_x = l.grid_x;
+    c.ctx.nctaid_y = l.grid_y;
+    c.ctx.ctaid_x = l.cta_x;
+    c.ctx.ctaid_y = l.cta_y;
+    c.ctx.sm_id = m_sm_id;
+    unsigned k = 0;
+    for (std::uint64_t m = c.warp_mask; m != 0; m &= m - 1, ++k) {
+        const unsigned s = ctz64(m);
+        warp_slot& ws = m_warps[s];
+        ws.w.emplace(m_progs[c.prog].code, c.ctx, k, m_cfg.regs_per_thread);
+        ws.cta = ci;
+        ws.next = ready;
+        ws.reason = wait_reason::memory;
+        ws.reg_ready.fill(0);
+        ws.reg_from_load.reset();
+        ws.pred_ready.fill(0);
+        ws.at_barrier = false;
+        ws.mem_busy = false;
+        ws.mem_ready = 0;
+        ws.start = ready;
+        ws.issued = 0;
+        m_sched.launch(s);
+        m_live |= 1ull << s;
+    }
+    m_next_limit = std::min(m_next_limit, start + m_cfg.max_cta_cycles + 1);
+    VGPU_DEBUG(m_log, "CTA (%u,%u) of kernel %u started at cycle %llu with %u warps", l.cta_x,
+               l.cta_y, l.kernel_seq, static_cast<unsigned long long>(start), c.warps);
+}
+
+// ---- issue ----
+
+void sm::update_next(unsigned slot)
+{
+    warp_slot& ws = m_warps[slot];
+    if (ws.at_barrier) {
+        ws.next = never;
+        ws.reason = wait_reason::barrier;
+        return;
+    }
+    const warp& w = *ws.w;
+    if (!w.ready()) {
+        ws.next = never;
+        ws.reason = wait_reason::memory;
+        return;
+    }
+    const instruction* inst = w.next();
+    if (!inst) {
+        ws.next = 0;
+        ws.reason = wait_reason::none;
+        return;
+    }
+    std::uint64_t t = ws.pred_ready[inst->guard <= num_predicates ? inst->guard : pred_true];
+    bool from_mem = false;
+    for (const operand& o : inst->src) {
+        if (o.kind == operand_kind::reg && o.value < m_cfg.regs_per_thread) {
+            if (ws.reg_ready[o.value] > t) {
+                t = ws.reg_ready[o.value];
+                from_mem = ws.reg_from_load[o.value];
+            }
+        } else if (o.kind == operand_kind::pred && o.value <= num_predicates) {
+            if (ws.pred_ready[o.value] > t) {
+                t = ws.pred_ready[o.value];
+                from_mem = false;
+            }
+        }
+    }
+    // Per-warp memory order; a BAR also waits, so that the CTA sees the warp's stores after it.
+    if (inst->op == opcode::LD || inst->op == opcode::ST || inst->op == opcode::CDL ||
+        inst->op == opcode::BAR) {
+        if (ws.mem_busy) {
+            ws.next = never;
+            ws.reason = wait_reason::memory;
+            return;
+        }
+        if (ws.mem_ready > t) {
+            t = ws.mem_ready;
+            from_mem = true;
+        }
+    }
+    ws.next = t;
+    ws.reason = from_mem ? wait_reason::memory : wait_reason::scoreboard;
+}
+
+void sm::retire_alu(warp_slot& ws, const instruction& inst)
+{
+    const std::uint64_t ready = m_cycle + (is_fp(inst.op) ? m_cfg.fp_latency : m_cfg.alu_latency);
+    const syntax form = info(inst.op).form;
+    if (form == syntax::setp) {
+        if (inst.dst < pred_true)
+            ws.pred_ready[inst.dst] = ready;
+    } else if (writes_reg(form) && inst.dst < m_cfg.regs_per_thread) {
+        ws.reg_ready[inst.dst] = ready;
+        ws.reg_from_load.reset(inst.dst);
+    }
+}
+
+void sm::issue(unsigned slot)
+{
+    warp_slot& ws = m_warps[slot];
+    const step_result r = ws.w->step();
+    ++m_instructions;
+    m_lane_instructions += static_cast<unsigned>(__builtin_popcount(r.lane_mask));
+    ++ws.issued;
+    ++m_slot_stats[slot]->instructions;
+    switch (r.kind) {
+    case step_kind::alu:
+        if (r.inst)
+            retire_alu(ws, *r.inst);
+        break;
+    case step_kind::branch:
+        break;
+    case step_kind::load:
+    case step_kind::store:
+        issue_mem(slot, r);
+        break;
+    case step_kind::barrier:
+        arrive(slot, r.pc);
+        return;
+    case step_kind::exit:
+        if (ws.w->done()) {
+            warp_exited(slot);
+            return;
+        }
+        break;
+    case step_kind::trace:
+        ++m_trace_events;
+        break;
+    case step_kind::cdl:
+        fault_cta(ws.cta, slot, r.pc, 0,
+                  "CDL requires the CDL access controller, not present in this platform");
+        return;
+    case step_kind::error:
+        fault_cta(ws.cta, slot, r.pc, 0, std::string(r.message));
+        return;
+    }
+    if (m_live & (1ull << slot))
+        update_next(slot);
+}
+
+void sm::issue_mem(unsigned slot, const step_result& r)
+{
+    warp_slot& ws = m_warps[slot];
+    cta_slot& c = m_cta_slots[ws.cta];
+    const mem_access& a = *r.access;
+    mem_op& op = ws.op;
+    op.lines = m_coalescer.coalesce(a.lane_mask, a.addr);
+    if (op.lines.misaligned) {
+        fault_cta(ws.cta, slot, r.pc, a.addr[ctz64(op.lines.misaligned)], "misaligned access");
+        return;
+    }
+    op.addr = a.addr;
+    op.store = r.kind == step_kind::store;
+    if (op.store)
+        op.data = a.data;
+    op.lane_mask = a.lane_mask;
+    op.reg = a.reg;
+    op.pc = r.pc;
+    op.issue = m_cycle;
+    op.end = m_cycle;
+    op.remaining = op.lines.count;
+    op.failed = false;
+    if (op.store)
+        ++m_stores;
+    else
+        ++m_loads;
+    m_mem_requests += op.lines.count;
+    ++c.outstanding;
+    if (m_clk.accurate) {
+        ws.mem_busy = true;
+        for (unsigned i = 0; i < op.lines.count; ++i) {
+            m_jobs[(m_job_head + m_job_count) % m_jobs.size()] = {static_cast<std::uint16_t>(slot),
+                                                                  static_cast<std::uint16_t>(i)};
+            ++m_job_count;
+        }
+        m_job_event.notify();
+        return;
+    }
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    for (unsigned i = 0; i < op.lines.count; ++i) {
+        sc_core::sc_time delay = time_of(m_cycle + i) - now;
+        do_line(slot, i, delay, m_line_bufs.data(), m_be_bufs.data());
+    }
+    op.remaining = 0;
+    finish_mem(slot);
+}
+
+void sm::do_line(unsigned slot, unsigned line, sc_core::sc_time& delay, std::uint8_t* buf,
+                 std::uint8_t* be)
+{
+    warp_slot& ws = m_warps[slot];
+    mem_op& op = ws.op;
+    const coalescer::request& req = op.lines.requests[line];
+    const std::uint64_t va = req.line_addr + req.offset;
+    const unsigned len = req.bytes;
+    const tlm_bus::gpu_extension ext = request_ext(
+        static_cast<int>(slot), tlm_bus::access_kind::data, va, op.pc, m_cta_slots[ws.cta].launch);
+    tlm::tlm_response_status st;
+    if (!op.store) {
+        st = mem.access(tlm::TLM_READ_COMMAND, va, buf, len, delay, &ext);
+        if (st == tlm::TLM_OK_RESPONSE)
+            for (std::uint32_t m = req.lane_mask; m != 0; m &= m - 1) {
+                const unsigned l = static_cast<unsigned>(__builtin_ctz(m));
+                std::memcpy(&op.data[l], buf + (op.addr[l] - va), 4);
+            }
+    } else {
+        std::memset(be, 0, len);
+        for (std::uint32_t m = req.lane_mask; m != 0; m &= m - 1) {
+            const unsigned l = static_cast<unsigned>(__builtin_ctz(m));
+            const std::uint64_t off = op.addr[l] - va;
+            std::memcpy(buf + off, &op.data[l], 4);
+            std::memset(be + off, 0xff, 4);
+        }
+        if (std::memchr(be, 0, len) == nullptr) {
+            st = mem.access(tlm::TLM_WRITE_COMMAND, va, buf, len, delay, &ext);
+        } else {
+            // The lanes leave holes: one write of the segment with TLM byte enables.
+            tlm::tlm_generic_payload* gp = m_be_pool.acquire();
+            gp->set_command(tlm::TLM_WRITE_COMMAND);
+            gp->set_address(va);
+            gp->set_data_ptr(buf);
+            gp->set_data_length(len);
+            gp->set_streaming_width(len);
+            gp->set_byte_enable_ptr(be);
+            gp->set_byte_enable_length(len);
+            tlm_bus::ext(*gp) = ext;
+            mem->b_transport(*gp, delay);
+            st = gp->get_response_status();
+            gp->release();
+        }
+    }
+    op.end = std::max(op.end, cycle_of(sc_core::sc_time_stamp() + delay));
+    if (st != tlm::TLM_OK_RESPONSE && !op.failed) {
+        op.failed = true;
+        op.fail_vaddr = op.addr[static_cast<unsigned>(__builtin_ctz(req.lane_mask))];
+        op.fail_status = st;
+    }
+}
+
+void sm::finish_mem(unsigned slot)
+{
+    warp_slot& ws = m_warps[slot];
+    cta_slot& c = m_cta_slots[ws.cta];
+    mem_op& op = ws.op;
+    --c.outstanding;
+    ws.mem_busy = false;
+    ws.mem_ready = op.end;
+    c.end = std::max(c.end, op.end);
+    if (op.failed) {
+        char msg[96];
+        std::snprintf(msg, sizeof msg, "%s at VA 0x%llx failed (%s)", op.store ? "ST" : "LD",
+                      static_cast<unsigned long long>(op.fail_vaddr), status_name(op.fail_status));
+        fault_cta(ws.cta, slot, op.pc, op.fail_vaddr, msg);
+        m_check = true;
+        return;
+    }
+    if (!op.store && op.reg != reg_zero) {
+        ws.w->complete_load(op.reg, op.data, op.lane_mask);
+        if (op.reg < m_cfg.regs_per_thread) {
+            ws.reg_ready[op.reg] = op.end;
+            ws.reg_from_load.set(op.reg);
+        }
+    }
+    if (m_live & (1ull << slot))
+        update_next(slot);
+    if (c.st == cta_slot::state::ending || c.exited == c.warps)
+        m_check = true;
+}
+
+// ---- barriers, exits, faults ----
+
+void sm::arrive(unsigned slot, std::uint32_t pc)
+{
+    warp_slot& ws = m_warps[slot];
+    cta_slot& c = m_cta_slots[ws.cta];
+    ws.at_barrier = true;
+    ws.bar_pc = pc;
+    ws.bar_since = m_cycle;
+    ws.next = never;
+    ws.reason = wait_reason::barrier;
+    ++m_barrier_waiting;
+    ++c.arrived;
+    if (c.arrived == c.warps)
+        release_barrier(c);
+    else if (c.arrived + c.exited == c.warps)
+        fault_cta(ws.cta, slot, pc, 0, "barrier deadlock: " + wait_report(c));
+}
+
+void sm::release_barrier(cta_slot& c)
+{
+    auto& rec = trace::recorder::instance();
+    for (std::uint64_t m = c.warp_mask; m != 0; m &= m - 1) {
+        const unsigned s = ctz64(m);
+        warp_slot& ws = m_warps[s];
+        if (!ws.at_barrier)
+            continue;
+        ws.at_barrier = false;
+        --m_barrier_waiting;
+        const std::uint64_t waited = m_cycle - ws.bar_since;
+        m_barrier_wait_cycles += waited;
+        m_slot_stats[s]->barrier_wait_cycles += waited;
+        if (rec.enabled())
+            rec.span(name(), m_warp_tracks[s], "BAR", ws.bar_since * m_clk.core_ps,
+                     m_cycle * m_clk.core_ps);
+        update_next(s);
+    }
+    c.arrived = 0;
+}
+
+void sm::warp_exited(unsigned slot)
+{
+    warp_slot& ws = m_warps[slot];
+    cta_slot& c = m_cta_slots[ws.cta];
+    m_live &= ~(1ull << slot);
+    ++c.exited;
+    const std::uint64_t lifetime = m_cycle + 1 - ws.start;
+    m_slot_stats[slot]->stall_cycles += lifetime > ws.issued ? lifetime - ws.issued : 0;
+    auto& rec = trace::recorder::instance();
+    if (rec.enabled())
+        rec.span(name(), m_warp_tracks[slot],
+                 "cta (" + std::to_string(c.launch.cta_x) + "," + std::to_string(c.launch.cta_y) +
+                     ") warp " + std::to_string(ws.w->warp_in_cta()),
+                 ws.start * m_clk.core_ps, (m_cycle + 1) * m_clk.core_ps);
+    if (c.exited == c.warps) {
+        m_check = true;
+    } else if (c.arrived > 0 && c.arrived + c.exited == c.warps) {
+        unsigned first = slot;
+        for (std::uint64_t m = c.warp_mask; m != 0; m &= m - 1)
+            if (m_warps[ctz64(m)].at_barrier) {
+                first = ctz64(m);
+                break;
+            }
+        fault_cta(ws.cta, first, m_warps[first].bar_pc, 0, "barrier deadlock: " + wait_report(c));
+    }
+}
+
+std::string sm::wait_report(const cta_slot& c) const
+{
+    std::string out;
+    char part[96];
+    for (std::uint64_t m = c.warp_mask; m != 0; m &= m - 1) {
+        const unsigned s = ctz64(m);
+        const warp_slot& ws = m_warps[s];
+        if (!ws.w)
+            continue;
+        if (!out.empty())
+            out += "; ";
+        if (ws.w->done() && !ws.w->faulted())
+            std::snprintf(part, sizeof part, "warp %u: exited", s);
+        else if (ws.at_barrier)
+            std::snprintf(part, sizeof part, "warp %u at pc %u: BAR (%u of %u warps arrived)", s,
+                          ws.bar_pc, c.arrived, c.warps);
+        else if (ws.mem_busy || !ws.w->ready())
+            std::snprintf(part, sizeof part, "warp %u at pc %u: memory", s, ws.w->pc());
+        else if (ws.next > m_cycle)
+            std::snprintf(part, sizeof part, "warp %u at pc %u: scoreboard", s, ws.w->pc());
+        else
+            std::snprintf(part, sizeof part, "warp %u at pc %u: ready", s, ws.w->pc());
+        out += part;
+    }
+    return out;
+}
+
+void sm::fault_cta(int ci, unsigned slot, std::uint32_t pc, std::uint64_t vaddr,
+                   const std::string& msg)
+{
+    cta_slot& c = m_cta_slots[ci];
+    if (c.faulted)
+        return;
+    c.faulted = true;
+    cp::cta_done& d = c.fault;
+    d.queue = c.launch.queue;
+    d.kernel_seq = c.launch.kernel_seq;
+    d.sm = m_sm_id;
+    d.cta_x = c.launch.cta_x;
+    d.cta_y = c.launch.cta_y;
+    d.status = cp::cta_status::fault;
+    d.warp = slot;
+    d.pc = pc;
+    d.vaddr = vaddr;
+    std::snprintf(d.message, sizeof d.message, "%s", msg.c_str());
+    m_last_fault = msg;
+    VGPU_WARN(m_log, "CTA (%u,%u) of kernel %u faulted: warp %u pc %u: %s", c.launch.cta_x,
+              c.launch.cta_y, c.launch.kernel_seq, slot, pc, msg.c_str());
+    for (std::uint64_t m = c.warp_mask; m != 0; m &= m - 1) {
+        const unsigned s = ctz64(m);
+        m_live &= ~(1ull << s);
+        if (m_warps[s].at_barrier) {
+            m_warps[s].at_barrier = false;
+            --m_barrier_waiting;
+        }
+    }
+    c.st = cta_slot::state::ending;
+    m_check = true;
+}
+
+void sm::check_ctas()
+{
+    m_check = false;
+    for (std::size_t i = 0; i < m_cta_slots.size(); ++i) {
+        const cta_slot& c = m_cta_slots[i];
+        const bool finished = c.st == cta_slot::state::ending ||
+                              (c.st == cta_slot::state::running && c.exited == c.warps);
+        if (finished && c.outstanding == 0)
+            end_cta(static_cast<int>(i));
+    }
+}
+
+void sm::end_cta(int ci)
+{
+    cta_slot& c = m_cta_slots[ci];
+    const std::uint64_t end = std::max(m_cycle, c.end);
+    cp::cta_done d{};
+    if (c.faulted) {
+        d = c.fault;
+    } else {
+        d.queue = c.launch.queue;
+        d.kernel_seq = c.launch.kernel_seq;
+        d.sm = m_sm_id;
+        d.cta_x = c.launch.cta_x;
+        d.cta_y = c.launch.cta_y;
+        d.status = cp::cta_status::ok;
+    }
+    auto& rec = trace::recorder::instance();
+    for (std::uint64_t m = c.warp_mask; m != 0; m &= m - 1) {
+        const unsigned s = ctz64(m);
+        warp_slot& ws = m_warps[s];
+        if (ws.w && (!ws.w->done() || ws.w->faulted())) {
+            // Stopped by a fault: the warp's lifetime ends with the CTA.
+            const std::uint64_t lifetime = end - ws.start;
+            m_slot_stats[s]->stall_cycles += lifetime > ws.issued ? lifetime - ws.issued : 0;
+            if (rec.enabled())
+                rec.span(name(), m_warp_tracks[s], "warp (stopped)", ws.start * m_clk.core_ps,
+                         end * m_clk.core_ps);
+        }
+        ws.w.reset();
+        ws.cta = -1;
+    }
+    if (rec.enabled())
+        rec.span(name(), "ctas",
+                 "cta (" + std::to_string(c.launch.cta_x) + "," + std::to_string(c.launch.cta_y) +
+                     ") kernel " + std::to_string(c.launch.kernel_seq),
+                 c.start * m_clk.core_ps, end * m_clk.core_ps);
+    m_free_warps |= c.warp_mask;
+    if (c.prog >= 0)
+        --m_progs[c.prog].users;
+    ++m_ctas;
+    if (c.faulted)
+        ++m_faults;
+    c.st = cta_slot::state::free;
+    c.warp_mask = 0;
+    m_next_limit = never;
+    for (const auto& o : m_cta_slots)
+        if (o.st == cta_slot::state::running)
+            m_next_limit = std::min(m_next_limit, o.start + m_cfg.max_cta_cycles + 1);
+
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time at = time_of(end);
+    sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+    const tlm_bus::gpu_extension ext = request_ext(-1, tlm_bus::access_kind::other, 0, 0, c.launch);
+    const auto st = done.access(tlm::TLM_WRITE_COMMAND, 0, &d, sizeof d, delay, &ext);
+    if (st != tlm::TLM_OK_RESPONSE)
+        SC_REPORT_ERROR("vgpu/sm", "the CP refused a cta_done record");
+    m_cycle = std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
+}
+
+// ---- processes ----
+
+void sm::issue_loop()
+{
+    m_qk.reset();
+    m_cycle = cycle_of(sc_core::sc_time_stamp());
+    std::array<unsigned, 4> reasons{};
+    for (;;) {
+        if (!m_pending.empty()) {
+            // start_cta may wait (accurate-mode fetch); launches arriving meanwhile queue up.
+            for (std::size_t i = 0; i < m_pending.size(); ++i)
+                start_cta(m_pending[i]);
+            m_pending.clear();
+        }
+        if (m_cycle >= m_next_limit) {
+            for (std::size_t i = 0; i < m_cta_slots.size(); ++i) {
+                const cta_slot& c = m_cta_slots[i];
+                if (c.st == cta_slot::state::running && m_cycle - c.start > m_cfg.max_cta_cycles) {
+                    const std::uint64_t live = c.warp_mask & m_live;
+                    const unsigned first = ctz64(live ? live : c.warp_mask);
+                    const std::uint32_t pc = m_warps[first].w ? m_warps[first].w->pc() : 0;
+                    fault_cta(static_cast<int>(i), first, pc, 0,
+                              "CTA ran more than " + std::to_string(m_cfg.max_cta_cycles) +
+                                  " cycles: " + wait_report(c));
+                }
+            }
+            m_next_limit = never;
+            for (const auto& o : m_cta_slots)
+                if (o.st == cta_slot::state::running && !o.faulted)
+                    m_next_limit = std::min(m_next_limit, o.start + m_cfg.max_cta_cycles + 1);
+        }
+        if (m_check)
+            check_ctas();
+        if (m_live == 0 && m_pending.empty()) {
+            bool resident = false;
+            for (const auto& c : m_cta_slots)
+                resident |= c.st == cta_slot::state::running || c.st == cta_slot::state::ending;
+            if (!resident) {
+                const std::uint64_t before = m_cycle;
+                block(never);
+                m_idle_cycles += m_cycle - before;
+                continue;
+            }
+        }
+
+        std::uint64_t ready = 0;
+        std::uint64_t earliest = never;
+        reasons.fill(0);
+        for (std::uint64_t m = m_live; m != 0; m &= m - 1) {
+            const unsigned s = ctz64(m);
+            const warp_slot& ws = m_warps[s];
+            if (ws.next <= m_cycle) {
+                ready |= 1ull << s;
+            } else {
+                earliest = std::min(earliest, ws.next);
+                ++reasons[static_cast<unsigned>(ws.reason)];
+            }
+        }
+        if (ready != 0) {
+            issue(static_cast<unsigned>(m_sched.pick(ready)));
+            ++m_cycle;
+            ++m_active_cycles;
+            keep_time();
+            continue;
+        }
+
+        const auto mem = reasons[static_cast<unsigned>(wait_reason::memory)];
+        const auto bar = reasons[static_cast<unsigned>(wait_reason::barrier)];
+        const auto sb = reasons[static_cast<unsigned>(wait_reason::scoreboard)];
+        stats::counter& stall = (mem >= bar && mem >= sb) || m_live == 0
+                                    ? m_stall_memory
+                                    : (bar >= sb ? m_stall_barrier : m_stall_scoreboard);
+        const std::uint64_t target = std::min(earliest, m_next_limit);
+        const std::uint64_t before = m_cycle;
+        if (!m_clk.accurate && target != never)
+            m_cycle = target; // nothing can change before target: jump (idle costs nothing)
+        else if (!m_clk.accurate && m_job_count == 0 && m_pending.empty())
+            SC_REPORT_ERROR("vgpu/sm", "issue loop blocked with nothing that could wake it");
+        else
+            block(target);
+        stall += m_cycle - before;
+        m_active_cycles += m_cycle - before;
+        keep_time();
+    }
+}
+
+void sm::lsu_thread(unsigned id)
+{
+    std::uint8_t* buf = &m_line_bufs[static_cast<std::size_t>(id + 1) * m_line_bytes];
+    std::uint8_t* be = &m_be_bufs[static_cast<std::size_t>(id + 1) * m_line_bytes];
+    for (;;) {
+        while (m_job_count == 0)
+            sc_core::wait(m_job_event);
+        const lsu_job job = m_jobs[m_job_head];
+        m_job_head = (m_job_head + 1) % m_jobs.size();
+        --m_job_count;
+        mem_op& op = m_warps[job.slot].op;
+        const sc_core::sc_time at = time_of(op.issue + job.line);
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+        do_line(job.slot, job.line, delay, buf, be);
+        if (--op.remaining == 0) {
+            finish_mem(job.slot);
+            m_wake.notify(sc_core::SC_ZERO_TIME);
+        }
+    }
+}
+
+} // namespace vgpu::sm

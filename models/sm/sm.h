@@ -1,0 +1,211 @@
+// SM shell: CTA launch target, warp issue loop over the SIMT cores, coalesced LD/ST through
+// the `mem` port, CTA completion and fault records to the CP. See models/sm/README.md.
+#pragma once
+
+#include "models/common/logger.h"
+#include "models/common/stats.h"
+#include "models/common/timing.h"
+#include "models/cp/cta_launch.h"
+#include "models/sm/core/coalescer.h"
+#include "models/sm/core/isa.h"
+#include "models/sm/core/warp.h"
+#include "models/sm/core/warp_scheduler.h"
+#include "models/sm/sm_config.h"
+#include "tlm_bus/gpu_extension.h"
+#include "tlm_bus/initiator_port.h"
+#include "tlm_bus/payload_pool.h"
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
+#include <vector>
+
+namespace vgpu::sm {
+
+/// One streaming multiprocessor: runs the CTAs the CP launches on it.
+class sm : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<sm> ctrl; ///< CP writes one cp::cta_launch to address 0
+    tlm_bus::initiator_port mem;              ///< instruction fetch and LD/ST (virtual addresses)
+    tlm_bus::initiator_port done;             ///< writes one cp::cta_done to address 0 per CTA
+
+    /// sm_id is the global SM index; module and cluster locate it; line_bytes is the L1 line.
+    sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_params& clk,
+       unsigned sm_id, unsigned module, unsigned cluster, unsigned line_bytes);
+    ~sm() override;
+
+    unsigned sm_id() const { return m_sm_id; }                            ///< global SM index
+    const sm_config& config() const { return m_cfg; }                     ///< parameters in force
+    std::uint64_t instructions() const { return m_instructions.value(); } ///< warp-instructions
+    /// Thread-instructions (active lanes with a true guard).
+    std::uint64_t lane_instructions() const { return m_lane_instructions.value(); }
+    std::uint64_t ctas() const { return m_ctas.value(); }                 ///< CTAs finished
+    std::uint64_t faults() const { return m_faults.value(); }             ///< CTAs ended by a fault
+    std::uint64_t mem_requests() const { return m_mem_requests.value(); } ///< line requests
+    std::uint64_t active_cycles() const { return m_active_cycles.value(); } ///< cycles with CTAs
+    std::uint64_t cycles() const { return m_cycle; } ///< current core cycle of the issue loop
+    /// Full text of the last fault (cta_done.message holds its first 95 characters).
+    const std::string& last_fault() const { return m_last_fault; }
+    /// Resident CTAs (launched or being started, not yet ended).
+    unsigned resident_ctas() const;
+
+private:
+    static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();
+
+    /// Why a warp cannot issue now (for stall accounting and fault reports).
+    enum class wait_reason : std::uint8_t { none, scoreboard, memory, barrier };
+
+    /// Statistics of one warp slot.
+    struct slot_stats {
+        slot_stats(stats::group& g, unsigned slot);
+        stats::counter instructions, barrier_wait_cycles, stall_cycles;
+    };
+
+    /// The memory instruction a warp has in flight (at most one, per-warp memory order).
+    struct mem_op {
+        coalescer::result lines; ///< line requests
+        lane_values addr{};      ///< per-lane virtual addresses
+        lane_values data{};      ///< store data, or the loaded values
+        std::uint32_t lane_mask = 0;
+        std::uint8_t reg = reg_zero;
+        bool store = false;
+        std::uint32_t pc = 0;
+        std::uint64_t issue = 0; ///< issue cycle
+        std::uint64_t end = 0;   ///< cycle the last line completed
+        unsigned remaining = 0;  ///< lines not yet completed (accurate mode)
+        bool failed = false;     ///< a line got an error response
+        std::uint64_t fail_vaddr = 0;
+        tlm::tlm_response_status fail_status = tlm::TLM_OK_RESPONSE;
+    };
+
+    /// One warp slot.
+    struct warp_slot {
+        std::optional<warp> w;                  ///< the warp, while resident
+        int cta = -1;                           ///< CTA slot
+        std::uint64_t next = 0;                 ///< earliest cycle the next instruction can issue
+        wait_reason reason = wait_reason::none; ///< why next is in the future
+        std::array<std::uint64_t, max_registers> reg_ready{}; ///< cycle a register is readable
+        std::bitset<max_registers> reg_from_load;             ///< last written by a load
+        std::array<std::uint64_t, num_predicates + 1> pred_ready{}; ///< per predicate
+        bool at_barrier = false;
+        std::uint32_t bar_pc = 0;
+        std::uint64_t bar_since = 0;
+        bool mem_busy = false;       ///< a memory instruction is in flight (accurate mode)
+        std::uint64_t mem_ready = 0; ///< cycle the last memory instruction completed
+        std::uint64_t start = 0;     ///< launch cycle
+        std::uint64_t issued = 0;    ///< instructions issued by this warp
+        mem_op op;
+    };
+
+    /// One CTA slot.
+    struct cta_slot {
+        enum class state : std::uint8_t { free, pending, running, ending } st = state::free;
+        cp::cta_launch launch{};
+        launch_context ctx;
+        std::uint64_t arrival_ps = 0; ///< when the launch was accepted (with its delay)
+        std::uint64_t warp_mask = 0;  ///< warp slots of the CTA
+        unsigned warps = 0, exited = 0, arrived = 0;
+        unsigned outstanding = 0; ///< memory instructions in flight
+        int prog = -1;            ///< program cache entry
+        std::uint64_t start = 0;  ///< cycle the warps were launched
+        std::uint64_t end = 0;    ///< latest completion cycle of its memory requests
+        bool faulted = false;
+        cp::cta_done fault{};
+    };
+
+    /// A decoded program shared by the CTAs of one launch.
+    struct prog_entry {
+        bool valid = false;
+        std::uint32_t kernel_seq = 0, addr = 0, bytes = 0;
+        unsigned users = 0;
+        program code;
+    };
+
+    /// A line request waiting for an LSU thread (accurate mode).
+    struct lsu_job {
+        std::uint16_t slot;
+        std::uint16_t line;
+    };
+
+    void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    unsigned ctrl_transport_dbg(tlm::tlm_generic_payload& gp);
+    void issue_loop();
+    void lsu_thread(unsigned id);
+
+    sc_core::sc_time time_of(std::uint64_t cycle) const;
+    std::uint64_t cycle_of(const sc_core::sc_time& t) const; ///< rounded up
+    /// Sets the quantum keeper's local time to m_cycle and syncs when the quantum is used up.
+    void keep_time();
+    /// Waits (after a sync) until `until` or a wake-up; m_cycle follows simulated time.
+    void block(std::uint64_t until);
+
+    void start_cta(int c);
+    int fetch_program(cta_slot& c, std::uint64_t& ready);
+    void issue(unsigned slot);
+    void update_next(unsigned slot);
+    void retire_alu(warp_slot& ws, const instruction& inst);
+    void issue_mem(unsigned slot, const step_result& r);
+    /// Performs line request `line` of `slot`'s memory instruction with `delay` as offset.
+    void do_line(unsigned slot, unsigned line, sc_core::sc_time& delay, std::uint8_t* buf,
+                 std::uint8_t* be);
+    void finish_mem(unsigned slot);
+    void arrive(unsigned slot, std::uint32_t pc);
+    void release_barrier(cta_slot& c);
+    void warp_exited(unsigned slot);
+    void fault_cta(int c, unsigned slot, std::uint32_t pc, std::uint64_t vaddr,
+                   const std::string& msg);
+    std::string wait_report(const cta_slot& c) const;
+    void check_ctas();
+    void end_cta(int c);
+    tlm_bus::gpu_extension request_ext(int warp_slot, tlm_bus::access_kind kind,
+                                       std::uint64_t vaddr, std::uint32_t pc,
+                                       const cp::cta_launch& l) const;
+
+    const sm_config m_cfg;
+    const clock_params m_clk;
+    const unsigned m_sm_id, m_module, m_cluster, m_line_bytes;
+    const std::uint64_t m_period_ticks;
+    coalescer m_coalescer;
+    warp_scheduler m_sched;
+    logger m_log;
+
+    std::vector<warp_slot> m_warps;
+    std::vector<cta_slot> m_cta_slots;
+    std::vector<prog_entry> m_progs;
+    std::vector<int> m_pending;     ///< accepted CTA slots not yet started, in order
+    std::uint64_t m_free_warps = 0; ///< bit w: warp slot w is free
+    std::uint64_t m_live = 0;       ///< bit w: warp slot w may issue (resident, not done)
+    unsigned m_barrier_waiting = 0;
+    std::uint64_t m_cycle = 0;
+    std::uint64_t m_next_limit = never; ///< earliest cycle a CTA exceeds max_cta_cycles
+    bool m_check = false;               ///< a CTA may have finished or deadlocked
+    tlm_utils::tlm_quantumkeeper m_qk;
+    sc_core::sc_event m_wake; ///< launch accepted or memory completed
+
+    std::vector<lsu_job> m_jobs; ///< ring buffer of line requests (accurate mode)
+    std::size_t m_job_head = 0, m_job_count = 0;
+    sc_core::sc_event m_job_event;
+    std::vector<std::uint8_t> m_line_bufs; ///< line data, one line per LSU thread + 1
+    std::vector<std::uint8_t> m_be_bufs;   ///< byte enables, likewise
+    std::vector<std::uint8_t> m_fetch_buf;
+    tlm_bus::payload_pool m_be_pool; ///< payloads of writes with byte enables
+    std::string m_last_fault;
+    std::vector<std::string> m_warp_tracks; ///< "warp <slot>"
+
+    stats::group m_stats;
+    stats::counter m_instructions, m_lane_instructions, m_loads, m_stores, m_mem_requests,
+        m_fetches, m_ctas, m_faults, m_active_cycles, m_idle_cycles, m_stall_scoreboard,
+        m_stall_barrier, m_stall_memory, m_barrier_wait_cycles, m_trace_events;
+    stats::formula m_ipc;
+    std::vector<std::unique_ptr<slot_stats>> m_slot_stats;
+};
+
+} // namespace vgpu::sm

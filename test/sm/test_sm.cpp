@@ -1,0 +1,728 @@
+// Shell tests of the SM: kernels run through xlate into memory, with a stub CP on the control
+// path and the protocol checker on every socket. See models/sm/README.md.
+#include "models/common/stats.h"
+#include "models/common/trace_events.h"
+#include "models/cp/cta_launch.h"
+#include "models/sm/core/assembler.h"
+#include "models/sm/sm.h"
+#include "models/sm/xlate.h"
+#include "tlm_bus/memory.h"
+#include "tlm_bus/protocol_checker.h"
+#include "tlm_bus/router.h"
+
+#include <catch2/catch.hpp>
+#include <tlm_utils/simple_target_socket.h>
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace vgpu;
+using sc_core::SC_NS;
+using sc_core::sc_time;
+
+namespace {
+constexpr std::uint64_t page = 4096;
+constexpr std::uint64_t ram_size = 4 << 20; ///< tlm_bus::memory at PA [0, 4 MiB)
+constexpr std::uint64_t be_base = 4 << 20;  ///< byte-enable memory at PA [4 MiB, 5 MiB)
+constexpr std::uint64_t be_size = 1 << 20;
+constexpr std::uint64_t ptbr = 0x1000;
+constexpr unsigned line_bytes = 64;
+constexpr unsigned sm_id = 5;
+constexpr std::uint32_t prog_va = 0x10000;
+
+/// Stub command processor: writes the launches in order at time 0, records cta_done.
+struct cp_stub : sc_core::sc_module {
+    tlm_bus::initiator_port dispatch{"dispatch"};
+    tlm_utils::simple_target_socket<cp_stub> cta_done{"cta_done"};
+    /// A launch and the number of bytes to write (sizeof(cta_launch) unless testing errors).
+    struct item {
+        cp::cta_launch l;
+        unsigned bytes;
+    };
+    std::vector<item> launches;
+    std::vector<tlm::tlm_response_status> responses;
+    struct record {
+        cp::cta_done d;
+        sc_time at;
+    };
+    std::vector<record> dones;
+
+    explicit cp_stub(const sc_core::sc_module_name& n) : sc_module(n)
+    {
+        cta_done.register_b_transport(this, &cp_stub::b_transport);
+        SC_HAS_PROCESS(cp_stub);
+        SC_THREAD(run);
+    }
+    void run()
+    {
+        for (auto& it : launches) {
+            sc_time d = sc_core::SC_ZERO_TIME;
+            responses.push_back(dispatch.access(tlm::TLM_WRITE_COMMAND, 0, &it.l, it.bytes, d));
+        }
+    }
+    void b_transport(tlm::tlm_generic_payload& gp, sc_time& delay)
+    {
+        CHECK(gp.get_data_length() == sizeof(cp::cta_done));
+        record r{};
+        std::memcpy(&r.d, gp.get_data_ptr(), sizeof r.d);
+        r.at = sc_core::sc_time_stamp() + delay;
+        dones.push_back(r);
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+
+/// A memory that honours TLM byte enables (tlm_bus::memory refuses them), as an L1 does.
+struct be_memory : sc_core::sc_module {
+    tlm_utils::simple_target_socket<be_memory> in{"in"};
+    std::vector<std::uint8_t> data = std::vector<std::uint8_t>(be_size);
+    unsigned be_writes = 0;
+    bool blocking = false; ///< wait inside b_transport, as accurate-mode shared resources do
+    explicit be_memory(const sc_core::sc_module_name& n) : sc_module(n)
+    {
+        in.register_b_transport(this, &be_memory::b_transport);
+        in.register_transport_dbg(this, &be_memory::transport_dbg);
+    }
+    void b_transport(tlm::tlm_generic_payload& gp, sc_time& delay)
+    {
+        const auto a = gp.get_address();
+        const unsigned len = gp.get_data_length();
+        if (a + len > be_size) {
+            gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+            return;
+        }
+        if (blocking) {
+            // Like an accurate-mode resource: the access happens after waiting for it.
+            sc_core::wait(delay + sc_time(100, SC_NS));
+            delay = sc_core::SC_ZERO_TIME;
+        } else {
+            delay += sc_time(100, SC_NS);
+        }
+        const unsigned char* be = gp.get_byte_enable_ptr();
+        if (be) {
+            CHECK(gp.get_byte_enable_length() == len);
+            ++be_writes;
+        }
+        for (unsigned i = 0; i < len; ++i) {
+            if (gp.is_read())
+                gp.get_data_ptr()[i] = data[a + i];
+            else if (!be || be[i] == 0xff)
+                data[a + i] = gp.get_data_ptr()[i];
+        }
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+    unsigned transport_dbg(tlm::tlm_generic_payload& gp)
+    {
+        const auto a = gp.get_address();
+        const unsigned len = gp.get_data_length();
+        if (a + len > be_size)
+            return 0;
+        if (gp.is_read())
+            std::memcpy(gp.get_data_ptr(), &data[a], len);
+        else
+            std::memcpy(&data[a], gp.get_data_ptr(), len);
+        return len;
+    }
+};
+
+sm::sm_config default_cfg()
+{
+    sm::sm_config c;
+    c.warp_slots = 16;
+    c.cta_slots = 4;
+    return c;
+}
+
+/// cp -> sm.ctrl; sm.mem -> xlate -> router -> {memory, be_memory}; xlate.walk -> router.
+struct bench {
+    cp_stub cp{"cp"};
+    sm::sm sm;
+    sm::xlate xl{"xl", page};
+    tlm_bus::router bus{"bus"};
+    tlm_bus::memory ram;
+    be_memory bemem{"bemem"};
+    tlm_bus::protocol_checker pc_ctrl{"pc_ctrl"}, pc_done{"pc_done"}, pc_mem{"pc_mem"},
+        pc_out{"pc_out"}, pc_walk{"pc_walk"}, pc_ram{"pc_ram"}, pc_be{"pc_be"};
+    std::map<std::uint64_t, std::uint64_t> pages; ///< vpn -> physical page address
+    std::uint64_t next_pa = 0x100000, next_be = be_base;
+
+    explicit bench(const sm::sm_config& cfg = default_cfg(), bool accurate = false,
+                   double latency_ns = 100)
+        : sm("sm", cfg, clock(accurate), sm_id, 1, 2, line_bytes),
+          ram("ram", ram_params(latency_ns))
+    {
+        tlm::tlm_global_quantum::instance().set(accurate ? sc_core::SC_ZERO_TIME
+                                                         : sc_time(1, sc_core::SC_US));
+        tlm_bus::bind_checked(cp.dispatch, pc_ctrl, sm.ctrl);
+        tlm_bus::bind_checked(sm.done, pc_done, cp.cta_done);
+        tlm_bus::bind_checked(sm.mem, pc_mem, xl.in);
+        tlm_bus::bind_checked(xl.out, pc_out, bus.in);
+        tlm_bus::bind_checked(xl.walk, pc_walk, bus.in);
+        tlm_bus::bind_checked(bus.out, pc_ram, ram.in);
+        tlm_bus::bind_checked(bus.out, pc_be, bemem.in);
+        bus.map({0, ram_size, 0, 0, "ram"});
+        bus.map({be_base, be_size, 1, 0, "bemem"});
+    }
+    static clock_params clock(bool accurate)
+    {
+        clock_params c;
+        c.accurate = accurate;
+        c.core_ps = 1000;
+        return c;
+    }
+    static tlm_bus::memory_params ram_params(double latency_ns)
+    {
+        tlm_bus::memory_params p;
+        p.size = ram_size;
+        p.latency = sc_time(latency_ns, SC_NS);
+        p.bytes_per_ns = 256;
+        p.dmi = false;
+        return p;
+    }
+    /// Maps [va, va + bytes) to fresh pages (in the byte-enable memory if `be`).
+    void map(std::uint64_t va, std::uint64_t bytes, bool writable = true, bool be = false)
+    {
+        for (std::uint64_t v = va & ~(page - 1); v < va + bytes; v += page) {
+            std::uint64_t& pa = pages[v / page];
+            if (pa == 0) {
+                pa = be ? next_be : next_pa;
+                (be ? next_be : next_pa) += page;
+            }
+            const std::uint64_t pte = pa | 1 | (writable ? 2 : 0);
+            ram.store().write(ptbr + (v / page) * 8, &pte, 8);
+        }
+    }
+    std::uint64_t pa_of(std::uint64_t va) const { return pages.at(va / page) + va % page; }
+    void write32(std::uint64_t va, std::uint32_t v)
+    {
+        const std::uint64_t pa = pa_of(va);
+        if (pa >= be_base)
+            std::memcpy(&bemem.data[pa - be_base], &v, 4);
+        else
+            ram.store().write(pa, &v, 4);
+    }
+    std::uint32_t read32(std::uint64_t va) const
+    {
+        const std::uint64_t pa = pa_of(va);
+        std::uint32_t v = 0;
+        if (pa >= be_base)
+            std::memcpy(&v, &bemem.data[pa - be_base], 4);
+        else
+            const_cast<tlm_bus::memory&>(ram).store().read(pa, &v, 4);
+        return v;
+    }
+    /// Assembles `text` (parameters named in `params`), maps and writes it at prog_va.
+    std::uint32_t load(const std::string& text, const sm::symbol_table& params = {})
+    {
+        const auto res = sm::assemble(text, params, {"kernel.s", 1, 1});
+        for (const auto& e : res.errors)
+            UNSCOPED_INFO(e);
+        REQUIRE(res.ok());
+        const auto image = sm::encode_program(res.code);
+        map(prog_va, image.size(), false);
+        for (std::size_t i = 0; i < image.size(); i += 4) {
+            std::uint32_t w;
+            std::memcpy(&w, &image[i], 4);
+            const std::uint64_t pa = pa_of(prog_va + i);
+            ram.store().write(pa, &w, 4);
+        }
+        return static_cast<std::uint32_t>(image.size());
+    }
+    /// Queues a launch of one CTA.
+    void launch(std::uint32_t prog_bytes, std::uint32_t threads, std::vector<std::uint32_t> params,
+                std::uint32_t cta_x = 0, std::uint32_t grid_x = 1, std::uint32_t seq = 1,
+                unsigned bytes = sizeof(cp::cta_launch))
+    {
+        cp::cta_launch l{};
+        l.queue = 0;
+        l.kernel_seq = seq;
+        l.prog_addr = prog_va;
+        l.prog_bytes = prog_bytes;
+        l.grid_x = grid_x;
+        l.grid_y = 1;
+        l.block_x = threads;
+        l.block_y = 1;
+        l.cta_x = cta_x;
+        l.nparams = static_cast<std::uint32_t>(params.size());
+        for (std::size_t i = 0; i < params.size(); ++i)
+            l.params[i] = params[i];
+        l.ptbr = ptbr;
+        cp.launches.push_back({l, bytes});
+    }
+    std::size_t violations() const
+    {
+        return pc_ctrl.violations() + pc_done.violations() + pc_mem.violations() +
+               pc_out.violations() + pc_walk.violations() + pc_ram.violations() +
+               pc_be.violations();
+    }
+};
+
+/// Value of a dumped statistic ("sm.w0.stall_cycles"); -1 if absent.
+double stat(const std::string& name)
+{
+    for (const auto& e : stats::collect_all())
+        if (e.name == name)
+            return e.value.get<double>();
+    return -1;
+}
+
+const char* vector_add = R"(
+        S2R R0, SR_GLOBAL_TID_X
+        SHL R1, R0, 2
+        LDP R2, a
+        IADD R2, R2, R1
+        LD R3, [R2]
+        LDP R4, b
+        IADD R4, R4, R1
+        LD R5, [R4]
+        IADD R6, R3, R5
+        LDP R7, c
+        IADD R7, R7, R1
+        ST [R7], R6
+        EXIT
+)";
+const sm::symbol_table abc{{"a", 0}, {"b", 1}, {"c", 2}};
+
+const char* reduction = R"(
+        S2R R0, SR_TID_X
+        LDP R1, in
+        LDP R2, tmp
+        SHL R3, R0, 2
+        IADD R4, R1, R3
+        LD R5, [R4]
+        IADD R6, R2, R3
+        ST [R6], R5
+        BAR
+        MOV R7, 64
+loop:   ISETP.LT P0, R0, R7
+        SHL R8, R7, 2
+        IADD R9, R6, R8
+        @P0 LD R10, [R6]
+        @P0 LD R11, [R9]
+        @P0 IADD R10, R10, R11
+        @P0 ST [R6], R10
+        BAR
+        SHR R7, R7, 1
+        ISETP.GT P1, R7, 0
+        @P1 BRA loop
+        ISETP.EQ P2, R0, 0
+        LDP R12, out
+        @P2 LD R13, [R2]
+        @P2 ST [R12], R13
+        EXIT
+)";
+const sm::symbol_table red_params{{"in", 0}, {"tmp", 1}, {"out", 2}};
+} // namespace
+
+TEST_CASE("vector add: two CTAs of one launch compute a + b and fetch the program once")
+{
+    bench tb;
+    const std::uint32_t n = 256, a = 0x20000, b = 0x30000, c = 0x40000;
+    const auto bytes = tb.load(vector_add, abc);
+    tb.map(a, n * 4, false);
+    tb.map(b, n * 4, false);
+    tb.map(c, n * 4);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        tb.write32(a + 4 * i, 3 * i + 1);
+        tb.write32(b + 4 * i, 1000000 - 7 * i);
+    }
+    tb.launch(bytes, 128, {a, b, c}, 0, 2);
+    tb.launch(bytes, 128, {a, b, c}, 1, 2);
+    sc_core::sc_start();
+    REQUIRE(tb.violations() == 0);
+    REQUIRE(tb.cp.responses.size() == 2);
+    CHECK(tb.cp.responses[0] == tlm::TLM_OK_RESPONSE);
+    CHECK(tb.cp.responses[1] == tlm::TLM_OK_RESPONSE);
+    REQUIRE(tb.cp.dones.size() == 2);
+    for (const auto& d : tb.cp.dones) {
+        CHECK(d.d.status == cp::cta_status::ok);
+        CHECK(d.d.sm == sm_id);
+        CHECK(d.d.kernel_seq == 1u);
+    }
+    for (std::uint32_t i = 0; i < n; ++i)
+        CHECK(tb.read32(c + 4 * i) == (3 * i + 1) + (1000000 - 7 * i));
+    CHECK(tb.sm.instructions() == 13u * 8);
+    CHECK(tb.sm.lane_instructions() == 13u * 256);
+    CHECK(stat("sm.fetch_requests") == 4);     // 208 bytes = 4 lines, once for both CTAs
+    CHECK(tb.sm.mem_requests() == 8u * 3 * 2); // 8 warps x 3 accesses x 2 lines of 64 bytes
+    CHECK(tb.sm.ctas() == 2u);
+    CHECK(stat("sm.loads") == 16);
+    CHECK(stat("sm.stores") == 8);
+    CHECK(stat("sm.ipc") > 0);
+    CHECK(tb.xl.faults() == 0);
+}
+
+TEST_CASE("reduction with barriers across 4 warps, with trace spans per CTA, warp and barrier")
+{
+    trace::recorder::instance().enable(true);
+    bench tb;
+    const std::uint32_t in = 0x20000, tmp = 0x30000, out = 0x40000;
+    const auto bytes = tb.load(reduction, red_params);
+    tb.map(in, 512, false);
+    tb.map(tmp, 512);
+    tb.map(out, 4);
+    std::uint32_t sum = 0;
+    for (std::uint32_t i = 0; i < 128; ++i) {
+        tb.write32(in + 4 * i, i * i + 7);
+        sum += i * i + 7;
+    }
+    tb.launch(bytes, 128, {in, tmp, out});
+    sc_core::sc_start();
+    REQUIRE(tb.violations() == 0);
+    REQUIRE(tb.cp.dones.size() == 1);
+    CHECK(tb.cp.dones[0].d.status == cp::cta_status::ok);
+    CHECK(tb.read32(out) == sum);
+    CHECK(stat("sm.barrier_wait_cycles") > 0);
+    CHECK(stat("sm.w0.barrier_wait_cycles") + stat("sm.w3.barrier_wait_cycles") > 0);
+    const std::string json = trace::recorder::instance().to_json();
+    CHECK(json.find("\"BAR\"") != std::string::npos);
+    CHECK(json.find("ctas") != std::string::npos);
+    CHECK(json.find("warp 3") != std::string::npos);
+}
+
+TEST_CASE("divergent branch: odd and even lanes take different paths and reconverge")
+{
+    bench tb;
+    const std::uint32_t out = 0x40000;
+    const auto bytes = tb.load(R"(
+        S2R R0, SR_TID_X
+        AND R1, R0, 1
+        ISETP.EQ P0, R1, 0
+        @P0 BRA even
+        IMUL R2, R0, 3
+        BRA join
+even:   IADD R2, R0, 100
+join:   LDP R3, out
+        SHL R4, R0, 2
+        IADD R3, R3, R4
+        ST [R3], R2
+        EXIT
+    )",
+                               {{"out", 0}});
+    tb.map(out, 256);
+    tb.launch(bytes, 64, {out});
+    sc_core::sc_start();
+    REQUIRE(tb.violations() == 0);
+    REQUIRE(tb.cp.dones.size() == 1);
+    CHECK(tb.cp.dones[0].d.status == cp::cta_status::ok);
+    for (std::uint32_t t = 0; t < 64; ++t)
+        CHECK(tb.read32(out + 4 * t) == (t % 2 ? 3 * t : t + 100));
+    CHECK(tb.sm.lane_instructions() < tb.sm.instructions() * 32);
+}
+
+TEST_CASE("guest errors fault the CTA with SM, warp, PC and VA, and other CTAs are unaffected")
+{
+    bench tb;
+    const std::uint32_t out = 0x40000;
+    const auto bytes = tb.load(R"(
+        LDP R1, out
+        IADD R1, R1, R2
+        ST [R1], R0
+        LD R3, [R1]
+        EXIT
+    )",
+                               {{"out", 0}});
+    tb.map(out, 256);
+    tb.launch(bytes, 64, {out + 2}, 0, 1, 1); // misaligned store
+    tb.launch(bytes, 32, {0x90000}, 0, 1, 2); // unmapped page
+    tb.launch(bytes, 32, {out}, 0, 1, 3);     // fine
+    sc_core::sc_start();
+    REQUIRE(tb.violations() == 0);
+    REQUIRE(tb.cp.dones.size() == 3);
+    std::map<std::uint32_t, cp::cta_done> by_seq;
+    for (const auto& d : tb.cp.dones)
+        by_seq[d.d.kernel_seq] = d.d;
+    const cp::cta_done& mis = by_seq[1];
+    CHECK(mis.status == cp::cta_status::fault);
+    CHECK(mis.sm == sm_id);
+    CHECK(mis.warp < 2u);
+    CHECK(mis.pc == 2u);
+    CHECK(std::string(mis.message).find("misaligned") != std::string::npos);
+    const cp::cta_done& unm = by_seq[2];
+    CHECK(unm.status == cp::cta_status::fault);
+    CHECK(unm.pc == 2u);
+    CHECK(unm.vaddr == 0x90000u);
+    CHECK(std::string(unm.message).find("0x90000") != std::string::npos);
+    CHECK(by_seq[3].status == cp::cta_status::ok);
+    CHECK(tb.sm.faults() == 2u);
+    CHECK(tb.sm.ctas() == 3u);
+}
+
+TEST_CASE("a barrier that can never complete faults with what each warp waits on")
+{
+    bench tb;
+    const auto bytes = tb.load(R"(
+        S2R R0, SR_TID_X
+        ISETP.GE P0, R0, 32
+        @P0 EXIT
+        BAR
+        EXIT
+    )");
+    tb.launch(bytes, 64, {});
+    sc_core::sc_start();
+    REQUIRE(tb.violations() == 0);
+    REQUIRE(tb.cp.dones.size() == 1);
+    const cp::cta_done& d = tb.cp.dones[0].d;
+    CHECK(d.status == cp::cta_status::fault);
+    CHECK(d.pc == 3u);
+    CHECK(d.warp == 0u);
+    const std::string msg = d.message;
+    INFO(msg);
+    CHECK(msg.find("warp 0 at pc 3: BAR (1 of 2 warps arrived)") != std::string::npos);
+    CHECK(msg.find("warp 1: exited") != std::string::npos);
+}
+
+TEST_CASE("a CTA running longer than max_cta_cycles is stopped with a report")
+{
+    auto cfg = default_cfg();
+    cfg.max_cta_cycles = 5000;
+    bench tb(cfg);
+    const auto bytes = tb.load(R"(
+loop:   IADD R1, R1, 1
+        BRA loop
+    )");
+    tb.launch(bytes, 32, {});
+    sc_core::sc_start();
+    REQUIRE(tb.violations() == 0);
+    REQUIRE(tb.cp.dones.size() == 1);
+    CHECK(tb.cp.dones[0].d.status == cp::cta_status::fault);
+    INFO(tb.sm.last_fault());
+    CHECK(tb.sm.last_fault().find("more than 5000 cycles") != std::string::npos);
+    CHECK(tb.sm.last_fault().find("warp 0 at pc") != std::string::npos);
+    CHECK(tb.cp.dones[0].at >= sc_time(5000, SC_NS));
+    CHECK(tb.cp.dones[0].at < sc_time(7000, SC_NS));
+}
+
+TEST_CASE("CTAs that do not fit the free slots, or arrive with a bad size, are refused")
+{
+    auto cfg = default_cfg();
+    cfg.warp_slots = 8;
+    cfg.cta_slots = 2;
+    bench tb(cfg);
+    const std::uint32_t n = 128, a = 0x20000, b = 0x30000, c = 0x40000;
+    const auto bytes = tb.load(vector_add, abc);
+    tb.map(a, n * 4);
+    tb.map(b, n * 4);
+    tb.map(c, n * 4);
+    tb.launch(bytes, 128, {a, b, c});             // 4 warps: accepted
+    tb.launch(bytes, 256, {a, b, c});             // 8 warps, 4 free: refused
+    tb.launch(bytes, 128, {a, b, c}, 0, 1, 1, 8); // bad size: refused
+    tb.launch(bytes, 4000, {a, b, c});            // more warps than the SM has: refused
+    tb.launch(bytes, 96, {a, b, c});              // 3 warps: accepted
+    tb.launch(bytes, 32, {a, b, c});              // no CTA slot left: refused
+    sc_core::sc_start();
+    REQUIRE(tb.violations() == 0);
+    REQUIRE(tb.cp.responses.size() == 6);
+    CHECK(tb.cp.responses[0] == tlm::TLM_OK_RESPONSE);
+    CHECK(tb.cp.responses[1] == tlm::TLM_GENERIC_ERROR_RESPONSE);
+    CHECK(tb.cp.responses[2] == tlm::TLM_GENERIC_ERROR_RESPONSE);
+    CHECK(tb.cp.responses[3] == tlm::TLM_GENERIC_ERROR_RESPONSE);
+    CHECK(tb.cp.responses[4] == tlm::TLM_OK_RESPONSE);
+    CHECK(tb.cp.responses[5] == tlm::TLM_GENERIC_ERROR_RESPONSE);
+    REQUIRE(tb.cp.dones.size() == 2);
+    CHECK(tb.cp.dones[0].d.status == cp::cta_status::ok);
+    CHECK(tb.cp.dones[1].d.status == cp::cta_status::ok);
+    CHECK(tb.sm.resident_ctas() == 0u);
+}
+
+namespace {
+/// A kernel whose result depends on memory order: stores, a barrier, loads of other warps'
+/// stores, and stores with holes (odd lanes only) into the byte-enable memory.
+const char* mixed = R"(
+        S2R R0, SR_TID_X
+        SHL R1, R0, 2
+        LDP R2, a
+        IADD R2, R2, R1
+        LD R3, [R2]
+        IMUL R3, R3, 5
+        LDP R4, c
+        IADD R5, R4, R1
+        ST [R5], R3
+        BAR
+        IADD R6, R0, 1
+        AND R6, R6, 127
+        SHL R6, R6, 2
+        IADD R6, R4, R6
+        LD R7, [R6]
+        IADD R7, R7, R0
+        LDP R8, d
+        IADD R8, R8, R1
+        ST [R8], R7
+        AND R9, R0, 1
+        ISETP.EQ P0, R9, 1
+        LDP R10, e
+        IADD R10, R10, R1
+        @P0 ST [R10], R3
+        EXIT
+)";
+
+/// Runs `mixed` in the given mode and checks the results against host math.
+void run_mixed(bool accurate)
+{
+    bench tb(default_cfg(), accurate);
+    tb.bemem.blocking = accurate;
+    const std::uint32_t a = 0x20000, c = 0x30000, d = 0x40000, e = 0x50000;
+    const auto bytes = tb.load(mixed, {{"a", 0}, {"c", 1}, {"d", 2}, {"e", 3}});
+    tb.map(a, 512, false);
+    tb.map(c, 512, true, true);
+    tb.map(d, 512, true, true);
+    tb.map(e, 512, true, true);
+    for (std::uint32_t i = 0; i < 128; ++i) {
+        tb.write32(a + 4 * i, 11 * i + 3);
+        tb.write32(e + 4 * i, 0xeeeeeeee);
+    }
+    tb.launch(bytes, 128, {a, c, d, e});
+    sc_core::sc_start();
+    REQUIRE(tb.violations() == 0);
+    REQUIRE(tb.cp.dones.size() == 1);
+    CHECK(tb.cp.dones[0].d.status == cp::cta_status::ok);
+    std::uint64_t checksum = 0;
+    for (std::uint32_t i = 0; i < 128; ++i) {
+        const std::uint32_t ci = 5 * (11 * i + 3);
+        const std::uint32_t di = 5 * (11 * ((i + 1) % 128) + 3) + i;
+        const std::uint32_t ei = i % 2 ? ci : 0xeeeeeeee;
+        CHECK(tb.read32(c + 4 * i) == ci);
+        CHECK(tb.read32(d + 4 * i) == di);
+        CHECK(tb.read32(e + 4 * i) == ei);
+        checksum =
+            checksum * 31 + tb.read32(c + 4 * i) + tb.read32(d + 4 * i) + tb.read32(e + 4 * i);
+    }
+    CHECK(tb.bemem.be_writes == 8u); // per warp two line segments with holes
+    CHECK(tb.cp.dones[0].at > sc_time(300, SC_NS));
+    WARN((accurate ? "accurate" : "fast")
+         << " mode: CTA done at " << tb.cp.dones[0].at << ", checksum " << checksum);
+}
+} // namespace
+
+TEST_CASE("fast mode: memory order, barrier and byte-enable stores give the reference contents")
+{
+    run_mixed(false);
+}
+
+TEST_CASE("accurate mode (quantum 0, LSU threads) gives the same memory contents as fast mode")
+{
+    run_mixed(true);
+}
+
+TEST_CASE("timing: each load of a dependent chain waits for the memory latency")
+{
+    bench tb(default_cfg(), false, 100);
+    const std::uint32_t p = 0x20000;
+    const auto bytes = tb.load(R"(
+        LDP R0, p
+        LD R0, [R0]
+        LD R0, [R0]
+        LD R0, [R0]
+        LD R0, [R0]
+        LDP R1, p
+        ST [R1+64], R0
+        EXIT
+    )",
+                               {{"p", 0}});
+    tb.map(p, 256);
+    tb.write32(p, p + 16);
+    tb.write32(p + 16, p + 32);
+    tb.write32(p + 32, p + 48);
+    tb.write32(p + 48, 0x1234);
+    tb.launch(bytes, 32, {p});
+    sc_core::sc_start();
+    REQUIRE(tb.violations() == 0);
+    REQUIRE(tb.cp.dones.size() == 1);
+    CHECK(tb.cp.dones[0].d.status == cp::cta_status::ok);
+    CHECK(tb.read32(p + 64) == 0x1234u);
+    // Fetch + 4 dependent loads + the store, each at least 100 ns.
+    CHECK(tb.cp.dones[0].at >= sc_time(600, SC_NS));
+    CHECK(tb.cp.dones[0].at < sc_time(700, SC_NS));
+    CHECK(stat("sm.stall_memory") >= 500);
+}
+
+TEST_CASE("timing: independent loads of several warps overlap")
+{
+    bench tb(default_cfg(), false, 100);
+    const std::uint32_t a = 0x20000, c = 0x30000;
+    const auto bytes = tb.load(R"(
+        S2R R0, SR_TID_X
+        SHL R1, R0, 2
+        LDP R2, a
+        IADD R2, R2, R1
+        LD R3, [R2]
+        LDP R4, c
+        IADD R4, R4, R1
+        ST [R4], R3
+        EXIT
+    )",
+                               {{"a", 0}, {"c", 1}});
+    tb.map(a, 1024);
+    tb.map(c, 1024);
+    for (std::uint32_t i = 0; i < 256; ++i)
+        tb.write32(a + 4 * i, i ^ 0x5a5a);
+    tb.launch(bytes, 256, {a, c}); // 8 warps, each a load then a dependent store
+    sc_core::sc_start();
+    REQUIRE(tb.violations() == 0);
+    REQUIRE(tb.cp.dones.size() == 1);
+    for (std::uint32_t i = 0; i < 256; ++i)
+        CHECK(tb.read32(c + 4 * i) == (i ^ 0x5a5a));
+    // One warp alone needs fetch + load + store >= 300 ns; 8 in sequence would need 8 x 200
+    // for their memory; overlapped they finish in little more than one warp's time.
+    CHECK(tb.cp.dones[0].at >= sc_time(300, SC_NS));
+    CHECK(tb.cp.dones[0].at < sc_time(400, SC_NS));
+}
+
+namespace {
+const char* independent = R"(
+        MOV R1, 1
+        MOV R2, 2
+        MOV R3, 3
+        MOV R4, 4
+        MOV R5, 5
+        MOV R6, 6
+        MOV R7, 7
+        MOV R8, 8
+        MOV R9, 9
+        MOV R10, 10
+        MOV R11, 11
+        MOV R12, 12
+        MOV R13, 13
+        MOV R14, 14
+        MOV R15, 15
+        MOV R16, 16
+        MOV R17, 17
+        MOV R18, 18
+        MOV R19, 19
+        MOV R20, 20
+        EXIT
+)";
+
+/// Runs 4 warps of independent instructions under `policy`; returns warp slot 0's stalls.
+double first_warp_stalls(sm::sched_policy policy, double& last_warp_stalls)
+{
+    auto cfg = default_cfg();
+    cfg.scheduler = policy;
+    bench tb(cfg);
+    const auto bytes = tb.load(independent);
+    tb.launch(bytes, 128, {});
+    sc_core::sc_start();
+    REQUIRE(tb.violations() == 0);
+    REQUIRE(tb.cp.dones.size() == 1);
+    CHECK(stat("sm.instructions") == 84);
+    last_warp_stalls = stat("sm.w3.stall_cycles");
+    return stat("sm.w0.stall_cycles");
+}
+} // namespace
+
+TEST_CASE("GTO runs the oldest warp to completion before switching")
+{
+    double last = 0;
+    CHECK(first_warp_stalls(sm::sched_policy::gto, last) == 0);
+    CHECK(last == 63);
+}
+
+TEST_CASE("LRR interleaves warps, so the first warp stalls while the others issue")
+{
+    double last = 0;
+    CHECK(first_warp_stalls(sm::sched_policy::lrr, last) == 60);
+    CHECK(last == 63);
+}
