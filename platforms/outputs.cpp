@@ -14,7 +14,10 @@
 
 namespace vgpu::platforms {
 
-std::string version_string() { return std::string(VGPU_VERSION) + " (" + VGPU_GIT_HASH + ")"; }
+std::string version_string()
+{
+    return std::string(VGPU_VERSION) + " (" + VGPU_GIT_HASH + ")";
+}
 
 std::string fnv1a_hex(const std::string& text)
 {

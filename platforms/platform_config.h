@@ -22,7 +22,8 @@ struct clocks_config {
     {
         using config::spec;
         v.value("core", core, spec("period of the SM/L1 clock").range(0.001, 1000));
-        v.value("noc", noc, spec("period of the NoC, LLC and inter-module link clock").range(0.001, 1000));
+        v.value("noc", noc,
+                spec("period of the NoC, LLC and inter-module link clock").range(0.001, 1000));
         v.value("dram", dram, spec("period of the DRAM controller clock").range(0.001, 1000));
     }
 };
@@ -39,19 +40,21 @@ struct timing_config {
                  spec("fast: temporal decoupling and busy-until contention; accurate: "
                       "per-cycle arbitration at shared resources"));
         v.value("quantum_ns", quantum_ns,
-                spec("global quantum of fast mode; 0 runs initiators in lock-step").range(0, 1e9).unit("ns"));
+                spec("global quantum of fast mode; 0 runs initiators in lock-step")
+                    .range(0, 1e9)
+                    .unit("ns"));
     }
 };
 
 /// Section `platform`: shape, clocks, timing, seed and limits.
 struct platform_config {
     platform_kind kind = platform_kind::traffic; ///< what to assemble
-    unsigned modules = 1;             ///< GPU modules (chiplets)
-    unsigned clusters_per_module = 2; ///< clusters in each module
-    unsigned sms_per_cluster = 4;     ///< SMs in each cluster
+    unsigned modules = 1;                        ///< GPU modules (chiplets)
+    unsigned clusters_per_module = 2;            ///< clusters in each module
+    unsigned sms_per_cluster = 4;                ///< SMs in each cluster
     clocks_config clocks;
     timing_config timing;
-    std::uint64_t seed = 1;           ///< seed of every random generator (--seed overrides)
+    std::uint64_t seed = 1;             ///< seed of every random generator (--seed overrides)
     duration max_time{100000000000ull}; ///< simulated-time limit; reaching it fails the run
 
     void declare(config::visitor& v)
@@ -60,12 +63,14 @@ struct platform_config {
         v.choice("kind", kind, {{"traffic", platform_kind::traffic}, {"gpu", platform_kind::gpu}},
                  spec("traffic: generators -> router -> memory; gpu: the virtual GPU"));
         v.value("modules", modules, spec("GPU modules (chiplets)").range(1, 16));
-        v.value("clusters_per_module", clusters_per_module, spec("clusters per module").range(1, 64));
+        v.value("clusters_per_module", clusters_per_module,
+                spec("clusters per module").range(1, 64));
         v.value("sms_per_cluster", sms_per_cluster, spec("SMs per cluster").range(1, 64));
         v.section("clocks", clocks, "Clock periods of the three clock domains.");
         v.section("timing", timing, "Timing mode and temporal decoupling.");
         v.value("seed", seed, spec("seed of every random generator in the platform"));
-        v.value("max_time", max_time, spec("simulated time after which the run is stopped and fails").min(1));
+        v.value("max_time", max_time,
+                spec("simulated time after which the run is stopped and fails").min(1));
     }
 
     void validate(config::checker& c) const
@@ -85,6 +90,26 @@ struct platform_config {
     }
 };
 
+/// How the driver picks the home module of a physical page.
+enum class page_alloc_policy { first_touch, round_robin };
+
+/// Section `memory`: virtual memory and page placement across modules.
+struct memory_config {
+    page_alloc_policy page_alloc = page_alloc_policy::first_touch; ///< home-module policy
+    byte_size page_bytes{4096}; ///< page size of the GPU's virtual memory
+
+    void declare(config::visitor& v)
+    {
+        using config::spec;
+        v.choice("page_alloc", page_alloc,
+                 {{"first_touch", page_alloc_policy::first_touch},
+                  {"round_robin", page_alloc_policy::round_robin}},
+                 spec("first_touch: a buffer's pages live on the module of the first SM that "
+                      "uses it; round_robin: page i on module i mod modules"));
+        v.value("page_bytes", page_bytes, spec("page size").range(4096, 1 << 21).pow2());
+    }
+};
+
 /// Section `log`.
 struct log_config {
     log_level level = log_level::warn; ///< level of every logger
@@ -99,7 +124,8 @@ struct log_config {
                   {"info", log_level::info},
                   {"debug", log_level::debug}},
                  spec("messages below this level are not printed"));
-        v.value("debug", debug, spec("comma-separated instance paths (prefixes) that log at debug level"));
+        v.value("debug", debug,
+                spec("comma-separated instance paths (prefixes) that log at debug level"));
     }
 };
 

@@ -19,9 +19,11 @@ traffic_platform::traffic_platform(const sc_core::sc_module_name& name, const vg
         p.write_ratio = t.write_ratio;
         p.seed = cfg.platform.seed + i;
         auto name = "tg" + std::to_string(i);
-        m_gens.push_back(std::make_unique<traffic::traffic_gen>(name.c_str(), p, t.transactions, t.check));
+        m_gens.push_back(
+            std::make_unique<traffic::traffic_gen>(name.c_str(), p, t.transactions, t.check));
         m_gens.back()->mem.bind(m_bus.in);
-        m_gens.back()->mem.set_dmi_enabled(cfg.dram.dmi && cfg.platform.timing.mode == timing_mode::fast);
+        m_gens.back()->mem.set_dmi_enabled(cfg.dram.dmi &&
+                                           cfg.platform.timing.mode == timing_mode::fast);
     }
     // The traffic platform gives each module one memory port whose bandwidth is the sum of its
     // channels (channel interleaving is modelled by the GPU's DRAM controller).
@@ -39,14 +41,19 @@ traffic_platform::traffic_platform(const sc_core::sc_module_name& name, const vg
         const tlm_bus::memory* mem = m_mems.back().get();
         m_mem_stats.push_back(std::make_unique<stats::group>(mem->name()));
         auto& g = *m_mem_stats.back();
-        auto add = [&](const char* n, const char* unit, const char* desc, std::function<double()> f) {
-            m_mem_formulas.push_back(std::make_unique<stats::formula>(g, n, unit, desc, std::move(f)));
+        auto add = [&](const char* n, const char* unit, const char* desc,
+                       std::function<double()> f) {
+            m_mem_formulas.push_back(
+                std::make_unique<stats::formula>(g, n, unit, desc, std::move(f)));
         };
-        add("reads", "count", "read transactions served by b_transport", [mem] { return double(mem->reads()); });
-        add("writes", "count", "write transactions served by b_transport", [mem] { return double(mem->writes()); });
+        add("reads", "count", "read transactions served by b_transport",
+            [mem] { return double(mem->reads()); });
+        add("writes", "count", "write transactions served by b_transport",
+            [mem] { return double(mem->writes()); });
         add("bytes", "bytes", "bytes moved by b_transport", [mem] { return double(mem->bytes()); });
         add("errors", "count", "error responses", [mem] { return double(mem->errors()); });
-        add("dmi_grants", "count", "DMI pointers granted", [mem] { return double(mem->dmi_grants()); });
+        add("dmi_grants", "count", "DMI pointers granted",
+            [mem] { return double(mem->dmi_grants()); });
         add("queue_time", "ns", "total time requests waited for the memory port",
             [mem] { return mem->queue_time().to_seconds() * 1e9; });
     }

@@ -1,7 +1,12 @@
 // The root of the configuration: one member per section. See docs/configuration.md.
 #pragma once
 
+#include "models/cp/cp_config.h"
 #include "models/dram/dram_config.h"
+#include "models/l1/l1_config.h"
+#include "models/llc/llc_config.h"
+#include "models/noc/noc_config.h"
+#include "models/sm/sm_config.h"
 #include "models/traffic/traffic_config.h"
 #include "platforms/platform_config.h"
 
@@ -10,23 +15,47 @@ namespace vgpu::platforms {
 /// Everything a run is configured with; `vgpu-sim --list-params` prints its declaration.
 struct vgpu_config {
     platform_config platform;
-    log_config log;
+    sm::sm_config sm;
+    l1::l1_config l1;
+    noc::noc_config noc;
+    llc::llc_config llc;
+    memory_config memory;
     dram::dram_config dram;
+    cp::cp_config cp;
+    log_config log;
     traffic::traffic_config traffic;
 
     void declare(config::visitor& v)
     {
-        v.section("platform", platform, "Shape of the platform, clocks, timing mode, seed, limits.");
+        v.section("platform", platform,
+                  "Shape of the platform, clocks, timing mode, seed, limits.");
+        v.section("sm", sm, "Streaming multiprocessors (models/sm/README.md).");
+        v.section("l1", l1, "L1 data cache of each SM (models/l1/README.md).");
+        v.section("noc", noc,
+                  "Cluster crossbars, module NoC and inter-module links (models/noc/README.md).");
+        v.section("llc", llc, "Last-level cache slices of each module (models/llc/README.md).");
+        v.section("memory", memory, "Virtual memory and page placement across modules.");
+        v.section("dram", dram, "DRAM of each module (models/dram/README.md).");
+        v.section("cp", cp, "Command processor (models/cp/README.md).");
         v.section("log", log, "Log levels.");
-        v.section("dram", dram, "DRAM of each module.");
         v.section("traffic", traffic, "Traffic generators of the `traffic` platform.");
     }
 
     void validate(config::checker& c) const
     {
         platform.validate(c);
+        sm.validate(c);
+        l1.validate(c);
+        noc.validate(c);
+        llc.validate(c);
         dram.validate(c);
+        cp.validate(c);
         traffic.validate(c);
+        if (l1.line_bytes != llc.line_bytes)
+            c.error("llc.line_bytes",
+                    "must equal l1.line_bytes (" + std::to_string(l1.line_bytes) + ")");
+        if (memory.page_bytes.bytes < l1.line_bytes)
+            c.error("memory.page_bytes", "must be at least l1.line_bytes");
         if (traffic.footprint.bytes * traffic.generators + traffic.base >
             dram.size.bytes * platform.modules)
             c.error("traffic.footprint", "the generators' regions do not fit in the memory "

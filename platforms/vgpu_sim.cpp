@@ -44,13 +44,16 @@ int run(int argc, char** argv)
     std::string workload, outdir = "out";
     std::uint64_t seed = 0;
     bool trace = false, vcd = false, dump_config = false, list_params = false;
-    auto* opt_c = app.add_option("-c,--config", configs, "YAML configuration file (repeatable; later wins)");
+    auto* opt_c =
+        app.add_option("-c,--config", configs, "YAML configuration file (repeatable; later wins)");
     app.add_option("-w,--workload", workload, "workload YAML file (gpu platform)");
-    auto* opt_s = app.add_option("-s,--set", overrides, "override key.path=value (repeatable; later wins)");
+    auto* opt_s =
+        app.add_option("-s,--set", overrides, "override key.path=value (repeatable; later wins)");
     app.add_option("-o,--outdir", outdir, "output folder (default out/)");
     app.add_flag("--trace", trace, "write a Chrome/Perfetto trace-event file trace.json");
     app.add_flag("--vcd", vcd, "write a VCD waveform of the platform's signals (trace.vcd)");
-    auto* opt_seed = app.add_option("--seed", seed, "seed of every random generator (platform.seed)");
+    auto* opt_seed =
+        app.add_option("--seed", seed, "seed of every random generator (platform.seed)");
     app.add_flag("--dump-config", dump_config, "print the effective configuration and exit");
     app.add_flag("--list-params", list_params, "print every parameter (Markdown) and exit");
     app.set_version_flag("--version", std::string("vgpu-sim ") + vgpu::platforms::version_string());
@@ -180,4 +183,7 @@ int main(int argc, char** argv)
 }
 
 /// libsystemc refers to sc_main; vgpu-sim has its own main().
-int sc_main(int, char**) { return exit_usage; }
+int sc_main(int, char**)
+{
+    return exit_usage;
+}

@@ -22,19 +22,19 @@ enum class access_kind : std::uint8_t {
 /// Attributes of a GPU memory transaction, attached to every pooled payload.
 class gpu_extension : public tlm::tlm_extension<gpu_extension> {
 public:
-    std::int16_t module = -1;          ///< issuing module (chiplet), -1 if none
-    std::int16_t cluster = -1;         ///< issuing cluster within the module
-    std::int16_t sm = -1;              ///< issuing SM (global index), -1 if not an SM
-    std::int32_t warp = -1;            ///< issuing warp slot in the SM
+    std::int16_t module = -1;              ///< issuing module (chiplet), -1 if none
+    std::int16_t cluster = -1;             ///< issuing cluster within the module
+    std::int16_t sm = -1;                  ///< issuing SM (global index), -1 if not an SM
+    std::int32_t warp = -1;                ///< issuing warp slot in the SM
     access_kind kind = access_kind::other; ///< purpose of the access
-    std::uint16_t barrier_waiting = 0; ///< warps of the issuing SM waiting at a barrier
-    bool read_only = false;            ///< the page is known read-only (remote LLC hint)
-    std::uint64_t vaddr = 0;           ///< virtual address before translation
-    std::uint32_t pc = 0;              ///< program counter of the issuing instruction
-    std::uint32_t epoch = 0;           ///< kernel-launch sequence number of the issuing CTA;
-                                       ///< caches and translation caches of an SM drop what
-                                       ///< they hold when they see a newer epoch
-    std::uint64_t ptbr = 0;            ///< page-table base of the issuing context
+    std::uint16_t barrier_waiting = 0;     ///< warps of the issuing SM waiting at a barrier
+    bool read_only = false;                ///< the page is known read-only (remote LLC hint)
+    std::uint64_t vaddr = 0;               ///< virtual address before translation
+    std::uint32_t pc = 0;                  ///< program counter of the issuing instruction
+    std::uint32_t epoch = 0;               ///< kernel-launch sequence number of the issuing CTA;
+                                           ///< caches and translation caches of an SM drop what
+                                           ///< they hold when they see a newer epoch
+    std::uint64_t ptbr = 0;                ///< page-table base of the issuing context
 
     tlm::tlm_extension_base* clone() const override { return new gpu_extension(*this); }
     void copy_from(const tlm::tlm_extension_base& other) override

@@ -31,7 +31,7 @@ public:
     /// Debug access (no time, no side effects); returns the bytes transferred.
     unsigned debug(tlm::tlm_command cmd, std::uint64_t addr, void* data, unsigned len);
 
-    void set_dmi_enabled(bool on);          ///< DMI is off until enabled
+    void set_dmi_enabled(bool on);                                ///< DMI is off until enabled
     std::uint64_t transactions() const { return m_transactions; } ///< b_transport calls
     std::uint64_t dmi_accesses() const { return m_dmi_accesses; } ///< accesses served by DMI
     std::uint64_t dmi_invalidations() const { return m_invalidations; } ///< invalidate calls

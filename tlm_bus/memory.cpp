@@ -62,7 +62,8 @@ unsigned memory::transport_dbg(tlm::tlm_generic_payload& gp)
     std::uint64_t addr = gp.get_address();
     if (addr >= m_params.size)
         return 0;
-    auto len = static_cast<unsigned>(std::min<std::uint64_t>(gp.get_data_length(), m_params.size - addr));
+    auto len =
+        static_cast<unsigned>(std::min<std::uint64_t>(gp.get_data_length(), m_params.size - addr));
     if (gp.is_read())
         m_store.read(addr, gp.get_data_ptr(), len);
     else if (gp.is_write())
@@ -93,6 +94,9 @@ bool memory::get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi)
     return true;
 }
 
-void memory::invalidate_dmi() { in->invalidate_direct_mem_ptr(0, m_params.size - 1); }
+void memory::invalidate_dmi()
+{
+    in->invalidate_direct_mem_ptr(0, m_params.size - 1);
+}
 
 } // namespace vgpu::tlm_bus

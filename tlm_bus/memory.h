@@ -13,10 +13,10 @@ namespace vgpu::tlm_bus {
 
 /// Construction parameters of a memory target.
 struct memory_params {
-    std::uint64_t size = 1ull << 32;                  ///< bytes; accesses beyond are address errors
+    std::uint64_t size = 1ull << 32; ///< bytes; accesses beyond are address errors
     sc_core::sc_time latency = sc_core::sc_time(50, sc_core::SC_NS); ///< fixed access latency
-    double bytes_per_ns = 16.0;                        ///< transfer bandwidth (GB/s)
-    bool dmi = true;                                   ///< grant DMI pointers
+    double bytes_per_ns = 16.0;                                      ///< transfer bandwidth (GB/s)
+    bool dmi = true;                                                 ///< grant DMI pointers
 };
 
 /// A memory that holds data. Timing of b_transport: wait for the port to be free (busy-until),
@@ -30,12 +30,12 @@ public:
     /// Withdraws every DMI grant (e.g. before changing the memory behind initiators' backs).
     void invalidate_dmi();
 
-    std::uint64_t reads() const { return m_reads; }          ///< read transactions
-    std::uint64_t writes() const { return m_writes; }        ///< write transactions
-    std::uint64_t bytes() const { return m_bytes; }          ///< bytes moved by b_transport
-    std::uint64_t errors() const { return m_errors; }        ///< error responses
+    std::uint64_t reads() const { return m_reads; }           ///< read transactions
+    std::uint64_t writes() const { return m_writes; }         ///< write transactions
+    std::uint64_t bytes() const { return m_bytes; }           ///< bytes moved by b_transport
+    std::uint64_t errors() const { return m_errors; }         ///< error responses
     std::uint64_t dmi_grants() const { return m_dmi_grants; } ///< DMI pointers handed out
-    sc_core::sc_time queue_time() const { return m_queue; }  ///< total time waiting for the port
+    sc_core::sc_time queue_time() const { return m_queue; }   ///< total time waiting for the port
 
 private:
     void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);

@@ -17,7 +17,8 @@ router::router(const sc_core::sc_module_name& name) : sc_module(name), in("in"),
 void router::map(const address_range& r)
 {
     if (r.size == 0 || r.base + r.size - 1 < r.base)
-        throw std::invalid_argument(std::string(name()) + ": window '" + r.name + "' is empty or wraps");
+        throw std::invalid_argument(std::string(name()) + ": window '" + r.name +
+                                    "' is empty or wraps");
     for (const auto& o : m_ranges)
         if (r.base < o.base + o.size && o.base < r.base + r.size)
             throw std::invalid_argument(std::string(name()) + ": window '" + r.name +

@@ -111,7 +111,8 @@ std::string join(const std::vector<std::string>& parts, const char* sep)
 /// Reads one YAML layer onto the declared parameters; records errors and provenance.
 class yaml_reader : public visitor {
 public:
-    yaml_reader(const layer& l, errors& errs, provenance& prov) : m_layer(l), m_errs(errs), m_prov(prov)
+    yaml_reader(const layer& l, errors& errs, provenance& prov)
+        : m_layer(l), m_errs(errs), m_prov(prov)
     {
         m_stack.push_back({*l.root, "", {}, l.root->IsDefined() && !l.root->IsNull()});
         if (m_stack.back().present && !l.root->IsMap()) {
@@ -209,29 +210,31 @@ public:
 
     void value(const char* key, duration& v, const spec& s) override
     {
-        read(key, "a time with a unit (ps, ns, us, ms, s), e.g. \"1 ns\"", [&](const std::string& text) {
-            auto parsed = parse_duration(text);
-            if (!parsed)
-                return std::string("!");
-            if (auto problem = check_range(parsed->ns(), s, text, " ns"); !problem.empty())
-                return problem;
-            v = *parsed;
-            return std::string();
-        });
+        read(key, "a time with a unit (ps, ns, us, ms, s), e.g. \"1 ns\"",
+             [&](const std::string& text) {
+                 auto parsed = parse_duration(text);
+                 if (!parsed)
+                     return std::string("!");
+                 if (auto problem = check_range(parsed->ns(), s, text, " ns"); !problem.empty())
+                     return problem;
+                 v = *parsed;
+                 return std::string();
+             });
     }
 
     void value(const char* key, byte_size& v, const spec& s) override
     {
-        read(key, "a size in bytes, optionally with a unit (B, KiB, MiB, GiB)", [&](const std::string& text) {
-            auto parsed = parse_byte_size(text);
-            if (!parsed)
-                return std::string("!");
-            if (auto problem = check_range(static_cast<double>(parsed->bytes), s, text, " B");
-                !problem.empty())
-                return problem;
-            v = *parsed;
-            return std::string();
-        });
+        read(key, "a size in bytes, optionally with a unit (B, KiB, MiB, GiB)",
+             [&](const std::string& text) {
+                 auto parsed = parse_byte_size(text);
+                 if (!parsed)
+                     return std::string("!");
+                 if (auto problem = check_range(static_cast<double>(parsed->bytes), s, text, " B");
+                     !problem.empty())
+                     return problem;
+                 v = *parsed;
+                 return std::string();
+             });
     }
 
     void choice(const char* key, std::string& v, const std::vector<std::string>& choices,
@@ -243,8 +246,8 @@ public:
                 return std::string();
             }
             std::string hint = suggest(text, choices);
-            return "invalid choice (expected one of " + join(choices, "|") + ", got '" + text + "'" +
-                   (hint.empty() ? "" : "; did you mean '" + hint + "'?") + ")";
+            return "invalid choice (expected one of " + join(choices, "|") + ", got '" + text +
+                   "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") + ")";
         });
     }
 
@@ -316,7 +319,8 @@ private:
             return;
         }
         if (!n.IsScalar()) {
-            m_errs.add(where(n), path, "wrong type (expected " + expected + ", got " + what(n) + ")");
+            m_errs.add(where(n), path,
+                       "wrong type (expected " + expected + ", got " + what(n) + ")");
             return;
         }
         std::string problem = parse(n.Scalar());
@@ -346,7 +350,8 @@ private:
                 continue;
             std::string hint = suggest(name, f.declared);
             m_errs.add(where(k), path,
-                       "unknown key" + (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
+                       "unknown key" +
+                           (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
         }
     }
 
@@ -367,8 +372,14 @@ public:
     }
     void leave() override { out << YAML::EndMap; }
     void value(const char* key, bool& v, const spec&) override { put(key, v ? "true" : "false"); }
-    void value(const char* key, std::uint64_t& v, const spec&) override { put(key, std::to_string(v)); }
-    void value(const char* key, std::int64_t& v, const spec&) override { put(key, std::to_string(v)); }
+    void value(const char* key, std::uint64_t& v, const spec&) override
+    {
+        put(key, std::to_string(v));
+    }
+    void value(const char* key, std::int64_t& v, const spec&) override
+    {
+        put(key, std::to_string(v));
+    }
     void value(const char* key, double& v, const spec&) override
     {
         std::ostringstream os;
@@ -379,7 +390,8 @@ public:
     void value(const char* key, std::string& v, const spec&) override { put(key, v, true); }
     void value(const char* key, duration& v, const spec&) override { put(key, format(v)); }
     void value(const char* key, byte_size& v, const spec&) override { put(key, format(v)); }
-    void choice(const char* key, std::string& v, const std::vector<std::string>&, const spec&) override
+    void choice(const char* key, std::string& v, const std::vector<std::string>&,
+                const spec&) override
     {
         put(key, v);
     }
@@ -463,7 +475,10 @@ void param_lister::enter(const char* section, const char* doc)
     sections.emplace_back(join(m_path, "."), doc);
 }
 
-void param_lister::leave() { m_path.pop_back(); }
+void param_lister::leave()
+{
+    m_path.pop_back();
+}
 
 void param_lister::add(const char* key, const char* type, std::string def, const spec& s,
                        std::string range)

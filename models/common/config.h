@@ -33,15 +33,32 @@ struct location {
 /// Documentation and constraints of one parameter, built fluently: spec("doc").range(1, 8).
 struct spec {
     explicit spec(std::string d) : doc(std::move(d)) {}
-    spec& unit(std::string u) { units = std::move(u); return *this; }
-    spec& range(double lo_, double hi_) { lo = lo_; hi = hi_; return *this; }
-    spec& min(double lo_) { lo = lo_; return *this; }
-    spec& pow2() { power_of_two = true; return *this; }
-    std::string doc;            ///< one-line meaning
-    std::string units;          ///< unit shown in the reference (time and size carry their own)
-    std::optional<double> lo;   ///< smallest allowed value
-    std::optional<double> hi;   ///< largest allowed value
-    bool power_of_two = false;  ///< value must be a power of two
+    spec& unit(std::string u)
+    {
+        units = std::move(u);
+        return *this;
+    }
+    spec& range(double lo_, double hi_)
+    {
+        lo = lo_;
+        hi = hi_;
+        return *this;
+    }
+    spec& min(double lo_)
+    {
+        lo = lo_;
+        return *this;
+    }
+    spec& pow2()
+    {
+        power_of_two = true;
+        return *this;
+    }
+    std::string doc;           ///< one-line meaning
+    std::string units;         ///< unit shown in the reference (time and size carry their own)
+    std::optional<double> lo;  ///< smallest allowed value
+    std::optional<double> hi;  ///< largest allowed value
+    bool power_of_two = false; ///< value must be a power of two
 };
 
 /// Visits the parameters a config struct declares in its `declare(visitor&)`.
@@ -50,7 +67,7 @@ class visitor {
 public:
     virtual ~visitor() = default;
     virtual void enter(const char* section, const char* doc) = 0; ///< open a subsection
-    virtual void leave() = 0;                                      ///< close it
+    virtual void leave() = 0;                                     ///< close it
     virtual void value(const char* key, bool& v, const spec& s) = 0;
     virtual void value(const char* key, std::uint64_t& v, const spec& s) = 0;
     virtual void value(const char* key, std::int64_t& v, const spec& s) = 0;
@@ -151,7 +168,7 @@ struct param_doc {
 /// Lists every declared parameter with its current value as the default.
 class param_lister : public visitor {
 public:
-    std::vector<param_doc> rows; ///< in declaration order
+    std::vector<param_doc> rows;                               ///< in declaration order
     std::vector<std::pair<std::string, std::string>> sections; ///< path, doc
     void enter(const char* section, const char* doc) override;
     void leave() override;

@@ -53,8 +53,14 @@ void logger::configure(log_level level, const std::string& debug_prefixes)
             global().debug_prefixes.push_back(p);
 }
 
-void logger::set_time_source(std::function<std::string()> now) { global().now = std::move(now); }
+void logger::set_time_source(std::function<std::string()> now)
+{
+    global().now = std::move(now);
+}
 
-unsigned long logger::problems() { return global().problems; }
+unsigned long logger::problems()
+{
+    return global().problems;
+}
 
 } // namespace vgpu

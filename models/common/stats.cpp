@@ -81,7 +81,10 @@ void formula::collect(const std::string& prefix, std::vector<entry>& out) const
     out.push_back({join(prefix, m_name), value, m_unit, m_desc});
 }
 
-group::group(std::string path) : m_path(std::move(path)) { live_groups().push_back(this); }
+group::group(std::string path) : m_path(std::move(path))
+{
+    live_groups().push_back(this);
+}
 
 group::~group()
 {
@@ -100,7 +103,8 @@ std::vector<entry> collect_all()
     std::vector<entry> out;
     for (const group* g : live_groups())
         g->collect(out);
-    std::sort(out.begin(), out.end(), [](const entry& a, const entry& b) { return a.name < b.name; });
+    std::sort(out.begin(), out.end(),
+              [](const entry& a, const entry& b) { return a.name < b.name; });
     return out;
 }
 

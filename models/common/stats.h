@@ -40,8 +40,16 @@ protected:
 class counter : public stat {
 public:
     using stat::stat;
-    counter& operator++() { ++m_value; return *this; }
-    counter& operator+=(std::uint64_t n) { m_value += n; return *this; }
+    counter& operator++()
+    {
+        ++m_value;
+        return *this;
+    }
+    counter& operator+=(std::uint64_t n)
+    {
+        m_value += n;
+        return *this;
+    }
     std::uint64_t value() const { return m_value; }
     void collect(const std::string& prefix, std::vector<entry>& out) const override;
 
@@ -87,7 +95,8 @@ private:
 /// A value derived from other statistics, computed at dump time (never on the hot path).
 class formula : public stat {
 public:
-    formula(group& g, std::string name, std::string unit, std::string desc, std::function<double()> f);
+    formula(group& g, std::string name, std::string unit, std::string desc,
+            std::function<double()> f);
     void collect(const std::string& prefix, std::vector<entry>& out) const override;
 
 private:

@@ -36,21 +36,28 @@ std::string recorder::to_json() const
     auto pid_of = [&](const std::string& p) {
         auto [it, added] = pids.emplace(p, static_cast<int>(pids.size()) + 1);
         if (added)
-            events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", it->second},
+            events.push_back({{"ph", "M"},
+                              {"name", "process_name"},
+                              {"pid", it->second},
                               {"args", {{"name", p}}}});
         return it->second;
     };
     auto tid_of = [&](int pid, const std::string& t) {
         auto [it, added] = tids.emplace(std::make_pair(pid, t), static_cast<int>(tids.size()) + 1);
         if (added)
-            events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid},
-                              {"tid", it->second}, {"args", {{"name", t}}}});
+            events.push_back({{"ph", "M"},
+                              {"name", "thread_name"},
+                              {"pid", pid},
+                              {"tid", it->second},
+                              {"args", {{"name", t}}}});
         return it->second;
     };
     for (const auto& e : m_events) {
         int pid = pid_of(e.process);
         int tid = tid_of(pid, e.thread);
-        nlohmann::json j = {{"name", e.name}, {"pid", pid}, {"tid", tid},
+        nlohmann::json j = {{"name", e.name},
+                            {"pid", pid},
+                            {"tid", tid},
                             {"ts", static_cast<double>(e.begin_ps) / 1e6}};
         if (e.instant) {
             j["ph"] = "i";

@@ -90,7 +90,8 @@ std::optional<double> parse_double(std::string_view text)
     if (s.empty())
         return std::nullopt;
     std::size_t digits = (s[0] == '-' || s[0] == '+') ? 1 : 0;
-    if (s.size() > digits + 1 && s[digits] == '0' && std::isdigit(static_cast<unsigned char>(s[digits + 1])))
+    if (s.size() > digits + 1 && s[digits] == '0' &&
+        std::isdigit(static_cast<unsigned char>(s[digits + 1])))
         return std::nullopt; // leading zero: octal ambiguity, as for integers
     char* end = nullptr;
     errno = 0;
@@ -152,8 +153,8 @@ std::string format(duration d)
     static const struct {
         std::uint64_t scale;
         const char* unit;
-    } units[] = {{1000000000000ull, "s"}, {1000000000ull, "ms"}, {1000000ull, "us"},
-                 {1000ull, "ns"}};
+    } units[] = {
+        {1000000000000ull, "s"}, {1000000000ull, "ms"}, {1000000ull, "us"}, {1000ull, "ns"}};
     for (const auto& u : units)
         if (d.ps != 0 && d.ps % u.scale == 0)
             return std::to_string(d.ps / u.scale) + " " + u.unit;

@@ -8,20 +8,21 @@ namespace vgpu::traffic {
 
 /// Section `traffic`: the stimulus of the traffic platform.
 struct traffic_config {
-    unsigned generators = 1;        ///< independent generators, each on its own region
+    unsigned generators = 1;                     ///< independent generators, each on its own region
     pattern_kind pattern = pattern_kind::random; ///< address pattern
-    std::uint64_t base = 0;         ///< start of generator 0's region
-    byte_size footprint{1 << 20};   ///< bytes per generator region
-    byte_size stride{256};          ///< step of the strided pattern
-    unsigned access_bytes = 64;     ///< bytes per transaction
-    double write_ratio = 0.5;       ///< share of writes
-    std::uint64_t transactions = 20000; ///< transactions per generator
-    bool check = true;              ///< compare every read with a reference memory
+    std::uint64_t base = 0;                      ///< start of generator 0's region
+    byte_size footprint{1 << 20};                ///< bytes per generator region
+    byte_size stride{256};                       ///< step of the strided pattern
+    unsigned access_bytes = 64;                  ///< bytes per transaction
+    double write_ratio = 0.5;                    ///< share of writes
+    std::uint64_t transactions = 20000;          ///< transactions per generator
+    bool check = true;                           ///< compare every read with a reference memory
 
     void declare(config::visitor& v)
     {
         using config::spec;
-        v.value("generators", generators, spec("traffic generators, each with its own region").range(1, 64));
+        v.value("generators", generators,
+                spec("traffic generators, each with its own region").range(1, 64));
         v.choice("pattern", pattern,
                  {{"linear", pattern_kind::linear},
                   {"strided", pattern_kind::strided},
@@ -30,8 +31,10 @@ struct traffic_config {
         v.value("base", base, spec("first address of generator 0's region (bytes)"));
         v.value("footprint", footprint, spec("bytes each generator touches").min(1));
         v.value("stride", stride, spec("step of the strided pattern").min(1));
-        v.value("access_bytes", access_bytes, spec("bytes per transaction").range(1, 4096).pow2().unit("bytes"));
-        v.value("write_ratio", write_ratio, spec("share of transactions that are writes").range(0, 1));
+        v.value("access_bytes", access_bytes,
+                spec("bytes per transaction").range(1, 4096).pow2().unit("bytes"));
+        v.value("write_ratio", write_ratio,
+                spec("share of transactions that are writes").range(0, 1));
         v.value("transactions", transactions, spec("transactions per generator").range(1, 1e10));
         v.value("check", check, spec("check every read against a reference memory (scoreboard)"));
     }

@@ -48,8 +48,9 @@ void traffic_gen::run()
         if (a.write)
             fill(seq, data.data());
         sc_core::sc_time before = m_qk.get_current_time();
-        tlm::tlm_response_status status = mem.access(a.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, a.addr,
-                                 data.data(), m_params.access_bytes, m_qk, &attrs);
+        tlm::tlm_response_status status =
+            mem.access(a.write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND, a.addr,
+                       data.data(), m_params.access_bytes, m_qk, &attrs);
         m_latency.sample(static_cast<double>((m_qk.get_current_time() - before).value()) / 1000.0);
         if (status != tlm::TLM_OK_RESPONSE) {
             ++m_errors;

@@ -20,10 +20,10 @@ public:
 
     traffic_gen(const sc_core::sc_module_name& name, const pattern_params& p,
                 std::uint64_t transactions, bool check);
-    bool finished() const { return m_finished; }              ///< all transactions issued
+    bool finished() const { return m_finished; }                      ///< all transactions issued
     std::uint64_t mismatches() const { return m_mismatches.value(); } ///< wrong read data
-    std::uint64_t failures() const { return m_errors.value(); } ///< error responses
-    sc_core::sc_event done;                                  ///< notified when finished
+    std::uint64_t failures() const { return m_errors.value(); }       ///< error responses
+    sc_core::sc_event done;                                           ///< notified when finished
 
 private:
     void run();

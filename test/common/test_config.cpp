@@ -80,11 +80,13 @@ TEST_CASE("values are read from YAML, later layers win, overrides apply last")
 TEST_CASE("errors carry file, line, column, key path and are all collected")
 {
     root r;
-    auto errs = load({"top:\n  count: 0\n  colour: red\n  ratio: high\n  cache:\n    ways: 3\n"}, {}, r);
+    auto errs =
+        load({"top:\n  count: 0\n  colour: red\n  ratio: high\n  cache:\n    ways: 3\n"}, {}, r);
     REQUIRE(errs.size() == 4);
     CHECK(errs[0] == "f0.yaml:2:10: error: top.count: value out of range (expected 1..100, got 0)");
     CHECK(errs[1] == "f0.yaml:4:10: error: top.ratio: wrong type (expected a number, got 'high')");
-    CHECK(errs[2] == "f0.yaml:6:11: error: top.cache.ways: value out of range (expected 1..16, power of two, got 3)");
+    CHECK(errs[2] == "f0.yaml:6:11: error: top.cache.ways: value out of range (expected 1..16, "
+                     "power of two, got 3)");
     CHECK(errs[3] == "f0.yaml:3:3: error: top.colour: unknown key (did you mean 'color'?)");
 }
 
@@ -102,22 +104,25 @@ TEST_CASE("overrides are validated like files and name the override")
     auto errs = load({}, {"top.color=blue", "top.nope=1", "=3", "top..x=1"}, r);
     REQUIRE(errs.size() == 4);
     CHECK(errs[0] == "-s =3: error: malformed override (expected key.path=value)");
-    CHECK(errs[1] == "-s top..x=1: error: top..x: malformed key path (expected names joined by '.')");
-    CHECK(errs[2] == "-s top.color=blue: error: top.color: invalid choice (expected one of red|green, got 'blue')");
+    CHECK(errs[1] ==
+          "-s top..x=1: error: top..x: malformed key path (expected names joined by '.')");
+    CHECK(errs[2] == "-s top.color=blue: error: top.color: invalid choice (expected one of "
+                     "red|green, got 'blue')");
     CHECK(errs[3] == "-s top.nope=1: error: top.nope: unknown key");
 }
 
 TEST_CASE("syntax errors, duplicates and wrong shapes are reported")
 {
     root r;
-    auto errs = load({"top: [1, 2", "top:\n  count: 1\n  count: 2\n", "top: 5", "top:\n  cache: 3\n"},
-                     {}, r);
+    auto errs = load(
+        {"top: [1, 2", "top:\n  count: 1\n  count: 2\n", "top: 5", "top:\n  cache: 3\n"}, {}, r);
     REQUIRE(errs.size() == 4);
     CHECK(errs[0].rfind("f0.yaml:1:", 0) == 0);
     CHECK(errs[0].find("YAML syntax error") != std::string::npos);
     CHECK(errs[1] == "f1.yaml:3:3: error: top.count: duplicate key");
     CHECK(errs[2] == "f2.yaml:1:6: error: top: wrong type (expected a section of keys, got '5')");
-    CHECK(errs[3] == "f3.yaml:2:10: error: top.cache: wrong type (expected a section of keys, got '3')");
+    CHECK(errs[3] ==
+          "f3.yaml:2:10: error: top.cache: wrong type (expected a section of keys, got '3')");
 }
 
 TEST_CASE("the lister and the writer see every declared parameter")

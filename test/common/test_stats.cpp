@@ -10,9 +10,8 @@ TEST_CASE("stats are named by group path, sorted, and derived values computed at
     group b("top.b");
     counter hits(b, "hits", "count", "hits");
     counter misses(b, "misses", "count", "misses");
-    formula rate(b, "hit_rate", "ratio", "hits / accesses", [&] {
-        return double(hits.value()) / double(hits.value() + misses.value());
-    });
+    formula rate(b, "hit_rate", "ratio", "hits / accesses",
+                 [&] { return double(hits.value()) / double(hits.value() + misses.value()); });
     group a("top.a");
     average lat(a, "latency", "ns", "latency");
     histogram h(a, "sizes", "bytes", "sizes", 10, 3);

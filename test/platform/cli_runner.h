@@ -21,7 +21,8 @@ struct cli_result {
 class cli_runner {
 public:
     explicit cli_runner(const std::string& tag)
-        : m_dir(std::filesystem::temp_directory_path() / ("vgpu_cli_" + tag + "_" + std::to_string(::getpid())))
+        : m_dir(std::filesystem::temp_directory_path() /
+                ("vgpu_cli_" + tag + "_" + std::to_string(::getpid())))
     {
         std::filesystem::remove_all(m_dir);
         std::filesystem::create_directories(m_dir);

@@ -29,7 +29,9 @@ TEST_CASE("no arguments: the default platform runs, passes and writes its output
         CHECK(j["meta"].contains(key));
     CHECK(j["meta"]["verdict"] == "pass");
     CHECK(j["stats"]["traffic.tg0.mismatches"] == 0);
-    CHECK(j["stats"]["traffic.tg0.reads"].get<int>() + j["stats"]["traffic.tg0.writes"].get<int>() == 50000);
+    CHECK(j["stats"]["traffic.tg0.reads"].get<int>() +
+              j["stats"]["traffic.tg0.writes"].get<int>() ==
+          50000);
     CHECK(cli.read("out/stats.txt").find("traffic.tg0.reads") != std::string::npos);
     CHECK(cli.read("out/config.yaml").find("kind: traffic") != std::string::npos);
 }
@@ -59,7 +61,9 @@ TEST_CASE("the same configuration and seed give identical stats.json (minus host
     const std::string args = " -s traffic.transactions=3000 -s traffic.generators=3 --seed 42";
     REQUIRE(cli.run("-o one" + args).code == 0);
     REQUIRE(cli.run("-o two" + args).code == 0);
-    REQUIRE(cli.run("-o three -s traffic.transactions=3000 -s traffic.generators=3 --seed 43").code == 0);
+    REQUIRE(
+        cli.run("-o three -s traffic.transactions=3000 -s traffic.generators=3 --seed 43").code ==
+        0);
     CHECK(stats_without_host_time(cli, "one") == stats_without_host_time(cli, "two"));
     CHECK(stats_without_host_time(cli, "one") != stats_without_host_time(cli, "three"));
 }
@@ -81,12 +85,14 @@ TEST_CASE("a run that cannot finish within max_time fails with exit code 1")
     cli_runner cli("timeout");
     auto r = cli.run("-s platform.max_time=\"10 us\"");
     CHECK(r.code == 1);
-    CHECK(r.err.find("vgpu-sim: FAIL: the workload did not finish within platform.max_time (10 us)") !=
+    CHECK(r.err.find(
+              "vgpu-sim: FAIL: the workload did not finish within platform.max_time (10 us)") !=
           std::string::npos);
     CHECK(nlohmann::json::parse(cli.read("out/stats.json"))["meta"]["verdict"] == "fail");
 }
 
-TEST_CASE("the parameter list (vgpu-sim --list-params) matches docs/configuration.md; run scripts/gen-docs when it fails")
+TEST_CASE("the parameter list (vgpu-sim --list-params) matches docs/configuration.md; run "
+          "scripts/gen-docs when it fails")
 {
     cli_runner cli("docs");
     auto r = cli.run("--list-params");

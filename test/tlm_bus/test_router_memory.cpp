@@ -36,7 +36,10 @@ struct bench {
         p.dmi = false;
         return p;
     }
-    std::size_t violations() const { return pc_in.violations() + pc_a.violations() + pc_b.violations(); }
+    std::size_t violations() const
+    {
+        return pc_in.violations() + pc_a.violations() + pc_b.violations();
+    }
 };
 } // namespace
 

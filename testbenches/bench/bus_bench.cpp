@@ -106,4 +106,7 @@ int main(int argc, char** argv)
 }
 
 /// libsystemc refers to sc_main; this binary has its own main().
-int sc_main(int, char**) { return 2; }
+int sc_main(int, char**)
+{
+    return 2;
+}

@@ -1,0 +1,513 @@
+// Command processor: registers, CTA dispatch, completion records, interrupt.
+// See models/cp/README.md and docs/registers.md.
+#define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn of the per-queue dispatch threads
+#include "models/cp/cp.h"
+
+#include "models/common/trace_events.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+namespace vgpu::cp {
+
+using tlm_bus::reg_access;
+using tlm_bus::reg_write;
+
+namespace {
+std::uint64_t to_ps(const sc_core::sc_time& t)
+{
+    return static_cast<std::uint64_t>(std::llround(t / sc_core::sc_time(1, sc_core::SC_PS)));
+}
+} // namespace
+
+cp::cp(const sc_core::sc_module_name& name, const cp_config& cfg, const clock_params& clk,
+       unsigned num_sms, unsigned cta_slots_per_sm, unsigned warp_slots_per_sm)
+    : sc_module(name), mmio("mmio"), dispatch("dispatch"), cta_done("cta_done"), irq("irq"),
+      m_cfg(cfg), m_clk(clk), m_num_sms(num_sms), m_cta_slots(cta_slots_per_sm),
+      m_warp_slots(warp_slots_per_sm), m_regs(this->name()), m_sm(num_sms), m_log(this->name()),
+      m_stats(this->name()),
+      m_launches(m_stats, "launches", "count", "accepted LAUNCH writes (valid or not)"),
+      m_bad_launches(m_stats, "bad_launches", "count",
+                     "launches refused by validation (STATUS error, ERROR_CAUSE 1)"),
+      m_refused_launches(m_stats, "refused_launches", "count",
+                         "LAUNCH writes to a running queue (TLM command error)"),
+      m_ctas_dispatched(m_stats, "ctas_dispatched", "count", "CTAs launched to an SM"),
+      m_ctas_done(m_stats, "ctas_done", "count", "CTAs reported finished without fault"),
+      m_faults(m_stats, "faults", "count", "CTAs reported ended by a fault"),
+      m_dispatch_stalls(m_stats, "dispatch_stalls", "count",
+                        "CTAs that waited for a free CTA or warp slot on the queue's SMs"),
+      m_bad_done(m_stats, "bad_done_records", "count",
+                 "cta_done records refused (unknown queue, kernel or CTA, bad size)"),
+      m_mmio_errors(m_stats, "mmio_errors", "count",
+                    "register accesses answered with an error response",
+                    [this] { return static_cast<double>(m_regs.errors()); })
+{
+    if (num_sms == 0 || cta_slots_per_sm == 0 || warp_slots_per_sm == 0)
+        throw std::invalid_argument(std::string(this->name()) +
+                                    ": num_sms, cta_slots_per_sm and warp_slots_per_sm must be "
+                                    "nonzero");
+    if (cfg.queues == 0 || cfg.queues > 16)
+        throw std::invalid_argument(std::string(this->name()) + ": cp.queues must be 1..16");
+
+    mmio.register_b_transport(this, &cp::mmio_b_transport);
+    mmio.register_transport_dbg(this, &cp::mmio_transport_dbg);
+    cta_done.register_b_transport(this, &cp::done_b_transport);
+    cta_done.register_transport_dbg(this, &cp::done_transport_dbg);
+
+    for (unsigned q = 0; q < cfg.queues; ++q) {
+        m_q.push_back(std::make_unique<queue_state>());
+        m_kernel_time.push_back(std::make_unique<stats::average>(
+            m_stats, "queue" + std::to_string(q) + ".kernel_time", "ns",
+            "time from the LAUNCH write to the end of the kernel's last CTA"));
+    }
+    define_registers();
+
+    SC_HAS_PROCESS(cp);
+    SC_METHOD(process_done);
+    sensitive << m_done_ev;
+    dont_initialize();
+    SC_METHOD(drive_irq);
+    sensitive << m_irq_ev;
+    for (unsigned q = 0; q < cfg.queues; ++q)
+        sc_core::sc_spawn([this, q] { run_queue(q); }, ("queue" + std::to_string(q)).c_str());
+}
+
+void cp::define_registers()
+{
+    m_regs.set_warning_handler([this](const std::string& m) { VGPU_WARN(m_log, "%s", m.c_str()); });
+    auto add = [this](std::string name, std::uint64_t off, reg_access a, std::uint32_t reset,
+                      std::uint32_t mask, std::function<bool(const reg_write&)> on_write = {}) {
+        tlm_bus::reg_def r;
+        r.name = std::move(name);
+        r.offset = off;
+        r.access = a;
+        r.reset = reset;
+        r.write_mask = mask;
+        r.on_write = std::move(on_write);
+        m_regs.add(std::move(r));
+    };
+    for (unsigned q = 0; q < m_cfg.queues; ++q) {
+        const std::string p = "Q" + std::to_string(q) + "_";
+        auto rw = [&](const char* n, std::uint64_t off) {
+            add(p + n, reg::queue(q, off), reg_access::rw, 0, ~0u);
+        };
+        auto ro = [&](const std::string& n, std::uint64_t off) {
+            add(p + n, reg::queue(q, off), reg_access::ro, 0, ~0u);
+        };
+        rw("PROG_ADDR", reg::PROG_ADDR);
+        rw("PROG_BYTES", reg::PROG_BYTES);
+        rw("GRID_X", reg::GRID_X);
+        rw("GRID_Y", reg::GRID_Y);
+        rw("BLOCK_X", reg::BLOCK_X);
+        rw("BLOCK_Y", reg::BLOCK_Y);
+        rw("SM_FIRST", reg::SM_FIRST);
+        rw("SM_COUNT", reg::SM_COUNT);
+        rw("NPARAMS", reg::NPARAMS);
+        add(p + "LAUNCH", reg::queue(q, reg::LAUNCH), reg_access::wo, 0, 1,
+            [this, q](const reg_write& w) { return (w.new_value & 1) == 0 || launch(q, w.delay); });
+        ro("STATUS", reg::STATUS);
+        ro("CTAS_DONE", reg::CTAS_DONE);
+        ro("ERROR_SM", reg::ERROR_SM);
+        ro("ERROR_WARP", reg::ERROR_WARP);
+        ro("ERROR_PC", reg::ERROR_PC);
+        ro("ERROR_VADDR_LO", reg::ERROR_VADDR_LO);
+        ro("ERROR_VADDR_HI", reg::ERROR_VADDR_HI);
+        ro("KERNEL_SEQ", reg::KERNEL_SEQ);
+        ro("ERROR_CAUSE", reg::ERROR_CAUSE);
+        ro("CTAS_DISPATCHED", reg::CTAS_DISPATCHED);
+        for (unsigned i = 0; i < max_params; ++i)
+            add(p + "PARAM" + std::to_string(i), reg::queue(q, reg::PARAM0 + 4 * i), reg_access::rw,
+                0, ~0u);
+        for (unsigned i = 0; i < reg::ERROR_MSG_BYTES / 4; ++i)
+            ro("ERROR_MSG" + std::to_string(i), reg::ERROR_MSG + 4 * i);
+    }
+    const std::uint32_t qmask = (1u << m_cfg.queues) - 1;
+    auto irq_changed = [this](const reg_write& w) {
+        m_irq_ev.notify(w.delay);
+        return true;
+    };
+    add("IRQ_STATUS", reg::IRQ_STATUS, reg_access::w1c, 0, qmask, irq_changed);
+    add("IRQ_ENABLE", reg::IRQ_ENABLE, reg_access::rw, 0, qmask, irq_changed);
+    add("PTBR_LO", reg::PTBR_LO, reg_access::rw, 0, ~0u);
+    add("PTBR_HI", reg::PTBR_HI, reg_access::rw, 0, ~0u);
+    add("NUM_SMS", reg::NUM_SMS, reg_access::ro, m_num_sms, ~0u);
+    add("LAUNCH_SEQ", reg::LAUNCH_SEQ, reg_access::ro, 0, ~0u);
+    add("VERSION", reg::VERSION, reg_access::ro, reg::VERSION_VALUE, ~0u);
+    add("NUM_QUEUES", reg::NUM_QUEUES, reg_access::ro, m_cfg.queues, ~0u);
+}
+
+sc_core::sc_time cp::cycles(std::uint64_t n) const
+{
+    return sc_core::sc_time(static_cast<double>(n * m_clk.core_ps), sc_core::SC_PS);
+}
+
+void cp::end_of_elaboration()
+{
+    if (dispatch.size() != m_num_sms)
+        SC_REPORT_ERROR("vgpu/cp",
+                        (std::string(name()) + ": dispatch has " + std::to_string(dispatch.size()) +
+                         " bindings for " + std::to_string(m_num_sms) + " SMs")
+                            .c_str());
+}
+
+// ---- registers ----
+
+void cp::mmio_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
+{
+    m_regs.transport(gp, delay);
+}
+
+unsigned cp::mmio_transport_dbg(tlm::tlm_generic_payload& gp)
+{
+    return m_regs.transport_dbg(gp);
+}
+
+std::string cp::check_launch(const cta_launch& l, std::uint32_t first, std::uint32_t count) const
+{
+    if (l.grid_x == 0 || l.grid_y == 0)
+        return "empty grid (GRID_X " + std::to_string(l.grid_x) + ", GRID_Y " +
+               std::to_string(l.grid_y) + ")";
+    if (l.block_x == 0 || l.block_y == 0)
+        return "empty block (BLOCK_X " + std::to_string(l.block_x) + ", BLOCK_Y " +
+               std::to_string(l.block_y) + ")";
+    const std::uint64_t threads = std::uint64_t{l.block_x} * l.block_y;
+    if (threads > std::uint64_t{m_warp_slots} * 32)
+        return "block of " + std::to_string(threads) + " threads exceeds " +
+               std::to_string(m_warp_slots) + " warp slots of 32";
+    if (count == 0 || std::uint64_t{first} + count > m_num_sms)
+        return "SM range [" + std::to_string(first) + ", " +
+               std::to_string(std::uint64_t{first} + count) + ") empty or outside the " +
+               std::to_string(m_num_sms) + " SMs";
+    if (l.nparams > max_params)
+        return "NPARAMS " + std::to_string(l.nparams) + " > " + std::to_string(max_params);
+    if (l.prog_bytes == 0 || l.prog_bytes % 16 != 0)
+        return "PROG_BYTES " + std::to_string(l.prog_bytes) + " not a nonzero multiple of 16";
+    return {};
+}
+
+bool cp::launch(unsigned q, const sc_core::sc_time& delay)
+{
+    queue_state& qs = *m_q[q];
+    if (qs.busy) {
+        ++m_refused_launches;
+        VGPU_WARN(m_log, "queue %u: LAUNCH while kernel %u is running (refused)", q,
+                  qs.launch.kernel_seq);
+        return false;
+    }
+    auto get = [&](std::uint64_t off) { return m_regs.get(reg::queue(q, off)); };
+    cta_launch l{};
+    l.queue = q;
+    l.kernel_seq = ++m_launch_seq;
+    l.prog_addr = get(reg::PROG_ADDR);
+    l.prog_bytes = get(reg::PROG_BYTES);
+    l.grid_x = get(reg::GRID_X);
+    l.grid_y = get(reg::GRID_Y);
+    l.block_x = get(reg::BLOCK_X);
+    l.block_y = get(reg::BLOCK_Y);
+    l.nparams = get(reg::NPARAMS);
+    for (unsigned i = 0; i < std::min(l.nparams, max_params); ++i)
+        l.params[i] = get(reg::PARAM0 + 4 * i);
+    l.ptbr = (std::uint64_t{m_regs.get(reg::PTBR_HI)} << 32) | m_regs.get(reg::PTBR_LO);
+
+    ++m_launches;
+    m_regs.set(reg::LAUNCH_SEQ, m_launch_seq);
+    m_regs.set(reg::queue(q, reg::KERNEL_SEQ), l.kernel_seq);
+    m_regs.set(reg::queue(q, reg::CTAS_DONE), 0);
+    m_regs.set(reg::queue(q, reg::CTAS_DISPATCHED), 0);
+    record_error(q, error_cause::none, 0, 0, 0, 0, "");
+    qs.launch = l;
+    qs.launch_at = sc_core::sc_time_stamp() + delay;
+    qs.sm_first = get(reg::SM_FIRST);
+    qs.sm_count = get(reg::SM_COUNT);
+    qs.fault = false;
+
+    const std::string problem = check_launch(l, qs.sm_first, qs.sm_count);
+    if (!problem.empty()) {
+        ++m_bad_launches;
+        VGPU_WARN(m_log, "queue %u: bad launch of kernel %u: %s", q, l.kernel_seq, problem.c_str());
+        record_error(q, error_cause::bad_launch, 0, 0, 0, 0, ("bad launch: " + problem).c_str());
+        set_status(q, queue_status::error);
+        raise_irq_status(q, delay);
+        auto& tr = trace::recorder::instance();
+        if (tr.enabled())
+            tr.instant("kernels", "queue " + std::to_string(q),
+                       "bad launch " + std::to_string(l.kernel_seq), to_ps(qs.launch_at));
+        return true;
+    }
+    qs.warps_per_cta = static_cast<unsigned>((std::uint64_t{l.block_x} * l.block_y + 31) / 32);
+    qs.busy = true;
+    set_status(q, queue_status::running);
+    VGPU_DEBUG(m_log, "queue %u: launch kernel %u, grid %ux%u, block %ux%u", q, l.kernel_seq,
+               l.grid_x, l.grid_y, l.block_x, l.block_y);
+    qs.launch_ev.notify(delay);
+    return true;
+}
+
+void cp::set_status(unsigned q, queue_status s)
+{
+    m_regs.set(reg::queue(q, reg::STATUS), static_cast<std::uint32_t>(s));
+}
+
+void cp::record_error(unsigned q, error_cause cause, std::uint32_t sm, std::uint32_t warp,
+                      std::uint32_t pc, std::uint64_t vaddr, const char* message)
+{
+    auto set = [&](std::uint64_t off, std::uint32_t v) { m_regs.set(reg::queue(q, off), v); };
+    set(reg::ERROR_CAUSE, static_cast<std::uint32_t>(cause));
+    set(reg::ERROR_SM, sm);
+    set(reg::ERROR_WARP, warp);
+    set(reg::ERROR_PC, pc);
+    set(reg::ERROR_VADDR_LO, static_cast<std::uint32_t>(vaddr));
+    set(reg::ERROR_VADDR_HI, static_cast<std::uint32_t>(vaddr >> 32));
+    char text[reg::ERROR_MSG_BYTES] = {};
+    std::strncpy(text, message, sizeof text - 1);
+    for (unsigned i = 0; i < reg::ERROR_MSG_BYTES / 4; ++i) {
+        std::uint32_t w;
+        std::memcpy(&w, text + 4 * i, 4);
+        set(reg::ERROR_MSG + 4 * i, w);
+    }
+}
+
+void cp::raise_irq_status(unsigned q, const sc_core::sc_time& delay)
+{
+    if (delay == sc_core::SC_ZERO_TIME) {
+        m_regs.set(reg::IRQ_STATUS, m_regs.get(reg::IRQ_STATUS) | (1u << q));
+    } else {
+        // The bit belongs to the caller's future (LT offset): drive_irq sets it then.
+        const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
+        auto pos = std::upper_bound(
+            m_irq_pending.begin(), m_irq_pending.end(), at,
+            [](const sc_core::sc_time& t, const irq_entry& e) { return t < e.at; });
+        m_irq_pending.insert(pos, irq_entry{at, 1u << q});
+    }
+    m_irq_ev.notify(delay);
+}
+
+void cp::drive_irq()
+{
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    std::size_t n = 0;
+    for (; n < m_irq_pending.size() && m_irq_pending[n].at <= now; ++n)
+        m_regs.set(reg::IRQ_STATUS, m_regs.get(reg::IRQ_STATUS) | m_irq_pending[n].bits);
+    m_irq_pending.erase(m_irq_pending.begin(),
+                        m_irq_pending.begin() + static_cast<std::ptrdiff_t>(n));
+    if (!m_irq_pending.empty())
+        m_irq_ev.notify(m_irq_pending.front().at - now);
+    irq.write((m_regs.get(reg::IRQ_STATUS) & m_regs.get(reg::IRQ_ENABLE)) != 0);
+}
+
+// ---- dispatch ----
+
+void cp::run_queue(unsigned q)
+{
+    queue_state& qs = *m_q[q];
+    for (;;) {
+        sc_core::wait(qs.launch_ev);
+        sc_core::wait(cycles(m_cfg.dispatch_latency));
+        dispatch_ctas(q);
+        while (qs.running > 0)
+            sc_core::wait(qs.ended_ev);
+        finish(q);
+    }
+}
+
+void cp::dispatch_ctas(unsigned q)
+{
+    queue_state& qs = *m_q[q];
+    const cta_launch& l = qs.launch;
+    const std::uint32_t sm_first = qs.sm_first, sm_count = qs.sm_count;
+    const std::uint64_t total = std::uint64_t{l.grid_x} * l.grid_y;
+    unsigned rr = 0;
+    for (std::uint64_t i = 0; i < total; ++i) {
+        if (qs.fault)
+            return;
+        unsigned sm = 0;
+        bool stalled = false;
+        for (;;) {
+            bool found = false;
+            for (unsigned k = 0; k < sm_count && !found; ++k) {
+                const unsigned s = sm_first + (rr + k) % sm_count;
+                if (m_sm[s].ctas < m_cta_slots &&
+                    m_sm[s].warps + qs.warps_per_cta <= m_warp_slots) {
+                    sm = s;
+                    rr = (rr + k + 1) % sm_count;
+                    found = true;
+                }
+            }
+            if (found)
+                break;
+            if (!stalled) {
+                ++m_dispatch_stalls;
+                stalled = true;
+            }
+            sc_core::wait(m_slot_freed);
+            if (qs.fault)
+                return;
+        }
+        // Reserve the slot before waiting for the SM's dispatch interval, so that another
+        // queue cannot take it meanwhile.
+        sm_state& st = m_sm[sm];
+        ++st.ctas;
+        st.warps += qs.warps_per_cta;
+        ++qs.running;
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        const sc_core::sc_time at = std::max(now, st.ready);
+        st.ready = at + cycles(m_cfg.cta_dispatch_interval);
+        if (at > now) {
+            sc_core::wait(at - now);
+            if (qs.fault) {
+                release(sm, q);
+                return;
+            }
+        }
+
+        cta_launch rec = l;
+        rec.cta_x = static_cast<std::uint32_t>(i % l.grid_x);
+        rec.cta_y = static_cast<std::uint32_t>(i / l.grid_x);
+        const cta_key key{sm, rec.cta_x, rec.cta_y};
+        qs.outstanding.insert(key);
+        tlm::tlm_generic_payload gp;
+        gp.set_command(tlm::TLM_WRITE_COMMAND);
+        gp.set_address(0);
+        gp.set_data_ptr(reinterpret_cast<unsigned char*>(&rec));
+        gp.set_data_length(sizeof rec);
+        gp.set_streaming_width(sizeof rec);
+        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        dispatch[sm]->b_transport(gp, delay);
+        if (!gp.is_response_ok()) {
+            qs.outstanding.erase(key);
+            const std::string msg = "SM " + std::to_string(sm) + " refused CTA (" +
+                                    std::to_string(rec.cta_x) + "," + std::to_string(rec.cta_y) +
+                                    "): " + gp.get_response_string();
+            VGPU_WARN(m_log, "queue %u: kernel %u: %s", q, l.kernel_seq, msg.c_str());
+            if (!qs.fault) {
+                qs.fault = true;
+                record_error(q, error_cause::dispatch, sm, 0, 0, 0, msg.c_str());
+            }
+            release(sm, q);
+            return;
+        }
+        ++m_ctas_dispatched;
+        m_regs.set(reg::queue(q, reg::CTAS_DISPATCHED),
+                   m_regs.get(reg::queue(q, reg::CTAS_DISPATCHED)) + 1);
+        if (delay > sc_core::SC_ZERO_TIME)
+            sc_core::wait(delay);
+    }
+}
+
+void cp::release(unsigned sm, unsigned q)
+{
+    queue_state& qs = *m_q[q];
+    --m_sm[sm].ctas;
+    m_sm[sm].warps -= qs.warps_per_cta;
+    --qs.running;
+    m_slot_freed.notify();
+    qs.ended_ev.notify();
+}
+
+void cp::finish(unsigned q)
+{
+    queue_state& qs = *m_q[q];
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    set_status(q, qs.fault ? queue_status::error : queue_status::done);
+    qs.busy = false;
+    raise_irq_status(q, sc_core::SC_ZERO_TIME);
+    m_kernel_time[q]->sample((now - qs.launch_at).to_seconds() * 1e9);
+    VGPU_DEBUG(m_log, "queue %u: kernel %u %s", q, qs.launch.kernel_seq,
+               qs.fault ? "failed" : "done");
+    auto& tr = trace::recorder::instance();
+    if (tr.enabled())
+        tr.span("kernels", "queue " + std::to_string(q),
+                "kernel " + std::to_string(qs.launch.kernel_seq) + (qs.fault ? " (error)" : ""),
+                to_ps(qs.launch_at), to_ps(now));
+}
+
+// ---- completion records ----
+
+void cp::done_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
+{
+    auto refuse = [&](tlm::tlm_response_status s, const std::string& why) {
+        ++m_bad_done;
+        VGPU_WARN(m_log, "cta_done refused: %s", why.c_str());
+        gp.set_response_status(s);
+    };
+    if (gp.get_command() == tlm::TLM_IGNORE_COMMAND) {
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    if (gp.get_command() != tlm::TLM_WRITE_COMMAND)
+        return refuse(tlm::TLM_COMMAND_ERROR_RESPONSE, "not a write");
+    if (gp.get_byte_enable_ptr() != nullptr)
+        return refuse(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE, "byte enables");
+    if (gp.get_data_length() != sizeof(::vgpu::cp::cta_done) ||
+        gp.get_streaming_width() < gp.get_data_length())
+        return refuse(tlm::TLM_BURST_ERROR_RESPONSE,
+                      std::to_string(gp.get_data_length()) + " bytes instead of " +
+                          std::to_string(sizeof(::vgpu::cp::cta_done)));
+    done_entry e{sc_core::sc_time_stamp() + delay, {}};
+    ::vgpu::cp::cta_done& rec = e.rec;
+    std::memcpy(&rec, gp.get_data_ptr(), sizeof rec);
+    rec.message[sizeof rec.message - 1] = '\0';
+    const std::string what = "queue " + std::to_string(rec.queue) + " kernel " +
+                             std::to_string(rec.kernel_seq) + " SM " + std::to_string(rec.sm) +
+                             " CTA (" + std::to_string(rec.cta_x) + "," +
+                             std::to_string(rec.cta_y) + ")";
+    if (rec.queue >= m_cfg.queues)
+        return refuse(tlm::TLM_GENERIC_ERROR_RESPONSE, what + ": no such queue");
+    queue_state& qs = *m_q[rec.queue];
+    if (!qs.busy || rec.kernel_seq != qs.launch.kernel_seq)
+        return refuse(tlm::TLM_GENERIC_ERROR_RESPONSE, what + ": kernel not running");
+    if (rec.status != cta_status::ok && rec.status != cta_status::fault)
+        return refuse(tlm::TLM_GENERIC_ERROR_RESPONSE,
+                      what + ": unknown status " +
+                          std::to_string(static_cast<std::uint32_t>(rec.status)));
+    if (qs.outstanding.erase(cta_key{rec.sm, rec.cta_x, rec.cta_y}) == 0)
+        return refuse(tlm::TLM_GENERIC_ERROR_RESPONSE, what + ": CTA not running there");
+    // Effects are applied by process_done at the record's time, in time order.
+    auto pos =
+        std::upper_bound(m_pending.begin(), m_pending.end(), e.at,
+                         [](const sc_core::sc_time& t, const done_entry& d) { return t < d.at; });
+    m_pending.insert(pos, e);
+    m_done_ev.notify(delay);
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned cp::done_transport_dbg(int, tlm::tlm_generic_payload&)
+{
+    // Records are messages, not storage: there is nothing a debugger could read or write.
+    return 0;
+}
+
+void cp::process_done()
+{
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    std::size_t n = 0;
+    for (; n < m_pending.size() && m_pending[n].at <= now; ++n) {
+        const ::vgpu::cp::cta_done& rec = m_pending[n].rec;
+        queue_state& qs = *m_q[rec.queue];
+        if (rec.status == cta_status::ok) {
+            ++m_ctas_done;
+            m_regs.set(reg::queue(rec.queue, reg::CTAS_DONE),
+                       m_regs.get(reg::queue(rec.queue, reg::CTAS_DONE)) + 1);
+        } else {
+            ++m_faults;
+            if (!qs.fault) {
+                qs.fault = true;
+                record_error(rec.queue, error_cause::cta_fault, rec.sm, rec.warp, rec.pc, rec.vaddr,
+                             rec.message);
+                VGPU_INFO(m_log,
+                          "queue %u: kernel %u: fault on SM %u warp %u pc 0x%x vaddr 0x%llx: %s",
+                          rec.queue, rec.kernel_seq, rec.sm, rec.warp, rec.pc,
+                          static_cast<unsigned long long>(rec.vaddr), rec.message);
+            }
+        }
+        release(rec.sm, rec.queue);
+    }
+    m_pending.erase(m_pending.begin(), m_pending.begin() + static_cast<std::ptrdiff_t>(n));
+    if (!m_pending.empty())
+        m_done_ev.notify(m_pending.front().at - now);
+}
+
+} // namespace vgpu::cp
