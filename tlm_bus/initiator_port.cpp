@@ -31,9 +31,10 @@ const tlm::tlm_dmi* initiator_port::find_dmi(std::uint64_t addr, unsigned len,
 
 tlm::tlm_response_status initiator_port::access(tlm::tlm_command cmd, std::uint64_t addr,
                                                 void* data, unsigned len, sc_core::sc_time& delay,
-                                                const gpu_extension* attrs)
+                                                const gpu_extension* attrs,
+                                                const std::uint8_t* byte_enable)
 {
-    if (m_dmi_enabled && len > 0) {
+    if (m_dmi_enabled && len > 0 && !byte_enable) {
         if (const tlm::tlm_dmi* d = find_dmi(addr, len, cmd)) {
             std::uint8_t* p = d->get_dmi_ptr() + (addr - d->get_start_address());
             if (cmd == tlm::TLM_READ_COMMAND) {
@@ -53,6 +54,11 @@ tlm::tlm_response_status initiator_port::access(tlm::tlm_command cmd, std::uint6
     gp->set_data_ptr(static_cast<unsigned char*>(data));
     gp->set_data_length(len);
     gp->set_streaming_width(len);
+    if (byte_enable) {
+        // The payload attribute is non-const, but targets only read byte enables.
+        gp->set_byte_enable_ptr(const_cast<std::uint8_t*>(byte_enable));
+        gp->set_byte_enable_length(len);
+    }
     if (attrs)
         ext(*gp) = *attrs;
     (*this)->b_transport(*gp, delay);

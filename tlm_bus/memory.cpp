@@ -21,7 +21,7 @@ bool memory::check(tlm::tlm_generic_payload& gp)
         gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     } else if (gp.get_streaming_width() < len) {
         gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
-    } else if (gp.get_byte_enable_ptr()) {
+    } else if (gp.get_byte_enable_ptr() && gp.get_byte_enable_length() == 0) {
         gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
     } else {
         return true;
@@ -35,13 +35,24 @@ void memory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     if (!check(gp))
         return;
     unsigned len = gp.get_data_length();
-    if (gp.is_read()) {
+    if (const unsigned char* be = gp.get_byte_enable_ptr()) {
+        // Byte enables repeat over the data when shorter than it (IEEE 1666 14.15).
+        const unsigned be_len = gp.get_byte_enable_length();
+        for (unsigned i = 0; i < len; ++i) {
+            if (!be[i % be_len])
+                continue;
+            if (gp.is_read())
+                m_store.read(gp.get_address() + i, gp.get_data_ptr() + i, 1);
+            else if (gp.is_write())
+                m_store.write(gp.get_address() + i, gp.get_data_ptr() + i, 1);
+        }
+    } else if (gp.is_read()) {
         m_store.read(gp.get_address(), gp.get_data_ptr(), len);
-        ++m_reads;
     } else if (gp.is_write()) {
         m_store.write(gp.get_address(), gp.get_data_ptr(), len);
-        ++m_writes;
     }
+    m_reads += gp.is_read();
+    m_writes += gp.is_write();
     if (!gp.is_read() && !gp.is_write()) {
         gp.set_response_status(tlm::TLM_OK_RESPONSE);
         return;

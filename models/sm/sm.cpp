@@ -564,23 +564,9 @@ void sm::do_line(unsigned slot, unsigned line, sc_core::sc_time& delay, std::uin
             std::memcpy(buf + off, &op.data[l], 4);
             std::memset(be + off, 0xff, 4);
         }
-        if (std::memchr(be, 0, len) == nullptr) {
-            st = mem.access(tlm::TLM_WRITE_COMMAND, va, buf, len, delay, &ext);
-        } else {
-            // The lanes leave holes: one write of the segment with TLM byte enables.
-            tlm::tlm_generic_payload* gp = m_be_pool.acquire();
-            gp->set_command(tlm::TLM_WRITE_COMMAND);
-            gp->set_address(va);
-            gp->set_data_ptr(buf);
-            gp->set_data_length(len);
-            gp->set_streaming_width(len);
-            gp->set_byte_enable_ptr(be);
-            gp->set_byte_enable_length(len);
-            tlm_bus::ext(*gp) = ext;
-            mem->b_transport(*gp, delay);
-            st = gp->get_response_status();
-            gp->release();
-        }
+        // Lanes that leave holes in the segment write with TLM byte enables.
+        const bool holes = std::memchr(be, 0, len) != nullptr;
+        st = mem.access(tlm::TLM_WRITE_COMMAND, va, buf, len, delay, &ext, holes ? be : nullptr);
     }
     op.end = std::max(op.end, cycle_of(sc_core::sc_time_stamp() + delay));
     if (st != tlm::TLM_OK_RESPONSE && !op.failed) {

@@ -196,7 +196,6 @@ private:
     std::vector<std::uint8_t> m_line_bufs; ///< line data, one line per LSU thread + 1
     std::vector<std::uint8_t> m_be_bufs;   ///< byte enables, likewise
     std::vector<std::uint8_t> m_fetch_buf;
-    tlm_bus::payload_pool m_be_pool; ///< payloads of writes with byte enables
     std::string m_last_fault;
     std::vector<std::string> m_warp_tracks; ///< "warp <slot>"
 

@@ -1,0 +1,192 @@
+// DRAM controller of one module. See models/dram/README.md.
+#include "models/dram/dram.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace vgpu::dram {
+
+dram::dram(const sc_core::sc_module_name& name, const dram_config& cfg, const clock_params& clk,
+           std::uint64_t base, unsigned line_bytes)
+    : sc_module(name), in("in"), m_cfg(cfg), m_clk(clk), m_base(base), m_line_bytes(line_bytes),
+      m_bytes_per_cycle(cfg.bandwidth_gbps * static_cast<double>(clk.dram_ps) / 1000.0),
+      m_latency(static_cast<double>(cfg.latency.ps), sc_core::SC_PS), m_log(this->name()),
+      m_stats(this->name()), m_reads(m_stats, "reads", "count", "read transactions"),
+      m_writes(m_stats, "writes", "count", "write transactions"),
+      m_bytes_read(m_stats, "bytes_read", "bytes", "bytes read by b_transport"),
+      m_bytes_written(m_stats, "bytes_written", "bytes", "bytes written by b_transport"),
+      m_errors(m_stats, "errors", "count", "transactions answered with an error response"),
+      m_dmi_grants(m_stats, "dmi_grants", "count", "DMI pointers handed out"),
+      m_utilisation(
+          m_stats, "bandwidth_utilisation", "ratio",
+          "bytes moved by b_transport / (peak bandwidth of all channels x simulated time)", [this] {
+              double ns = sc_core::sc_time_stamp().to_seconds() * 1e9;
+              double peak = m_cfg.bandwidth_gbps * m_cfg.channels * ns;
+              double moved = static_cast<double>(m_bytes_read.value() + m_bytes_written.value());
+              return peak > 0 ? moved / peak : 0.0;
+          })
+{
+    if (line_bytes == 0 || (line_bytes & (line_bytes - 1)) != 0)
+        SC_REPORT_ERROR(
+            "vgpu/dram",
+            (std::string(this->name()) + ": line_bytes must be a power of two").c_str());
+    if (m_cfg.channels == 0 || m_bytes_per_cycle <= 0)
+        SC_REPORT_ERROR("vgpu/dram", (std::string(this->name()) +
+                                      ": needs at least one channel and a positive bandwidth")
+                                         .c_str());
+    in.register_b_transport(this, &dram::b_transport);
+    in.register_transport_dbg(this, &dram::transport_dbg);
+    in.register_get_direct_mem_ptr(this, &dram::get_direct_mem_ptr);
+}
+
+void dram::before_end_of_elaboration()
+{
+    // Channels arbitrate among the initiators bound to `in`, whose number is known only now.
+    noc::resource_params p;
+    p.accurate = m_clk.accurate;
+    p.cycle = sc_core::sc_time(static_cast<double>(m_clk.dram_ps), sc_core::SC_PS);
+    p.inputs = std::max(1u, static_cast<unsigned>(in.size()));
+    for (unsigned c = 0; c < m_cfg.channels; ++c)
+        m_channels.push_back(
+            std::make_unique<noc::shared_resource>(("ch" + std::to_string(c)).c_str(), p));
+}
+
+unsigned dram::channel_of(std::uint64_t addr) const
+{
+    return static_cast<unsigned>(((addr - m_base) / m_line_bytes) % m_cfg.channels);
+}
+
+unsigned dram::transfer_cycles(unsigned bytes) const
+{
+    // The small epsilon keeps exact multiples (128 B at 64 B/cycle) from rounding up.
+    double cycles = std::ceil(static_cast<double>(bytes) / m_bytes_per_cycle - 1e-9);
+    return std::max(1u, static_cast<unsigned>(cycles));
+}
+
+bool dram::check(tlm::tlm_generic_payload& gp)
+{
+    const std::uint64_t addr = gp.get_address();
+    const unsigned len = gp.get_data_length();
+    const std::uint64_t size = m_cfg.size.bytes;
+    if (addr < m_base || addr - m_base >= size || len > size - (addr - m_base)) {
+        VGPU_WARN(m_log, "access of %u bytes at 0x%llx is outside the module's memory", len,
+                  static_cast<unsigned long long>(addr));
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    } else if (gp.get_streaming_width() < len) {
+        VGPU_WARN(m_log, "streaming access at 0x%llx is not supported",
+                  static_cast<unsigned long long>(addr));
+        gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    } else if (gp.get_byte_enable_ptr() && gp.get_byte_enable_length() == 0) {
+        VGPU_WARN(m_log, "byte-enable pointer with zero length at 0x%llx",
+                  static_cast<unsigned long long>(addr));
+        gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    } else {
+        return true;
+    }
+    ++m_errors;
+    return false;
+}
+
+void dram::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
+{
+    if (!check(gp))
+        return;
+    if (!gp.is_read() && !gp.is_write()) {
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+        return;
+    }
+    const std::uint64_t offset = gp.get_address() - m_base;
+    const unsigned len = gp.get_data_length();
+    unsigned char* data = gp.get_data_ptr();
+    const unsigned char* be = gp.get_byte_enable_ptr();
+    const unsigned be_len = gp.get_byte_enable_length();
+    // Data moves on entry, before any wait of accurate mode, so the store always holds the
+    // result of the transactions in the order they reached the controller.
+    if (gp.is_read()) {
+        if (!be) {
+            m_store.read(offset, data, len);
+        } else {
+            for (unsigned i = 0; i < len; ++i)
+                if (be[i % be_len] == TLM_BYTE_ENABLED)
+                    m_store.read(offset + i, data + i, 1);
+        }
+        ++m_reads;
+        m_bytes_read += len;
+    } else {
+        if (!be) {
+            m_store.write(offset, data, len);
+        } else {
+            // Runs of enabled bytes are written at once; masks are mostly dense.
+            unsigned i = 0;
+            while (i < len) {
+                if (be[i % be_len] != TLM_BYTE_ENABLED) {
+                    ++i;
+                    continue;
+                }
+                unsigned j = i + 1;
+                while (j < len && be[j % be_len] == TLM_BYTE_ENABLED)
+                    ++j;
+                m_store.write(offset + i, data + i, j - i);
+                i = j;
+            }
+        }
+        ++m_writes;
+        m_bytes_written += len;
+    }
+    m_channels[channel_of(gp.get_address())]->use(static_cast<unsigned>(id),
+                                                  gp.get_extension<tlm_bus::gpu_extension>(),
+                                                  transfer_cycles(len), delay);
+    delay += m_latency;
+    gp.set_dmi_allowed(dmi_active());
+    gp.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned dram::transport_dbg(int, tlm::tlm_generic_payload& gp)
+{
+    const std::uint64_t addr = gp.get_address();
+    const std::uint64_t size = m_cfg.size.bytes;
+    if (addr < m_base || addr - m_base >= size)
+        return 0;
+    const std::uint64_t offset = addr - m_base;
+    const auto len =
+        static_cast<unsigned>(std::min<std::uint64_t>(gp.get_data_length(), size - offset));
+    if (gp.is_read())
+        m_store.read(offset, gp.get_data_ptr(), len);
+    else if (gp.is_write())
+        m_store.write(offset, gp.get_data_ptr(), len);
+    else
+        return 0;
+    return len;
+}
+
+bool dram::get_direct_mem_ptr(int, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi)
+{
+    const std::uint64_t addr = gp.get_address();
+    const std::uint64_t size = m_cfg.size.bytes;
+    if (!dmi_active() || addr < m_base || addr - m_base >= size) {
+        dmi.set_start_address(addr);
+        dmi.set_end_address(addr);
+        return false;
+    }
+    // One backing-store page per grant: pages are the store's unit of contiguity.
+    const std::uint64_t offset = addr - m_base;
+    const std::uint64_t start = offset - offset % tlm_bus::sparse_store::page_bytes;
+    const std::uint64_t end = std::min(start + tlm_bus::sparse_store::page_bytes, size) - 1;
+    dmi.set_dmi_ptr(m_store.page(offset));
+    dmi.set_start_address(m_base + start);
+    dmi.set_end_address(m_base + end);
+    dmi.allow_read_write();
+    dmi.set_read_latency(m_latency);
+    dmi.set_write_latency(m_latency);
+    ++m_dmi_grants;
+    return true;
+}
+
+void dram::invalidate_dmi()
+{
+    for (unsigned i = 0; i < in.size(); ++i)
+        in[i]->invalidate_direct_mem_ptr(m_base, m_base + m_cfg.size.bytes - 1);
+}
+
+} // namespace vgpu::dram

@@ -1,0 +1,341 @@
+// L1 data cache of one SM. See models/l1/README.md.
+#include "models/l1/l1.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace vgpu::l1 {
+
+namespace {
+/// Calls f(offset, length) for each run of enabled bytes among `len` bytes whose byte-enable
+/// index starts at `be_offset` (the whole range when there are no byte enables).
+template <class F>
+void for_each_run(unsigned len, const unsigned char* be, unsigned be_len, unsigned be_offset, F f)
+{
+    if (!be) {
+        f(0u, len);
+        return;
+    }
+    unsigned i = 0;
+    while (i < len) {
+        if (be[(be_offset + i) % be_len] != TLM_BYTE_ENABLED) {
+            ++i;
+            continue;
+        }
+        unsigned j = i + 1;
+        while (j < len && be[(be_offset + j) % be_len] == TLM_BYTE_ENABLED)
+            ++j;
+        f(i, j - i);
+        i = j;
+    }
+}
+
+/// Calls f(segment) for each line-bounded part of [addr, addr + len).
+template <class Segment, class F>
+bool for_each_segment(std::uint64_t addr, unsigned char* data, unsigned len,
+                      const unsigned char* be, unsigned be_len, unsigned line_bytes, F f)
+{
+    unsigned done = 0;
+    while (done < len) {
+        const std::uint64_t a = addr + done;
+        const unsigned n = std::min<unsigned>(len - done, line_bytes - (a & (line_bytes - 1)));
+        if (!f(Segment{a, data + done, n, be, be_len, done}))
+            return false;
+        done += n;
+    }
+    return true;
+}
+
+sc_core::sc_time from_value(std::uint64_t v)
+{
+    return sc_core::sc_time::from_value(v);
+}
+} // namespace
+
+l1::l1(const sc_core::sc_module_name& name, const l1_config& cfg, const clock_params& clk)
+    : sc_module(name), in("in"), out("out"), m_cfg(cfg), m_accurate(clk.accurate),
+      m_hit(static_cast<double>(cfg.hit_latency) * static_cast<double>(clk.core_ps),
+            sc_core::SC_PS),
+      m_array(cfg.sets, cfg.ways, cfg.line_bytes), m_mshr(cfg.mshrs, 1), m_slots(cfg.mshrs),
+      m_buffer_store(std::size_t{cfg.mshrs} * cfg.line_bytes), m_log(this->name()),
+      m_stats(this->name()), m_reads(m_stats, "reads", "count", "read requests"),
+      m_writes(m_stats, "writes", "count", "write requests (all forwarded)"),
+      m_hits(m_stats, "hits", "count", "read line lookups served from the array"),
+      m_misses(m_stats, "misses", "count", "read line lookups that fetched the line"),
+      m_merges(m_stats, "mshr_merges", "count",
+               "read line lookups that waited for a fill already in flight"),
+      m_full_stalls(m_stats, "mshr_full_stalls", "count", "misses that waited for a free MSHR"),
+      m_invalidations(m_stats, "invalidations", "count",
+                      "whole-cache invalidations at a new epoch (kernel boundary)"),
+      m_errors(m_stats, "errors", "count", "requests answered with an error response"),
+      m_hit_rate(m_stats, "hit_rate", "ratio", "hits / (hits + misses + mshr_merges)",
+                 [this] {
+                     double all =
+                         static_cast<double>(m_hits.value() + m_misses.value() + m_merges.value());
+                     return all > 0 ? static_cast<double>(m_hits.value()) / all : 0.0;
+                 }),
+      m_miss_latency(m_stats, "miss_latency", "ns",
+                     "time from a missing read's arrival to its line's arrival")
+{
+    m_stale.reserve(cfg.mshrs);
+    m_free_buffers.reserve(cfg.mshrs);
+    for (unsigned i = 0; i < cfg.mshrs; ++i)
+        m_free_buffers.push_back(&m_buffer_store[std::size_t{i} * cfg.line_bytes]);
+    in.register_b_transport(this, &l1::b_transport);
+    in.register_transport_dbg(this, &l1::transport_dbg);
+    in.register_get_direct_mem_ptr(this, &l1::get_direct_mem_ptr);
+}
+
+bool l1::check(tlm::tlm_generic_payload& gp)
+{
+    const auto addr = static_cast<unsigned long long>(gp.get_address());
+    if (gp.get_data_length() == 0) {
+        VGPU_WARN(m_log, "request of zero bytes at 0x%llx", addr);
+        gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    } else if (gp.get_streaming_width() < gp.get_data_length()) {
+        VGPU_WARN(m_log, "streaming request at 0x%llx is not supported", addr);
+        gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    } else if (gp.get_byte_enable_ptr() && gp.get_byte_enable_length() == 0) {
+        VGPU_WARN(m_log, "byte-enable pointer with zero length at 0x%llx", addr);
+        gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    } else {
+        return true;
+    }
+    ++m_errors;
+    return false;
+}
+
+void l1::new_epoch(std::uint32_t epoch)
+{
+    m_epoch = epoch;
+    ++m_invalidations;
+    m_array.invalidate_all([](std::uint64_t, const std::uint8_t*) {
+        SC_REPORT_ERROR("vgpu/l1", "an L1 line was dirty");
+    });
+    for (auto& s : m_slots)
+        s = fill_slot{};
+}
+
+void l1::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
+{
+    if (!check(gp))
+        return;
+    const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
+    if (ext && ext->epoch > m_epoch)
+        new_epoch(ext->epoch);
+    if (gp.is_read()) {
+        ++m_reads;
+        gp.set_response_status(read(gp, delay));
+    } else if (gp.is_write()) {
+        ++m_writes;
+        write(gp, delay);
+    } else {
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+    if (!gp.is_response_ok())
+        ++m_errors;
+}
+
+tlm::tlm_response_status l1::read(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
+{
+    const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
+    tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
+    for_each_segment<segment>(
+        gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), gp.get_byte_enable_ptr(),
+        gp.get_byte_enable_length(), m_cfg.line_bytes, [&](const segment& s) {
+            status = m_accurate ? read_accurate(s, ext, delay) : read_fast(s, ext, delay);
+            return status == tlm::TLM_OK_RESPONSE;
+        });
+    return status;
+}
+
+void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
+{
+    // Write-through: the tag check, then the write travels on with its byte enables. The
+    // payload is forwarded as it is (an interconnect may do so), so nothing is copied.
+    delay += m_hit;
+    out->b_transport(gp, delay);
+    gp.set_dmi_allowed(false);
+    if (!gp.is_response_ok())
+        return;
+    for_each_segment<segment>(
+        gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), gp.get_byte_enable_ptr(),
+        gp.get_byte_enable_length(), m_cfg.line_bytes, [&](const segment& s) {
+            const std::uint64_t line = m_array.line_addr(s.addr);
+            // A fill in flight may have read the line before this write reached memory.
+            if (m_accurate && m_mshr.lookup(line) &&
+                std::find(m_stale.begin(), m_stale.end(), line) == m_stale.end())
+                m_stale.push_back(line);
+            if (m_array.lookup(s.addr, false)) {
+                for_each_run(s.len, s.be, s.be_len, s.be_offset, [&](unsigned off, unsigned n) {
+                    m_array.write(s.addr + off, s.data + off, n, false);
+                });
+            }
+            return true;
+        });
+}
+
+void l1::copy_from_array(const segment& s) const
+{
+    for_each_run(s.len, s.be, s.be_len, s.be_offset,
+                 [&](unsigned off, unsigned n) { m_array.read(s.addr + off, s.data + off, n); });
+}
+
+void l1::copy_from_buffer(const segment& s, const std::uint8_t* line_data) const
+{
+    const std::uint8_t* src = line_data + (s.addr & (m_cfg.line_bytes - 1));
+    for_each_run(s.len, s.be, s.be_len, s.be_offset,
+                 [&](unsigned off, unsigned n) { std::memcpy(s.data + off, src + off, n); });
+}
+
+void l1::install(std::uint64_t line, const std::uint8_t* data)
+{
+    const cache::cache_array::victim v = m_array.allocate(line);
+    if (v.dirty)
+        SC_REPORT_ERROR("vgpu/l1", (std::string(name()) + ": evicted a dirty line").c_str());
+    m_array.fill(line, data);
+}
+
+std::uint8_t* l1::take_buffer()
+{
+    if (m_free_buffers.empty()) {
+        SC_REPORT_ERROR("vgpu/l1", (std::string(name()) + ": more fills than MSHRs").c_str());
+        return nullptr;
+    }
+    std::uint8_t* b = m_free_buffers.back();
+    m_free_buffers.pop_back();
+    return b;
+}
+
+tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_extension* ext,
+                                       sc_core::sc_time& delay)
+{
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t arrival = now + delay.value();
+    const std::uint64_t tag_done = arrival + m_hit.value();
+    const std::uint64_t line = m_array.line_addr(s.addr);
+    if (m_array.lookup(s.addr)) {
+        std::uint64_t done = tag_done;
+        const fill_slot* pending = nullptr;
+        for (const auto& f : m_slots)
+            if (f.line == line && f.ready > tag_done)
+                pending = &f;
+        if (pending) {
+            ++m_merges;
+            done = std::max(done, pending->ready);
+        } else {
+            ++m_hits;
+        }
+        copy_from_array(s);
+        delay = from_value(done - now);
+        return tlm::TLM_OK_RESPONSE;
+    }
+    ++m_misses;
+    // The MSHR freed first serves this miss; if it is still busy at tag time, wait for it.
+    fill_slot* slot = &m_slots[0];
+    for (auto& f : m_slots)
+        if (f.ready < slot->ready)
+            slot = &f;
+    std::uint64_t issue = tag_done;
+    if (slot->ready > issue) {
+        ++m_full_stalls;
+        issue = slot->ready;
+    }
+    sc_core::sc_time d = from_value(issue - now);
+    std::uint8_t* buf = take_buffer();
+    const tlm::tlm_response_status status =
+        out.access(tlm::TLM_READ_COMMAND, line, buf, m_cfg.line_bytes, d, ext);
+    if (status == tlm::TLM_OK_RESPONSE) {
+        install(line, buf);
+        copy_from_buffer(s, buf);
+        const std::uint64_t ready = sc_core::sc_time_stamp().value() + d.value();
+        *slot = fill_slot{line, ready};
+        m_miss_latency.sample(static_cast<double>(ready - arrival) / 1000.0);
+    }
+    give_buffer(buf);
+    delay = d;
+    return status;
+}
+
+tlm::tlm_response_status l1::read_accurate(const segment& s, const tlm_bus::gpu_extension* ext,
+                                           sc_core::sc_time& delay)
+{
+    const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time tag_done = arrival + m_hit;
+    const std::uint64_t line = m_array.line_addr(s.addr);
+    auto until = [](const sc_core::sc_time& t) {
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        return t > now ? t - now : sc_core::SC_ZERO_TIME;
+    };
+    bool merged = false, stalled = false;
+    for (;;) {
+        if (m_mshr.lookup(line)) {
+            if (!merged)
+                ++m_merges;
+            merged = true;
+            sc_core::wait(m_fill_done);
+            continue;
+        }
+        if (m_array.lookup(s.addr)) {
+            if (!merged)
+                ++m_hits;
+            copy_from_array(s);
+            delay = until(tag_done);
+            return tlm::TLM_OK_RESPONSE;
+        }
+        if (m_mshr.can_allocate())
+            break;
+        if (!stalled)
+            ++m_full_stalls;
+        stalled = true;
+        sc_core::wait(m_fill_done);
+    }
+    ++m_misses;
+    m_mshr.add_target(m_mshr.allocate(line), 0);
+    std::uint8_t* buf = take_buffer();
+    sc_core::sc_time d = until(tag_done);
+    const tlm::tlm_response_status status =
+        out.access(tlm::TLM_READ_COMMAND, line, buf, m_cfg.line_bytes, d, ext);
+    // The line becomes visible to merged requests when its data arrives.
+    sc_core::wait(d);
+    if (status == tlm::TLM_OK_RESPONSE) {
+        auto stale = std::find(m_stale.begin(), m_stale.end(), line);
+        if (stale != m_stale.end())
+            m_stale.erase(stale);
+        else
+            install(line, buf);
+        copy_from_buffer(s, buf);
+        m_miss_latency.sample((sc_core::sc_time_stamp() - arrival).to_seconds() * 1e9);
+    }
+    give_buffer(buf);
+    m_mshr.release(line);
+    m_fill_done.notify(sc_core::SC_ZERO_TIME);
+    delay = sc_core::SC_ZERO_TIME;
+    return status;
+}
+
+unsigned l1::transport_dbg(tlm::tlm_generic_payload& gp)
+{
+    // The L1 holds no dirty data: memory below has everything, so reads go there.
+    const unsigned n = out->transport_dbg(gp);
+    if (gp.is_write() && n > 0) {
+        for_each_segment<segment>(gp.get_address(), gp.get_data_ptr(), n, nullptr, 0,
+                                  m_cfg.line_bytes, [&](const segment& s) {
+                                      if (m_array.probe(s.addr))
+                                          m_array.write(s.addr, s.data, s.len, false);
+                                      return true;
+                                  });
+    }
+    return n;
+}
+
+bool l1::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi)
+{
+    // A cache must see every access: DMI is refused for the whole address space.
+    dmi.set_start_address(0);
+    dmi.set_end_address(~sc_dt::uint64{0});
+    return false;
+}
+
+} // namespace vgpu::l1

@@ -1,0 +1,91 @@
+// One LLC slice: write-back, write-allocate, banked, MSHR merging; the point of coherence of
+// the lines it is home to. See models/llc/README.md.
+#pragma once
+
+#include "models/cache/core/cache_array.h"
+#include "models/cache/core/mshr_table.h"
+#include "models/common/logger.h"
+#include "models/common/stats.h"
+#include "models/common/timing.h"
+#include "models/llc/llc_config.h"
+#include "models/noc/shared_resource.h"
+#include "tlm_bus/initiator_port.h"
+
+#include <cstdint>
+#include <memory>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+#include <vector>
+
+namespace vgpu::llc {
+
+/// An LLC slice in front of its module's DRAM controller.
+class llc : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<llc> in; ///< from the module NoC (global physical addresses)
+    tlm_bus::initiator_port out;             ///< fills and write-backs to the DRAM controller
+
+    /// Timing from `clk`: hit latency and banks in NoC cycles; fast or accurate MSHR model.
+    llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock_params& clk);
+
+    /// Bank that serves the line of `addr` (the bank of its set).
+    unsigned bank_of(std::uint64_t addr) const;
+
+private:
+    /// The part of a request that falls into one line.
+    struct segment {
+        std::uint64_t addr;      ///< first byte
+        unsigned char* data;     ///< the request's data for this part
+        unsigned len;            ///< bytes (within one line)
+        const unsigned char* be; ///< the request's byte enables, or nullptr
+        unsigned be_len;         ///< byte-enable length
+        unsigned be_offset;      ///< index of this part's first byte in the request
+    };
+    /// Fast mode: a line fill and the time its data arrives.
+    struct fill_slot {
+        std::uint64_t line = 0;  ///< line address
+        std::uint64_t ready = 0; ///< arrival of the data (sc_time value)
+    };
+
+    void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    unsigned transport_dbg(tlm::tlm_generic_payload& gp);
+    bool get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
+    /// Checks attributes; on failure warns, sets the error response and returns false.
+    bool check(tlm::tlm_generic_payload& gp);
+    tlm::tlm_response_status access(const segment& s, bool write, const tlm_bus::gpu_extension* ext,
+                                    sc_core::sc_time& delay);
+    tlm::tlm_response_status miss(const segment& s, bool write, const tlm_bus::gpu_extension* ext,
+                                  const sc_core::sc_time& tag_done, sc_core::sc_time& delay);
+    /// Allocates `line` until it is resident, writing dirty victims back first.
+    void make_resident(std::uint64_t line, sc_core::sc_time& delay);
+    void write_back(const cache::cache_array::victim& v, sc_core::sc_time& delay);
+    /// Reads `s` out of, or writes it into (dirty), its resident line.
+    void apply(const segment& s, bool write);
+    /// Accurate mode: lets the annotated time pass, so the waiting requests see the result then.
+    void settle(sc_core::sc_time& delay);
+    std::uint8_t* take_buffer();
+    void give_buffer(std::uint8_t* b) { m_free_buffers.push_back(b); }
+
+    const llc_config m_cfg;
+    const bool m_accurate;
+    const sc_core::sc_time m_cycle; ///< NoC clock period
+    const sc_core::sc_time m_hit;   ///< hit latency
+    cache::cache_array m_array;
+    cache::mshr_table<std::uint8_t> m_mshr;    ///< lines being filled or written back
+    unsigned m_misses_in_flight = 0;           ///< entries of m_mshr held by misses
+    std::vector<fill_slot> m_slots;            ///< fast mode: one per MSHR
+    std::vector<std::uint8_t> m_buffer_store;  ///< line buffers for fills and write-backs
+    std::vector<std::uint8_t*> m_free_buffers; ///< unused line buffers
+    sc_core::sc_event m_mshr_freed;            ///< accurate mode: an MSHR entry was released
+    tlm_bus::gpu_extension m_wb_attrs;         ///< attributes of write-backs
+    std::vector<std::unique_ptr<noc::shared_resource>> m_banks;
+    logger m_log;
+    stats::group m_stats;
+    stats::counter m_reads, m_writes, m_hits, m_misses, m_merges, m_full_stalls, m_fills,
+        m_writebacks, m_errors;
+    stats::formula m_hit_rate;
+    stats::average m_bank_wait, m_miss_latency;
+};
+
+} // namespace vgpu::llc
