@@ -1,0 +1,544 @@
+// Native host driver. See models/host/README.md.
+#include "models/host/driver.h"
+
+#include "models/cp/cp.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstring>
+
+namespace vgpu::host {
+
+namespace {
+
+std::uint64_t round_up(std::uint64_t v, std::uint64_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+const char* response_name(tlm::tlm_response_status s)
+{
+    switch (s) {
+    case tlm::TLM_OK_RESPONSE:
+        return "ok";
+    case tlm::TLM_INCOMPLETE_RESPONSE:
+        return "incomplete";
+    case tlm::TLM_GENERIC_ERROR_RESPONSE:
+        return "generic error";
+    case tlm::TLM_ADDRESS_ERROR_RESPONSE:
+        return "address error";
+    case tlm::TLM_COMMAND_ERROR_RESPONSE:
+        return "command error";
+    case tlm::TLM_BURST_ERROR_RESPONSE:
+        return "burst error";
+    case tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE:
+        return "byte-enable error";
+    }
+    return "unknown response";
+}
+
+std::string hex(std::uint64_t v)
+{
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+    return buf;
+}
+
+} // namespace
+
+std::optional<std::uint64_t> memory_plan::translate(std::uint64_t va,
+                                                    std::uint64_t page_bytes) const
+{
+    auto it = pages.find(va / page_bytes);
+    if (it == pages.end())
+        return std::nullopt;
+    return it->second + va % page_bytes;
+}
+
+memory_plan plan_memory(const workload& wl, const platform_facts& f)
+{
+    memory_plan plan;
+    const std::uint64_t page = f.page_bytes;
+    const unsigned modules = std::max(1u, f.modules);
+    plan.ptbr = 0;
+    plan.table_bytes = round_up(va_limit / page * 8, page);
+    plan.bytes_per_module.assign(modules, 0);
+    std::vector<std::uint64_t> next(modules);
+    for (unsigned m = 0; m < modules; ++m)
+        next[m] = m * f.dram_bytes;
+    next[0] += plan.table_bytes;
+    if (plan.table_bytes >= f.dram_bytes) {
+        plan.error = "the page table (" + std::to_string(plan.table_bytes) +
+                     " bytes) does not fit in module 0's DRAM";
+        return plan;
+    }
+
+    auto module_of_sm = [&](unsigned sm) {
+        return std::min(modules - 1, sm / std::max(1u, f.sms_per_module));
+    };
+    // First touch: the first kernel of the schedule that takes the buffer as a parameter.
+    std::vector<int> first_module(wl.buffers.size(), -1);
+    for (const auto& phase : wl.schedule)
+        for (std::size_t k : phase)
+            for (const auto& p : wl.kernels[k].params) {
+                const int b = p.is_buffer ? wl.buffer_index(p.buffer) : -1;
+                if (b >= 0 && first_module[static_cast<std::size_t>(b)] < 0)
+                    first_module[static_cast<std::size_t>(b)] =
+                        static_cast<int>(module_of_sm(wl.kernels[k].sms.first));
+            }
+
+    auto place = [&](std::uint64_t& va, std::uint64_t bytes, unsigned touch_module, region& r) {
+        r.va = va;
+        r.bytes = bytes;
+        r.module = touch_module;
+        const std::uint64_t npages = round_up(bytes, page) / page;
+        for (std::uint64_t i = 0; i < npages; ++i) {
+            const std::uint64_t vpn = va / page + i;
+            const unsigned m = f.alloc == page_alloc::round_robin
+                                   ? static_cast<unsigned>(vpn % modules)
+                                   : touch_module;
+            if (next[m] + page > (m + 1ull) * f.dram_bytes) {
+                if (plan.error.empty())
+                    plan.error = "module " + std::to_string(m) + "'s DRAM (" +
+                                 std::to_string(f.dram_bytes) + " bytes) is full";
+                return;
+            }
+            plan.pages[vpn] = next[m];
+            next[m] += page;
+            plan.bytes_per_module[m] += page;
+        }
+        // One unmapped page after each region turns an overrun into a page fault.
+        va += (npages + 1) * page;
+    };
+
+    std::uint64_t va = round_up(program_va_base, page);
+    for (const auto& k : wl.kernels) {
+        plan.programs.emplace_back();
+        place(va, k.code.size() * sm::instruction_bytes, module_of_sm(k.sms.first),
+              plan.programs.back());
+    }
+    if (va > buffer_va_base)
+        plan.error = "the programs do not fit below " + hex(buffer_va_base);
+    va = std::max(va, round_up(buffer_va_base, page));
+    for (std::size_t b = 0; b < wl.buffers.size(); ++b) {
+        plan.buffers.emplace_back();
+        place(va, wl.buffers[b].bytes(), static_cast<unsigned>(std::max(0, first_module[b])),
+              plan.buffers.back());
+    }
+    if (va > va_limit && plan.error.empty())
+        plan.error = "the buffers do not fit in the 32-bit virtual address space";
+    return plan;
+}
+
+driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, const workload& wl,
+               const platform_facts& facts)
+    : sc_module(name), mmio("mmio"), dma("dma"), irq("irq"), m_cfg(cfg), m_wl(wl), m_facts(facts),
+      m_plan(plan_memory(wl, facts)),
+      m_chunk(std::max(4u, std::min(cfg.dma_bytes, facts.line_bytes))), m_log(this->name()),
+      m_stats(this->name()),
+      m_bytes_written(m_stats, "bytes_written", "bytes", "bytes written to GPU memory by DMA"),
+      m_bytes_read(m_stats, "bytes_read", "bytes", "bytes read from GPU memory by DMA"),
+      m_kernels(m_stats, "kernels", "count", "kernel launches"),
+      m_checks_passed(m_stats, "checks_passed", "count", "result checks that passed"),
+      m_checks_failed(m_stats, "checks_failed", "count", "result checks that failed")
+{
+    m_ext.kind = tlm_bus::access_kind::host;
+    for (const auto& k : wl.kernels)
+        if (!m_kernel_time.count(k.name))
+            m_kernel_time.emplace(
+                k.name, std::make_unique<stats::average>(
+                            m_stats, "kernel_time." + k.name, "ns",
+                            "time from LAUNCH to the interrupt of kernel '" + k.name + "'"));
+    SC_HAS_PROCESS(driver);
+    SC_THREAD(run);
+}
+
+sc_core::sc_time driver::now() const
+{
+    return sc_core::sc_time_stamp() + m_qk.get_local_time();
+}
+
+void driver::fail(const std::string& msg)
+{
+    VGPU_ERROR(m_log, "%s", msg.c_str());
+    m_failures.push_back(msg);
+}
+
+void driver::run()
+{
+    m_qk.reset();
+    VGPU_INFO(m_log, "workload '%s': %zu buffers, %zu kernels, %zu phases, %zu checks",
+              m_wl.name.c_str(), m_wl.buffers.size(), m_wl.kernels.size(), m_wl.schedule.size(),
+              m_wl.checks.size());
+    bool ok = m_plan.error.empty();
+    if (!ok)
+        fail("memory allocation: " + m_plan.error);
+    ok = ok && load_memory() && set_up_cp();
+    for (unsigned p = 0; ok && p < m_wl.schedule.size(); ++p)
+        ok = run_phase(p);
+    if (ok)
+        run_checks();
+    else if (!m_wl.checks.empty())
+        fail("checks skipped: the run did not complete");
+    m_qk.sync();
+    m_finished = true;
+    VGPU_INFO(m_log, "workload '%s' %s", m_wl.name.c_str(),
+              m_failures.empty() ? "passed" : "FAILED");
+    done.notify(sc_core::SC_ZERO_TIME);
+}
+
+bool driver::dma_access(tlm::tlm_command cmd, std::uint64_t pa, std::uint8_t* data, unsigned len)
+{
+    const auto rsp = dma.access(cmd, pa, data, len, m_qk, &m_ext);
+    if (rsp != tlm::TLM_OK_RESPONSE) {
+        fail(std::string("DMA ") + (cmd == tlm::TLM_READ_COMMAND ? "read" : "write") + " of " +
+             std::to_string(len) + " bytes at physical " + hex(pa) + " failed (" +
+             response_name(rsp) + ")");
+        return false;
+    }
+    (cmd == tlm::TLM_READ_COMMAND ? m_bytes_read : m_bytes_written) += len;
+    return true;
+}
+
+bool driver::write_virtual(std::uint64_t va, const std::uint8_t* data, std::uint64_t bytes)
+{
+    std::vector<std::uint8_t> tmp(m_chunk);
+    for (std::uint64_t done_bytes = 0; done_bytes < bytes;) {
+        const std::uint64_t a = va + done_bytes;
+        // Chunks are aligned to the chunk size, so they never cross a line or a page.
+        const auto len = static_cast<unsigned>(
+            std::min<std::uint64_t>(m_chunk - a % m_chunk, bytes - done_bytes));
+        const auto pa = m_plan.translate(a, m_facts.page_bytes);
+        if (!pa) {
+            fail("driver bug: virtual address " + hex(a) + " is not mapped");
+            return false;
+        }
+        std::memcpy(tmp.data(), data + done_bytes, len);
+        if (!dma_access(tlm::TLM_WRITE_COMMAND, *pa, tmp.data(), len))
+            return false;
+        done_bytes += len;
+    }
+    return true;
+}
+
+bool driver::read_virtual(std::uint64_t va, std::uint8_t* data, std::uint64_t bytes)
+{
+    for (std::uint64_t done_bytes = 0; done_bytes < bytes;) {
+        const std::uint64_t a = va + done_bytes;
+        const auto len = static_cast<unsigned>(
+            std::min<std::uint64_t>(m_chunk - a % m_chunk, bytes - done_bytes));
+        const auto pa = m_plan.translate(a, m_facts.page_bytes);
+        if (!pa) {
+            fail("driver bug: virtual address " + hex(a) + " is not mapped");
+            return false;
+        }
+        if (!dma_access(tlm::TLM_READ_COMMAND, *pa, data + done_bytes, len))
+            return false;
+        done_bytes += len;
+    }
+    return true;
+}
+
+bool driver::load_memory()
+{
+    // Page table: runs of consecutive virtual pages are consecutive entries.
+    std::vector<std::uint8_t> run_bytes;
+    std::uint64_t run_start = 0;
+    auto flush = [&]() {
+        for (std::size_t off = 0; off < run_bytes.size();) {
+            const std::uint64_t pa = run_start + off;
+            const auto len = static_cast<unsigned>(
+                std::min<std::uint64_t>(m_chunk - pa % m_chunk, run_bytes.size() - off));
+            if (!dma_access(tlm::TLM_WRITE_COMMAND, pa, run_bytes.data() + off, len))
+                return false;
+            off += len;
+        }
+        run_bytes.clear();
+        return true;
+    };
+    for (const auto& [vpn, pa] : m_plan.pages) {
+        const std::uint64_t entry = m_plan.ptbr + vpn * 8;
+        if (!run_bytes.empty() && entry != run_start + run_bytes.size() && !flush())
+            return false;
+        if (run_bytes.empty())
+            run_start = entry;
+        const std::uint64_t pte = pa | pte_writable | pte_present;
+        for (unsigned i = 0; i < 8; ++i)
+            run_bytes.push_back(static_cast<std::uint8_t>(pte >> (8 * i)));
+    }
+    if (!flush())
+        return false;
+    // Memory is zero at reset and frames are never reused: zero buffers need no writes.
+    for (std::size_t b = 0; b < m_wl.buffers.size(); ++b) {
+        const buffer_decl& d = m_wl.buffers[b];
+        if (d.init.kind == init_kind::zero)
+            continue;
+        const auto words = initial_words(d);
+        if (!write_virtual(m_plan.buffers[b].va,
+                           reinterpret_cast<const std::uint8_t*>(words.data()), d.bytes()))
+            return false;
+    }
+    for (std::size_t k = 0; k < m_wl.kernels.size(); ++k) {
+        const auto image = m_wl.kernels[k].image();
+        if (!write_virtual(m_plan.programs[k].va, image.data(), image.size()))
+            return false;
+    }
+    m_qk.sync();
+    VGPU_INFO(m_log, "loaded %" PRIu64 " bytes (%zu pages mapped, page table at %s)",
+              m_bytes_written.value(), m_plan.pages.size(), hex(m_plan.ptbr).c_str());
+    return true;
+}
+
+bool driver::reg_write(std::uint64_t off, std::uint32_t value)
+{
+    const auto rsp = mmio.access(tlm::TLM_WRITE_COMMAND, m_facts.cp_base + off, &value, 4, m_qk);
+    if (rsp != tlm::TLM_OK_RESPONSE) {
+        fail("MMIO write of " + hex(value) + " to CP register " + hex(off) + " failed (" +
+             response_name(rsp) + ")");
+        return false;
+    }
+    return true;
+}
+
+std::uint32_t driver::reg_read(std::uint64_t off, bool* ok)
+{
+    std::uint32_t v = 0;
+    const auto rsp = mmio.access(tlm::TLM_READ_COMMAND, m_facts.cp_base + off, &v, 4, m_qk);
+    if (rsp != tlm::TLM_OK_RESPONSE)
+        fail("MMIO read of CP register " + hex(off) + " failed (" + response_name(rsp) + ")");
+    if (ok)
+        *ok = rsp == tlm::TLM_OK_RESPONSE;
+    return v;
+}
+
+bool driver::set_up_cp()
+{
+    namespace reg = cp::reg;
+    bool ok = true;
+    const std::uint32_t queues = reg_read(reg::NUM_QUEUES, &ok);
+    if (!ok)
+        return false;
+    std::size_t widest = 0;
+    for (const auto& ph : m_wl.schedule)
+        widest = std::max(widest, ph.size());
+    if (widest > queues) {
+        fail("a schedule phase runs " + std::to_string(widest) + " kernels but the CP has " +
+             std::to_string(queues) + " queues");
+        return false;
+    }
+    const std::uint32_t num_sms = reg_read(reg::NUM_SMS, &ok);
+    if (!ok)
+        return false;
+    for (const auto& e : check_against_platform(m_wl, num_sms, ~0u))
+        fail(e);
+    if (!m_failures.empty())
+        return false;
+    const std::uint32_t enable =
+        widest >= 32 ? ~0u : static_cast<std::uint32_t>((1ull << widest) - 1);
+    return reg_write(reg::PTBR_LO, static_cast<std::uint32_t>(m_plan.ptbr)) &&
+           reg_write(reg::PTBR_HI, static_cast<std::uint32_t>(m_plan.ptbr >> 32)) &&
+           reg_write(reg::IRQ_ENABLE, enable);
+}
+
+bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k)
+{
+    namespace reg = cp::reg;
+    const auto ki = static_cast<std::size_t>(m_wl.kernel_index(k.name));
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> writes = {
+        {reg::PROG_ADDR, static_cast<std::uint32_t>(m_plan.programs[ki].va)},
+        {reg::PROG_BYTES, static_cast<std::uint32_t>(m_plan.programs[ki].bytes)},
+        {reg::GRID_X, k.grid_x},
+        {reg::GRID_Y, k.grid_y},
+        {reg::BLOCK_X, k.block_x},
+        {reg::BLOCK_Y, k.block_y},
+        {reg::SM_FIRST, k.sms.first},
+        {reg::SM_COUNT, k.sms.count},
+        {reg::NPARAMS, static_cast<std::uint32_t>(k.params.size())}};
+    if (k.sms.count == 0) {
+        bool ok = true;
+        const std::uint32_t num_sms = reg_read(reg::NUM_SMS, &ok);
+        if (!ok)
+            return false;
+        writes[7].second = num_sms - k.sms.first;
+    }
+    for (std::size_t i = 0; i < k.params.size(); ++i) {
+        const kernel_param& p = k.params[i];
+        std::uint32_t v = p.bits;
+        if (p.is_buffer)
+            v = static_cast<std::uint32_t>(
+                m_plan.buffers[static_cast<std::size_t>(m_wl.buffer_index(p.buffer))].va);
+        writes.emplace_back(reg::PARAM0 + 4 * i, v);
+    }
+    for (const auto& [off, v] : writes)
+        if (!reg_write(reg::queue(q, off), v))
+            return false;
+    kernel_run r;
+    r.name = k.name;
+    r.phase = phase;
+    r.queue = q;
+    r.start = now();
+    if (!reg_write(reg::queue(q, reg::LAUNCH), 1))
+        return false;
+    ++m_kernels;
+    VGPU_INFO(m_log, "phase %u: launched '%s' on queue %u (grid %ux%u, block %ux%u, SMs %u+%u)",
+              phase, k.name.c_str(), q, k.grid_x, k.grid_y, k.block_x, k.block_y, k.sms.first,
+              writes[7].second);
+    m_runs.push_back(r);
+    return true;
+}
+
+void driver::report_kernel_error(kernel_run& r, const kernel_decl& k)
+{
+    namespace reg = cp::reg;
+    const unsigned q = r.queue;
+    const std::uint32_t cause = reg_read(reg::queue(q, reg::ERROR_CAUSE));
+    const std::uint32_t sm = reg_read(reg::queue(q, reg::ERROR_SM));
+    const std::uint32_t warp = reg_read(reg::queue(q, reg::ERROR_WARP));
+    const std::uint32_t pc = reg_read(reg::queue(q, reg::ERROR_PC));
+    const std::uint64_t va = reg_read(reg::queue(q, reg::ERROR_VADDR_LO)) |
+                             std::uint64_t{reg_read(reg::queue(q, reg::ERROR_VADDR_HI))} << 32;
+    std::string msg;
+    for (unsigned i = 0; i < reg::ERROR_MSG_BYTES; i += 4) {
+        const std::uint32_t w = reg_read(reg::queue(q, reg::ERROR_MSG + i));
+        for (unsigned b = 0; b < 4; ++b) {
+            const char c = static_cast<char>(w >> (8 * b));
+            if (c == 0)
+                i = reg::ERROR_MSG_BYTES;
+            else if (i < reg::ERROR_MSG_BYTES)
+                msg += c;
+            if (c == 0)
+                break;
+        }
+    }
+    static const char* const causes[] = {"none", "bad launch", "CTA fault", "SM refused a CTA"};
+    std::string text = "kernel '" + k.name + "' (phase " + std::to_string(r.phase) + ", queue " +
+                       std::to_string(q) + ") failed: " +
+                       (cause < 4 ? causes[cause] : "cause " + std::to_string(cause));
+    if (cause != static_cast<std::uint32_t>(cp::error_cause::bad_launch)) {
+        text += " on SM " + std::to_string(sm) + ", warp " + std::to_string(warp) + ", PC " +
+                std::to_string(pc);
+        if (pc < k.lines.size())
+            text += " (" + m_wl.file + ":" + std::to_string(k.lines[pc]) + ")";
+        text += ", VA " + hex(va);
+    }
+    if (!msg.empty())
+        text += ": " + msg;
+    fail(text);
+}
+
+bool driver::run_phase(unsigned p)
+{
+    namespace reg = cp::reg;
+    const auto& phase = m_wl.schedule[p];
+    const std::size_t first_run = m_runs.size();
+    std::uint32_t pending = 0;
+    for (unsigned q = 0; q < phase.size(); ++q) {
+        if (!launch(p, q, m_wl.kernels[phase[q]]))
+            return false;
+        pending |= 1u << q;
+    }
+    m_qk.sync();
+    const sc_core::sc_time deadline =
+        sc_core::sc_time_stamp() + sc_core::sc_time::from_value(m_cfg.kernel_timeout.ps);
+    bool ok = true;
+    while (pending != 0) {
+        if (!irq.read()) {
+            if (sc_core::sc_time_stamp() >= deadline) {
+                break;
+            }
+            sc_core::wait(deadline - sc_core::sc_time_stamp(), irq.posedge_event());
+            continue;
+        }
+        m_qk.reset();
+        bool rok = true;
+        const std::uint32_t status = reg_read(reg::IRQ_STATUS, &rok);
+        if (!rok)
+            return false;
+        if ((status & pending) == 0) {
+            // The level has not dropped yet after our last clear: wait until it does.
+            if (status != 0 && !reg_write(reg::IRQ_STATUS, status))
+                return false;
+            m_qk.sync();
+            if (irq.read())
+                sc_core::wait(deadline - std::min(deadline, sc_core::sc_time_stamp()),
+                              irq.negedge_event());
+            if (sc_core::sc_time_stamp() >= deadline)
+                break;
+            continue;
+        }
+        for (unsigned q = 0; q < phase.size(); ++q) {
+            if (!((status & pending) >> q & 1))
+                continue;
+            kernel_run& r = m_runs[first_run + q];
+            r.end = now();
+            const std::uint32_t st = reg_read(reg::queue(q, reg::STATUS));
+            r.ok = st == static_cast<std::uint32_t>(cp::queue_status::done);
+            const kernel_decl& k = m_wl.kernels[phase[q]];
+            m_kernel_time.at(k.name)->sample((r.end - r.start).to_seconds() * 1e9);
+            if (!r.ok) {
+                if (st == static_cast<std::uint32_t>(cp::queue_status::error))
+                    report_kernel_error(r, k);
+                else
+                    fail("kernel '" + k.name + "' interrupted with STATUS " + std::to_string(st));
+                ok = false;
+            } else {
+                VGPU_INFO(m_log, "phase %u: '%s' done in %.1f ns", p, k.name.c_str(),
+                          (r.end - r.start).to_seconds() * 1e9);
+            }
+        }
+        pending &= ~status;
+        if (!reg_write(reg::IRQ_STATUS, status))
+            return false;
+        m_qk.sync();
+    }
+    if (pending != 0) {
+        for (unsigned q = 0; q < phase.size(); ++q)
+            if (pending >> q & 1)
+                fail("kernel '" + m_wl.kernels[phase[q]].name + "' (phase " + std::to_string(p) +
+                     ") did not finish within " + format(m_cfg.kernel_timeout));
+        return false;
+    }
+    return ok;
+}
+
+void driver::run_checks()
+{
+    for (std::size_t i = 0; i < m_wl.checks.size(); ++i) {
+        const check_decl& c = m_wl.checks[i];
+        const std::string what =
+            "check " + std::to_string(i) + " of buffer '" + c.buffer + "' (" +
+            (c.kind == check_kind::reference ? "reference " + c.reference : std::string("expect")) +
+            ")";
+        const reference_result exp = expected_contents(m_wl, c);
+        if (!exp.ok()) {
+            ++m_checks_failed;
+            fail(what + ": the reference cannot be computed: " + exp.error);
+            continue;
+        }
+        const auto bi = static_cast<std::size_t>(m_wl.buffer_index(c.buffer));
+        const buffer_decl& b = m_wl.buffers[bi];
+        std::vector<std::uint32_t> got(b.elements);
+        if (!read_virtual(m_plan.buffers[bi].va, reinterpret_cast<std::uint8_t*>(got.data()),
+                          b.bytes())) {
+            ++m_checks_failed;
+            continue;
+        }
+        const comparison cmp = compare(exp.words, got, b.type, c.tol, m_cfg.max_mismatches);
+        if (cmp.ok()) {
+            ++m_checks_passed;
+            VGPU_INFO(m_log, "%s passed (%" PRIu64 " elements)", what.c_str(), b.elements);
+            continue;
+        }
+        ++m_checks_failed;
+        std::string text = what + ": " + std::to_string(cmp.mismatches) + " of " +
+                           std::to_string(b.elements) + " elements differ;";
+        for (const auto& m : cmp.first)
+            text +=
+                " [" + std::to_string(m.index) + "] expected " + m.expected + " got " + m.got + ";";
+        text.pop_back();
+        fail(text);
+    }
+    m_qk.sync();
+}
+
+} // namespace vgpu::host

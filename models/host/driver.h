@@ -1,0 +1,115 @@
+// Native host driver: allocates GPU virtual memory for a workload, writes the page table,
+// buffers and programs by DMA, launches the schedule through the CP registers, waits for the
+// interrupts and checks the results. See models/host/README.md.
+#pragma once
+
+#include "models/common/logger.h"
+#include "models/common/stats.h"
+#include "models/host/host_config.h"
+#include "models/host/workload.h"
+#include "tlm_bus/initiator_port.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm_utils/tlm_quantumkeeper.h>
+
+namespace vgpu::host {
+
+constexpr std::uint64_t program_va_base = 0x01000000; ///< first virtual address of programs
+constexpr std::uint64_t buffer_va_base = 0x10000000;  ///< first virtual address of buffers
+constexpr std::uint64_t va_limit = 1ull << 32;        ///< virtual addresses are 32 bits
+constexpr std::uint64_t pte_present = 1;              ///< PTE bit 0
+constexpr std::uint64_t pte_writable = 2;             ///< PTE bit 1
+
+/// A buffer or program placed in virtual memory.
+struct region {
+    std::uint64_t va = 0;    ///< first virtual address (page-aligned)
+    std::uint64_t bytes = 0; ///< size in bytes
+    unsigned module = 0;     ///< first-touch module (the page's module under first_touch)
+};
+
+/// Where everything of a workload lives: computed before the simulation starts (no SystemC).
+struct memory_plan {
+    std::uint64_t ptbr = 0;        ///< physical address of the flat page table (module 0)
+    std::uint64_t table_bytes = 0; ///< bytes reserved for the page table (whole 32-bit space)
+    std::vector<region> buffers;   ///< one per workload buffer, in declaration order
+    std::vector<region> programs;  ///< one per kernel, in declaration order
+    std::map<std::uint64_t, std::uint64_t> pages; ///< virtual page number -> physical address
+    std::vector<std::uint64_t> bytes_per_module;  ///< physical bytes allocated per module
+    std::string error;                            ///< non-empty when the workload does not fit
+    /// Physical address of va, or nullopt when its page is not mapped.
+    std::optional<std::uint64_t> translate(std::uint64_t va, std::uint64_t page_bytes) const;
+};
+
+/// Lays out wl: programs from program_va_base, buffers from buffer_va_base, each page-aligned
+/// and followed by one unmapped guard page; frames per module from a bump allocator (module
+/// 0's starts after the page table).
+memory_plan plan_memory(const workload& wl, const platform_facts& facts);
+
+/// One kernel launch of the schedule.
+struct kernel_run {
+    std::string name;       ///< kernel name
+    unsigned phase = 0;     ///< schedule phase
+    unsigned queue = 0;     ///< CP queue it ran on
+    sc_core::sc_time start; ///< LAUNCH write
+    sc_core::sc_time end;   ///< interrupt seen for its queue
+    bool ok = false;        ///< STATUS done (not error, not timed out)
+};
+
+/// The native driver: one SC_THREAD that loads, runs and checks one workload.
+class driver : public sc_core::sc_module {
+public:
+    tlm_bus::initiator_port mmio; ///< CP registers (window at platform_facts::cp_base)
+    tlm_bus::initiator_port dma;  ///< GPU physical memory, through the memory system
+    sc_core::sc_in<bool> irq;     ///< CP interrupt (level)
+    sc_core::sc_event done;       ///< notified when the driver has finished
+
+    driver(const sc_core::sc_module_name& name, const host_config& cfg, const workload& wl,
+           const platform_facts& facts);
+
+    bool finished() const { return m_finished; } ///< the thread ran to its end
+    /// Every problem found (allocation, launch, kernel fault, timeout, failed check); empty
+    /// after a successful run.
+    std::vector<std::string> failures() const { return m_failures; }
+    const std::vector<kernel_run>& runs() const { return m_runs; } ///< launches in order
+    const memory_plan& plan() const { return m_plan; }             ///< the memory layout
+
+private:
+    void run();
+    bool load_memory();
+    bool set_up_cp();
+    bool run_phase(unsigned p);
+    bool launch(unsigned phase, unsigned queue, const kernel_decl& k);
+    void report_kernel_error(kernel_run& r, const kernel_decl& k);
+    void run_checks();
+    bool write_virtual(std::uint64_t va, const std::uint8_t* data, std::uint64_t bytes);
+    bool read_virtual(std::uint64_t va, std::uint8_t* data, std::uint64_t bytes);
+    bool dma_access(tlm::tlm_command cmd, std::uint64_t pa, std::uint8_t* data, unsigned len);
+    bool reg_write(std::uint64_t off, std::uint32_t value);
+    std::uint32_t reg_read(std::uint64_t off, bool* ok = nullptr);
+    void fail(const std::string& msg);
+    sc_core::sc_time now() const; ///< simulated time including the local offset
+
+    const host_config m_cfg;
+    const workload& m_wl;
+    const platform_facts m_facts;
+    memory_plan m_plan;
+    unsigned m_chunk;
+    tlm_bus::gpu_extension m_ext;
+    tlm_utils::tlm_quantumkeeper m_qk;
+    bool m_finished = false;
+    std::vector<std::string> m_failures;
+    std::vector<kernel_run> m_runs;
+    logger m_log;
+    stats::group m_stats;
+    stats::counter m_bytes_written, m_bytes_read, m_kernels, m_checks_passed, m_checks_failed;
+    std::map<std::string, std::unique_ptr<stats::average>> m_kernel_time;
+};
+
+} // namespace vgpu::host

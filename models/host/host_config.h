@@ -1,0 +1,61 @@
+// Configuration of the host driver (section `host`) and the platform facts it is built with.
+// See models/host/README.md.
+#pragma once
+
+#include "models/common/config.h"
+
+#include <cstdint>
+
+namespace vgpu::host {
+
+/// Which host runs the workload.
+enum class host_kind : std::uint8_t {
+    native ///< the driver is a SystemC thread of the simulator
+};
+
+/// How the driver picks the home module of a physical page (`memory.page_alloc`).
+enum class page_alloc : std::uint8_t {
+    first_touch, ///< the module of the first SM of the first kernel (in schedule order) using it
+    round_robin  ///< virtual page number modulo the number of modules
+};
+
+/// Section `host`: the driver that loads and runs the workload.
+struct host_config {
+    host_kind kind = host_kind::native; ///< host implementation
+    unsigned dma_bytes = 64;            ///< largest DMA transaction (aligned; capped at a line)
+    duration kernel_timeout{1000000000000ull}; ///< simulated time a phase may take (1 s)
+    unsigned max_mismatches = 8;               ///< mismatching elements listed per failed check
+
+    void declare(config::visitor& v)
+    {
+        using config::spec;
+        v.choice("kind", kind, {{"native", host_kind::native}},
+                 spec("host that runs the workload (native: a driver thread in the simulator)"));
+        v.value("dma_bytes", dma_bytes,
+                spec("largest DMA transaction of the driver; never crosses a line")
+                    .range(4, 4096)
+                    .pow2()
+                    .unit("bytes"));
+        v.value("kernel_timeout", kernel_timeout,
+                spec("simulated time one schedule phase may take before the driver reports a "
+                     "hang")
+                    .min(1));
+        v.value("max_mismatches", max_mismatches,
+                spec("mismatching elements listed per failed check").range(1, 1000));
+    }
+
+    void validate(config::checker&) const {}
+};
+
+/// What the driver must know about the platform it drives (built by the platform builder).
+struct platform_facts {
+    unsigned modules = 1;                  ///< modules (chiplets), each with its own DRAM
+    std::uint64_t dram_bytes = 1ull << 30; ///< DRAM per module; module m owns [m*size, (m+1)*size)
+    std::uint64_t page_bytes = 4096;       ///< `memory.page_bytes`
+    page_alloc alloc = page_alloc::first_touch; ///< `memory.page_alloc`
+    unsigned sms_per_module = 8;                ///< SMs per module (SM s is on module s / this)
+    std::uint64_t cp_base = 0;                  ///< address of the CP register window on `mmio`
+    unsigned line_bytes = 64; ///< cache line size (DMA transactions stay within one)
+};
+
+} // namespace vgpu::host

@@ -1,0 +1,453 @@
+// Host-side reference computations and result comparison. See docs/workloads.md ("References").
+#include "models/host/reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <sstream>
+
+namespace vgpu::host {
+
+const char* name(elem_type t)
+{
+    switch (t) {
+    case elem_type::u32:
+        return "u32";
+    case elem_type::i32:
+        return "i32";
+    case elem_type::f32:
+        return "f32";
+    }
+    return "?";
+}
+
+std::uint32_t f32_bits(float f)
+{
+    std::uint32_t w;
+    std::memcpy(&w, &f, sizeof w);
+    return w;
+}
+
+float bits_f32(std::uint32_t w)
+{
+    float f;
+    std::memcpy(&f, &w, sizeof f);
+    return f;
+}
+
+namespace {
+
+constexpr elem_type U = elem_type::u32;
+constexpr elem_type I = elem_type::i32;
+constexpr elem_type F = elem_type::f32;
+
+/// Reads the arguments of one call and records the first problem.
+class arg_reader {
+public:
+    arg_reader(const reference_args& args, const typed_buffer& out) : m_args(args), m_out(out) {}
+
+    const std::vector<std::uint32_t>& buffer(const char* key)
+    {
+        static const std::vector<std::uint32_t> none;
+        auto it = m_args.buffers.find(key);
+        if (it == m_args.buffers.end()) {
+            fail(std::string("missing buffer argument '") + key + "'");
+            return none;
+        }
+        return it->second.words;
+    }
+
+    /// A number argument; missing -> fallback (or an error when there is none).
+    double number(const char* key, std::optional<double> fallback = std::nullopt)
+    {
+        auto it = m_args.scalars.find(key);
+        if (it != m_args.scalars.end())
+            return it->second;
+        if (!fallback)
+            fail(std::string("missing argument '") + key + "'");
+        return fallback.value_or(0);
+    }
+
+    /// A non-negative integer argument (counts, sizes).
+    std::uint64_t count(const char* key, std::optional<std::uint64_t> fallback = std::nullopt)
+    {
+        std::optional<double> fb;
+        if (fallback)
+            fb = static_cast<double>(*fallback);
+        const double v = number(key, fb);
+        if (v < 0 || v != std::floor(v) || v > 4294967295.0) {
+            fail(std::string("argument '") + key + "' must be an integer in 0..4294967295");
+            return 0;
+        }
+        return static_cast<std::uint64_t>(v);
+    }
+
+    /// An integer argument taken modulo 2^32 (negative values wrap).
+    std::uint32_t word(const char* key, std::optional<double> fallback = std::nullopt)
+    {
+        const double v = number(key, fallback);
+        if (v != std::floor(v) || v < -2147483648.0 || v > 4294967295.0) {
+            fail(std::string("argument '") + key + "' must be a 32-bit integer");
+            return 0;
+        }
+        return static_cast<std::uint32_t>(static_cast<std::int64_t>(v));
+    }
+
+    /// Checks that `need` elements fit in a buffer of `have`.
+    void fits(const char* what, std::uint64_t need, std::size_t have)
+    {
+        if (need > have)
+            fail(std::string(what) + " needs " + std::to_string(need) + " elements, has " +
+                 std::to_string(have));
+    }
+
+    void fail(std::string msg)
+    {
+        if (m_error.empty())
+            m_error = std::move(msg);
+    }
+    const std::string& error() const { return m_error; }
+    std::size_t out_size() const { return m_out.words.size(); }
+
+private:
+    const reference_args& m_args;
+    const typed_buffer& m_out;
+    std::string m_error;
+};
+
+using ref_fn = std::function<void(arg_reader&, std::vector<std::uint32_t>&)>;
+
+void vector_add(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& a = r.buffer("a");
+    const auto& b = r.buffer("b");
+    const std::uint64_t n = r.count("n", out.size());
+    r.fits("a", n, a.size());
+    r.fits("b", n, b.size());
+    r.fits("the checked buffer", n, out.size());
+    if (!r.error().empty())
+        return;
+    for (std::uint64_t i = 0; i < n; ++i)
+        out[i] = f32_bits(bits_f32(a[i]) + bits_f32(b[i]));
+}
+
+void saxpy(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& x = r.buffer("x");
+    const auto& y = r.buffer("y");
+    const auto a = static_cast<float>(r.number("a"));
+    const std::uint64_t n = r.count("n", out.size());
+    r.fits("x", n, x.size());
+    r.fits("y", n, y.size());
+    r.fits("the checked buffer", n, out.size());
+    if (!r.error().empty())
+        return;
+    for (std::uint64_t i = 0; i < n; ++i)
+        out[i] = f32_bits(std::fma(a, bits_f32(x[i]), bits_f32(y[i])));
+}
+
+void strided_sum(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& in = r.buffer("in");
+    const std::uint64_t stride = r.count("stride");
+    const std::uint64_t count = r.count("count");
+    const std::uint64_t threads = r.count("threads", out.size());
+    r.fits("the checked buffer", threads, out.size());
+    if (in.empty())
+        r.fail("in is empty");
+    if (!r.error().empty())
+        return;
+    for (std::uint64_t t = 0; t < threads; ++t) {
+        std::uint32_t sum = 0;
+        for (std::uint64_t k = 0; k < count; ++k)
+            sum += in[(t * stride + k) % in.size()];
+        out[t] = sum;
+    }
+}
+
+void gather(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& src = r.buffer("src");
+    const auto& idx = r.buffer("idx");
+    const std::uint64_t n = r.count("n", out.size());
+    r.fits("idx", n, idx.size());
+    r.fits("the checked buffer", n, out.size());
+    if (!r.error().empty())
+        return;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        if (idx[i] >= src.size()) {
+            r.fail("idx[" + std::to_string(i) + "] = " + std::to_string(idx[i]) +
+                   " is outside src (" + std::to_string(src.size()) + " elements)");
+            return;
+        }
+        out[i] = src[idx[i]];
+    }
+}
+
+void reduce_sum(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& in = r.buffer("in");
+    const std::uint64_t block = r.count("block");
+    const std::uint64_t items = r.count("items", 1);
+    const std::uint64_t n = r.count("n", in.size());
+    r.fits("in", n, in.size());
+    const std::uint64_t chunk = block * items;
+    if (r.error().empty() && chunk == 0)
+        r.fail("block * items must be at least 1");
+    if (!r.error().empty())
+        return;
+    const std::uint64_t ctas = (n + chunk - 1) / chunk;
+    r.fits("the checked buffer", ctas, out.size());
+    if (!r.error().empty())
+        return;
+    for (std::uint64_t c = 0; c < ctas; ++c) {
+        std::uint32_t sum = 0;
+        for (std::uint64_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i)
+            sum += in[i];
+        out[c] = sum;
+    }
+}
+
+void matmul(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& a = r.buffer("a");
+    const auto& b = r.buffer("b");
+    const std::uint64_t m = r.count("m");
+    const std::uint64_t n = r.count("n");
+    const std::uint64_t k = r.count("k");
+    r.fits("a", m * k, a.size());
+    r.fits("b", k * n, b.size());
+    r.fits("the checked buffer", m * n, out.size());
+    if (!r.error().empty())
+        return;
+    for (std::uint64_t i = 0; i < m; ++i)
+        for (std::uint64_t j = 0; j < n; ++j) {
+            float acc = 0.0f;
+            for (std::uint64_t l = 0; l < k; ++l)
+                acc = std::fma(bits_f32(a[i * k + l]), bits_f32(b[l * n + j]), acc);
+            out[i * n + j] = f32_bits(acc);
+        }
+}
+
+void compute_bound(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& in = r.buffer("in");
+    const std::uint64_t iterations = r.count("iterations");
+    const std::uint64_t n = r.count("n", out.size());
+    r.fits("in", n, in.size());
+    r.fits("the checked buffer", n, out.size());
+    if (!r.error().empty())
+        return;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        std::uint32_t x = in[i];
+        for (std::uint64_t it = 0; it < iterations; ++it) {
+            x = x * 1664525u + 1013904223u;
+            x ^= x >> 16;
+        }
+        out[i] = x;
+    }
+}
+
+void stream(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& in = r.buffer("in");
+    const std::uint32_t k = r.word("k");
+    const std::uint32_t c = r.word("c");
+    const std::uint64_t n = r.count("n", out.size());
+    r.fits("in", n, in.size());
+    r.fits("the checked buffer", n, out.size());
+    if (!r.error().empty())
+        return;
+    for (std::uint64_t i = 0; i < n; ++i)
+        out[i] = in[i] * k + c;
+}
+
+void axpby(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& x = r.buffer("x");
+    const auto& y = r.buffer("y");
+    const std::uint32_t alpha = r.word("alpha");
+    const std::uint32_t beta = r.word("beta");
+    const std::uint32_t c = r.word("c", 0.0);
+    const std::uint64_t n = r.count("n", out.size());
+    r.fits("x", n, x.size());
+    r.fits("y", n, y.size());
+    r.fits("the checked buffer", n, out.size());
+    if (!r.error().empty())
+        return;
+    for (std::uint64_t i = 0; i < n; ++i)
+        out[i] = alpha * x[i] + beta * y[i] + c;
+}
+
+struct entry {
+    reference_spec spec;
+    ref_fn fn;
+};
+
+const std::vector<entry>& table()
+{
+    const arg_spec n_opt{"n", arg_kind::scalar, false, {}};
+    static const std::vector<entry> t = {
+        {{"vector_add",
+          {{"a", arg_kind::buffer, true, {F}}, {"b", arg_kind::buffer, true, {F}}, n_opt},
+          {F},
+          "out[i] = a[i] + b[i] (f32), i < n"},
+         vector_add},
+        {{"saxpy",
+          {{"x", arg_kind::buffer, true, {F}},
+           {"y", arg_kind::buffer, true, {F}},
+           {"a", arg_kind::scalar, true, {}},
+           n_opt},
+          {F},
+          "out[i] = fma(a, x[i], y[i]) (f32), i < n"},
+         saxpy},
+        {{"strided_sum",
+          {{"in", arg_kind::buffer, true, {U, I}},
+           {"stride", arg_kind::scalar, true, {}},
+           {"count", arg_kind::scalar, true, {}},
+           {"threads", arg_kind::scalar, false, {}}},
+          {U, I},
+          "out[t] = sum_{k<count} in[(t*stride + k) mod len(in)] (mod 2^32), t < threads"},
+         strided_sum},
+        {{"gather",
+          {{"src", arg_kind::buffer, true, {U, I, F}},
+           {"idx", arg_kind::buffer, true, {U, I}},
+           n_opt},
+          {U, I, F},
+          "out[i] = src[idx[i]], i < n"},
+         gather},
+        {{"reduce_sum",
+          {{"in", arg_kind::buffer, true, {U, I}},
+           {"block", arg_kind::scalar, true, {}},
+           {"items", arg_kind::scalar, false, {}},
+           {"n", arg_kind::scalar, false, {}}},
+          {U, I},
+          "out[c] = sum of in[c*block*items .. min(n, (c+1)*block*items)) (mod 2^32)"},
+         reduce_sum},
+        {{"matmul",
+          {{"a", arg_kind::buffer, true, {F}},
+           {"b", arg_kind::buffer, true, {F}},
+           {"m", arg_kind::scalar, true, {}},
+           {"n", arg_kind::scalar, true, {}},
+           {"k", arg_kind::scalar, true, {}}},
+          {F},
+          "out[i*n+j] = sum_{l<k} a[i*k+l] * b[l*n+j] (f32 fma chain from l = 0)"},
+         matmul},
+        {{"compute_bound",
+          {{"in", arg_kind::buffer, true, {U, I}},
+           {"iterations", arg_kind::scalar, true, {}},
+           n_opt},
+          {U, I},
+          "x = in[i]; iterations times: x = x*1664525 + 1013904223, x ^= x >> 16; out[i] = x"},
+         compute_bound},
+        {{"stream",
+          {{"in", arg_kind::buffer, true, {U, I}},
+           {"k", arg_kind::scalar, true, {}},
+           {"c", arg_kind::scalar, true, {}},
+           n_opt},
+          {U, I},
+          "out[i] = in[i] * k + c (mod 2^32), i < n"},
+         stream},
+        {{"axpby",
+          {{"x", arg_kind::buffer, true, {U, I}},
+           {"y", arg_kind::buffer, true, {U, I}},
+           {"alpha", arg_kind::scalar, true, {}},
+           {"beta", arg_kind::scalar, true, {}},
+           {"c", arg_kind::scalar, false, {}},
+           n_opt},
+          {U, I},
+          "out[i] = alpha * x[i] + beta * y[i] + c (mod 2^32), i < n"},
+         axpby},
+    };
+    return t;
+}
+
+} // namespace
+
+const std::vector<reference_spec>& references()
+{
+    static const std::vector<reference_spec> specs = [] {
+        std::vector<reference_spec> s;
+        for (const auto& e : table())
+            s.push_back(e.spec);
+        return s;
+    }();
+    return specs;
+}
+
+const reference_spec* find_reference(std::string_view name)
+{
+    for (const auto& s : references())
+        if (name == s.name)
+            return &s;
+    return nullptr;
+}
+
+reference_result compute_reference(std::string_view name, const reference_args& args,
+                                   const typed_buffer& out)
+{
+    reference_result res;
+    for (const auto& e : table()) {
+        if (name != e.spec.name)
+            continue;
+        arg_reader r(args, out);
+        res.words = out.words;
+        e.fn(r, res.words);
+        res.error = r.error();
+        if (!res.ok())
+            res.words.clear();
+        return res;
+    }
+    res.error = "unknown reference '" + std::string(name) + "'";
+    return res;
+}
+
+std::string format_element(std::uint32_t word, elem_type type)
+{
+    switch (type) {
+    case elem_type::u32:
+        return std::to_string(word);
+    case elem_type::i32:
+        return std::to_string(static_cast<std::int32_t>(word));
+    case elem_type::f32: {
+        std::ostringstream os;
+        os.precision(9);
+        os << bits_f32(word);
+        return os.str();
+    }
+    }
+    return "?";
+}
+
+comparison compare(const std::vector<std::uint32_t>& expected,
+                   const std::vector<std::uint32_t>& got, elem_type type, const tolerance& tol,
+                   std::size_t max_report)
+{
+    comparison c;
+    const std::size_t n = std::max(expected.size(), got.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        bool same;
+        if (i >= expected.size() || i >= got.size()) {
+            same = false;
+        } else if (type == elem_type::f32) {
+            const double e = bits_f32(expected[i]);
+            const double g = bits_f32(got[i]);
+            const double diff = std::fabs(g - e);
+            same = expected[i] == got[i] || (std::isnan(e) && std::isnan(g)) ||
+                   diff <= tol.absolute || diff <= tol.relative * std::fabs(e);
+        } else {
+            same = expected[i] == got[i];
+        }
+        if (same)
+            continue;
+        ++c.mismatches;
+        if (c.first.size() < max_report)
+            c.first.push_back({i,
+                               i < expected.size() ? format_element(expected[i], type) : "(none)",
+                               i < got.size() ? format_element(got[i], type) : "(none)"});
+    }
+    return c;
+}
+
+} // namespace vgpu::host

@@ -1,0 +1,103 @@
+// Host-side reference computations of the shipped workloads, over the initial buffer contents,
+// and the comparison of GPU results with them. See docs/workloads.md ("References").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vgpu::host {
+
+/// Element type of a workload buffer (every element is 32 bits).
+enum class elem_type : std::uint8_t { u32, i32, f32 };
+
+/// Name of an element type ("f32").
+const char* name(elem_type t);
+
+/// A buffer's contents as raw 32-bit words with their interpretation.
+struct typed_buffer {
+    elem_type type = elem_type::u32;  ///< how the words are read
+    std::vector<std::uint32_t> words; ///< one word per element
+};
+
+/// Kind of a reference argument.
+enum class arg_kind : std::uint8_t { buffer, scalar };
+
+/// One argument a reference takes.
+struct arg_spec {
+    const char* name;             ///< argument name in `args`
+    arg_kind kind;                ///< buffer or number
+    bool required;                ///< false: the reference has a documented default
+    std::vector<elem_type> types; ///< buffer: accepted element types
+};
+
+/// A reference computation: its name, arguments and the element types its output may have.
+struct reference_spec {
+    const char* name;                 ///< name used in a check's `reference`
+    std::vector<arg_spec> args;       ///< arguments, in documentation order
+    std::vector<elem_type> out_types; ///< accepted types of the checked buffer
+    const char* math;                 ///< one-line statement of what it computes
+};
+
+/// Every reference, in documentation order.
+const std::vector<reference_spec>& references();
+/// The reference called name, or nullptr.
+const reference_spec* find_reference(std::string_view name);
+
+/// Arguments of one reference call: buffers by argument name, numbers by argument name.
+struct reference_args {
+    std::map<std::string, typed_buffer, std::less<>> buffers; ///< buffer arguments
+    std::map<std::string, double, std::less<>> scalars;       ///< scalar arguments
+};
+
+/// Output of compute_reference().
+struct reference_result {
+    std::vector<std::uint32_t> words;         ///< expected contents of the checked buffer
+    std::string error;                        ///< non-empty when the arguments do not fit
+    bool ok() const { return error.empty(); } ///< true if words is valid
+};
+
+/// Computes the expected contents of the checked buffer, starting from its initial contents
+/// `out` (elements the reference does not compute keep their initial value).
+reference_result compute_reference(std::string_view name, const reference_args& args,
+                                   const typed_buffer& out);
+
+/// Allowed difference between an expected and an observed f32 element.
+struct tolerance {
+    double relative = 0; ///< |got - expected| <= relative * |expected| passes
+    double absolute = 0; ///< |got - expected| <= absolute passes
+};
+
+/// One element that differs.
+struct mismatch {
+    std::size_t index;    ///< element index
+    std::string expected; ///< expected value as text
+    std::string got;      ///< observed value as text
+};
+
+/// Result of compare().
+struct comparison {
+    std::size_t mismatches = 0;                 ///< elements that differ
+    std::vector<mismatch> first;                ///< the first max_report of them
+    bool ok() const { return mismatches == 0; } ///< true if every element matched
+};
+
+/// Compares got with expected element by element (integers exactly, f32 with tol; a size
+/// difference counts every missing element as a mismatch).
+comparison compare(const std::vector<std::uint32_t>& expected,
+                   const std::vector<std::uint32_t>& got, elem_type type, const tolerance& tol,
+                   std::size_t max_report = 8);
+
+/// An element as text in its type ("3", "-2", "1.5").
+std::string format_element(std::uint32_t word, elem_type type);
+
+/// Bits of a float.
+std::uint32_t f32_bits(float f);
+/// Float from its bits.
+float bits_f32(std::uint32_t w);
+
+} // namespace vgpu::host

@@ -1,0 +1,1195 @@
+// Workload reader: YAML -> buffers, kernels, schedule and checks, with every error collected
+// as file:line:col. See docs/workloads.md.
+#include "models/host/workload.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+namespace vgpu::host {
+
+int workload::buffer_index(std::string_view n) const
+{
+    for (std::size_t i = 0; i < buffers.size(); ++i)
+        if (buffers[i].name == n)
+            return static_cast<int>(i);
+    return -1;
+}
+
+int workload::kernel_index(std::string_view n) const
+{
+    for (std::size_t i = 0; i < kernels.size(); ++i)
+        if (kernels[i].name == n)
+            return static_cast<int>(i);
+    return -1;
+}
+
+namespace {
+
+/// splitmix64: a small, well-mixed, portable generator (the same on every host).
+std::uint64_t splitmix64(std::uint64_t& state)
+{
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+std::uint32_t to_word(double v, elem_type t)
+{
+    if (t == elem_type::f32)
+        return f32_bits(static_cast<float>(v));
+    return static_cast<std::uint32_t>(static_cast<std::int64_t>(v));
+}
+
+} // namespace
+
+std::vector<std::uint32_t> initial_words(const buffer_decl& b)
+{
+    std::vector<std::uint32_t> w(b.elements, 0);
+    const buffer_init& in = b.init;
+    switch (in.kind) {
+    case init_kind::zero:
+        break;
+    case init_kind::iota:
+        for (std::uint64_t i = 0; i < b.elements; ++i) {
+            if (b.type == elem_type::f32)
+                w[i] = f32_bits(static_cast<float>(in.start + in.step * static_cast<double>(i)));
+            else
+                // Integer iota wraps modulo 2^32 like the GPU's integer arithmetic.
+                w[i] = static_cast<std::uint32_t>(static_cast<std::int64_t>(in.start)) +
+                       static_cast<std::uint32_t>(i) *
+                           static_cast<std::uint32_t>(static_cast<std::int64_t>(in.step));
+        }
+        break;
+    case init_kind::fill:
+        std::fill(w.begin(), w.end(), to_word(in.value, b.type));
+        break;
+    case init_kind::values:
+        for (std::size_t i = 0; i < w.size() && i < in.values.size(); ++i)
+            w[i] = to_word(in.values[i], b.type);
+        break;
+    case init_kind::random: {
+        std::uint64_t state = in.seed;
+        for (auto& x : w) {
+            const std::uint64_t z = splitmix64(state);
+            if (b.type == elem_type::f32) {
+                const double u = static_cast<double>(z >> 40) / 16777216.0; // [0, 1)
+                x = f32_bits(static_cast<float>(in.min + (in.max - in.min) * u));
+            } else {
+                const auto lo = static_cast<std::int64_t>(in.min);
+                const auto span =
+                    static_cast<std::uint64_t>(static_cast<std::int64_t>(in.max) - lo) + 1;
+                x = static_cast<std::uint32_t>(lo + static_cast<std::int64_t>(z % span));
+            }
+        }
+        break;
+    }
+    }
+    return w;
+}
+
+namespace {
+
+/// A key and its value in a YAML mapping, with the value's path for messages.
+struct field {
+    YAML::Node key;
+    YAML::Node value;
+    std::string path;
+};
+
+/// The mapping keys of one node that the reader knows.
+struct fields {
+    std::map<std::string, field> found;
+    const field* get(const std::string& k) const
+    {
+        auto it = found.find(k);
+        return it == found.end() ? nullptr : &it->second;
+    }
+};
+
+std::string join(const std::vector<std::string>& parts, const char* sep)
+{
+    std::string out;
+    for (const auto& p : parts)
+        out += (out.empty() ? "" : sep) + p;
+    return out;
+}
+
+std::string number_text(double v)
+{
+    std::ostringstream os;
+    os.precision(10);
+    os << v;
+    return os.str();
+}
+
+class reader {
+public:
+    reader(std::string name, const std::string& text, std::vector<std::string>& errs)
+        : m_name(std::move(name)), m_errs(errs)
+    {
+        std::stringstream ss(text);
+        for (std::string l; std::getline(ss, l);)
+            m_lines.push_back(l);
+    }
+
+    config::location where(const YAML::Node& n) const
+    {
+        if (!n.IsDefined() || n.Mark().is_null())
+            return {m_name};
+        return {m_name, n.Mark().line + 1, n.Mark().column + 1};
+    }
+
+    void error(const YAML::Node& n, const std::string& path, const std::string& problem)
+    {
+        error(where(n), path, problem);
+    }
+    void error(const config::location& l, const std::string& path, const std::string& problem)
+    {
+        m_errs.push_back(l.str() + ": error: " + (path.empty() ? "" : path + ": ") + problem);
+    }
+
+    static std::string what(const YAML::Node& n)
+    {
+        if (n.IsMap())
+            return "a mapping";
+        if (n.IsSequence())
+            return "a list";
+        if (n.IsNull())
+            return "nothing";
+        return "'" + n.Scalar() + "'";
+    }
+
+    /// Where to point for a value: the key when the value is empty.
+    config::location where(const field& f) const
+    {
+        return where(f.value.IsNull() ? f.key : f.value);
+    }
+
+    void wrong_type(const field& f, const std::string& expected)
+    {
+        error(where(f), f.path,
+              "wrong type (expected " + expected + ", got " + what(f.value) + ")");
+    }
+
+    /// The known keys of a mapping; reports duplicates and unknown keys.
+    fields open(const YAML::Node& n, const std::string& path, const std::vector<std::string>& known)
+    {
+        fields out;
+        for (const auto& kv : n) {
+            YAML::Node k;
+            k.reset(kv.first);
+            const std::string name = k.IsScalar() ? k.Scalar() : "?";
+            const std::string p = path.empty() ? name : path + "." + name;
+            if (out.found.count(name)) {
+                error(k, p, "duplicate key");
+                continue;
+            }
+            if (std::find(known.begin(), known.end(), name) == known.end()) {
+                const std::string hint = config::suggest(name, known);
+                error(k, p,
+                      "unknown key" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+                continue;
+            }
+            YAML::Node v;
+            v.reset(kv.second);
+            out.found.emplace(name, field{k, v, p});
+        }
+        return out;
+    }
+
+    /// Reports a missing key of a mapping at `n`.
+    bool require(const fields& f, const YAML::Node& n, const std::string& path, const char* key)
+    {
+        if (f.get(key))
+            return true;
+        error(n, path, std::string("missing required key '") + key + "'");
+        return false;
+    }
+
+    bool is_map(const field& f, const char* expected = "a mapping of keys")
+    {
+        if (f.value.IsMap())
+            return true;
+        wrong_type(f, expected);
+        return false;
+    }
+
+    std::optional<std::string> string(const field& f)
+    {
+        if (!f.value.IsScalar() || f.value.Scalar().empty()) {
+            wrong_type(f, "a string");
+            return std::nullopt;
+        }
+        return f.value.Scalar();
+    }
+
+    /// A name: letters, digits and '_', not starting with a digit.
+    std::optional<std::string> identifier(const field& f)
+    {
+        auto s = string(f);
+        if (!s)
+            return s;
+        const bool ok = !std::isdigit(static_cast<unsigned char>((*s)[0])) &&
+                        std::all_of(s->begin(), s->end(), [](char c) {
+                            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                        });
+        if (!ok) {
+            error(where(f), f.path,
+                  "invalid name '" + *s +
+                      "' (expected letters, digits and '_', not starting "
+                      "with a digit)");
+            return std::nullopt;
+        }
+        return s;
+    }
+
+    std::optional<std::uint64_t> uint(const field& f, std::uint64_t lo, std::uint64_t hi)
+    {
+        return uint_node(f.value, f.path, lo, hi, f.value.IsNull() ? f.key : f.value);
+    }
+
+    std::optional<std::uint64_t> uint_node(const YAML::Node& v, const std::string& path,
+                                           std::uint64_t lo, std::uint64_t hi, const YAML::Node& at)
+    {
+        std::optional<std::uint64_t> x;
+        if (v.IsScalar())
+            x = parse_uint(v.Scalar());
+        if (!x) {
+            error(at, path, "wrong type (expected an unsigned integer, got " + what(v) + ")");
+            return std::nullopt;
+        }
+        if (*x < lo || *x > hi) {
+            error(at, path,
+                  "value out of range (expected " + std::to_string(lo) + ".." + std::to_string(hi) +
+                      ", got " + v.Scalar() + ")");
+            return std::nullopt;
+        }
+        return x;
+    }
+
+    /// A finite number (integer or decimal).
+    std::optional<double> number_node(const YAML::Node& v, const std::string& path,
+                                      const YAML::Node& at)
+    {
+        if (v.IsScalar()) {
+            if (auto i = parse_int(v.Scalar()))
+                return static_cast<double>(*i);
+            if (auto u = parse_uint(v.Scalar()))
+                return static_cast<double>(*u);
+            if (auto d = parse_double(v.Scalar()))
+                return *d;
+        }
+        error(at, path, "wrong type (expected a number, got " + what(v) + ")");
+        return std::nullopt;
+    }
+
+    std::optional<double> number(const field& f)
+    {
+        return number_node(f.value, f.path, f.value.IsNull() ? f.key : f.value);
+    }
+
+    /// A number that must be representable in an element of type t.
+    std::optional<double> element(const YAML::Node& v, const std::string& path, elem_type t,
+                                  const YAML::Node& at)
+    {
+        auto x = number_node(v, path, at);
+        if (!x)
+            return x;
+        if (t == elem_type::f32) {
+            if (std::fabs(*x) > std::numeric_limits<float>::max()) {
+                error(at, path,
+                      "value out of range (expected an f32 value, got " + v.Scalar() + ")");
+                return std::nullopt;
+            }
+            return x;
+        }
+        const double lo = t == elem_type::u32 ? 0.0 : -2147483648.0;
+        const double hi = t == elem_type::u32 ? 4294967295.0 : 2147483647.0;
+        if (*x != std::floor(*x)) {
+            error(at, path,
+                  std::string("wrong type (expected an integer for a ") + host::name(t) +
+                      " buffer, got " + v.Scalar() + ")");
+            return std::nullopt;
+        }
+        if (*x < lo || *x > hi) {
+            error(at, path,
+                  "value out of range (expected " + number_text(lo) + ".." + number_text(hi) +
+                      " for a " + host::name(t) + " buffer, got " + v.Scalar() + ")");
+            return std::nullopt;
+        }
+        return x;
+    }
+
+    template <class E>
+    std::optional<E> choice(const field& f, const std::vector<std::pair<std::string, E>>& names)
+    {
+        std::vector<std::string> keys;
+        for (const auto& n : names)
+            keys.push_back(n.first);
+        if (!f.value.IsScalar()) {
+            wrong_type(f, "one of " + join(keys, "|"));
+            return std::nullopt;
+        }
+        for (const auto& n : names)
+            if (n.first == f.value.Scalar())
+                return n.second;
+        const std::string hint = config::suggest(f.value.Scalar(), keys);
+        error(where(f), f.path,
+              "invalid choice (expected one of " + join(keys, "|") + ", got '" + f.value.Scalar() +
+                  "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") + ")");
+        return std::nullopt;
+    }
+
+    /// Where the text of a scalar starts: block scalars start on the next line, indented.
+    sm::source_origin origin_of(const YAML::Node& v) const
+    {
+        sm::source_origin o{m_name, v.Mark().line + 1, v.Mark().column + 1};
+        const auto line = static_cast<std::size_t>(v.Mark().line);
+        const auto col = static_cast<std::size_t>(v.Mark().column);
+        if (line >= m_lines.size() || col >= m_lines[line].size())
+            return o;
+        const char c = m_lines[line][col];
+        if (c == '"' || c == '\'') {
+            o.col += 1;
+        } else if (c == '|' || c == '>') {
+            o.line += 1;
+            o.col = 1;
+            for (std::size_t l = line + 1; l < m_lines.size(); ++l) {
+                const std::size_t ind = m_lines[l].find_first_not_of(' ');
+                if (ind != std::string::npos) {
+                    o.col = static_cast<int>(ind) + 1;
+                    break;
+                }
+            }
+        }
+        return o;
+    }
+
+    const std::string& name() const { return m_name; }
+    /// Adds a message that already carries its position (the assembler's).
+    void raw(std::string e) { m_errs.push_back(std::move(e)); }
+
+private:
+    std::string m_name;
+    std::vector<std::string>& m_errs;
+    std::vector<std::string> m_lines;
+};
+
+std::string at(const std::string& path, std::size_t i)
+{
+    return path + "[" + std::to_string(i) + "]";
+}
+
+std::string hint_of(const std::string& word, const std::vector<std::string>& names)
+{
+    const std::string h = config::suggest(word, names);
+    return h.empty() ? "" : " (did you mean '" + h + "'?)";
+}
+
+class workload_reader {
+public:
+    workload_reader(reader& r, workload& wl) : m_r(r), m_wl(wl) {}
+
+    void read(const YAML::Node& root)
+    {
+        if (!root.IsDefined() || root.IsNull()) {
+            m_r.error(config::location{m_r.name()}, "", "the workload is empty");
+            return;
+        }
+        if (!root.IsMap()) {
+            m_r.error(root, "", "the workload must be a mapping of keys");
+            return;
+        }
+        const fields top =
+            m_r.open(root, "", {"name", "description", "buffers", "kernels", "schedule", "checks"});
+        if (const field* f = top.get("name"))
+            if (auto s = m_r.string(*f))
+                m_wl.name = *s;
+        if (const field* f = top.get("description"))
+            if (auto s = m_r.string(*f))
+                m_wl.description = *s;
+        if (m_r.require(top, root, "", "buffers"))
+            read_buffers(*top.get("buffers"));
+        if (m_r.require(top, root, "", "kernels"))
+            read_kernels(*top.get("kernels"));
+        if (const field* f = top.get("schedule"))
+            read_schedule(*f);
+        else if (m_kernels_ok)
+            for (std::size_t i = 0; i < m_wl.kernels.size(); ++i)
+                m_wl.schedule.push_back({i});
+        if (const field* f = top.get("checks"))
+            read_checks(*f);
+    }
+
+private:
+    bool list(const field& f)
+    {
+        if (f.value.IsSequence() && f.value.size() > 0)
+            return true;
+        if (f.value.IsSequence())
+            m_r.error(m_r.where(f), f.path, "the list is empty");
+        else
+            m_r.wrong_type(f, "a list");
+        return false;
+    }
+
+    field item(const field& f, std::size_t i)
+    {
+        YAML::Node v;
+        v.reset(f.value[i]);
+        return {f.key, v, at(f.path, i)};
+    }
+
+    void read_buffers(const field& f)
+    {
+        if (!list(f))
+            return;
+        std::uint64_t total = 0;
+        for (std::size_t i = 0; i < f.value.size(); ++i) {
+            const field it = item(f, i);
+            if (!m_r.is_map(it, "a buffer (a mapping with name, type, elements, init)"))
+                continue;
+            const fields b = m_r.open(it.value, it.path, {"name", "type", "elements", "init"});
+            buffer_decl d;
+            d.where = m_r.where(it.value);
+            for (const char* k : {"name", "type", "elements"})
+                m_r.require(b, it.value, it.path, k);
+            if (const field* x = b.get("name")) {
+                auto n = m_r.identifier(*x);
+                if (n) {
+                    d.name = *n;
+                    const int prev = m_wl.buffer_index(*n);
+                    if (prev >= 0) {
+                        m_r.error(m_r.where(*x), x->path,
+                                  "duplicate buffer name '" + *n + "' (first defined on line " +
+                                      std::to_string(m_wl.buffers[prev].where.line) + ")");
+                    }
+                }
+            }
+            if (const field* x = b.get("type")) {
+                auto t = m_r.choice<elem_type>(
+                    *x,
+                    {{"u32", elem_type::u32}, {"i32", elem_type::i32}, {"f32", elem_type::f32}});
+                if (t)
+                    d.type = *t;
+            }
+            if (const field* x = b.get("elements")) {
+                auto e = m_r.uint(*x, 1, max_total_bytes / 4);
+                if (e) {
+                    d.elements = *e;
+                    total += d.bytes();
+                }
+            }
+            if (const field* x = b.get("init"))
+                read_init(*x, d);
+            // A buffer with errors still reserves its name so that later uses do not cascade.
+            m_wl.buffers.push_back(d);
+        }
+        if (total > max_total_bytes)
+            m_r.error(m_r.where(f.key), f.path,
+                      "the buffers need " + std::to_string(total) + " bytes (at most " +
+                          std::to_string(max_total_bytes) + ", 1 GiB)");
+    }
+
+    bool read_init(const field& f, buffer_decl& d)
+    {
+        const std::vector<std::pair<std::string, init_kind>> kinds = {
+            {"zero", init_kind::zero},
+            {"iota", init_kind::iota},
+            {"fill", init_kind::fill},
+            {"values", init_kind::values},
+            {"random", init_kind::random}};
+        if (f.value.IsScalar()) {
+            // Only "zero" and "iota" take no settings, so only they may be written alone.
+            auto k =
+                m_r.choice<init_kind>(f, {{"zero", init_kind::zero}, {"iota", init_kind::iota}});
+            if (k)
+                d.init.kind = *k;
+            return k.has_value();
+        }
+        if (!f.value.IsMap() || f.value.size() != 1) {
+            m_r.wrong_type(f, "zero, iota, or a mapping with one of zero|iota|fill|values|random");
+            return false;
+        }
+        YAML::Node key;
+        YAML::Node val;
+        for (const auto& kv : f.value) {
+            key.reset(kv.first);
+            val.reset(kv.second);
+        }
+        const field kf{key, key, f.path};
+        auto k = m_r.choice<init_kind>(kf, kinds);
+        if (!k)
+            return false;
+        d.init.kind = *k;
+        const field body{key, val, f.path + "." + key.Scalar()};
+        switch (*k) {
+        case init_kind::zero:
+            if (!val.IsNull()) {
+                m_r.wrong_type(body, "nothing");
+                return false;
+            }
+            return true;
+        case init_kind::iota: {
+            if (val.IsNull())
+                return true;
+            if (!m_r.is_map(body, "a mapping with start, step"))
+                return false;
+            const fields s = m_r.open(val, body.path, {"start", "step"});
+            bool ok = true;
+            if (const field* x = s.get("start")) {
+                auto v = m_r.element(x->value, x->path, d.type, x->value);
+                ok = ok && v;
+                d.init.start = v.value_or(0);
+            }
+            if (const field* x = s.get("step")) {
+                auto v = d.type == elem_type::f32
+                             ? m_r.element(x->value, x->path, d.type, x->value)
+                             : m_r.element(x->value, x->path, elem_type::i32, x->value);
+                ok = ok && v;
+                d.init.step = v.value_or(1);
+            }
+            return ok;
+        }
+        case init_kind::fill: {
+            auto v = m_r.element(val, body.path, d.type, val.IsNull() ? key : val);
+            d.init.value = v.value_or(0);
+            return v.has_value();
+        }
+        case init_kind::values: {
+            if (!val.IsSequence()) {
+                m_r.wrong_type(body, "a list of numbers");
+                return false;
+            }
+            bool ok = true;
+            for (std::size_t i = 0; i < val.size(); ++i) {
+                YAML::Node e;
+                e.reset(val[i]);
+                auto v = m_r.element(e, at(body.path, i), d.type, e);
+                ok = ok && v;
+                d.init.values.push_back(v.value_or(0));
+            }
+            if (d.elements != 0 && val.size() != d.elements) {
+                m_r.error(m_r.where(val), body.path,
+                          "has " + std::to_string(val.size()) + " values, the buffer has " +
+                              std::to_string(d.elements) + " elements");
+                ok = false;
+            }
+            return ok;
+        }
+        case init_kind::random: {
+            if (!m_r.is_map(body, "a mapping with seed, min, max"))
+                return false;
+            const fields s = m_r.open(val, body.path, {"seed", "min", "max"});
+            bool ok = true;
+            for (const char* k2 : {"seed", "min", "max"})
+                ok = m_r.require(s, val, body.path, k2) && ok;
+            if (const field* x = s.get("seed")) {
+                auto v = m_r.uint(*x, 0, std::numeric_limits<std::uint64_t>::max());
+                ok = ok && v;
+                d.init.seed = v.value_or(0);
+            }
+            std::optional<double> lo, hi;
+            if (const field* x = s.get("min"))
+                lo = m_r.element(x->value, x->path, d.type, x->value.IsNull() ? x->key : x->value);
+            if (const field* x = s.get("max"))
+                hi = m_r.element(x->value, x->path, d.type, x->value.IsNull() ? x->key : x->value);
+            if (lo && hi && *lo > *hi) {
+                m_r.error(m_r.where(s.get("max")->value), s.get("max")->path,
+                          "max (" + s.get("max")->value.Scalar() + ") is below min (" +
+                              s.get("min")->value.Scalar() + ")");
+                ok = false;
+            }
+            ok = ok && lo && hi;
+            d.init.min = lo.value_or(0);
+            d.init.max = hi.value_or(0);
+            return ok;
+        }
+        }
+        return false;
+    }
+
+    /// [x, y] or x (y = 1); every dimension in lo..hi.
+    bool dims(const field& f, unsigned lo, unsigned hi, unsigned& x, unsigned& y)
+    {
+        if (f.value.IsScalar()) {
+            auto v = m_r.uint(f, lo, hi);
+            x = static_cast<unsigned>(v.value_or(1));
+            y = 1;
+            return v.has_value();
+        }
+        if (!f.value.IsSequence() || f.value.size() < 1 || f.value.size() > 2) {
+            m_r.wrong_type(f, "[x, y] or x");
+            return false;
+        }
+        unsigned* out[2] = {&x, &y};
+        y = 1;
+        bool ok = true;
+        for (std::size_t i = 0; i < f.value.size(); ++i) {
+            YAML::Node e;
+            e.reset(f.value[i]);
+            auto v = m_r.uint_node(e, at(f.path, i), lo, hi, e);
+            ok = ok && v;
+            *out[i] = static_cast<unsigned>(v.value_or(1));
+        }
+        return ok;
+    }
+
+    void read_kernels(const field& f)
+    {
+        if (!list(f)) {
+            m_kernels_ok = false;
+            return;
+        }
+        for (std::size_t i = 0; i < f.value.size(); ++i) {
+            const field it = item(f, i);
+            if (!m_r.is_map(it, "a kernel (a mapping with name, program, params, grid, block)")) {
+                m_kernels_ok = false;
+                continue;
+            }
+            const fields k =
+                m_r.open(it.value, it.path, {"name", "program", "params", "grid", "block", "sms"});
+            kernel_decl d;
+            d.where = m_r.where(it.value);
+            for (const char* key : {"name", "program", "grid", "block"})
+                if (!m_r.require(k, it.value, it.path, key))
+                    m_kernels_ok = false;
+            if (const field* x = k.get("name")) {
+                if (auto n = m_r.identifier(*x)) {
+                    d.name = *n;
+                    const int prev = m_wl.kernel_index(*n);
+                    if (prev >= 0)
+                        m_r.error(m_r.where(*x), x->path,
+                                  "duplicate kernel name '" + *n + "' (first defined on line " +
+                                      std::to_string(m_wl.kernels[prev].where.line) + ")");
+                }
+            }
+            if (const field* x = k.get("params"))
+                read_params(*x, d);
+            if (const field* x = k.get("grid"))
+                dims(*x, 1, max_grid_dim, d.grid_x, d.grid_y);
+            if (const field* x = k.get("block")) {
+                if (dims(*x, 1, max_block_threads, d.block_x, d.block_y) &&
+                    d.block_threads() > max_block_threads)
+                    m_r.error(m_r.where(x->value), x->path,
+                              "block has " + std::to_string(d.block_threads()) +
+                                  " threads (expected 1.." + std::to_string(max_block_threads) +
+                                  ")");
+            }
+            if (const field* x = k.get("sms")) {
+                if (m_r.is_map(*x, "a mapping with first, count")) {
+                    const fields s = m_r.open(x->value, x->path, {"first", "count"});
+                    if (const field* y = s.get("first"))
+                        d.sms.first = static_cast<unsigned>(m_r.uint(*y, 0, 65535).value_or(0));
+                    if (const field* y = s.get("count"))
+                        d.sms.count = static_cast<unsigned>(m_r.uint(*y, 1, 65536).value_or(0));
+                }
+            }
+            if (const field* x = k.get("program"))
+                assemble(*x, d);
+            m_wl.kernels.push_back(std::move(d));
+        }
+    }
+
+    void read_params(const field& f, kernel_decl& d)
+    {
+        if (f.value.IsNull())
+            return;
+        if (!f.value.IsSequence()) {
+            m_r.wrong_type(f, "a list of {name, value} or {name, buffer}");
+            return;
+        }
+        if (f.value.size() > max_kernel_params)
+            m_r.error(m_r.where(f.value), f.path,
+                      "has " + std::to_string(f.value.size()) + " parameters (at most " +
+                          std::to_string(max_kernel_params) + ")");
+        for (std::size_t i = 0; i < f.value.size(); ++i) {
+            const field it = item(f, i);
+            kernel_param p;
+            p.where = m_r.where(it.value);
+            if (!m_r.is_map(it, "a mapping {name, value} or {name, buffer}")) {
+                d.params.push_back(p);
+                continue;
+            }
+            const fields pf = m_r.open(it.value, it.path, {"name", "value", "buffer"});
+            m_r.require(pf, it.value, it.path, "name");
+            if (const field* x = pf.get("name")) {
+                if (auto n = m_r.identifier(*x)) {
+                    p.name = *n;
+                    for (const auto& q : d.params)
+                        if (q.name == *n)
+                            m_r.error(m_r.where(*x), x->path,
+                                      "duplicate parameter name '" + *n + "'");
+                }
+            }
+            const field* v = pf.get("value");
+            const field* b = pf.get("buffer");
+            if ((v != nullptr) == (b != nullptr)) {
+                m_r.error(it.value, it.path,
+                          v ? "has both 'value' and 'buffer' (expected one)"
+                            : "missing required key 'value' or 'buffer'");
+            } else if (b) {
+                if (auto n = m_r.string(*b)) {
+                    p.is_buffer = true;
+                    p.buffer = *n;
+                    if (m_wl.buffer_index(*n) < 0)
+                        m_r.error(m_r.where(*b), b->path,
+                                  "undefined buffer '" + *n + "'" + hint_of(*n, buffer_names()));
+                }
+            } else if (v->value.IsScalar()) {
+                const std::string& s = v->value.Scalar();
+                if (auto iv = parse_int(s); iv && *iv >= INT32_MIN && *iv <= UINT32_MAX) {
+                    p.bits = static_cast<std::uint32_t>(*iv);
+                    p.number = static_cast<double>(*iv);
+                } else if (auto uv = parse_uint(s); uv && *uv <= UINT32_MAX) {
+                    p.bits = static_cast<std::uint32_t>(*uv);
+                    p.number = static_cast<double>(*uv);
+                } else if (iv || uv) {
+                    m_r.error(m_r.where(*v), v->path,
+                              "value out of range (expected -2147483648..4294967295, got " + s +
+                                  ")");
+                } else if (auto dv = parse_double(s);
+                           dv && std::fabs(*dv) <= std::numeric_limits<float>::max()) {
+                    p.bits = f32_bits(static_cast<float>(*dv));
+                    p.number = *dv;
+                } else {
+                    m_r.wrong_type(*v, "a number (integer, or decimal for f32)");
+                }
+            } else {
+                m_r.wrong_type(*v, "a number (integer, or decimal for f32)");
+            }
+            d.params.push_back(p);
+        }
+    }
+
+    void assemble(const field& f, kernel_decl& d)
+    {
+        if (!f.value.IsScalar()) {
+            m_r.wrong_type(f, "program text (a YAML block scalar: program: |)");
+            return;
+        }
+        d.source = f.value.Scalar();
+        d.origin = m_r.origin_of(f.value);
+        sm::symbol_table symbols;
+        for (std::size_t i = 0; i < d.params.size(); ++i)
+            if (!d.params[i].name.empty())
+                symbols.emplace(d.params[i].name, static_cast<std::uint32_t>(i));
+        auto res = sm::assemble(d.source, symbols, d.origin, kernel_registers);
+        for (auto e : res.errors) {
+            // Put the key path after "error: " like every other workload message.
+            const std::string tag = ": error: ";
+            const auto pos = e.find(tag);
+            if (pos != std::string::npos)
+                e.insert(pos + tag.size(), f.path + ": ");
+            m_r.raw(e);
+        }
+        if (res.ok() && res.code.empty())
+            m_r.error(m_r.where(f), f.path, "the program has no instructions");
+        d.code = std::move(res.code);
+        d.lines = std::move(res.lines);
+    }
+
+    std::vector<std::string> buffer_names() const
+    {
+        std::vector<std::string> n;
+        for (const auto& b : m_wl.buffers)
+            n.push_back(b.name);
+        return n;
+    }
+
+    std::vector<std::string> kernel_names() const
+    {
+        std::vector<std::string> n;
+        for (const auto& k : m_wl.kernels)
+            n.push_back(k.name);
+        return n;
+    }
+
+    void read_schedule(const field& f)
+    {
+        if (!list(f))
+            return;
+        for (std::size_t i = 0; i < f.value.size(); ++i) {
+            const field ph = item(f, i);
+            std::vector<std::size_t> phase;
+            std::vector<field> entries;
+            if (ph.value.IsScalar()) {
+                entries.push_back(ph);
+            } else if (ph.value.IsSequence() && ph.value.size() > 0) {
+                for (std::size_t j = 0; j < ph.value.size(); ++j)
+                    entries.push_back(item(ph, j));
+            } else {
+                m_r.error(m_r.where(ph), ph.path,
+                          ph.value.IsSequence()
+                              ? "the phase is empty"
+                              : "wrong type (expected a list of kernel names, got " +
+                                    reader::what(ph.value) + ")");
+                continue;
+            }
+            for (const field& e : entries) {
+                auto n = m_r.string(e);
+                if (!n)
+                    continue;
+                const int k = m_wl.kernel_index(*n);
+                if (k < 0) {
+                    m_r.error(m_r.where(e), e.path,
+                              "undefined kernel '" + *n + "'" + hint_of(*n, kernel_names()));
+                    continue;
+                }
+                if (std::find(phase.begin(), phase.end(), static_cast<std::size_t>(k)) !=
+                    phase.end()) {
+                    m_r.error(m_r.where(e), e.path,
+                              "kernel '" + *n + "' appears twice in the phase");
+                    continue;
+                }
+                for (std::size_t other : phase)
+                    overlap(e, m_wl.kernels[other], m_wl.kernels[k]);
+                phase.push_back(static_cast<std::size_t>(k));
+            }
+            m_wl.schedule.push_back(phase);
+        }
+    }
+
+    void overlap(const field& e, const kernel_decl& a, const kernel_decl& b)
+    {
+        const auto end = [](const sm_range& r) {
+            return r.count == 0 ? std::numeric_limits<std::uint64_t>::max()
+                                : std::uint64_t{r.first} + r.count;
+        };
+        if (a.sms.first < end(b.sms) && b.sms.first < end(a.sms))
+            m_r.error(m_r.where(e), e.path,
+                      "kernels '" + a.name + "' (" + describe(a.sms) + ") and '" + b.name + "' (" +
+                          describe(b.sms) + ") share SMs in one phase");
+    }
+
+public:
+    static std::string describe(const sm_range& r)
+    {
+        if (r.count == 0)
+            return "SMs " + std::to_string(r.first) + "..last";
+        return "SMs " + std::to_string(r.first) + ".." + std::to_string(r.first + r.count - 1);
+    }
+
+private:
+    void read_checks(const field& f)
+    {
+        if (!list(f))
+            return;
+        for (std::size_t i = 0; i < f.value.size(); ++i) {
+            const field it = item(f, i);
+            if (!m_r.is_map(it, "a check (a mapping with buffer and reference or expect)"))
+                continue;
+            const fields c =
+                m_r.open(it.value, it.path, {"buffer", "reference", "args", "tolerance", "expect"});
+            check_decl d;
+            d.where = m_r.where(it.value);
+            const buffer_decl* buf = nullptr;
+            if (m_r.require(c, it.value, it.path, "buffer")) {
+                const field& b = *c.get("buffer");
+                if (auto n = m_r.string(b)) {
+                    d.buffer = *n;
+                    const int bi = m_wl.buffer_index(*n);
+                    if (bi < 0)
+                        m_r.error(m_r.where(b), b.path,
+                                  "undefined buffer '" + *n + "'" + hint_of(*n, buffer_names()));
+                    else
+                        buf = &m_wl.buffers[static_cast<std::size_t>(bi)];
+                }
+            }
+            const field* ref = c.get("reference");
+            const field* exp = c.get("expect");
+            if ((ref != nullptr) == (exp != nullptr)) {
+                m_r.error(it.value, it.path,
+                          ref ? "has both 'reference' and 'expect' (expected one)"
+                              : "missing required key 'reference' or 'expect'");
+            } else if (ref) {
+                d.kind = check_kind::reference;
+                read_reference(*ref, c.get("args"), it, buf, d);
+            } else {
+                d.kind = check_kind::expect;
+                if (const field* a = c.get("args"))
+                    m_r.error(a->key, a->path, "only a 'reference' check takes args");
+                read_expect(*exp, buf, d);
+            }
+            if (const field* t = c.get("tolerance")) {
+                if (buf && buf->type != elem_type::f32)
+                    m_r.error(t->key, t->path,
+                              std::string("a tolerance applies only to f32 buffers ('") +
+                                  buf->name + "' is " + name(buf->type) + ")");
+                else
+                    read_tolerance(*t, d.tol);
+            }
+            m_wl.checks.push_back(d);
+        }
+    }
+
+    void read_tolerance(const field& t, tolerance& tol)
+    {
+        if (t.value.IsScalar()) {
+            if (auto v = m_r.number(t)) {
+                if (*v < 0)
+                    m_r.error(m_r.where(t), t.path,
+                              "value out of range (expected >= 0, got " + t.value.Scalar() + ")");
+                tol.relative = *v;
+            }
+            return;
+        }
+        if (!m_r.is_map(t, "a number (relative) or a mapping with relative, absolute"))
+            return;
+        const fields tf = m_r.open(t.value, t.path, {"relative", "absolute"});
+        for (const char* k : {"relative", "absolute"}) {
+            const field* x = tf.get(k);
+            if (!x)
+                continue;
+            if (auto v = m_r.number(*x)) {
+                if (*v < 0)
+                    m_r.error(m_r.where(*x), x->path,
+                              "value out of range (expected >= 0, got " + x->value.Scalar() + ")");
+                (std::string(k) == "relative" ? tol.relative : tol.absolute) = *v;
+            }
+        }
+    }
+
+    void read_expect(const field& e, const buffer_decl* buf, check_decl& d)
+    {
+        if (!e.value.IsSequence()) {
+            m_r.wrong_type(e, "a list of numbers");
+            return;
+        }
+        const elem_type t = buf ? buf->type : elem_type::f32;
+        for (std::size_t i = 0; i < e.value.size(); ++i) {
+            YAML::Node v;
+            v.reset(e.value[i]);
+            auto x = m_r.element(v, at(e.path, i), t, v);
+            d.expect.push_back(to_word(x.value_or(0), t));
+        }
+        if (buf && e.value.size() != buf->elements)
+            m_r.error(m_r.where(e), e.path,
+                      "has " + std::to_string(e.value.size()) + " values, buffer '" + buf->name +
+                          "' has " + std::to_string(buf->elements) + " elements");
+    }
+
+    void read_reference(const field& ref, const field* args, const field& it,
+                        const buffer_decl* buf, check_decl& d)
+    {
+        auto n = m_r.string(ref);
+        if (!n)
+            return;
+        const reference_spec* spec = find_reference(*n);
+        if (!spec) {
+            std::vector<std::string> names;
+            for (const auto& s : references())
+                names.emplace_back(s.name);
+            m_r.error(m_r.where(ref), ref.path,
+                      "unknown reference '" + *n + "' (expected one of " + join(names, "|") + ")" +
+                          hint_of(*n, names));
+            return;
+        }
+        d.reference = *n;
+        if (buf && std::find(spec->out_types.begin(), spec->out_types.end(), buf->type) ==
+                       spec->out_types.end())
+            m_r.error(m_r.where(ref), ref.path,
+                      "reference '" + *n + "' does not produce " + name(buf->type) +
+                          " elements (buffer '" + buf->name + "')");
+        std::vector<std::string> known;
+        for (const auto& a : spec->args)
+            known.emplace_back(a.name);
+        fields given;
+        if (args) {
+            if (!m_r.is_map(*args, "a mapping of argument names to buffers or numbers"))
+                return;
+            given = m_r.open(args->value, args->path, known);
+        }
+        for (const auto& a : spec->args) {
+            const field* x = given.get(a.name);
+            if (!x) {
+                if (a.required)
+                    m_r.error(args ? args->key : it.value, args ? args->path : it.path + ".args",
+                              std::string("missing argument '") + a.name + "' of reference '" + *n +
+                                  "'");
+                continue;
+            }
+            if (a.kind == arg_kind::buffer)
+                buffer_arg(*x, a, d);
+            else
+                scalar_arg(*x, a, d);
+        }
+    }
+
+    void buffer_arg(const field& x, const arg_spec& a, check_decl& d)
+    {
+        auto s = m_r.string(x);
+        if (!s)
+            return;
+        const int bi = m_wl.buffer_index(*s);
+        if (bi < 0) {
+            m_r.error(m_r.where(x), x.path,
+                      "undefined buffer '" + *s + "'" + hint_of(*s, buffer_names()));
+            return;
+        }
+        const elem_type t = m_wl.buffers[static_cast<std::size_t>(bi)].type;
+        if (std::find(a.types.begin(), a.types.end(), t) == a.types.end()) {
+            std::vector<std::string> tn;
+            for (auto e : a.types)
+                tn.emplace_back(name(e));
+            m_r.error(m_r.where(x), x.path,
+                      "buffer '" + *s + "' is " + host::name(t) + " (expected " + join(tn, "|") +
+                          ")");
+            return;
+        }
+        d.buffer_args[a.name] = *s;
+    }
+
+    /// A number, or "kernel.param" naming a kernel's number parameter.
+    void scalar_arg(const field& x, const arg_spec& a, check_decl& d)
+    {
+        if (!x.value.IsScalar()) {
+            m_r.wrong_type(x, "a number or kernel.param");
+            return;
+        }
+        const std::string& s = x.value.Scalar();
+        const auto dot = s.find('.');
+        if (dot != std::string::npos && dot > 0 &&
+            !std::isdigit(static_cast<unsigned char>(s[0])) && s[0] != '-' && s[0] != '+') {
+            const std::string kn = s.substr(0, dot);
+            const std::string pn = s.substr(dot + 1);
+            const int k = m_wl.kernel_index(kn);
+            if (k < 0) {
+                m_r.error(m_r.where(x), x.path,
+                          "undefined kernel '" + kn + "'" + hint_of(kn, kernel_names()));
+                return;
+            }
+            std::vector<std::string> pnames;
+            for (const auto& p : m_wl.kernels[static_cast<std::size_t>(k)].params) {
+                pnames.push_back(p.name);
+                if (p.name != pn)
+                    continue;
+                if (p.is_buffer) {
+                    m_r.error(m_r.where(x), x.path,
+                              "parameter '" + s + "' is a buffer address, not a number");
+                    return;
+                }
+                d.scalar_args[a.name] = p.number;
+                return;
+            }
+            m_r.error(m_r.where(x), x.path,
+                      "kernel '" + kn + "' has no parameter '" + pn + "'" + hint_of(pn, pnames));
+            return;
+        }
+        if (auto v = m_r.number(x))
+            d.scalar_args[a.name] = *v;
+    }
+
+    reader& m_r;
+    workload& m_wl;
+    bool m_kernels_ok = true;
+};
+
+} // namespace
+
+parse_result parse_workload_text(const std::string& text, const std::string& name)
+{
+    parse_result res;
+    res.wl.file = name;
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+        res.errors.push_back(config::location{name, e.mark.line + 1, e.mark.column + 1}.str() +
+                             ": error: YAML syntax error: " + e.msg);
+        return res;
+    }
+    reader r(name, text, res.errors);
+    workload_reader w(r, res.wl);
+    w.read(root);
+    if (res.wl.name.empty()) {
+        std::string stem = name.substr(name.find_last_of('/') + 1);
+        res.wl.name = stem.substr(0, stem.rfind('.'));
+    }
+    return res;
+}
+
+parse_result parse_workload(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in) {
+        parse_result res;
+        res.wl.file = path;
+        res.errors.push_back(path + ": error: cannot open workload file");
+        return res;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    return parse_workload_text(text.str(), path);
+}
+
+std::vector<std::string> check_against_platform(const workload& wl, unsigned num_sms,
+                                                unsigned warp_slots)
+{
+    std::vector<std::string> errs;
+    auto err = [&](const config::location& l, const std::string& path, const std::string& msg) {
+        errs.push_back(l.str() + ": error: " + path + ": " + msg);
+    };
+    auto resolved = [&](const sm_range& r) {
+        return sm_range{r.first,
+                        r.count == 0 ? (r.first < num_sms ? num_sms - r.first : 0) : r.count};
+    };
+    for (std::size_t i = 0; i < wl.kernels.size(); ++i) {
+        const kernel_decl& k = wl.kernels[i];
+        const std::string path = "kernels[" + std::to_string(i) + "]";
+        const sm_range r = resolved(k.sms);
+        if (k.sms.first >= num_sms || std::uint64_t{r.first} + r.count > num_sms)
+            err(k.where, path + ".sms",
+                "kernel '" + k.name + "' uses " + workload_reader::describe(k.sms) +
+                    " but the platform has " + std::to_string(num_sms) + " SMs (0.." +
+                    std::to_string(num_sms - 1) + ")");
+        if (k.block_warps() > warp_slots)
+            err(k.where, path + ".block",
+                "kernel '" + k.name + "' has " + std::to_string(k.block_warps()) +
+                    " warps per CTA but an SM has " + std::to_string(warp_slots) + " warp slots");
+    }
+    for (std::size_t p = 0; p < wl.schedule.size(); ++p) {
+        const auto& ph = wl.schedule[p];
+        for (std::size_t a = 0; a < ph.size(); ++a)
+            for (std::size_t b = a + 1; b < ph.size(); ++b) {
+                const kernel_decl& ka = wl.kernels[ph[a]];
+                const kernel_decl& kb = wl.kernels[ph[b]];
+                const sm_range ra = resolved(ka.sms);
+                const sm_range rb = resolved(kb.sms);
+                if (ra.first < rb.first + rb.count && rb.first < ra.first + ra.count)
+                    err({wl.file}, "schedule[" + std::to_string(p) + "]",
+                        "kernels '" + ka.name + "' and '" + kb.name + "' share SMs in one phase");
+            }
+    }
+    return errs;
+}
+
+reference_result expected_contents(const workload& wl, const check_decl& c)
+{
+    const int bi = wl.buffer_index(c.buffer);
+    if (bi < 0)
+        return {{}, "undefined buffer '" + c.buffer + "'"};
+    const buffer_decl& out = wl.buffers[static_cast<std::size_t>(bi)];
+    if (c.kind == check_kind::expect)
+        return {c.expect, {}};
+    reference_args args;
+    for (const auto& [arg, buf] : c.buffer_args) {
+        const int i = wl.buffer_index(buf);
+        if (i < 0)
+            return {{}, "undefined buffer '" + buf + "'"};
+        const buffer_decl& b = wl.buffers[static_cast<std::size_t>(i)];
+        args.buffers[arg] = typed_buffer{b.type, initial_words(b)};
+    }
+    for (const auto& [arg, v] : c.scalar_args)
+        args.scalars[arg] = v;
+    return compute_reference(c.reference, args, typed_buffer{out.type, initial_words(out)});
+}
+
+} // namespace vgpu::host

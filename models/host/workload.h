@@ -1,0 +1,136 @@
+// Workloads: buffers, kernels (assembly programs), a schedule of phases and result checks,
+// read from YAML with every error located. No SystemC. See docs/workloads.md.
+#pragma once
+
+#include "models/common/config.h"
+#include "models/host/reference.h"
+#include "models/sm/core/assembler.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vgpu::host {
+
+constexpr unsigned max_grid_dim = 65535;              ///< largest grid.x and grid.y
+constexpr unsigned max_block_threads = 1024;          ///< largest block.x * block.y
+constexpr std::uint64_t max_total_bytes = 1ull << 30; ///< largest sum of buffer sizes
+constexpr unsigned max_kernel_params = 16;            ///< parameters per kernel (CP limit)
+constexpr unsigned kernel_registers = 64;             ///< registers per thread programs may use
+
+/// How the driver fills a buffer before the first kernel.
+enum class init_kind : std::uint8_t { zero, iota, fill, values, random };
+
+/// Initial contents of a buffer; values are numbers converted to the buffer's element type.
+struct buffer_init {
+    init_kind kind = init_kind::zero; ///< which rule
+    double start = 0;                 ///< iota: value of element 0
+    double step = 1;                  ///< iota: increment per element
+    double value = 0;                 ///< fill: value of every element
+    std::vector<double> values;       ///< values: one per element
+    std::uint64_t seed = 0;           ///< random: generator seed
+    double min = 0;                   ///< random: smallest value
+    double max = 0;                   ///< random: largest value (integers), bound (f32)
+};
+
+/// A buffer the driver allocates in GPU virtual memory.
+struct buffer_decl {
+    std::string name;                                    ///< name used by params and checks
+    elem_type type = elem_type::u32;                     ///< element type
+    std::uint64_t elements = 0;                          ///< number of 32-bit elements
+    buffer_init init;                                    ///< initial contents
+    config::location where;                              ///< position of the declaration
+    std::uint64_t bytes() const { return elements * 4; } ///< size in bytes
+};
+
+/// The initial contents of b as 32-bit words (deterministic for random).
+std::vector<std::uint32_t> initial_words(const buffer_decl& b);
+
+/// One 32-bit kernel parameter (read by LDP).
+struct kernel_param {
+    std::string name;       ///< symbol used in the program
+    bool is_buffer = false; ///< the value is a buffer's virtual address
+    std::string buffer;     ///< is_buffer: the buffer's name
+    std::uint32_t bits = 0; ///< !is_buffer: the value's bits (integers, or f32 for decimals)
+    double number = 0;      ///< !is_buffer: the value as written
+    config::location where; ///< position of the entry
+};
+
+/// The SMs a kernel's CTAs are dispatched to.
+struct sm_range {
+    unsigned first = 0; ///< first SM (global index)
+    unsigned count = 0; ///< number of SMs; 0 = every SM from first to the last
+};
+
+/// A kernel: program, parameters, launch geometry and SM set.
+struct kernel_decl {
+    std::string name;                  ///< name used by the schedule
+    std::string source;                ///< program text
+    sm::source_origin origin;          ///< where the text starts in the file
+    sm::program code;                  ///< assembled program
+    std::vector<int> lines;            ///< file line of each instruction
+    std::vector<kernel_param> params;  ///< parameters in LDP index order
+    unsigned grid_x = 1, grid_y = 1;   ///< CTAs in the grid
+    unsigned block_x = 1, block_y = 1; ///< threads per CTA
+    sm_range sms;                      ///< SMs that run the kernel
+    config::location where;            ///< position of the declaration
+    unsigned block_threads() const { return block_x * block_y; } ///< threads per CTA
+    /// Warps per CTA.
+    unsigned block_warps() const { return (block_threads() + sm::warp_size - 1) / sm::warp_size; }
+    /// The encoded program as the driver writes it to memory.
+    std::vector<std::uint8_t> image() const { return sm::encode_program(code); }
+};
+
+/// What a check compares the buffer with.
+enum class check_kind : std::uint8_t { reference, expect };
+
+/// A comparison of a buffer after the run.
+struct check_decl {
+    std::string buffer;                             ///< checked buffer
+    check_kind kind = check_kind::reference;        ///< reference or literal values
+    std::string reference;                          ///< reference: its name
+    std::map<std::string, std::string> buffer_args; ///< reference: argument -> buffer name
+    std::map<std::string, double> scalar_args;      ///< reference: argument -> number
+    tolerance tol;                                  ///< f32 buffers: allowed difference
+    std::vector<std::uint32_t> expect;              ///< expect: one word per element
+    config::location where;                         ///< position of the entry
+};
+
+/// A parsed, validated workload.
+struct workload {
+    std::string file;                               ///< file (or display) name
+    std::string name;                               ///< workload name
+    std::string description;                        ///< one-paragraph description
+    std::vector<buffer_decl> buffers;               ///< in declaration order (= allocation order)
+    std::vector<kernel_decl> kernels;               ///< in declaration order
+    std::vector<std::vector<std::size_t>> schedule; ///< phases of kernel indices
+    std::vector<check_decl> checks;                 ///< run after the last phase
+    /// Index of the buffer called name, or -1.
+    int buffer_index(std::string_view name) const;
+    /// Index of the kernel called name, or -1.
+    int kernel_index(std::string_view name) const;
+};
+
+/// Output of parse_workload().
+struct parse_result {
+    workload wl;                               ///< valid only when ok()
+    std::vector<std::string> errors;           ///< "file:line:col: error: key.path: problem"
+    bool ok() const { return errors.empty(); } ///< true when the workload is usable
+};
+
+/// Reads and validates a workload file (missing file and YAML syntax errors included).
+parse_result parse_workload(const std::string& path);
+/// Reads and validates workload text; name is used in messages.
+parse_result parse_workload_text(const std::string& text, const std::string& name);
+
+/// Checks wl against a platform with num_sms SMs of warp_slots warps each: SM ranges within
+/// the platform, CTAs that fit an SM, and (with count 0 resolved) no shared SMs in a phase.
+std::vector<std::string> check_against_platform(const workload& wl, unsigned num_sms,
+                                                unsigned warp_slots);
+
+/// The expected contents of check c's buffer, computed from the initial buffer contents.
+reference_result expected_contents(const workload& wl, const check_decl& c);
+
+} // namespace vgpu::host

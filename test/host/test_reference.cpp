@@ -1,0 +1,191 @@
+// Unit tests of the host-side references against hand-computed cases. See docs/workloads.md.
+#include "models/host/reference.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace vgpu::host;
+
+namespace {
+
+typed_buffer u32s(std::vector<std::uint32_t> w)
+{
+    return {elem_type::u32, std::move(w)};
+}
+
+typed_buffer f32s(const std::vector<float>& v)
+{
+    typed_buffer b{elem_type::f32, {}};
+    for (float f : v)
+        b.words.push_back(f32_bits(f));
+    return b;
+}
+
+std::vector<float> floats(const std::vector<std::uint32_t>& w)
+{
+    std::vector<float> f;
+    for (auto x : w)
+        f.push_back(bits_f32(x));
+    return f;
+}
+
+reference_result call(const char* name, reference_args a, const typed_buffer& out)
+{
+    return compute_reference(name, a, out);
+}
+
+} // namespace
+
+TEST_CASE("vector_add and saxpy: element-wise f32, elements beyond n keep their value",
+          "[reference]")
+{
+    reference_args a;
+    a.buffers["a"] = f32s({1, 2, 3});
+    a.buffers["b"] = f32s({0.5f, -2, 10});
+    a.scalars["n"] = 2;
+    auto r = call("vector_add", a, f32s({9, 9, 9}));
+    REQUIRE(r.ok());
+    CHECK(floats(r.words) == std::vector<float>{1.5f, 0, 9});
+
+    reference_args s;
+    s.buffers["x"] = f32s({1, 2, 3});
+    s.buffers["y"] = f32s({10, 20, 30});
+    s.scalars["a"] = 2.5;
+    r = call("saxpy", s, f32s({0, 0, 0}));
+    REQUIRE(r.ok());
+    CHECK(floats(r.words) == std::vector<float>{12.5f, 25, 37.5f});
+    // fma rounds once: 0.1f * 3 + (-0.3f) differs from the twice-rounded product and sum.
+    s.buffers["x"] = f32s({0.1f});
+    s.buffers["y"] = f32s({-0.3f});
+    s.scalars["a"] = 3;
+    r = call("saxpy", s, f32s({0}));
+    CHECK(bits_f32(r.words[0]) == std::fma(3.0f, 0.1f, -0.3f));
+}
+
+TEST_CASE("strided_sum: thread t sums count elements from t*stride, wrapping", "[reference]")
+{
+    reference_args a;
+    a.buffers["in"] = u32s({1, 2, 3, 4, 5, 6, 7, 8});
+    a.scalars["stride"] = 3;
+    a.scalars["count"] = 2;
+    auto r = call("strided_sum", a, u32s({0, 0, 0, 0}));
+    REQUIRE(r.ok());
+    // t=0: in[0]+in[1]; t=1: in[3]+in[4]; t=2: in[6]+in[7]; t=3: in[9%8]+in[10%8]
+    CHECK(r.words == std::vector<std::uint32_t>{3, 9, 15, 5});
+}
+
+TEST_CASE("gather: out[i] = src[idx[i]], an index outside src is an error", "[reference]")
+{
+    reference_args a;
+    a.buffers["src"] = u32s({10, 20, 30});
+    a.buffers["idx"] = u32s({2, 0, 2, 1});
+    auto r = call("gather", a, u32s({0, 0, 0, 0}));
+    REQUIRE(r.ok());
+    CHECK(r.words == std::vector<std::uint32_t>{30, 10, 30, 20});
+    a.buffers["idx"] = u32s({0, 3});
+    r = call("gather", a, u32s({0, 0}));
+    CHECK(r.error == "idx[1] = 3 is outside src (3 elements)");
+}
+
+TEST_CASE("reduce_sum: per-CTA sums of block*items elements, wrapping mod 2^32", "[reference]")
+{
+    reference_args a;
+    a.buffers["in"] = u32s({1, 2, 3, 4, 5, 6, 7, 0xffffffff, 2});
+    a.scalars["block"] = 2;
+    a.scalars["items"] = 2;
+    auto r = call("reduce_sum", a, u32s({0, 0, 0, 99}));
+    REQUIRE(r.ok());
+    CHECK(r.words == std::vector<std::uint32_t>{10, 17, 2, 99});
+    a.scalars["n"] = 4;
+    r = call("reduce_sum", a, u32s({0, 0}));
+    CHECK(r.words == std::vector<std::uint32_t>{10, 0});
+    r = call("reduce_sum", a, u32s({}));
+    CHECK(r.error == "the checked buffer needs 1 elements, has 0");
+}
+
+TEST_CASE("matmul: row-major C = A x B", "[reference]")
+{
+    reference_args a;
+    a.buffers["a"] = f32s({1, 2, 3, 4, 5, 6});    // 2 x 3
+    a.buffers["b"] = f32s({7, 8, 9, 10, 11, 12}); // 3 x 2
+    a.scalars["m"] = 2;
+    a.scalars["n"] = 2;
+    a.scalars["k"] = 3;
+    auto r = call("matmul", a, f32s({0, 0, 0, 0}));
+    REQUIRE(r.ok());
+    CHECK(floats(r.words) == std::vector<float>{58, 64, 139, 154});
+}
+
+TEST_CASE("compute_bound, stream and axpby: exact u32 arithmetic", "[reference]")
+{
+    reference_args a;
+    a.buffers["in"] = u32s({0, 1});
+    a.scalars["iterations"] = 2;
+    auto r = call("compute_bound", a, u32s({0, 0}));
+    REQUIRE(r.ok());
+    // By hand: x0 = 0 -> 1013904223 = 0x3c6ef35f -> ^ (>>16: 0x3c6e) = 0x3c6ecf31;
+    // second: 0x3c6ecf31 * 1664525 + 1013904223 mod 2^32, then ^ >> 16.
+    std::uint32_t x = 0x3c6ecf31u * 1664525u + 1013904223u;
+    x ^= x >> 16;
+    CHECK(r.words[0] == x);
+    std::uint32_t y = 1u * 1664525u + 1013904223u;
+    y ^= y >> 16;
+    y = y * 1664525u + 1013904223u;
+    y ^= y >> 16;
+    CHECK(r.words[1] == y);
+
+    reference_args s;
+    s.buffers["in"] = u32s({1, 2, 0x80000000u});
+    s.scalars["k"] = 3;
+    s.scalars["c"] = -1;
+    r = call("stream", s, u32s({0, 0, 0}));
+    REQUIRE(r.ok());
+    CHECK(r.words == std::vector<std::uint32_t>{2, 5, 0x7fffffffu});
+
+    reference_args x2;
+    x2.buffers["x"] = u32s({1, 2});
+    x2.buffers["y"] = u32s({10, 20});
+    x2.scalars["alpha"] = 3;
+    x2.scalars["beta"] = 2;
+    r = call("axpby", x2, u32s({0, 0}));
+    REQUIRE(r.ok());
+    CHECK(r.words == std::vector<std::uint32_t>{23, 46});
+}
+
+TEST_CASE("reference argument errors", "[reference]")
+{
+    reference_args a;
+    a.buffers["in"] = u32s({1});
+    CHECK(call("stream", a, u32s({0})).error == "missing argument 'k'");
+    a.scalars["k"] = 1.5;
+    a.scalars["c"] = 0;
+    CHECK(call("stream", a, u32s({0})).error == "argument 'k' must be a 32-bit integer");
+    a.scalars["k"] = 1;
+    CHECK(call("stream", a, u32s({0, 0})).error == "in needs 2 elements, has 1");
+    CHECK(call("nope", a, u32s({0})).error == "unknown reference 'nope'");
+    CHECK(find_reference("matmul") != nullptr);
+    CHECK(find_reference("matmult") == nullptr);
+}
+
+TEST_CASE("compare: exact integers, f32 with relative or absolute tolerance", "[reference]")
+{
+    auto c = compare({1, 2, 3}, {1, 5, 3}, elem_type::i32, {});
+    CHECK(c.mismatches == 1);
+    REQUIRE(c.first.size() == 1);
+    CHECK(c.first[0].index == 1);
+    CHECK(c.first[0].expected == "2");
+    CHECK(c.first[0].got == "5");
+    CHECK(compare({0xffffffffu}, {0}, elem_type::i32, {}).first[0].expected == "-1");
+
+    const auto e = f32s({100.0f, 0.0f}).words;
+    const auto g = f32s({100.001f, 1e-7f}).words;
+    CHECK(compare(e, g, elem_type::f32, {}).mismatches == 2);
+    CHECK(compare(e, g, elem_type::f32, {1e-5, 0}).mismatches == 1); // 0 vs 1e-7 is not relative
+    CHECK(compare(e, g, elem_type::f32, {1e-5, 1e-6}).ok());
+    const auto many = compare(std::vector<std::uint32_t>(20, 0), std::vector<std::uint32_t>(20, 1),
+                              elem_type::u32, {}, 4);
+    CHECK(many.mismatches == 20);
+    CHECK(many.first.size() == 4);
+    CHECK(compare({1, 2}, {1}, elem_type::u32, {}).first[0].got == "(none)");
+}

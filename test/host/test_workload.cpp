@@ -1,0 +1,483 @@
+// Unit tests of the workload reader: the shipped workloads parse and, executed functionally by
+// the warp core over a flat memory, pass their own checks; a catalogue of bad workloads with
+// exact messages. See docs/workloads.md.
+#include "models/host/workload.h"
+#include "models/sm/core/warp.h"
+
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <set>
+
+using namespace vgpu;
+using namespace vgpu::host;
+
+namespace {
+
+const std::string dir = std::string(VGPU_SOURCE_DIR) + "/testbenches/workloads/";
+
+const char* const shipped[] = {"vector_add",    "saxpy",     "strided_sum",
+                               "random_gather", "reduction", "matmul",
+                               "compute_bound", "stream",    "multi_kernel"};
+
+workload load(const std::string& file)
+{
+    parse_result r = parse_workload(file);
+    INFO(file);
+    for (const auto& e : r.errors)
+        UNSCOPED_INFO(e);
+    REQUIRE(r.ok());
+    return r.wl;
+}
+
+std::vector<std::string> errors_of(const std::string& text)
+{
+    return parse_workload_text(text, "w.yaml").errors;
+}
+
+/// A flat memory for the functional run: buffer i lives at 0x10000000 + i * 64 MiB.
+struct flat_memory {
+    std::vector<std::vector<std::uint32_t>> buffers;
+    static std::uint32_t base(std::size_t i)
+    {
+        return 0x10000000u + static_cast<std::uint32_t>(i << 26);
+    }
+    std::uint32_t* at(std::uint32_t addr)
+    {
+        if (addr < 0x10000000u)
+            return nullptr;
+        const std::size_t i = (addr - 0x10000000u) >> 26;
+        const std::size_t word = ((addr - 0x10000000u) & ((1u << 26) - 1)) / 4;
+        if (i >= buffers.size() || word >= buffers[i].size())
+            return nullptr;
+        return &buffers[i][word];
+    }
+};
+
+/// Runs every CTA of k to completion with the warp core; loads complete at once.
+void run_kernel(const workload& wl, const kernel_decl& k, flat_memory& mem)
+{
+    sm::launch_context ctx;
+    for (const auto& p : k.params)
+        ctx.params.push_back(
+            p.is_buffer ? flat_memory::base(static_cast<std::size_t>(wl.buffer_index(p.buffer)))
+                        : p.bits);
+    ctx.ntid_x = k.block_x;
+    ctx.ntid_y = k.block_y;
+    ctx.nctaid_x = k.grid_x;
+    ctx.nctaid_y = k.grid_y;
+    for (unsigned cy = 0; cy < k.grid_y; ++cy)
+        for (unsigned cx = 0; cx < k.grid_x; ++cx) {
+            ctx.ctaid_x = cx;
+            ctx.ctaid_y = cy;
+            std::vector<std::unique_ptr<sm::warp>> warps;
+            for (unsigned w = 0; w < k.block_warps(); ++w)
+                warps.push_back(std::make_unique<sm::warp>(k.code, ctx, w, kernel_registers));
+            std::vector<bool> at_bar(warps.size(), false);
+            for (;;) {
+                bool stepped = false;
+                for (std::size_t w = 0; w < warps.size(); ++w) {
+                    sm::warp& wp = *warps[w];
+                    if (wp.done() || at_bar[w])
+                        continue;
+                    stepped = true;
+                    const sm::step_result r = wp.step();
+                    if (r.kind == sm::step_kind::error)
+                        FAIL(k.name << ": warp " << w << " at PC " << r.pc << ": " << r.message);
+                    if (r.kind == sm::step_kind::barrier)
+                        at_bar[w] = true;
+                    if (r.kind != sm::step_kind::load && r.kind != sm::step_kind::store)
+                        continue;
+                    sm::lane_values v{};
+                    for (unsigned l = 0; l < sm::warp_size; ++l) {
+                        if (!((r.access->lane_mask >> l) & 1))
+                            continue;
+                        std::uint32_t* p = mem.at(r.access->addr[l]);
+                        if (!p)
+                            FAIL(k.name << ": bad address " << r.access->addr[l] << " at PC "
+                                        << r.pc);
+                        if (r.kind == sm::step_kind::load)
+                            v[l] = *p;
+                        else
+                            *p = r.access->data[l];
+                    }
+                    if (r.kind == sm::step_kind::load)
+                        wp.complete_load(r.access->reg, v, r.access->lane_mask);
+                }
+                if (!stepped) {
+                    // Every live warp waits at the barrier: release them all.
+                    bool waiting = false;
+                    for (std::size_t w = 0; w < warps.size(); ++w) {
+                        waiting = waiting || (at_bar[w] && !warps[w]->done());
+                        at_bar[w] = false;
+                    }
+                    if (!waiting)
+                        break;
+                }
+            }
+        }
+}
+
+/// Executes the schedule of wl functionally and returns the failed checks.
+std::vector<std::string> run_functionally(const workload& wl)
+{
+    flat_memory mem;
+    for (const auto& b : wl.buffers)
+        mem.buffers.push_back(initial_words(b));
+    for (const auto& phase : wl.schedule)
+        for (std::size_t k : phase)
+            run_kernel(wl, wl.kernels[k], mem);
+    std::vector<std::string> failed;
+    for (const auto& c : wl.checks) {
+        const reference_result exp = expected_contents(wl, c);
+        if (!exp.ok()) {
+            failed.push_back(c.buffer + ": " + exp.error);
+            continue;
+        }
+        const auto& b = wl.buffers[static_cast<std::size_t>(wl.buffer_index(c.buffer))];
+        const comparison cmp =
+            compare(exp.words, mem.buffers[static_cast<std::size_t>(wl.buffer_index(c.buffer))],
+                    b.type, c.tol);
+        if (!cmp.ok())
+            failed.push_back(c.buffer + ": " + std::to_string(cmp.mismatches) +
+                             " mismatches, first at " + std::to_string(cmp.first[0].index) +
+                             " expected " + cmp.first[0].expected + " got " + cmp.first[0].got);
+    }
+    return failed;
+}
+
+} // namespace
+
+TEST_CASE("every shipped workload parses, assembles and fits the default platform", "[workload]")
+{
+    for (const char* name : shipped) {
+        const workload wl = load(dir + name + ".yaml");
+        INFO(name);
+        CHECK(wl.name == name);
+        CHECK(!wl.kernels.empty());
+        CHECK(!wl.checks.empty());
+        for (const auto& k : wl.kernels) {
+            CHECK(!k.code.empty());
+            CHECK(k.image().size() == k.code.size() * sm::instruction_bytes);
+        }
+        CHECK(check_against_platform(wl, 8, 32).empty());
+    }
+}
+
+TEST_CASE("every shipped workload computes its reference when run functionally", "[workload]")
+{
+    for (const char* name : shipped) {
+        const workload wl = load(dir + name + ".yaml");
+        INFO(name);
+        CHECK(run_functionally(wl) == std::vector<std::string>{});
+    }
+}
+
+TEST_CASE("a broken kernel is caught by its check in the functional run", "[workload]")
+{
+    workload wl = load(dir + "vector_add.yaml");
+    // FADD -> FSUB: the reference no longer matches.
+    for (auto& inst : wl.kernels[0].code)
+        if (inst.op == sm::opcode::FADD)
+            inst.op = sm::opcode::FSUB;
+    const auto failed = run_functionally(wl);
+    REQUIRE(failed.size() == 1);
+    CHECK(failed[0].rfind("c: ", 0) == 0);
+}
+
+TEST_CASE("assembler positions point at the program's lines in the file", "[workload]")
+{
+    const workload wl = load(dir + "vector_add.yaml");
+    const kernel_decl& k = wl.kernels[0];
+    CHECK(k.origin.line == 20);
+    CHECK(k.origin.col == 7);
+    CHECK(k.lines.front() == 21);
+    CHECK(k.lines.back() == 40);
+}
+
+TEST_CASE("initial contents: zero, iota, fill, values and seeded random", "[workload]")
+{
+    const auto wl = parse_workload_text(R"(
+buffers:
+  - {name: z, type: u32, elements: 3}
+  - {name: i, type: i32, elements: 4, init: {iota: {start: -2, step: 3}}}
+  - {name: f, type: f32, elements: 3, init: {iota: {start: 0.5, step: 0.25}}}
+  - {name: u, type: u32, elements: 2, init: {fill: 0xffffffff}}
+  - {name: v, type: f32, elements: 3, init: {values: [1, -2.5, 3e2]}}
+  - {name: r, type: i32, elements: 1000, init: {random: {seed: 5, min: -3, max: 3}}}
+  - {name: rf, type: f32, elements: 1000, init: {random: {seed: 5, min: 1, max: 2}}}
+  - {name: r2, type: i32, elements: 1000, init: {random: {seed: 5, min: -3, max: 3}}}
+  - {name: r3, type: i32, elements: 1000, init: {random: {seed: 6, min: -3, max: 3}}}
+  - {name: it, type: u32, elements: 2, init: iota}
+kernels:
+  - {name: k, grid: 1, block: 32, program: EXIT}
+)",
+                                        "t.yaml");
+    for (const auto& e : wl.errors)
+        UNSCOPED_INFO(e);
+    REQUIRE(wl.ok());
+    const auto& b = wl.wl.buffers;
+    CHECK(initial_words(b[0]) == std::vector<std::uint32_t>{0, 0, 0});
+    CHECK(initial_words(b[1]) == std::vector<std::uint32_t>{0xfffffffe, 1, 4, 7});
+    CHECK(initial_words(b[2]) ==
+          std::vector<std::uint32_t>{f32_bits(0.5f), f32_bits(0.75f), f32_bits(1.0f)});
+    CHECK(initial_words(b[3]) == std::vector<std::uint32_t>{0xffffffff, 0xffffffff});
+    CHECK(initial_words(b[4]) ==
+          std::vector<std::uint32_t>{f32_bits(1.f), f32_bits(-2.5f), f32_bits(300.f)});
+    const auto r = initial_words(b[5]);
+    std::set<std::int32_t> seen;
+    for (auto w : r)
+        seen.insert(static_cast<std::int32_t>(w));
+    CHECK(seen == std::set<std::int32_t>{-3, -2, -1, 0, 1, 2, 3});
+    for (auto w : initial_words(b[6])) {
+        CHECK(bits_f32(w) >= 1.0f);
+        CHECK(bits_f32(w) <= 2.0f);
+    }
+    CHECK(initial_words(b[7]) == r);
+    CHECK(initial_words(b[8]) != r);
+    CHECK(initial_words(b[9]) == std::vector<std::uint32_t>{0, 1});
+    // The first value of seed 5 is pinned: a change of generator changes every workload.
+    CHECK(initial_words(b[5])[0] == initial_words(b[7])[0]);
+}
+
+TEST_CASE("the default schedule runs each kernel alone in declaration order", "[workload]")
+{
+    const auto r = parse_workload_text(R"(
+buffers: [{name: a, type: u32, elements: 1}]
+kernels:
+  - {name: k1, grid: 1, block: 32, program: EXIT}
+  - {name: k2, grid: [2, 3], block: [8, 4], sms: {first: 1, count: 2}, program: EXIT}
+)",
+                                       "t.yaml");
+    REQUIRE(r.ok());
+    CHECK(r.wl.schedule == std::vector<std::vector<std::size_t>>{{0}, {1}});
+    CHECK(r.wl.name == "t");
+    const kernel_decl& k2 = r.wl.kernels[1];
+    CHECK(k2.grid_x == 2);
+    CHECK(k2.grid_y == 3);
+    CHECK(k2.block_threads() == 32);
+    CHECK(k2.sms.first == 1);
+    CHECK(k2.sms.count == 2);
+}
+
+TEST_CASE("check_against_platform: SM ranges, warp slots, overlap of 'all SMs'", "[workload]")
+{
+    const auto r = parse_workload_text(R"(
+buffers: [{name: a, type: u32, elements: 1}]
+kernels:
+  - {name: k1, grid: 1, block: 1024, sms: {first: 6, count: 4}, program: EXIT}
+  - {name: k2, grid: 1, block: 32, sms: {first: 8}, program: EXIT}
+  - {name: k3, grid: 1, block: 32, sms: {first: 2}, program: EXIT}
+  - {name: k4, grid: 1, block: 32, sms: {first: 0, count: 2}, program: EXIT}
+schedule: [[k3, k4], [k1], [k2]]
+)",
+                                       "p.yaml");
+    for (const auto& e : r.errors)
+        UNSCOPED_INFO(e);
+    REQUIRE(r.ok());
+    CHECK(check_against_platform(r.wl, 8, 16) ==
+          std::vector<std::string>{
+              "p.yaml:4:5: error: kernels[0].sms: kernel 'k1' uses SMs 6..9 but the platform has "
+              "8 SMs (0..7)",
+              "p.yaml:4:5: error: kernels[0].block: kernel 'k1' has 32 warps per CTA but an SM "
+              "has 16 warp slots",
+              "p.yaml:5:5: error: kernels[1].sms: kernel 'k2' uses SMs 8..last but the platform "
+              "has 8 SMs (0..7)"});
+    CHECK(check_against_platform(r.wl, 16, 32).empty());
+}
+
+namespace {
+/// A valid base workload; each bad case below changes one thing.
+const std::string base_head = R"(name: t
+buffers:
+  - {name: a, type: u32, elements: 4}
+)";
+const std::string base_kernel = R"(kernels:
+  - name: k
+    params:
+      - {name: a, buffer: a}
+    grid: [1, 1]
+    block: [32, 1]
+    program: |
+      LDP R0, a
+      EXIT
+)";
+} // namespace
+
+TEST_CASE("the base of the bad-workload catalogue is valid", "[workload]")
+{
+    CHECK(errors_of(base_head + base_kernel).empty());
+}
+
+TEST_CASE("bad workloads: each error with position, key path and problem", "[workload]")
+{
+    struct bad_case {
+        std::string text;
+        std::vector<std::string> errors;
+    };
+    const std::vector<bad_case> cases = {
+        // 1 YAML syntax error
+        {"buffers: [\n", {"w.yaml:2:1: error: YAML syntax error: end of sequence flow not found"}},
+        // 2 unknown top-level key with a suggestion
+        {base_head + base_kernel + "chekcs: []\n",
+         {"w.yaml:13:1: error: chekcs: unknown key (did you mean 'checks'?)"}},
+        // 3 duplicate key
+        {"name: t\nname: u\n" + base_head.substr(8) + base_kernel,
+         {"w.yaml:2:1: error: name: duplicate key"}},
+        // 4 missing required key
+        {base_head, {"w.yaml:1:1: error: missing required key 'kernels'"}},
+        // 5 wrong type
+        {"name: t\nbuffers:\n  - {name: a, type: u32, elements: lots}\n" + base_kernel,
+         {"w.yaml:3:36: error: buffers[0].elements: wrong type (expected an unsigned integer, "
+          "got 'lots')"}},
+        // 6 bad enum with suggestion
+        {"name: t\nbuffers:\n  - {name: a, type: f64, elements: 4}\n" + base_kernel,
+         {"w.yaml:3:21: error: buffers[0].type: invalid choice (expected one of u32|i32|f32, got "
+          "'f64')"}},
+        // 7 elements = 0
+        {"name: t\nbuffers:\n  - {name: a, type: u32, elements: 0}\n" + base_kernel,
+         {"w.yaml:3:36: error: buffers[0].elements: value out of range (expected 1..268435456, "
+          "got 0)"}},
+        // 8 total size above 1 GiB
+        {"name: t\nbuffers:\n  - {name: a, type: u32, elements: 200000000}\n  - {name: b, type: "
+         "u32, elements: 200000000}\n" +
+             base_kernel,
+         {"w.yaml:2:1: error: buffers: the buffers need 1600000000 bytes (at most 1073741824, 1 "
+          "GiB)"}},
+        // 9 duplicate buffer name
+        {base_head + "  - {name: a, type: f32, elements: 2}\n" + base_kernel,
+         {"w.yaml:4:12: error: buffers[1].name: duplicate buffer name 'a' (first defined on line "
+          "3)"}},
+        // 10 random without seed, and a negative seed
+        {"name: t\nbuffers:\n  - {name: a, type: u32, elements: 4, init: {random: {min: 0, max: "
+         "9}}}\n  - {name: b, type: u32, elements: 4, init: {random: {seed: -1, min: 0, max: "
+         "9}}}\n" +
+             base_kernel,
+         {"w.yaml:3:54: error: buffers[0].init.random: missing required key 'seed'",
+          "w.yaml:4:61: error: buffers[1].init.random.seed: wrong type (expected an unsigned "
+          "integer, got '-1')"}},
+        // 11 random max below min, out-of-type fill value
+        {"name: t\nbuffers:\n  - {name: a, type: u32, elements: 4, init: {random: {seed: 1, min: "
+         "5, max: 2}}}\n  - {name: b, type: u32, elements: 4, init: {fill: -1}}\n" +
+             base_kernel,
+         {"w.yaml:3:77: error: buffers[0].init.random.max: max (2) is below min (5)",
+          "w.yaml:4:52: error: buffers[1].init.fill: value out of range (expected 0..4294967295 "
+          "for a u32 buffer, got -1)"}},
+        // 12 values count differs from elements
+        {"name: t\nbuffers:\n  - {name: a, type: i32, elements: 4, init: {values: [1, 2.5]}}\n" +
+             base_kernel,
+         {"w.yaml:3:58: error: buffers[0].init.values[1]: wrong type (expected an integer for a "
+          "i32 buffer, got 2.5)",
+          "w.yaml:3:54: error: buffers[0].init.values: has 2 values, the buffer has 4 elements"}},
+        // 13 unknown init kind
+        {"name: t\nbuffers:\n  - {name: a, type: u32, elements: 4, init: {randon: {seed: 1}}}\n" +
+             base_kernel,
+         {"w.yaml:3:46: error: buffers[0].init: invalid choice (expected one of "
+          "zero|iota|fill|values|random, got 'randon'; did you mean 'random'?)"}},
+        // 14 unknown instruction (assembler, with the file line of the program)
+        {base_head + "kernels:\n  - name: k\n    grid: 1\n    block: 32\n    program: |\n      "
+                     "LDP R0, 0\n      FADDD R1, R0, R0\n      EXIT\n",
+         {"w.yaml:10:7: error: kernels[0].program: unknown instruction 'FADDD' (did you mean "
+          "'FADD'?)"}},
+        // 15 unknown parameter in the program
+        {base_head + "kernels:\n  - name: k\n    params: [{name: a, buffer: a}]\n    grid: 1\n  "
+                     "  block: 32\n    program: |\n      LDP R0, b\n      EXIT\n",
+         {"w.yaml:10:15: error: kernels[0].program: undefined parameter 'b'"}},
+        // 16 register out of range
+        {base_head + "kernels:\n  - name: k\n    grid: 1\n    block: 32\n    program: |\n      MOV "
+                     "R64, 1\n      EXIT\n",
+         {"w.yaml:9:11: error: kernels[0].program: register R64 out of range (R0..R63)"}},
+        // 17 undefined label
+        {base_head + "kernels:\n  - name: k\n    grid: 1\n    block: 32\n    program: |\n      BRA "
+                     "nowhere\n      EXIT\n",
+         {"w.yaml:9:11: error: kernels[0].program: undefined label 'nowhere'"}},
+        // 18 undefined buffer in params
+        {base_head + "kernels:\n  - name: k\n    params: [{name: p, buffer: aa}]\n    grid: 1\n  "
+                     "  block: 32\n    program: EXIT\n",
+         {"w.yaml:6:32: error: kernels[0].params[0].buffer: undefined buffer 'aa' (did you mean "
+          "'a'?)"}},
+        // 19 grid beyond the limit
+        {base_head + "kernels:\n  - name: k\n    grid: [70000, 1]\n    block: 32\n    program: "
+                     "EXIT\n",
+         {"w.yaml:6:12: error: kernels[0].grid[0]: value out of range (expected 1..65535, got "
+          "70000)"}},
+        // 20 block with too many threads, and a zero dimension
+        {base_head + "kernels:\n  - name: k\n    grid: 1\n    block: [64, 32]\n    program: "
+                     "EXIT\n  - name: k2\n    grid: 1\n    block: [0, 4]\n    program: EXIT\n",
+         {"w.yaml:7:12: error: kernels[0].block: block has 2048 threads (expected 1..1024)",
+          "w.yaml:11:13: error: kernels[1].block[0]: value out of range (expected 1..1024, got "
+          "0)"}},
+        // 21 duplicate kernel name, duplicate parameter name
+        {base_head + "kernels:\n  - {name: k, grid: 1, block: 32, program: EXIT}\n  - {name: k, "
+                     "grid: 1, block: 32, program: EXIT, params: [{name: p, value: 1}, {name: p, "
+                     "value: 2}]}\n",
+         {"w.yaml:6:12: error: kernels[1].name: duplicate kernel name 'k' (first defined on line "
+          "5)",
+          "w.yaml:6:87: error: kernels[1].params[1].name: duplicate parameter name 'p'"}},
+        // 22 param with both value and buffer; with a non-number value
+        {base_head + "kernels:\n  - name: k\n    params:\n      - {name: p, value: 1, buffer: a}\n "
+                     "     - {name: q, value: abc}\n    grid: 1\n    block: 32\n    program: "
+                     "EXIT\n",
+         {"w.yaml:7:9: error: kernels[0].params[0]: has both 'value' and 'buffer' (expected one)",
+          "w.yaml:8:26: error: kernels[0].params[1].value: wrong type (expected a number "
+          "(integer, or decimal for f32), got 'abc')"}},
+        // 23 undefined kernel in the schedule
+        {base_head + base_kernel + "schedule: [[k], [kk]]\n",
+         {"w.yaml:13:18: error: schedule[1][0]: undefined kernel 'kk' (did you mean 'k'?)"}},
+        // 24 overlapping SM ranges in one phase
+        {base_head + "kernels:\n  - {name: k1, grid: 1, block: 32, sms: {first: 0, count: 4}, "
+                     "program: EXIT}\n  - {name: k2, grid: 1, block: 32, sms: {first: 3, count: "
+                     "2}, program: EXIT}\nschedule: [[k1, k2]]\n",
+         {"w.yaml:7:17: error: schedule[0][1]: kernels 'k1' (SMs 0..3) and 'k2' (SMs 3..4) share "
+          "SMs in one phase"}},
+        // 25 undefined buffer in a check, unknown reference
+        {base_head + base_kernel +
+             "checks:\n  - {buffer: b, expect: [1]}\n  - {buffer: a, reference: vector_ad}\n",
+         {"w.yaml:14:14: error: checks[0].buffer: undefined buffer 'b' (did you mean 'a'?)",
+          "w.yaml:15:28: error: checks[1].reference: unknown reference 'vector_ad' (expected one "
+          "of vector_add|saxpy|strided_sum|gather|reduce_sum|matmul|compute_bound|stream|axpby) "
+          "(did you mean 'vector_add'?)"}},
+        // 26 reference arguments: unknown, missing, wrong buffer type, bad kernel.param
+        {base_head + "  - {name: f, type: f32, elements: 4}\n" + base_kernel +
+             "checks:\n  - buffer: a\n    reference: stream\n    args: {in: f, k: k.kk, cc: "
+             "1}\n",
+         {"w.yaml:17:28: error: checks[0].args.cc: unknown key (did you mean 'c'?)",
+          "w.yaml:17:16: error: checks[0].args.in: buffer 'f' is f32 (expected u32|i32)",
+          "w.yaml:17:22: error: checks[0].args.k: kernel 'k' has no parameter 'kk'",
+          "w.yaml:17:5: error: checks[0].args: missing argument 'c' of reference 'stream'"}},
+        // 27 expect with the wrong count; tolerance on an integer buffer
+        {base_head + base_kernel + "checks:\n  - {buffer: a, expect: [1, 2, 3], tolerance: 0.1}\n",
+         {"w.yaml:14:25: error: checks[0].expect: has 3 values, buffer 'a' has 4 elements",
+          "w.yaml:14:36: error: checks[0].tolerance: a tolerance applies only to f32 buffers "
+          "('a' is u32)"}},
+        // 28 leading zero (octal in yaml-cpp) is rejected
+        {"name: t\nbuffers:\n  - {name: a, type: u32, elements: 010}\n" + base_kernel,
+         {"w.yaml:3:36: error: buffers[0].elements: wrong type (expected an unsigned integer, "
+          "got '010')"}},
+        // 29 empty value points at the key
+        {"name: t\nbuffers:\n  - name: a\n    type: u32\n    elements:\n" + base_kernel,
+         {"w.yaml:5:5: error: buffers[0].elements: wrong type (expected an unsigned integer, got "
+          "nothing)"}},
+        // 30 too many parameters
+        {base_head +
+             "kernels:\n  - name: k\n    grid: 1\n    block: 32\n    program: EXIT\n    params: "
+             "[{name: p0, value: 0}, {name: p1, value: 0}, {name: p2, value: 0}, {name: p3, "
+             "value: 0}, {name: p4, value: 0}, {name: p5, value: 0}, {name: p6, value: 0}, "
+             "{name: p7, value: 0}, {name: p8, value: 0}, {name: p9, value: 0}, {name: p10, "
+             "value: 0}, {name: p11, value: 0}, {name: p12, value: 0}, {name: p13, value: 0}, "
+             "{name: p14, value: 0}, {name: p15, value: 0}, {name: p16, value: 0}]\n",
+         {"w.yaml:9:13: error: kernels[0].params: has 17 parameters (at most 16)"}},
+    };
+    REQUIRE(cases.size() >= 20);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        INFO("case " << i + 1 << ":\n" << cases[i].text);
+        CHECK(errors_of(cases[i].text) == cases[i].errors);
+    }
+}
+
+TEST_CASE("a missing workload file is an error", "[workload]")
+{
+    const auto r = parse_workload("/nonexistent/w.yaml");
+    CHECK(r.errors ==
+          std::vector<std::string>{"/nonexistent/w.yaml: error: cannot open workload file"});
+}
