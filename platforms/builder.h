@@ -6,6 +6,8 @@
 
 #include <memory>
 #include <ostream>
+#include <stdexcept>
+#include <vector>
 #include <string>
 #include <systemc>
 
@@ -29,7 +31,21 @@ public:
     virtual void summary(std::ostream& os) const = 0;
 };
 
-/// Builds the platform `cfg.platform.kind`; throws std::runtime_error on a bad workload.
+/// A workload or combination that cannot be built; each message is one complete error line.
+class build_error : public std::runtime_error {
+public:
+    explicit build_error(const std::string& message)
+        : std::runtime_error(message), messages{"vgpu-sim: error: " + message}
+    {
+    }
+    explicit build_error(std::vector<std::string> lines)
+        : std::runtime_error(lines.empty() ? "" : lines.front()), messages(std::move(lines))
+    {
+    }
+    std::vector<std::string> messages; ///< printed one per line
+};
+
+/// Builds the platform `cfg.platform.kind`; throws build_error on a bad workload.
 std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts);
 
 } // namespace vgpu::platforms

@@ -92,18 +92,4 @@ void traffic_platform::summary(std::ostream& os) const
        << " by DMI), " << m_mems.size() << " memory module(s)\n";
 }
 
-std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
-{
-    switch (cfg.platform.kind) {
-    case platform_kind::traffic:
-        if (!opts.workload.empty())
-            throw std::runtime_error("the traffic platform takes no workload (-w); "
-                                     "its stimulus is the `traffic` section");
-        return std::make_unique<traffic_platform>("traffic", cfg);
-    case platform_kind::gpu:
-    default:
-        throw std::runtime_error("platform.kind 'gpu' is not available in this build yet");
-    }
-}
-
 } // namespace vgpu::platforms

@@ -3,6 +3,7 @@
 
 #include "models/cp/cp_config.h"
 #include "models/dram/dram_config.h"
+#include "models/host/host_config.h"
 #include "models/l1/l1_config.h"
 #include "models/llc/llc_config.h"
 #include "models/noc/noc_config.h"
@@ -22,6 +23,7 @@ struct vgpu_config {
     memory_config memory;
     dram::dram_config dram;
     cp::cp_config cp;
+    host::host_config host;
     log_config log;
     traffic::traffic_config traffic;
 
@@ -37,6 +39,7 @@ struct vgpu_config {
         v.section("memory", memory, "Virtual memory and page placement across modules.");
         v.section("dram", dram, "DRAM of each module (models/dram/README.md).");
         v.section("cp", cp, "Command processor (models/cp/README.md).");
+        v.section("host", host, "Host driver (models/host/README.md).");
         v.section("log", log, "Log levels.");
         v.section("traffic", traffic, "Traffic generators of the `traffic` platform.");
     }
@@ -50,10 +53,14 @@ struct vgpu_config {
         llc.validate(c);
         dram.validate(c);
         cp.validate(c);
+        host.validate(c);
         traffic.validate(c);
         if (l1.line_bytes != llc.line_bytes)
             c.error("llc.line_bytes",
                     "must equal l1.line_bytes (" + std::to_string(l1.line_bytes) + ")");
+        if (platform.kind == platform_kind::gpu && dram.size.bytes < (16ull << 20))
+            c.error("dram.size", "the gpu platform needs at least 16 MiB per module (the page "
+                                 "table alone takes 8 MiB of module 0)");
         if (memory.page_bytes.bytes < l1.line_bytes)
             c.error("memory.page_bytes", "must be at least l1.line_bytes");
         if (traffic.footprint.bytes * traffic.generators + traffic.base >

@@ -3,6 +3,7 @@
 #include "models/common/config.h"
 #include "models/common/logger.h"
 #include "models/common/stats.h"
+#include "models/common/trace_events.h"
 #include "platforms/builder.h"
 #include "platforms/default_config.h"
 #include "platforms/outputs.h"
@@ -109,8 +110,9 @@ int run(int argc, char** argv)
     std::unique_ptr<platforms::platform> top;
     try {
         top = platforms::build(cfg, opts);
-    } catch (const std::runtime_error& e) {
-        std::cerr << "vgpu-sim: error: " << e.what() << "\n";
+    } catch (const platforms::build_error& e) {
+        for (const auto& m : e.messages)
+            std::cerr << m << "\n";
         return exit_usage;
     }
     platforms::output_writer out(outdir);
@@ -134,6 +136,8 @@ int run(int argc, char** argv)
         std::chrono::duration<double>(std::chrono::steady_clock::now() - host_start).count();
     if (wave)
         sc_core::sc_close_vcd_trace_file(wave);
+    if (trace)
+        out.write_trace(trace::recorder::instance().to_json());
 
     if (failures.empty()) {
         if (!top->finished())

@@ -1,0 +1,38 @@
+// Platform assembly: picks the top level from the configuration. See docs/architecture.md.
+#include "platforms/builder.h"
+
+#include "models/common/trace_events.h"
+#include "platforms/default_config.h"
+#include "platforms/gpu_platform.h"
+#include "platforms/traffic_platform.h"
+
+namespace vgpu::platforms {
+
+std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
+{
+    trace::recorder::instance().enable(opts.trace);
+    if (cfg.platform.kind == platform_kind::traffic) {
+        if (!opts.workload.empty())
+            throw build_error("the traffic platform takes no workload (-w); its stimulus is the "
+                              "`traffic` section");
+        return std::make_unique<traffic_platform>("traffic", cfg);
+    }
+    host::parse_result parsed =
+        opts.workload.empty()
+            ? host::parse_workload_text(default_workload_yaml(), "testbenches/workloads/" +
+                                                                     std::string(default_workload_name) +
+                                                                     " (embedded)")
+            : host::parse_workload(opts.workload);
+    std::vector<std::string> errors = parsed.errors;
+    if (parsed.ok()) {
+        const unsigned sms =
+            cfg.platform.modules * cfg.platform.clusters_per_module * cfg.platform.sms_per_cluster;
+        for (auto& e : host::check_against_platform(parsed.wl, sms, cfg.sm.warp_slots))
+            errors.push_back(e);
+    }
+    if (!errors.empty())
+        throw build_error(errors);
+    return std::make_unique<gpu_platform>("gpu", cfg, parsed.wl);
+}
+
+} // namespace vgpu::platforms

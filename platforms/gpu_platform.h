@@ -1,0 +1,75 @@
+// The virtual GPU: host driver, command processor, M modules of clusters of SMs with L1s,
+// cluster crossbars, a module NoC, LLC slices and DRAM, joined by inter-module links.
+// See docs/architecture.md.
+#pragma once
+
+#include "models/common/timing.h"
+#include "models/cp/cp.h"
+#include "models/dram/dram.h"
+#include "models/host/driver.h"
+#include "models/host/workload.h"
+#include "models/l1/l1.h"
+#include "models/llc/llc.h"
+#include "models/noc/crossbar.h"
+#include "models/noc/link.h"
+#include "models/sm/sm.h"
+#include "models/sm/xlate.h"
+#include "platforms/builder.h"
+#include "tlm_bus/router.h"
+
+#include <memory>
+#include <vector>
+
+namespace vgpu::platforms {
+
+/// One cluster: SMs with their translation stage and L1, and the cluster crossbar.
+class cluster_unit : public sc_core::sc_module {
+public:
+    cluster_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
+                 const clock_params& clk, unsigned module, unsigned cluster);
+    std::vector<std::unique_ptr<sm::sm>> sms;
+    std::vector<std::unique_ptr<sm::xlate>> xlates;
+    std::vector<std::unique_ptr<l1::l1>> l1s;
+    noc::crossbar xbar; ///< L1 misses and page-table reads -> module NoC
+};
+
+/// One module (chiplet): clusters, the module NoC, LLC slices and the DRAM controller.
+class module_unit : public sc_core::sc_module {
+public:
+    module_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
+                const clock_params& clk, unsigned module);
+    std::vector<std::unique_ptr<cluster_unit>> clusters;
+    noc::crossbar noc; ///< inputs: clusters, [host], links in; outputs: LLC slices, links out
+    std::vector<std::unique_ptr<llc::llc>> llcs;
+    ::vgpu::dram::dram dram; ///< this module's memory
+};
+
+/// The GPU platform driven by the native host driver running one workload.
+class gpu_platform : public sc_core::sc_module, public platform {
+    const host::workload m_workload; ///< owned here: the driver refers to it for the whole run
+
+public:
+    gpu_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg,
+                 const host::workload& wl);
+    bool finished() const override;
+    std::vector<std::string> failures() const override;
+    void summary(std::ostream& os) const override;
+
+    /// Physical address of the command processor's register window on the MMIO bus.
+    static constexpr std::uint64_t cp_base = 0x40000000;
+
+    ::vgpu::host::driver host;                        ///< native driver running the workload
+    ::vgpu::cp::cp cp;                                ///< command processor
+    tlm_bus::router mmio_bus;                         ///< host MMIO -> register windows
+    sc_core::sc_signal<bool> irq;                     ///< CP -> host interrupt line
+    std::vector<std::unique_ptr<module_unit>> modules; ///< m0, m1, ...
+    std::vector<std::unique_ptr<noc::link>> links;    ///< link_<a>_<b>: module a -> module b
+
+private:
+    const vgpu_config m_cfg;
+};
+
+/// Clock parameters of the models, from the platform section.
+clock_params make_clock_params(const platform_config& p);
+
+} // namespace vgpu::platforms
