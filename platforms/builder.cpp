@@ -19,9 +19,9 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
     }
     host::parse_result parsed =
         opts.workload.empty()
-            ? host::parse_workload_text(default_workload_yaml(), "testbenches/workloads/" +
-                                                                     std::string(default_workload_name) +
-                                                                     " (embedded)")
+            ? host::parse_workload_text(default_workload_yaml(),
+                                        "testbenches/workloads/" +
+                                            std::string(default_workload_name) + " (embedded)")
             : host::parse_workload(opts.workload);
     std::vector<std::string> errors = parsed.errors;
     if (parsed.ok()) {

@@ -7,9 +7,9 @@
 #include <memory>
 #include <ostream>
 #include <stdexcept>
-#include <vector>
 #include <string>
 #include <systemc>
+#include <vector>
 
 namespace vgpu::platforms {
 

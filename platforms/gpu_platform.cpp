@@ -7,9 +7,15 @@
 namespace vgpu::platforms {
 
 namespace {
-std::string indexed(const char* prefix, unsigned i) { return prefix + std::to_string(i); }
+std::string indexed(const char* prefix, unsigned i)
+{
+    return prefix + std::to_string(i);
+}
 
-unsigned sms_per_module(const platform_config& p) { return p.clusters_per_module * p.sms_per_cluster; }
+unsigned sms_per_module(const platform_config& p)
+{
+    return p.clusters_per_module * p.sms_per_cluster;
+}
 
 host::platform_facts driver_facts(const vgpu_config& cfg, std::uint64_t cp_base)
 {
@@ -17,8 +23,9 @@ host::platform_facts driver_facts(const vgpu_config& cfg, std::uint64_t cp_base)
     f.modules = cfg.platform.modules;
     f.dram_bytes = cfg.dram.size.bytes;
     f.page_bytes = cfg.memory.page_bytes.bytes;
-    f.alloc = cfg.memory.page_alloc == page_alloc_policy::round_robin ? host::page_alloc::round_robin
-                                                                       : host::page_alloc::first_touch;
+    f.alloc = cfg.memory.page_alloc == page_alloc_policy::round_robin
+                  ? host::page_alloc::round_robin
+                  : host::page_alloc::first_touch;
     f.sms_per_module = sms_per_module(cfg.platform);
     f.cp_base = cp_base;
     f.line_bytes = cfg.l1.line_bytes;
@@ -46,8 +53,8 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
         auto sm_name = indexed("sm", id);
         sms.push_back(std::make_unique<sm::sm>(sm_name.c_str(), cfg.sm, clk, id, module, cluster,
                                                cfg.l1.line_bytes));
-        xlates.push_back(std::make_unique<sm::xlate>((sm_name + "_xlate").c_str(),
-                                                     cfg.memory.page_bytes.bytes));
+        xlates.push_back(
+            std::make_unique<sm::xlate>((sm_name + "_xlate").c_str(), cfg.memory.page_bytes.bytes));
         l1s.push_back(std::make_unique<l1::l1>((sm_name + "_l1").c_str(), cfg.l1, clk));
         sms.back()->mem.bind(xlates.back()->in);
         xlates.back()->out.bind(l1s.back()->in);
@@ -65,7 +72,8 @@ module_unit::module_unit(const sc_core::sc_module_name& name, const vgpu_config&
 {
     const auto& p = cfg.platform;
     for (unsigned c = 0; c < p.clusters_per_module; ++c) {
-        clusters.push_back(std::make_unique<cluster_unit>(indexed("c", c).c_str(), cfg, clk, module, c));
+        clusters.push_back(
+            std::make_unique<cluster_unit>(indexed("c", c).c_str(), cfg, clk, module, c));
         clusters.back()->xbar.out.bind(noc.in);
     }
     for (unsigned k = 0; k < cfg.llc.slices_per_module; ++k) {
@@ -90,7 +98,8 @@ module_unit::module_unit(const sc_core::sc_module_name& name, const vgpu_config&
 
 gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                            const host::workload& wl)
-    : sc_module(name), m_workload(wl), host("host", cfg.host, m_workload, driver_facts(cfg, cp_base)),
+    : sc_module(name), m_workload(wl),
+      host("host", cfg.host, m_workload, driver_facts(cfg, cp_base)),
       cp("cp", cfg.cp, make_clock_params(cfg.platform),
          cfg.platform.modules * sms_per_module(cfg.platform), cfg.sm.cta_slots, cfg.sm.warp_slots),
       mmio_bus("mmio_bus"), irq("irq"), m_cfg(cfg)
@@ -135,9 +144,15 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
         }
 }
 
-bool gpu_platform::finished() const { return host.finished(); }
+bool gpu_platform::finished() const
+{
+    return host.finished();
+}
 
-std::vector<std::string> gpu_platform::failures() const { return host.failures(); }
+std::vector<std::string> gpu_platform::failures() const
+{
+    return host.failures();
+}
 
 void gpu_platform::summary(std::ostream& os) const
 {

@@ -58,12 +58,12 @@ public:
     /// Physical address of the command processor's register window on the MMIO bus.
     static constexpr std::uint64_t cp_base = 0x40000000;
 
-    ::vgpu::host::driver host;                        ///< native driver running the workload
-    ::vgpu::cp::cp cp;                                ///< command processor
-    tlm_bus::router mmio_bus;                         ///< host MMIO -> register windows
-    sc_core::sc_signal<bool> irq;                     ///< CP -> host interrupt line
+    ::vgpu::host::driver host;                         ///< native driver running the workload
+    ::vgpu::cp::cp cp;                                 ///< command processor
+    tlm_bus::router mmio_bus;                          ///< host MMIO -> register windows
+    sc_core::sc_signal<bool> irq;                      ///< CP -> host interrupt line
     std::vector<std::unique_ptr<module_unit>> modules; ///< m0, m1, ...
-    std::vector<std::unique_ptr<noc::link>> links;    ///< link_<a>_<b>: module a -> module b
+    std::vector<std::unique_ptr<noc::link>> links;     ///< link_<a>_<b>: module a -> module b
 
 private:
     const vgpu_config m_cfg;

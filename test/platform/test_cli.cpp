@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <set>
 
 using vgpu::test::cli_runner;
 
@@ -28,12 +29,42 @@ TEST_CASE("no arguments: the default platform runs, passes and writes its output
                             "sim_cycles", "host_seconds", "timing_mode", "verdict"})
         CHECK(j["meta"].contains(key));
     CHECK(j["meta"]["verdict"] == "pass");
+    CHECK(j["stats"]["gpu.host.checks_failed"] == 0);
+    CHECK(j["stats"]["gpu.host.checks_passed"].get<int>() >= 1);
+    CHECK(j["stats"]["gpu.m0.c0.sm0.instructions"].get<long>() > 0);
+    CHECK(cli.read("out/stats.txt").find("gpu.m0.c1.sm7_l1.hits") != std::string::npos);
+    CHECK(cli.read("out/config.yaml").find("kind: gpu") != std::string::npos);
+}
+
+TEST_CASE("the traffic platform runs its self-checking generators")
+{
+    cli_runner cli("traffic");
+    auto r = cli.run("-c " VGPU_SOURCE_DIR "/platforms/configs/traffic.yaml");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    auto j = nlohmann::json::parse(cli.read("out/stats.json"));
     CHECK(j["stats"]["traffic.tg0.mismatches"] == 0);
     CHECK(j["stats"]["traffic.tg0.reads"].get<int>() +
               j["stats"]["traffic.tg0.writes"].get<int>() ==
           50000);
-    CHECK(cli.read("out/stats.txt").find("traffic.tg0.reads") != std::string::npos);
-    CHECK(cli.read("out/config.yaml").find("kind: traffic") != std::string::npos);
+}
+
+TEST_CASE("the trace option writes Chrome trace events with kernels, CTAs, warps and barriers")
+{
+    cli_runner cli("trace");
+    auto r = cli.run("--trace");
+    REQUIRE(r.code == 0);
+    auto j = nlohmann::json::parse(cli.read("out/trace.json"));
+    std::set<std::string> names;
+    for (const auto& e : j["traceEvents"])
+        if (e["ph"] == "M")
+            names.insert(e["args"]["name"].get<std::string>());
+        else
+            names.insert(e["name"].get<std::string>().substr(0, 3));
+    CHECK(names.count("kernels") == 1);
+    CHECK(names.count("gpu.m0.c0.sm0") == 1);
+    CHECK(names.count("warp 0") == 1);
+    CHECK(names.count("BAR") == 1);
 }
 
 TEST_CASE("the dumped configuration reloads to itself, and later layers win")
@@ -58,20 +89,32 @@ TEST_CASE("the dumped configuration reloads to itself, and later layers win")
 TEST_CASE("the same configuration and seed give identical stats.json (minus host time)")
 {
     cli_runner cli("determinism");
-    const std::string args = " -s traffic.transactions=3000 -s traffic.generators=3 --seed 42";
+    const std::string args = " -c " VGPU_SOURCE_DIR "/platforms/configs/traffic.yaml"
+                             " -s traffic.transactions=3000 -s traffic.generators=3 --seed 42";
     REQUIRE(cli.run("-o one" + args).code == 0);
     REQUIRE(cli.run("-o two" + args).code == 0);
-    REQUIRE(
-        cli.run("-o three -s traffic.transactions=3000 -s traffic.generators=3 --seed 43").code ==
-        0);
+    REQUIRE(cli.run("-o three -c " VGPU_SOURCE_DIR "/platforms/configs/traffic.yaml"
+                    " -s traffic.transactions=3000 -s traffic.generators=3 --seed 43")
+                .code == 0);
     CHECK(stats_without_host_time(cli, "one") == stats_without_host_time(cli, "two"));
     CHECK(stats_without_host_time(cli, "one") != stats_without_host_time(cli, "three"));
+}
+
+TEST_CASE("the GPU platform is deterministic: same seed, identical stats.json")
+{
+    cli_runner cli("gpu_determinism");
+    const std::string args = " -w " VGPU_SOURCE_DIR "/testbenches/workloads/random_gather.yaml"
+                             " -s platform.timing.mode=accurate";
+    REQUIRE(cli.run("-o one" + args).code == 0);
+    REQUIRE(cli.run("-o two" + args).code == 0);
+    CHECK(stats_without_host_time(cli, "one") == stats_without_host_time(cli, "two"));
 }
 
 TEST_CASE("lock-step and fast runs give the same data and differ only in timing detail")
 {
     cli_runner cli("modes");
-    const std::string args = " -s traffic.transactions=2000 -s dram.dmi=false";
+    const std::string args = " -c " VGPU_SOURCE_DIR "/platforms/configs/traffic.yaml"
+                             " -s traffic.transactions=2000 -s dram.dmi=false";
     REQUIRE(cli.run("-o fast" + args).code == 0);
     REQUIRE(cli.run("-o lock" + args + " -s platform.timing.quantum_ns=0").code == 0);
     auto f = stats_without_host_time(cli, "fast"), l = stats_without_host_time(cli, "lock");
