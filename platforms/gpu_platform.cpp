@@ -102,7 +102,18 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
       host("host", cfg.host, m_workload, driver_facts(cfg, cp_base)),
       cp("cp", cfg.cp, make_clock_params(cfg.platform),
          cfg.platform.modules * sms_per_module(cfg.platform), cfg.sm.cta_slots, cfg.sm.warp_slots),
-      mmio_bus("mmio_bus"), irq("irq"), m_cfg(cfg)
+      mmio_bus("mmio_bus"), irq("irq"), m_cfg(cfg), m_stats(this->name()),
+      m_instructions(m_stats, "instructions", "count", "warp-instructions of all SMs",
+                     [this] { return sum_over_sms(&sm::sm::instructions); }),
+      m_mem_requests(m_stats, "mem_requests", "count", "line requests of all SMs",
+                     [this] { return sum_over_sms(&sm::sm::mem_requests); }),
+      m_kernel_time(m_stats, "kernel_time", "ns",
+                    "simulated time of all kernel phases (launch to interrupt)", [this] {
+                        double ns = 0;
+                        for (const auto& r : host.runs())
+                            ns += (r.end - r.start).to_seconds() * 1e9;
+                        return ns;
+                    })
 {
     const clock_params clk = make_clock_params(cfg.platform);
     const auto& p = cfg.platform;
@@ -144,6 +155,16 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
         }
 }
 
+double gpu_platform::sum_over_sms(std::uint64_t (sm::sm::*stat)() const) const
+{
+    double total = 0;
+    for (const auto& mod : modules)
+        for (const auto& cl : mod->clusters)
+            for (const auto& s : cl->sms)
+                total += static_cast<double>(((*s).*stat)());
+    return total;
+}
+
 bool gpu_platform::finished() const
 {
     return host.finished();
@@ -156,14 +177,15 @@ std::vector<std::string> gpu_platform::failures() const
 
 void gpu_platform::summary(std::ostream& os) const
 {
-    std::uint64_t instructions = 0;
-    for (const auto& mod : modules)
-        for (const auto& cl : mod->clusters)
-            for (const auto& s : cl->sms)
-                instructions += s->instructions();
     const auto& p = m_cfg.platform;
     os << "gpu: " << p.modules << " module(s) x " << p.clusters_per_module << " cluster(s) x "
-       << p.sms_per_cluster << " SMs; " << instructions << " warp-instructions\n";
+       << p.sms_per_cluster << " SMs, workload '" << m_workload.name << "'\n";
+    for (const auto& r : host.runs())
+        os << "  kernel " << r.name << " (phase " << r.phase << ", queue " << r.queue
+           << "): " << (r.end - r.start).to_seconds() * 1e9 << " ns" << (r.ok ? "" : " FAILED")
+           << "\n";
+    os << "  " << static_cast<std::uint64_t>(m_instructions.value()) << " warp-instructions, "
+       << static_cast<std::uint64_t>(m_mem_requests.value()) << " memory line requests\n";
 }
 
 } // namespace vgpu::platforms

@@ -3,6 +3,7 @@
 // See docs/architecture.md.
 #pragma once
 
+#include "models/common/stats.h"
 #include "models/common/timing.h"
 #include "models/cp/cp.h"
 #include "models/dram/dram.h"
@@ -66,7 +67,12 @@ public:
     std::vector<std::unique_ptr<noc::link>> links;     ///< link_<a>_<b>: module a -> module b
 
 private:
+    /// Sum of one SM statistic over every SM.
+    double sum_over_sms(std::uint64_t (sm::sm::*stat)() const) const;
+
     const vgpu_config m_cfg;
+    stats::group m_stats;
+    stats::formula m_instructions, m_mem_requests, m_kernel_time;
 };
 
 /// Clock parameters of the models, from the platform section.

@@ -97,6 +97,7 @@ class formula : public stat {
 public:
     formula(group& g, std::string name, std::string unit, std::string desc,
             std::function<double()> f);
+    double value() const { return m_f(); } ///< computed now
     void collect(const std::string& prefix, std::vector<entry>& out) const override;
 
 private:
