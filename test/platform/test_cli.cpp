@@ -39,7 +39,7 @@ TEST_CASE("no arguments: the default platform runs, passes and writes its output
 TEST_CASE("the traffic platform runs its self-checking generators")
 {
     cli_runner cli("traffic");
-    auto r = cli.run("-c " VGPU_SOURCE_DIR "/platforms/configs/traffic.yaml");
+    auto r = cli.run("-c " VGPU_SOURCE_DIR "/platforms/traffic.yaml");
     INFO(r.err);
     REQUIRE(r.code == 0);
     auto j = nlohmann::json::parse(cli.read("out/stats.json"));
@@ -89,11 +89,11 @@ TEST_CASE("the dumped configuration reloads to itself, and later layers win")
 TEST_CASE("the same configuration and seed give identical stats.json (minus host time)")
 {
     cli_runner cli("determinism");
-    const std::string args = " -c " VGPU_SOURCE_DIR "/platforms/configs/traffic.yaml"
+    const std::string args = " -c " VGPU_SOURCE_DIR "/platforms/traffic.yaml"
                              " -s traffic.transactions=3000 -s traffic.generators=3 --seed 42";
     REQUIRE(cli.run("-o one" + args).code == 0);
     REQUIRE(cli.run("-o two" + args).code == 0);
-    REQUIRE(cli.run("-o three -c " VGPU_SOURCE_DIR "/platforms/configs/traffic.yaml"
+    REQUIRE(cli.run("-o three -c " VGPU_SOURCE_DIR "/platforms/traffic.yaml"
                     " -s traffic.transactions=3000 -s traffic.generators=3 --seed 43")
                 .code == 0);
     CHECK(stats_without_host_time(cli, "one") == stats_without_host_time(cli, "two"));
@@ -113,7 +113,7 @@ TEST_CASE("the GPU platform is deterministic: same seed, identical stats.json")
 TEST_CASE("lock-step and fast runs give the same data and differ only in timing detail")
 {
     cli_runner cli("modes");
-    const std::string args = " -c " VGPU_SOURCE_DIR "/platforms/configs/traffic.yaml"
+    const std::string args = " -c " VGPU_SOURCE_DIR "/platforms/traffic.yaml"
                              " -s traffic.transactions=2000 -s dram.dmi=false";
     REQUIRE(cli.run("-o fast" + args).code == 0);
     REQUIRE(cli.run("-o lock" + args + " -s platform.timing.quantum_ns=0").code == 0);
