@@ -59,9 +59,9 @@ void memory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     }
     m_bytes += len;
     sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
-    sc_core::sc_time start = arrival > m_busy_until ? arrival : m_busy_until;
     sc_core::sc_time transfer(static_cast<double>(len) / m_params.bytes_per_ns, sc_core::SC_NS);
-    m_busy_until = start + transfer;
+    sc_core::sc_time start = sc_core::sc_time::from_value(
+        m_port.reserve(arrival.value(), transfer.value(), sc_core::sc_time_stamp().value()));
     m_queue += start - arrival;
     delay += (start - arrival) + transfer + m_params.latency;
     gp.set_dmi_allowed(m_params.dmi);

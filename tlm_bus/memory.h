@@ -2,6 +2,7 @@
 // DMI grants page by page, side-effect-free debug access. See docs/tlm-bus.md.
 #pragma once
 
+#include "tlm_bus/busy_timeline.h"
 #include "tlm_bus/sparse_store.h"
 
 #include <cstdint>
@@ -46,7 +47,7 @@ private:
 
     const memory_params m_params;
     sparse_store m_store;
-    sc_core::sc_time m_busy_until;
+    busy_timeline m_port; ///< occupancy of the memory port
     std::uint64_t m_reads = 0, m_writes = 0, m_bytes = 0, m_errors = 0, m_dmi_grants = 0;
     sc_core::sc_time m_queue;
 };

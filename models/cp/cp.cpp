@@ -184,6 +184,8 @@ std::string cp::check_launch(const cta_launch& l, std::uint32_t first, std::uint
         return "NPARAMS " + std::to_string(l.nparams) + " > " + std::to_string(max_params);
     if (l.prog_bytes == 0 || l.prog_bytes % 16 != 0)
         return "PROG_BYTES " + std::to_string(l.prog_bytes) + " not a nonzero multiple of 16";
+    if (std::uint64_t{l.prog_addr} + l.prog_bytes > (1ull << 32))
+        return "program at PROG_ADDR + PROG_BYTES runs past the 32-bit virtual address space";
     return {};
 }
 

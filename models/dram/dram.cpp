@@ -15,7 +15,8 @@ dram::dram(const sc_core::sc_module_name& name, const dram_config& cfg, const cl
       m_stats(this->name()), m_reads(m_stats, "reads", "count", "read transactions"),
       m_writes(m_stats, "writes", "count", "write transactions"),
       m_bytes_read(m_stats, "bytes_read", "bytes", "bytes read by b_transport"),
-      m_bytes_written(m_stats, "bytes_written", "bytes", "bytes written by b_transport"),
+      m_bytes_written(m_stats, "bytes_written", "bytes",
+                      "bytes transferred by writes (disabled byte-enable holes included)"),
       m_errors(m_stats, "errors", "count", "transactions answered with an error response"),
       m_dmi_grants(m_stats, "dmi_grants", "count", "DMI pointers handed out"),
       m_utilisation(

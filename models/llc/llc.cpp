@@ -1,6 +1,8 @@
 // One LLC slice. See models/llc/README.md.
 #include "models/llc/llc.h"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -332,9 +334,15 @@ void llc::write_back(const cache::cache_array::victim& v, sc_core::sc_time& dela
     const tlm::tlm_response_status status =
         out.access(tlm::TLM_WRITE_COMMAND, v.line_addr, buf, m_cfg.line_bytes, delay, &m_wb_attrs);
     settle(delay);
-    if (status != tlm::TLM_OK_RESPONSE)
-        VGPU_WARN(m_log, "write-back of line 0x%llx failed (response %d): its data is lost",
-                  static_cast<unsigned long long>(v.line_addr), static_cast<int>(status));
+    if (status != tlm::TLM_OK_RESPONSE) {
+        // The routing guarantees a home for every line the LLC holds; losing dirty data is a
+        // broken invariant of the platform, not a guest mistake.
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "%s: write-back of dirty line 0x%llx failed (response %d)",
+                      name(), static_cast<unsigned long long>(v.line_addr),
+                      static_cast<int>(status));
+        SC_REPORT_ERROR("vgpu/llc", msg);
+    }
     give_buffer(buf);
     m_mshr.release(v.line_addr);
     if (m_accurate)

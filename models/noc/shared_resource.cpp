@@ -2,6 +2,8 @@
 // See docs/architecture.md ("Timing").
 #include "models/noc/shared_resource.h"
 
+#include <algorithm>
+
 namespace vgpu::noc {
 
 shared_resource::shared_resource(const sc_core::sc_module_name& name, const resource_params& p)
@@ -35,7 +37,7 @@ void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, uns
     const std::uint64_t occupancy = cycles * m_p.cycle.value();
     if (!m_p.accurate) {
         std::uint64_t arrival = (sc_core::sc_time_stamp() + delay).value();
-        std::uint64_t start = m_busy.reserve(arrival, occupancy);
+        std::uint64_t start = m_busy.reserve(arrival, occupancy, sc_core::sc_time_stamp().value());
         m_wait.sample(sc_core::sc_time::from_value(start - arrival).to_seconds() * 1e9);
         delay += sc_core::sc_time::from_value(start - arrival + occupancy);
         return;
@@ -57,26 +59,30 @@ void shared_resource::arbitrate()
     for (;;) {
         if (m_pending == 0)
             sc_core::wait(m_work);
-        // Requests that arrived before a cycle edge compete at that edge: one grant per edge,
-        // and none while the previous grant still occupies the resource.
-        sc_core::sc_time edge = next_edge(sc_core::sc_time_stamp());
+        // Requests compete at the first clock edge at or after their arrival at which the
+        // resource is free: one grant per edge, none while a grant still occupies it.
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        sc_core::sc_time edge = now.value() % m_p.cycle.value() == 0 ? now : next_edge(now);
         if (edge < free_at)
             edge = free_at;
-        sc_core::wait(edge - sc_core::sc_time_stamp());
+        if (edge > now)
+            sc_core::wait(edge - now);
         const std::uint64_t c = m_p.cycle.value();
         for (unsigned i = 0; i < m_p.inputs; ++i) {
             auto& q = m_waiting[i];
-            bool eligible = !q.empty() && q.front()->arrival < edge;
+            bool eligible = !q.empty() && q.front()->arrival <= edge;
             m_cands[i] = {eligible, eligible ? q.front()->barrier_count : 0u,
                           eligible ? (edge - q.front()->arrival).value() / c : 0u};
         }
         int g = m_arbiter->grant(m_cands);
-        if (g < 0)
-            continue; // only requests of this very edge: they compete at the next one
+        if (g < 0) {
+            sc_core::wait(next_edge(edge) - edge); // nothing eligible yet: try the next edge
+            continue;
+        }
         request* r = m_waiting[g].front();
         m_waiting[g].pop_front();
         --m_pending;
-        free_at = edge + sc_core::sc_time::from_value(r->cycles * c);
+        free_at = edge + sc_core::sc_time::from_value(std::max(1u, r->cycles) * c);
         r->granted.notify(sc_core::SC_ZERO_TIME);
     }
 }

@@ -3,9 +3,9 @@
 // See docs/architecture.md ("Timing").
 #pragma once
 
-#include "models/common/busy_timeline.h"
 #include "models/common/stats.h"
 #include "models/noc/core/arbiter.h"
+#include "tlm_bus/busy_timeline.h"
 #include "tlm_bus/gpu_extension.h"
 
 #include <deque>
@@ -48,7 +48,7 @@ private:
     sc_core::sc_time next_edge(const sc_core::sc_time& t) const;
 
     const resource_params m_p;
-    busy_timeline m_busy;                        ///< fast mode
+    tlm_bus::busy_timeline m_busy;                        ///< fast mode
     std::unique_ptr<arbiter> m_arbiter;          ///< accurate mode
     std::vector<std::deque<request*>> m_waiting; ///< accurate mode, per input
     std::vector<candidate> m_cands;

@@ -59,6 +59,8 @@ void xlate::check_context(const tlm_bus::gpu_extension& ext)
 xlate::result xlate::translate(std::uint64_t va, bool write, const tlm_bus::gpu_extension& ext,
                                std::uint64_t& pa, bool fill)
 {
+    if (va >> 32 != 0)
+        return result::not_present; // the page table covers the 32-bit virtual space only
     const std::uint64_t vpn = va >> m_page_shift;
     std::uint64_t pte = 0;
     pte_entry& e = m_cache[vpn & (m_cache.size() - 1)];

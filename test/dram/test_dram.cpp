@@ -274,9 +274,9 @@ TEST_CASE("accurate mode grants no DMI and makes two initiators on one channel t
     REQUIRE(tb.init.done);
     REQUIRE(tb.init2->done);
     REQUIRE(tb.violations() == 0);
-    // Both arrive at 0 and compete at the edge of 1 ns; the first holds the channel 2 cycles.
+    // Both arrive on the 0 ns edge and compete there; the first holds the channel 2 cycles.
     const sc_time first = std::min(end1, end2), second = std::max(end1, end2);
-    CHECK(first == sc_time(13, SC_NS));
-    CHECK(second == sc_time(15, SC_NS));
+    CHECK(first == sc_time(12, SC_NS));
+    CHECK(second == sc_time(14, SC_NS));
     CHECK(stat("mem.dmi_grants") == 0);
 }

@@ -334,10 +334,10 @@ TEST_CASE("accurate mode: two requests for one bank in the same cycle take turns
     REQUIRE(tb.init.done);
     REQUIRE(tb.init2->done);
     REQUIRE(tb.violations() == 0);
-    // Both arrive at 100 ns and meet at the edge of 101 ns: one is granted, the other a cycle
-    // later; each holds the bank 1 cycle, then 2 cycles of tag check.
-    CHECK(std::min(end1, end2) == sc_time(104, SC_NS));
-    CHECK(std::max(end1, end2) == sc_time(105, SC_NS));
+    // Both arrive on the 100 ns edge and meet there: one is granted, the other a cycle later;
+    // each holds the bank 1 cycle, then 2 cycles of tag check.
+    CHECK(std::min(end1, end2) == sc_time(103, SC_NS));
+    CHECK(std::max(end1, end2) == sc_time(104, SC_NS));
     CHECK(stat("cache.hits") == 2);
 }
 

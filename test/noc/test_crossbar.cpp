@@ -216,10 +216,10 @@ TEST_CASE("crossbar accurate mode: requests of the same cycle on one output are 
     REQUIRE(tb.i0.done);
     REQUIRE(tb.i1.done);
     REQUIRE(tb.violations() == 0);
-    // Both reach output 0 after the 2-cycle hop and compete at the 3 ns edge: input 0 wins,
+    // Both reach output 0 after the 2-cycle hop and compete at that 2 ns edge: input 0 wins,
     // input 1 is granted one cycle later; then 1 cycle of transfer and 10 ns of memory.
-    CHECK(done[0] == sc_time(3 + 1 + 10, SC_NS));
-    CHECK(done[1] == sc_time(4 + 1 + 10, SC_NS));
+    CHECK(done[0] == sc_time(2 + 1 + 10, SC_NS));
+    CHECK(done[1] == sc_time(3 + 1 + 10, SC_NS));
 }
 
 TEST_CASE("crossbar debug transport moves data without time or statistics")

@@ -131,7 +131,7 @@ TEST_CASE("link bandwidth: bytes per cycle come from GB/s and the NoC clock")
     CHECK(tb.link.occupancy_cycles(65) == 6);
 }
 
-TEST_CASE("link accurate mode: the channel grants at the next NoC edge, then the flights")
+TEST_CASE("link accurate mode: the channel grants on the arrival edge, then the flights")
 {
     tlm::tlm_global_quantum::instance().set(sc_core::SC_ZERO_TIME);
     bench tb(link_cfg(), true);
@@ -139,7 +139,7 @@ TEST_CASE("link accurate mode: the channel grants at the next NoC edge, then the
     tb.init.body = [&](test::test_initiator& i) {
         sc_time d = sc_core::SC_ZERO_TIME;
         i.mem.access(tlm::TLM_WRITE_COMMAND, 0x0, buf, 128, d);
-        CHECK(sc_core::sc_time_stamp() == sc_time(1, SC_NS)); // granted at the first edge
+        CHECK(sc_core::sc_time_stamp() == sc_time(0, SC_NS)); // granted on the arrival edge
         CHECK(d == sc_time(2 + 20 + 10 + 20, SC_NS));         // 2 cycles of data, the flights
     };
     sc_core::sc_start();

@@ -79,9 +79,9 @@ TEST_CASE("accurate mode: two requests of the same cycle get one grant per cycle
         });
     sc_core::sc_start();
     REQUIRE(stim.finished == 2);
-    // Both arrive at 0 ns and compete at the 1 ns edge; round-robin starts at input 0.
-    CHECK(granted[0] == sc_time(1, SC_NS));
-    CHECK(granted[1] == sc_time(2, SC_NS));
+    // Both arrive on the 0 ns edge and compete there; round-robin starts at input 0.
+    CHECK(granted[0] == sc_time(0, SC_NS));
+    CHECK(granted[1] == sc_time(1, SC_NS));
 }
 
 TEST_CASE("accurate mode: a multi-cycle grant holds the resource")
@@ -99,11 +99,11 @@ TEST_CASE("accurate mode: a multi-cycle grant holds the resource")
         });
     sc_core::sc_start();
     REQUIRE(stim.finished == 2);
-    CHECK(granted[0] == sc_time(1, SC_NS));
-    CHECK(granted[1] == sc_time(4, SC_NS));
+    CHECK(granted[0] == sc_time(0, SC_NS));
+    CHECK(granted[1] == sc_time(3, SC_NS));
 }
 
-TEST_CASE("accurate mode: a request arriving alone is granted at the next cycle edge")
+TEST_CASE("accurate mode: a request alone is granted at its edge, mid-cycle ones at the next")
 {
     tlm::tlm_global_quantum::instance().set(sc_core::SC_ZERO_TIME);
     noc::shared_resource res("res", params(true, 1));
@@ -113,14 +113,14 @@ TEST_CASE("accurate mode: a request arriving alone is granted at the next cycle 
         res.use(0, nullptr, 1, d);
         CHECK(sc_core::sc_time_stamp() == sc_time(4, SC_NS));
         CHECK(d == sc_time(1, SC_NS));
-        sc_core::wait(sc_time(2, SC_NS)); // exactly on an edge: it competes at the next one
+        sc_core::wait(sc_time(2, SC_NS)); // exactly on an edge of a free resource: no wait
         d = sc_core::SC_ZERO_TIME;
         res.use(0, nullptr, 1, d);
-        CHECK(sc_core::sc_time_stamp() == sc_time(7, SC_NS));
-        sc_core::wait(sc_time(10, SC_NS)); // long idle gap: still one cycle
+        CHECK(sc_core::sc_time_stamp() == sc_time(6, SC_NS));
+        sc_core::wait(sc_time(10, SC_NS)); // long idle gap: still no wait
         d = sc_core::SC_ZERO_TIME;
         res.use(0, nullptr, 2, d);
-        CHECK(sc_core::sc_time_stamp() == sc_time(18, SC_NS));
+        CHECK(sc_core::sc_time_stamp() == sc_time(16, SC_NS));
         CHECK(d == sc_time(2, SC_NS));
     });
     sc_core::sc_start();
@@ -161,5 +161,5 @@ TEST_CASE("accurate mode: round-robin is fair among 4 always-requesting inputs")
     // One grant per cycle, in rotation.
     for (std::size_t k = 0; k < order.size(); ++k)
         CHECK(order[k] == k % n);
-    CHECK(sc_core::sc_time_stamp() == sc_time(n * rounds, SC_NS));
+    CHECK(sc_core::sc_time_stamp() == sc_time(n * rounds - 1, SC_NS)); // grants at 0..999 ns
 }
