@@ -109,10 +109,10 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                      [this] { return sum_over_sms(&sm::sm::mem_requests); }),
       m_kernel_time(m_stats, "kernel_time", "ns",
                     "simulated time of all kernel phases (launch to interrupt)", [this] {
-                        double ns = 0;
+                        std::uint64_t ps = 0;
                         for (const auto& r : host.runs())
-                            ns += (r.end - r.start).to_seconds() * 1e9;
-                        return ns;
+                            ps += (r.end - r.start).value();
+                        return static_cast<double>(ps) / 1000.0;
                     })
 {
     const clock_params clk = make_clock_params(cfg.platform);

@@ -48,7 +48,7 @@ private:
     sc_core::sc_time next_edge(const sc_core::sc_time& t) const;
 
     const resource_params m_p;
-    tlm_bus::busy_timeline m_busy;                        ///< fast mode
+    tlm_bus::busy_timeline m_busy;               ///< fast mode
     std::unique_ptr<arbiter> m_arbiter;          ///< accurate mode
     std::vector<std::deque<request*>> m_waiting; ///< accurate mode, per input
     std::vector<candidate> m_cands;
