@@ -419,7 +419,8 @@ void driver::report_kernel_error(kernel_run& r, const kernel_decl& k)
                 std::to_string(pc);
         if (pc < k.lines.size())
             text += " (" + m_wl.file + ":" + std::to_string(k.lines[pc]) + ")";
-        text += ", VA " + hex(va);
+        if (va != 0) // faults that are not about an address (e.g. illegal instruction) have none
+            text += ", VA " + hex(va);
     }
     if (!msg.empty())
         text += ": " + msg;

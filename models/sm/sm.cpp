@@ -826,7 +826,7 @@ void sm::issue_loop()
                     const std::uint32_t pc = m_warps[first].w ? m_warps[first].w->pc() : 0;
                     fault_cta(static_cast<int>(i), first, pc, 0,
                               "CTA ran more than " + std::to_string(m_cfg.max_cta_cycles) +
-                                  " cycles: " + wait_report(c));
+                                  " cycles (sm.max_cta_cycles): " + wait_report(c));
                 }
             }
             m_next_limit = never;

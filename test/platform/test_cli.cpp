@@ -156,3 +156,52 @@ TEST_CASE("help and version options print and exit 0")
     CHECK(v.code == 0);
     CHECK(v.out.rfind("vgpu-sim ", 0) == 0);
 }
+
+namespace {
+/// A one-kernel workload around `program` (64 threads, buffer `a` of 64 words).
+std::string one_kernel(const std::string& program)
+{
+    return "name: failing\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n"
+           "  - name: k\n    params:\n      - {name: a, buffer: a}\n    grid: 1\n    block: 64\n"
+           "    program: |\n      # k\n" +
+           program;
+}
+} // namespace
+
+TEST_CASE("a kernel fault fails the run with exit code 1 and names SM, warp, PC and source line")
+{
+    cli_runner cli("fault");
+    cli.write("w.yaml", one_kernel("              LDP R1, a\n              IADD R1, R1, 2\n"
+                                   "              ST [R1 + 0], R1\n              EXIT\n"));
+    auto r = cli.run("-w w.yaml");
+    CHECK(r.code == 1);
+    CHECK(r.err.find("vgpu-sim: FAIL: kernel 'k' (phase 0, queue 0) failed: CTA fault on SM 0, "
+                     "warp 0, PC 2 (w.yaml:14): misaligned address 0x10000002 in lane 0") !=
+          std::string::npos);
+    CHECK(r.out.find("verdict: fail") != std::string::npos);
+}
+
+TEST_CASE("a barrier that can never complete is reported with what each warp waits on")
+{
+    cli_runner cli("deadlock");
+    // Warp 1 (threads 32..63) exits; warp 0 waits at BAR for it forever.
+    cli.write("w.yaml", one_kernel("              S2R R0, SR_TID_X\n"
+                                   "              ISETP.GE P0, R0, 32\n"
+                                   "      @P0     EXIT\n"
+                                   "              BAR\n"
+                                   "              EXIT\n"));
+    auto r = cli.run("-w w.yaml");
+    CHECK(r.code == 1);
+    CHECK(r.err.find("warp 0 at pc 3: BAR (1 of 2 warps arrived); warp 1: exited") !=
+          std::string::npos);
+}
+
+TEST_CASE("a CTA running past sm.max_cta_cycles is stopped with a per-warp report")
+{
+    cli_runner cli("limit");
+    cli.write("w.yaml", one_kernel("      spin:   BRA spin\n"));
+    auto r = cli.run("-w w.yaml -s sm.max_cta_cycles=5000");
+    CHECK(r.code == 1);
+    CHECK(r.err.find("max_cta_cycles") != std::string::npos);
+    CHECK(r.err.find("warp 0") != std::string::npos);
+}
