@@ -1,5 +1,6 @@
 // Memory target. See docs/tlm-bus.md.
 #include "tlm_bus/memory.h"
+#include "tlm_bus/byte_enables.h"
 
 #include <algorithm>
 
@@ -35,22 +36,14 @@ void memory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     if (!check(gp))
         return;
     unsigned len = gp.get_data_length();
-    if (const unsigned char* be = gp.get_byte_enable_ptr()) {
-        // Byte enables repeat over the data when shorter than it (IEEE 1666 14.15).
-        const unsigned be_len = gp.get_byte_enable_length();
-        for (unsigned i = 0; i < len; ++i) {
-            if (!be[i % be_len])
-                continue;
-            if (gp.is_read())
-                m_store.read(gp.get_address() + i, gp.get_data_ptr() + i, 1);
-            else if (gp.is_write())
-                m_store.write(gp.get_address() + i, gp.get_data_ptr() + i, 1);
-        }
-    } else if (gp.is_read()) {
-        m_store.read(gp.get_address(), gp.get_data_ptr(), len);
-    } else if (gp.is_write()) {
-        m_store.write(gp.get_address(), gp.get_data_ptr(), len);
-    }
+    unsigned char* data = gp.get_data_ptr();
+    for_each_run(len, gp.get_byte_enable_ptr(), gp.get_byte_enable_length(), 0,
+                 [&](unsigned off, unsigned n) {
+                     if (gp.is_read())
+                         m_store.read(gp.get_address() + off, data + off, n);
+                     else if (gp.is_write())
+                         m_store.write(gp.get_address() + off, data + off, n);
+                 });
     m_reads += gp.is_read();
     m_writes += gp.is_write();
     if (!gp.is_read() && !gp.is_write()) {

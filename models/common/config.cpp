@@ -1,6 +1,7 @@
 // Declared, typed, validated configuration: YAML reading, parameter listing, YAML writing.
 // See docs/configuration.md.
 #include "models/common/config.h"
+#include "models/common/edit_distance.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -44,25 +45,10 @@ void visitor::value(const char* key, unsigned& v, const spec& s)
 
 std::string suggest(const std::string& word, const std::vector<std::string>& candidates)
 {
-    auto distance = [](const std::string& a, const std::string& b) {
-        std::vector<std::size_t> row(b.size() + 1);
-        for (std::size_t j = 0; j <= b.size(); ++j)
-            row[j] = j;
-        for (std::size_t i = 1; i <= a.size(); ++i) {
-            std::size_t diag = row[0];
-            row[0] = i;
-            for (std::size_t j = 1; j <= b.size(); ++j) {
-                std::size_t up = row[j];
-                row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
-                diag = up;
-            }
-        }
-        return row[b.size()];
-    };
     std::string best;
     std::size_t best_d = std::max<std::size_t>(1, word.size() / 3) + 1;
     for (const auto& c : candidates) {
-        std::size_t d = distance(word, c);
+        std::size_t d = edit_distance(word, c);
         if (d < best_d) {
             best_d = d;
             best = c;

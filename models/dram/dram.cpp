@@ -1,5 +1,6 @@
 // DRAM controller of one module. See models/dram/README.md.
 #include "models/dram/dram.h"
+#include "tlm_bus/byte_enables.h"
 
 #include <algorithm>
 #include <cmath>
@@ -105,33 +106,15 @@ void dram::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
     // Data moves on entry, before any wait of accurate mode, so the store always holds the
     // result of the transactions in the order they reached the controller.
     if (gp.is_read()) {
-        if (!be) {
-            m_store.read(offset, data, len);
-        } else {
-            for (unsigned i = 0; i < len; ++i)
-                if (be[i % be_len] == TLM_BYTE_ENABLED)
-                    m_store.read(offset + i, data + i, 1);
-        }
+        tlm_bus::for_each_run(len, be, be_len, 0, [&](unsigned off, unsigned n) {
+            m_store.read(offset + off, data + off, n);
+        });
         ++m_reads;
         m_bytes_read += len;
     } else {
-        if (!be) {
-            m_store.write(offset, data, len);
-        } else {
-            // Runs of enabled bytes are written at once; masks are mostly dense.
-            unsigned i = 0;
-            while (i < len) {
-                if (be[i % be_len] != TLM_BYTE_ENABLED) {
-                    ++i;
-                    continue;
-                }
-                unsigned j = i + 1;
-                while (j < len && be[j % be_len] == TLM_BYTE_ENABLED)
-                    ++j;
-                m_store.write(offset + i, data + i, j - i);
-                i = j;
-            }
-        }
+        tlm_bus::for_each_run(len, be, be_len, 0, [&](unsigned off, unsigned n) {
+            m_store.write(offset + off, data + off, n);
+        });
         ++m_writes;
         m_bytes_written += len;
     }

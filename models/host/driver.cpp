@@ -1,5 +1,6 @@
 // Native host driver. See models/host/README.md.
 #include "models/host/driver.h"
+#include "tlm_bus/byte_enables.h"
 
 #include "models/cp/cp.h"
 
@@ -14,27 +15,6 @@ namespace {
 std::uint64_t round_up(std::uint64_t v, std::uint64_t a)
 {
     return (v + a - 1) / a * a;
-}
-
-const char* response_name(tlm::tlm_response_status s)
-{
-    switch (s) {
-    case tlm::TLM_OK_RESPONSE:
-        return "ok";
-    case tlm::TLM_INCOMPLETE_RESPONSE:
-        return "incomplete";
-    case tlm::TLM_GENERIC_ERROR_RESPONSE:
-        return "generic error";
-    case tlm::TLM_ADDRESS_ERROR_RESPONSE:
-        return "address error";
-    case tlm::TLM_COMMAND_ERROR_RESPONSE:
-        return "command error";
-    case tlm::TLM_BURST_ERROR_RESPONSE:
-        return "burst error";
-    case tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE:
-        return "byte-enable error";
-    }
-    return "unknown response";
 }
 
 std::string hex(std::uint64_t v)
@@ -193,7 +173,7 @@ bool driver::dma_access(tlm::tlm_command cmd, std::uint64_t pa, std::uint8_t* da
     if (rsp != tlm::TLM_OK_RESPONSE) {
         fail(std::string("DMA ") + (cmd == tlm::TLM_READ_COMMAND ? "read" : "write") + " of " +
              std::to_string(len) + " bytes at physical " + hex(pa) + " failed (" +
-             response_name(rsp) + ")");
+             tlm_bus::response_name(rsp) + ")");
         return false;
     }
     (cmd == tlm::TLM_READ_COMMAND ? m_bytes_read : m_bytes_written) += len;
@@ -294,7 +274,7 @@ bool driver::reg_write(std::uint64_t off, std::uint32_t value)
     const auto rsp = mmio.access(tlm::TLM_WRITE_COMMAND, m_facts.cp_base + off, &value, 4, m_qk);
     if (rsp != tlm::TLM_OK_RESPONSE) {
         fail("MMIO write of " + hex(value) + " to CP register " + hex(off) + " failed (" +
-             response_name(rsp) + ")");
+             tlm_bus::response_name(rsp) + ")");
         return false;
     }
     return true;
@@ -305,7 +285,8 @@ std::uint32_t driver::reg_read(std::uint64_t off, bool* ok)
     std::uint32_t v = 0;
     const auto rsp = mmio.access(tlm::TLM_READ_COMMAND, m_facts.cp_base + off, &v, 4, m_qk);
     if (rsp != tlm::TLM_OK_RESPONSE)
-        fail("MMIO read of CP register " + hex(off) + " failed (" + response_name(rsp) + ")");
+        fail("MMIO read of CP register " + hex(off) + " failed (" + tlm_bus::response_name(rsp) +
+             ")");
     if (ok)
         *ok = rsp == tlm::TLM_OK_RESPONSE;
     return v;

@@ -1,5 +1,6 @@
 // L1 data cache of one SM. See models/l1/README.md.
 #include "models/l1/l1.h"
+#include "tlm_bus/byte_enables.h"
 
 #include <algorithm>
 #include <cstring>
@@ -8,45 +9,6 @@
 namespace vgpu::l1 {
 
 namespace {
-/// Calls f(offset, length) for each run of enabled bytes among `len` bytes whose byte-enable
-/// index starts at `be_offset` (the whole range when there are no byte enables).
-template <class F>
-void for_each_run(unsigned len, const unsigned char* be, unsigned be_len, unsigned be_offset, F f)
-{
-    if (!be) {
-        f(0u, len);
-        return;
-    }
-    unsigned i = 0;
-    while (i < len) {
-        if (be[(be_offset + i) % be_len] != TLM_BYTE_ENABLED) {
-            ++i;
-            continue;
-        }
-        unsigned j = i + 1;
-        while (j < len && be[(be_offset + j) % be_len] == TLM_BYTE_ENABLED)
-            ++j;
-        f(i, j - i);
-        i = j;
-    }
-}
-
-/// Calls f(segment) for each line-bounded part of [addr, addr + len).
-template <class Segment, class F>
-bool for_each_segment(std::uint64_t addr, unsigned char* data, unsigned len,
-                      const unsigned char* be, unsigned be_len, unsigned line_bytes, F f)
-{
-    unsigned done = 0;
-    while (done < len) {
-        const std::uint64_t a = addr + done;
-        const unsigned n = std::min<unsigned>(len - done, line_bytes - (a & (line_bytes - 1)));
-        if (!f(Segment{a, data + done, n, be, be_len, done}))
-            return false;
-        done += n;
-    }
-    return true;
-}
-
 sc_core::sc_time from_value(std::uint64_t v)
 {
     return sc_core::sc_time::from_value(v);
@@ -141,7 +103,7 @@ tlm::tlm_response_status l1::read(tlm::tlm_generic_payload& gp, sc_core::sc_time
 {
     const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
     tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
-    for_each_segment<segment>(
+    tlm_bus::for_each_segment<segment>(
         gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), gp.get_byte_enable_ptr(),
         gp.get_byte_enable_length(), m_cfg.line_bytes, [&](const segment& s) {
             status = m_accurate ? read_accurate(s, ext, delay) : read_fast(s, ext, delay);
@@ -159,7 +121,7 @@ void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     gp.set_dmi_allowed(false);
     if (!gp.is_response_ok())
         return;
-    for_each_segment<segment>(
+    tlm_bus::for_each_segment<segment>(
         gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), gp.get_byte_enable_ptr(),
         gp.get_byte_enable_length(), m_cfg.line_bytes, [&](const segment& s) {
             const std::uint64_t line = m_array.line_addr(s.addr);
@@ -168,9 +130,10 @@ void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
                 std::find(m_stale.begin(), m_stale.end(), line) == m_stale.end())
                 m_stale.push_back(line);
             if (m_array.lookup(s.addr, false)) {
-                for_each_run(s.len, s.be, s.be_len, s.be_offset, [&](unsigned off, unsigned n) {
-                    m_array.write(s.addr + off, s.data + off, n, false);
-                });
+                tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset,
+                                      [&](unsigned off, unsigned n) {
+                                          m_array.write(s.addr + off, s.data + off, n, false);
+                                      });
             }
             return true;
         });
@@ -178,15 +141,17 @@ void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
 
 void l1::copy_from_array(const segment& s) const
 {
-    for_each_run(s.len, s.be, s.be_len, s.be_offset,
-                 [&](unsigned off, unsigned n) { m_array.read(s.addr + off, s.data + off, n); });
+    tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset, [&](unsigned off, unsigned n) {
+        m_array.read(s.addr + off, s.data + off, n);
+    });
 }
 
 void l1::copy_from_buffer(const segment& s, const std::uint8_t* line_data) const
 {
     const std::uint8_t* src = line_data + (s.addr & (m_cfg.line_bytes - 1));
-    for_each_run(s.len, s.be, s.be_len, s.be_offset,
-                 [&](unsigned off, unsigned n) { std::memcpy(s.data + off, src + off, n); });
+    tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset, [&](unsigned off, unsigned n) {
+        std::memcpy(s.data + off, src + off, n);
+    });
 }
 
 void l1::install(std::uint64_t line, const std::uint8_t* data)
@@ -320,12 +285,12 @@ unsigned l1::transport_dbg(tlm::tlm_generic_payload& gp)
     // The L1 holds no dirty data: memory below has everything, so reads go there.
     const unsigned n = out->transport_dbg(gp);
     if (gp.is_write() && n > 0) {
-        for_each_segment<segment>(gp.get_address(), gp.get_data_ptr(), n, nullptr, 0,
-                                  m_cfg.line_bytes, [&](const segment& s) {
-                                      if (m_array.probe(s.addr))
-                                          m_array.write(s.addr, s.data, s.len, false);
-                                      return true;
-                                  });
+        tlm_bus::for_each_segment<segment>(gp.get_address(), gp.get_data_ptr(), n, nullptr, 0,
+                                           m_cfg.line_bytes, [&](const segment& s) {
+                                               if (m_array.probe(s.addr))
+                                                   m_array.write(s.addr, s.data, s.len, false);
+                                               return true;
+                                           });
     }
     return n;
 }

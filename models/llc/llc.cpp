@@ -1,5 +1,6 @@
 // One LLC slice. See models/llc/README.md.
 #include "models/llc/llc.h"
+#include "tlm_bus/byte_enables.h"
 
 #include <cstdio>
 
@@ -10,44 +11,6 @@
 namespace vgpu::llc {
 
 namespace {
-/// Calls f(offset, length) for each run of enabled bytes among `len` bytes whose byte-enable
-/// index starts at `be_offset` (the whole range when there are no byte enables).
-template <class F>
-void for_each_run(unsigned len, const unsigned char* be, unsigned be_len, unsigned be_offset, F f)
-{
-    if (!be) {
-        f(0u, len);
-        return;
-    }
-    unsigned i = 0;
-    while (i < len) {
-        if (be[(be_offset + i) % be_len] != TLM_BYTE_ENABLED) {
-            ++i;
-            continue;
-        }
-        unsigned j = i + 1;
-        while (j < len && be[(be_offset + j) % be_len] == TLM_BYTE_ENABLED)
-            ++j;
-        f(i, j - i);
-        i = j;
-    }
-}
-
-/// Calls f(segment) for each line-bounded part of [addr, addr + len) until f returns false.
-template <class Segment, class F>
-void for_each_segment(std::uint64_t addr, unsigned char* data, unsigned len,
-                      const unsigned char* be, unsigned be_len, unsigned line_bytes, F f)
-{
-    unsigned done = 0;
-    while (done < len) {
-        const std::uint64_t a = addr + done;
-        const unsigned n = std::min<unsigned>(len - done, line_bytes - (a & (line_bytes - 1)));
-        if (!f(Segment{a, data + done, n, be, be_len, done}))
-            return;
-        done += n;
-    }
-}
-
 /// Time from now until `t`, zero if `t` has passed.
 sc_core::sc_time until(const sc_core::sc_time& t)
 {
@@ -161,12 +124,12 @@ void llc::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         ++m_reads;
     const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
     tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
-    for_each_segment<segment>(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(),
-                              gp.get_byte_enable_ptr(), gp.get_byte_enable_length(),
-                              m_cfg.line_bytes, [&](const segment& s) {
-                                  status = access(s, write, ext, delay);
-                                  return status == tlm::TLM_OK_RESPONSE;
-                              });
+    tlm_bus::for_each_segment<segment>(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(),
+                                       gp.get_byte_enable_ptr(), gp.get_byte_enable_length(),
+                                       m_cfg.line_bytes, [&](const segment& s) {
+                                           status = access(s, write, ext, delay);
+                                           return status == tlm::TLM_OK_RESPONSE;
+                                       });
     if (status != tlm::TLM_OK_RESPONSE)
         ++m_errors;
     gp.set_response_status(status);
@@ -174,7 +137,7 @@ void llc::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
 
 void llc::apply(const segment& s, bool write)
 {
-    for_each_run(s.len, s.be, s.be_len, s.be_offset, [&](unsigned off, unsigned n) {
+    tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset, [&](unsigned off, unsigned n) {
         if (write)
             m_array.write(s.addr + off, s.data + off, n, true);
         else
@@ -355,23 +318,23 @@ unsigned llc::transport_dbg(tlm::tlm_generic_payload& gp)
     if (cmd != tlm::TLM_READ_COMMAND && cmd != tlm::TLM_WRITE_COMMAND)
         return 0;
     unsigned moved = 0;
-    for_each_segment<segment>(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), nullptr, 0,
-                              m_cfg.line_bytes, [&](const segment& s) {
-                                  const bool held = m_array.probe(s.addr) &&
-                                                    !m_mshr.lookup(m_array.line_addr(s.addr));
-                                  unsigned n = s.len;
-                                  if (held && cmd == tlm::TLM_READ_COMMAND) {
-                                      m_array.read(s.addr, s.data, s.len);
-                                  } else {
-                                      // Writes also reach memory, so a clean line stays clean and
-                                      // correct.
-                                      if (held)
-                                          m_array.write(s.addr, s.data, s.len, false);
-                                      n = out.debug(cmd, s.addr, s.data, s.len);
-                                  }
-                                  moved += n;
-                                  return n == s.len;
-                              });
+    tlm_bus::for_each_segment<segment>(
+        gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), nullptr, 0, m_cfg.line_bytes,
+        [&](const segment& s) {
+            const bool held = m_array.probe(s.addr) && !m_mshr.lookup(m_array.line_addr(s.addr));
+            unsigned n = s.len;
+            if (held && cmd == tlm::TLM_READ_COMMAND) {
+                m_array.read(s.addr, s.data, s.len);
+            } else {
+                // Writes also reach memory, so a clean line stays clean and
+                // correct.
+                if (held)
+                    m_array.write(s.addr, s.data, s.len, false);
+                n = out.debug(cmd, s.addr, s.data, s.len);
+            }
+            moved += n;
+            return n == s.len;
+        });
     return moved;
 }
 

@@ -2,6 +2,7 @@
 // See models/sm/README.md.
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "models/sm/sm.h"
+#include "tlm_bus/byte_enables.h"
 
 #include "models/common/trace_events.h"
 
@@ -31,24 +32,6 @@ bool writes_reg(syntax s)
         return true;
     default:
         return false;
-    }
-}
-
-const char* status_name(tlm::tlm_response_status s)
-{
-    switch (s) {
-    case tlm::TLM_ADDRESS_ERROR_RESPONSE:
-        return "address error";
-    case tlm::TLM_COMMAND_ERROR_RESPONSE:
-        return "command error";
-    case tlm::TLM_BURST_ERROR_RESPONSE:
-        return "burst error";
-    case tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE:
-        return "byte-enable error";
-    case tlm::TLM_INCOMPLETE_RESPONSE:
-        return "incomplete";
-    default:
-        return "generic error";
     }
 }
 
@@ -316,7 +299,7 @@ int sm::fetch_program(cta_slot& c, std::uint64_t& ready)
         if (st != tlm::TLM_OK_RESPONSE) {
             char msg[96];
             std::snprintf(msg, sizeof msg, "instruction fetch at VA 0x%llx failed (%s)",
-                          static_cast<unsigned long long>(va), status_name(st));
+                          static_cast<unsigned long long>(va), tlm_bus::response_name(st));
             return fail(va, msg);
         }
         end = std::max(end, cycle_of(sc_core::sc_time_stamp() + delay));
@@ -588,7 +571,8 @@ void sm::finish_mem(unsigned slot)
     if (op.failed) {
         char msg[96];
         std::snprintf(msg, sizeof msg, "%s at VA 0x%llx failed (%s)", op.store ? "ST" : "LD",
-                      static_cast<unsigned long long>(op.fail_vaddr), status_name(op.fail_status));
+                      static_cast<unsigned long long>(op.fail_vaddr),
+                      tlm_bus::response_name(op.fail_status));
         fault_cta(ws.cta, slot, op.pc, op.fail_vaddr, msg);
         m_check = true;
         return;

@@ -2,6 +2,8 @@
 // See docs/isa.md.
 #include "models/sm/core/assembler.h"
 
+#include "models/common/edit_distance.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -57,23 +59,6 @@ token trim(token t)
     while (e > b && is_space(t.text[e - 1]))
         --e;
     return {t.text.substr(b, e - b), t.col + static_cast<int>(b)};
-}
-
-std::size_t edit_distance(std::string_view a, std::string_view b)
-{
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j)
-        row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diag = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
-            diag = up;
-        }
-    }
-    return row[b.size()];
 }
 
 /// " (did you mean 'x'?)" for the closest candidate within two edits, or "".
