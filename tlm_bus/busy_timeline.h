@@ -43,8 +43,13 @@ public:
             std::prev(at)->second = end;
         else
             m_booked.emplace(start, end);
+        // An initiator that never synchronises keeps `now` from advancing; the oldest
+        // bookings are then the least likely to matter, and the map must stay small.
+        while (m_booked.size() > max_intervals)
+            m_booked.erase(m_booked.begin());
         return start;
     }
+    static constexpr std::size_t max_intervals = 64; ///< bookings remembered at most
     /// End of the latest booking (0 when idle).
     std::uint64_t busy_until() const { return m_booked.empty() ? 0 : m_booked.rbegin()->second; }
     /// Booked intervals still remembered (for tests).
