@@ -32,9 +32,19 @@ void for_each_run(unsigned len, const unsigned char* be, unsigned be_len, unsign
     }
 }
 
-/// Calls f(Segment{addr, data, len, be, be_len, be_offset}) for each line-bounded part of
-/// [addr, addr + len) in address order until f returns false; returns false if it did.
-template <class Segment, class F>
+/// The part of a request that falls into one cache line.
+struct line_segment {
+    std::uint64_t addr;      ///< first byte
+    unsigned char* data;     ///< the request's data for this part
+    unsigned len;            ///< bytes (within one line)
+    const unsigned char* be; ///< the request's byte enables, or nullptr
+    unsigned be_len;         ///< byte-enable length
+    unsigned be_offset;      ///< index of this part's first byte in the request
+};
+
+/// Calls f(line_segment) for each line-bounded part of [addr, addr + len) in address order
+/// until f returns false; returns false if it did.
+template <class F>
 bool for_each_segment(std::uint64_t addr, unsigned char* data, unsigned len,
                       const unsigned char* be, unsigned be_len, unsigned line_bytes, F f)
 {
@@ -42,11 +52,31 @@ bool for_each_segment(std::uint64_t addr, unsigned char* data, unsigned len,
     while (done < len) {
         const std::uint64_t a = addr + done;
         const unsigned n = std::min<unsigned>(len - done, line_bytes - (a & (line_bytes - 1)));
-        if (!f(Segment{a, data + done, n, be, be_len, done}))
+        if (!f(line_segment{a, data + done, n, be, be_len, done}))
             return false;
         done += n;
     }
     return true;
+}
+
+/// Why a cache cannot serve `gp` (zero length, streaming, byte-enable pointer without length),
+/// with the response to give in `rsp`; nullptr when it can.
+inline const char* unsupported_attributes(const tlm::tlm_generic_payload& gp,
+                                          tlm::tlm_response_status& rsp)
+{
+    if (gp.get_data_length() == 0) {
+        rsp = tlm::TLM_GENERIC_ERROR_RESPONSE;
+        return "request of zero bytes";
+    }
+    if (gp.get_streaming_width() < gp.get_data_length()) {
+        rsp = tlm::TLM_BURST_ERROR_RESPONSE;
+        return "streaming request is not supported";
+    }
+    if (gp.get_byte_enable_ptr() && gp.get_byte_enable_length() == 0) {
+        rsp = tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
+        return "byte-enable pointer with zero length";
+    }
+    return nullptr;
 }
 
 /// A short name of a response status for messages ("ok", "address error", ...).

@@ -51,21 +51,14 @@ l1::l1(const sc_core::sc_module_name& name, const l1_config& cfg, const clock_pa
 
 bool l1::check(tlm::tlm_generic_payload& gp)
 {
-    const auto addr = static_cast<unsigned long long>(gp.get_address());
-    if (gp.get_data_length() == 0) {
-        VGPU_WARN(m_log, "request of zero bytes at 0x%llx", addr);
-        gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-    } else if (gp.get_streaming_width() < gp.get_data_length()) {
-        VGPU_WARN(m_log, "streaming request at 0x%llx is not supported", addr);
-        gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
-    } else if (gp.get_byte_enable_ptr() && gp.get_byte_enable_length() == 0) {
-        VGPU_WARN(m_log, "byte-enable pointer with zero length at 0x%llx", addr);
-        gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
-    } else {
-        return true;
+    tlm::tlm_response_status rsp;
+    if (const char* why = tlm_bus::unsupported_attributes(gp, rsp)) {
+        VGPU_WARN(m_log, "%s at 0x%llx", why, static_cast<unsigned long long>(gp.get_address()));
+        gp.set_response_status(rsp);
+        ++m_errors;
+        return false;
     }
-    ++m_errors;
-    return false;
+    return true;
 }
 
 void l1::new_epoch(std::uint32_t epoch)
@@ -103,7 +96,7 @@ tlm::tlm_response_status l1::read(tlm::tlm_generic_payload& gp, sc_core::sc_time
 {
     const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
     tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
-    tlm_bus::for_each_segment<segment>(
+    tlm_bus::for_each_segment(
         gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), gp.get_byte_enable_ptr(),
         gp.get_byte_enable_length(), m_cfg.line_bytes, [&](const segment& s) {
             status = m_accurate ? read_accurate(s, ext, delay) : read_fast(s, ext, delay);
@@ -121,7 +114,7 @@ void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     gp.set_dmi_allowed(false);
     if (!gp.is_response_ok())
         return;
-    tlm_bus::for_each_segment<segment>(
+    tlm_bus::for_each_segment(
         gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), gp.get_byte_enable_ptr(),
         gp.get_byte_enable_length(), m_cfg.line_bytes, [&](const segment& s) {
             const std::uint64_t line = m_array.line_addr(s.addr);
@@ -285,12 +278,12 @@ unsigned l1::transport_dbg(tlm::tlm_generic_payload& gp)
     // The L1 holds no dirty data: memory below has everything, so reads go there.
     const unsigned n = out->transport_dbg(gp);
     if (gp.is_write() && n > 0) {
-        tlm_bus::for_each_segment<segment>(gp.get_address(), gp.get_data_ptr(), n, nullptr, 0,
-                                           m_cfg.line_bytes, [&](const segment& s) {
-                                               if (m_array.probe(s.addr))
-                                                   m_array.write(s.addr, s.data, s.len, false);
-                                               return true;
-                                           });
+        tlm_bus::for_each_segment(gp.get_address(), gp.get_data_ptr(), n, nullptr, 0,
+                                  m_cfg.line_bytes, [&](const segment& s) {
+                                      if (m_array.probe(s.addr))
+                                          m_array.write(s.addr, s.data, s.len, false);
+                                      return true;
+                                  });
     }
     return n;
 }

@@ -92,21 +92,14 @@ unsigned llc::bank_of(std::uint64_t addr) const
 
 bool llc::check(tlm::tlm_generic_payload& gp)
 {
-    const auto addr = static_cast<unsigned long long>(gp.get_address());
-    if (gp.get_data_length() == 0) {
-        VGPU_WARN(m_log, "request of zero bytes at 0x%llx", addr);
-        gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-    } else if (gp.get_streaming_width() < gp.get_data_length()) {
-        VGPU_WARN(m_log, "streaming request at 0x%llx is not supported", addr);
-        gp.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
-    } else if (gp.get_byte_enable_ptr() && gp.get_byte_enable_length() == 0) {
-        VGPU_WARN(m_log, "byte-enable pointer with zero length at 0x%llx", addr);
-        gp.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
-    } else {
-        return true;
+    tlm::tlm_response_status rsp;
+    if (const char* why = tlm_bus::unsupported_attributes(gp, rsp)) {
+        VGPU_WARN(m_log, "%s at 0x%llx", why, static_cast<unsigned long long>(gp.get_address()));
+        gp.set_response_status(rsp);
+        ++m_errors;
+        return false;
     }
-    ++m_errors;
-    return false;
+    return true;
 }
 
 void llc::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
@@ -124,12 +117,12 @@ void llc::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         ++m_reads;
     const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
     tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
-    tlm_bus::for_each_segment<segment>(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(),
-                                       gp.get_byte_enable_ptr(), gp.get_byte_enable_length(),
-                                       m_cfg.line_bytes, [&](const segment& s) {
-                                           status = access(s, write, ext, delay);
-                                           return status == tlm::TLM_OK_RESPONSE;
-                                       });
+    tlm_bus::for_each_segment(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(),
+                              gp.get_byte_enable_ptr(), gp.get_byte_enable_length(),
+                              m_cfg.line_bytes, [&](const segment& s) {
+                                  status = access(s, write, ext, delay);
+                                  return status == tlm::TLM_OK_RESPONSE;
+                              });
     if (status != tlm::TLM_OK_RESPONSE)
         ++m_errors;
     gp.set_response_status(status);
@@ -318,23 +311,23 @@ unsigned llc::transport_dbg(tlm::tlm_generic_payload& gp)
     if (cmd != tlm::TLM_READ_COMMAND && cmd != tlm::TLM_WRITE_COMMAND)
         return 0;
     unsigned moved = 0;
-    tlm_bus::for_each_segment<segment>(
-        gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), nullptr, 0, m_cfg.line_bytes,
-        [&](const segment& s) {
-            const bool held = m_array.probe(s.addr) && !m_mshr.lookup(m_array.line_addr(s.addr));
-            unsigned n = s.len;
-            if (held && cmd == tlm::TLM_READ_COMMAND) {
-                m_array.read(s.addr, s.data, s.len);
-            } else {
-                // Writes also reach memory, so a clean line stays clean and
-                // correct.
-                if (held)
-                    m_array.write(s.addr, s.data, s.len, false);
-                n = out.debug(cmd, s.addr, s.data, s.len);
-            }
-            moved += n;
-            return n == s.len;
-        });
+    tlm_bus::for_each_segment(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), nullptr, 0,
+                              m_cfg.line_bytes, [&](const segment& s) {
+                                  const bool held = m_array.probe(s.addr) &&
+                                                    !m_mshr.lookup(m_array.line_addr(s.addr));
+                                  unsigned n = s.len;
+                                  if (held && cmd == tlm::TLM_READ_COMMAND) {
+                                      m_array.read(s.addr, s.data, s.len);
+                                  } else {
+                                      // Writes also reach memory, so a clean line stays clean and
+                                      // correct.
+                                      if (held)
+                                          m_array.write(s.addr, s.data, s.len, false);
+                                      n = out.debug(cmd, s.addr, s.data, s.len);
+                                  }
+                                  moved += n;
+                                  return n == s.len;
+                              });
     return moved;
 }
 

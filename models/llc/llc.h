@@ -9,6 +9,7 @@
 #include "models/common/timing.h"
 #include "models/llc/llc_config.h"
 #include "models/noc/shared_resource.h"
+#include "tlm_bus/byte_enables.h"
 #include "tlm_bus/initiator_port.h"
 
 #include <cstdint>
@@ -33,15 +34,7 @@ public:
     unsigned bank_of(std::uint64_t addr) const;
 
 private:
-    /// The part of a request that falls into one line.
-    struct segment {
-        std::uint64_t addr;      ///< first byte
-        unsigned char* data;     ///< the request's data for this part
-        unsigned len;            ///< bytes (within one line)
-        const unsigned char* be; ///< the request's byte enables, or nullptr
-        unsigned be_len;         ///< byte-enable length
-        unsigned be_offset;      ///< index of this part's first byte in the request
-    };
+    using segment = tlm_bus::line_segment;
     /// Fast mode: a line fill and the time its data arrives.
     struct fill_slot {
         std::uint64_t line = 0;  ///< line address
