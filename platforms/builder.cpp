@@ -27,7 +27,8 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
     if (parsed.ok()) {
         const unsigned sms =
             cfg.platform.modules * cfg.platform.clusters_per_module * cfg.platform.sms_per_cluster;
-        for (auto& e : host::check_against_platform(parsed.wl, sms, cfg.sm.warp_slots))
+        for (auto& e : host::check_against_platform(parsed.wl, sms, cfg.sm.warp_slots,
+                                                    cfg.sm.regs_per_thread))
             errors.push_back(e);
     }
     if (!errors.empty())

@@ -1131,7 +1131,7 @@ parse_result parse_workload(const std::string& path)
 }
 
 std::vector<std::string> check_against_platform(const workload& wl, unsigned num_sms,
-                                                unsigned warp_slots)
+                                                unsigned warp_slots, unsigned regs_per_thread)
 {
     std::vector<std::string> errs;
     auto err = [&](const config::location& l, const std::string& path, const std::string& msg) {
@@ -1154,6 +1154,13 @@ std::vector<std::string> check_against_platform(const workload& wl, unsigned num
             err(k.where, path + ".block",
                 "kernel '" + k.name + "' has " + std::to_string(k.block_warps()) +
                     " warps per CTA but an SM has " + std::to_string(warp_slots) + " warp slots");
+        for (std::size_t pc = 0; pc < k.code.size(); ++pc)
+            if (auto problem = sm::check(k.code[pc], regs_per_thread)) {
+                const int line = pc < k.lines.size() ? k.lines[pc] : k.origin.line;
+                err({wl.file, line, k.origin.col}, path + ".program",
+                    *problem + " (sm.regs_per_thread is " + std::to_string(regs_per_thread) + ")");
+                break; // one report per kernel is enough to act on
+            }
     }
     for (std::size_t p = 0; p < wl.schedule.size(); ++p) {
         const auto& ph = wl.schedule[p];

@@ -125,10 +125,12 @@ parse_result parse_workload(const std::string& path);
 /// Reads and validates workload text; name is used in messages.
 parse_result parse_workload_text(const std::string& text, const std::string& name);
 
-/// Checks wl against a platform with num_sms SMs of warp_slots warps each: SM ranges within
-/// the platform, CTAs that fit an SM, and (with count 0 resolved) no shared SMs in a phase.
+/// Checks wl against a platform with num_sms SMs of warp_slots warps and regs_per_thread
+/// registers each: SM ranges within the platform, CTAs that fit an SM, programs that use only
+/// the registers an SM gives a thread, and (with count 0 resolved) no shared SMs in a phase.
 std::vector<std::string> check_against_platform(const workload& wl, unsigned num_sms,
-                                                unsigned warp_slots);
+                                                unsigned warp_slots,
+                                                unsigned regs_per_thread = sm::max_registers);
 
 /// The expected contents of check c's buffer, computed from the initial buffer contents.
 reference_result expected_contents(const workload& wl, const check_decl& c);

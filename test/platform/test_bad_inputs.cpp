@@ -102,6 +102,8 @@ const bad_input catalogue[] = {
      "bad.yaml:10:7: error: kernels[0].program: unknown instruction 'FADDD' (did you mean 'FADD'?)"},
     {"workload: CTA larger than an SM", "name: x\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n  - name: k\n    grid: 1\n    block: 64\n    program: |\n      # k\n      EXIT\n", "-w bad.yaml -s sm.warp_slots=1 -s sm.cta_slots=1",
      "bad.yaml:5:5: error: kernels[0].block: kernel 'k' has 2 warps per CTA but an SM has 1 warp slots"},
+    {"workload: more registers than an SM gives a thread", "name: x\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n  - name: k\n    grid: 1\n    block: 64\n    program: |\n      # k\n      MOV R20, 1\n      EXIT\n", "-w bad.yaml -s sm.regs_per_thread=8",
+     "bad.yaml:10:7: error: kernels[0].program: register R20 out of range (R0..R7) (sm.regs_per_thread is 8)"},
     {"gpu platform with too little memory", "dram:\n  size: 1 MiB\n", "-c bad.yaml",
      "bad.yaml:2:9: error: dram.size: the gpu platform needs at least 16 MiB per module (the page table alone takes 8 MiB of module 0)"},
     {"output folder cannot be created", "", "-o /proc/vgpu_no_such_dir",
