@@ -2,6 +2,9 @@
 // See docs/architecture.md.
 #include "platforms/gpu_platform.h"
 
+#include <algorithm>
+#include <iomanip>
+#include <iterator>
 #include <string>
 
 namespace vgpu::platforms {
@@ -108,12 +111,27 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
       m_mem_requests(m_stats, "mem_requests", "count", "line requests of all SMs",
                      [this] { return sum_over_sms(&sm::sm::mem_requests); }),
       m_kernel_time(m_stats, "kernel_time", "ns",
-                    "simulated time of all kernel phases (launch to interrupt)", [this] {
+                    "simulated time of all kernel phases (launch to interrupt)",
+                    [this] {
                         std::uint64_t ps = 0;
                         for (const auto& r : host.runs())
                             ps += (r.end - r.start).value();
                         return static_cast<double>(ps) / 1000.0;
-                    })
+                    }),
+      m_active(m_stats, "active_cycles", "cycles", "SM cycles with a resident CTA, all SMs",
+               [this] { return sum_over_sms(&sm::sm::active_cycles); }),
+      m_issue_share(m_stats, "issue_share", "ratio",
+                    "share of active SM cycles that issued an instruction",
+                    [this] { return share(&sm::sm::instructions); }),
+      m_memory_share(m_stats, "memory_stall_share", "ratio",
+                     "share of active SM cycles with no warp ready, mostly waiting for memory",
+                     [this] { return share(&sm::sm::stall_memory); }),
+      m_alu_share(m_stats, "alu_stall_share", "ratio",
+                  "share of active SM cycles with no warp ready, mostly waiting for ALU results",
+                  [this] { return share(&sm::sm::stall_scoreboard); }),
+      m_barrier_share(m_stats, "barrier_stall_share", "ratio",
+                      "share of active SM cycles with no warp ready, mostly waiting at barriers",
+                      [this] { return share(&sm::sm::stall_barrier); })
 {
     const clock_params clk = make_clock_params(cfg.platform);
     const auto& p = cfg.platform;
@@ -165,6 +183,23 @@ double gpu_platform::sum_over_sms(std::uint64_t (sm::sm::*stat)() const) const
     return total;
 }
 
+double gpu_platform::share(std::uint64_t (sm::sm::*stat)() const) const
+{
+    const double active = sum_over_sms(&sm::sm::active_cycles);
+    return active > 0 ? sum_over_sms(stat) / active : 0.0;
+}
+
+std::string gpu_platform::bound_by() const
+{
+    const std::pair<double, const char*> shares[] = {
+        {m_issue_share.value(), "issue"},
+        {m_memory_share.value(), "memory"},
+        {m_alu_share.value(), "alu latency"},
+        {m_barrier_share.value(), "barriers"},
+    };
+    return std::max_element(std::begin(shares), std::end(shares))->second;
+}
+
 bool gpu_platform::finished() const
 {
     return host.finished();
@@ -186,6 +221,14 @@ void gpu_platform::summary(std::ostream& os) const
            << "\n";
     os << "  " << static_cast<std::uint64_t>(m_instructions.value()) << " warp-instructions, "
        << static_cast<std::uint64_t>(m_mem_requests.value()) << " memory line requests\n";
+    const auto flags = os.flags();
+    const auto precision = os.precision();
+    os << std::fixed << std::setprecision(1) << "  bound by " << bound_by()
+       << ": of the active SM cycles " << 100 * m_issue_share.value() << "% issued, "
+       << 100 * m_memory_share.value() << "% waited for memory, " << 100 * m_alu_share.value()
+       << "% for ALU results, " << 100 * m_barrier_share.value() << "% at barriers\n";
+    os.flags(flags);
+    os.precision(precision);
 }
 
 } // namespace vgpu::platforms

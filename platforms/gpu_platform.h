@@ -69,10 +69,19 @@ public:
 private:
     /// Sum of one SM statistic over every SM.
     double sum_over_sms(std::uint64_t (sm::sm::*stat)() const) const;
+    /// sum_over_sms(stat) as a share of all SMs' active cycles.
+    double share(std::uint64_t (sm::sm::*stat)() const) const;
 
     const vgpu_config m_cfg;
     stats::group m_stats;
     stats::formula m_instructions, m_mem_requests, m_kernel_time;
+    stats::formula m_active, m_issue_share, m_memory_share, m_alu_share, m_barrier_share;
+
+public:
+    /// What bounds the workload: the largest share of active SM cycles among issuing
+    /// ("issue"), waiting for memory ("memory"), for ALU results ("alu latency") and at
+    /// barriers ("barriers").
+    std::string bound_by() const;
 };
 
 /// Clock parameters of the models, from the platform section.

@@ -51,6 +51,12 @@ public:
     std::uint64_t faults() const { return m_faults.value(); }             ///< CTAs ended by a fault
     std::uint64_t mem_requests() const { return m_mem_requests.value(); } ///< line requests
     std::uint64_t active_cycles() const { return m_active_cycles.value(); } ///< cycles with CTAs
+    /// Cycles no warp could issue, mostly waiting for memory.
+    std::uint64_t stall_memory() const { return m_stall_memory.value(); }
+    /// Cycles no warp could issue, mostly waiting for ALU results.
+    std::uint64_t stall_scoreboard() const { return m_stall_scoreboard.value(); }
+    /// Cycles no warp could issue, mostly waiting at barriers.
+    std::uint64_t stall_barrier() const { return m_stall_barrier.value(); }
     std::uint64_t cycles() const { return m_cycle; } ///< current core cycle of the issue loop
     /// Full text of the last fault (cta_done.message holds its first 95 characters).
     const std::string& last_fault() const { return m_last_fault; }
