@@ -36,9 +36,10 @@ struct timing_config {
     void declare(config::visitor& v)
     {
         using config::spec;
-        v.choice("mode", mode, {{"fast", timing_mode::fast}, {"accurate", timing_mode::accurate}},
-                 spec("fast: temporal decoupling and busy-until contention; accurate: "
-                      "per-cycle arbitration at shared resources"));
+        v.choice(
+            "mode", mode, {{"fast", timing_mode::fast}, {"accurate", timing_mode::accurate}},
+            spec("fast: temporal decoupling and occupancy booking at shared resources; accurate: "
+                 "per-cycle arbitration at shared resources"));
         v.value("quantum_ns", quantum_ns,
                 spec("global quantum of fast mode; 0 runs initiators in lock-step")
                     .range(0, 1e9)
