@@ -147,7 +147,7 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
     for (auto& mod : modules)
         for (auto& cl : mod->clusters)
             for (auto& s : cl->sms) {
-                cp.dispatch.bind(s->ctrl);
+                cp.dispatch[s->sm_id()]->bind(s->ctrl);
                 s->done.bind(cp.cta_done);
             }
 

@@ -2,6 +2,7 @@
 // See models/cp/README.md and docs/registers.md.
 #define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn of the per-queue dispatch threads
 #include "models/cp/cp.h"
+#include "tlm_bus/byte_enables.h"
 
 #include "models/common/trace_events.h"
 
@@ -24,10 +25,9 @@ std::uint64_t to_ps(const sc_core::sc_time& t)
 
 cp::cp(const sc_core::sc_module_name& name, const cp_config& cfg, const clock_params& clk,
        unsigned num_sms, unsigned cta_slots_per_sm, unsigned warp_slots_per_sm)
-    : sc_module(name), mmio("mmio"), dispatch("dispatch"), cta_done("cta_done"), irq("irq"),
-      m_cfg(cfg), m_clk(clk), m_num_sms(num_sms), m_cta_slots(cta_slots_per_sm),
-      m_warp_slots(warp_slots_per_sm), m_regs(this->name()), m_sm(num_sms), m_log(this->name()),
-      m_stats(this->name()),
+    : sc_module(name), mmio("mmio"), cta_done("cta_done"), irq("irq"), m_cfg(cfg), m_clk(clk),
+      m_num_sms(num_sms), m_cta_slots(cta_slots_per_sm), m_warp_slots(warp_slots_per_sm),
+      m_regs(this->name()), m_sm(num_sms), m_log(this->name()), m_stats(this->name()),
       m_launches(m_stats, "launches", "count", "accepted LAUNCH writes (valid or not)"),
       m_bad_launches(m_stats, "bad_launches", "count",
                      "launches refused by validation (STATUS error, ERROR_CAUSE 1)"),
@@ -63,6 +63,9 @@ cp::cp(const sc_core::sc_module_name& name, const cp_config& cfg, const clock_pa
             "time from the LAUNCH write to the end of the kernel's last CTA"));
     }
     define_registers();
+    for (unsigned i = 0; i < num_sms; ++i)
+        dispatch.push_back(
+            std::make_unique<tlm_bus::initiator_port>(("dispatch" + std::to_string(i)).c_str()));
 
     SC_HAS_PROCESS(cp);
     SC_METHOD(process_done);
@@ -141,15 +144,6 @@ void cp::define_registers()
 sc_core::sc_time cp::cycles(std::uint64_t n) const
 {
     return sc_core::sc_time(static_cast<double>(n * m_clk.core_ps), sc_core::SC_PS);
-}
-
-void cp::end_of_elaboration()
-{
-    if (dispatch.size() != m_num_sms)
-        SC_REPORT_ERROR("vgpu/cp",
-                        (std::string(name()) + ": dispatch has " + std::to_string(dispatch.size()) +
-                         " bindings for " + std::to_string(m_num_sms) + " SMs")
-                            .c_str());
 }
 
 // ---- registers ----
@@ -369,20 +363,19 @@ void cp::dispatch_ctas(unsigned q)
         rec.cta_y = static_cast<std::uint32_t>(i / l.grid_x);
         const cta_key key{sm, rec.cta_x, rec.cta_y};
         qs.outstanding.insert(key);
-        tlm::tlm_generic_payload gp;
-        gp.set_command(tlm::TLM_WRITE_COMMAND);
-        gp.set_address(0);
-        gp.set_data_ptr(reinterpret_cast<unsigned char*>(&rec));
-        gp.set_data_length(sizeof rec);
-        gp.set_streaming_width(sizeof rec);
-        gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+        tlm_bus::gpu_extension attrs;
+        attrs.sm = static_cast<std::int16_t>(sm);
+        attrs.kind = tlm_bus::access_kind::host;
+        attrs.epoch = l.kernel_seq;
+        attrs.ptbr = l.ptbr;
         sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-        dispatch[sm]->b_transport(gp, delay);
-        if (!gp.is_response_ok()) {
+        const tlm::tlm_response_status rsp =
+            dispatch[sm]->access(tlm::TLM_WRITE_COMMAND, 0, &rec, sizeof rec, delay, &attrs);
+        if (rsp != tlm::TLM_OK_RESPONSE) {
             qs.outstanding.erase(key);
             const std::string msg = "SM " + std::to_string(sm) + " refused CTA (" +
                                     std::to_string(rec.cta_x) + "," + std::to_string(rec.cta_y) +
-                                    "): " + gp.get_response_string();
+                                    "): " + tlm_bus::response_name(rsp);
             VGPU_WARN(m_log, "queue %u: kernel %u: %s", q, l.kernel_seq, msg.c_str());
             if (!qs.fault) {
                 qs.fault = true;

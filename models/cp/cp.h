@@ -7,6 +7,7 @@
 #include "models/common/timing.h"
 #include "models/cp/cp_config.h"
 #include "models/cp/cta_launch.h"
+#include "tlm_bus/initiator_port.h"
 #include "tlm_bus/reg_bank.h"
 
 #include <cstdint>
@@ -92,8 +93,8 @@ enum class error_cause : std::uint32_t {
 class cp : public sc_core::sc_module {
 public:
     tlm_utils::simple_target_socket<cp> mmio; ///< register window (offsets relative to it)
-    /// One binding per SM, binding i = global SM i: a cta_launch written to address 0.
-    tlm_utils::multi_passthrough_initiator_socket<cp> dispatch;
+    /// dispatch[i] goes to global SM i: a cta_launch written to address 0.
+    std::vector<std::unique_ptr<tlm_bus::initiator_port>> dispatch;
     /// cta_done records written by the SMs (any number of bindings, any address).
     tlm_utils::multi_passthrough_target_socket<cp> cta_done;
     sc_core::sc_out<bool> irq; ///< level: IRQ_STATUS & IRQ_ENABLE != 0; driven by drive_irq()
@@ -159,7 +160,6 @@ private:
     unsigned mmio_transport_dbg(tlm::tlm_generic_payload& gp);
     void done_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned done_transport_dbg(int id, tlm::tlm_generic_payload& gp);
-    void end_of_elaboration() override;
 
     const cp_config m_cfg;
     const clock_params m_clk;

@@ -134,7 +134,7 @@ struct bench {
                 ("pc_dispatch" + std::to_string(i)).c_str()));
             auto& from_sm = *pcs.emplace_back(std::make_unique<tlm_bus::protocol_checker>(
                 ("pc_done" + std::to_string(i)).c_str()));
-            tlm_bus::bind_checked(dut.dispatch, to_sm, sms[i]->ctrl);
+            tlm_bus::bind_checked(*dut.dispatch[i], to_sm, sms[i]->ctrl);
             tlm_bus::bind_checked(sms[i]->done, from_sm, dut.cta_done);
         }
         dut.irq(irq);
