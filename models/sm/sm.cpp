@@ -150,9 +150,15 @@ void sm::keep_time()
 
 void sm::block(std::uint64_t until)
 {
+    // A launch or a memory completion that arrives while sync() waits notifies m_wake when
+    // nothing waits on it; the counter and the pending list catch it, so it is never lost.
+    const std::uint64_t wakeups = m_wakeups;
     m_qk.sync();
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    if (until == never)
+    const bool woken = wakeups != m_wakeups || !m_pending.empty();
+    if (woken)
+        VGPU_DEBUG(m_log, "woken during the sync at %s", now.to_string().c_str());
+    else if (until == never)
         sc_core::wait(m_wake);
     else if (time_of(until) > now)
         sc_core::wait(time_of(until) - now, m_wake);
@@ -225,6 +231,7 @@ void sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     c.warp_mask = mask;
     m_free_warps &= ~mask;
     m_pending.push_back(static_cast<int>(slot - m_cta_slots.begin()));
+    ++m_wakeups;
     m_wake.notify(delay);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -890,6 +897,7 @@ void sm::lsu_thread(unsigned id)
         do_line(job.slot, job.line, delay, buf, be);
         if (--op.remaining == 0) {
             finish_mem(job.slot);
+            ++m_wakeups;
             m_wake.notify(sc_core::SC_ZERO_TIME);
         }
     }

@@ -194,7 +194,8 @@ private:
     std::uint64_t m_next_limit = never; ///< earliest cycle a CTA exceeds max_cta_cycles
     bool m_check = false;               ///< a CTA may have finished or deadlocked
     tlm_utils::tlm_quantumkeeper m_qk;
-    sc_core::sc_event m_wake; ///< launch accepted or memory completed
+    sc_core::sc_event m_wake;    ///< launch accepted or memory completed
+    std::uint64_t m_wakeups = 0; ///< notifications of m_wake so far (see block())
 
     std::vector<lsu_job> m_jobs; ///< ring buffer of line requests (accurate mode)
     std::size_t m_job_head = 0, m_job_count = 0;
