@@ -5,6 +5,7 @@
 #include "platforms/vgpu_config.h"
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,8 @@ public:
     virtual std::vector<std::string> failures() const = 0;
     /// A few lines for the terminal.
     virtual void summary(std::ostream& os) const = 0;
+    /// Top-level records for stats.json besides meta and stats (e.g. `kernels`, `phases`).
+    virtual nlohmann::json records() const { return nlohmann::json::object(); }
 };
 
 /// A workload or combination that cannot be built; each message is one complete error line.

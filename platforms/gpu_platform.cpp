@@ -32,6 +32,8 @@ host::platform_facts driver_facts(const vgpu_config& cfg, std::uint64_t cp_base)
     f.sms_per_module = sms_per_module(cfg.platform);
     f.cp_base = cp_base;
     f.line_bytes = cfg.l1.line_bytes;
+    f.port_bytes_per_ps =
+        static_cast<double>(cfg.noc.width_bytes) / static_cast<double>(cfg.platform.clocks.noc.ps);
     return f;
 }
 } // namespace
@@ -111,11 +113,13 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
       m_mem_requests(m_stats, "mem_requests", "count", "line requests of all SMs",
                      [this] { return sum_over_sms(&sm::sm::mem_requests); }),
       m_kernel_time(m_stats, "kernel_time", "ns",
-                    "simulated time of all kernel phases (launch to interrupt)",
+                    "sum of the phase windows (first LAUNCH to last interrupt of each phase; "
+                    "kernels side by side count once)",
                     [this] {
                         std::uint64_t ps = 0;
-                        for (const auto& r : host.runs())
-                            ps += (r.end - r.start).value();
+                        for (const auto& ph : host.phases())
+                            if (ph.ended)
+                                ps += (ph.end - ph.start).value();
                         return static_cast<double>(ps) / 1000.0;
                     }),
       m_active(m_stats, "active_cycles", "cycles", "SM cycles with a resident CTA, all SMs",
@@ -135,6 +139,7 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
 {
     const clock_params clk = make_clock_params(cfg.platform);
     const auto& p = cfg.platform;
+    host.set_window_marker([this] { return take_mark(); });
     for (unsigned m = 0; m < p.modules; ++m)
         modules.push_back(std::make_unique<module_unit>(indexed("m", m).c_str(), cfg, clk, m));
 
@@ -210,23 +215,194 @@ std::vector<std::string> gpu_platform::failures() const
     return host.failures();
 }
 
+std::vector<const sm::sm*> gpu_platform::all_sms() const
+{
+    std::vector<const sm::sm*> v;
+    for (const auto& mod : modules)
+        for (const auto& cl : mod->clusters)
+            for (const auto& s : cl->sms)
+                v.push_back(s.get());
+    return v;
+}
+
+std::vector<const l1::l1*> gpu_platform::all_l1s() const
+{
+    std::vector<const l1::l1*> v;
+    for (const auto& mod : modules)
+        for (const auto& cl : mod->clusters)
+            for (const auto& l : cl->l1s)
+                v.push_back(l.get());
+    return v;
+}
+
+std::vector<bool> gpu_platform::sm_set(unsigned first, unsigned count) const
+{
+    std::vector<bool> set(all_sms().size(), false);
+    for (unsigned i = first; i < first + count && i < set.size(); ++i)
+        set[i] = true;
+    return set;
+}
+
+int gpu_platform::take_mark()
+{
+    snapshot snap;
+    for (const stats::entry& e : stats::collect_all())
+        if (e.value.is_number())
+            snap.emplace(e.name, e.value.get<double>());
+    m_marks.push_back(std::move(snap));
+    return static_cast<int>(m_marks.size() - 1);
+}
+
+window_deltas gpu_platform::deltas(int start_mark, int end_mark, const std::vector<bool>& sms,
+                                   sc_core::sc_time window) const
+{
+    const snapshot& a = m_marks.at(static_cast<std::size_t>(start_mark));
+    const snapshot& b = m_marks.at(static_cast<std::size_t>(end_mark));
+    auto delta = [&](const std::string& name) {
+        const auto ib = b.find(name);
+        const auto ia = a.find(name);
+        return (ib == b.end() ? 0.0 : ib->second) - (ia == a.end() ? 0.0 : ia->second);
+    };
+    window_deltas d;
+    d.window_ps = static_cast<double>(window.value());
+    d.core_ps = static_cast<double>(m_cfg.platform.clocks.core.ps);
+    const auto sm_list = all_sms();
+    const auto l1_list = all_l1s();
+    for (std::size_t i = 0; i < sm_list.size(); ++i) {
+        if (!sms[i])
+            continue;
+        const std::string sm = sm_list[i]->name(), l1 = l1_list[i]->name();
+        ++d.sms;
+        const double active = delta(sm + ".active_cycles");
+        d.sms_active += active > 0;
+        d.active_cycles += active;
+        d.instructions += delta(sm + ".instructions");
+        d.stall_memory += delta(sm + ".stall_memory");
+        d.stall_scoreboard += delta(sm + ".stall_scoreboard");
+        d.stall_barrier += delta(sm + ".stall_barrier");
+        d.l1_hits += delta(l1 + ".hits");
+        d.l1_misses += delta(l1 + ".misses");
+        d.l1_merges += delta(l1 + ".mshr_merges");
+    }
+    for (const auto& mod : modules) {
+        for (const auto& l : mod->llcs) {
+            const std::string n = l->name();
+            d.llc_hits += delta(n + ".hits");
+            d.llc_misses += delta(n + ".misses");
+            d.llc_merges += delta(n + ".mshr_merges");
+        }
+        const std::string dr = mod->dram.name();
+        d.dram_read_bytes += delta(dr + ".bytes_read");
+        d.dram_write_bytes += delta(dr + ".bytes_written");
+    }
+    d.dram_peak_bytes_per_ps =
+        m_cfg.dram.bandwidth_gbps / 1000.0 * m_cfg.dram.channels * m_cfg.platform.modules;
+    for (const auto& l : links)
+        d.link_bytes += delta(std::string(l->name()) + ".bytes");
+    // Every shared resource (crossbar and NoC ports, links, LLC banks, DRAM channels) is on
+    // the memory side and reports its occupied time as `<path>.busy_ps`.
+    static const std::string suffix = ".busy_ps";
+    for (const auto& [name, value] : b) {
+        if (name.size() <= suffix.size() ||
+            name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+            continue;
+        const double busy = value - (a.count(name) ? a.at(name) : 0.0);
+        if (busy > d.busiest_busy_ps || (busy == d.busiest_busy_ps && name < d.busiest)) {
+            d.busiest_busy_ps = busy;
+            d.busiest = name.substr(0, name.size() - suffix.size());
+        }
+    }
+    return d;
+}
+
+nlohmann::json gpu_platform::record(const std::string& name, int start_mark, int end_mark,
+                                    const std::vector<bool>& sms, sc_core::sc_time start,
+                                    sc_core::sc_time end, bool ended) const
+{
+    nlohmann::json r;
+    r["name"] = name;
+    unsigned count = 0;
+    for (bool b : sms)
+        count += b;
+    r["sms"] = count;
+    r["start_ns"] = static_cast<double>(start.value()) / 1000.0;
+    r["completed"] = ended;
+    if (!ended || start_mark < 0 || end_mark < 0) {
+        r["end_ns"] = nullptr; // cut off before its interrupt: no window to measure
+        return r;
+    }
+    r["end_ns"] = static_cast<double>(end.value()) / 1000.0;
+    to_json(r, compute_figures(deltas(start_mark, end_mark, sms, end - start)));
+    return r;
+}
+
+nlohmann::json gpu_platform::records() const
+{
+    nlohmann::json kernels = nlohmann::json::array(), phases = nlohmann::json::array();
+    const auto& runs = host.runs();
+    for (const auto& k : runs) {
+        nlohmann::json r = record(k.name, k.start_mark, k.end_mark, sm_set(k.sm_first, k.sm_count),
+                                  k.start, k.end, k.ended);
+        r["queue"] = k.queue;
+        r["phase"] = k.phase;
+        r["ok"] = k.ok;
+        kernels.push_back(std::move(r));
+    }
+    for (const auto& ph : host.phases()) {
+        std::vector<bool> sms(all_sms().size(), false);
+        std::string name;
+        for (std::size_t i : ph.kernels) {
+            const auto set = sm_set(runs[i].sm_first, runs[i].sm_count);
+            for (std::size_t s = 0; s < sms.size(); ++s)
+                sms[s] = sms[s] || set[s];
+            name += (name.empty() ? "" : "+") + runs[i].name;
+        }
+        nlohmann::json r =
+            record(name, ph.start_mark, ph.end_mark, sms, ph.start, ph.end, ph.ended);
+        r["phase"] = ph.index;
+        r["kernels"] = ph.kernels.size();
+        phases.push_back(std::move(r));
+    }
+    return {{"kernels", kernels}, {"phases", phases}};
+}
+
 void gpu_platform::summary(std::ostream& os) const
 {
     const auto& p = m_cfg.platform;
     os << "gpu: " << p.modules << " module(s) x " << p.clusters_per_module << " cluster(s) x "
        << p.sms_per_cluster << " SMs, workload '" << m_workload.name << "'\n";
-    for (const auto& r : host.runs())
-        os << "  kernel " << r.name << " (phase " << r.phase << ", queue " << r.queue
-           << "): " << (r.end - r.start).to_seconds() * 1e9 << " ns" << (r.ok ? "" : " FAILED")
-           << "\n";
-    os << "  " << static_cast<std::uint64_t>(m_instructions.value()) << " warp-instructions, "
-       << static_cast<std::uint64_t>(m_mem_requests.value()) << " memory line requests\n";
     const auto flags = os.flags();
     const auto precision = os.precision();
-    os << std::fixed << std::setprecision(1) << "  bound by " << bound_by()
-       << ": of the active SM cycles " << 100 * m_issue_share.value() << "% issued, "
-       << 100 * m_memory_share.value() << "% waited for memory, " << 100 * m_alu_share.value()
-       << "% for ALU results, " << 100 * m_barrier_share.value() << "% at barriers\n";
+    os << std::fixed;
+    const nlohmann::json recs = records();
+    for (const auto& k : recs["kernels"]) {
+        os << "  kernel " << k["name"].get<std::string>() << " (phase " << k["phase"] << ", queue "
+           << k["queue"] << ", " << k["sms"] << " SMs): ";
+        if (k["end_ns"].is_null()) {
+            os << "did not complete\n";
+            continue;
+        }
+        os << std::setprecision(1) << k["end_ns"].get<double>() - k["start_ns"].get<double>()
+           << " ns, " << k["cycles"] << " cycles, IPC " << std::setprecision(2)
+           << k["ipc"].get<double>() << ", L1 hit " << std::setprecision(1)
+           << 100 * k["l1_hit_rate"].get<double>() << "%, LLC hit "
+           << 100 * k["llc_hit_rate"].get<double>() << "%, DRAM "
+           << k["dram_read_bytes"].get<std::uint64_t>() << " B read / "
+           << k["dram_write_bytes"].get<std::uint64_t>() << " B written ("
+           << 100 * k["dram_bw_util"].get<double>()
+           << "% of peak), bound: " << k["bound"].get<std::string>()
+           << (k["ok"].get<bool>() ? "" : " FAILED") << "\n";
+    }
+    os << "  kernel time " << std::setprecision(1) << m_kernel_time.value() << " ns in "
+       << host.phases().size() << " phase(s); set-up " << host.load_time().to_seconds() * 1e9
+       << " ns (host.load " << (m_cfg.host.load == host::load_kind::dma ? "dma" : "backdoor")
+       << ")\n";
+    os << "  " << static_cast<std::uint64_t>(m_instructions.value()) << " warp-instructions, "
+       << static_cast<std::uint64_t>(m_mem_requests.value()) << " memory line requests\n";
+    os << std::setprecision(1) << "  bound by " << bound_by() << ": of the active SM cycles "
+       << 100 * m_issue_share.value() << "% issued, " << 100 * m_memory_share.value()
+       << "% waited for memory, " << 100 * m_alu_share.value() << "% for ALU results, "
+       << 100 * m_barrier_share.value() << "% at barriers\n";
     os.flags(flags);
     os.precision(precision);
 }

@@ -16,9 +16,11 @@
 #include "models/sm/sm.h"
 #include "models/sm/xlate.h"
 #include "platforms/builder.h"
+#include "platforms/window_figures.h"
 #include "tlm_bus/router.h"
 
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace vgpu::platforms {
@@ -55,6 +57,9 @@ public:
     bool finished() const override;
     std::vector<std::string> failures() const override;
     void summary(std::ostream& os) const override;
+    /// `kernels` (one record per launch) and `phases` (one per schedule phase), each with the
+    /// figures of its own window (docs/outputs.md).
+    nlohmann::json records() const override;
 
     /// Physical address of the command processor's register window on the MMIO bus.
     static constexpr std::uint64_t cp_base = 0x40000000;
@@ -67,6 +72,24 @@ public:
     std::vector<std::unique_ptr<noc::link>> links;     ///< link_<a>_<b>: module a -> module b
 
 private:
+    /// Numeric statistics at one window boundary, by name.
+    using snapshot = std::unordered_map<std::string, double>;
+    /// Snapshots the statistics now (the driver's window marker); returns its index.
+    int take_mark();
+    /// Changes over [start_mark, end_mark] of the SMs [first, first + count) and of the memory
+    /// side, as inputs of compute_figures().
+    window_deltas deltas(int start_mark, int end_mark, const std::vector<bool>& sms,
+                         sc_core::sc_time window) const;
+    /// One `kernels` or `phases` record.
+    nlohmann::json record(const std::string& name, int start_mark, int end_mark,
+                          const std::vector<bool>& sms, sc_core::sc_time start,
+                          sc_core::sc_time end, bool ended) const;
+    std::vector<bool> sm_set(unsigned first, unsigned count) const;
+    std::vector<const sm::sm*> all_sms() const;
+    std::vector<const l1::l1*> all_l1s() const;
+
+    std::vector<snapshot> m_marks;
+
     /// Sum of one SM statistic over every SM.
     double sum_over_sms(std::uint64_t (sm::sm::*stat)() const) const;
     /// sum_over_sms(stat) as a share of all SMs' active cycles.

@@ -48,7 +48,8 @@ output_writer::output_writer(std::string dir) : m_dir(std::move(dir))
     m_ok = std::filesystem::is_directory(m_dir, ec);
 }
 
-bool output_writer::write(const run_meta& meta, const std::vector<stats::entry>& stats) const
+bool output_writer::write(const run_meta& meta, const std::vector<stats::entry>& stats,
+                          const nlohmann::json& records) const
 {
     nlohmann::json j;
     j["meta"] = {
@@ -63,6 +64,8 @@ bool output_writer::write(const run_meta& meta, const std::vector<stats::entry>&
         {"verdict", meta.verdict},
     };
     j["stats"] = stats::to_json(stats);
+    for (const auto& [key, value] : records.items())
+        j[key] = value;
     std::ofstream js(m_dir + "/stats.json"), txt(m_dir + "/stats.txt"), cfg(m_dir + "/config.yaml");
     js << j.dump(2) << "\n";
     txt << stats::to_text(stats);

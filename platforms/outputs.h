@@ -26,7 +26,10 @@ class output_writer {
 public:
     explicit output_writer(std::string dir);
     bool ok() const { return m_ok; }
-    bool write(const run_meta& meta, const std::vector<stats::entry>& stats) const;
+    /// stats.json (meta, stats, and each key of `records`, e.g. kernels and phases),
+    /// stats.txt and config.yaml.
+    bool write(const run_meta& meta, const std::vector<stats::entry>& stats,
+               const nlohmann::json& records = nlohmann::json::object()) const;
     /// Writes trace.json (Chrome/Perfetto trace events).
     bool write_trace(const std::string& json) const;
     const std::string& dir() const { return m_dir; }

@@ -41,7 +41,8 @@ struct timing_config {
             spec("fast: temporal decoupling and occupancy booking at shared resources; accurate: "
                  "per-cycle arbitration at shared resources"));
         v.value("quantum_ns", quantum_ns,
-                spec("global quantum of fast mode; 0 runs initiators in lock-step")
+                spec("global quantum of fast mode; 0 runs initiators in lock-step; accurate mode "
+                     "always runs in lock-step and ignores it")
                     .range(0, 1e9)
                     .unit("ns"));
     }
@@ -76,11 +77,6 @@ struct platform_config {
 
     void validate(config::checker& c) const
     {
-        if (timing.mode == timing_mode::accurate && timing.quantum_ns != 0 &&
-            c.is_set("platform.timing.quantum_ns"))
-            c.error("platform.timing.quantum_ns",
-                    "inconsistent with platform.timing.mode 'accurate', which runs in lock-step "
-                    "(set 0 or remove the key)");
         if (static_cast<std::uint64_t>(modules) * clusters_per_module * sms_per_cluster > 4096)
             c.error("platform.sms_per_cluster", "more than 4096 SMs in total");
     }

@@ -154,7 +154,7 @@ int run(int argc, char** argv)
     meta.host_seconds = host_seconds;
     meta.mode = cfg.platform.timing.mode == platforms::timing_mode::fast ? "fast" : "accurate";
     meta.verdict = failures.empty() ? "pass" : "fail";
-    if (!out.write(meta, stats::collect_all())) {
+    if (!out.write(meta, stats::collect_all(), top->records())) {
         std::cerr << "vgpu-sim: error: cannot write the outputs to '" << outdir << "'\n";
         return exit_sim_failure;
     }

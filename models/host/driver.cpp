@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstring>
 
 namespace vgpu::host {
@@ -114,13 +115,23 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
                const platform_facts& facts)
     : sc_module(name), mmio("mmio"), dma("dma"), irq("irq"), m_cfg(cfg), m_wl(wl), m_facts(facts),
       m_plan(plan_memory(wl, facts)),
-      m_chunk(std::max(4u, std::min(cfg.dma_bytes, facts.line_bytes))), m_log(this->name()),
-      m_stats(this->name()),
-      m_bytes_written(m_stats, "bytes_written", "bytes", "bytes written to GPU memory by DMA"),
-      m_bytes_read(m_stats, "bytes_read", "bytes", "bytes read from GPU memory by DMA"),
+      m_chunk(cfg.load == load_kind::dma ? std::max(4u, std::min(cfg.dma_bytes, facts.line_bytes))
+                                         : facts.line_bytes),
+      m_piece_interval(sc_core::sc_time::from_value(static_cast<std::uint64_t>(
+          std::ceil(m_chunk / std::max(1e-9, facts.port_bytes_per_ps))))),
+      m_log(this->name()), m_stats(this->name()),
+      m_bytes_written(m_stats, "bytes_written", "bytes",
+                      "bytes written to GPU memory (set-up; DMA or backdoor per host.load)"),
+      m_bytes_read(m_stats, "bytes_read", "bytes",
+                   "bytes read from GPU memory (result checks; DMA or backdoor per host.load)"),
+      m_transactions(m_stats, "dma_transactions", "count",
+                     "timed DMA transactions of the copy engine (0 with host.load backdoor)"),
       m_kernels(m_stats, "kernels", "count", "kernel launches"),
       m_checks_passed(m_stats, "checks_passed", "count", "result checks that passed"),
-      m_checks_failed(m_stats, "checks_failed", "count", "result checks that failed")
+      m_checks_failed(m_stats, "checks_failed", "count", "result checks that failed"),
+      m_load_ns(m_stats, "load_time", "ns",
+                "simulated time of the set-up before the first launch (0 with host.load backdoor)",
+                [this] { return static_cast<double>(m_load_time.value()) / 1000.0; })
 {
     m_ext.kind = tlm_bus::access_kind::host;
     for (const auto& k : wl.kernels)
@@ -131,6 +142,9 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
                             "time from LAUNCH to the interrupt of kernel '" + k.name + "'"));
     SC_HAS_PROCESS(driver);
     SC_THREAD(run);
+    if (cfg.load == load_kind::dma)
+        for (unsigned i = 0; i < cfg.dma_outstanding; ++i)
+            sc_core::sc_spawn([this] { dma_engine(); }, sc_core::sc_gen_unique_name("dma_engine"));
 }
 
 sc_core::sc_time driver::now() const
@@ -167,105 +181,154 @@ void driver::run()
     done.notify(sc_core::SC_ZERO_TIME);
 }
 
-bool driver::dma_access(tlm::tlm_command cmd, std::uint64_t pa, std::uint8_t* data, unsigned len)
+void driver::pieces_physical(std::uint64_t pa, std::uint8_t* data, std::uint64_t bytes,
+                             std::vector<transfer_piece>& out) const
 {
-    const auto rsp = dma.access(cmd, pa, data, len, m_qk, &m_ext);
-    if (rsp != tlm::TLM_OK_RESPONSE) {
-        fail(std::string("DMA ") + (cmd == tlm::TLM_READ_COMMAND ? "read" : "write") + " of " +
-             std::to_string(len) + " bytes at physical " + hex(pa) + " failed (" +
-             tlm_bus::response_name(rsp) + ")");
+    for (std::uint64_t done_bytes = 0; done_bytes < bytes;) {
+        const std::uint64_t a = pa + done_bytes;
+        // Pieces are aligned to the piece size, so they never cross a line or a page.
+        const auto len = static_cast<unsigned>(
+            std::min<std::uint64_t>(m_chunk - a % m_chunk, bytes - done_bytes));
+        out.push_back({a, data + done_bytes, len});
+        done_bytes += len;
+    }
+}
+
+bool driver::pieces_virtual(std::uint64_t va, std::uint8_t* data, std::uint64_t bytes,
+                            std::vector<transfer_piece>& out)
+{
+    const std::uint64_t page = m_facts.page_bytes;
+    for (std::uint64_t done_bytes = 0; done_bytes < bytes;) {
+        const std::uint64_t a = va + done_bytes;
+        const std::uint64_t len = std::min(page - a % page, bytes - done_bytes);
+        const auto pa = m_plan.translate(a, page);
+        if (!pa) {
+            fail("driver bug: virtual address " + hex(a) + " is not mapped");
+            return false;
+        }
+        pieces_physical(*pa, data + done_bytes, len, out);
+        done_bytes += len;
+    }
+    return true;
+}
+
+bool driver::transfer(tlm::tlm_command cmd, const std::vector<transfer_piece>& pieces)
+{
+    const bool read = cmd == tlm::TLM_READ_COMMAND;
+    if (m_cfg.load == load_kind::dma) {
+        if (!transfer_dma(cmd, pieces))
+            return false;
+    } else {
+        for (const transfer_piece& p : pieces) {
+            if (dma.debug(cmd, p.pa, p.data, p.len) != p.len) {
+                fail(std::string("backdoor ") + (read ? "read" : "write") + " of " +
+                     std::to_string(p.len) + " bytes at physical " + hex(p.pa) +
+                     " failed (no memory answered for every byte)");
+                return false;
+            }
+        }
+    }
+    for (const transfer_piece& p : pieces)
+        (read ? m_bytes_read : m_bytes_written) += p.len;
+    return true;
+}
+
+bool driver::transfer_dma(tlm::tlm_command cmd, const std::vector<transfer_piece>& pieces)
+{
+    if (pieces.empty())
+        return true;
+    m_batch = &pieces;
+    m_batch_cmd = cmd;
+    m_batch_next = m_batch_done = 0;
+    m_batch_start = m_batch_end = now();
+    m_batch_error.clear();
+    m_batch_posted.notify(sc_core::SC_ZERO_TIME);
+    sc_core::wait(m_batch_finished);
+    m_batch = nullptr;
+    m_qk.set(m_batch_end > sc_core::sc_time_stamp() ? m_batch_end - sc_core::sc_time_stamp()
+                                                    : sc_core::SC_ZERO_TIME);
+    if (!m_batch_error.empty()) {
+        fail(m_batch_error);
         return false;
     }
-    (cmd == tlm::TLM_READ_COMMAND ? m_bytes_read : m_bytes_written) += len;
     return true;
 }
 
-bool driver::write_virtual(std::uint64_t va, const std::uint8_t* data, std::uint64_t bytes)
+void driver::dma_engine()
 {
-    std::vector<std::uint8_t> tmp(m_chunk);
-    for (std::uint64_t done_bytes = 0; done_bytes < bytes;) {
-        const std::uint64_t a = va + done_bytes;
-        // Chunks are aligned to the chunk size, so they never cross a line or a page.
-        const auto len = static_cast<unsigned>(
-            std::min<std::uint64_t>(m_chunk - a % m_chunk, bytes - done_bytes));
-        const auto pa = m_plan.translate(a, m_facts.page_bytes);
-        if (!pa) {
-            fail("driver bug: virtual address " + hex(a) + " is not mapped");
-            return false;
-        }
-        std::memcpy(tmp.data(), data + done_bytes, len);
-        if (!dma_access(tlm::TLM_WRITE_COMMAND, *pa, tmp.data(), len))
-            return false;
-        done_bytes += len;
+    tlm_utils::tlm_quantumkeeper qk;
+    qk.reset();
+    for (;;) {
+        qk.sync();
+        while (!m_batch || m_batch_next >= m_batch->size())
+            sc_core::wait(m_batch_posted);
+        const std::size_t i = m_batch_next++;
+        const transfer_piece& p = (*m_batch)[i];
+        // The copy engine's port issues one piece per m_piece_interval at most.
+        const sc_core::sc_time earliest =
+            m_batch_start + sc_core::sc_time::from_value(m_piece_interval.value() * i);
+        qk.set(earliest > sc_core::sc_time_stamp() ? earliest - sc_core::sc_time_stamp()
+                                                   : sc_core::SC_ZERO_TIME);
+        const auto rsp = dma.access(m_batch_cmd, p.pa, p.data, p.len, qk, &m_ext);
+        ++m_transactions;
+        if (rsp != tlm::TLM_OK_RESPONSE && m_batch_error.empty())
+            m_batch_error = std::string("DMA ") +
+                            (m_batch_cmd == tlm::TLM_READ_COMMAND ? "read" : "write") + " of " +
+                            std::to_string(p.len) + " bytes at physical " + hex(p.pa) +
+                            " failed (" + tlm_bus::response_name(rsp) + ")";
+        m_batch_end = std::max(m_batch_end, sc_core::sc_time_stamp() + qk.get_local_time());
+        if (++m_batch_done == m_batch->size())
+            m_batch_finished.notify(sc_core::SC_ZERO_TIME);
     }
-    return true;
-}
-
-bool driver::read_virtual(std::uint64_t va, std::uint8_t* data, std::uint64_t bytes)
-{
-    for (std::uint64_t done_bytes = 0; done_bytes < bytes;) {
-        const std::uint64_t a = va + done_bytes;
-        const auto len = static_cast<unsigned>(
-            std::min<std::uint64_t>(m_chunk - a % m_chunk, bytes - done_bytes));
-        const auto pa = m_plan.translate(a, m_facts.page_bytes);
-        if (!pa) {
-            fail("driver bug: virtual address " + hex(a) + " is not mapped");
-            return false;
-        }
-        if (!dma_access(tlm::TLM_READ_COMMAND, *pa, data + done_bytes, len))
-            return false;
-        done_bytes += len;
-    }
-    return true;
 }
 
 bool driver::load_memory()
 {
-    // Page table: runs of consecutive virtual pages are consecutive entries.
-    std::vector<std::uint8_t> run_bytes;
-    std::uint64_t run_start = 0;
-    auto flush = [&]() {
-        for (std::size_t off = 0; off < run_bytes.size();) {
-            const std::uint64_t pa = run_start + off;
-            const auto len = static_cast<unsigned>(
-                std::min<std::uint64_t>(m_chunk - pa % m_chunk, run_bytes.size() - off));
-            if (!dma_access(tlm::TLM_WRITE_COMMAND, pa, run_bytes.data() + off, len))
-                return false;
-            off += len;
+    const sc_core::sc_time start = now();
+    // Page table: one 8-byte entry per mapped page, laid out in virtual page order.
+    std::vector<std::uint64_t> entries;
+    entries.reserve(m_plan.pages.size());
+    for (const auto& [vpn, pa] : m_plan.pages)
+        entries.push_back(pa | pte_writable | pte_present);
+    std::vector<transfer_piece> pieces;
+    std::size_t e = 0;
+    for (auto it = m_plan.pages.begin(); it != m_plan.pages.end();) {
+        // A run of consecutive virtual pages is a run of consecutive entries.
+        auto end = std::next(it);
+        std::size_t n = 1;
+        while (end != m_plan.pages.end() && end->first == std::prev(end)->first + 1) {
+            ++end;
+            ++n;
         }
-        run_bytes.clear();
-        return true;
-    };
-    for (const auto& [vpn, pa] : m_plan.pages) {
-        const std::uint64_t entry = m_plan.ptbr + vpn * 8;
-        if (!run_bytes.empty() && entry != run_start + run_bytes.size() && !flush())
-            return false;
-        if (run_bytes.empty())
-            run_start = entry;
-        const std::uint64_t pte = pa | pte_writable | pte_present;
-        for (unsigned i = 0; i < 8; ++i)
-            run_bytes.push_back(static_cast<std::uint8_t>(pte >> (8 * i)));
+        pieces_physical(m_plan.ptbr + it->first * 8, reinterpret_cast<std::uint8_t*>(&entries[e]),
+                        n * 8, pieces);
+        e += n;
+        it = end;
     }
-    if (!flush())
-        return false;
     // Memory is zero at reset and frames are never reused: zero buffers need no writes.
+    std::vector<std::vector<std::uint32_t>> words(m_wl.buffers.size());
     for (std::size_t b = 0; b < m_wl.buffers.size(); ++b) {
         const buffer_decl& d = m_wl.buffers[b];
         if (d.init.kind == init_kind::zero)
             continue;
-        const auto words = initial_words(d);
-        if (!write_virtual(m_plan.buffers[b].va,
-                           reinterpret_cast<const std::uint8_t*>(words.data()), d.bytes()))
+        words[b] = initial_words(d);
+        if (!pieces_virtual(m_plan.buffers[b].va, reinterpret_cast<std::uint8_t*>(words[b].data()),
+                            d.bytes(), pieces))
             return false;
     }
+    std::vector<std::vector<std::uint8_t>> images(m_wl.kernels.size());
     for (std::size_t k = 0; k < m_wl.kernels.size(); ++k) {
-        const auto image = m_wl.kernels[k].image();
-        if (!write_virtual(m_plan.programs[k].va, image.data(), image.size()))
+        images[k] = m_wl.kernels[k].image();
+        if (!pieces_virtual(m_plan.programs[k].va, images[k].data(), images[k].size(), pieces))
             return false;
     }
+    if (!transfer(tlm::TLM_WRITE_COMMAND, pieces))
+        return false;
     m_qk.sync();
-    VGPU_INFO(m_log, "loaded %" PRIu64 " bytes (%zu pages mapped, page table at %s)",
-              m_bytes_written.value(), m_plan.pages.size(), hex(m_plan.ptbr).c_str());
+    m_load_time = sc_core::sc_time_stamp() - start;
+    VGPU_INFO(m_log, "loaded %" PRIu64 " bytes in %s (%zu pages mapped, page table at %s)",
+              m_bytes_written.value(), m_load_time.to_string().c_str(), m_plan.pages.size(),
+              hex(m_plan.ptbr).c_str());
     return true;
 }
 
@@ -357,7 +420,10 @@ bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k)
     r.name = k.name;
     r.phase = phase;
     r.queue = q;
+    r.sm_first = k.sms.first;
+    r.sm_count = writes[7].second;
     r.start = now();
+    r.start_mark = mark();
     if (!reg_write(reg::queue(q, reg::LAUNCH), 1))
         return false;
     ++m_kernels;
@@ -414,11 +480,16 @@ bool driver::run_phase(unsigned p)
     const auto& phase = m_wl.schedule[p];
     const std::size_t first_run = m_runs.size();
     std::uint32_t pending = 0;
+    m_phases.push_back({});
+    m_phases.back().index = p;
     for (unsigned q = 0; q < phase.size(); ++q) {
         if (!launch(p, q, m_wl.kernels[phase[q]]))
             return false;
+        m_phases.back().kernels.push_back(m_runs.size() - 1);
         pending |= 1u << q;
     }
+    m_phases.back().start = m_runs[first_run].start;
+    m_phases.back().start_mark = m_runs[first_run].start_mark;
     m_qk.sync();
     const sc_core::sc_time deadline =
         sc_core::sc_time_stamp() + sc_core::sc_time::from_value(m_cfg.kernel_timeout.ps);
@@ -453,6 +524,11 @@ bool driver::run_phase(unsigned p)
                 continue;
             kernel_run& r = m_runs[first_run + q];
             r.end = now();
+            r.ended = true;
+            r.end_mark = mark();
+            phase_run& ph = m_phases.back();
+            ph.end = r.end;
+            ph.end_mark = r.end_mark;
             const std::uint32_t st = reg_read(reg::queue(q, reg::STATUS));
             r.ok = st == static_cast<std::uint32_t>(cp::queue_status::done);
             const kernel_decl& k = m_wl.kernels[phase[q]];
@@ -469,6 +545,7 @@ bool driver::run_phase(unsigned p)
             }
         }
         pending &= ~status;
+        m_phases.back().ended = pending == 0;
         if (!reg_write(reg::IRQ_STATUS, status))
             return false;
         m_qk.sync();
@@ -500,8 +577,10 @@ void driver::run_checks()
         const auto bi = static_cast<std::size_t>(m_wl.buffer_index(c.buffer));
         const buffer_decl& b = m_wl.buffers[bi];
         std::vector<std::uint32_t> got(b.elements);
-        if (!read_virtual(m_plan.buffers[bi].va, reinterpret_cast<std::uint8_t*>(got.data()),
-                          b.bytes())) {
+        std::vector<transfer_piece> pieces;
+        if (!pieces_virtual(m_plan.buffers[bi].va, reinterpret_cast<std::uint8_t*>(got.data()),
+                            b.bytes(), pieces) ||
+            !transfer(tlm::TLM_READ_COMMAND, pieces)) {
             ++m_checks_failed;
             continue;
         }

@@ -10,6 +10,7 @@
 #include "tlm_bus/initiator_port.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -57,9 +58,32 @@ struct kernel_run {
     std::string name;       ///< kernel name
     unsigned phase = 0;     ///< schedule phase
     unsigned queue = 0;     ///< CP queue it ran on
+    unsigned sm_first = 0;  ///< first SM of its SM set
+    unsigned sm_count = 0;  ///< SMs in its SM set
     sc_core::sc_time start; ///< LAUNCH write
     sc_core::sc_time end;   ///< interrupt seen for its queue
     bool ok = false;        ///< STATUS done (not error, not timed out)
+    bool ended = false;     ///< the interrupt was seen (end is meaningful)
+    int start_mark = -1;    ///< window mark taken at the LAUNCH write (see set_window_marker)
+    int end_mark = -1;      ///< window mark taken at the interrupt
+};
+
+/// One phase of the schedule: its kernels run side by side.
+struct phase_run {
+    unsigned index = 0;               ///< schedule phase
+    std::vector<std::size_t> kernels; ///< indices into driver::runs()
+    sc_core::sc_time start;           ///< first LAUNCH write of the phase
+    sc_core::sc_time end;             ///< last interrupt of the phase
+    bool ended = false;               ///< every kernel's interrupt was seen
+    int start_mark = -1;              ///< window mark at start
+    int end_mark = -1;                ///< window mark at end
+};
+
+/// One contiguous piece of a host transfer: never crosses a line.
+struct transfer_piece {
+    std::uint64_t pa = 0;         ///< physical address
+    std::uint8_t* data = nullptr; ///< host bytes
+    unsigned len = 0;             ///< bytes
 };
 
 /// The native driver: one SC_THREAD that loads, runs and checks one workload.
@@ -77,8 +101,15 @@ public:
     /// Every problem found (allocation, launch, kernel fault, timeout, failed check); empty
     /// after a successful run.
     std::vector<std::string> failures() const { return m_failures; }
-    const std::vector<kernel_run>& runs() const { return m_runs; } ///< launches in order
-    const memory_plan& plan() const { return m_plan; }             ///< the memory layout
+    const std::vector<kernel_run>& runs() const { return m_runs; }    ///< launches in order
+    const std::vector<phase_run>& phases() const { return m_phases; } ///< phases run so far
+    const memory_plan& plan() const { return m_plan; }                ///< the memory layout
+    /// Called at every kernel window boundary (LAUNCH write, interrupt seen), in the driver's
+    /// process at that simulated time; returns an id stored in kernel_run's marks. The
+    /// platform uses it to snapshot its statistics, so figures cover a kernel's own window.
+    void set_window_marker(std::function<int()> marker) { m_marker = std::move(marker); }
+    /// Simulated time spent loading memory before the first launch (0 with host.load backdoor).
+    sc_core::sc_time load_time() const { return m_load_time; }
 
 private:
     void run();
@@ -88,9 +119,17 @@ private:
     bool launch(unsigned phase, unsigned queue, const kernel_decl& k);
     void report_kernel_error(kernel_run& r, const kernel_decl& k);
     void run_checks();
-    bool write_virtual(std::uint64_t va, const std::uint8_t* data, std::uint64_t bytes);
-    bool read_virtual(std::uint64_t va, std::uint8_t* data, std::uint64_t bytes);
-    bool dma_access(tlm::tlm_command cmd, std::uint64_t pa, std::uint8_t* data, unsigned len);
+    /// Appends the pieces of [va, va + bytes) (translated, split at lines) to `out`.
+    bool pieces_virtual(std::uint64_t va, std::uint8_t* data, std::uint64_t bytes,
+                        std::vector<transfer_piece>& out);
+    /// Appends the pieces of physical [pa, pa + bytes) to `out`.
+    void pieces_physical(std::uint64_t pa, std::uint8_t* data, std::uint64_t bytes,
+                         std::vector<transfer_piece>& out) const;
+    /// Moves every piece by host.load: debug transport (zero time) or the DMA copy engine.
+    bool transfer(tlm::tlm_command cmd, const std::vector<transfer_piece>& pieces);
+    bool transfer_dma(tlm::tlm_command cmd, const std::vector<transfer_piece>& pieces);
+    void dma_engine(); ///< one copy-engine slot (host.dma_outstanding of them, dma mode)
+    int mark() { return m_marker ? m_marker() : -1; }
     bool reg_write(std::uint64_t off, std::uint32_t value);
     std::uint32_t reg_read(std::uint64_t off, bool* ok = nullptr);
     void fail(const std::string& msg);
@@ -100,15 +139,31 @@ private:
     const workload& m_wl;
     const platform_facts m_facts;
     memory_plan m_plan;
-    unsigned m_chunk;
+    unsigned m_chunk; ///< largest piece: min(dma_bytes, line) (dma), line (backdoor)
+    sc_core::sc_time m_piece_interval; ///< DMA: port time of one full piece (issue pacing)
     tlm_bus::gpu_extension m_ext;
     tlm_utils::tlm_quantumkeeper m_qk;
     bool m_finished = false;
     std::vector<std::string> m_failures;
     std::vector<kernel_run> m_runs;
+    std::vector<phase_run> m_phases;
+    std::function<int()> m_marker;
+    sc_core::sc_time m_load_time;
+
+    // The DMA copy engine: the driver posts one batch of pieces; engine slots take pieces in
+    // order, piece i no earlier than batch start + i x m_piece_interval (the port's rate).
+    const std::vector<transfer_piece>* m_batch = nullptr;
+    tlm::tlm_command m_batch_cmd = tlm::TLM_IGNORE_COMMAND;
+    std::size_t m_batch_next = 0, m_batch_done = 0;
+    sc_core::sc_time m_batch_start, m_batch_end;
+    std::string m_batch_error;
+    sc_core::sc_event m_batch_posted, m_batch_finished;
+
     logger m_log;
     stats::group m_stats;
-    stats::counter m_bytes_written, m_bytes_read, m_kernels, m_checks_passed, m_checks_failed;
+    stats::counter m_bytes_written, m_bytes_read, m_transactions, m_kernels, m_checks_passed,
+        m_checks_failed;
+    stats::formula m_load_ns;
     std::map<std::string, std::unique_ptr<stats::average>> m_kernel_time;
 };
 

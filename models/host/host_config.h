@@ -13,6 +13,12 @@ enum class host_kind : std::uint8_t {
     native ///< the driver is a SystemC thread of the simulator
 };
 
+/// How the driver puts programs, page tables and buffers into GPU memory and reads results.
+enum class load_kind : std::uint8_t {
+    backdoor, ///< debug transport: zero simulated time, coherent with the caches
+    dma       ///< a timed copy engine: whole lines, several in flight, through the NoC
+};
+
 /// How the driver picks the home module of a physical page (`memory.page_alloc`).
 enum class page_alloc : std::uint8_t {
     first_touch, ///< the module of the first SM of the first kernel (in schedule order) using it
@@ -21,8 +27,10 @@ enum class page_alloc : std::uint8_t {
 
 /// Section `host`: the driver that loads and runs the workload.
 struct host_config {
-    host_kind kind = host_kind::native; ///< host implementation
-    unsigned dma_bytes = 64;            ///< largest DMA transaction (aligned; capped at a line)
+    host_kind kind = host_kind::native;   ///< host implementation
+    load_kind load = load_kind::backdoor; ///< how set-up and result reads reach GPU memory
+    unsigned dma_bytes = 128;             ///< largest DMA transaction (aligned; capped at a line)
+    unsigned dma_outstanding = 32;        ///< DMA transactions the copy engine keeps in flight
     duration kernel_timeout{1000000000000ull}; ///< simulated time a phase may take (1 s)
     unsigned max_mismatches = 8;               ///< mismatching elements listed per failed check
 
@@ -31,11 +39,20 @@ struct host_config {
         using config::spec;
         v.choice("kind", kind, {{"native", host_kind::native}},
                  spec("host that runs the workload (native: a driver thread in the simulator)"));
+        v.choice("load", load, {{"backdoor", load_kind::backdoor}, {"dma", load_kind::dma}},
+                 spec("backdoor: programs, page tables and buffers are written (and results read) "
+                      "through debug transport in zero simulated time, coherently with the "
+                      "caches, so kernels start with cold, clean caches; dma: a timed copy engine "
+                      "moves them through the NoC (access kind host, counted apart)"));
         v.value("dma_bytes", dma_bytes,
-                spec("largest DMA transaction of the driver; never crosses a line")
+                spec("largest DMA transaction of the driver (host.load dma); never crosses a "
+                     "line")
                     .range(4, 4096)
                     .pow2()
                     .unit("bytes"));
+        v.value(
+            "dma_outstanding", dma_outstanding,
+            spec("transactions the DMA copy engine keeps in flight (host.load dma)").range(1, 256));
         v.value("kernel_timeout", kernel_timeout,
                 spec("simulated time one schedule phase may take before the driver reports a "
                      "hang")
@@ -56,6 +73,8 @@ struct platform_facts {
     unsigned sms_per_module = 8;                ///< SMs per module (SM s is on module s / this)
     std::uint64_t cp_base = 0;                  ///< address of the CP register window on `mmio`
     unsigned line_bytes = 64; ///< cache line size (DMA transactions stay within one)
+    /// Bytes per picosecond of the NoC input port the DMA engine uses (its peak rate).
+    double port_bytes_per_ps = 0.032;
 };
 
 } // namespace vgpu::host

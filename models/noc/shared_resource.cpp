@@ -11,6 +11,8 @@ shared_resource::shared_resource(const sc_core::sc_module_name& name, const reso
       m_cands(p.inputs), m_stats(this->name()),
       m_grants(m_stats, "grants", "count", "requests served"),
       m_busy_cycles(m_stats, "busy_cycles", "cycles", "cycles the resource was occupied"),
+      m_busy_ps(m_stats, "busy_ps", "ps",
+                "time the resource was occupied (kernel records compare it to their window)"),
       m_wait(m_stats, "wait", "ns", "time a request waited before it was served")
 {
     if (p.accurate) {
@@ -35,6 +37,7 @@ void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, uns
     ++m_grants;
     m_busy_cycles += cycles;
     const std::uint64_t occupancy = cycles * m_p.cycle.value();
+    m_busy_ps += occupancy;
     if (!m_p.accurate) {
         std::uint64_t arrival = (sc_core::sc_time_stamp() + delay).value();
         std::uint64_t start = m_busy.reserve(arrival, occupancy, sc_core::sc_time_stamp().value());

@@ -55,7 +55,7 @@ private:
     std::size_t m_pending = 0;
     sc_core::sc_event m_work;
     stats::group m_stats;
-    stats::counter m_grants, m_busy_cycles;
+    stats::counter m_grants, m_busy_cycles, m_busy_ps;
     stats::average m_wait;
 };
 

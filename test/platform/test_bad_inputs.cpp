@@ -84,8 +84,6 @@ const bad_input catalogue[] = {
      "-s platform.modules=lots: error: platform.modules: wrong type (expected an unsigned integer, got 'lots')"},
     {"override: section as value", "", "-s platform.timing=fast",
      "-s platform.timing=fast: error: platform.timing: wrong type (expected a section of keys, got 'fast')"},
-    {"inconsistent: accurate with a quantum", "platform:\n  timing:\n    mode: accurate\n    quantum_ns: 100\n", "-c bad.yaml",
-     "bad.yaml:4:17: error: platform.timing.quantum_ns: inconsistent with platform.timing.mode 'accurate', which runs in lock-step (set 0 or remove the key)"},
     {"inconsistent: footprint vs access size", "traffic:\n  access_bytes: 64\n  footprint: 100\n", "-c bad.yaml",
      "bad.yaml:3:14: error: traffic.footprint: must be a multiple of traffic.access_bytes (64)"},
     {"inconsistent: regions beyond memory", "platform:\n  kind: traffic\ndram:\n  size: 1 MiB\ntraffic:\n  generators: 4\n  footprint: 1 MiB\n", "-c bad.yaml",

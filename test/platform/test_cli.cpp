@@ -126,11 +126,11 @@ TEST_CASE("lock-step and fast runs give the same data and differ only in timing 
 TEST_CASE("a run that cannot finish within max_time fails with exit code 1")
 {
     cli_runner cli("timeout");
-    auto r = cli.run("-s platform.max_time=\"10 us\"");
+    auto r = cli.run("-s platform.max_time=\"2 us\"");
     CHECK(r.code == 1);
-    CHECK(r.err.find(
-              "vgpu-sim: FAIL: the workload did not finish within platform.max_time (10 us)") !=
-          std::string::npos);
+    CHECK(
+        r.err.find("vgpu-sim: FAIL: the workload did not finish within platform.max_time (2 us)") !=
+        std::string::npos);
     CHECK(nlohmann::json::parse(cli.read("out/stats.json"))["meta"]["verdict"] == "fail");
 }
 
@@ -204,4 +204,118 @@ TEST_CASE("a CTA running past sm.max_cta_cycles is stopped with a per-warp repor
     CHECK(r.code == 1);
     CHECK(r.err.find("max_cta_cycles") != std::string::npos);
     CHECK(r.err.find("warp 0") != std::string::npos);
+}
+
+namespace {
+double stat_of(const nlohmann::json& j, const std::string& name)
+{
+    return j["stats"].at(name).get<double>();
+}
+} // namespace
+
+TEST_CASE("kernel records: one per launch, figures over the kernel's own window")
+{
+    cli_runner cli("records");
+    auto r = cli.run("-o out");
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(cli.read("out/stats.json"));
+    REQUIRE(j["kernels"].size() == 1);
+    REQUIRE(j["phases"].size() == 1);
+    const auto& k = j["kernels"][0];
+    CHECK(k["name"] == "reduce");
+    CHECK(k["queue"] == 0);
+    CHECK(k["sms"] == 8);
+    const double window_ns = k["end_ns"].get<double>() - k["start_ns"].get<double>();
+    CHECK(window_ns > 0);
+    // 1 ns core clock: cycles are the window in ns.
+    CHECK(k["cycles"].get<double>() == Approx(window_ns).margin(0.5));
+    // One kernel alone: its instructions are the GPU's, its DRAM bytes the controller's.
+    CHECK(k["instructions"].get<double>() == stat_of(j, "gpu.instructions"));
+    CHECK(k["ipc"].get<double>() ==
+          Approx(k["instructions"].get<double>() / k["cycles"].get<double>()));
+    CHECK(k["dram_read_bytes"].get<double>() == stat_of(j, "gpu.m0.dram.bytes_read"));
+    const double l1_hits = stat_of(j, "gpu.m0.c0.sm0_l1.hits");
+    CHECK(l1_hits > 0);
+    // Backdoor set-up takes no simulated time and leaves the caches clean: the run is the
+    // kernel, and the kernel time is its window.
+    CHECK(stat_of(j, "gpu.host.load_time") == 0);
+    CHECK(stat_of(j, "gpu.kernel_time") == Approx(window_ns));
+    CHECK(j["meta"]["sim_time_ns"].get<double>() == Approx(k["end_ns"].get<double>()));
+    // 128 KiB of input read once from cold DRAM at 2 x 64 GB/s over the window.
+    CHECK(k["dram_bw_util"].get<double>() ==
+          Approx(k["dram_read_bytes"].get<double>() / (128.0 * window_ns)));
+    const std::set<std::string> bounds = {"issue", "alu_latency", "memory_bandwidth",
+                                          "memory_latency", "barriers"};
+    CHECK(bounds.count(k["bound"].get<std::string>()) == 1);
+    CHECK(r.out.find("  kernel reduce (phase 0, queue 0, 8 SMs): ") != std::string::npos);
+}
+
+TEST_CASE("kernel_time is the sum of phase windows: kernels side by side count once")
+{
+    cli_runner cli("overlap");
+    auto r = cli.run("-w " VGPU_SOURCE_DIR "/testbenches/workloads/multi_kernel.yaml -o out");
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(cli.read("out/stats.json"));
+    const auto& ks = j["kernels"];
+    REQUIRE(ks.size() == 3);
+    REQUIRE(j["phases"].size() == 2);
+    // Phase 0 runs kernels 0 and 1 side by side; phase 1 runs kernel 2.
+    const double p0_start =
+        std::min(ks[0]["start_ns"].get<double>(), ks[1]["start_ns"].get<double>());
+    const double p0_end = std::max(ks[0]["end_ns"].get<double>(), ks[1]["end_ns"].get<double>());
+    const double p1 = ks[2]["end_ns"].get<double>() - ks[2]["start_ns"].get<double>();
+    CHECK(j["phases"][0]["start_ns"].get<double>() == p0_start);
+    CHECK(j["phases"][0]["end_ns"].get<double>() == p0_end);
+    CHECK(stat_of(j, "gpu.kernel_time") == Approx(p0_end - p0_start + p1));
+    double sum_of_kernels = 0;
+    for (const auto& k : ks)
+        sum_of_kernels += k["end_ns"].get<double>() - k["start_ns"].get<double>();
+    CHECK(stat_of(j, "gpu.kernel_time") < sum_of_kernels);
+    // Per-kernel SM-side figures come from the kernel's own SMs.
+    CHECK(ks[0]["sms"] == 4);
+    CHECK(ks[1]["sms"] == 4);
+    CHECK(ks[0]["instructions"].get<double>() + ks[1]["instructions"].get<double>() +
+              ks[2]["instructions"].get<double>() ==
+          stat_of(j, "gpu.instructions"));
+    CHECK(j["phases"][0]["instructions"].get<double>() ==
+          ks[0]["instructions"].get<double>() + ks[1]["instructions"].get<double>());
+}
+
+TEST_CASE("host.load dma: a timed copy engine at >= 80 % of its NoC port, counted apart")
+{
+    cli_runner cli("dma");
+    auto r = cli.run("-w " VGPU_SOURCE_DIR "/testbenches/workloads/vector_add.yaml "
+                     "-s host.load=dma -o out");
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(cli.read("out/stats.json"));
+    const double bytes = stat_of(j, "gpu.host.bytes_written");
+    const double ns = stat_of(j, "gpu.host.load_time");
+    REQUIRE(ns > 0);
+    // noc.width_bytes 32 per 1 ns NoC cycle: 32 bytes/ns is the port's peak.
+    CHECK(bytes / ns >= 0.8 * 32);
+    CHECK(bytes / ns <= 32.0 + 1e-9);
+    CHECK(stat_of(j, "gpu.host.dma_transactions") > 0);
+    // The kernel window starts after the set-up.
+    CHECK(j["kernels"][0]["start_ns"].get<double>() >= ns);
+}
+
+TEST_CASE("host.load backdoor: the kernel writes back only what it wrote")
+{
+    cli_runner cli("backdoor");
+    auto r = cli.run("-w " VGPU_SOURCE_DIR "/testbenches/workloads/vector_add.yaml -o out");
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(cli.read("out/stats.json"));
+    CHECK(stat_of(j, "gpu.host.dma_transactions") == 0);
+    // c = a + b writes n = 16384 f32 elements (64 KiB); nothing the host wrote is dirty.
+    CHECK(j["kernels"][0]["dram_write_bytes"].get<double>() <= 65536);
+}
+
+TEST_CASE("-s platform.timing.mode=accurate alone switches a configuration with a quantum")
+{
+    cli_runner cli("accurate");
+    cli.write("q.yaml", "platform:\n  timing:\n    quantum_ns: 500\n");
+    auto r = cli.run("-c q.yaml -s platform.timing.mode=accurate -o out");
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(cli.read("out/stats.json"));
+    CHECK(j["meta"]["timing_mode"] == "accurate");
 }
