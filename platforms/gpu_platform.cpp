@@ -57,7 +57,7 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
         unsigned id = (module * p.clusters_per_module + cluster) * p.sms_per_cluster + i;
         auto sm_name = indexed("sm", id);
         sms.push_back(std::make_unique<sm::sm>(sm_name.c_str(), cfg.sm, clk, id, module, cluster,
-                                               cfg.l1.line_bytes));
+                                               cfg.l1.line_bytes, cfg.stats.per_warp));
         xlates.push_back(
             std::make_unique<sm::xlate>((sm_name + "_xlate").c_str(), cfg.memory.page_bytes.bytes));
         l1s.push_back(std::make_unique<l1::l1>((sm_name + "_l1").c_str(), cfg.l1, clk));

@@ -66,6 +66,7 @@ bool output_writer::write(const run_meta& meta, const std::vector<stats::entry>&
     j["stats"] = stats::to_json(stats);
     for (const auto& [key, value] : records.items())
         j[key] = value;
+    j["units"] = stats::units_json(stats);
     std::ofstream js(m_dir + "/stats.json"), txt(m_dir + "/stats.txt"), cfg(m_dir + "/config.yaml");
     js << j.dump(2) << "\n";
     txt << stats::to_text(stats);

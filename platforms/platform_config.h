@@ -1,4 +1,4 @@
-// Configuration of the platform as a whole (sections `platform` and `log`).
+// Configuration of the platform as a whole (sections `platform`, `log` and `stats`).
 // See docs/configuration.md.
 #pragma once
 
@@ -123,6 +123,19 @@ struct log_config {
                  spec("messages below this level are not printed"));
         v.value("debug", debug,
                 spec("comma-separated instance paths (prefixes) that log at debug level"));
+    }
+};
+
+/// Section `stats`: which statistics are collected.
+struct stats_config {
+    bool per_warp = false; ///< per-warp-slot statistics of every SM (wN.*)
+
+    void declare(config::visitor& v)
+    {
+        using config::spec;
+        v.value("per_warp", per_warp,
+                spec("add the statistics of each SM's warp slot N (wN.instructions, "
+                     "wN.barrier_wait_cycles, wN.stall_cycles)"));
     }
 };
 

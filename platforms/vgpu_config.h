@@ -25,6 +25,7 @@ struct vgpu_config {
     cp::cp_config cp;
     host::host_config host;
     log_config log;
+    stats_config stats;
     traffic::traffic_config traffic;
 
     void declare(config::visitor& v)
@@ -41,6 +42,7 @@ struct vgpu_config {
         v.section("cp", cp, "Command processor (models/cp/README.md).");
         v.section("host", host, "Host driver (models/host/README.md).");
         v.section("log", log, "Log levels.");
+        v.section("stats", stats, "Which statistics are collected.");
         v.section("traffic", traffic, "Traffic generators of the `traffic` platform.");
     }
 

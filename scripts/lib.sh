@@ -5,9 +5,9 @@ set -euo pipefail
 VGPU_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VGPU_BUILD_DIR="${VGPU_BUILD_DIR:-$VGPU_ROOT/build}"
 
-# Everything vgpu builds and tests with, all from Debian 12.
+# Everything vgpu builds and tests with (python3 runs scripts/compare), all from Debian 12.
 VGPU_PACKAGES=(g++ cmake make pkg-config libsystemc-dev libyaml-cpp-dev libboost-dev catch2
-               nlohmann-json3-dev libcli11-dev clang-format)
+               nlohmann-json3-dev libcli11-dev clang-format python3)
 
 vgpu_install_deps() {
     local missing=()

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iomanip>
 #include <sstream>
 
@@ -116,15 +117,79 @@ nlohmann::json to_json(const std::vector<entry>& entries)
     return j;
 }
 
+nlohmann::json units_json(const std::vector<entry>& entries)
+{
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& e : entries)
+        j[e.name] = e.unit;
+    return j;
+}
+
+bool natural_less(const std::string& a, const std::string& b)
+{
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (digit(a[i]) && digit(b[j])) {
+            std::size_t ie = i, je = j;
+            while (ie < a.size() && digit(a[ie]))
+                ++ie;
+            while (je < b.size() && digit(b[je]))
+                ++je;
+            // Leading zeros do not change the number; the final tie-break below orders them.
+            while (i + 1 < ie && a[i] == '0')
+                ++i;
+            while (j + 1 < je && b[j] == '0')
+                ++j;
+            if (ie - i != je - j)
+                return ie - i < je - j;
+            if (int c = a.compare(i, ie - i, b, j, je - j); c != 0)
+                return c < 0;
+            i = ie;
+            j = je;
+            continue;
+        }
+        if (a[i] != b[j])
+            return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+        ++i;
+        ++j;
+    }
+    if ((i < a.size()) != (j < b.size()))
+        return j < b.size();
+    return a < b;
+}
+
+std::string format_value(const nlohmann::json& v)
+{
+    if (!v.is_number_float())
+        return v.dump();
+    const double d = v.get<double>();
+    char buf[48];
+    // Integral values and values of 7 or more integer digits print as integers (no exponent);
+    // beyond 1e18 an exponent is clearer than 19 digits of noise.
+    if (std::isfinite(d) && std::fabs(d) < 1e18 && (d == std::floor(d) || std::fabs(d) >= 999999.5))
+        std::snprintf(buf, sizeof buf, "%.0f", d);
+    else
+        std::snprintf(buf, sizeof buf, "%.6g", d);
+    const std::string s = buf;
+    return s == "-0" ? "0" : s;
+}
+
 std::string to_text(const std::vector<entry>& entries)
 {
+    std::vector<const entry*> sorted;
+    sorted.reserve(entries.size());
     std::size_t width = 0;
-    for (const auto& e : entries)
+    for (const auto& e : entries) {
+        sorted.push_back(&e);
         width = std::max(width, e.name.size());
+    }
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const entry* a, const entry* b) { return natural_less(a->name, b->name); });
     std::ostringstream os;
-    for (const auto& e : entries)
-        os << std::left << std::setw(static_cast<int>(width) + 2) << e.name << std::setw(16)
-           << e.value.dump() << " # " << e.unit << ": " << e.desc << "\n";
+    for (const entry* e : sorted)
+        os << std::left << std::setw(static_cast<int>(width) + 2) << e->name << std::setw(16)
+           << format_value(e->value) << " # " << e->unit << ": " << e->desc << "\n";
     return os.str();
 }
 

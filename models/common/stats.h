@@ -125,7 +125,14 @@ private:
 std::vector<entry> collect_all();
 /// {"name": value, ...} sorted by name.
 nlohmann::json to_json(const std::vector<entry>& entries);
-/// "name  value  # unit: description" lines, aligned.
+/// {"name": unit, ...}, one key per entry.
+nlohmann::json units_json(const std::vector<entry>& entries);
+/// "name  value  # unit: description" lines, aligned, in natural order, values rounded.
 std::string to_text(const std::vector<entry>& entries);
+/// Natural order: runs of digits compare as numbers ("sm9" < "sm10"), the rest by character.
+bool natural_less(const std::string& a, const std::string& b);
+/// A value as stats.txt prints it: integers exactly, other numbers to 6 significant digits
+/// (at least the integer part), arrays as JSON.
+std::string format_value(const nlohmann::json& v);
 
 } // namespace vgpu::stats

@@ -52,7 +52,7 @@ sm::slot_stats::slot_stats(stats::group& g, unsigned slot)
 }
 
 sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_params& clk,
-       unsigned sm_id, unsigned module, unsigned cluster, unsigned line_bytes)
+       unsigned sm_id, unsigned module, unsigned cluster, unsigned line_bytes, bool per_warp_stats)
     : sc_module(name), ctrl("ctrl"), mem("mem"), done("done"), m_cfg(cfg), m_clk(clk),
       m_sm_id(sm_id), m_module(module), m_cluster(cluster), m_line_bytes(line_bytes),
       m_period_ticks(sc_core::sc_time(static_cast<double>(clk.core_ps), sc_core::SC_PS).value()),
@@ -98,7 +98,8 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
     m_line_bufs.resize(static_cast<std::size_t>(cfg.lsu_threads + 1) * line_bytes);
     m_be_bufs.resize(m_line_bufs.size());
     for (unsigned w = 0; w < cfg.warp_slots; ++w) {
-        m_slot_stats.push_back(std::make_unique<slot_stats>(m_stats, w));
+        if (per_warp_stats)
+            m_slot_stats.push_back(std::make_unique<slot_stats>(m_stats, w));
         m_warp_tracks.push_back("warp " + std::to_string(w));
     }
 
@@ -445,7 +446,8 @@ void sm::issue(unsigned slot)
     ++m_instructions;
     m_lane_instructions += static_cast<unsigned>(__builtin_popcount(r.lane_mask));
     ++ws.issued;
-    ++m_slot_stats[slot]->instructions;
+    if (!m_slot_stats.empty())
+        ++m_slot_stats[slot]->instructions;
     switch (r.kind) {
     case step_kind::alu:
         if (r.inst)
@@ -628,7 +630,8 @@ void sm::release_barrier(cta_slot& c)
         --m_barrier_waiting;
         const std::uint64_t waited = m_cycle - ws.bar_since;
         m_barrier_wait_cycles += waited;
-        m_slot_stats[s]->barrier_wait_cycles += waited;
+        if (!m_slot_stats.empty())
+            m_slot_stats[s]->barrier_wait_cycles += waited;
         if (rec.enabled())
             rec.span(name(), m_warp_tracks[s], "BAR", ws.bar_since * m_clk.core_ps,
                      m_cycle * m_clk.core_ps);
@@ -644,7 +647,8 @@ void sm::warp_exited(unsigned slot)
     m_live &= ~(1ull << slot);
     ++c.exited;
     const std::uint64_t lifetime = m_cycle + 1 - ws.start;
-    m_slot_stats[slot]->stall_cycles += lifetime > ws.issued ? lifetime - ws.issued : 0;
+    if (!m_slot_stats.empty())
+        m_slot_stats[slot]->stall_cycles += lifetime > ws.issued ? lifetime - ws.issued : 0;
     auto& rec = trace::recorder::instance();
     if (rec.enabled())
         rec.span(name(), m_warp_tracks[slot],
@@ -758,7 +762,8 @@ void sm::end_cta(int ci)
         if (ws.w && (!ws.w->done() || ws.w->faulted())) {
             // Stopped by a fault: the warp's lifetime ends with the CTA.
             const std::uint64_t lifetime = end - ws.start;
-            m_slot_stats[s]->stall_cycles += lifetime > ws.issued ? lifetime - ws.issued : 0;
+            if (!m_slot_stats.empty())
+                m_slot_stats[s]->stall_cycles += lifetime > ws.issued ? lifetime - ws.issued : 0;
             if (rec.enabled())
                 rec.span(name(), m_warp_tracks[s], "warp (stopped)", ws.start * m_clk.core_ps,
                          end * m_clk.core_ps);

@@ -37,9 +37,11 @@ public:
     tlm_bus::initiator_port mem;              ///< instruction fetch and LD/ST (virtual addresses)
     tlm_bus::initiator_port done;             ///< writes one cp::cta_done to address 0 per CTA
 
-    /// sm_id is the global SM index; module and cluster locate it; line_bytes is the L1 line.
+    /// sm_id is the global SM index; module and cluster locate it; line_bytes is the L1 line;
+    /// per_warp_stats adds the w<i>.* statistics of each warp slot (config stats.per_warp).
     sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_params& clk,
-       unsigned sm_id, unsigned module, unsigned cluster, unsigned line_bytes);
+       unsigned sm_id, unsigned module, unsigned cluster, unsigned line_bytes,
+       bool per_warp_stats = false);
     ~sm() override;
 
     unsigned sm_id() const { return m_sm_id; }                            ///< global SM index
@@ -211,7 +213,7 @@ private:
         m_fetches, m_ctas, m_faults, m_active_cycles, m_idle_cycles, m_stall_scoreboard,
         m_stall_barrier, m_stall_memory, m_barrier_wait_cycles, m_trace_events;
     stats::formula m_ipc;
-    std::vector<std::unique_ptr<slot_stats>> m_slot_stats;
+    std::vector<std::unique_ptr<slot_stats>> m_slot_stats; ///< empty unless per_warp_stats
 };
 
 } // namespace vgpu::sm

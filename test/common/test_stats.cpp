@@ -1,6 +1,7 @@
 // Unit tests of the statistics registry. See models/common/stats.h.
 #include "models/common/stats.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 using namespace vgpu::stats;
@@ -50,4 +51,93 @@ TEST_CASE("a formula that divides by zero dumps 0, not NaN")
     group g("g");
     formula f(g, "ratio", "ratio", "0/0", [] { return 0.0 / 0.0; });
     CHECK(to_json(collect_all())["g.ratio"] == 0.0);
+}
+
+TEST_CASE("natural order compares runs of digits as numbers")
+{
+    const std::vector<std::string> expected = {
+        "a.in01",
+        "a.in1",
+        "a.in2",
+        "a.in10",
+        "gpu.m0.c0.sm1.instructions",
+        "gpu.m0.c0.sm1.w2.instructions",
+        "gpu.m0.c0.sm1.w10.instructions",
+        "gpu.m0.c0.sm1_l1.hits",
+        "gpu.m0.c0.sm9.instructions",
+        "gpu.m0.c0.sm10.instructions",
+        "gpu.m0.c1.sm2.instructions",
+        "gpu.m10.c0.sm0.instructions",
+        "x",
+        "x9y",
+        "x10",
+    };
+    std::vector<std::string> names(expected.rbegin(), expected.rend());
+    std::swap(names[2], names[9]);
+    std::sort(names.begin(), names.end(), natural_less);
+    CHECK(names == expected);
+    for (const auto& n : expected)
+        CHECK_FALSE(natural_less(n, n));
+    CHECK(natural_less("w2", "w10"));
+    CHECK_FALSE(natural_less("w10", "w2"));
+    CHECK(natural_less("sm9", "sm10"));
+    CHECK(natural_less("in2.x", "in10"));
+    CHECK(natural_less("a1", "a1b"));
+    CHECK_FALSE(natural_less("a1b", "a1"));
+}
+
+TEST_CASE("stats.txt values: integers exactly, other numbers to 6 significant digits")
+{
+    using nlohmann::json;
+    CHECK(format_value(json(42)) == "42");
+    CHECK(format_value(json(std::uint64_t{18446744073709551615ull})) == "18446744073709551615");
+    CHECK(format_value(json(-7)) == "-7");
+    CHECK(format_value(json(42.0)) == "42");
+    CHECK(format_value(json(6030.000000000001)) == "6030");
+    CHECK(format_value(json(0.1 + 0.2)) == "0.3");
+    CHECK(format_value(json(100.10000000000001)) == "100.1");
+    CHECK(format_value(json(0.75)) == "0.75");
+    CHECK(format_value(json(1.0 / 3.0)) == "0.333333");
+    CHECK(format_value(json(2.0 / 3.0)) == "0.666667");
+    CHECK(format_value(json(-2.5)) == "-2.5");
+    CHECK(format_value(json(-0.0)) == "0");
+    CHECK(format_value(json(123456.789)) == "123457");
+    CHECK(format_value(json(999999.7)) == "1000000");
+    CHECK(format_value(json(1234567.891)) == "1234568");
+    CHECK(format_value(json(3e15)) == "3000000000000000");
+    CHECK(format_value(json(1e20)) == "1e+20");
+    CHECK(format_value(json(1e-7)) == "1e-07");
+    CHECK(format_value(json(0.000123456789)) == "0.000123457");
+    CHECK(format_value(json::array({2, 1, 2})) == "[2,1,2]");
+}
+
+TEST_CASE("stats.txt is in natural order with rounded values while the JSON keeps full precision")
+{
+    group g("g");
+    counter w10(g, "w10.n", "count", "c");
+    counter w2(g, "w2.n", "count", "c");
+    formula f(g, "f", "ns", "d", [] { return 6030.000000000001; });
+    w10 += 3;
+    ++w2;
+    const auto entries = collect_all();
+    CHECK(to_text(entries) == "g.f      6030             # ns: d\n"
+                              "g.w2.n   1                # count: c\n"
+                              "g.w10.n  3                # count: c\n");
+    CHECK(to_json(entries)["g.f"].get<double>() == 6030.000000000001);
+}
+
+TEST_CASE("units_json maps every statistic to its unit")
+{
+    group g("g");
+    counter c(g, "hits", "count", "hits");
+    average lat(g, "latency", "ns", "latency");
+    histogram h(g, "sizes", "bytes", "sizes", 10, 2);
+    const auto j = units_json(collect_all());
+    CHECK(j == nlohmann::json{{"g.hits", "count"},
+                              {"g.latency", "ns"},
+                              {"g.latency.samples", "count"},
+                              {"g.latency.max", "ns"},
+                              {"g.sizes", "count"},
+                              {"g.sizes.samples", "count"},
+                              {"g.sizes.mean", "bytes"}});
 }

@@ -151,7 +151,7 @@ struct bench {
 
     explicit bench(const sm::sm_config& cfg = default_cfg(), bool accurate = false,
                    double latency_ns = 100)
-        : sm("sm", cfg, clock(accurate), sm_id, 1, 2, line_bytes),
+        : sm("sm", cfg, clock(accurate), sm_id, 1, 2, line_bytes, /*per_warp_stats=*/true),
           ram("ram", ram_params(latency_ns))
     {
         tlm::tlm_global_quantum::instance().set(accurate ? sc_core::SC_ZERO_TIME
