@@ -48,9 +48,19 @@ clock_params make_clock_params(const platform_config& p)
     return c;
 }
 
+std::vector<std::unique_ptr<tlm_bus::path_stage>>
+memory_path_stages(const std::string& sm_name, const vgpu_config& cfg, const clock_params&)
+{
+    std::vector<std::unique_ptr<tlm_bus::path_stage>> stages;
+    // One line per stage, SM side first (a TLB, CDL controller or trace unit goes here).
+    stages.push_back(
+        std::make_unique<sm::xlate>((sm_name + "_xlate").c_str(), cfg.memory.page_bytes.bytes));
+    return stages;
+}
+
 cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                            const clock_params& clk, unsigned module, unsigned cluster)
-    : sc_module(name), xbar("xbar", cfg.noc, clk, cfg.noc.xbar_hop_latency)
+    : sc_module(name), xbar(noc::make_interconnect("xbar", cfg.noc, clk, cfg.noc.xbar_hop_latency))
 {
     const auto& p = cfg.platform;
     for (unsigned i = 0; i < p.sms_per_cluster; ++i) {
@@ -58,47 +68,43 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
         auto sm_name = indexed("sm", id);
         sms.push_back(std::make_unique<sm::sm>(sm_name.c_str(), cfg.sm, clk, id, module, cluster,
                                                cfg.l1.line_bytes, cfg.stats.per_warp));
-        xlates.push_back(
-            std::make_unique<sm::xlate>((sm_name + "_xlate").c_str(), cfg.memory.page_bytes.bytes));
         l1s.push_back(std::make_unique<l1::l1>((sm_name + "_l1").c_str(), cfg.l1, clk));
-        sms.back()->mem.bind(xlates.back()->in);
-        xlates.back()->out.bind(l1s.back()->in);
-        // Inputs of the cluster crossbar: each SM's L1, then its page-table reads.
-        l1s.back()->out.bind(xbar.in);
-        xlates.back()->walk.bind(xbar.in);
+        stages.push_back(memory_path_stages(sm_name, cfg, clk));
+        // SM -> stages -> L1 -> cluster crossbar; then the stages' side ports -> the crossbar.
+        tlm::tlm_initiator_socket<>* prev = &sms.back()->mem;
+        for (auto& st : stages.back()) {
+            prev->bind(st->path_in());
+            prev = &st->path_out();
+        }
+        prev->bind(l1s.back()->in);
+        xbar->bind_input(sm_name + "_l1", l1s.back()->out);
+        for (auto& st : stages.back()) {
+            const std::string full = st->stage_name();
+            const std::string base = full.substr(full.rfind('.') + 1);
+            for (const auto& side : st->side_ports())
+                xbar->bind_input(base + "_" + side.name, *side.socket);
+        }
     }
-    xbar.set_route([](const tlm::tlm_generic_payload&) { return 0; });
+    xbar->set_route([](const tlm::tlm_generic_payload&) { return 0; });
 }
 
 module_unit::module_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                          const clock_params& clk, unsigned module)
-    : sc_module(name), noc("noc", cfg.noc, clk, cfg.noc.hop_latency),
+    : sc_module(name), noc(noc::make_interconnect("noc", cfg.noc, clk, cfg.noc.hop_latency)),
       dram("dram", cfg.dram, clk, module * cfg.dram.size.bytes, cfg.llc.line_bytes)
 {
     const auto& p = cfg.platform;
     for (unsigned c = 0; c < p.clusters_per_module; ++c) {
-        clusters.push_back(
-            std::make_unique<cluster_unit>(indexed("c", c).c_str(), cfg, clk, module, c));
-        clusters.back()->xbar.out.bind(noc.in);
+        const std::string cname = indexed("c", c);
+        clusters.push_back(std::make_unique<cluster_unit>(cname.c_str(), cfg, clk, module, c));
+        clusters.back()->xbar->connect("noc", *noc, cname);
     }
     for (unsigned k = 0; k < cfg.llc.slices_per_module; ++k) {
-        llcs.push_back(std::make_unique<llc::llc>(indexed("llc", k).c_str(), cfg.llc, clk));
-        noc.out.bind(llcs.back()->in);
+        const std::string lname = indexed("llc", k);
+        llcs.push_back(std::make_unique<llc::llc>(lname.c_str(), cfg.llc, clk));
+        noc->bind_output(lname, llcs.back()->in);
         llcs.back()->out.bind(dram.in);
     }
-    // Outputs of the NoC: LLC slices 0..K-1, then the links to the other modules in order.
-    const std::uint64_t size = cfg.dram.size.bytes;
-    const unsigned slices = cfg.llc.slices_per_module, line = cfg.llc.line_bytes;
-    const unsigned modules = p.modules;
-    noc.set_route([=](const tlm::tlm_generic_payload& gp) {
-        std::uint64_t pa = gp.get_address();
-        std::uint64_t home = pa / size;
-        if (home >= modules)
-            return -1;
-        if (home == module)
-            return static_cast<int>((pa / line) % slices);
-        return static_cast<int>(slices + (home < module ? home : home - 1));
-    });
 }
 
 gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg,
@@ -156,26 +162,24 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                 s->done.bind(cp.cta_done);
             }
 
-    // Host DMA enters module 0's NoC after its clusters.
-    host.dma.bind(modules[0]->noc.in);
+    // Host DMA and backdoor accesses enter module 0's NoC.
+    modules[0]->noc->bind_input("host", host.dma);
 
-    // Links: for each ordered pair (a, b), a's NoC output -> link -> b's NoC input. Binding
-    // order per NoC: outputs after the LLC slices, inputs after the clusters (and the host).
+    // Links: for each ordered pair (a, b), a's NoC output link_<a>_<b> -> link -> b's NoC input
+    // of the same name.
     for (unsigned a = 0; a < p.modules; ++a)
         for (unsigned b = 0; b < p.modules; ++b) {
             if (a == b)
                 continue;
             auto n = "link_" + std::to_string(a) + "_" + std::to_string(b);
             links.push_back(std::make_unique<noc::link>(n.c_str(), cfg.noc, clk));
-            modules[a]->noc.out.bind(links.back()->in);
+            modules[a]->noc->bind_output(n, links.back()->in);
+            modules[b]->noc->bind_input(n, links.back()->out);
         }
-    for (unsigned b = 0; b < p.modules; ++b)
-        for (unsigned a = 0; a < p.modules; ++a) {
-            if (a == b)
-                continue;
-            unsigned index = a * (p.modules - 1) + (b < a ? b : b - 1);
-            links[index]->out.bind(modules[b]->noc.in);
-        }
+    const noc::address_map map(p.modules, cfg.dram.size.bytes, cfg.llc.slices_per_module,
+                               cfg.llc.line_bytes);
+    for (unsigned m = 0; m < p.modules; ++m)
+        modules[m]->noc->set_route(noc::module_route(map, m, *modules[m]->noc));
 }
 
 double gpu_platform::sum_over_sms(std::uint64_t (sm::sm::*stat)() const) const

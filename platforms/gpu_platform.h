@@ -11,12 +11,13 @@
 #include "models/host/workload.h"
 #include "models/l1/l1.h"
 #include "models/llc/llc.h"
-#include "models/noc/crossbar.h"
+#include "models/noc/interconnect.h"
 #include "models/noc/link.h"
 #include "models/sm/sm.h"
 #include "models/sm/xlate.h"
 #include "platforms/builder.h"
 #include "platforms/window_figures.h"
+#include "tlm_bus/path_stage.h"
 #include "tlm_bus/router.h"
 
 #include <memory>
@@ -25,15 +26,21 @@
 
 namespace vgpu::platforms {
 
-/// One cluster: SMs with their translation stage and L1, and the cluster crossbar.
+/// The stages between SM `sm_name` and its L1, SM side first: the one place where a block
+/// that sits on the per-SM memory path (TLB, CDL controller, trace unit) is inserted.
+std::vector<std::unique_ptr<tlm_bus::path_stage>>
+memory_path_stages(const std::string& sm_name, const vgpu_config& cfg, const clock_params& clk);
+
+/// One cluster: SMs with their memory-path stages and L1, and the cluster crossbar.
 class cluster_unit : public sc_core::sc_module {
 public:
     cluster_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                  const clock_params& clk, unsigned module, unsigned cluster);
     std::vector<std::unique_ptr<sm::sm>> sms;
-    std::vector<std::unique_ptr<sm::xlate>> xlates;
+    std::vector<std::vector<std::unique_ptr<tlm_bus::path_stage>>> stages; ///< per SM
     std::vector<std::unique_ptr<l1::l1>> l1s;
-    noc::crossbar xbar; ///< L1 misses and page-table reads -> module NoC
+    /// Inputs `sm<i>_l1` and each stage's side ports (`sm<i>_xlate_walk`); output `noc`.
+    std::unique_ptr<noc::interconnect> xbar;
 };
 
 /// One module (chiplet): clusters, the module NoC, LLC slices and the DRAM controller.
@@ -42,7 +49,8 @@ public:
     module_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                 const clock_params& clk, unsigned module);
     std::vector<std::unique_ptr<cluster_unit>> clusters;
-    noc::crossbar noc; ///< inputs: clusters, [host], links in; outputs: LLC slices, links out
+    /// Inputs `c<c>`, `host` (module 0), `link_<a>_<m>`; outputs `llc<k>`, `link_<m>_<b>`.
+    std::unique_ptr<noc::interconnect> noc;
     std::vector<std::unique_ptr<llc::llc>> llcs;
     ::vgpu::dram::dram dram; ///< this module's memory
 };

@@ -6,6 +6,7 @@
 #include "models/common/stats.h"
 #include "tlm_bus/gpu_extension.h"
 #include "tlm_bus/initiator_port.h"
+#include "tlm_bus/path_stage.h"
 
 #include <cstdint>
 #include <systemc>
@@ -17,7 +18,7 @@ namespace vgpu::sm {
 
 /// Translates each request from virtual to physical addresses in zero time; faults come back
 /// as TLM_ADDRESS_ERROR_RESPONSE.
-class xlate : public sc_core::sc_module {
+class xlate : public sc_core::sc_module, public tlm_bus::path_stage {
 public:
     tlm_utils::simple_target_socket<xlate> in; ///< virtual-address requests from the SM
     tlm_bus::initiator_port out;               ///< the same requests at physical addresses (L1)
@@ -34,6 +35,11 @@ public:
     /// the PTE (false for debug accesses, which have no side effects).
     result translate(std::uint64_t va, bool write, const tlm_bus::gpu_extension& ext,
                      std::uint64_t& pa, bool fill = true);
+
+    tlm::tlm_target_socket<>& path_in() override { return in; }      ///< = in
+    tlm::tlm_initiator_socket<>& path_out() override { return out; } ///< = out
+    std::vector<tlm_bus::side_port> side_ports() override { return {{"walk", &walk}}; }
+    const char* stage_name() const override { return name(); } ///< SystemC instance name
 
     std::uint64_t page_bytes() const { return m_page_bytes; }             ///< bytes per page
     std::uint64_t translations() const { return m_translations.value(); } ///< b_transport calls

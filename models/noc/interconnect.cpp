@@ -1,0 +1,124 @@
+// Named ports and routes of every interconnect; the topology factory. See models/noc/README.md.
+#include "models/noc/interconnect.h"
+
+#include "models/noc/crossbar.h"
+
+#include <algorithm>
+
+namespace vgpu::noc {
+
+namespace {
+constexpr const char* msg_type = "vgpu/noc/interconnect";
+}
+
+interconnect::interconnect(const sc_core::sc_module_name& name)
+    : sc_module(name), in("in"), out("out")
+{
+    in.register_b_transport(this, &interconnect::fw_b_transport);
+    in.register_transport_dbg(this, &interconnect::fw_transport_dbg);
+    in.register_get_direct_mem_ptr(this, &interconnect::fw_get_direct_mem_ptr);
+    out.register_invalidate_direct_mem_ptr(this, &interconnect::invalidate_direct_mem_ptr);
+}
+
+void interconnect::add_port(std::vector<std::string>& names, const std::string& port)
+{
+    const bool taken = std::find(m_in_names.begin(), m_in_names.end(), port) != m_in_names.end() ||
+                       std::find(m_out_names.begin(), m_out_names.end(), port) != m_out_names.end();
+    if (port.empty() || taken || port.find('.') != std::string::npos)
+        SC_REPORT_ERROR(msg_type, (std::string(name()) + ": port name '" + port +
+                                   "' is empty, contains '.', or is already taken")
+                                      .c_str());
+    names.push_back(port);
+}
+
+int interconnect::output_index(const std::string& port) const
+{
+    const auto it = std::find(m_out_names.begin(), m_out_names.end(), port);
+    return it == m_out_names.end() ? -1 : static_cast<int>(it - m_out_names.begin());
+}
+
+std::string interconnect::input_name(unsigned i) const
+{
+    return i < m_in_names.size() ? m_in_names[i] : "in" + std::to_string(i);
+}
+
+std::string interconnect::output_name(unsigned o) const
+{
+    return o < m_out_names.size() ? m_out_names[o] : "out" + std::to_string(o);
+}
+
+void interconnect::before_end_of_elaboration()
+{
+    m_inputs = in.size();
+    m_outputs = out.size();
+    // Either every port of a side is named (bind_input/bind_output) or none is.
+    if ((!m_in_names.empty() && m_in_names.size() != m_inputs) ||
+        (!m_out_names.empty() && m_out_names.size() != m_outputs))
+        SC_REPORT_ERROR(
+            msg_type,
+            (std::string(name()) + ": some ports were bound by name and others directly").c_str());
+    create_ports();
+}
+
+void interconnect::end_of_elaboration()
+{
+    if (!m_route)
+        SC_REPORT_ERROR(msg_type, (std::string(name()) + ": no route function set").c_str());
+}
+
+int interconnect::route(const tlm::tlm_generic_payload& gp)
+{
+    const int o = m_route(gp);
+    if (o >= static_cast<int>(m_outputs)) {
+        // A builder bug, not a guest mistake: fail the run (the request is not forwarded).
+        SC_REPORT_ERROR(msg_type, (std::string(name()) + ": route function returned output " +
+                                   std::to_string(o) + " of " + std::to_string(m_outputs))
+                                      .c_str());
+        return -1;
+    }
+    return o < 0 ? -1 : o;
+}
+
+void interconnect::invalidate_direct_mem_ptr(int, sc_dt::uint64 start, sc_dt::uint64 end)
+{
+    for (unsigned i = 0; i < in.size(); ++i)
+        in[i]->invalidate_direct_mem_ptr(start, end);
+}
+
+route_fn module_route(const address_map& map, unsigned module, const interconnect& noc)
+{
+    // Resolve names once; per request the route is two divisions and a table lookup.
+    auto port = [&](const std::string& name) {
+        const int o = noc.output_index(name);
+        if (o < 0)
+            SC_REPORT_ERROR(msg_type, (std::string(noc.name()) + ": no output named '" + name +
+                                       "' for the module route")
+                                          .c_str());
+        return o;
+    };
+    std::vector<int> slice_port(map.slices()), module_port(map.modules(), -1);
+    for (unsigned k = 0; k < map.slices(); ++k)
+        slice_port[k] = port("llc" + std::to_string(k));
+    for (unsigned b = 0; b < map.modules(); ++b)
+        if (b != module)
+            module_port[b] = port("link_" + std::to_string(module) + "_" + std::to_string(b));
+    return [map, module, slice_port, module_port](const tlm::tlm_generic_payload& gp) {
+        const auto home = map.home(gp.get_address());
+        if (!home)
+            return -1;
+        return *home == module ? slice_port[map.slice(gp.get_address())] : module_port[*home];
+    };
+}
+
+std::unique_ptr<interconnect> make_interconnect(const sc_core::sc_module_name& name,
+                                                const noc_config& cfg, const clock_params& clocks,
+                                                unsigned hop_latency_cycles)
+{
+    switch (cfg.topology) {
+    case topology_kind::crossbar:
+        break;
+    }
+    return std::make_unique<crossbar>(name, cfg, clocks, hop_latency_cycles);
+}
+
+} // namespace vgpu::noc

@@ -1,0 +1,108 @@
+// What every interconnect of the GPU offers the builder (cluster crossbar, module NoC): named
+// inputs and outputs and a route from address to output; `noc.topology` picks the class that
+// implements it. See models/noc/README.md.
+#pragma once
+
+#include "models/common/timing.h"
+#include "models/noc/core/address_map.h"
+#include "models/noc/noc_config.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+#include <vector>
+
+namespace vgpu::noc {
+
+/// Output index of a request, or -1 when no output serves its address.
+using route_fn = std::function<int(const tlm::tlm_generic_payload&)>;
+
+/// N named inputs x M named outputs. Ports are addressed by name, never by bind order: stats
+/// are `<path>.<port>.<stat>`, and inserting a requester or target changes no other port's
+/// name. Global physical addresses pass unchanged.
+class interconnect : public sc_core::sc_module {
+public:
+    tlm_utils::multi_passthrough_target_socket<interconnect> in;     ///< requesters
+    tlm_utils::multi_passthrough_initiator_socket<interconnect> out; ///< targets
+
+    /// Binds `initiator` (any TLM initiator socket) to a new input named `port`.
+    template <typename Socket> void bind_input(const std::string& port, Socket& initiator)
+    {
+        add_port(m_in_names, port);
+        initiator.bind(in);
+    }
+    /// Binds a new output named `port` to `target` (any TLM target socket).
+    template <typename Socket> void bind_output(const std::string& port, Socket& target)
+    {
+        add_port(m_out_names, port);
+        out.bind(target);
+    }
+    /// Binds this interconnect's new output `out_port` to `next`'s new input `in_port`.
+    void connect(const std::string& out_port, interconnect& next, const std::string& in_port)
+    {
+        add_port(m_out_names, out_port);
+        next.add_port(next.m_in_names, in_port);
+        out.bind(next.in);
+    }
+    /// Index of the output named `port` (what a route function returns), or -1.
+    int output_index(const std::string& port) const;
+    /// Sets the route function; call before the simulation starts.
+    void set_route(route_fn route) { m_route = std::move(route); }
+
+    unsigned inputs() const { return m_inputs; }   ///< bound inputs (after elaboration)
+    unsigned outputs() const { return m_outputs; } ///< bound outputs (after elaboration)
+    /// Name of input i: its bind_input name, or "in<i>" when the inputs were bound unnamed.
+    std::string input_name(unsigned i) const;
+    /// Name of output o: its bind_output name, or "out<o>" when bound unnamed.
+    std::string output_name(unsigned o) const;
+
+protected:
+    explicit interconnect(const sc_core::sc_module_name& name);
+    /// Checks the names and counts the ports, then calls create_ports().
+    void before_end_of_elaboration() override;
+    void end_of_elaboration() override;
+    /// The output of `gp`, or -1 when it is unmapped (a route past the outputs is an error).
+    int route(const tlm::tlm_generic_payload& gp);
+    /// Creates the per-port state once every port is bound.
+    virtual void create_ports() = 0;
+    virtual void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) = 0;
+    virtual unsigned transport_dbg(int id, tlm::tlm_generic_payload& gp) = 0;
+    virtual bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) = 0;
+
+    unsigned m_inputs = 0, m_outputs = 0;
+
+private:
+    void add_port(std::vector<std::string>& names, const std::string& port);
+    void fw_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
+    {
+        b_transport(id, gp, delay);
+    }
+    unsigned fw_transport_dbg(int id, tlm::tlm_generic_payload& gp)
+    {
+        return transport_dbg(id, gp);
+    }
+    bool fw_get_direct_mem_ptr(int id, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi)
+    {
+        return get_direct_mem_ptr(id, gp, dmi);
+    }
+    void invalidate_direct_mem_ptr(int id, sc_dt::uint64 start, sc_dt::uint64 end);
+
+    route_fn m_route;
+    std::vector<std::string> m_in_names, m_out_names;
+};
+
+/// The module NoC's route: a line homed on `module` goes to output `llc<slice>`, a line homed
+/// on module b to output `link_<module>_<b>`, anything beyond the map is unmapped. Call after
+/// the outputs are bound.
+route_fn module_route(const address_map& map, unsigned module, const interconnect& noc);
+
+/// Builds the interconnect `noc.topology` names (crossbar today), `hop_latency_cycles` per hop.
+std::unique_ptr<interconnect> make_interconnect(const sc_core::sc_module_name& name,
+                                                const noc_config& cfg, const clock_params& clocks,
+                                                unsigned hop_latency_cycles);
+
+} // namespace vgpu::noc
