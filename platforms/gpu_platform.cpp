@@ -26,9 +26,7 @@ host::platform_facts driver_facts(const vgpu_config& cfg, std::uint64_t cp_base)
     f.modules = cfg.platform.modules;
     f.dram_bytes = cfg.dram.size.bytes;
     f.page_bytes = cfg.memory.page_bytes.bytes;
-    f.alloc = cfg.memory.page_alloc == page_alloc_policy::round_robin
-                  ? host::page_alloc::round_robin
-                  : host::page_alloc::first_touch;
+    f.alloc = cfg.memory.page_alloc;
     f.sms_per_module = sms_per_module(cfg.platform);
     f.cp_base = cp_base;
     f.line_bytes = cfg.l1.line_bytes;

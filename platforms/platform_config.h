@@ -4,6 +4,7 @@
 
 #include "models/common/config.h"
 #include "models/common/logger.h"
+#include "models/host/host_config.h"
 
 namespace vgpu::platforms {
 
@@ -11,6 +12,24 @@ namespace vgpu::platforms {
 enum class timing_mode { fast, accurate };
 /// Which top level the builder assembles.
 enum class platform_kind { traffic, gpu };
+} // namespace vgpu::platforms
+
+template <> struct vgpu::enum_names<vgpu::platforms::timing_mode> {
+    static constexpr std::pair<std::string_view, platforms::timing_mode> table[] = {
+        {"fast", platforms::timing_mode::fast}, {"accurate", platforms::timing_mode::accurate}};
+};
+template <> struct vgpu::enum_names<vgpu::platforms::platform_kind> {
+    static constexpr std::pair<std::string_view, platforms::platform_kind> table[] = {
+        {"traffic", platforms::platform_kind::traffic}, {"gpu", platforms::platform_kind::gpu}};
+};
+template <> struct vgpu::enum_names<vgpu::log_level> {
+    static constexpr std::pair<std::string_view, log_level> table[] = {{"error", log_level::error},
+                                                                       {"warn", log_level::warn},
+                                                                       {"info", log_level::info},
+                                                                       {"debug", log_level::debug}};
+};
+
+namespace vgpu::platforms {
 
 /// `platform.clocks`: one period per clock domain.
 struct clocks_config {
@@ -37,7 +56,7 @@ struct timing_config {
     {
         using config::spec;
         v.choice(
-            "mode", mode, {{"fast", timing_mode::fast}, {"accurate", timing_mode::accurate}},
+            "mode", mode,
             spec("fast: temporal decoupling and occupancy booking at shared resources; accurate: "
                  "per-cycle arbitration at shared resources"));
         v.value("quantum_ns", quantum_ns,
@@ -62,7 +81,7 @@ struct platform_config {
     void declare(config::visitor& v)
     {
         using config::spec;
-        v.choice("kind", kind, {{"traffic", platform_kind::traffic}, {"gpu", platform_kind::gpu}},
+        v.choice("kind", kind,
                  spec("traffic: generators -> router -> memory; gpu: the virtual GPU"));
         v.value("modules", modules, spec("GPU modules (chiplets)").range(1, 16));
         v.value("clusters_per_module", clusters_per_module,
@@ -87,20 +106,15 @@ struct platform_config {
     }
 };
 
-/// How the driver picks the home module of a physical page.
-enum class page_alloc_policy { first_touch, round_robin };
-
 /// Section `memory`: virtual memory and page placement across modules.
 struct memory_config {
-    page_alloc_policy page_alloc = page_alloc_policy::first_touch; ///< home-module policy
+    host::page_alloc page_alloc = host::page_alloc::first_touch; ///< home-module policy
     byte_size page_bytes{4096}; ///< page size of the GPU's virtual memory
 
     void declare(config::visitor& v)
     {
         using config::spec;
         v.choice("page_alloc", page_alloc,
-                 {{"first_touch", page_alloc_policy::first_touch},
-                  {"round_robin", page_alloc_policy::round_robin}},
                  spec("first_touch: a buffer's pages live on the module of the first SM that "
                       "uses it; round_robin: page i on module i mod modules"));
         v.value("page_bytes", page_bytes, spec("page size").range(4096, 1 << 21).pow2());
@@ -115,12 +129,7 @@ struct log_config {
     void declare(config::visitor& v)
     {
         using config::spec;
-        v.choice("level", level,
-                 {{"error", log_level::error},
-                  {"warn", log_level::warn},
-                  {"info", log_level::info},
-                  {"debug", log_level::debug}},
-                 spec("messages below this level are not printed"));
+        v.choice("level", level, spec("messages below this level are not printed"));
         v.value("debug", debug,
                 spec("comma-separated instance paths (prefixes) that log at debug level"));
     }

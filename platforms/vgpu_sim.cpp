@@ -152,7 +152,7 @@ int run(int argc, char** argv)
     meta.sim_time_ps = sc_core::sc_time_stamp().value();
     meta.core_period_ps = cfg.platform.clocks.core.ps;
     meta.host_seconds = host_seconds;
-    meta.mode = cfg.platform.timing.mode == platforms::timing_mode::fast ? "fast" : "accurate";
+    meta.mode = name_of(cfg.platform.timing.mode);
     meta.verdict = failures.empty() ? "pass" : "fail";
     if (!out.write(meta, stats::collect_all(), top->records())) {
         std::cerr << "vgpu-sim: error: cannot write the outputs to '" << outdir << "'\n";

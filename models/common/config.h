@@ -3,6 +3,8 @@
 // See docs/configuration.md.
 #pragma once
 
+#include "models/common/enum_names.h"
+
 #include "models/common/units.h"
 
 #include <cstdint>
@@ -81,10 +83,8 @@ public:
 
     /// 32-bit unsigned parameter (range clipped to what fits).
     void value(const char* key, unsigned& v, const spec& s);
-    /// An enum parameter spelled by name in YAML.
-    template <class E>
-    void choice(const char* key, E& v, std::initializer_list<std::pair<const char*, E>> names,
-                const spec& s);
+    /// An enum parameter spelled by name in YAML, with the spellings of `enum_names<E>`.
+    template <class E> void choice(const char* key, E& v, const spec& s);
     /// A subsection whose type has `declare(visitor&)`.
     template <class T> void section(const char* name, T& sub, const char* doc)
     {
@@ -201,21 +201,15 @@ std::string suggest(const std::string& word, const std::vector<std::string>& can
 
 // ---- template implementations ----
 
-template <class E>
-void visitor::choice(const char* key, E& v, std::initializer_list<std::pair<const char*, E>> names,
-                     const spec& s)
+template <class E> void visitor::choice(const char* key, E& v, const spec& s)
 {
     std::vector<std::string> choices;
-    std::string current;
-    for (const auto& [name, value] : names) {
+    for (const auto& [name, value] : enum_names<E>::table)
         choices.emplace_back(name);
-        if (value == v)
-            current = name;
-    }
+    std::string current(name_of(v));
     choice(key, current, choices, s);
-    for (const auto& [name, value] : names)
-        if (current == name)
-            v = value;
+    if (const auto chosen = enum_from_name<E>(current))
+        v = *chosen;
 }
 
 template <class F> void loader::read_layer(const layer& l, F declare)

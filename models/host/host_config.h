@@ -24,6 +24,23 @@ enum class page_alloc : std::uint8_t {
     first_touch, ///< the module of the first SM of the first kernel (in schedule order) using it
     round_robin  ///< virtual page number modulo the number of modules
 };
+} // namespace vgpu::host
+
+template <> struct vgpu::enum_names<vgpu::host::host_kind> {
+    static constexpr std::pair<std::string_view, host::host_kind> table[] = {
+        {"native", host::host_kind::native}};
+};
+template <> struct vgpu::enum_names<vgpu::host::load_kind> {
+    static constexpr std::pair<std::string_view, host::load_kind> table[] = {
+        {"backdoor", host::load_kind::backdoor}, {"dma", host::load_kind::dma}};
+};
+template <> struct vgpu::enum_names<vgpu::host::page_alloc> {
+    static constexpr std::pair<std::string_view, host::page_alloc> table[] = {
+        {"first_touch", host::page_alloc::first_touch},
+        {"round_robin", host::page_alloc::round_robin}};
+};
+
+namespace vgpu::host {
 
 /// Section `host`: the driver that loads and runs the workload.
 struct host_config {
@@ -37,9 +54,9 @@ struct host_config {
     void declare(config::visitor& v)
     {
         using config::spec;
-        v.choice("kind", kind, {{"native", host_kind::native}},
+        v.choice("kind", kind,
                  spec("host that runs the workload (native: a driver thread in the simulator)"));
-        v.choice("load", load, {{"backdoor", load_kind::backdoor}, {"dma", load_kind::dma}},
+        v.choice("load", load,
                  spec("backdoor: programs, page tables and buffers are written (and results read) "
                       "through debug transport in zero simulated time, coherently with the "
                       "caches, so kernels start with cold, clean caches; dma: a timed copy engine "

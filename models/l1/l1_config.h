@@ -10,6 +10,14 @@ namespace vgpu::l1 {
 enum class sharing_mode {
     private_, ///< each SM has its own L1 ("private")
 };
+} // namespace vgpu::l1
+
+template <> struct vgpu::enum_names<vgpu::l1::sharing_mode> {
+    static constexpr std::pair<std::string_view, l1::sharing_mode> table[] = {
+        {"private", l1::sharing_mode::private_}};
+};
+
+namespace vgpu::l1 {
 
 /// Section `l1`: geometry, latency and miss handling of each SM's L1 data cache.
 struct l1_config {
@@ -33,7 +41,7 @@ struct l1_config {
                     .range(0, 10000)
                     .unit("cycles"));
         v.value("mshrs", mshrs, spec("line misses outstanding at once").range(1, 1024));
-        v.choice("sharing", sharing, {{"private", sharing_mode::private_}},
+        v.choice("sharing", sharing,
                  spec("organisation of the L1s of a cluster: private = one per SM"));
     }
     void validate(config::checker&) const {}

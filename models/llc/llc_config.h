@@ -10,6 +10,14 @@ namespace vgpu::llc {
 enum class llc_mode {
     shared, ///< each line has one home slice in its home module; the point of coherence
 };
+} // namespace vgpu::llc
+
+template <> struct vgpu::enum_names<vgpu::llc::llc_mode> {
+    static constexpr std::pair<std::string_view, llc::llc_mode> table[] = {
+        {"shared", llc::llc_mode::shared}};
+};
+
+namespace vgpu::llc {
 
 /// Section `llc`: geometry, banks, latency and miss handling of each LLC slice.
 struct llc_config {
@@ -45,7 +53,7 @@ struct llc_config {
                      "ceil(bytes / this) cycles")
                     .range(1, 4096)
                     .unit("B/cycle"));
-        v.choice("mode", mode, {{"shared", llc_mode::shared}},
+        v.choice("mode", mode,
                  spec("organisation of the slices: shared = one home slice per line"));
         v.value("remote_ways", remote_ways,
                 spec("ways of each set reserved for lines of other modules (remote-LLC block; "

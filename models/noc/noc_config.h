@@ -12,6 +12,14 @@ namespace vgpu::noc {
 /// Shape of the module NoC (config `noc.topology`); the mesh of the barrier-aware-arbiter
 /// block is added here.
 enum class topology_kind { crossbar };
+} // namespace vgpu::noc
+
+template <> struct vgpu::enum_names<vgpu::noc::topology_kind> {
+    static constexpr std::pair<std::string_view, noc::topology_kind> table[] = {
+        {"crossbar", noc::topology_kind::crossbar}};
+};
+
+namespace vgpu::noc {
 
 /// Section `noc`: topology, arbitration, latencies and widths of the on-chip networks.
 struct noc_config {
@@ -26,10 +34,10 @@ struct noc_config {
     void declare(config::visitor& v)
     {
         using config::spec;
-        v.choice("topology", topology, {{"crossbar", topology_kind::crossbar}},
+        v.choice("topology", topology,
                  spec("shape of the module NoC: crossbar (every input reaches every output in "
                       "one hop)"));
-        v.choice("arbiter", arbiter, {{"round_robin", arbiter_kind::round_robin}},
+        v.choice("arbiter", arbiter,
                  spec("grant policy of every crossbar, NoC and link port in accurate mode"));
         v.value("hop_latency", hop_latency,
                 spec("module NoC: cycles a request spends in a hop, besides its transfer")

@@ -28,7 +28,7 @@ struct sm_config {
         v.value("cta_slots", cta_slots, spec("resident CTAs per SM").range(1, 64));
         v.value("regs_per_thread", regs_per_thread,
                 spec("registers per thread").range(1, max_registers));
-        v.choice("scheduler", scheduler, {{"lrr", sched_policy::lrr}, {"gto", sched_policy::gto}},
+        v.choice("scheduler", scheduler,
                  spec("warp issue policy: loose round-robin or greedy-then-oldest"));
         v.value("alu_latency", alu_latency,
                 spec("cycles until an ALU result can be read by a dependent instruction")

@@ -23,11 +23,7 @@ struct traffic_config {
         using config::spec;
         v.value("generators", generators,
                 spec("traffic generators, each with its own region").range(1, 64));
-        v.choice("pattern", pattern,
-                 {{"linear", pattern_kind::linear},
-                  {"strided", pattern_kind::strided},
-                  {"random", pattern_kind::random}},
-                 spec("address pattern"));
+        v.choice("pattern", pattern, spec("address pattern"));
         v.value("base", base, spec("first address of generator 0's region (bytes)"));
         v.value("footprint", footprint, spec("bytes each generator touches").min(1));
         v.value("stride", stride, spec("step of the strided pattern").min(1));

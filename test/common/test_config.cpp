@@ -8,6 +8,14 @@ using namespace vgpu::config;
 
 namespace {
 enum class color { red, green };
+} // namespace
+
+template <> struct vgpu::enum_names<color> {
+    static constexpr std::pair<std::string_view, color> table[] = {{"red", color::red},
+                                                                   {"green", color::green}};
+};
+
+namespace {
 
 struct inner {
     unsigned ways = 4;
@@ -34,7 +42,7 @@ struct root {
         v.value("ratio", ratio, spec("ratio").range(0, 1));
         v.value("on", on, spec("flag"));
         v.value("size", size, spec("size"));
-        v.choice("color", c, {{"red", color::red}, {"green", color::green}}, spec("colour"));
+        v.choice("color", c, spec("colour"));
         v.value("name", name, spec("name"));
         v.section("cache", cache, "a cache");
         v.leave();
@@ -148,4 +156,11 @@ TEST_CASE("suggestions pick the closest candidate only when it is close")
 {
     CHECK(suggest("modles", {"modules", "mode"}) == "modules");
     CHECK(suggest("zzzzzz", {"modules", "mode"}).empty());
+}
+
+TEST_CASE("enum names: one table gives both directions")
+{
+    CHECK(name_of(color::green) == "green");
+    CHECK(enum_from_name<color>("red") == color::red);
+    CHECK_FALSE(enum_from_name<color>("blue").has_value());
 }

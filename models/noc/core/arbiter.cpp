@@ -9,18 +9,12 @@ namespace vgpu::noc {
 
 std::string_view to_string(arbiter_kind kind)
 {
-    switch (kind) {
-    case arbiter_kind::round_robin:
-        return "round_robin";
-    }
-    return "?";
+    return name_of(kind);
 }
 
 std::optional<arbiter_kind> arbiter_kind_from_string(std::string_view text)
 {
-    if (text == "round_robin")
-        return arbiter_kind::round_robin;
-    return std::nullopt;
+    return enum_from_name<arbiter_kind>(text);
 }
 
 arbiter::arbiter(unsigned inputs) : m_inputs(inputs)

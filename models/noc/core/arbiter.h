@@ -2,6 +2,8 @@
 // Pure C++ core of the NoC models, no SystemC; see models/noc/README.md.
 #pragma once
 
+#include "models/common/enum_names.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -20,6 +22,14 @@ struct candidate {
 
 /// Arbitration policies (config `noc.arbiter`).
 enum class arbiter_kind { round_robin };
+} // namespace vgpu::noc
+
+template <> struct vgpu::enum_names<vgpu::noc::arbiter_kind> {
+    static constexpr std::pair<std::string_view, noc::arbiter_kind> table[] = {
+        {"round_robin", noc::arbiter_kind::round_robin}};
+};
+
+namespace vgpu::noc {
 
 /// Config spelling of kind ("round_robin").
 std::string_view to_string(arbiter_kind kind);

@@ -9,22 +9,12 @@ namespace vgpu::sm {
 
 std::string_view to_string(sched_policy policy)
 {
-    switch (policy) {
-    case sched_policy::lrr:
-        return "lrr";
-    case sched_policy::gto:
-        return "gto";
-    }
-    return "?";
+    return name_of(policy);
 }
 
 std::optional<sched_policy> sched_policy_from_string(std::string_view text)
 {
-    if (text == "lrr")
-        return sched_policy::lrr;
-    if (text == "gto")
-        return sched_policy::gto;
-    return std::nullopt;
+    return enum_from_name<sched_policy>(text);
 }
 
 warp_scheduler::warp_scheduler(unsigned slots, sched_policy policy)

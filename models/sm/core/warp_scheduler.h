@@ -2,6 +2,8 @@
 // Pure C++ core of the SM model, no SystemC; see models/sm/README.md.
 #pragma once
 
+#include "models/common/enum_names.h"
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -14,6 +16,14 @@ enum class sched_policy {
     lrr, ///< loose round-robin: the first ready slot after the last issued one
     gto  ///< greedy-then-oldest: the last issued warp while ready, else the oldest ready
 };
+} // namespace vgpu::sm
+
+template <> struct vgpu::enum_names<vgpu::sm::sched_policy> {
+    static constexpr std::pair<std::string_view, sm::sched_policy> table[] = {
+        {"lrr", sm::sched_policy::lrr}, {"gto", sm::sched_policy::gto}};
+};
+
+namespace vgpu::sm {
 
 /// Config spelling of policy ("lrr", "gto").
 std::string_view to_string(sched_policy policy);

@@ -2,6 +2,8 @@
 // See models/traffic/README.md.
 #pragma once
 
+#include "models/common/enum_names.h"
+
 #include <cstdint>
 #include <random>
 
@@ -9,6 +11,16 @@ namespace vgpu::traffic {
 
 /// Shape of the address stream.
 enum class pattern_kind { linear, strided, random };
+} // namespace vgpu::traffic
+
+template <> struct vgpu::enum_names<vgpu::traffic::pattern_kind> {
+    static constexpr std::pair<std::string_view, traffic::pattern_kind> table[] = {
+        {"linear", traffic::pattern_kind::linear},
+        {"strided", traffic::pattern_kind::strided},
+        {"random", traffic::pattern_kind::random}};
+};
+
+namespace vgpu::traffic {
 
 /// Parameters of a pattern; addresses stay in [base, base + footprint).
 struct pattern_params {
