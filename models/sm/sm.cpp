@@ -2,6 +2,7 @@
 // See models/sm/README.md.
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "models/sm/sm.h"
+#include "models/sm/core/stall_classifier.h"
 #include "tlm_bus/byte_enables.h"
 
 #include "models/common/trace_events.h"
@@ -14,26 +15,6 @@ namespace vgpu::sm {
 
 namespace {
 constexpr std::uint32_t max_program_bytes = 1u << 20;
-
-bool is_fp(opcode op)
-{
-    return (op >= opcode::FADD && op <= opcode::F2I) || op == opcode::FSETP;
-}
-
-bool writes_reg(syntax s)
-{
-    switch (s) {
-    case syntax::r_s:
-    case syntax::r_ss:
-    case syntax::r_sss:
-    case syntax::s2r:
-    case syntax::ldp:
-    case syntax::sel:
-        return true;
-    default:
-        return false;
-    }
-}
 
 unsigned ctz64(std::uint64_t v)
 {
@@ -51,14 +32,20 @@ sm::slot_stats::slot_stats(stats::group& g, unsigned slot)
 {
 }
 
+sm::warp_slot::warp_slot(const sm_config& cfg)
+    : board(cfg.regs_per_thread, cfg.alu_latency, cfg.fp_latency)
+{
+}
+
 sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_params& clk,
        unsigned sm_id, unsigned module, unsigned cluster, unsigned line_bytes, bool per_warp_stats)
     : sc_module(name), ctrl("ctrl"), mem("mem"), done("done"), m_cfg(cfg), m_clk(clk),
       m_sm_id(sm_id), m_module(module), m_cluster(cluster), m_line_bytes(line_bytes),
       m_period_ticks(sc_core::sc_time(static_cast<double>(clk.core_ps), sc_core::SC_PS).value()),
       m_coalescer(line_bytes, 4), m_sched(cfg.warp_slots, cfg.scheduler), m_log(this->name()),
-      m_warps(cfg.warp_slots), m_cta_slots(cfg.cta_slots), m_progs(cfg.cta_slots),
-      m_stats(this->name()),
+      m_warps(cfg.warp_slots, warp_slot(cfg)), m_cta_slots(cfg.cta_slots),
+      m_slots(cfg.cta_slots, cfg.warp_slots), m_barriers(cfg.warp_slots, cfg.cta_slots),
+      m_watchdog(cfg.cta_slots, cfg.max_cta_cycles), m_progs(cfg.cta_slots), m_stats(this->name()),
       m_instructions(m_stats, "instructions", "count", "warp-instructions issued"),
       m_lane_instructions(m_stats, "lane_instructions", "count",
                           "thread-instructions executed (active lanes with a true guard)"),
@@ -90,8 +77,6 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
         SC_REPORT_ERROR("vgpu/sm", "warp_slots must be 1..64 and cta_slots >= 1");
     if (m_period_ticks == 0)
         SC_REPORT_ERROR("vgpu/sm", "core clock period below the time resolution");
-    m_free_warps = cfg.warp_slots == 64 ? ~0ull : (1ull << cfg.warp_slots) - 1;
-    m_pending.reserve(cfg.cta_slots);
     for (auto& c : m_cta_slots)
         c.ctx.params.reserve(cp::max_params);
     m_jobs.resize(static_cast<std::size_t>(cfg.warp_slots) * warp_size);
@@ -117,10 +102,7 @@ sm::~sm() = default;
 
 unsigned sm::resident_ctas() const
 {
-    unsigned n = 0;
-    for (const auto& c : m_cta_slots)
-        n += c.st != cta_slot::state::free;
-    return n;
+    return m_slots.resident();
 }
 
 // ---- time ----
@@ -156,7 +138,7 @@ void sm::block(std::uint64_t until)
     const std::uint64_t wakeups = m_wakeups;
     m_qk.sync();
     const sc_core::sc_time now = sc_core::sc_time_stamp();
-    const bool woken = wakeups != m_wakeups || !m_pending.empty();
+    const bool woken = wakeups != m_wakeups || !m_slots.pending().empty();
     if (woken)
         VGPU_DEBUG(m_log, "woken during the sync at %s", now.to_string().c_str());
     else if (until == never)
@@ -198,18 +180,17 @@ void sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     std::memcpy(&l, gp.get_data_ptr(), sizeof l);
     const std::uint64_t threads = std::uint64_t{l.block_x} * l.block_y;
     const std::uint64_t warps = (threads + warp_size - 1) / warp_size;
-    const auto free_warps = static_cast<unsigned>(__builtin_popcountll(m_free_warps));
-    auto slot = std::find_if(m_cta_slots.begin(), m_cta_slots.end(),
-                             [](const cta_slot& c) { return c.st == cta_slot::state::free; });
+    const unsigned free_warps = m_slots.free_warps();
     const char* why = nullptr;
     if (threads == 0 || l.grid_x == 0 || l.grid_y == 0)
         why = "empty CTA or grid";
     else if (l.nparams > cp::max_params)
         why = "too many parameters";
-    else if (slot == m_cta_slots.end())
-        why = "no free CTA slot";
-    else if (warps > free_warps)
-        why = "not enough free warp slots";
+    cta_slots::grant g;
+    if (!why) {
+        g = m_slots.allocate(warps);
+        why = g.refused;
+    }
     if (why) {
         VGPU_WARN(m_log,
                   "ctrl: CTA (%u,%u) of kernel %u refused: %s (%llu warps, %u free warp slots)",
@@ -218,20 +199,11 @@ void sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
         return;
     }
-    cta_slot& c = *slot;
+    cta_slot& c = m_cta_slots[g.cta];
     c = cta_slot{};
     c.ctx.params.reserve(cp::max_params);
-    c.st = cta_slot::state::pending;
     c.launch = l;
     c.arrival_ps = (sc_core::sc_time_stamp() + delay).value();
-    std::uint64_t mask = 0;
-    for (std::uint64_t free = m_free_warps; free != 0 && c.warps < warps; free &= free - 1) {
-        mask |= free & -free;
-        ++c.warps;
-    }
-    c.warp_mask = mask;
-    m_free_warps &= ~mask;
-    m_pending.push_back(static_cast<int>(slot - m_cta_slots.begin()));
     ++m_wakeups;
     m_wake.notify(delay);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -252,7 +224,7 @@ tlm_bus::gpu_extension sm::request_ext(int warp_slot, tlm_bus::access_kind kind,
     e.sm = static_cast<std::int16_t>(m_sm_id);
     e.warp = warp_slot;
     e.kind = kind;
-    e.barrier_waiting = static_cast<std::uint16_t>(m_barrier_waiting);
+    e.barrier_waiting = static_cast<std::uint16_t>(m_barriers.waiting());
     e.vaddr = vaddr;
     e.pc = pc;
     e.epoch = l.kernel_seq;
@@ -273,10 +245,10 @@ int sm::fetch_program(cta_slot& c, std::uint64_t& ready)
             return static_cast<int>(i);
         }
     }
-    const int first_warp = static_cast<int>(ctz64(c.warp_mask));
+    const int ci = static_cast<int>(&c - m_cta_slots.data());
+    const int first_warp = static_cast<int>(ctz64(m_slots.warp_mask(ci)));
     auto fail = [&](std::uint64_t va, const std::string& msg) {
-        fault_cta(static_cast<int>(&c - m_cta_slots.data()), static_cast<unsigned>(first_warp), 0,
-                  va, msg);
+        fault_cta(ci, static_cast<unsigned>(first_warp), 0, va, msg);
         return -1;
     };
     if (l.prog_bytes == 0 || l.prog_bytes > max_program_bytes)
@@ -332,7 +304,8 @@ void sm::start_cta(int ci)
     const cp::cta_launch& l = c.launch;
     const std::uint64_t arrival = cycle_of(sc_core::sc_time::from_value(c.arrival_ps));
     std::uint64_t start = std::max(m_cycle, arrival);
-    c.st = cta_slot::state::running;
+    m_slots.start(ci);
+    m_barriers.start(ci, m_slots.warp_mask(ci));
     c.start = start;
     c.end = start;
     std::uint64_t ready = start;
@@ -349,27 +322,22 @@ void sm::start_cta(int ci)
     c.ctx.ctaid_y = l.cta_y;
     c.ctx.sm_id = m_sm_id;
     unsigned k = 0;
-    for (std::uint64_t m = c.warp_mask; m != 0; m &= m - 1, ++k) {
+    for (std::uint64_t m = m_slots.warp_mask(ci); m != 0; m &= m - 1, ++k) {
         const unsigned s = ctz64(m);
         warp_slot& ws = m_warps[s];
         ws.w.emplace(m_progs[c.prog].code, c.ctx, k, m_cfg.regs_per_thread);
         ws.cta = ci;
         ws.next = ready;
         ws.reason = wait_reason::memory;
-        ws.reg_ready.fill(0);
-        ws.reg_from_load.reset();
-        ws.pred_ready.fill(0);
-        ws.at_barrier = false;
-        ws.mem_busy = false;
-        ws.mem_ready = 0;
+        ws.board.reset();
         ws.start = ready;
         ws.issued = 0;
         m_sched.launch(s);
         m_live |= 1ull << s;
     }
-    m_next_limit = std::min(m_next_limit, start + m_cfg.max_cta_cycles + 1);
+    m_watchdog.watch(static_cast<unsigned>(ci), start);
     VGPU_DEBUG(m_log, "CTA (%u,%u) of kernel %u started at cycle %llu with %u warps", l.cta_x,
-               l.cta_y, l.kernel_seq, static_cast<unsigned long long>(start), c.warps);
+               l.cta_y, l.kernel_seq, static_cast<unsigned long long>(start), m_slots.warps(ci));
 }
 
 // ---- issue ----
@@ -377,66 +345,10 @@ void sm::start_cta(int ci)
 void sm::update_next(unsigned slot)
 {
     warp_slot& ws = m_warps[slot];
-    if (ws.at_barrier) {
-        ws.next = never;
-        ws.reason = wait_reason::barrier;
-        return;
-    }
-    const warp& w = *ws.w;
-    if (!w.ready()) {
-        ws.next = never;
-        ws.reason = wait_reason::memory;
-        return;
-    }
-    const instruction* inst = w.next();
-    if (!inst) {
-        ws.next = 0;
-        ws.reason = wait_reason::none;
-        return;
-    }
-    std::uint64_t t = ws.pred_ready[inst->guard <= num_predicates ? inst->guard : pred_true];
-    bool from_mem = false;
-    for (const operand& o : inst->src) {
-        if (o.kind == operand_kind::reg && o.value < m_cfg.regs_per_thread) {
-            if (ws.reg_ready[o.value] > t) {
-                t = ws.reg_ready[o.value];
-                from_mem = ws.reg_from_load[o.value];
-            }
-        } else if (o.kind == operand_kind::pred && o.value <= num_predicates) {
-            if (ws.pred_ready[o.value] > t) {
-                t = ws.pred_ready[o.value];
-                from_mem = false;
-            }
-        }
-    }
-    // Per-warp memory order; a BAR also waits, so that the CTA sees the warp's stores after it.
-    if (inst->op == opcode::LD || inst->op == opcode::ST || inst->op == opcode::CDL ||
-        inst->op == opcode::BAR) {
-        if (ws.mem_busy) {
-            ws.next = never;
-            ws.reason = wait_reason::memory;
-            return;
-        }
-        if (ws.mem_ready > t) {
-            t = ws.mem_ready;
-            from_mem = true;
-        }
-    }
-    ws.next = t;
-    ws.reason = from_mem ? wait_reason::memory : wait_reason::scoreboard;
-}
-
-void sm::retire_alu(warp_slot& ws, const instruction& inst)
-{
-    const std::uint64_t ready = m_cycle + (is_fp(inst.op) ? m_cfg.fp_latency : m_cfg.alu_latency);
-    const syntax form = info(inst.op).form;
-    if (form == syntax::setp) {
-        if (inst.dst < pred_true)
-            ws.pred_ready[inst.dst] = ready;
-    } else if (writes_reg(form) && inst.dst < m_cfg.regs_per_thread) {
-        ws.reg_ready[inst.dst] = ready;
-        ws.reg_from_load.reset(inst.dst);
-    }
+    const issue_time t =
+        ws.board.next_issue(ws.w->next(), ws.w->ready(), m_barriers.at_barrier(slot));
+    ws.next = t.cycle;
+    ws.reason = t.reason;
 }
 
 void sm::issue(unsigned slot)
@@ -451,7 +363,7 @@ void sm::issue(unsigned slot)
     switch (r.kind) {
     case step_kind::alu:
         if (r.inst)
-            retire_alu(ws, *r.inst);
+            ws.board.write_alu(*r.inst, m_cycle);
         break;
     case step_kind::branch:
         break;
@@ -512,7 +424,7 @@ void sm::issue_mem(unsigned slot, const step_result& r)
     m_mem_requests += op.lines.count;
     ++c.outstanding;
     if (m_clk.accurate) {
-        ws.mem_busy = true;
+        ws.board.memory_issued();
         for (unsigned i = 0; i < op.lines.count; ++i) {
             m_jobs[(m_job_head + m_job_count) % m_jobs.size()] = {static_cast<std::uint16_t>(slot),
                                                                   static_cast<std::uint16_t>(i)};
@@ -574,8 +486,7 @@ void sm::finish_mem(unsigned slot)
     cta_slot& c = m_cta_slots[ws.cta];
     mem_op& op = ws.op;
     --c.outstanding;
-    ws.mem_busy = false;
-    ws.mem_ready = op.end;
+    ws.board.memory_done(op.end);
     c.end = std::max(c.end, op.end);
     if (op.failed) {
         char msg[96];
@@ -588,14 +499,11 @@ void sm::finish_mem(unsigned slot)
     }
     if (!op.store && op.reg != reg_zero) {
         ws.w->complete_load(op.reg, op.data, op.lane_mask);
-        if (op.reg < m_cfg.regs_per_thread) {
-            ws.reg_ready[op.reg] = op.end;
-            ws.reg_from_load.set(op.reg);
-        }
+        ws.board.write_load(op.reg, op.end);
     }
     if (m_live & (1ull << slot))
         update_next(slot);
-    if (c.st == cta_slot::state::ending || c.exited == c.warps)
+    if (m_slots.state(ws.cta) == cta_state::ending || m_barriers.all_exited(ws.cta))
         m_check = true;
 }
 
@@ -604,40 +512,30 @@ void sm::finish_mem(unsigned slot)
 void sm::arrive(unsigned slot, std::uint32_t pc)
 {
     warp_slot& ws = m_warps[slot];
-    cta_slot& c = m_cta_slots[ws.cta];
-    ws.at_barrier = true;
-    ws.bar_pc = pc;
-    ws.bar_since = m_cycle;
     ws.next = never;
     ws.reason = wait_reason::barrier;
-    ++m_barrier_waiting;
-    ++c.arrived;
-    if (c.arrived == c.warps)
-        release_barrier(c);
-    else if (c.arrived + c.exited == c.warps)
-        fault_cta(ws.cta, slot, pc, 0, "barrier deadlock: " + wait_report(c));
+    const barrier_tracker::arrival a = m_barriers.arrive(slot, pc, m_cycle);
+    if (a.result == barrier_tracker::outcome::released)
+        release_barrier(a.released);
+    else if (a.result == barrier_tracker::outcome::deadlock)
+        fault_cta(ws.cta, slot, pc, 0, "barrier deadlock: " + wait_report(m_cta_slots[ws.cta]));
 }
 
-void sm::release_barrier(cta_slot& c)
+void sm::release_barrier(std::uint64_t released)
 {
     auto& rec = trace::recorder::instance();
-    for (std::uint64_t m = c.warp_mask; m != 0; m &= m - 1) {
+    for (std::uint64_t m = released; m != 0; m &= m - 1) {
         const unsigned s = ctz64(m);
-        warp_slot& ws = m_warps[s];
-        if (!ws.at_barrier)
-            continue;
-        ws.at_barrier = false;
-        --m_barrier_waiting;
-        const std::uint64_t waited = m_cycle - ws.bar_since;
+        const std::uint64_t since = m_barriers.since(s);
+        const std::uint64_t waited = m_cycle - since;
         m_barrier_wait_cycles += waited;
         if (!m_slot_stats.empty())
             m_slot_stats[s]->barrier_wait_cycles += waited;
         if (rec.enabled())
-            rec.span(name(), m_warp_tracks[s], "BAR", ws.bar_since * m_clk.core_ps,
+            rec.span(name(), m_warp_tracks[s], "BAR", since * m_clk.core_ps,
                      m_cycle * m_clk.core_ps);
         update_next(s);
     }
-    c.arrived = 0;
 }
 
 void sm::warp_exited(unsigned slot)
@@ -645,7 +543,7 @@ void sm::warp_exited(unsigned slot)
     warp_slot& ws = m_warps[slot];
     cta_slot& c = m_cta_slots[ws.cta];
     m_live &= ~(1ull << slot);
-    ++c.exited;
+    const barrier_tracker::outcome o = m_barriers.exit(slot);
     const std::uint64_t lifetime = m_cycle + 1 - ws.start;
     if (!m_slot_stats.empty())
         m_slot_stats[slot]->stall_cycles += lifetime > ws.issued ? lifetime - ws.issued : 0;
@@ -655,24 +553,21 @@ void sm::warp_exited(unsigned slot)
                  "cta (" + std::to_string(c.launch.cta_x) + "," + std::to_string(c.launch.cta_y) +
                      ") warp " + std::to_string(ws.w->warp_in_cta()),
                  ws.start * m_clk.core_ps, (m_cycle + 1) * m_clk.core_ps);
-    if (c.exited == c.warps) {
+    if (o == barrier_tracker::outcome::all_exited) {
         m_check = true;
-    } else if (c.arrived > 0 && c.arrived + c.exited == c.warps) {
-        unsigned first = slot;
-        for (std::uint64_t m = c.warp_mask; m != 0; m &= m - 1)
-            if (m_warps[ctz64(m)].at_barrier) {
-                first = ctz64(m);
-                break;
-            }
-        fault_cta(ws.cta, first, m_warps[first].bar_pc, 0, "barrier deadlock: " + wait_report(c));
+    } else if (o == barrier_tracker::outcome::deadlock) {
+        const int waiting = m_barriers.first_waiting(ws.cta);
+        const unsigned first = waiting >= 0 ? static_cast<unsigned>(waiting) : slot;
+        fault_cta(ws.cta, first, m_barriers.pc(first), 0, "barrier deadlock: " + wait_report(c));
     }
 }
 
 std::string sm::wait_report(const cta_slot& c) const
 {
+    const auto ci = static_cast<unsigned>(&c - m_cta_slots.data());
     std::string out;
     char part[96];
-    for (std::uint64_t m = c.warp_mask; m != 0; m &= m - 1) {
+    for (std::uint64_t m = m_slots.warp_mask(ci); m != 0; m &= m - 1) {
         const unsigned s = ctz64(m);
         const warp_slot& ws = m_warps[s];
         if (!ws.w)
@@ -681,10 +576,10 @@ std::string sm::wait_report(const cta_slot& c) const
             out += "; ";
         if (ws.w->done() && !ws.w->faulted())
             std::snprintf(part, sizeof part, "warp %u: exited", s);
-        else if (ws.at_barrier)
+        else if (m_barriers.at_barrier(s))
             std::snprintf(part, sizeof part, "warp %u at pc %u: BAR (%u of %u warps arrived)", s,
-                          ws.bar_pc, c.arrived, c.warps);
-        else if (ws.mem_busy || !ws.w->ready())
+                          m_barriers.pc(s), m_barriers.arrived(ci), m_barriers.warps(ci));
+        else if (ws.board.memory_busy() || !ws.w->ready())
             std::snprintf(part, sizeof part, "warp %u at pc %u: memory", s, ws.w->pc());
         else if (ws.next > m_cycle)
             std::snprintf(part, sizeof part, "warp %u at pc %u: scoreboard", s, ws.w->pc());
@@ -716,26 +611,21 @@ void sm::fault_cta(int ci, unsigned slot, std::uint32_t pc, std::uint64_t vaddr,
     m_last_fault = msg;
     VGPU_WARN(m_log, "CTA (%u,%u) of kernel %u faulted: warp %u pc %u: %s", c.launch.cta_x,
               c.launch.cta_y, c.launch.kernel_seq, slot, pc, msg.c_str());
-    for (std::uint64_t m = c.warp_mask; m != 0; m &= m - 1) {
-        const unsigned s = ctz64(m);
-        m_live &= ~(1ull << s);
-        if (m_warps[s].at_barrier) {
-            m_warps[s].at_barrier = false;
-            --m_barrier_waiting;
-        }
-    }
-    c.st = cta_slot::state::ending;
+    m_live &= ~m_slots.warp_mask(ci);
+    m_barriers.cancel(ci);
+    m_slots.stop(ci);
+    m_watchdog.forget(ci);
     m_check = true;
 }
 
 void sm::check_ctas()
 {
     m_check = false;
-    for (std::size_t i = 0; i < m_cta_slots.size(); ++i) {
-        const cta_slot& c = m_cta_slots[i];
-        const bool finished = c.st == cta_slot::state::ending ||
-                              (c.st == cta_slot::state::running && c.exited == c.warps);
-        if (finished && c.outstanding == 0)
+    for (unsigned i = 0; i < m_slots.size(); ++i) {
+        const cta_state st = m_slots.state(i);
+        const bool finished =
+            st == cta_state::ending || (st == cta_state::running && m_barriers.all_exited(i));
+        if (finished && m_cta_slots[i].outstanding == 0)
             end_cta(static_cast<int>(i));
     }
 }
@@ -756,7 +646,7 @@ void sm::end_cta(int ci)
         d.status = cp::cta_status::ok;
     }
     auto& rec = trace::recorder::instance();
-    for (std::uint64_t m = c.warp_mask; m != 0; m &= m - 1) {
+    for (std::uint64_t m = m_slots.warp_mask(ci); m != 0; m &= m - 1) {
         const unsigned s = ctz64(m);
         warp_slot& ws = m_warps[s];
         if (ws.w && (!ws.w->done() || ws.w->faulted())) {
@@ -776,18 +666,14 @@ void sm::end_cta(int ci)
                  "cta (" + std::to_string(c.launch.cta_x) + "," + std::to_string(c.launch.cta_y) +
                      ") kernel " + std::to_string(c.launch.kernel_seq),
                  c.start * m_clk.core_ps, end * m_clk.core_ps);
-    m_free_warps |= c.warp_mask;
     if (c.prog >= 0)
         --m_progs[c.prog].users;
     ++m_ctas;
     if (c.faulted)
         ++m_faults;
-    c.st = cta_slot::state::free;
-    c.warp_mask = 0;
-    m_next_limit = never;
-    for (const auto& o : m_cta_slots)
-        if (o.st == cta_slot::state::running)
-            m_next_limit = std::min(m_next_limit, o.start + m_cfg.max_cta_cycles + 1);
+    m_slots.release(ci);
+    m_watchdog.forget(ci);
+    m_watchdog.refresh();
 
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     const sc_core::sc_time at = time_of(end);
@@ -805,38 +691,32 @@ void sm::issue_loop()
 {
     m_qk.reset();
     m_cycle = cycle_of(sc_core::sc_time_stamp());
-    std::array<unsigned, 4> reasons{};
+    stall_classifier stalls;
     for (;;) {
-        if (!m_pending.empty()) {
+        if (!m_slots.pending().empty()) {
             // start_cta may wait (accurate-mode fetch); launches arriving meanwhile queue up.
-            for (std::size_t i = 0; i < m_pending.size(); ++i)
-                start_cta(m_pending[i]);
-            m_pending.clear();
+            for (std::size_t i = 0; i < m_slots.pending().size(); ++i)
+                start_cta(m_slots.pending()[i]);
+            m_slots.clear_pending();
         }
-        if (m_cycle >= m_next_limit) {
-            for (std::size_t i = 0; i < m_cta_slots.size(); ++i) {
-                const cta_slot& c = m_cta_slots[i];
-                if (c.st == cta_slot::state::running && m_cycle - c.start > m_cfg.max_cta_cycles) {
-                    const std::uint64_t live = c.warp_mask & m_live;
-                    const unsigned first = ctz64(live ? live : c.warp_mask);
+        if (m_cycle >= m_watchdog.next_limit()) {
+            for (unsigned i = 0; i < m_slots.size(); ++i) {
+                if (m_watchdog.expired(i, m_cycle)) {
+                    const std::uint64_t mask = m_slots.warp_mask(i);
+                    const std::uint64_t live = mask & m_live;
+                    const unsigned first = ctz64(live ? live : mask);
                     const std::uint32_t pc = m_warps[first].w ? m_warps[first].w->pc() : 0;
                     fault_cta(static_cast<int>(i), first, pc, 0,
                               "CTA ran more than " + std::to_string(m_cfg.max_cta_cycles) +
-                                  " cycles (sm.max_cta_cycles): " + wait_report(c));
+                                  " cycles (sm.max_cta_cycles): " + wait_report(m_cta_slots[i]));
                 }
             }
-            m_next_limit = never;
-            for (const auto& o : m_cta_slots)
-                if (o.st == cta_slot::state::running && !o.faulted)
-                    m_next_limit = std::min(m_next_limit, o.start + m_cfg.max_cta_cycles + 1);
+            m_watchdog.refresh();
         }
         if (m_check)
             check_ctas();
-        if (m_live == 0 && m_pending.empty()) {
-            bool resident = false;
-            for (const auto& c : m_cta_slots)
-                resident |= c.st == cta_slot::state::running || c.st == cta_slot::state::ending;
-            if (!resident) {
+        if (m_live == 0 && m_slots.pending().empty()) {
+            if (!m_slots.active()) {
                 const std::uint64_t before = m_cycle;
                 block(never);
                 m_idle_cycles += m_cycle - before;
@@ -846,7 +726,7 @@ void sm::issue_loop()
 
         std::uint64_t ready = 0;
         std::uint64_t earliest = never;
-        reasons.fill(0);
+        stalls.clear();
         for (std::uint64_t m = m_live; m != 0; m &= m - 1) {
             const unsigned s = ctz64(m);
             const warp_slot& ws = m_warps[s];
@@ -854,7 +734,7 @@ void sm::issue_loop()
                 ready |= 1ull << s;
             } else {
                 earliest = std::min(earliest, ws.next);
-                ++reasons[static_cast<unsigned>(ws.reason)];
+                stalls.add(ws.reason);
             }
         }
         if (ready != 0) {
@@ -865,17 +745,15 @@ void sm::issue_loop()
             continue;
         }
 
-        const auto mem = reasons[static_cast<unsigned>(wait_reason::memory)];
-        const auto bar = reasons[static_cast<unsigned>(wait_reason::barrier)];
-        const auto sb = reasons[static_cast<unsigned>(wait_reason::scoreboard)];
-        stats::counter& stall = (mem >= bar && mem >= sb) || m_live == 0
-                                    ? m_stall_memory
-                                    : (bar >= sb ? m_stall_barrier : m_stall_scoreboard);
-        const std::uint64_t target = std::min(earliest, m_next_limit);
+        const wait_reason why = stalls.classify();
+        stats::counter& stall = why == wait_reason::memory    ? m_stall_memory
+                                : why == wait_reason::barrier ? m_stall_barrier
+                                                              : m_stall_scoreboard;
+        const std::uint64_t target = std::min(earliest, m_watchdog.next_limit());
         const std::uint64_t before = m_cycle;
         if (!m_clk.accurate && target != never)
             m_cycle = target; // nothing can change before target: jump (idle costs nothing)
-        else if (!m_clk.accurate && m_job_count == 0 && m_pending.empty())
+        else if (!m_clk.accurate && m_job_count == 0 && m_slots.pending().empty())
             SC_REPORT_ERROR("vgpu/sm", "issue loop blocked with nothing that could wake it");
         else
             block(target);

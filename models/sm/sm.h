@@ -6,17 +6,19 @@
 #include "models/common/stats.h"
 #include "models/common/timing.h"
 #include "models/cp/cta_launch.h"
+#include "models/sm/core/barrier_tracker.h"
 #include "models/sm/core/coalescer.h"
+#include "models/sm/core/cta_slots.h"
 #include "models/sm/core/isa.h"
+#include "models/sm/core/scoreboard.h"
 #include "models/sm/core/warp.h"
 #include "models/sm/core/warp_scheduler.h"
+#include "models/sm/core/watchdog.h"
 #include "models/sm/sm_config.h"
 #include "tlm_bus/gpu_extension.h"
 #include "tlm_bus/initiator_port.h"
 #include "tlm_bus/payload_pool.h"
 
-#include <array>
-#include <bitset>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -68,9 +70,6 @@ public:
 private:
     static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();
 
-    /// Why a warp cannot issue now (for stall accounting and fault reports).
-    enum class wait_reason : std::uint8_t { none, scoreboard, memory, barrier };
-
     /// Statistics of one warp slot.
     struct slot_stats {
         slot_stats(stats::group& g, unsigned slot);
@@ -96,35 +95,26 @@ private:
 
     /// One warp slot.
     struct warp_slot {
+        explicit warp_slot(const sm_config& cfg);
         std::optional<warp> w;                  ///< the warp, while resident
         int cta = -1;                           ///< CTA slot
         std::uint64_t next = 0;                 ///< earliest cycle the next instruction can issue
         wait_reason reason = wait_reason::none; ///< why next is in the future
-        std::array<std::uint64_t, max_registers> reg_ready{}; ///< cycle a register is readable
-        std::bitset<max_registers> reg_from_load;             ///< last written by a load
-        std::array<std::uint64_t, num_predicates + 1> pred_ready{}; ///< per predicate
-        bool at_barrier = false;
-        std::uint32_t bar_pc = 0;
-        std::uint64_t bar_since = 0;
-        bool mem_busy = false;       ///< a memory instruction is in flight (accurate mode)
-        std::uint64_t mem_ready = 0; ///< cycle the last memory instruction completed
-        std::uint64_t start = 0;     ///< launch cycle
-        std::uint64_t issued = 0;    ///< instructions issued by this warp
+        scoreboard board;                       ///< register, predicate and memory-order readiness
+        std::uint64_t start = 0;                ///< launch cycle
+        std::uint64_t issued = 0;               ///< instructions issued by this warp
         mem_op op;
     };
 
-    /// One CTA slot.
+    /// What the shell keeps of one CTA slot (state and warp slots: m_slots).
     struct cta_slot {
-        enum class state : std::uint8_t { free, pending, running, ending } st = state::free;
         cp::cta_launch launch{};
         launch_context ctx;
         std::uint64_t arrival_ps = 0; ///< when the launch was accepted (with its delay)
-        std::uint64_t warp_mask = 0;  ///< warp slots of the CTA
-        unsigned warps = 0, exited = 0, arrived = 0;
-        unsigned outstanding = 0; ///< memory instructions in flight
-        int prog = -1;            ///< program cache entry
-        std::uint64_t start = 0;  ///< cycle the warps were launched
-        std::uint64_t end = 0;    ///< latest completion cycle of its memory requests
+        unsigned outstanding = 0;     ///< memory instructions in flight
+        int prog = -1;                ///< program cache entry
+        std::uint64_t start = 0;      ///< cycle the warps were launched
+        std::uint64_t end = 0;        ///< latest completion cycle of its memory requests
         bool faulted = false;
         cp::cta_done fault{};
     };
@@ -159,14 +149,14 @@ private:
     int fetch_program(cta_slot& c, std::uint64_t& ready);
     void issue(unsigned slot);
     void update_next(unsigned slot);
-    void retire_alu(warp_slot& ws, const instruction& inst);
     void issue_mem(unsigned slot, const step_result& r);
     /// Performs line request `line` of `slot`'s memory instruction with `delay` as offset.
     void do_line(unsigned slot, unsigned line, sc_core::sc_time& delay, std::uint8_t* buf,
                  std::uint8_t* be);
     void finish_mem(unsigned slot);
     void arrive(unsigned slot, std::uint32_t pc);
-    void release_barrier(cta_slot& c);
+    /// Statistics, trace and issue times of the warps a barrier released (bit w: slot w).
+    void release_barrier(std::uint64_t released);
     void warp_exited(unsigned slot);
     void fault_cta(int c, unsigned slot, std::uint32_t pc, std::uint64_t vaddr,
                    const std::string& msg);
@@ -187,14 +177,13 @@ private:
 
     std::vector<warp_slot> m_warps;
     std::vector<cta_slot> m_cta_slots;
+    cta_slots m_slots;          ///< CTA slot states, warp-slot allocation, pending launches
+    barrier_tracker m_barriers; ///< BAR arrivals and exits per CTA
+    watchdog m_watchdog;        ///< sm.max_cta_cycles per running CTA
     std::vector<prog_entry> m_progs;
-    std::vector<int> m_pending;     ///< accepted CTA slots not yet started, in order
-    std::uint64_t m_free_warps = 0; ///< bit w: warp slot w is free
-    std::uint64_t m_live = 0;       ///< bit w: warp slot w may issue (resident, not done)
-    unsigned m_barrier_waiting = 0;
+    std::uint64_t m_live = 0; ///< bit w: warp slot w may issue (resident, not done)
     std::uint64_t m_cycle = 0;
-    std::uint64_t m_next_limit = never; ///< earliest cycle a CTA exceeds max_cta_cycles
-    bool m_check = false;               ///< a CTA may have finished or deadlocked
+    bool m_check = false; ///< a CTA may have finished or deadlocked
     tlm_utils::tlm_quantumkeeper m_qk;
     sc_core::sc_event m_wake;    ///< launch accepted or memory completed
     std::uint64_t m_wakeups = 0; ///< notifications of m_wake so far (see block())

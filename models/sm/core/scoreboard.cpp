@@ -1,0 +1,118 @@
+// Per-warp scoreboard: when each register and predicate becomes readable, and the earliest
+// cycle (and the reason) the warp's next instruction can issue. No SystemC; models/sm/README.md.
+#include "models/sm/core/scoreboard.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace vgpu::sm {
+
+namespace {
+bool is_fp(opcode op)
+{
+    return (op >= opcode::FADD && op <= opcode::F2I) || op == opcode::FSETP;
+}
+
+bool writes_reg(syntax s)
+{
+    switch (s) {
+    case syntax::r_s:
+    case syntax::r_ss:
+    case syntax::r_sss:
+    case syntax::s2r:
+    case syntax::ldp:
+    case syntax::sel:
+        return true;
+    default:
+        return false;
+    }
+}
+} // namespace
+
+scoreboard::scoreboard(unsigned regs_per_thread, unsigned alu_latency, unsigned fp_latency)
+    : m_regs(regs_per_thread), m_alu_latency(alu_latency), m_fp_latency(fp_latency)
+{
+    if (regs_per_thread == 0 || regs_per_thread > max_registers)
+        throw std::invalid_argument("scoreboard: regs_per_thread must be in 1.." +
+                                    std::to_string(max_registers) + ", got " +
+                                    std::to_string(regs_per_thread));
+}
+
+unsigned scoreboard::latency(opcode op) const
+{
+    return is_fp(op) ? m_fp_latency : m_alu_latency;
+}
+
+void scoreboard::reset()
+{
+    m_reg_ready.fill(0);
+    m_reg_from_load.reset();
+    m_pred_ready.fill(0);
+    m_mem_busy = false;
+    m_mem_ready = 0;
+}
+
+void scoreboard::write_alu(const instruction& inst, std::uint64_t cycle)
+{
+    const std::uint64_t ready = cycle + latency(inst.op);
+    const syntax form = info(inst.op).form;
+    if (form == syntax::setp) {
+        if (inst.dst < pred_true)
+            m_pred_ready[inst.dst] = ready;
+    } else if (writes_reg(form) && inst.dst < m_regs) {
+        m_reg_ready[inst.dst] = ready;
+        m_reg_from_load.reset(inst.dst);
+    }
+}
+
+void scoreboard::write_load(std::uint8_t reg, std::uint64_t cycle)
+{
+    if (reg == reg_zero || reg >= m_regs)
+        return;
+    m_reg_ready[reg] = cycle;
+    m_reg_from_load.set(reg);
+}
+
+void scoreboard::memory_done(std::uint64_t cycle)
+{
+    m_mem_busy = false;
+    m_mem_ready = cycle;
+}
+
+issue_time scoreboard::next_issue(const instruction* inst, bool warp_ready, bool at_barrier) const
+{
+    if (at_barrier)
+        return {never, wait_reason::barrier};
+    if (!warp_ready)
+        return {never, wait_reason::memory};
+    if (!inst)
+        return {0, wait_reason::none};
+    std::uint64_t t = m_pred_ready[inst->guard <= num_predicates ? inst->guard : pred_true];
+    bool from_mem = false;
+    for (const operand& o : inst->src) {
+        if (o.kind == operand_kind::reg && o.value < m_regs) {
+            if (m_reg_ready[o.value] > t) {
+                t = m_reg_ready[o.value];
+                from_mem = m_reg_from_load[o.value];
+            }
+        } else if (o.kind == operand_kind::pred && o.value <= num_predicates) {
+            if (m_pred_ready[o.value] > t) {
+                t = m_pred_ready[o.value];
+                from_mem = false;
+            }
+        }
+    }
+    // Per-warp memory order; a BAR also waits, so that the CTA sees the warp's stores after it.
+    if (inst->op == opcode::LD || inst->op == opcode::ST || inst->op == opcode::CDL ||
+        inst->op == opcode::BAR) {
+        if (m_mem_busy)
+            return {never, wait_reason::memory};
+        if (m_mem_ready > t) {
+            t = m_mem_ready;
+            from_mem = true;
+        }
+    }
+    return {t, from_mem ? wait_reason::memory : wait_reason::scoreboard};
+}
+
+} // namespace vgpu::sm

@@ -1,0 +1,81 @@
+// Per-warp scoreboard: when each register and predicate becomes readable, and the earliest
+// cycle (and the reason) the warp's next instruction can issue. No SystemC; models/sm/README.md.
+#pragma once
+
+#include "models/sm/core/isa.h"
+
+#include <array>
+#include <bitset>
+#include <cstdint>
+#include <limits>
+
+namespace vgpu::sm {
+
+/// Why a warp cannot issue now (stall accounting and fault reports).
+enum class wait_reason : std::uint8_t {
+    none,       ///< nothing: the warp can issue
+    scoreboard, ///< an ALU or fp32 result it reads is not readable yet
+    memory,     ///< a load result or its previous memory instruction is outstanding
+    barrier     ///< it waits at a BAR
+};
+
+/// Earliest issue cycle of a warp's next instruction and why it is not earlier.
+struct issue_time {
+    std::uint64_t cycle = 0;                ///< scoreboard::never while it cannot be known
+    wait_reason reason = wait_reason::none; ///< what the warp waits for until cycle
+};
+
+/// Readiness of one warp's registers, predicates and memory order, in core cycles.
+class scoreboard {
+public:
+    static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max(); ///< no time
+
+    /// regs_per_thread in 1..max_registers; latencies in cycles from issue to readable.
+    scoreboard(unsigned regs_per_thread, unsigned alu_latency, unsigned fp_latency);
+
+    unsigned regs_per_thread() const { return m_regs; } ///< registers tracked (R0..R<n-1>)
+    /// Cycles from the issue of op until its result can be read (fp32 or ALU latency).
+    unsigned latency(opcode op) const;
+
+    /// A new warp: everything readable from cycle 0, no memory instruction in flight.
+    void reset();
+    /// inst (ALU class) issued at cycle: its destination is readable at cycle + latency.
+    void write_alu(const instruction& inst, std::uint64_t cycle);
+    /// A load's data arrived in reg, readable at cycle (RZ and registers out of range: none).
+    void write_load(std::uint8_t reg, std::uint64_t cycle);
+    /// A memory instruction was issued whose completion is not known yet (accurate mode).
+    void memory_issued() { m_mem_busy = true; }
+    /// The warp's memory instruction completed at cycle.
+    void memory_done(std::uint64_t cycle);
+    /// A memory instruction is in flight with an unknown completion.
+    bool memory_busy() const { return m_mem_busy; }
+    /// Cycle the warp's last memory instruction completed.
+    std::uint64_t memory_ready() const { return m_mem_ready; }
+
+    /// Cycle register r is readable (registers out of range: 0).
+    std::uint64_t reg_ready(unsigned r) const { return r < m_regs ? m_reg_ready[r] : 0; }
+    /// True when register r was last written by a load.
+    bool reg_from_load(unsigned r) const { return r < m_regs && m_reg_from_load[r]; }
+    /// Cycle predicate p (P0..P7, PT) is readable.
+    std::uint64_t pred_ready(unsigned p) const { return p <= num_predicates ? m_pred_ready[p] : 0; }
+
+    /// When the warp can issue next, given its next instruction (nullptr: none), whether the
+    /// warp core is ready (no pending load in the way) and whether it waits at a barrier.
+    /// Barrier, then an unready core (memory, never), then no instruction (cycle 0); else the
+    /// latest of the guard, the sources and, for LD/ST/CDL/BAR, the previous memory
+    /// instruction; the reason is memory when that latest time is a load's or the memory
+    /// order's, scoreboard otherwise.
+    issue_time next_issue(const instruction* inst, bool warp_ready, bool at_barrier) const;
+
+private:
+    unsigned m_regs;
+    unsigned m_alu_latency;
+    unsigned m_fp_latency;
+    std::array<std::uint64_t, max_registers> m_reg_ready{};
+    std::bitset<max_registers> m_reg_from_load;
+    std::array<std::uint64_t, num_predicates + 1> m_pred_ready{};
+    bool m_mem_busy = false;
+    std::uint64_t m_mem_ready = 0;
+};
+
+} // namespace vgpu::sm
