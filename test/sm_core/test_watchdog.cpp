@@ -57,3 +57,12 @@ TEST_CASE("watchdog: a forgotten CTA stops counting; refresh() recomputes the li
     REQUIRE(w.next_limit() == 451);
     REQUIRE(w.expired(0, 451));
 }
+
+TEST_CASE("watchdog: a CTA that starts after the checked cycle has not expired")
+{
+    watchdog w(2, 10);
+    w.watch(0, 5000); // launched with an annotated delay: starts ahead of the issue loop
+    REQUIRE_FALSE(w.expired(0, 100));
+    REQUIRE_FALSE(w.expired(0, 5010));
+    REQUIRE(w.expired(0, 5011));
+}

@@ -38,7 +38,8 @@ void watchdog::refresh()
 bool watchdog::expired(unsigned cta, std::uint64_t cycle) const
 {
     const entry& e = m_ctas.at(cta);
-    return e.watched && cycle - e.start > m_max;
+    // A CTA whose start lies ahead of `cycle` (a launch with an annotated delay) has not run yet.
+    return e.watched && cycle > e.start && cycle - e.start > m_max;
 }
 
 } // namespace vgpu::sm
