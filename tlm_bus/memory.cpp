@@ -53,10 +53,11 @@ void memory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     m_bytes += len;
     sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
     sc_core::sc_time transfer(static_cast<double>(len) / m_params.bytes_per_ns, sc_core::SC_NS);
-    sc_core::sc_time start = sc_core::sc_time::from_value(
-        m_port.reserve(arrival.value(), transfer.value(), sc_core::sc_time_stamp().value()));
-    m_queue += start - arrival;
-    delay += (start - arrival) + transfer + m_params.latency;
+    const auto b =
+        m_port.reserve(arrival.value(), transfer.value(), sc_core::sc_time_stamp().value());
+    const sc_core::sc_time finish = sc_core::sc_time::from_value(b.finish);
+    m_queue += finish - arrival - transfer;
+    delay += (finish - arrival) + m_params.latency;
     gp.set_dmi_allowed(m_params.dmi);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

@@ -39,10 +39,11 @@ void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, uns
     const std::uint64_t occupancy = cycles * m_p.cycle.value();
     m_busy_ps += occupancy;
     if (!m_p.accurate) {
-        std::uint64_t arrival = (sc_core::sc_time_stamp() + delay).value();
-        std::uint64_t start = m_busy.reserve(arrival, occupancy, sc_core::sc_time_stamp().value());
-        m_wait.sample(sc_core::sc_time::from_value(start - arrival).to_seconds() * 1e9);
-        delay += sc_core::sc_time::from_value(start - arrival + occupancy);
+        const std::uint64_t arrival = (sc_core::sc_time_stamp() + delay).value();
+        const auto b = m_busy.reserve(arrival, occupancy, sc_core::sc_time_stamp().value());
+        // Queueing = completion - arrival - own occupancy (the pieces may straddle bookings).
+        m_wait.sample(static_cast<double>(b.finish - arrival - occupancy) / 1000.0);
+        delay += sc_core::sc_time::from_value(b.finish - arrival);
         return;
     }
     sc_core::wait(delay);

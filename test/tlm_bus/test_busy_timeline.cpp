@@ -10,24 +10,42 @@ using vgpu::tlm_bus::busy_timeline;
 TEST_CASE("requests in time order queue back to back")
 {
     busy_timeline t;
-    CHECK(t.reserve(0, 10, 0) == 0);
-    CHECK(t.reserve(0, 10, 0) == 10);
-    CHECK(t.reserve(5, 10, 0) == 20);
-    CHECK(t.reserve(100, 10, 0) == 100); // idle gap: starts on arrival
+    CHECK(t.reserve(0, 10, 0).finish == 10);
+    CHECK(t.reserve(0, 10, 0).start == 10);
+    const auto b = t.reserve(5, 10, 0);
+    CHECK(b.start == 20);
+    CHECK(b.finish == 30);
+    CHECK(t.reserve(100, 10, 0).start == 100); // idle gap: starts on arrival
     CHECK(t.busy_until() == 110);
 }
 
-TEST_CASE("an early request booked after a late one uses the gap before it")
+TEST_CASE("an early request booked after a late one uses the free time before it")
 {
     busy_timeline t;
-    CHECK(t.reserve(1000, 10, 0) == 1000); // a decoupled initiator far ahead
-    CHECK(t.reserve(0, 10, 0) == 0);       // an earlier arrival is not queued behind it
-    CHECK(t.reserve(995, 10, 0) == 1010);  // overlaps the booking: waits until it ends
-    CHECK(t.reserve(985, 10, 0) == 985);   // [985, 995) is free
-    CHECK(t.reserve(990, 10, 0) == 1020);  // the gap [995, 1000) is too short
+    CHECK(t.reserve(1000, 10, 0).start == 1000); // a decoupled initiator far ahead
+    CHECK(t.reserve(0, 10, 0).start == 0);       // an earlier arrival is not queued behind it
+    const auto a = t.reserve(995, 10, 0);        // [995, 1000) then [1010, 1015)
+    CHECK(a.start == 995);
+    CHECK(a.finish == 1015);
+    const auto b = t.reserve(985, 20, 0); // [985, 995) then [1015, 1025)
+    CHECK(b.start == 985);
+    CHECK(b.finish == 1025);
+    CHECK(t.intervals() == 2); // [0, 10) and [985, 1025)
 }
 
-TEST_CASE("intervals that ended before now are forgotten, touching ones merge")
+TEST_CASE("a small gap carries part of a transfer: nothing is wasted, nothing overlaps")
+{
+    busy_timeline t;
+    t.reserve(0, 10, 0);  // [0, 10)
+    t.reserve(13, 10, 0); // [13, 23)
+    const auto b = t.reserve(0, 8, 0);
+    CHECK(b.start == 10);
+    CHECK(b.finish == 28); // 3 ps in [10, 13), 5 ps in [23, 28)
+    CHECK(t.intervals() == 1);
+    CHECK(t.busy_until() == 28);
+}
+
+TEST_CASE("intervals that ended before now are forgotten, and only those")
 {
     busy_timeline t;
     for (int i = 0; i < 100; ++i)
@@ -35,32 +53,71 @@ TEST_CASE("intervals that ended before now are forgotten, touching ones merge")
     CHECK(t.intervals() == 1); // all touching: one merged interval [0, 1000)
     t.reserve(5000, 10, 0);
     CHECK(t.intervals() == 2);
-    t.reserve(6000, 10, 2000);
-    CHECK(t.intervals() == 2); // [0, 1000) forgotten at now = 2000
+    t.reserve(6000, 10, 999);
+    CHECK(t.intervals() == 3); // [0, 1000) has not ended at now = 999: kept
+    t.reserve(7000, 10, 2000);
+    CHECK(t.intervals() == 3); // forgotten at now = 2000
 }
 
-TEST_CASE("the number of remembered bookings is bounded")
+TEST_CASE("a lagging request never reuses time booked by one ahead of it")
 {
     busy_timeline t;
     for (std::uint64_t i = 0; i < 1000; ++i)
-        t.reserve(i * 100, 10, 0); // disjoint, never merged, never pruned by time
-    CHECK(t.intervals() == busy_timeline::max_intervals);
-    CHECK(t.busy_until() == 99910);
+        t.reserve(i * 100, 10, 0); // 1000 disjoint bookings, none forgotten (now = 0)
+    CHECK(t.intervals() == 1000);
+    // A request arriving at 0 that needs 95 ps gets the 90 free picoseconds before 100 plus
+    // 5 after the booking [100, 110).
+    const auto b = t.reserve(5, 95, 0);
+    CHECK(b.start == 10);
+    CHECK(b.finish == 115);
 }
 
-TEST_CASE("random bookings never overlap and never start before their arrival")
+TEST_CASE("compaction beyond max_intervals fills the oldest gaps: serves less, never more")
 {
-    const unsigned seed = 20261121;
+    busy_timeline t;
+    const std::uint64_t n = busy_timeline::max_intervals + 10;
+    for (std::uint64_t i = 0; i < n; ++i)
+        t.reserve(i * 100, 10, 0);
+    CHECK(t.intervals() == busy_timeline::max_intervals);
+    CHECK(t.lost_ps() == 10 * 90);
+    // The filled gaps are no longer free: a request at 0 waits past them.
+    // The first 11 bookings became one interval [0, 1010): a request at 0 waits past it.
+    CHECK(t.reserve(0, 10, 0).start == 1010);
+}
+
+TEST_CASE("random bookings never overlap, never start before arrival, and sum to occupancy")
+{
+    const unsigned seed = 20261123;
     CAPTURE(seed);
     std::mt19937_64 rng(seed);
     busy_timeline t;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> booked;
-    for (int i = 0; i < 60; ++i) { // within max_intervals: nothing forgotten
-        std::uint64_t arrival = rng() % 20000, occ = 1 + rng() % 50;
-        std::uint64_t start = t.reserve(arrival, occ, 0);
-        REQUIRE(start >= arrival);
-        for (const auto& [s, e] : booked)
-            REQUIRE((start + occ <= s || start >= e));
-        booked.emplace_back(start, start + occ);
+    std::vector<char> used(40000, 0);
+    std::uint64_t total = 0;
+    for (int i = 0; i < 500; ++i) {
+        const std::uint64_t arrival = rng() % 20000, occ = 1 + rng() % 50;
+        const auto before = used;
+        const auto b = t.reserve(arrival, occ, 0);
+        REQUIRE(b.start >= arrival);
+        REQUIRE(b.finish >= b.start + occ);
+        total += occ;
+        // Reference: the free picoseconds from arrival on, first come first filled.
+        std::uint64_t need = occ, p = arrival, last = 0;
+        bool first = true;
+        while (need > 0) {
+            if (!used[p]) {
+                if (first)
+                    REQUIRE(b.start == p);
+                first = false;
+                used[p] = 1;
+                last = p;
+                --need;
+            }
+            ++p;
+        }
+        REQUIRE(b.finish == last + 1);
     }
+    std::uint64_t busy = 0;
+    for (char c : used)
+        busy += c;
+    REQUIRE(busy == total);
 }
