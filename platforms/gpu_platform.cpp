@@ -58,7 +58,7 @@ memory_path_stages(const std::string& sm_name, const vgpu_config& cfg, const clo
 
 cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                            const clock_params& clk, unsigned module, unsigned cluster)
-    : sc_module(name), xbar(noc::make_interconnect("xbar", cfg.noc, clk, cfg.noc.xbar_hop_latency))
+    : sc_module(name), xbar(noc::make_interconnect("xbar", cfg.noc, clk, cfg.noc.cluster_xbar()))
 {
     const auto& p = cfg.platform;
     for (unsigned i = 0; i < p.sms_per_cluster; ++i) {
@@ -88,7 +88,7 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
 
 module_unit::module_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                          const clock_params& clk, unsigned module)
-    : sc_module(name), noc(noc::make_interconnect("noc", cfg.noc, clk, cfg.noc.hop_latency)),
+    : sc_module(name), noc(noc::make_interconnect("noc", cfg.noc, clk, cfg.noc.module_noc())),
       dram("dram", cfg.dram, clk, module * cfg.dram.size.bytes, cfg.llc.line_bytes)
 {
     const auto& p = cfg.platform;

@@ -14,25 +14,53 @@ constexpr unsigned min_transfer_bytes = 8;
 crossbar::out_port::out_port(stats::group& g, const std::string& port, const resource_params& p)
     : res(port.c_str(), p),
       requests(g, port + ".requests", "count", "requests forwarded to output " + port),
-      bytes(g, port + ".bytes", "bytes", "data bytes forwarded to output " + port)
+      bytes(g, port + ".bytes", "bytes", "write data bytes carried to output " + port)
+{
+}
+
+crossbar::in_port::in_port(stats::group& g, const std::string& port, const resource_params& p)
+    : res(port.c_str(), p), requests(g, port + ".requests", "count", "requests from input " + port),
+      bytes(g, port + ".response_bytes", "bytes", "data bytes returned to input " + port)
 {
 }
 
 crossbar::crossbar(const sc_core::sc_module_name& name, const noc_config& cfg,
-                   const clock_params& clocks, unsigned hop_latency_cycles)
-    : interconnect(name), m_cfg(cfg), m_clocks(clocks),
-      m_hop(sc_core::sc_time::from_value(hop_latency_cycles * clocks.noc_ps)), m_log(this->name()),
-      m_stats(this->name()),
+                   const clock_params& clocks, const path_params& path)
+    : interconnect(name), m_cfg(cfg), m_clocks(clocks), m_path(path),
+      m_hop(sc_core::sc_time::from_value(path.request_hop * clocks.noc_ps)),
+      m_rsp_hop(sc_core::sc_time::from_value(path.response_hop * clocks.noc_ps)),
+      m_log(this->name()), m_stats(this->name()),
       m_unmapped(m_stats, "unmapped", "count", "requests to no output (address errors)"),
       m_latency(m_stats, "latency", "ns",
-                "time a request spent in the crossbar (hop, queueing, transfer)")
+                "time a request spent in the crossbar (hop, queueing, transfer)"),
+      m_rsp_latency(m_stats, "response_latency", "ns",
+                    "time a response spent in the crossbar (hop, queueing, transfer)")
 {
+    if (path.request_width == 0 || path.response_width == 0)
+        SC_REPORT_ERROR("vgpu/noc/crossbar",
+                        (std::string(this->name()) + ": channel widths must be positive").c_str());
 }
 
 unsigned crossbar::occupancy_cycles(unsigned bytes) const
 {
     const unsigned moved = std::max(bytes, min_transfer_bytes);
-    return (moved + m_cfg.width_bytes - 1) / m_cfg.width_bytes;
+    return (moved + m_path.request_width - 1) / m_path.request_width;
+}
+
+unsigned crossbar::response_cycles(unsigned bytes) const
+{
+    const unsigned moved = std::max(bytes, min_transfer_bytes);
+    return (moved + m_path.response_width - 1) / m_path.response_width;
+}
+
+unsigned crossbar::request_bytes(const tlm::tlm_generic_payload& gp)
+{
+    return gp.is_write() ? std::max(gp.get_data_length(), min_transfer_bytes) : min_transfer_bytes;
+}
+
+unsigned crossbar::response_bytes(const tlm::tlm_generic_payload& gp)
+{
+    return gp.is_read() ? std::max(gp.get_data_length(), min_transfer_bytes) : min_transfer_bytes;
 }
 
 std::uint64_t crossbar::requests(unsigned output) const
@@ -49,16 +77,19 @@ void crossbar::create_ports()
     p.cycle = sc_core::sc_time::from_value(m_clocks.noc_ps);
     p.policy = m_cfg.arbiter;
     p.inputs = std::max(1u, m_inputs);
-    for (unsigned i = 0; i < m_inputs; ++i)
-        m_in_reqs.push_back(std::make_unique<stats::counter>(
-            m_stats, input_name(i) + ".requests", "count", "requests from input " + input_name(i)));
     for (unsigned o = 0; o < m_outputs; ++o)
         m_out.push_back(std::make_unique<out_port>(m_stats, output_name(o), p));
+    // A response channel serves the one input it returns to; its contenders are the outputs.
+    resource_params rp = p;
+    rp.inputs = std::max(1u, m_outputs);
+    for (unsigned i = 0; i < m_inputs; ++i)
+        m_in.push_back(std::make_unique<in_port>(m_stats, input_name(i), rp));
 }
 
 void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
 {
-    ++*m_in_reqs[id];
+    in_port& src = *m_in[static_cast<unsigned>(id)];
+    ++src.requests;
     const int o = route(gp);
     if (o < 0) {
         ++m_unmapped;
@@ -69,14 +100,20 @@ void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_tim
     }
     out_port& port = *m_out[o];
     const unsigned len = gp.get_data_length();
+    const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
     ++port.requests;
-    port.bytes += len;
+    port.bytes += gp.is_write() ? len : 0;
     const sc_core::sc_time entry = sc_core::sc_time_stamp() + delay;
     delay += m_hop;
-    port.res.use(static_cast<unsigned>(id), gp.get_extension<tlm_bus::gpu_extension>(),
-                 occupancy_cycles(len), delay);
+    port.res.use(static_cast<unsigned>(id), ext, occupancy_cycles(request_bytes(gp)), delay);
     m_latency.sample((sc_core::sc_time_stamp() + delay - entry).to_seconds() * 1e9);
     out[o]->b_transport(gp, delay);
+    // The response returns on the input's own channel; a read's data occupies it.
+    const sc_core::sc_time back = sc_core::sc_time_stamp() + delay;
+    src.bytes += gp.is_read() ? len : 0;
+    delay += m_rsp_hop;
+    src.res.use(static_cast<unsigned>(o), ext, response_cycles(response_bytes(gp)), delay);
+    m_rsp_latency.sample((sc_core::sc_time_stamp() + delay - back).to_seconds() * 1e9);
 }
 
 unsigned crossbar::transport_dbg(int, tlm::tlm_generic_payload& gp)
@@ -96,8 +133,8 @@ bool crossbar::get_direct_mem_ptr(int, tlm::tlm_generic_payload& gp, tlm::tlm_dm
     }
     const bool ok = out[o]->get_direct_mem_ptr(gp, dmi);
     if (ok) {
-        dmi.set_read_latency(dmi.get_read_latency() + m_hop);
-        dmi.set_write_latency(dmi.get_write_latency() + m_hop);
+        dmi.set_read_latency(dmi.get_read_latency() + m_hop + m_rsp_hop);
+        dmi.set_write_latency(dmi.get_write_latency() + m_hop + m_rsp_hop);
     }
     return ok;
 }

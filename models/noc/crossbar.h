@@ -17,25 +17,41 @@
 
 namespace vgpu::noc {
 
-/// N inputs x M outputs in one hop: the route function picks the output. Each output port is a
-/// shared_resource named after the port: a request pays hop_latency cycles, then waits for its
-/// output and occupies it for ceil(max(length, 8) / width_bytes) NoC cycles.
+/// N inputs x M outputs in one hop, with a request path and a response path. The route
+/// function picks the output. Every port is a channel (a shared_resource named after the
+/// port): an output's channel carries requests toward it, an input's channel carries the
+/// responses back to it. A request pays the request hop, then occupies its output for its
+/// request bytes; after the target, the response pays the response hop and occupies its input
+/// for its response bytes. A read moves a header one way and its data back; a write its data
+/// one way and an acknowledgement back; a header or an acknowledgement is one 8-byte flit.
 class crossbar : public interconnect {
 public:
-    /// `hop_latency_cycles` in NoC cycles (noc.hop_latency or noc.xbar_hop_latency).
+    /// Widths and hops per direction (noc_config::module_noc() or cluster_xbar()).
     crossbar(const sc_core::sc_module_name& name, const noc_config& cfg, const clock_params& clocks,
-             unsigned hop_latency_cycles);
+             const path_params& path);
 
-    /// NoC cycles an output is occupied by a request of `bytes` data bytes.
+    /// NoC cycles a request channel is occupied by a transfer of `bytes` (at least one flit).
     unsigned occupancy_cycles(unsigned bytes) const;
+    /// NoC cycles a response channel is occupied by a transfer of `bytes`.
+    unsigned response_cycles(unsigned bytes) const;
+    /// Bytes a request of `gp` moves on the request channel (write data or a read's header).
+    static unsigned request_bytes(const tlm::tlm_generic_payload& gp);
+    /// Bytes its response moves back (read data or a write's acknowledgement).
+    static unsigned response_bytes(const tlm::tlm_generic_payload& gp);
 
     std::uint64_t requests(unsigned output) const; ///< requests forwarded to an output
     std::uint64_t unmapped() const { return m_unmapped.value(); } ///< address errors returned
 
 private:
-    /// Statistics and contention of one output port.
+    /// Statistics and request channel of one output port.
     struct out_port {
         out_port(stats::group& g, const std::string& port, const resource_params& p);
+        shared_resource res;
+        stats::counter requests, bytes;
+    };
+    /// Statistics and response channel of one input port.
+    struct in_port {
+        in_port(stats::group& g, const std::string& port, const resource_params& p);
         shared_resource res;
         stats::counter requests, bytes;
     };
@@ -47,13 +63,14 @@ private:
 
     const noc_config m_cfg;
     const clock_params m_clocks;
-    const sc_core::sc_time m_hop;
+    const path_params m_path;
+    const sc_core::sc_time m_hop, m_rsp_hop;
     logger m_log;
     stats::group m_stats;
-    std::vector<std::unique_ptr<out_port>> m_out;           ///< one per output
-    std::vector<std::unique_ptr<stats::counter>> m_in_reqs; ///< one per input
+    std::vector<std::unique_ptr<out_port>> m_out; ///< one per output
+    std::vector<std::unique_ptr<in_port>> m_in;   ///< one per input
     stats::counter m_unmapped;
-    stats::average m_latency;
+    stats::average m_latency, m_rsp_latency;
 };
 
 } // namespace vgpu::noc

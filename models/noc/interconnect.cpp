@@ -112,13 +112,13 @@ route_fn module_route(const address_map& map, unsigned module, const interconnec
 
 std::unique_ptr<interconnect> make_interconnect(const sc_core::sc_module_name& name,
                                                 const noc_config& cfg, const clock_params& clocks,
-                                                unsigned hop_latency_cycles)
+                                                const path_params& path)
 {
     switch (cfg.topology) {
     case topology_kind::crossbar:
         break;
     }
-    return std::make_unique<crossbar>(name, cfg, clocks, hop_latency_cycles);
+    return std::make_unique<crossbar>(name, cfg, clocks, path);
 }
 
 } // namespace vgpu::noc

@@ -100,9 +100,10 @@ private:
 /// the outputs are bound.
 route_fn module_route(const address_map& map, unsigned module, const interconnect& noc);
 
-/// Builds the interconnect `noc.topology` names (crossbar today), `hop_latency_cycles` per hop.
+/// Builds the interconnect `noc.topology` names (crossbar today) with the widths and hops of
+/// `path` (noc_config::module_noc() or cluster_xbar()).
 std::unique_ptr<interconnect> make_interconnect(const sc_core::sc_module_name& name,
                                                 const noc_config& cfg, const clock_params& clocks,
-                                                unsigned hop_latency_cycles);
+                                                const path_params& path);
 
 } // namespace vgpu::noc

@@ -29,16 +29,23 @@ resource_params link::channel_params(const noc_config& cfg, const clock_params& 
 
 link::link(const sc_core::sc_module_name& name, const noc_config& cfg, const clock_params& clocks)
     : sc_module(name), in("in"), out("out"), channel("channel", channel_params(cfg, clocks)),
+      response("response", channel_params(cfg, clocks)),
       m_latency(sc_core::sc_time::from_value(cfg.link_latency.ps)),
       m_cycle(sc_core::sc_time::from_value(clocks.noc_ps)),
       m_bytes_per_cycle(cfg.link_bytes_per_cycle(clocks.noc_ps)), m_stats(this->name()),
       m_requests(m_stats, "requests", "count", "requests carried"),
       m_bytes(m_stats, "bytes", "bytes", "data bytes carried (writes out, reads back)"),
-      m_busy_cycles(m_stats, "busy_cycles", "cycles", "NoC cycles the channel was occupied"),
-      m_utilisation(m_stats, "utilisation", "ratio", "share of NoC cycles the channel was busy",
+      m_busy_cycles(m_stats, "busy_cycles", "cycles",
+                    "NoC cycles the request channel was occupied"),
+      m_rsp_busy_cycles(m_stats, "response_busy_cycles", "cycles",
+                        "NoC cycles the response channel was occupied"),
+      m_utilisation(m_stats, "utilisation", "ratio",
+                    "share of NoC cycles the busier of the two channels was occupied",
                     [this] {
                         const double t = elapsed(m_cycle);
-                        return t > 0 ? static_cast<double>(m_busy_cycles.value()) / t : 0.0;
+                        const auto busy =
+                            std::max(m_busy_cycles.value(), m_rsp_busy_cycles.value());
+                        return t > 0 ? static_cast<double>(busy) / t : 0.0;
                     }),
       m_bandwidth(m_stats, "bandwidth", "GB/s", "data bytes carried per ns of simulated time",
                   [this] {
@@ -63,14 +70,18 @@ unsigned link::occupancy_cycles(unsigned bytes) const
 void link::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
 {
     const unsigned len = gp.get_data_length();
-    const unsigned cycles = occupancy_cycles(len);
+    const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
+    // A read sends a header and gets its data back; a write sends its data and gets an ack.
+    const unsigned req_cycles = occupancy_cycles(gp.is_write() ? len : 0);
+    const unsigned rsp_cycles = occupancy_cycles(gp.is_read() ? len : 0);
     ++m_requests;
     m_bytes += len;
-    m_busy_cycles += cycles;
-    channel.use(0, gp.get_extension<tlm_bus::gpu_extension>(), cycles, delay);
+    m_busy_cycles += req_cycles;
+    m_rsp_busy_cycles += rsp_cycles;
+    channel.use(0, ext, req_cycles, delay);
     delay += m_latency;
     out->b_transport(gp, delay);
-    // The response (and a read's data) flies back over the reverse direction.
+    response.use(0, ext, rsp_cycles, delay);
     delay += m_latency;
 }
 

@@ -15,15 +15,17 @@
 
 namespace vgpu::noc {
 
-/// Carries requests from module a to module b (`link_<a>_<b>`). A request waits for the
-/// channel, occupies it for ceil(max(length, 8) / bytes-per-cycle) NoC cycles, flies
-/// link_latency to b, and its response flies link_latency back: a read's data is charged to
-/// this direction's channel once, and the round trip pays the latency twice.
+/// Carries requests from module a to module b (`link_<a>_<b>`) and their responses back, on
+/// two channels of link_bandwidth_gbps each: a request occupies `channel` for its request bytes
+/// (write data, or an 8-byte read header) and flies link_latency to b; its response occupies
+/// `response` for its response bytes (read data, or an 8-byte write acknowledgement) and flies
+/// link_latency back. A read and a write side by side therefore do not share a channel's data.
 class link : public sc_core::sc_module {
 public:
     tlm_utils::simple_target_socket<link> in;     ///< requests entering at module a
     tlm_utils::simple_initiator_socket<link> out; ///< requests leaving at module b
-    shared_resource channel;                      ///< the wires: one request at a time
+    shared_resource channel;                      ///< request wires a -> b
+    shared_resource response;                     ///< response wires b -> a
 
     link(const sc_core::sc_module_name& name, const noc_config& cfg, const clock_params& clocks);
 
@@ -43,7 +45,7 @@ private:
     const sc_core::sc_time m_cycle;
     const double m_bytes_per_cycle;
     stats::group m_stats;
-    stats::counter m_requests, m_bytes, m_busy_cycles;
+    stats::counter m_requests, m_bytes, m_busy_cycles, m_rsp_busy_cycles;
     stats::formula m_utilisation, m_bandwidth;
 };
 

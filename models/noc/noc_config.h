@@ -21,15 +21,30 @@ template <> struct vgpu::enum_names<vgpu::noc::topology_kind> {
 
 namespace vgpu::noc {
 
+/// Widths and latencies of one interconnect level, per direction (requests travel to the
+/// outputs, responses back to the inputs on their own channels).
+struct path_params {
+    unsigned request_width = 32;  ///< bytes a request channel moves per NoC cycle
+    unsigned response_width = 32; ///< bytes a response channel moves per NoC cycle
+    unsigned request_hop = 1;     ///< NoC cycles of a request's hop, besides its transfer
+    unsigned response_hop = 1;    ///< NoC cycles of a response's hop, besides its transfer
+};
+
 /// Section `noc`: topology, arbitration, latencies and widths of the on-chip networks.
 struct noc_config {
     topology_kind topology = topology_kind::crossbar; ///< shape of the module NoC
     arbiter_kind arbiter = arbiter_kind::round_robin; ///< output-port grant policy (accurate mode)
-    unsigned hop_latency = 2;          ///< module NoC: cycles a request spends in a hop
-    unsigned width_bytes = 32;         ///< bytes a crossbar or NoC port moves per NoC cycle
-    unsigned xbar_hop_latency = 1;     ///< cluster crossbar: cycles a request spends in it
-    duration link_latency{20000};      ///< inter-module link: one-way flight time
-    double link_bandwidth_gbps = 64.0; ///< inter-module link: bytes per ns, each direction
+    unsigned hop_latency = 2;               ///< module NoC: cycles a request spends in a hop
+    unsigned width_bytes = 32;              ///< bytes a crossbar or NoC port moves per NoC cycle
+    unsigned xbar_hop_latency = 1;          ///< cluster crossbar: cycles a request spends in it
+    duration link_latency{20000};           ///< inter-module link: one-way flight time
+    double link_bandwidth_gbps = 64.0;      ///< inter-module link: bytes per ns, each direction
+    unsigned request_width_bytes = 0;       ///< module NoC request channels; 0 = width_bytes
+    unsigned response_width_bytes = 0;      ///< module NoC response channels; 0 = width_bytes
+    std::int64_t response_hop_latency = -1; ///< module NoC responses; -1 = hop_latency
+    unsigned xbar_request_width_bytes = 0;  ///< cluster crossbar requests; 0 = width_bytes
+    unsigned xbar_response_width_bytes = 0; ///< cluster crossbar responses; 0 = width_bytes
+    std::int64_t xbar_response_hop_latency = -1; ///< cluster crossbar; -1 = xbar_hop_latency
 
     void declare(config::visitor& v)
     {
@@ -54,6 +69,35 @@ struct noc_config {
         v.value(
             "link_latency", link_latency,
             spec("inter-module link: one-way flight time (a read pays it twice)").range(0, 1e6));
+        v.value("request_width_bytes", request_width_bytes,
+                spec("module NoC: bytes a request channel (toward the LLC slices and links) "
+                     "moves per NoC cycle; 0 = noc.width_bytes")
+                    .range(0, 4096)
+                    .unit("bytes"));
+        v.value("response_width_bytes", response_width_bytes,
+                spec("module NoC: bytes a response channel (back to a cluster, the host or a "
+                     "link) moves per NoC cycle; 0 = noc.width_bytes")
+                    .range(0, 4096)
+                    .unit("bytes"));
+        v.value("response_hop_latency", response_hop_latency,
+                spec("module NoC: cycles a response spends in a hop; -1 = noc.hop_latency")
+                    .range(-1, 1000)
+                    .unit("cycles"));
+        v.value("xbar_request_width_bytes", xbar_request_width_bytes,
+                spec("cluster crossbar: bytes its request channel (toward the NoC) moves per NoC "
+                     "cycle; 0 = noc.width_bytes")
+                    .range(0, 4096)
+                    .unit("bytes"));
+        v.value("xbar_response_width_bytes", xbar_response_width_bytes,
+                spec("cluster crossbar: bytes a response channel (back to an L1 or a stage) "
+                     "moves per NoC cycle; 0 = noc.width_bytes")
+                    .range(0, 4096)
+                    .unit("bytes"));
+        v.value("xbar_response_hop_latency", xbar_response_hop_latency,
+                spec("cluster crossbar: cycles a response spends in it; -1 = "
+                     "noc.xbar_hop_latency")
+                    .range(-1, 1000)
+                    .unit("cycles"));
         v.value("link_bandwidth_gbps", link_bandwidth_gbps,
                 spec("inter-module link: peak bandwidth of each direction; bytes per NoC cycle "
                      "= this x the NoC clock period")
@@ -63,6 +107,24 @@ struct noc_config {
 
     /// Ranges are checked by the declaration; no combination of `noc` keys is invalid.
     void validate(config::checker&) const {}
+
+    /// The module NoC's widths and hops per direction, defaults resolved.
+    path_params module_noc() const
+    {
+        return {request_width_bytes ? request_width_bytes : width_bytes,
+                response_width_bytes ? response_width_bytes : width_bytes, hop_latency,
+                response_hop_latency < 0 ? hop_latency
+                                         : static_cast<unsigned>(response_hop_latency)};
+    }
+    /// The cluster crossbar's widths and hops per direction, defaults resolved.
+    path_params cluster_xbar() const
+    {
+        return {xbar_request_width_bytes ? xbar_request_width_bytes : width_bytes,
+                xbar_response_width_bytes ? xbar_response_width_bytes : width_bytes,
+                xbar_hop_latency,
+                xbar_response_hop_latency < 0 ? xbar_hop_latency
+                                              : static_cast<unsigned>(xbar_response_hop_latency)};
+    }
 
     /// Bytes one direction of a link moves per NoC cycle of `noc_ps` picoseconds.
     double link_bytes_per_cycle(std::uint64_t noc_ps) const

@@ -54,7 +54,8 @@ tlm_bus::memory_params mem_params(std::uint64_t size, bool dmi)
     return p;
 }
 
-/// i0, i1 -> checkers -> xbar (2 hop cycles) -> checkers -> a [0, window), b [window, 2 window).
+/// i0, i1 -> checkers -> xbar (2-cycle request hop, 1-cycle response hop, 32-byte channels) ->
+/// checkers -> a [0, window), b [window, 2 window).
 /// No address translation: b is twice as large and sees global addresses.
 struct bench {
     test::test_initiator i0{"i0"}, i1{"i1"};
@@ -62,8 +63,8 @@ struct bench {
     noc::crossbar xbar;
     tlm_bus::memory a, b;
     explicit bench(bool accurate = false, bool dmi = false)
-        : xbar("xbar", noc_cfg(), clocks(accurate), 2), a("a", mem_params(window, dmi)),
-          b("b", mem_params(2 * window, dmi))
+        : xbar("xbar", noc_cfg(), clocks(accurate), noc::path_params{32, 32, 2, 1}),
+          a("a", mem_params(window, dmi)), b("b", mem_params(2 * window, dmi))
     {
         tlm_bus::bind_checked(i0.mem, pc_i0, xbar.in);
         tlm_bus::bind_checked(i1.mem, pc_i1, xbar.in);
@@ -159,7 +160,8 @@ TEST_CASE("crossbar routes by the route function and answers unmapped addresses 
     CHECK(s["xbar.in0.requests"] == 5);
     CHECK(s["xbar.in1.requests"] == 0);
     CHECK(s["xbar.out0.requests"] == 2);
-    CHECK(s["xbar.out1.bytes"] == 8);
+    CHECK(s["xbar.out1.bytes"] == 4);         // write data only: a read sends a header
+    CHECK(s["xbar.in0.response_bytes"] == 8); // the two reads' data came back to input 0
     CHECK(s["xbar.unmapped"] == 1);
     CHECK(s["xbar.out0.grants"] == 2); // the output port's shared resource
 }
@@ -171,21 +173,23 @@ TEST_CASE("crossbar fast mode: two inputs on one output, the second waits for th
     tb.i0.body = [&](test::test_initiator& i) {
         sc_time d = sc_core::SC_ZERO_TIME;
         i.mem.access(tlm::TLM_WRITE_COMMAND, 0x0, line, 64, d);
-        CHECK(d == sc_time(2 + 2 + 10, SC_NS)); // hop, 64 B at 32 B/cycle, memory
+        // Request hop, 64 B at 32 B/cycle, memory, response hop, an 8-byte acknowledgement.
+        CHECK(d == sc_time(2 + 2 + 10 + 1 + 1, SC_NS));
     };
     tb.i1.body = [&](test::test_initiator& i) {
         sc_core::wait(sc_core::SC_ZERO_TIME); // after i0, at the same time
         sc_time d = sc_core::SC_ZERO_TIME;
         i.mem.access(tlm::TLM_WRITE_COMMAND, 0x40, line, 64, d);
-        CHECK(d == sc_time(2 + 2 + 2 + 10, SC_NS)); // behind i0's two cycles on output 0
+        CHECK(d == sc_time(2 + 2 + 2 + 10 + 1 + 1, SC_NS)); // behind i0's two cycles on output 0
         d = sc_core::SC_ZERO_TIME;
         i.mem.access(tlm::TLM_WRITE_COMMAND, window, line, 64, d);
-        CHECK(d == sc_time(2 + 2 + 10, SC_NS)); // output 1 is free
+        CHECK(d == sc_time(2 + 2 + 10 + 1 + 1, SC_NS)); // output 1 is free
         d = sc_core::SC_ZERO_TIME;
         std::uint32_t v;
         i.mem.access(tlm::TLM_READ_COMMAND, 0x0, &v, 4, d);
-        // Output 0 is busy until 6 ns; a read without data still takes one cycle.
-        CHECK(d == sc_time(6 + 1 + 10, SC_NS));
+        // Output 0 is busy until 6 ns; the read's header takes one cycle, its 4 bytes of data
+        // one cycle of input 1's response channel, which its writes' acks left free at 18 ns.
+        CHECK(d == sc_time(6 + 1 + 10 + 1 + 1, SC_NS));
     };
     sc_core::sc_start();
     REQUIRE(tb.i0.done);
@@ -196,6 +200,8 @@ TEST_CASE("crossbar fast mode: two inputs on one output, the second waits for th
     auto s = stats_by_name();
     CHECK(s["xbar.latency"] == Approx((4 + 6 + 4 + 7) / 4.0));
     CHECK(s["xbar.latency.max"] == Approx(7));
+    CHECK(s["xbar.response_latency"] == Approx(2)); // hop + one cycle each
+    CHECK(tb.xbar.response_cycles(64) == 2);
 }
 
 TEST_CASE("crossbar accurate mode: requests of the same cycle on one output are granted in turn")
@@ -217,9 +223,10 @@ TEST_CASE("crossbar accurate mode: requests of the same cycle on one output are 
     REQUIRE(tb.i1.done);
     REQUIRE(tb.violations() == 0);
     // Both reach output 0 after the 2-cycle hop and compete at that 2 ns edge: input 0 wins,
-    // input 1 is granted one cycle later; then 1 cycle of transfer and 10 ns of memory.
-    CHECK(done[0] == sc_time(2 + 1 + 10, SC_NS));
-    CHECK(done[1] == sc_time(3 + 1 + 10, SC_NS));
+    // input 1 is granted one cycle later; then 1 cycle of transfer and 10 ns of memory; then
+    // the response hop and one cycle of acknowledgement on each input's own channel.
+    CHECK(done[0] == sc_time(2 + 1 + 10 + 1 + 1, SC_NS));
+    CHECK(done[1] == sc_time(3 + 1 + 10 + 1 + 1, SC_NS));
 }
 
 TEST_CASE("crossbar debug transport moves data without time or statistics")
@@ -257,7 +264,7 @@ TEST_CASE("crossbar forwards DMI requests and invalidations to every input")
         d = sc_core::SC_ZERO_TIME;
         CHECK(i.read32(window + 0x40, d) == 7u);
         CHECK(i.mem.dmi_accesses() == 1);
-        CHECK(d == sc_time(2 + 10, SC_NS)); // the hop is added to the memory's DMI latency
+        CHECK(d == sc_time(2 + 1 + 10, SC_NS)); // both hops are added to the DMI latency
         tlm::tlm_generic_payload gp;
         tlm::tlm_dmi dmi;
         gp.set_command(tlm::TLM_READ_COMMAND);

@@ -83,20 +83,23 @@ std::map<std::string, double> stats_by_name()
 
 } // namespace
 
-TEST_CASE("link fast mode: latency twice, data occupancy once, queueing behind the channel")
+TEST_CASE("link fast mode: latency twice, requests and responses on their own channels")
 {
     bench tb;
     std::uint8_t buf[256] = {};
     tb.init.body = [&](test::test_initiator& i) {
         sc_time d = sc_core::SC_ZERO_TIME;
         CHECK(i.mem.access(tlm::TLM_WRITE_COMMAND, 0x0, buf, 64, d) == tlm::TLM_OK_RESPONSE);
-        CHECK(d == sc_time(1 + 20 + 10 + 20, SC_NS)); // 64 B at 64 B/cycle
+        // 64 B at 64 B/cycle out, flight, memory, an 8-byte acknowledgement back, flight.
+        CHECK(d == sc_time(1 + 20 + 10 + 1 + 20, SC_NS));
         d = sc_core::SC_ZERO_TIME;
         CHECK(i.mem.access(tlm::TLM_READ_COMMAND, 0x0, buf, 256, d) == tlm::TLM_OK_RESPONSE);
-        CHECK(d == sc_time(1 + 4 + 20 + 10 + 20, SC_NS)); // behind the write, then 4 cycles
+        // The header waits one cycle behind the write's data; the 256 B come back in 4 cycles
+        // on the response channel (free at 32 ns: the ack used [31, 32)).
+        CHECK(d == sc_time(1 + 1 + 20 + 10 + 4 + 20, SC_NS));
         d = sc_time(30, SC_NS);
         CHECK(i.mem.access(tlm::TLM_READ_COMMAND, 0x0, buf, 4, d) == tlm::TLM_OK_RESPONSE);
-        CHECK(d == sc_time(30 + 1 + 20 + 10 + 20, SC_NS)); // channel idle again: one flit
+        CHECK(d == sc_time(30 + 1 + 20 + 10 + 1 + 20, SC_NS)); // both channels idle: one flit each
         sc_core::wait(100, SC_NS);
     };
     sc_core::sc_start();
@@ -105,8 +108,10 @@ TEST_CASE("link fast mode: latency twice, data occupancy once, queueing behind t
     CHECK(tb.link.requests() == 3);
     CHECK(tb.link.bytes() == 64 + 256 + 4);
     CHECK(tb.link.channel.grants() == 3);
+    CHECK(tb.link.response.grants() == 3);
     auto s = stats_by_name();
-    CHECK(s["link.busy_cycles"] == 6);
+    CHECK(s["link.busy_cycles"] == 3);          // write data 1 + two read headers
+    CHECK(s["link.response_busy_cycles"] == 6); // ack 1 + read data 4 + 1
     CHECK(s["link.utilisation"] == Approx(6.0 / 100.0));
     CHECK(s["link.bandwidth"] == Approx(324.0 / 100.0));
 }
@@ -118,10 +123,10 @@ TEST_CASE("link bandwidth: bytes per cycle come from GB/s and the NoC clock")
     tb.init.body = [&](test::test_initiator& i) {
         sc_time d = sc_core::SC_ZERO_TIME;
         i.mem.access(tlm::TLM_WRITE_COMMAND, 0x0, buf, 64, d);
-        CHECK(d == sc_time(5 + 20 + 10 + 20, SC_NS)); // exactly 5 cycles, not 6
+        CHECK(d == sc_time(5 + 20 + 10 + 1 + 20, SC_NS)); // exactly 5 cycles, not 6
         d = sc_core::SC_ZERO_TIME;
         i.mem.access(tlm::TLM_WRITE_COMMAND, 0x0, buf, 13, d);
-        CHECK(d == sc_time(5 + 2 + 20 + 10 + 20, SC_NS));
+        CHECK(d == sc_time(5 + 2 + 20 + 10 + 1 + 20, SC_NS));
     };
     sc_core::sc_start();
     REQUIRE(tb.init.done);
@@ -139,8 +144,10 @@ TEST_CASE("link accurate mode: the channel grants on the arrival edge, then the 
     tb.init.body = [&](test::test_initiator& i) {
         sc_time d = sc_core::SC_ZERO_TIME;
         i.mem.access(tlm::TLM_WRITE_COMMAND, 0x0, buf, 128, d);
-        CHECK(sc_core::sc_time_stamp() == sc_time(0, SC_NS)); // granted on the arrival edge
-        CHECK(d == sc_time(2 + 20 + 10 + 20, SC_NS));         // 2 cycles of data, the flights
+        // Granted on the arrival edge: 2 cycles of data, the flight, memory; the ack is
+        // granted on its arrival edge (32 ns) on the response channel, then flies back.
+        CHECK(sc_core::sc_time_stamp() == sc_time(32, SC_NS));
+        CHECK(sc_core::sc_time_stamp() + d == sc_time(2 + 20 + 10 + 1 + 20, SC_NS));
     };
     sc_core::sc_start();
     REQUIRE(tb.init.done);
