@@ -42,7 +42,7 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f)
     const std::uint64_t page = f.page_bytes;
     const unsigned modules = std::max(1u, f.modules);
     plan.ptbr = 0;
-    plan.table_bytes = round_up(va_limit / page * 8, page);
+    plan.table_bytes = round_up(page_table::table_bytes(page), page);
     plan.bytes_per_module.assign(modules, 0);
     std::vector<std::uint64_t> next(modules);
     for (unsigned m = 0; m < modules; ++m)
@@ -289,7 +289,7 @@ bool driver::load_memory()
     std::vector<std::uint64_t> entries;
     entries.reserve(m_plan.pages.size());
     for (const auto& [vpn, pa] : m_plan.pages)
-        entries.push_back(pa | pte_writable | pte_present);
+        entries.push_back(page_table::encode(pa, true));
     std::vector<transfer_piece> pieces;
     std::size_t e = 0;
     for (auto it = m_plan.pages.begin(); it != m_plan.pages.end();) {
@@ -300,8 +300,9 @@ bool driver::load_memory()
             ++end;
             ++n;
         }
-        pieces_physical(m_plan.ptbr + it->first * 8, reinterpret_cast<std::uint8_t*>(&entries[e]),
-                        n * 8, pieces);
+        pieces_physical(page_table::entry_address(m_plan.ptbr, it->first),
+                        reinterpret_cast<std::uint8_t*>(&entries[e]), n * page_table::entry_bytes,
+                        pieces);
         e += n;
         it = end;
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "models/common/logger.h"
+#include "models/common/page_table.h"
 #include "models/common/stats.h"
 #include "models/host/host_config.h"
 #include "models/host/workload.h"
@@ -24,9 +25,7 @@ namespace vgpu::host {
 
 constexpr std::uint64_t program_va_base = 0x01000000; ///< first virtual address of programs
 constexpr std::uint64_t buffer_va_base = 0x10000000;  ///< first virtual address of buffers
-constexpr std::uint64_t va_limit = 1ull << 32;        ///< virtual addresses are 32 bits
-constexpr std::uint64_t pte_present = 1;              ///< PTE bit 0
-constexpr std::uint64_t pte_writable = 2;             ///< PTE bit 1
+using page_table::va_limit; ///< virtual addresses are 32 bits (models/common/page_table.h)
 
 /// A buffer or program placed in virtual memory.
 struct region {

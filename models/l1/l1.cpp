@@ -2,7 +2,6 @@
 #include "models/l1/l1.h"
 #include "tlm_bus/byte_enables.h"
 
-#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -13,37 +12,51 @@ sc_core::sc_time from_value(std::uint64_t v)
 {
     return sc_core::sc_time::from_value(v);
 }
+
+/// The L1's controller core: write-through, no-write-allocate, modulo set index; in fast mode a
+/// hit on a line with several fills in flight waits for the one in the last MSHR slot.
+cache::controller_params core_params(const l1_config& cfg)
+{
+    cache::controller_params p;
+    p.sets = cfg.sets;
+    p.ways = cfg.ways;
+    p.line_bytes = cfg.line_bytes;
+    p.index = cache::index_kind::modulo;
+    p.mshrs = cfg.mshrs;
+    p.policy = cache::write_policy::write_through_no_allocate;
+    p.fast_merge = cache::merge_wait::last_slot;
+    return p;
+}
 } // namespace
 
 l1::l1(const sc_core::sc_module_name& name, const l1_config& cfg, const clock_params& clk)
     : sc_module(name), in("in"), out("out"), m_cfg(cfg), m_accurate(clk.accurate),
       m_hit(static_cast<double>(cfg.hit_latency) * static_cast<double>(clk.core_ps),
             sc_core::SC_PS),
-      m_array(cfg.sets, cfg.ways, cfg.line_bytes), m_mshr(cfg.mshrs, 1), m_slots(cfg.mshrs),
-      m_buffer_store(std::size_t{cfg.mshrs} * cfg.line_bytes), m_log(this->name()),
-      m_stats(this->name()), m_reads(m_stats, "reads", "count", "read requests"),
+      m_core(core_params(cfg)), m_log(this->name()), m_stats(this->name()),
+      m_reads(m_stats, "reads", "count", "read requests"),
       m_writes(m_stats, "writes", "count", "write requests (all forwarded)"),
-      m_hits(m_stats, "hits", "count", "read line lookups served from the array"),
-      m_misses(m_stats, "misses", "count", "read line lookups that fetched the line"),
-      m_merges(m_stats, "mshr_merges", "count",
-               "read line lookups that waited for a fill already in flight"),
-      m_full_stalls(m_stats, "mshr_full_stalls", "count", "misses that waited for a free MSHR"),
       m_invalidations(m_stats, "invalidations", "count",
                       "whole-cache invalidations at a new epoch (kernel boundary)"),
       m_errors(m_stats, "errors", "count", "requests answered with an error response"),
+      m_hits(m_stats, "hits", "count", "read line lookups served from the array",
+             [this] { return static_cast<double>(m_core.counts().hits); }),
+      m_misses(m_stats, "misses", "count", "read line lookups that fetched the line",
+               [this] { return static_cast<double>(m_core.counts().misses); }),
+      m_merges(m_stats, "mshr_merges", "count",
+               "read line lookups that waited for a fill already in flight",
+               [this] { return static_cast<double>(m_core.counts().merges); }),
+      m_full_stalls(m_stats, "mshr_full_stalls", "count", "misses that waited for a free MSHR",
+                    [this] { return static_cast<double>(m_core.counts().full_stalls); }),
       m_hit_rate(m_stats, "hit_rate", "ratio", "hits / (hits + misses + mshr_merges)",
                  [this] {
-                     double all =
-                         static_cast<double>(m_hits.value() + m_misses.value() + m_merges.value());
-                     return all > 0 ? static_cast<double>(m_hits.value()) / all : 0.0;
+                     const cache::controller_counts& c = m_core.counts();
+                     double all = static_cast<double>(c.hits + c.misses + c.merges);
+                     return all > 0 ? static_cast<double>(c.hits) / all : 0.0;
                  }),
       m_miss_latency(m_stats, "miss_latency", "ns",
                      "time from a missing read's arrival to its line's arrival")
 {
-    m_stale.reserve(cfg.mshrs);
-    m_free_buffers.reserve(cfg.mshrs);
-    for (unsigned i = 0; i < cfg.mshrs; ++i)
-        m_free_buffers.push_back(&m_buffer_store[std::size_t{i} * cfg.line_bytes]);
     in.register_b_transport(this, &l1::b_transport);
     in.register_transport_dbg(this, &l1::transport_dbg);
     in.register_get_direct_mem_ptr(this, &l1::get_direct_mem_ptr);
@@ -65,11 +78,9 @@ void l1::new_epoch(std::uint32_t epoch)
 {
     m_epoch = epoch;
     ++m_invalidations;
-    m_array.invalidate_all([](std::uint64_t, const std::uint8_t*) {
+    m_core.invalidate_all([](std::uint64_t, const std::uint8_t*) {
         SC_REPORT_ERROR("vgpu/l1", "an L1 line was dirty");
     });
-    for (auto& s : m_slots)
-        s = fill_slot{};
 }
 
 void l1::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
@@ -117,16 +128,12 @@ void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     tlm_bus::for_each_segment(
         gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), gp.get_byte_enable_ptr(),
         gp.get_byte_enable_length(), m_cfg.line_bytes, [&](const segment& s) {
-            const std::uint64_t line = m_array.line_addr(s.addr);
-            // A fill in flight may have read the line before this write reached memory.
-            if (m_accurate && m_mshr.lookup(line) &&
-                std::find(m_stale.begin(), m_stale.end(), line) == m_stale.end())
-                m_stale.push_back(line);
-            if (m_array.lookup(s.addr, false)) {
-                tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset,
-                                      [&](unsigned off, unsigned n) {
-                                          m_array.write(s.addr + off, s.data + off, n, false);
-                                      });
+            // A fill in flight may have read the line before this write reached memory: the
+            // core marks it stale. A present line is updated (clean).
+            if (m_core.wrote_below(s.addr)) {
+                tlm_bus::for_each_run(
+                    s.len, s.be, s.be_len, s.be_offset,
+                    [&](unsigned off, unsigned n) { m_core.write(s.addr + off, s.data + off, n); });
             }
             return true;
         });
@@ -135,7 +142,7 @@ void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
 void l1::copy_from_array(const segment& s) const
 {
     tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset, [&](unsigned off, unsigned n) {
-        m_array.read(s.addr + off, s.data + off, n);
+        m_core.read(s.addr + off, s.data + off, n);
     });
 }
 
@@ -149,20 +156,15 @@ void l1::copy_from_buffer(const segment& s, const std::uint8_t* line_data) const
 
 void l1::install(std::uint64_t line, const std::uint8_t* data)
 {
-    const cache::cache_array::victim v = m_array.allocate(line);
-    if (v.dirty)
+    if (m_core.complete_fill(line, data).dirty)
         SC_REPORT_ERROR("vgpu/l1", (std::string(name()) + ": evicted a dirty line").c_str());
-    m_array.fill(line, data);
 }
 
 std::uint8_t* l1::take_buffer()
 {
-    if (m_free_buffers.empty()) {
+    std::uint8_t* b = m_core.take_buffer();
+    if (!b)
         SC_REPORT_ERROR("vgpu/l1", (std::string(name()) + ": more fills than MSHRs").c_str());
-        return nullptr;
-    }
-    std::uint8_t* b = m_free_buffers.back();
-    m_free_buffers.pop_back();
     return b;
 }
 
@@ -172,34 +174,17 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     const std::uint64_t arrival = now + delay.value();
     const std::uint64_t tag_done = arrival + m_hit.value();
-    const std::uint64_t line = m_array.line_addr(s.addr);
-    if (m_array.lookup(s.addr)) {
-        std::uint64_t done = tag_done;
-        const fill_slot* pending = nullptr;
-        for (const auto& f : m_slots)
-            if (f.line == line && f.ready > tag_done)
-                pending = &f;
-        if (pending) {
-            ++m_merges;
-            done = std::max(done, pending->ready);
-        } else {
-            ++m_hits;
-        }
+    const std::uint64_t line = m_core.line_addr(s.addr);
+    const cache::cache_controller::timed_outcome t = m_core.lookup_at(s.addr, tag_done);
+    if (t.result != cache::cache_controller::outcome::miss) {
+        // A hit, or a merge that completes when the fill in flight arrives.
         copy_from_array(s);
-        delay = from_value(done - now);
+        delay = from_value(t.ready - now);
         return tlm::TLM_OK_RESPONSE;
     }
-    ++m_misses;
     // The MSHR freed first serves this miss; if it is still busy at tag time, wait for it.
-    fill_slot* slot = &m_slots[0];
-    for (auto& f : m_slots)
-        if (f.ready < slot->ready)
-            slot = &f;
-    std::uint64_t issue = tag_done;
-    if (slot->ready > issue) {
-        ++m_full_stalls;
-        issue = slot->ready;
-    }
+    std::uint64_t issue = 0;
+    const unsigned slot = m_core.reserve_fill(tag_done, issue);
     sc_core::sc_time d = from_value(issue - now);
     std::uint8_t* buf = take_buffer();
     const tlm::tlm_response_status status =
@@ -208,10 +193,10 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
         install(line, buf);
         copy_from_buffer(s, buf);
         const std::uint64_t ready = sc_core::sc_time_stamp().value() + d.value();
-        *slot = fill_slot{line, ready};
+        m_core.fill_arrives(slot, line, ready);
         m_miss_latency.sample(static_cast<double>(ready - arrival) / 1000.0);
     }
-    give_buffer(buf);
+    m_core.give_buffer(buf);
     delay = d;
     return status;
 }
@@ -219,38 +204,24 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
 tlm::tlm_response_status l1::read_accurate(const segment& s, const tlm_bus::gpu_extension* ext,
                                            sc_core::sc_time& delay)
 {
+    using outcome = cache::cache_controller::outcome;
     const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
     const sc_core::sc_time tag_done = arrival + m_hit;
-    const std::uint64_t line = m_array.line_addr(s.addr);
+    const std::uint64_t line = m_core.line_addr(s.addr);
     auto until = [](const sc_core::sc_time& t) {
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         return t > now ? t - now : sc_core::SC_ZERO_TIME;
     };
-    bool merged = false, stalled = false;
-    for (;;) {
-        if (m_mshr.lookup(line)) {
-            if (!merged)
-                ++m_merges;
-            merged = true;
-            sc_core::wait(m_fill_done);
-            continue;
-        }
-        if (m_array.lookup(s.addr)) {
-            if (!merged)
-                ++m_hits;
+    // A merge waits for the fill in flight, a stall for a free MSHR; then look again.
+    cache::cache_controller::request r;
+    for (outcome o = m_core.lookup(s.addr, r); o != outcome::miss; o = m_core.lookup(s.addr, r)) {
+        if (o == outcome::hit) {
             copy_from_array(s);
             delay = until(tag_done);
             return tlm::TLM_OK_RESPONSE;
         }
-        if (m_mshr.can_allocate())
-            break;
-        if (!stalled)
-            ++m_full_stalls;
-        stalled = true;
         sc_core::wait(m_fill_done);
     }
-    ++m_misses;
-    m_mshr.add_target(m_mshr.allocate(line), 0);
     std::uint8_t* buf = take_buffer();
     sc_core::sc_time d = until(tag_done);
     const tlm::tlm_response_status status =
@@ -258,16 +229,12 @@ tlm::tlm_response_status l1::read_accurate(const segment& s, const tlm_bus::gpu_
     // The line becomes visible to merged requests when its data arrives.
     sc_core::wait(d);
     if (status == tlm::TLM_OK_RESPONSE) {
-        auto stale = std::find(m_stale.begin(), m_stale.end(), line);
-        if (stale != m_stale.end())
-            m_stale.erase(stale);
-        else
-            install(line, buf);
+        install(line, buf);
         copy_from_buffer(s, buf);
         m_miss_latency.sample((sc_core::sc_time_stamp() - arrival).to_seconds() * 1e9);
     }
-    give_buffer(buf);
-    m_mshr.release(line);
+    m_core.give_buffer(buf);
+    m_core.finish_miss(line);
     m_fill_done.notify(sc_core::SC_ZERO_TIME);
     delay = sc_core::SC_ZERO_TIME;
     return status;
@@ -280,8 +247,8 @@ unsigned l1::transport_dbg(tlm::tlm_generic_payload& gp)
     if (gp.is_write() && n > 0) {
         tlm_bus::for_each_segment(gp.get_address(), gp.get_data_ptr(), n, nullptr, 0,
                                   m_cfg.line_bytes, [&](const segment& s) {
-                                      if (m_array.probe(s.addr))
-                                          m_array.write(s.addr, s.data, s.len, false);
+                                      if (m_core.array().probe(s.addr))
+                                          m_core.array().write(s.addr, s.data, s.len, false);
                                       return true;
                                   });
     }

@@ -2,8 +2,7 @@
 // invalidated at kernel boundaries (epoch). See models/l1/README.md.
 #pragma once
 
-#include "models/cache/core/cache_array.h"
-#include "models/cache/core/mshr_table.h"
+#include "models/cache/core/cache_controller.h"
 #include "models/common/logger.h"
 #include "models/common/stats.h"
 #include "models/common/timing.h"
@@ -15,7 +14,6 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
-#include <vector>
 
 namespace vgpu::l1 {
 
@@ -30,11 +28,6 @@ public:
 
 private:
     using segment = tlm_bus::line_segment;
-    /// Fast mode: a line fill and the time its data arrives.
-    struct fill_slot {
-        std::uint64_t line = 0;  ///< line address
-        std::uint64_t ready = 0; ///< arrival of the data (sc_time value)
-    };
 
     void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned transport_dbg(tlm::tlm_generic_payload& gp);
@@ -48,31 +41,24 @@ private:
                                        sc_core::sc_time& delay);
     tlm::tlm_response_status read_accurate(const segment& s, const tlm_bus::gpu_extension* ext,
                                            sc_core::sc_time& delay);
-    /// Allocates `line` (never dirty: an L1 holds no dirty data) and fills it from `data`.
+    /// Installs a fetched line unless a write overtook its fill; the victim is never dirty.
     void install(std::uint64_t line, const std::uint8_t* data);
     /// Copies the enabled bytes of `s` out of the resident line.
     void copy_from_array(const segment& s) const;
     /// Copies the enabled bytes of `s` out of a line buffer holding its line.
     void copy_from_buffer(const segment& s, const std::uint8_t* line_data) const;
     std::uint8_t* take_buffer();
-    void give_buffer(std::uint8_t* b) { m_free_buffers.push_back(b); }
 
     const l1_config m_cfg;
     const bool m_accurate;
-    const sc_core::sc_time m_hit; ///< hit latency
-    cache::cache_array m_array;
-    cache::mshr_table<std::uint8_t> m_mshr;    ///< accurate mode: fills in flight
-    std::vector<fill_slot> m_slots;            ///< fast mode: one per MSHR
-    std::vector<std::uint64_t> m_stale;        ///< accurate mode: fills overtaken by a write
-    std::vector<std::uint8_t> m_buffer_store;  ///< one line buffer per MSHR
-    std::vector<std::uint8_t*> m_free_buffers; ///< unused line buffers
-    sc_core::sc_event m_fill_done;             ///< accurate mode: an MSHR was released
-    std::uint32_t m_epoch = 0;                 ///< newest epoch seen
+    const sc_core::sc_time m_hit;   ///< hit latency
+    cache::cache_controller m_core; ///< tags, data, MSHRs, write-through policy, outcome counts
+    sc_core::sc_event m_fill_done;  ///< accurate mode: an MSHR was released
+    std::uint32_t m_epoch = 0;      ///< newest epoch seen
     logger m_log;
     stats::group m_stats;
-    stats::counter m_reads, m_writes, m_hits, m_misses, m_merges, m_full_stalls, m_invalidations,
-        m_errors;
-    stats::formula m_hit_rate;
+    stats::counter m_reads, m_writes, m_invalidations, m_errors;
+    stats::formula m_hits, m_misses, m_merges, m_full_stalls, m_hit_rate;
     stats::average m_miss_latency;
 };
 

@@ -18,27 +18,23 @@ sc_core::sc_time until(const sc_core::sc_time& t)
     return t > now ? t - now : sc_core::SC_ZERO_TIME;
 }
 
-unsigned log2u(unsigned v)
+/// The slice's controller core: write-back, write-allocate; the line number XOR-folded into
+/// the set index, so whichever address bits the NoC uses to pick the slice, all sets are used.
+cache::controller_params core_params(const llc_config& cfg)
 {
-    unsigned n = 0;
-    while ((1u << n) < v)
-        ++n;
-    return n;
+    cache::controller_params p;
+    p.sets = cfg.sets;
+    p.ways = cfg.ways;
+    p.line_bytes = cfg.line_bytes;
+    p.index = cache::index_kind::xor_fold;
+    p.mshrs = cfg.mshrs;
+    p.policy = cache::write_policy::write_back_allocate;
+    return p;
 }
 
-/// XOR-folds all line-number bits into the set index: whichever address bits the NoC uses to
-/// pick the slice, the sets of a slice are all used.
-cache::index_fn folded_index(unsigned sets, unsigned line_bytes)
+double count(std::uint64_t v)
 {
-    const unsigned bits = log2u(sets), shift = log2u(line_bytes);
-    return [bits, shift](std::uint64_t line_addr) -> unsigned {
-        if (bits == 0)
-            return 0;
-        std::uint64_t n = line_addr >> shift, h = 0;
-        for (; n != 0; n >>= bits)
-            h ^= n;
-        return static_cast<unsigned>(h);
-    };
+    return static_cast<double>(v);
 }
 } // namespace
 
@@ -46,32 +42,33 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
     : sc_module(name), in("in"), out("out"), m_cfg(cfg), m_accurate(clk.accurate),
       m_cycle(static_cast<double>(clk.noc_ps), sc_core::SC_PS),
       m_hit(static_cast<double>(cfg.hit_latency) * static_cast<double>(clk.noc_ps), sc_core::SC_PS),
-      m_array(cfg.sets, cfg.ways, cfg.line_bytes, folded_index(cfg.sets, cfg.line_bytes)),
-      m_mshr(2 * cfg.mshrs, 1), m_slots(cfg.mshrs),
-      m_buffer_store(2 * std::size_t{cfg.mshrs} * cfg.line_bytes), m_log(this->name()),
-      m_stats(this->name()), m_reads(m_stats, "reads", "count", "read requests"),
+      m_core(core_params(cfg)), m_log(this->name()), m_stats(this->name()),
+      m_reads(m_stats, "reads", "count", "read requests"),
       m_writes(m_stats, "writes", "count", "write requests"),
-      m_hits(m_stats, "hits", "count", "line lookups served from the array"),
-      m_misses(m_stats, "misses", "count", "line lookups that allocated the line"),
-      m_merges(m_stats, "mshr_merges", "count",
-               "line lookups that waited for a fill already in flight"),
-      m_full_stalls(m_stats, "mshr_full_stalls", "count", "misses that waited for a free MSHR"),
-      m_fills(m_stats, "fills", "count", "lines read from DRAM"),
-      m_writebacks(m_stats, "writebacks", "count", "dirty lines written back to DRAM"),
       m_errors(m_stats, "errors", "count", "requests answered with an error response"),
+      m_hits(m_stats, "hits", "count", "line lookups served from the array",
+             [this] { return count(m_core.counts().hits); }),
+      m_misses(m_stats, "misses", "count", "line lookups that allocated the line",
+               [this] { return count(m_core.counts().misses); }),
+      m_merges(m_stats, "mshr_merges", "count",
+               "line lookups that waited for a fill already in flight",
+               [this] { return count(m_core.counts().merges); }),
+      m_full_stalls(m_stats, "mshr_full_stalls", "count", "misses that waited for a free MSHR",
+                    [this] { return count(m_core.counts().full_stalls); }),
+      m_fills(m_stats, "fills", "count", "lines read from DRAM",
+              [this] { return count(m_core.counts().fills); }),
+      m_writebacks(m_stats, "writebacks", "count", "dirty lines written back to DRAM",
+                   [this] { return count(m_core.counts().writebacks); }),
       m_hit_rate(m_stats, "hit_rate", "ratio", "hits / (hits + misses + mshr_merges)",
                  [this] {
-                     double all =
-                         static_cast<double>(m_hits.value() + m_misses.value() + m_merges.value());
-                     return all > 0 ? static_cast<double>(m_hits.value()) / all : 0.0;
+                     const cache::controller_counts& c = m_core.counts();
+                     double all = count(c.hits + c.misses + c.merges);
+                     return all > 0 ? count(c.hits) / all : 0.0;
                  }),
       m_bank_wait(m_stats, "bank_wait", "ns", "time a request waited for its bank"),
       m_miss_latency(m_stats, "miss_latency", "ns",
                      "time from a missing lookup's tag check to its line's arrival")
 {
-    m_free_buffers.reserve(2 * std::size_t{cfg.mshrs});
-    for (std::size_t i = 0; i < 2 * std::size_t{cfg.mshrs}; ++i)
-        m_free_buffers.push_back(&m_buffer_store[i * cfg.line_bytes]);
     m_wb_attrs.kind = tlm_bus::access_kind::writeback;
     noc::resource_params p;
     p.accurate = clk.accurate;
@@ -87,7 +84,7 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
 
 unsigned llc::bank_of(std::uint64_t addr) const
 {
-    return m_array.set_of(addr) % m_cfg.banks;
+    return m_core.set_of(addr) % m_cfg.banks;
 }
 
 bool llc::check(tlm::tlm_generic_payload& gp)
@@ -132,9 +129,9 @@ void llc::apply(const segment& s, bool write)
 {
     tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset, [&](unsigned off, unsigned n) {
         if (write)
-            m_array.write(s.addr + off, s.data + off, n, true);
+            m_core.write(s.addr + off, s.data + off, n);
         else
-            m_array.read(s.addr + off, s.data + off, n);
+            m_core.read(s.addr + off, s.data + off, n);
     });
 }
 
@@ -148,19 +145,17 @@ void llc::settle(sc_core::sc_time& delay)
 
 std::uint8_t* llc::take_buffer()
 {
-    if (m_free_buffers.empty()) {
+    std::uint8_t* b = m_core.take_buffer();
+    if (!b)
         SC_REPORT_ERROR("vgpu/llc",
                         (std::string(name()) + ": more line transfers than buffers").c_str());
-        return nullptr;
-    }
-    std::uint8_t* b = m_free_buffers.back();
-    m_free_buffers.pop_back();
     return b;
 }
 
 tlm::tlm_response_status llc::access(const segment& s, bool write,
                                      const tlm_bus::gpu_extension* ext, sc_core::sc_time& delay)
 {
+    using outcome = cache::cache_controller::outcome;
     const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
     const unsigned cycles =
         std::max(1u, (s.len + m_cfg.bank_bytes_per_cycle - 1) / m_cfg.bank_bytes_per_cycle);
@@ -169,97 +164,73 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
     m_bank_wait.sample((served - arrival - cycles * m_cycle).to_seconds() * 1e9);
     delay += m_hit;
     const sc_core::sc_time tag_done = sc_core::sc_time_stamp() + delay;
-    const std::uint64_t line = m_array.line_addr(s.addr);
 
     if (!m_accurate) {
-        if (!m_array.lookup(s.addr))
+        const cache::cache_controller::timed_outcome t = m_core.lookup_at(s.addr, tag_done.value());
+        if (t.result == outcome::miss) {
+            // The line stays busy while its fill is in flight (debug reads go to memory).
+            m_core.begin_miss(s.addr);
             return miss(s, write, ext, tag_done, delay);
-        std::uint64_t done = tag_done.value();
-        bool merged = false;
-        for (const auto& f : m_slots) {
-            if (f.line == line && f.ready > done) {
-                done = f.ready;
-                merged = true;
-            }
         }
-        ++(merged ? m_merges : m_hits);
         apply(s, write);
-        delay = sc_core::sc_time::from_value(done - sc_core::sc_time_stamp().value());
+        delay = sc_core::sc_time::from_value(t.ready - sc_core::sc_time_stamp().value());
         return tlm::TLM_OK_RESPONSE;
     }
 
     // Accurate mode: requests meet here in simulated time; a line with an MSHR entry is being
-    // filled or written back and must not be touched until the entry is released.
-    bool merged = false, stalled = false;
-    for (;;) {
-        if (m_mshr.lookup(line)) {
-            if (!merged)
-                ++m_merges;
-            merged = true;
-            sc_core::wait(m_mshr_freed);
-            continue;
-        }
-        if (m_array.lookup(s.addr)) {
-            if (!merged)
-                ++m_hits;
+    // filled or written back and must not be touched until the entry is released (merge); a
+    // miss with every MSHR busy waits for one (stall).
+    cache::cache_controller::request r;
+    for (outcome o = m_core.lookup(s.addr, r); o != outcome::miss; o = m_core.lookup(s.addr, r)) {
+        if (o == outcome::hit) {
             apply(s, write);
             delay = until(tag_done);
             return tlm::TLM_OK_RESPONSE;
         }
-        if (m_misses_in_flight < m_cfg.mshrs)
-            return miss(s, write, ext, tag_done, delay);
-        if (!stalled)
-            ++m_full_stalls;
-        stalled = true;
         sc_core::wait(m_mshr_freed);
     }
+    return miss(s, write, ext, tag_done, delay);
 }
 
 tlm::tlm_response_status llc::miss(const segment& s, bool write, const tlm_bus::gpu_extension* ext,
                                    const sc_core::sc_time& tag_done, sc_core::sc_time& delay)
 {
-    ++m_misses;
-    const std::uint64_t line = m_array.line_addr(s.addr);
-    m_mshr.add_target(m_mshr.allocate(line), 0);
-    ++m_misses_in_flight;
+    // The miss holds an MSHR entry (claimed by the lookup).
+    const std::uint64_t line = m_core.line_addr(s.addr);
     // A write of the whole line without byte enables replaces it: nothing to fetch.
-    const bool whole = write && s.len == m_cfg.line_bytes && !s.be;
+    const bool fetch = m_core.needs_fetch(write, s.len, s.be != nullptr);
     sc_core::sc_time d = until(tag_done);
-    fill_slot* slot = nullptr;
-    if (!m_accurate && !whole) {
+    bool timed_slot = false;
+    unsigned slot = 0;
+    if (!m_accurate && fetch) {
         // Fast mode: the MSHR freed first serves this miss; if busy at tag time, wait for it.
-        slot = &m_slots[0];
-        for (auto& f : m_slots)
-            if (f.ready < slot->ready)
-                slot = &f;
-        if (slot->ready > tag_done.value()) {
-            ++m_full_stalls;
-            d = sc_core::sc_time::from_value(slot->ready - sc_core::sc_time_stamp().value());
-        }
+        std::uint64_t issue = 0;
+        slot = m_core.reserve_fill(tag_done.value(), issue);
+        timed_slot = true;
+        if (issue > tag_done.value())
+            d = sc_core::sc_time::from_value(issue - sc_core::sc_time_stamp().value());
     }
     make_resident(line, d);
     tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
-    if (!whole) {
+    if (fetch) {
         std::uint8_t* buf = take_buffer();
         status = out.access(tlm::TLM_READ_COMMAND, line, buf, m_cfg.line_bytes, d, ext);
         settle(d);
         if (status == tlm::TLM_OK_RESPONSE) {
             make_resident(line, d);
-            m_array.fill(line, buf);
-            ++m_fills;
+            m_core.fill(line, buf);
             const sc_core::sc_time ready = sc_core::sc_time_stamp() + d;
-            if (slot)
-                *slot = fill_slot{line, ready.value()};
+            if (timed_slot)
+                m_core.fill_arrives(slot, line, ready.value());
             m_miss_latency.sample((ready - tag_done).to_seconds() * 1e9);
-        } else if (m_array.probe(line)) {
-            m_array.invalidate(line); // the clean, empty way allocated for the fill
+        } else if (m_core.array().probe(line)) {
+            m_core.array().invalidate(line); // the clean, empty way allocated for the fill
         }
-        give_buffer(buf);
+        m_core.give_buffer(buf);
     }
     if (status == tlm::TLM_OK_RESPONSE)
         apply(s, write);
-    m_mshr.release(line);
-    --m_misses_in_flight;
+    m_core.finish_miss(line);
     if (m_accurate)
         m_mshr_freed.notify(sc_core::SC_ZERO_TIME);
     delay = d;
@@ -270,8 +241,8 @@ void llc::make_resident(std::uint64_t line, sc_core::sc_time& delay)
 {
     // Accurate mode: a write-back waits, and meanwhile another miss may evict this (clean,
     // still empty) way again; then allocate once more.
-    while (!m_array.probe(line)) {
-        const cache::cache_array::victim v = m_array.allocate(line);
+    while (!m_core.array().probe(line)) {
+        const cache::cache_array::victim v = m_core.allocate(line);
         if (v.valid && v.dirty)
             write_back(v, delay);
     }
@@ -279,14 +250,13 @@ void llc::make_resident(std::uint64_t line, sc_core::sc_time& delay)
 
 void llc::write_back(const cache::cache_array::victim& v, sc_core::sc_time& delay)
 {
-    if (m_mshr.lookup(v.line_addr))
+    if (m_core.busy(v.line_addr))
         SC_REPORT_ERROR("vgpu/llc",
                         (std::string(name()) + ": evicted a dirty line with an MSHR").c_str());
     // The victim's data lives in the array's scratch until the next removal: copy it now.
     std::uint8_t* buf = take_buffer();
     std::memcpy(buf, v.data, m_cfg.line_bytes);
-    m_mshr.add_target(m_mshr.allocate(v.line_addr), 1);
-    ++m_writebacks;
+    m_core.begin_writeback(v.line_addr);
     const tlm::tlm_response_status status =
         out.access(tlm::TLM_WRITE_COMMAND, v.line_addr, buf, m_cfg.line_bytes, delay, &m_wb_attrs);
     settle(delay);
@@ -299,8 +269,8 @@ void llc::write_back(const cache::cache_array::victim& v, sc_core::sc_time& dela
                       static_cast<int>(status));
         SC_REPORT_ERROR("vgpu/llc", msg);
     }
-    give_buffer(buf);
-    m_mshr.release(v.line_addr);
+    m_core.give_buffer(buf);
+    m_core.end_writeback(v.line_addr);
     if (m_accurate)
         m_mshr_freed.notify(sc_core::SC_ZERO_TIME);
 }
@@ -313,16 +283,16 @@ unsigned llc::transport_dbg(tlm::tlm_generic_payload& gp)
     unsigned moved = 0;
     tlm_bus::for_each_segment(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), nullptr, 0,
                               m_cfg.line_bytes, [&](const segment& s) {
-                                  const bool held = m_array.probe(s.addr) &&
-                                                    !m_mshr.lookup(m_array.line_addr(s.addr));
+                                  cache::cache_array& a = m_core.array();
+                                  const bool held = a.probe(s.addr) && !m_core.busy(s.addr);
                                   unsigned n = s.len;
                                   if (held && cmd == tlm::TLM_READ_COMMAND) {
-                                      m_array.read(s.addr, s.data, s.len);
+                                      a.read(s.addr, s.data, s.len);
                                   } else {
                                       // Writes also reach memory, so a clean line stays clean and
                                       // correct.
                                       if (held)
-                                          m_array.write(s.addr, s.data, s.len, false);
+                                          a.write(s.addr, s.data, s.len, false);
                                       n = out.debug(cmd, s.addr, s.data, s.len);
                                   }
                                   moved += n;

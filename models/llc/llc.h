@@ -2,8 +2,7 @@
 // the lines it is home to. See models/llc/README.md.
 #pragma once
 
-#include "models/cache/core/cache_array.h"
-#include "models/cache/core/mshr_table.h"
+#include "models/cache/core/cache_controller.h"
 #include "models/common/logger.h"
 #include "models/common/stats.h"
 #include "models/common/timing.h"
@@ -35,11 +34,6 @@ public:
 
 private:
     using segment = tlm_bus::line_segment;
-    /// Fast mode: a line fill and the time its data arrives.
-    struct fill_slot {
-        std::uint64_t line = 0;  ///< line address
-        std::uint64_t ready = 0; ///< arrival of the data (sc_time value)
-    };
 
     void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned transport_dbg(tlm::tlm_generic_payload& gp);
@@ -58,26 +52,19 @@ private:
     /// Accurate mode: lets the annotated time pass, so the waiting requests see the result then.
     void settle(sc_core::sc_time& delay);
     std::uint8_t* take_buffer();
-    void give_buffer(std::uint8_t* b) { m_free_buffers.push_back(b); }
 
     const llc_config m_cfg;
     const bool m_accurate;
-    const sc_core::sc_time m_cycle; ///< NoC clock period
-    const sc_core::sc_time m_hit;   ///< hit latency
-    cache::cache_array m_array;
-    cache::mshr_table<std::uint8_t> m_mshr;    ///< lines being filled or written back
-    unsigned m_misses_in_flight = 0;           ///< entries of m_mshr held by misses
-    std::vector<fill_slot> m_slots;            ///< fast mode: one per MSHR
-    std::vector<std::uint8_t> m_buffer_store;  ///< line buffers for fills and write-backs
-    std::vector<std::uint8_t*> m_free_buffers; ///< unused line buffers
-    sc_core::sc_event m_mshr_freed;            ///< accurate mode: an MSHR entry was released
-    tlm_bus::gpu_extension m_wb_attrs;         ///< attributes of write-backs
+    const sc_core::sc_time m_cycle;    ///< NoC clock period
+    const sc_core::sc_time m_hit;      ///< hit latency
+    cache::cache_controller m_core;    ///< tags, data, MSHRs, write-back policy, outcome counts
+    sc_core::sc_event m_mshr_freed;    ///< accurate mode: an MSHR entry was released
+    tlm_bus::gpu_extension m_wb_attrs; ///< attributes of write-backs
     std::vector<std::unique_ptr<noc::shared_resource>> m_banks;
     logger m_log;
     stats::group m_stats;
-    stats::counter m_reads, m_writes, m_hits, m_misses, m_merges, m_full_stalls, m_fills,
-        m_writebacks, m_errors;
-    stats::formula m_hit_rate;
+    stats::counter m_reads, m_writes, m_errors;
+    stats::formula m_hits, m_misses, m_merges, m_full_stalls, m_fills, m_writebacks, m_hit_rate;
     stats::average m_bank_wait, m_miss_latency;
 };
 

@@ -1,12 +1,10 @@
 // Ideal VA -> PA translation stage. See models/sm/README.md.
 #include "models/sm/xlate.h"
+#include "models/common/page_table.h"
 
 namespace vgpu::sm {
 
 namespace {
-constexpr std::uint64_t pte_present = 1;
-constexpr std::uint64_t pte_writable = 2;
-
 unsigned log2_exact(std::uint64_t v)
 {
     return static_cast<unsigned>(__builtin_ctzll(v));
@@ -32,7 +30,7 @@ xlate::xlate(const sc_core::sc_module_name& name, std::uint64_t page_bytes,
       m_faults(m_stats, "faults", "count", "requests answered with an address error"),
       m_flushes(m_stats, "flushes", "count", "PTE cache flushes (new epoch or page table)")
 {
-    if (page_bytes < 4096 || (page_bytes & (page_bytes - 1)) != 0)
+    if (!page_table::valid_page_bytes(page_bytes))
         SC_REPORT_ERROR("vgpu/sm/xlate", "page_bytes must be a power of two >= 4096");
     if (pte_cache_entries == 0 || (pte_cache_entries & (pte_cache_entries - 1)) != 0)
         SC_REPORT_ERROR("vgpu/sm/xlate", "pte_cache_entries must be a power of two");
@@ -59,8 +57,8 @@ void xlate::check_context(const tlm_bus::gpu_extension& ext)
 xlate::result xlate::translate(std::uint64_t va, bool write, const tlm_bus::gpu_extension& ext,
                                std::uint64_t& pa, bool fill)
 {
-    if (va >> 32 != 0)
-        return result::not_present; // the page table covers the 32-bit virtual space only
+    if (!page_table::covers(va))
+        return result::not_present;
     const std::uint64_t vpn = va >> m_page_shift;
     std::uint64_t pte = 0;
     pte_entry& e = m_cache[vpn & (m_cache.size() - 1)];
@@ -71,22 +69,24 @@ xlate::result xlate::translate(std::uint64_t va, bool write, const tlm_bus::gpu_
         if (fill)
             ++m_pte_hits;
     } else {
-        if (walk.debug(tlm::TLM_READ_COMMAND, ext.ptbr + vpn * 8, &pte, sizeof pte) != sizeof pte)
+        if (walk.debug(tlm::TLM_READ_COMMAND, page_table::entry_address(ext.ptbr, vpn), &pte,
+                       sizeof pte) != sizeof pte)
             pte = 0;
         if (fill) {
             ++m_pte_reads;
-            if (pte & pte_present) {
+            if (page_table::decode(pte, m_page_bytes).present) {
                 e.vpn = vpn;
                 e.pte = pte;
                 e.gen = m_gen;
             }
         }
     }
-    if (!(pte & pte_present))
+    const page_table::entry entry = page_table::decode(pte, m_page_bytes);
+    if (!entry.present)
         return result::not_present;
-    if (write && !(pte & pte_writable))
+    if (write && !entry.writable)
         return result::read_only;
-    pa = (pte & ~(m_page_bytes - 1)) | (va & (m_page_bytes - 1));
+    pa = page_table::physical(entry, va, m_page_bytes);
     return result::ok;
 }
 
