@@ -11,12 +11,16 @@
 #include <systemc>
 #include <vector>
 
+namespace vgpu::host {
+struct workload;
+}
+
 namespace vgpu::platforms {
 
 /// Options of a run that are not part of the configuration.
 struct run_options {
-    std::string workload; ///< workload file (gpu platform), "" for the default
-    bool trace = false;   ///< record trace events (Chrome/Perfetto)
+    bool trace = false;         ///< record trace events (Chrome/Perfetto)
+    config::provenance sources; ///< where parameters were set (locates workload.vars errors)
 };
 
 /// A built platform: the top module plus what the runner asks of it.
@@ -29,6 +33,8 @@ public:
     virtual std::vector<std::string> failures() const = 0;
     /// A few lines for the terminal.
     virtual void summary(std::ostream& os) const = 0;
+    /// The workload being run (its text as used, name, vars), or nullptr.
+    virtual const host::workload* workload() const { return nullptr; }
 };
 
 /// A workload or combination that cannot be built; each message is one complete error line.

@@ -55,6 +55,7 @@ public:
     bool finished() const override;
     std::vector<std::string> failures() const override;
     void summary(std::ostream& os) const override;
+    const host::workload* workload() const override { return &m_workload; }
 
     /// Physical address of the command processor's register window on the MMIO bus.
     static constexpr std::uint64_t cp_base = 0x40000000;

@@ -61,6 +61,8 @@ bool output_writer::write(const run_meta& meta, const std::vector<stats::entry>&
         {"sim_cycles", meta.sim_time_ps / std::max<std::uint64_t>(1, meta.core_period_ps)},
         {"host_seconds", meta.host_seconds},
         {"verdict", meta.verdict},
+        {"workload", meta.workload},
+        {"workload_hash", meta.workload_text.empty() ? "" : fnv1a_hex(meta.workload_text)},
     };
     j["stats"] = stats::to_json(stats);
     std::ofstream js(m_dir + "/stats.json"), txt(m_dir + "/stats.txt"), cfg(m_dir + "/config.yaml");

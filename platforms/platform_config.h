@@ -91,6 +91,24 @@ struct platform_config {
     }
 };
 
+/// Section `workload`: what the host driver runs on the gpu platform (docs/workloads.md).
+struct workload_config {
+    std::string file;        ///< workload file (-w); "" = the embedded default workload
+    config::string_map vars; ///< values of variables the workload declares (-D NAME=VALUE)
+
+    void declare(config::visitor& v)
+    {
+        using config::spec;
+        v.value("file", file,
+                spec("workload file (-w); \"\" runs the embedded default workload; a relative name "
+                     "in a config file is relative to that file's folder")
+                    .file());
+        v.value("vars", vars,
+                spec("values of variables the workload declares under `vars:` (-D NAME=VALUE); "
+                     "a name it does not declare is an error"));
+    }
+};
+
 /// How the driver picks the home module of a physical page.
 enum class page_alloc_policy { first_touch, round_robin };
 
