@@ -12,17 +12,27 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
 {
     trace::recorder::instance().enable(opts.trace);
     if (cfg.platform.kind == platform_kind::traffic) {
-        if (!opts.workload.empty())
+        if (!cfg.workload.file.empty())
             throw build_error("the traffic platform takes no workload (-w); its stimulus is the "
                               "`traffic` section");
+        if (!cfg.workload.vars.empty())
+            throw build_error("the traffic platform takes no workload variables (-D)");
         return std::make_unique<traffic_platform>("traffic", cfg);
     }
+    host::workload_options wo;
+    wo.seed = cfg.platform.seed;
+    for (const auto& [name, value] : cfg.workload.vars) {
+        const auto at = opts.sources.find("workload.vars." + name);
+        wo.vars.push_back(
+            {name, value,
+             at == opts.sources.end() ? config::location{"(configuration)"} : at->second});
+    }
     host::parse_result parsed =
-        opts.workload.empty()
-            ? host::parse_workload_text(default_workload_yaml(),
-                                        "testbenches/workloads/" +
-                                            std::string(default_workload_name) + " (embedded)")
-            : host::parse_workload(opts.workload);
+        cfg.workload.file.empty()
+            ? host::parse_workload_text(
+                  default_workload_yaml(),
+                  "testbenches/workloads/" + std::string(default_workload_name) + " (embedded)", wo)
+            : host::parse_workload(cfg.workload.file, wo);
     std::vector<std::string> errors = parsed.errors;
     if (parsed.ok()) {
         const unsigned sms =

@@ -12,12 +12,16 @@
 #include <systemc>
 #include <vector>
 
+namespace vgpu::host {
+struct workload;
+}
+
 namespace vgpu::platforms {
 
 /// Options of a run that are not part of the configuration.
 struct run_options {
-    std::string workload; ///< workload file (gpu platform), "" for the default
-    bool trace = false;   ///< record trace events (Chrome/Perfetto)
+    bool trace = false;         ///< record trace events (Chrome/Perfetto)
+    config::provenance sources; ///< where parameters were set (locates workload.vars errors)
 };
 
 /// A built platform: the top module plus what the runner asks of it.
@@ -32,6 +36,8 @@ public:
     virtual void summary(std::ostream& os) const = 0;
     /// Top-level records for stats.json besides meta and stats (e.g. `kernels`, `phases`).
     virtual nlohmann::json records() const { return nlohmann::json::object(); }
+    /// The workload being run (its text as used, name, vars), or nullptr.
+    virtual const host::workload* workload() const { return nullptr; }
 };
 
 /// A workload or combination that cannot be built; each message is one complete error line.

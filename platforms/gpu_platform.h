@@ -68,6 +68,7 @@ public:
     /// `kernels` (one record per launch) and `phases` (one per schedule phase), each with the
     /// figures of its own window (docs/outputs.md).
     nlohmann::json records() const override;
+    const host::workload* workload() const override { return &m_workload; }
 
     /// Physical address of the command processor's register window on the MMIO bus.
     static constexpr std::uint64_t cp_base = 0x40000000;

@@ -62,6 +62,8 @@ bool output_writer::write(const run_meta& meta, const std::vector<stats::entry>&
         {"sim_cycles", meta.sim_time_ps / std::max<std::uint64_t>(1, meta.core_period_ps)},
         {"host_seconds", meta.host_seconds},
         {"verdict", meta.verdict},
+        {"workload", meta.workload},
+        {"workload_hash", meta.workload_text.empty() ? "" : fnv1a_hex(meta.workload_text)},
     };
     j["stats"] = stats::to_json(stats);
     for (const auto& [key, value] : records.items())

@@ -19,6 +19,8 @@ struct run_meta {
     double host_seconds = 0;
     std::string mode;
     std::string verdict;
+    std::string workload;      ///< the workload's name ("" without one)
+    std::string workload_text; ///< the workload as used (workload.yaml); hashed into workload_hash
 };
 
 /// Writes the files of one run into a folder (created if needed).

@@ -106,6 +106,24 @@ struct platform_config {
     }
 };
 
+/// Section `workload`: what the host driver runs on the gpu platform (docs/workloads.md).
+struct workload_config {
+    std::string file;        ///< workload file (-w); "" = the embedded default workload
+    config::string_map vars; ///< values of variables the workload declares (-D NAME=VALUE)
+
+    void declare(config::visitor& v)
+    {
+        using config::spec;
+        v.value("file", file,
+                spec("workload file (-w); \"\" runs the embedded default workload; a relative name "
+                     "in a config file is relative to that file's folder")
+                    .file());
+        v.value("vars", vars,
+                spec("values of variables the workload declares under `vars:` (-D NAME=VALUE); "
+                     "a name it does not declare is an error"));
+    }
+};
+
 /// Section `memory`: virtual memory and page placement across modules.
 struct memory_config {
     host::page_alloc page_alloc = host::page_alloc::first_touch; ///< home-module policy

@@ -24,6 +24,7 @@ struct vgpu_config {
     dram::dram_config dram;
     cp::cp_config cp;
     host::host_config host;
+    workload_config workload;
     log_config log;
     stats_config stats;
     traffic::traffic_config traffic;
@@ -41,6 +42,8 @@ struct vgpu_config {
         v.section("dram", dram, "DRAM of each module (models/dram/README.md).");
         v.section("cp", cp, "Command processor (models/cp/README.md).");
         v.section("host", host, "Host driver (models/host/README.md).");
+        v.section("workload", workload,
+                  "The workload the host driver runs (gpu platform; docs/workloads.md).");
         v.section("log", log, "Log levels.");
         v.section("stats", stats, "Which statistics are collected.");
         v.section("traffic", traffic, "Traffic generators of the `traffic` platform.");

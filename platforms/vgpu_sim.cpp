@@ -4,15 +4,21 @@
 #include "models/common/logger.h"
 #include "models/common/stats.h"
 #include "models/common/trace_events.h"
+#include "models/host/workload.h"
 #include "platforms/builder.h"
 #include "platforms/default_config.h"
 #include "platforms/outputs.h"
 #include "platforms/vgpu_config.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <systemc>
 #include <tlm_utils/tlm_quantumkeeper.h>
 
@@ -21,6 +27,24 @@ namespace {
 using namespace vgpu;
 
 constexpr int exit_ok = 0, exit_sim_failure = 1, exit_usage = 2;
+
+/// The contents of a file, or "" when it cannot be read.
+std::string slurp(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+/// Writes exactly text to path; false when it cannot.
+bool write_text(const std::string& path, const std::string& text)
+{
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    out.flush();
+    return out.good();
+}
 
 /// SystemC errors and fatals end the run with exit code 1; warnings go through the logger.
 void report_handler(const sc_core::sc_report& rep, const sc_core::sc_actions& actions)
@@ -41,13 +65,17 @@ void report_handler(const sc_core::sc_report& rep, const sc_core::sc_actions& ac
 int run(int argc, char** argv)
 {
     CLI::App app{"vgpu-sim: a SystemC/TLM-2.0 virtual GPU platform", "vgpu-sim"};
-    std::vector<std::string> configs, overrides;
-    std::string workload, outdir = "out";
+    std::vector<std::string> configs, overrides, workloads, defines;
+    std::string outdir = "out";
     std::uint64_t seed = 0;
     bool trace = false, vcd = false, dump_config = false, list_params = false;
     auto* opt_c =
         app.add_option("-c,--config", configs, "YAML configuration file (repeatable; later wins)");
-    app.add_option("-w,--workload", workload, "workload YAML file (gpu platform)");
+    auto* opt_w = app.add_option("-w,--workload", workloads,
+                                 "workload YAML file (gpu platform; = -s workload.file=FILE)");
+    auto* opt_d = app.add_option(
+        "-D,--define", defines,
+        "NAME=VALUE: value of a variable the workload declares (repeatable; later wins)");
     auto* opt_s =
         app.add_option("-s,--set", overrides, "override key.path=value (repeatable; later wins)");
     app.add_option("-o,--outdir", outdir, "output folder (default out/)");
@@ -73,15 +101,34 @@ int run(int argc, char** argv)
         return exit_ok;
     }
 
-    // Layers in command-line order: the embedded default, then -c and -s as given.
+    // Layers in command-line order: the embedded default, then -c, -s, -w and -D as given.
     config::loader loader;
     loader.add_text(platforms::default_config_yaml(), "platforms/default.yaml (embedded)");
-    std::size_t next_c = 0, next_s = 0;
+    std::size_t next_c = 0, next_s = 0, next_w = 0, next_d = 0;
     for (CLI::Option* o : app.parse_order()) {
-        if (o == opt_c)
+        if (o == opt_c) {
             loader.add_file(configs[next_c++]);
-        else if (o == opt_s)
+        } else if (o == opt_s) {
             loader.add_override(overrides[next_s++]);
+        } else if (o == opt_w) {
+            const std::string& w = workloads[next_w++];
+            loader.add_override("workload.file=" + w, "-w " + w);
+        } else if (o == opt_d) {
+            const std::string& d = defines[next_d++];
+            const auto eq = d.find('=');
+            const std::string name = d.substr(0, eq);
+            const bool is_name = !name.empty() &&
+                                 !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                                 std::all_of(name.begin(), name.end(), [](char c) {
+                                     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                                 });
+            if (eq == std::string::npos || !is_name)
+                loader.add_error({"-D " + d}, "",
+                                 "malformed variable (expected NAME=VALUE, NAME of letters, "
+                                 "digits and '_')");
+            else
+                loader.add_override("workload.vars." + d, "-D " + d);
+        }
     }
     if (opt_seed->count())
         loader.add_override("platform.seed=" + std::to_string(seed));
@@ -92,6 +139,10 @@ int run(int argc, char** argv)
                   << " configuration error(s); nothing was simulated\n";
         return exit_usage;
     }
+    // Accurate mode runs in lock-step whatever the quantum says; write the quantum it uses, so
+    // that the effective configuration reloads (a non-zero quantum with accurate is an error).
+    if (cfg.platform.timing.mode == platforms::timing_mode::accurate)
+        cfg.platform.timing.quantum_ns = cfg.platform.effective_quantum_ns();
     std::string effective = config::to_yaml([&](config::visitor& v) { cfg.declare(v); });
     if (dump_config) {
         std::cout << effective;
@@ -105,8 +156,8 @@ int run(int argc, char** argv)
         sc_core::sc_time(static_cast<double>(cfg.platform.effective_quantum_ns()), sc_core::SC_NS));
 
     platforms::run_options opts;
-    opts.workload = workload;
     opts.trace = trace;
+    opts.sources = loader.sources();
     std::unique_ptr<platforms::platform> top;
     try {
         top = platforms::build(cfg, opts);
@@ -120,6 +171,26 @@ int run(int argc, char** argv)
         std::cerr << "vgpu-sim: error: cannot create output folder '" << outdir << "'\n";
         return exit_usage;
     }
+    // The run's record: the workload as used, and a config.yaml that names that copy, so that
+    // `vgpu-sim -c OUTDIR/config.yaml` repeats the run from any folder.
+    const host::workload* wl = top->workload();
+    platforms::vgpu_config recorded = cfg;
+    if (wl) {
+        const std::string copy = outdir + "/workload.yaml";
+        std::error_code ec;
+        const bool same_file = std::filesystem::equivalent(cfg.workload.file, copy, ec);
+        if (same_file && wl->text != slurp(copy)) {
+            std::cerr << "vgpu-sim: error: cannot write '" << copy
+                      << "': it is the workload file itself (choose another -o)\n";
+            return exit_sim_failure;
+        }
+        if (!same_file && !write_text(copy, wl->text)) {
+            std::cerr << "vgpu-sim: error: cannot write '" << copy << "'\n";
+            return exit_sim_failure;
+        }
+        recorded.workload.file = "workload.yaml";
+    }
+    effective = config::to_yaml([&](config::visitor& v) { recorded.declare(v); });
     sc_core::sc_trace_file* wave = nullptr;
     if (vcd)
         wave = sc_core::sc_create_vcd_trace_file((outdir + "/trace").c_str());
@@ -154,6 +225,10 @@ int run(int argc, char** argv)
     meta.host_seconds = host_seconds;
     meta.mode = name_of(cfg.platform.timing.mode);
     meta.verdict = failures.empty() ? "pass" : "fail";
+    if (wl) {
+        meta.workload = wl->name;
+        meta.workload_text = wl->text;
+    }
     if (!out.write(meta, stats::collect_all(), top->records())) {
         std::cerr << "vgpu-sim: error: cannot write the outputs to '" << outdir << "'\n";
         return exit_sim_failure;

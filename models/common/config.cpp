@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -186,10 +187,15 @@ public:
         });
     }
 
-    void value(const char* key, std::string& v, const spec&) override
+    void value(const char* key, std::string& v, const spec& s) override
     {
         read(key, "a string", [&](const std::string& text) {
             v = text;
+            if (s.is_file && m_layer.from_file && !text.empty() &&
+                std::filesystem::path(text).is_relative())
+                v = (std::filesystem::path(m_layer.name).parent_path() / text)
+                        .lexically_normal()
+                        .string();
             return std::string();
         });
     }
@@ -235,6 +241,46 @@ public:
             return "invalid choice (expected one of " + join(choices, "|") + ", got '" + text +
                    "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") + ")";
         });
+    }
+
+    void value(const char* key, string_map& v, const spec&) override
+    {
+        frame& top = m_stack.back();
+        top.declared.emplace_back(key);
+        if (!top.present)
+            return;
+        YAML::Node n = top.node[key];
+        if (!n.IsDefined())
+            return;
+        const std::string path = join_path(top.path, key);
+        if (!n.IsMap()) {
+            const std::string got = what(n);
+            if (n.IsNull())
+                for (auto it = top.node.begin(); it != top.node.end(); ++it)
+                    if (it->first.IsScalar() && it->first.Scalar() == key)
+                        n.reset(it->first);
+            m_errs.add(where(n), path,
+                       "wrong type (expected a mapping of names to values, got " + got + ")");
+            return;
+        }
+        std::set<std::string> seen;
+        for (auto it = n.begin(); it != n.end(); ++it) {
+            const YAML::Node k = it->first;
+            const YAML::Node x = it->second;
+            const std::string name = k.IsScalar() ? k.Scalar() : "?";
+            const std::string p = join_path(path, name);
+            if (!seen.insert(name).second) {
+                m_errs.add(where(k), p, "duplicate key");
+                continue;
+            }
+            if (!x.IsScalar()) {
+                m_errs.add(where(x.IsNull() ? k : x), p,
+                           "wrong type (expected a value, got " + what(x) + ")");
+                continue;
+            }
+            v[name] = x.Scalar();
+            m_prov[p] = where(x);
+        }
     }
 
     using visitor::choice;
@@ -376,6 +422,16 @@ public:
     void value(const char* key, std::string& v, const spec&) override { put(key, v, true); }
     void value(const char* key, duration& v, const spec&) override { put(key, format(v)); }
     void value(const char* key, byte_size& v, const spec&) override { put(key, format(v)); }
+    void value(const char* key, string_map& v, const spec&) override
+    {
+        out << YAML::Key << key << YAML::Value;
+        if (v.empty())
+            out << YAML::Flow; // "{}" rather than nothing, which would read back as null
+        out << YAML::BeginMap;
+        for (const auto& [name, x] : v)
+            out << YAML::Key << name << YAML::Value << x;
+        out << YAML::EndMap;
+    }
     void choice(const char* key, std::string& v, const std::vector<std::string>&,
                 const spec&) override
     {
@@ -408,22 +464,27 @@ void loader::add_file(const std::string& path)
     }
     std::stringstream text;
     text << in.rdbuf();
-    add_text(text.str(), path);
+    add_layer(text.str(), path, true);
 }
 
 void loader::add_text(const std::string& text, const std::string& name)
 {
+    add_layer(text, name, false);
+}
+
+void loader::add_layer(const std::string& text, const std::string& name, bool from_file)
+{
     try {
         auto root = std::make_shared<YAML::Node>(YAML::Load(text));
-        m_layers.push_back({name, true, root});
+        m_layers.push_back({name, true, root, from_file});
     } catch (const YAML::ParserException& e) {
         m_errors.add({name, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
     }
 }
 
-void loader::add_override(const std::string& assignment)
+void loader::add_override(const std::string& assignment, const std::string& shown_as)
 {
-    std::string where = "-s " + assignment;
+    std::string where = shown_as.empty() ? "-s " + assignment : shown_as;
     auto eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0) {
         m_errors.add({where}, "", "malformed override (expected key.path=value)");
@@ -508,6 +569,13 @@ void param_lister::value(const char* key, byte_size& v, const spec& s)
     spec t = s;
     t.units = "bytes";
     add(key, "size", format(v), t);
+}
+void param_lister::value(const char* key, string_map& v, const spec& s)
+{
+    std::string def;
+    for (const auto& [name, x] : v)
+        def += (def.empty() ? "" : ", ") + name + ": " + x;
+    add(key, "map", "{" + def + "}", s);
 }
 void param_lister::choice(const char* key, std::string& v, const std::vector<std::string>& choices,
                           const spec& s)

@@ -56,12 +56,22 @@ struct spec {
         power_of_two = true;
         return *this;
     }
+    /// A file name: a relative one read from a config file is relative to that file's folder.
+    spec& file()
+    {
+        is_file = true;
+        return *this;
+    }
     std::string doc;           ///< one-line meaning
     std::string units;         ///< unit shown in the reference (time and size carry their own)
     std::optional<double> lo;  ///< smallest allowed value
     std::optional<double> hi;  ///< largest allowed value
     bool power_of_two = false; ///< value must be a power of two
+    bool is_file = false;      ///< value names a file (see file())
 };
+
+/// Names mapped to values as written (e.g. workload variables); layers merge per name.
+using string_map = std::map<std::string, std::string>;
 
 /// Visits the parameters a config struct declares in its `declare(visitor&)`.
 /// Implementations read YAML (yaml_reader), list parameters (param_lister), write YAML.
@@ -77,6 +87,8 @@ public:
     virtual void value(const char* key, std::string& v, const spec& s) = 0;
     virtual void value(const char* key, duration& v, const spec& s) = 0;
     virtual void value(const char* key, byte_size& v, const spec& s) = 0;
+    /// A mapping of names to scalar values; a later layer adds or replaces single names.
+    virtual void value(const char* key, string_map& v, const spec& s) = 0;
     /// A string that must be one of `choices`.
     virtual void choice(const char* key, std::string& v, const std::vector<std::string>& choices,
                         const spec& s) = 0;
@@ -128,6 +140,7 @@ struct layer {
     std::string name;  ///< file name or "-s key=value"
     bool has_position; ///< marks in the node are meaningful
     std::shared_ptr<YAML::Node> root;
+    bool from_file = false; ///< name is a file: relative file values are relative to its folder
 };
 
 /// Loads layers in order (later wins) and applies them to a root config struct.
@@ -140,7 +153,13 @@ public:
     /// Adds YAML text under a display name (e.g. the embedded default platform).
     void add_text(const std::string& text, const std::string& name);
     /// Adds a "key.path=value" override; malformed assignments are recorded as errors.
-    void add_override(const std::string& assignment);
+    /// Messages name the layer `shown_as` (default "-s key.path=value").
+    void add_override(const std::string& assignment, const std::string& shown_as = {});
+    /// Records an error found outside the layers (e.g. a malformed command-line option).
+    void add_error(const location& where, const std::string& path, const std::string& problem)
+    {
+        m_errors.add(where, path, problem);
+    }
     /// Reads every layer onto `cfg`, then runs `cfg.validate`; true when no error was found.
     template <class Root> bool apply(Root& cfg)
     {
@@ -151,8 +170,11 @@ public:
         return m_errors.empty();
     }
     const errors& errs() const { return m_errors; }
+    /// Where each parameter set by a layer was set (after apply()).
+    const provenance& sources() const { return m_provenance; }
 
 private:
+    void add_layer(const std::string& text, const std::string& name, bool from_file);
     template <class F> void read_layer(const layer& l, F declare);
     void read_layer_impl(const layer& l, void (*call)(void*, visitor&), void* ctx);
     std::vector<layer> m_layers;
@@ -179,6 +201,7 @@ public:
     void value(const char* key, std::string& v, const spec& s) override;
     void value(const char* key, duration& v, const spec& s) override;
     void value(const char* key, byte_size& v, const spec& s) override;
+    void value(const char* key, string_map& v, const spec& s) override;
     void choice(const char* key, std::string& v, const std::vector<std::string>& choices,
                 const spec& s) override;
     using visitor::choice;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -132,12 +133,36 @@ std::string number_text(double v)
 class reader {
 public:
     reader(std::string name, const std::string& text, std::vector<std::string>& errs)
-        : m_name(std::move(name)), m_errs(errs)
+        : m_name(std::move(name)), m_errs(errs), m_text(text)
     {
         std::stringstream ss(text);
         for (std::string l; std::getline(ss, l);)
             m_lines.push_back(l);
+        m_starts.push_back(0);
+        for (std::size_t i = 0; i < text.size(); ++i)
+            if (text[i] == '\n')
+                m_starts.push_back(i + 1);
     }
+
+    /// The whole text being read.
+    const std::string& text() const { return m_text; }
+    /// Offset in the text of the position YAML marks for n (0-based line and column).
+    std::size_t offset(const YAML::Node& n) const
+    {
+        const auto line = static_cast<std::size_t>(std::max(0, n.Mark().line));
+        if (n.Mark().is_null() || line >= m_starts.size())
+            return m_text.size();
+        return std::min(m_text.size(), m_starts[line] + static_cast<std::size_t>(n.Mark().column));
+    }
+    /// The 1-based position of a text offset.
+    config::location at_offset(std::size_t off) const
+    {
+        const auto it = std::upper_bound(m_starts.begin(), m_starts.end(), off);
+        const auto line = static_cast<std::size_t>(it - m_starts.begin()) - 1;
+        return {m_name, static_cast<int>(line) + 1, static_cast<int>(off - m_starts[line]) + 1};
+    }
+    /// Number of errors reported so far.
+    std::size_t error_count() const { return m_errs.size(); }
 
     config::location where(const YAML::Node& n) const
     {
@@ -379,7 +404,9 @@ public:
 private:
     std::string m_name;
     std::vector<std::string>& m_errs;
+    std::string m_text;
     std::vector<std::string> m_lines;
+    std::vector<std::size_t> m_starts; ///< offset of each line
 };
 
 std::string at(const std::string& path, std::size_t i)
@@ -393,9 +420,39 @@ std::string hint_of(const std::string& word, const std::vector<std::string>& nam
     return h.empty() ? "" : " (did you mean '" + h + "'?)";
 }
 
+/// One replacement of "${...}" in a scalar: its offset in the result and both lengths.
+struct edit {
+    std::size_t pos;
+    std::size_t old_len;
+    std::size_t new_len;
+};
+
+/// A declared workload variable.
+struct variable {
+    std::string text;                    ///< the number as written (or computed)
+    std::optional<std::int64_t> integer; ///< its value when it is an integer
+    bool ok = true;                      ///< false after an error (uses are then silent)
+};
+
+bool is_name(const std::string& s)
+{
+    return !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0])) &&
+           std::all_of(s.begin(), s.end(), [](char c) {
+               return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+           });
+}
+
+bool is_number(const std::string& s)
+{
+    return parse_int(s) || parse_uint(s) || parse_double(s);
+}
+
 class workload_reader {
 public:
-    workload_reader(reader& r, workload& wl) : m_r(r), m_wl(wl) {}
+    workload_reader(reader& r, workload& wl, const workload_options& opts)
+        : m_r(r), m_wl(wl), m_opts(opts)
+    {
+    }
 
     void read(const YAML::Node& root)
     {
@@ -407,8 +464,16 @@ public:
             m_r.error(root, "", "the workload must be a mapping of keys");
             return;
         }
-        const fields top =
-            m_r.open(root, "", {"name", "description", "buffers", "kernels", "schedule", "checks"});
+        const fields top = m_r.open(
+            root, "", {"name", "description", "vars", "buffers", "kernels", "schedule", "checks"});
+        const std::size_t errors_before = m_r.error_count();
+        read_vars(top.get("vars"));
+        for (const auto& [key, f] : top.found)
+            if (key != "vars")
+                expand_tree(f.value, f.path);
+        if (m_r.error_count() != errors_before)
+            return; // with a variable wrong, later messages would only repeat it
+        m_has_name = top.get("name") != nullptr;
         if (const field* f = top.get("name"))
             if (auto s = m_r.string(*f))
                 m_wl.name = *s;
@@ -428,7 +493,341 @@ public:
             read_checks(*f);
     }
 
+    /// The text as used: the values of the variables that the options replaced rewritten in
+    /// place, and a `name:` line when the file has none (so that its default name survives).
+    std::string record_text(const YAML::Node& root)
+    {
+        struct cut {
+            std::size_t off, len;
+            std::string with;
+        };
+        std::vector<cut> cuts;
+        const std::string& t = m_r.text();
+        for (const auto& [name, value] : m_overridden) {
+            const YAML::Node& n = m_var_nodes.at(name);
+            const std::size_t off = m_r.offset(n);
+            std::size_t end = std::string::npos;
+            if (off < t.size() && (t[off] == '"' || t[off] == '\'')) {
+                const char q = t[off];
+                for (std::size_t j = off + 1; j < t.size(); ++j) {
+                    if (q == '"' && t[j] == '\\') {
+                        ++j;
+                    } else if (q == '\'' && t[j] == q && j + 1 < t.size() && t[j + 1] == q) {
+                        ++j;
+                    } else if (t[j] == q) {
+                        end = j + 1;
+                        break;
+                    }
+                }
+            } else if (t.compare(off, n.Scalar().size(), n.Scalar()) == 0) {
+                end = off + n.Scalar().size();
+            }
+            if (end == std::string::npos) {
+                m_r.error(n, "vars." + name,
+                          "cannot record the value given to this variable in the workload copy "
+                          "(write its declared value on one line)");
+                continue;
+            }
+            cuts.push_back({off, end - off, value});
+        }
+        if (!m_has_name && root.IsMap()) {
+            const std::size_t off = m_r.offset(root);
+            if (off < t.size() && t[off] != '{') {
+                std::string quoted = "\"";
+                for (char c : m_wl.name)
+                    quoted += (c == '"' || c == '\\' ? "\\" : "") + std::string(1, c);
+                const std::size_t col = static_cast<std::size_t>(root.Mark().column);
+                cuts.push_back(
+                    {off - col, 0,
+                     std::string(col, ' ') + "name: " + quoted + "\"   # default name\n"});
+            }
+        }
+        std::sort(cuts.begin(), cuts.end(),
+                  [](const cut& a, const cut& b) { return a.off > b.off; });
+        std::string out = t;
+        for (const auto& c : cuts)
+            out.replace(c.off, c.len, c.with);
+        return out;
+    }
+
 private:
+    // ---- variables: `vars:`, "${...}" and the run's values ----
+
+    /// Reads `vars:` in order (each may use earlier ones) and applies the options' values.
+    void read_vars(const field* f)
+    {
+        std::vector<field> declared; // path "vars.NAME"
+        if (f && m_r.is_map(*f, "a mapping of variable names to numbers")) {
+            for (const auto& kv : f->value) {
+                YAML::Node k, v;
+                k.reset(kv.first);
+                v.reset(kv.second);
+                const field name_f{k, k, f->path + "." + (k.IsScalar() ? k.Scalar() : "?")};
+                auto n = m_r.identifier(name_f);
+                if (!n)
+                    continue;
+                if (m_var_nodes.count(*n)) {
+                    m_r.error(k, name_f.path, "duplicate key");
+                    continue;
+                }
+                m_var_nodes.emplace(*n, v);
+                m_var_order.push_back(*n);
+                declared.push_back({k, v, *n});
+            }
+        }
+        std::map<std::string, const var_setting*> given;
+        for (const auto& s : m_opts.vars) {
+            if (m_var_nodes.count(s.name)) {
+                given[s.name] = &s;
+                continue;
+            }
+            m_r.error(s.where, "workload.vars." + s.name,
+                      "undeclared variable '" + s.name + "'" + var_hint(s.name));
+        }
+        for (const field& d : declared) {
+            const std::string& name = d.path;
+            const YAML::Node& node = d.value;
+            const std::string path = "vars." + name;
+            variable v;
+            if (!node.IsScalar() || node.Scalar().empty()) {
+                m_r.wrong_type({d.key, node, path}, "a number or \"${...}\"");
+                v.ok = false;
+            } else if (auto text = expand(node.Scalar(), node, path, nullptr)) {
+                v.text = *text;
+                if (!is_number(v.text)) {
+                    m_r.error(node, path,
+                              "wrong type (expected a number, got '" + v.text + "'" +
+                                  (v.text == node.Scalar() ? "" : " from '" + node.Scalar() + "'") +
+                                  ")");
+                    v.ok = false;
+                }
+            } else {
+                v.ok = false;
+            }
+            if (auto it = given.find(name); it != given.end()) {
+                const var_setting& s = *it->second;
+                v.text = s.value;
+                v.ok = is_number(s.value);
+                if (!v.ok)
+                    m_r.error(s.where, "workload.vars." + name,
+                              "wrong type (expected a number, got '" + s.value + "')");
+                else
+                    m_overridden[name] = s.value;
+            }
+            if (auto i = parse_int(v.text))
+                v.integer = *i;
+            m_vars[name] = v;
+            if (v.ok)
+                m_wl.vars[name] = v.text;
+        }
+    }
+
+    /// " (did you mean 'x'?)", or the declared names, for an unknown variable.
+    std::string var_hint(const std::string& name) const
+    {
+        if (m_var_order.empty())
+            return " (the workload declares no vars)";
+        const std::string h = hint_of(name, m_var_order);
+        return h.empty() ? " (declared: " + join(m_var_order, ", ") + ")" : h;
+    }
+
+    /// Replaces "${...}" in every scalar value below n (keys are left alone). The node keeps
+    /// its position, so later messages still point into the file.
+    void expand_tree(YAML::Node n, const std::string& path)
+    {
+        if (n.IsScalar()) {
+            if (n.Scalar().find("${") == std::string::npos)
+                return;
+            std::vector<edit> edits;
+            if (auto out = expand(n.Scalar(), n, path, &edits)) {
+                m_edits[{n.Mark().line, n.Mark().column}] = std::move(edits);
+                n = *out;
+            }
+        } else if (n.IsSequence()) {
+            for (std::size_t i = 0; i < n.size(); ++i) {
+                YAML::Node e;
+                e.reset(n[i]);
+                expand_tree(e, at(path, i));
+            }
+        } else if (n.IsMap()) {
+            for (const auto& kv : n) {
+                YAML::Node v;
+                v.reset(kv.second);
+                const std::string k = kv.first.IsScalar() ? kv.first.Scalar() : "?";
+                expand_tree(v, path.empty() ? k : path + "." + k);
+            }
+        }
+    }
+
+    /// in with each "${...}" replaced by its value; nullopt after an error.
+    std::optional<std::string> expand(const std::string& in, const YAML::Node& n,
+                                      const std::string& path, std::vector<edit>* edits)
+    {
+        std::string out;
+        bool ok = true;
+        std::size_t i = 0;
+        // The k-th reference in the value is the k-th "${" in the file from the value's start.
+        std::size_t search = m_r.offset(n);
+        for (;;) {
+            const std::size_t p = in.find("${", i);
+            if (p == std::string::npos) {
+                out += in.substr(i);
+                break;
+            }
+            out += in.substr(i, p - i);
+            const std::size_t found = m_r.text().find("${", search);
+            const config::location where =
+                found == std::string::npos ? m_r.where(n) : m_r.at_offset(found);
+            search = found == std::string::npos ? found : found + 2;
+            const std::size_t e = in.find('}', p + 2);
+            if (e == std::string::npos || in.find('\n', p) < e) {
+                m_r.error(where, path, "unterminated variable reference (expected ${name})");
+                return std::nullopt;
+            }
+            auto v = evaluate(in.substr(p + 2, e - p - 2), where, path);
+            ok = ok && v;
+            if (edits)
+                edits->push_back({out.size(), e + 1 - p, v ? v->size() : 0});
+            out += v.value_or("");
+            i = e + 1;
+        }
+        if (!ok)
+            return std::nullopt;
+        return out;
+    }
+
+    /// The value of "${expr}": a variable, or integers and variables joined by +, - and *
+    /// (64-bit integer arithmetic, * before + and -).
+    std::optional<std::string> evaluate(const std::string& expr, const config::location& where,
+                                        const std::string& path)
+    {
+        std::vector<std::string> toks; // operands at even indices, operators at odd ones
+        bool bad = false;
+        for (std::size_t i = 0; i < expr.size() && !bad;) {
+            const char c = expr[i];
+            const bool word_char = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+            if (c == ' ' || c == '\t') {
+                ++i;
+            } else if (c == '+' || c == '-' || c == '*') {
+                bad = toks.size() % 2 == 0;
+                toks.emplace_back(1, c);
+                ++i;
+            } else if (word_char) {
+                std::size_t j = i;
+                while (j < expr.size() && (std::isalnum(static_cast<unsigned char>(expr[j])) ||
+                                           expr[j] == '_' || expr[j] == '.'))
+                    ++j;
+                bad = toks.size() % 2 == 1;
+                toks.push_back(expr.substr(i, j - i));
+                i = j;
+            } else {
+                bad = true;
+            }
+        }
+        if (bad || toks.size() % 2 == 0) {
+            m_r.error(where, path,
+                      "malformed variable reference '${" + expr +
+                          "}' (expected ${name}, or integers and names joined by +, - and *)");
+            return std::nullopt;
+        }
+        if (toks.size() == 1 && is_name(toks[0])) {
+            const variable* v = lookup(toks[0], where, path);
+            return v ? std::optional<std::string>(v->text) : std::nullopt;
+        }
+        std::int64_t total = 0, product = 1;
+        char add = '+';
+        for (std::size_t i = 0; i < toks.size(); i += 2) {
+            std::int64_t x = 0;
+            if (is_name(toks[i])) {
+                const variable* v = lookup(toks[i], where, path);
+                if (!v)
+                    return std::nullopt;
+                if (!v->integer) {
+                    m_r.error(where, path,
+                              "variable '" + toks[i] + "' is " + v->text +
+                                  ", not an integer (arithmetic takes integers)");
+                    return std::nullopt;
+                }
+                x = *v->integer;
+            } else if (auto lit = parse_int(toks[i])) {
+                x = *lit;
+            } else {
+                m_r.error(where, path,
+                          "'" + toks[i] + "' in '${" + expr +
+                              "}' is not an integer (arithmetic takes integers)");
+                return std::nullopt;
+            }
+            const char next = i + 1 < toks.size() ? toks[i + 1][0] : '+';
+            bool overflow = __builtin_mul_overflow(product, x, &product);
+            if (next != '*') {
+                overflow =
+                    overflow || (add == '+' ? __builtin_add_overflow(total, product, &total)
+                                            : __builtin_sub_overflow(total, product, &total));
+                product = 1;
+                add = next;
+            }
+            if (overflow) {
+                m_r.error(where, path, "'${" + expr + "}' overflows 64-bit integers");
+                return std::nullopt;
+            }
+        }
+        return std::to_string(total);
+    }
+
+    /// The variable called name; reports unknown ones and ones used before their declaration.
+    const variable* lookup(const std::string& name, const config::location& where,
+                           const std::string& path)
+    {
+        if (auto it = m_vars.find(name); it != m_vars.end())
+            return it->second.ok ? &it->second : nullptr;
+        if (m_var_nodes.count(name))
+            m_r.error(where, path,
+                      "variable '" + name + "' is used before its declaration (line " +
+                          std::to_string(m_r.where(m_var_nodes.at(name)).line) + ")");
+        else
+            m_r.error(where, path, "unknown variable '" + name + "'" + var_hint(name));
+        return nullptr;
+    }
+
+    /// Moves the column of an assembler message back to the file's column when "${...}"
+    /// earlier on its line was replaced by a value of another length.
+    std::string file_position(std::string e, const kernel_decl& d, const YAML::Node& program)
+    {
+        const auto it = m_edits.find({program.Mark().line, program.Mark().column});
+        const std::string prefix = d.origin.file + ":";
+        if (it == m_edits.end() || e.compare(0, prefix.size(), prefix) != 0)
+            return e;
+        const std::size_t l0 = prefix.size();
+        const std::size_t l1 = e.find(':', l0);
+        const std::size_t c1 = l1 == std::string::npos ? l1 : e.find(':', l1 + 1);
+        if (c1 == std::string::npos)
+            return e;
+        const auto line = parse_uint(e.substr(l0, l1 - l0));
+        const auto col = parse_uint(e.substr(l1 + 1, c1 - l1 - 1));
+        if (!line || !col || *line < static_cast<std::uint64_t>(d.origin.line) ||
+            *col < static_cast<std::uint64_t>(d.origin.col))
+            return e;
+        // Offset in the substituted text of the message's position.
+        std::size_t start = 0;
+        for (std::uint64_t k = d.origin.line; k < *line && start != std::string::npos; ++k) {
+            start = d.source.find('\n', start);
+            start = start == std::string::npos ? start : start + 1;
+        }
+        if (start == std::string::npos)
+            return e;
+        const std::size_t pos = start + (*col - d.origin.col);
+        std::int64_t shift = 0;
+        for (const edit& x : it->second) {
+            if (x.pos < start || x.pos >= pos)
+                continue;
+            shift += x.pos + x.new_len <= pos ? static_cast<std::int64_t>(x.new_len) -
+                                                    static_cast<std::int64_t>(x.old_len)
+                                              : static_cast<std::int64_t>(pos - x.pos);
+        }
+        const std::int64_t fixed = static_cast<std::int64_t>(*col) - shift;
+        return e.substr(0, l1 + 1) + std::to_string(fixed) + e.substr(c1);
+    }
+
     bool list(const field& f)
     {
         if (f.value.IsSequence() && f.value.size() > 0)
@@ -589,12 +988,16 @@ private:
                 return false;
             const fields s = m_r.open(val, body.path, {"seed", "min", "max"});
             bool ok = true;
-            for (const char* k2 : {"seed", "min", "max"})
+            for (const char* k2 : {"min", "max"})
                 ok = m_r.require(s, val, body.path, k2) && ok;
             if (const field* x = s.get("seed")) {
                 auto v = m_r.uint(*x, 0, std::numeric_limits<std::uint64_t>::max());
                 ok = ok && v;
                 d.init.seed = v.value_or(0);
+            } else {
+                // The run's seed reaches every random choice; buffers differ by their index.
+                d.init.seed = m_opts.seed + m_wl.buffers.size();
+                d.init.run_seed = true;
             }
             std::optional<double> lo, hi;
             if (const field* x = s.get("min"))
@@ -783,6 +1186,7 @@ private:
                 symbols.emplace(d.params[i].name, static_cast<std::uint32_t>(i));
         auto res = sm::assemble(d.source, symbols, d.origin, kernel_registers);
         for (auto e : res.errors) {
+            e = file_position(std::move(e), d, f.value);
             // Put the key path after "error: " like every other workload message.
             const std::string tag = ": error: ";
             const auto pos = e.find(tag);
@@ -1089,12 +1493,20 @@ private:
 
     reader& m_r;
     workload& m_wl;
+    const workload_options& m_opts;
     bool m_kernels_ok = true;
+    bool m_has_name = false;
+    std::vector<std::string> m_var_order;                     ///< declared names, in order
+    std::map<std::string, YAML::Node> m_var_nodes;            ///< declared value of each
+    std::map<std::string, variable> m_vars;                   ///< values, as far as read
+    std::map<std::string, std::string> m_overridden;          ///< names the options gave a value
+    std::map<std::pair<int, int>, std::vector<edit>> m_edits; ///< by scalar position
 };
 
 } // namespace
 
-parse_result parse_workload_text(const std::string& text, const std::string& name)
+parse_result parse_workload_text(const std::string& text, const std::string& name,
+                                 const workload_options& opts)
 {
     parse_result res;
     res.wl.file = name;
@@ -1107,16 +1519,18 @@ parse_result parse_workload_text(const std::string& text, const std::string& nam
         return res;
     }
     reader r(name, text, res.errors);
-    workload_reader w(r, res.wl);
+    workload_reader w(r, res.wl, opts);
     w.read(root);
     if (res.wl.name.empty()) {
         std::string stem = name.substr(name.find_last_of('/') + 1);
         res.wl.name = stem.substr(0, stem.rfind('.'));
     }
+    if (res.ok())
+        res.wl.text = w.record_text(root);
     return res;
 }
 
-parse_result parse_workload(const std::string& path)
+parse_result parse_workload(const std::string& path, const workload_options& opts)
 {
     std::ifstream in(path);
     if (!in) {
@@ -1127,7 +1541,7 @@ parse_result parse_workload(const std::string& path)
     }
     std::stringstream text;
     text << in.rdbuf();
-    return parse_workload_text(text.str(), path);
+    return parse_workload_text(text.str(), path, opts);
 }
 
 std::vector<std::string> check_against_platform(const workload& wl, unsigned num_sms,

@@ -31,6 +31,7 @@ struct buffer_init {
     double value = 0;                 ///< fill: value of every element
     std::vector<double> values;       ///< values: one per element
     std::uint64_t seed = 0;           ///< random: generator seed
+    bool run_seed = false;            ///< random: seed derived from the run's (none in the file)
     double min = 0;                   ///< random: smallest value
     double max = 0;                   ///< random: largest value (integers), bound (f32)
 };
@@ -103,6 +104,8 @@ struct workload {
     std::string file;                               ///< file (or display) name
     std::string name;                               ///< workload name
     std::string description;                        ///< one-paragraph description
+    std::map<std::string, std::string> vars;        ///< every declared variable's value as used
+    std::string text;                               ///< the text as used (see parse_workload)
     std::vector<buffer_decl> buffers;               ///< in declaration order (= allocation order)
     std::vector<kernel_decl> kernels;               ///< in declaration order
     std::vector<std::vector<std::size_t>> schedule; ///< phases of kernel indices
@@ -113,6 +116,20 @@ struct workload {
     int kernel_index(std::string_view name) const;
 };
 
+/// A value given to a declared workload variable from outside the file (-D NAME=VALUE).
+struct var_setting {
+    std::string name;       ///< variable name
+    std::string value;      ///< a number, as written
+    config::location where; ///< where it was given, for messages ("-D n=5", a config line)
+};
+
+/// What a run adds to a workload file.
+struct workload_options {
+    std::vector<var_setting> vars; ///< values that replace declared ones (undeclared: an error)
+    /// Seed of a random initialiser without its own: buffer i gets seed + i (platform.seed).
+    std::uint64_t seed = 0;
+};
+
 /// Output of parse_workload().
 struct parse_result {
     workload wl;                               ///< valid only when ok()
@@ -121,9 +138,13 @@ struct parse_result {
 };
 
 /// Reads and validates a workload file (missing file and YAML syntax errors included).
-parse_result parse_workload(const std::string& path);
+/// wl.text is the file's text with the `vars:` values that opts replaced rewritten and, when
+/// the file has no `name:`, a `name:` line with the default name: read again, it gives the
+/// same workload without the options' vars (the record written to a run's output folder).
+parse_result parse_workload(const std::string& path, const workload_options& opts = {});
 /// Reads and validates workload text; name is used in messages.
-parse_result parse_workload_text(const std::string& text, const std::string& name);
+parse_result parse_workload_text(const std::string& text, const std::string& name,
+                                 const workload_options& opts = {});
 
 /// Checks wl against a platform with num_sms SMs of warp_slots warps and regs_per_thread
 /// registers each: SM ranges within the platform, CTAs that fit an SM, programs that use only

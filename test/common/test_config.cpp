@@ -2,6 +2,9 @@
 #include "models/common/config.h"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 
 using namespace vgpu;
 using namespace vgpu::config;
@@ -163,4 +166,86 @@ TEST_CASE("enum names: one table gives both directions")
     CHECK(name_of(color::green) == "green");
     CHECK(enum_from_name<color>("red") == color::red);
     CHECK_FALSE(enum_from_name<color>("blue").has_value());
+}
+
+namespace {
+struct with_map {
+    string_map vars;
+    std::string file;
+    void declare(visitor& v)
+    {
+        v.enter("w", "a section with a map and a file name");
+        v.value("vars", vars, spec("names to values"));
+        v.value("file", file, spec("a file").file());
+        v.leave();
+    }
+    void validate(checker&) const {}
+};
+} // namespace
+
+TEST_CASE("a map parameter merges per name across layers and records where each was set")
+{
+    with_map m;
+    loader l;
+    l.add_text("w:\n  vars: {a: 1, b: x}\n", "f0.yaml");
+    l.add_text("w:\n  vars:\n    b: 2\n    c: 3.5\n", "f1.yaml");
+    l.add_override("w.vars.a=7", "-D a=7");
+    REQUIRE(l.apply(m));
+    CHECK(m.vars == string_map{{"a", "7"}, {"b", "2"}, {"c", "3.5"}});
+    CHECK(l.sources().at("w.vars.a").str() == "-D a=7");
+    CHECK(l.sources().at("w.vars.b").str() == "f1.yaml:3:8");
+    CHECK(l.sources().at("w.vars.c").str() == "f1.yaml:4:8");
+    const std::string yaml = to_yaml([&](visitor& v) { m.declare(v); });
+    CHECK(yaml == "w:\n  vars:\n    a: 7\n    b: 2\n    c: 3.5\n  file: \"\"\n");
+    param_lister pl;
+    m.declare(pl);
+    CHECK(pl.rows[0].type == "map");
+    CHECK(pl.rows[0].default_value == "{a: 7, b: 2, c: 3.5}");
+    with_map empty;
+    CHECK(to_yaml([&](visitor& v) { empty.declare(v); }) == "w:\n  vars: {}\n  file: \"\"\n");
+    loader back;
+    back.add_text(to_yaml([&](visitor& v) { empty.declare(v); }), "dump");
+    REQUIRE(back.apply(empty));
+    CHECK(empty.vars.empty());
+}
+
+TEST_CASE("a map parameter rejects values that are not scalars, and duplicates")
+{
+    with_map m;
+    loader l;
+    l.add_text("w:\n  vars: {a: [1], b: 2, b: 3, c: }\n", "f.yaml");
+    l.add_text("w:\n  vars: 5\n", "g.yaml");
+    CHECK_FALSE(l.apply(m));
+    CHECK(l.errs().messages() ==
+          std::vector<std::string>{
+              "f.yaml:2:13: error: w.vars.a: wrong type (expected a value, got a list)",
+              "f.yaml:2:24: error: w.vars.b: duplicate key",
+              "f.yaml:2:30: error: w.vars.c: wrong type (expected a value, got nothing)",
+              "g.yaml:2:9: error: w.vars: wrong type (expected a mapping of names to values, got "
+              "'5')"});
+}
+
+TEST_CASE("a file parameter from a config file is relative to that file's folder")
+{
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("vgpu_config_file_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir / "sub");
+    std::ofstream(dir / "sub" / "c.yaml") << "w:\n  file: ../data/w.yaml\n";
+    std::ofstream(dir / "abs.yaml") << "w:\n  file: /abs/w.yaml\n";
+    with_map m;
+    loader l;
+    l.add_file((dir / "sub" / "c.yaml").string());
+    REQUIRE(l.apply(m));
+    CHECK(m.file == (dir / "data" / "w.yaml").string());
+    loader a;
+    a.add_file((dir / "abs.yaml").string());
+    REQUIRE(a.apply(m));
+    CHECK(m.file == "/abs/w.yaml");
+    // Text layers and overrides have no folder: the name stays as written.
+    loader t;
+    t.add_text("w:\n  file: x/w.yaml\n", "text");
+    t.add_override("w.file=../y.yaml");
+    REQUIRE(t.apply(m));
+    CHECK(m.file == "../y.yaml");
+    std::filesystem::remove_all(dir);
 }

@@ -3,6 +3,7 @@
 #include "test/platform/cli_runner.h"
 
 #include <catch2/catch.hpp>
+#include <iomanip>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -14,6 +15,34 @@ nlohmann::json stats_without_host_time(const cli_runner& cli, const std::string&
     auto j = nlohmann::json::parse(cli.read(dir + "/stats.json"));
     j["meta"].erase("host_seconds");
     return j;
+}
+
+/// A file of the source tree.
+std::string source_file(const std::string& path)
+{
+    std::ifstream in(VGPU_SOURCE_DIR "/" + path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+/// FNV-1a 64 as 16 hex digits, as docs/outputs.md defines workload_hash.
+std::string fnv1a(const std::string& text)
+{
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : text)
+        h = (h ^ c) * 0x100000001b3ull;
+    std::ostringstream os;
+    os << std::hex << std::setw(16) << std::setfill('0') << h;
+    return os.str();
+}
+
+/// text with the first `from` replaced by `to` (which must be there).
+std::string replaced(std::string text, const std::string& from, const std::string& to)
+{
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
 }
 } // namespace
 
@@ -34,6 +63,12 @@ TEST_CASE("no arguments: the default platform runs, passes and writes its output
     CHECK(j["stats"]["gpu.m0.c0.sm0.instructions"].get<long>() > 0);
     CHECK(cli.read("out/stats.txt").find("gpu.m0.c1.sm7_l1.hits") != std::string::npos);
     CHECK(cli.read("out/config.yaml").find("kind: gpu") != std::string::npos);
+    // The run's record: the embedded default workload, named by config.yaml and meta.
+    CHECK(cli.read("out/workload.yaml") == source_file("testbenches/workloads/reduction.yaml"));
+    CHECK(cli.read("out/config.yaml").find("workload:\n  file: \"workload.yaml\"\n  vars: {}\n") !=
+          std::string::npos);
+    CHECK(j["meta"]["workload"] == "reduction");
+    CHECK(j["meta"]["workload_hash"] == fnv1a(cli.read("out/workload.yaml")));
 }
 
 TEST_CASE("the traffic platform runs its self-checking generators")
@@ -134,8 +169,8 @@ TEST_CASE("a run that cannot finish within max_time fails with exit code 1")
     CHECK(nlohmann::json::parse(cli.read("out/stats.json"))["meta"]["verdict"] == "fail");
 }
 
-TEST_CASE("the parameter list (vgpu-sim --list-params) matches docs/configuration.md; run "
-          "scripts/gen-docs when it fails")
+TEST_CASE("the parameter list (vgpu-sim --list-params) matches docs/configuration.md (run "
+          "scripts/gen-docs when it fails)")
 {
     cli_runner cli("docs");
     auto r = cli.run("--list-params");
@@ -318,4 +353,133 @@ TEST_CASE("-s platform.timing.mode=accurate alone switches a configuration with 
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(cli.read("out/stats.json"));
     CHECK(j["meta"]["timing_mode"] == "accurate");
+}
+
+TEST_CASE("vgpu-sim -D gives a workload variable its value: the run and its record change")
+{
+    cli_runner cli("define");
+    const std::string wl = " -w " VGPU_SOURCE_DIR "/testbenches/workloads/vector_add.yaml";
+    auto r = cli.run("-o small -D n=1000" + wl);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    REQUIRE(cli.run("-o default" + wl).code == 0);
+    auto small = nlohmann::json::parse(cli.read("small/stats.json"));
+    auto full = nlohmann::json::parse(cli.read("default/stats.json"));
+    // The check reads the result buffer c back: n elements of 4 bytes.
+    CHECK(small["stats"]["gpu.host.bytes_read"] == 4000);
+    CHECK(full["stats"]["gpu.host.bytes_read"] == 16384 * 4);
+    CHECK(small["stats"]["gpu.host.checks_passed"] == 1);
+    const std::string source = source_file("testbenches/workloads/vector_add.yaml");
+    CHECK(cli.read("small/workload.yaml") ==
+          replaced(source, "vars: {n: 16384}", "vars: {n: 1000}"));
+    CHECK(cli.read("default/workload.yaml") == source);
+    CHECK(cli.read("small/config.yaml").find("  vars:\n    n: 1000\n") != std::string::npos);
+    CHECK(small["meta"]["workload"] == "vector_add");
+    CHECK(small["meta"]["workload_hash"] == fnv1a(cli.read("small/workload.yaml")));
+    CHECK(small["meta"]["workload_hash"] != full["meta"]["workload_hash"]);
+}
+
+namespace {
+/// Words 0.. of splitmix64 from seed, as u32 values of min 0, max 2^32-1 (docs/workloads.md).
+std::string splitmix_list(std::uint64_t seed, int n)
+{
+    std::string out;
+    for (int i = 0; i < n; ++i) {
+        seed += 0x9E3779B97F4A7C15ull;
+        std::uint64_t z = seed;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        out += (i ? ", " : "") + std::to_string(static_cast<std::uint32_t>(z));
+    }
+    return "[" + out + "]";
+}
+
+/// Buffer r (random, no seed) and s (random, seed 77), each checked against literal values
+/// computed for run seed 5; the kernel leaves them alone.
+std::string seed_workload()
+{
+    return "name: seeds\nbuffers:\n"
+           "  - {name: r, type: u32, elements: 8, init: {random: {min: 0, max: 4294967295}}}\n"
+           "  - {name: s, type: u32, elements: 8, init: {random: {seed: 77, min: 0, max: "
+           "4294967295}}}\n"
+           "kernels:\n  - {name: k, grid: 1, block: 32, program: EXIT}\n"
+           "checks:\n  - {buffer: r, expect: " +
+           splitmix_list(5, 8) + "}\n  - {buffer: s, expect: " + splitmix_list(77, 8) + "}\n";
+}
+} // namespace
+
+TEST_CASE("vgpu-sim --seed reaches a random initialiser without a seed, not one with its own")
+{
+    cli_runner cli("seed");
+    cli.write("w.yaml", seed_workload());
+    auto five = cli.run("-w w.yaml --seed 5 -o five");
+    INFO(five.err);
+    CHECK(five.code == 0);
+    auto six = cli.run("-w w.yaml --seed 6 -o six");
+    CHECK(six.code == 1);
+    auto j = nlohmann::json::parse(cli.read("six/stats.json"));
+    CHECK(j["stats"]["gpu.host.checks_failed"] == 1); // r changed with the seed
+    CHECK(j["stats"]["gpu.host.checks_passed"] == 1); // s did not
+    CHECK(six.err.find("of buffer 'r'") != std::string::npos);
+    CHECK(six.err.find("of buffer 's'") == std::string::npos);
+}
+
+TEST_CASE("vgpu-sim -c OUTDIR/config.yaml repeats the run from another folder")
+{
+    cli_runner first("rerun_a"), second("rerun_b");
+    // vector_add with b drawn from the run's seed; the workload is given by a relative name.
+    first.write("w.yaml", replaced(source_file("testbenches/workloads/vector_add.yaml"),
+                                   "random: {seed: 1, ", "random: {"));
+    auto a = first.run("-w w.yaml -D n=2048 --seed 3 -s platform.timing.mode=accurate -o run");
+    INFO(a.err);
+    REQUIRE(a.code == 0);
+    std::filesystem::remove(first.dir() / "w.yaml"); // the record must be enough
+    auto b = second.run("-c '" + (first.dir() / "run" / "config.yaml").string() + "' -o again");
+    INFO(b.err);
+    REQUIRE(b.code == 0);
+    auto ja = nlohmann::json::parse(first.read("run/stats.json"));
+    auto jb = nlohmann::json::parse(second.read("again/stats.json"));
+    CHECK(ja["stats"] == jb["stats"]);
+    CHECK(ja["meta"]["host_seconds"] != jb["meta"]["host_seconds"]);
+    ja["meta"].erase("host_seconds");
+    jb["meta"].erase("host_seconds");
+    CHECK(ja["meta"] == jb["meta"]);
+    CHECK(ja["meta"]["seed"] == 3);
+    CHECK(ja["meta"]["timing_mode"] == "accurate");
+    CHECK(ja["meta"]["workload"] == "vector_add");
+    CHECK(ja["stats"]["gpu.host.bytes_read"] == 2048 * 4);
+    CHECK(second.read("again/workload.yaml") == first.read("run/workload.yaml"));
+    CHECK(second.read("again/config.yaml") == first.read("run/config.yaml"));
+}
+
+TEST_CASE("a workload copy that cannot be written fails the run with exit code 1")
+{
+    cli_runner cli("nocopy");
+    std::filesystem::create_directories(cli.dir() / "out" / "workload.yaml");
+    auto r = cli.run("-o out");
+    CHECK(r.code == 1);
+    CHECK(r.err == "vgpu-sim: error: cannot write 'out/workload.yaml'\n");
+}
+
+TEST_CASE("vgpu-sim -w and workload.file are one parameter, and a config file's relative file is "
+          "relative to its folder")
+{
+    cli_runner cli("wfile");
+    std::filesystem::create_directories(cli.dir() / "sub");
+    cli.write("sub/c.yaml", "workload:\n  file: w.yaml\n  vars: {n: 3}\n");
+    auto file_of = [&](const std::string& args) {
+        auto r = cli.run(args + " --dump-config");
+        const auto at = r.out.find("workload:\n  file: ");
+        return at == std::string::npos ? std::string("?")
+                                       : r.out.substr(at + 18, r.out.find('\n', at + 18) - at - 18);
+    };
+    CHECK(file_of("-c sub/c.yaml") == "\"sub/w.yaml\"");
+    CHECK(file_of("-c sub/c.yaml -w x.yaml") == "\"x.yaml\"");
+    CHECK(file_of("-w x.yaml -c sub/c.yaml") == "\"sub/w.yaml\"");
+    CHECK(file_of("-w x.yaml -s workload.file=y.yaml") == "\"y.yaml\"");
+    auto later = cli.run("-c sub/c.yaml -D n=4 -D m=1 --dump-config");
+    CHECK(later.out.find("  vars:\n    m: 1\n    n: 4\n") != std::string::npos);
+    auto earlier = cli.run("-D n=4 -c sub/c.yaml --dump-config");
+    CHECK(earlier.out.find("  vars:\n    n: 3\n") != std::string::npos);
 }
