@@ -228,8 +228,8 @@ bool cp::launch(unsigned q, const sc_core::sc_time& delay)
         raise_irq_status(q, delay);
         auto& tr = trace::recorder::instance();
         if (tr.enabled())
-            tr.instant("kernels", "queue " + std::to_string(q),
-                       "bad launch " + std::to_string(l.kernel_seq), to_ps(qs.launch_at));
+            tr.instant(trace::kernel_process, "queue " + std::to_string(q), "bad launch {kernel}",
+                       to_ps(qs.launch_at), l.kernel_seq);
         return true;
     }
     qs.warps_per_cta = static_cast<unsigned>((std::uint64_t{l.block_x} * l.block_y + 31) / 32);
@@ -414,9 +414,9 @@ void cp::finish(unsigned q)
                qs.fault ? "failed" : "done");
     auto& tr = trace::recorder::instance();
     if (tr.enabled())
-        tr.span("kernels", "queue " + std::to_string(q),
-                "kernel " + std::to_string(qs.launch.kernel_seq) + (qs.fault ? " (error)" : ""),
-                to_ps(qs.launch_at), to_ps(now));
+        tr.span(trace::kernel_process, "queue " + std::to_string(q),
+                qs.fault ? "{kernel} (error)" : "{kernel}", to_ps(qs.launch_at), to_ps(now),
+                qs.launch.kernel_seq);
 }
 
 // ---- completion records ----

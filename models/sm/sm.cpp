@@ -769,8 +769,8 @@ void sm::end_cta(int ci)
     if (rec.enabled())
         rec.span(name(), "ctas",
                  "cta (" + std::to_string(c.launch.cta_x) + "," + std::to_string(c.launch.cta_y) +
-                     ") kernel " + std::to_string(c.launch.kernel_seq),
-                 c.start * m_clk.core_ps, end * m_clk.core_ps);
+                     ") {kernel}",
+                 c.start * m_clk.core_ps, end * m_clk.core_ps, c.launch.kernel_seq);
     m_free_warps |= c.warp_mask;
     if (c.prog >= 0)
         --m_progs[c.prog].users;
