@@ -29,6 +29,8 @@ public:
     virtual std::vector<std::string> failures() const = 0;
     /// A few lines for the terminal.
     virtual void summary(std::ostream& os) const = 0;
+    /// Registers the platform's signals with a waveform (`--vcd`); before sc_start().
+    virtual void trace(sc_core::sc_trace_file* tf) const { (void)tf; }
 };
 
 /// A workload or combination that cannot be built; each message is one complete error line.

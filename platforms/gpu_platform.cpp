@@ -181,6 +181,20 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
             trace::recorder::instance().name_kernel(++seq, m_workload.kernels[k].name);
 }
 
+void gpu_platform::trace(sc_core::sc_trace_file* tf) const
+{
+    sc_core::sc_trace(tf, irq, irq.name());
+    cp.trace(tf);
+    for (const auto& mod : modules) {
+        for (const auto& cl : mod->clusters)
+            for (const auto& s : cl->sms)
+                s->trace(tf);
+        for (const auto& l : mod->llcs)
+            l->trace(tf);
+        mod->dram.trace(tf);
+    }
+}
+
 double gpu_platform::sum_over_sms(std::uint64_t (sm::sm::*stat)() const) const
 {
     double total = 0;

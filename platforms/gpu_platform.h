@@ -55,6 +55,8 @@ public:
     bool finished() const override;
     std::vector<std::string> failures() const override;
     void summary(std::ostream& os) const override;
+    /// Registers irq, the CP's queues, every SM, LLC slice and DRAM controller (docs/outputs.md).
+    void trace(sc_core::sc_trace_file* tf) const override;
 
     /// Physical address of the command processor's register window on the MMIO bus.
     static constexpr std::uint64_t cp_base = 0x40000000;

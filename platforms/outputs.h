@@ -27,8 +27,6 @@ public:
     explicit output_writer(std::string dir);
     bool ok() const { return m_ok; }
     bool write(const run_meta& meta, const std::vector<stats::entry>& stats) const;
-    /// Writes trace.json (Chrome/Perfetto trace events).
-    bool write_trace(const std::string& json) const;
     const std::string& dir() const { return m_dir; }
 
 private:

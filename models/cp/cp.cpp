@@ -141,6 +141,13 @@ void cp::define_registers()
     add("NUM_QUEUES", reg::NUM_QUEUES, reg_access::ro, m_cfg.queues, ~0u);
 }
 
+void cp::trace(sc_core::sc_trace_file* tf) const
+{
+    for (std::size_t q = 0; q < m_q.size(); ++q)
+        sc_core::sc_trace(tf, m_q[q]->busy,
+                          std::string(name()) + ".queue" + std::to_string(q) + ".busy");
+}
+
 sc_core::sc_time cp::cycles(std::uint64_t n) const
 {
     return sc_core::sc_time(static_cast<double>(n * m_clk.core_ps), sc_core::SC_PS);

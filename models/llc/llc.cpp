@@ -48,8 +48,9 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
       m_hit(static_cast<double>(cfg.hit_latency) * static_cast<double>(clk.noc_ps), sc_core::SC_PS),
       m_array(cfg.sets, cfg.ways, cfg.line_bytes, folded_index(cfg.sets, cfg.line_bytes)),
       m_mshr(2 * cfg.mshrs, 1), m_slots(cfg.mshrs),
-      m_buffer_store(2 * std::size_t{cfg.mshrs} * cfg.line_bytes), m_log(this->name()),
-      m_stats(this->name()), m_reads(m_stats, "reads", "count", "read requests"),
+      m_buffer_store(2 * std::size_t{cfg.mshrs} * cfg.line_bytes),
+      m_mshrs_in_use("mshrs_in_use", false), m_log(this->name()), m_stats(this->name()),
+      m_reads(m_stats, "reads", "count", "read requests"),
       m_writes(m_stats, "writes", "count", "write requests"),
       m_hits(m_stats, "hits", "count", "line lookups served from the array"),
       m_misses(m_stats, "misses", "count", "line lookups that allocated the line"),
@@ -83,6 +84,11 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
     in.register_b_transport(this, &llc::b_transport);
     in.register_transport_dbg(this, &llc::transport_dbg);
     in.register_get_direct_mem_ptr(this, &llc::get_direct_mem_ptr);
+}
+
+void llc::trace(sc_core::sc_trace_file* tf) const
+{
+    m_mshrs_in_use.trace(tf);
 }
 
 unsigned llc::bank_of(std::uint64_t addr) const
@@ -222,6 +228,8 @@ tlm::tlm_response_status llc::miss(const segment& s, bool write, const tlm_bus::
     const std::uint64_t line = m_array.line_addr(s.addr);
     m_mshr.add_target(m_mshr.allocate(line), 0);
     ++m_misses_in_flight;
+    if (m_accurate)
+        m_mshrs_in_use.step(sc_core::sc_time_stamp().value(), +1);
     // A write of the whole line without byte enables replaces it: nothing to fetch.
     const bool whole = write && s.len == m_cfg.line_bytes && !s.be;
     sc_core::sc_time d = until(tag_done);
@@ -248,8 +256,12 @@ tlm::tlm_response_status llc::miss(const segment& s, bool write, const tlm_bus::
             m_array.fill(line, buf);
             ++m_fills;
             const sc_core::sc_time ready = sc_core::sc_time_stamp() + d;
-            if (slot)
+            if (slot) {
+                // Fast mode: the slot is held from when this miss could take it to the fill.
+                m_mshrs_in_use.add(std::max<std::uint64_t>(tag_done.value(), slot->ready),
+                                   ready.value());
                 *slot = fill_slot{line, ready.value()};
+            }
             m_miss_latency.sample((ready - tag_done).to_seconds() * 1e9);
         } else if (m_array.probe(line)) {
             m_array.invalidate(line); // the clean, empty way allocated for the fill
@@ -260,8 +272,10 @@ tlm::tlm_response_status llc::miss(const segment& s, bool write, const tlm_bus::
         apply(s, write);
     m_mshr.release(line);
     --m_misses_in_flight;
-    if (m_accurate)
+    if (m_accurate) {
+        m_mshrs_in_use.step(sc_core::sc_time_stamp().value(), -1);
         m_mshr_freed.notify(sc_core::SC_ZERO_TIME);
+    }
     delay = d;
     return status;
 }

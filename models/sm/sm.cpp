@@ -114,12 +114,9 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
 
 sm::~sm() = default;
 
-unsigned sm::resident_ctas() const
+void sm::trace(sc_core::sc_trace_file* tf) const
 {
-    unsigned n = 0;
-    for (const auto& c : m_cta_slots)
-        n += c.st != cta_slot::state::free;
-    return n;
+    sc_core::sc_trace(tf, m_resident, std::string(name()) + ".resident_ctas");
 }
 
 // ---- time ----
@@ -231,6 +228,7 @@ void sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     c.warp_mask = mask;
     m_free_warps &= ~mask;
     m_pending.push_back(static_cast<int>(slot - m_cta_slots.begin()));
+    ++m_resident;
     ++m_wakeups;
     m_wake.notify(delay);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -778,6 +776,7 @@ void sm::end_cta(int ci)
     if (c.faulted)
         ++m_faults;
     c.st = cta_slot::state::free;
+    --m_resident;
     c.warp_mask = 0;
     m_next_limit = never;
     for (const auto& o : m_cta_slots)

@@ -61,7 +61,9 @@ public:
     /// Full text of the last fault (cta_done.message holds its first 95 characters).
     const std::string& last_fault() const { return m_last_fault; }
     /// Resident CTAs (launched or being started, not yet ended).
-    unsigned resident_ctas() const;
+    unsigned resident_ctas() const { return m_resident; }
+    /// Registers `<path>.resident_ctas` with the waveform.
+    void trace(sc_core::sc_trace_file* tf) const override;
 
 private:
     static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();
@@ -189,6 +191,7 @@ private:
     std::vector<int> m_pending;     ///< accepted CTA slots not yet started, in order
     std::uint64_t m_free_warps = 0; ///< bit w: warp slot w is free
     std::uint64_t m_live = 0;       ///< bit w: warp slot w may issue (resident, not done)
+    unsigned m_resident = 0;        ///< CTA slots not free (traced as resident_ctas)
     unsigned m_barrier_waiting = 0;
     std::uint64_t m_cycle = 0;
     std::uint64_t m_next_limit = never; ///< earliest cycle a CTA exceeds max_cta_cycles

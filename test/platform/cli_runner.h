@@ -40,6 +40,7 @@ public:
         return ss.str();
     }
     bool exists(const std::string& name) const { return std::filesystem::exists(m_dir / name); }
+    const std::filesystem::path& path() const { return m_dir; } ///< the scratch folder
     cli_result run(const std::string& args) const
     {
         std::string cmd = "cd '" + m_dir.string() + "' && '" VGPU_SIM_PATH "' " + args +
