@@ -38,6 +38,8 @@ public:
     virtual nlohmann::json records() const { return nlohmann::json::object(); }
     /// The workload being run (its text as used, name, vars), or nullptr.
     virtual const host::workload* workload() const { return nullptr; }
+    /// Registers the platform's signals with a waveform (`--vcd`); before sc_start().
+    virtual void trace(sc_core::sc_trace_file* tf) const { (void)tf; }
 };
 
 /// A workload or combination that cannot be built; each message is one complete error line.

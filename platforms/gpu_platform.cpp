@@ -1,6 +1,7 @@
 // The virtual GPU platform: builds and wires every model from the configuration.
 // See docs/architecture.md.
 #include "platforms/gpu_platform.h"
+#include "models/common/trace_events.h"
 
 #include <algorithm>
 #include <iomanip>
@@ -178,6 +179,20 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                                cfg.llc.line_bytes);
     for (unsigned m = 0; m < p.modules; ++m)
         modules[m]->noc->set_route(noc::module_route(map, m, *modules[m]->noc));
+}
+
+void gpu_platform::trace(sc_core::sc_trace_file* tf) const
+{
+    sc_core::sc_trace(tf, irq, irq.name());
+    cp.trace(tf);
+    for (const auto& mod : modules) {
+        for (const auto& cl : mod->clusters)
+            for (const auto& s : cl->sms)
+                s->trace(tf);
+        for (const auto& l : mod->llcs)
+            l->trace(tf);
+        mod->dram.trace(tf);
+    }
 }
 
 double gpu_platform::sum_over_sms(std::uint64_t (sm::sm::*stat)() const) const

@@ -69,6 +69,8 @@ public:
     /// figures of its own window (docs/outputs.md).
     nlohmann::json records() const override;
     const host::workload* workload() const override { return &m_workload; }
+    /// Registers irq, the CP's queues, every SM, LLC slice and DRAM controller (docs/outputs.md).
+    void trace(sc_core::sc_trace_file* tf) const override;
 
     /// Physical address of the command processor's register window on the MMIO bus.
     static constexpr std::uint64_t cp_base = 0x40000000;

@@ -77,12 +77,3 @@ bool output_writer::write(const run_meta& meta, const std::vector<stats::entry>&
 }
 
 } // namespace vgpu::platforms
-
-namespace vgpu::platforms {
-bool output_writer::write_trace(const std::string& json) const
-{
-    std::ofstream out(m_dir + "/trace.json");
-    out << json;
-    return out.good();
-}
-} // namespace vgpu::platforms

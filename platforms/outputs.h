@@ -32,8 +32,6 @@ public:
     /// stats.txt and config.yaml.
     bool write(const run_meta& meta, const std::vector<stats::entry>& stats,
                const nlohmann::json& records = nlohmann::json::object()) const;
-    /// Writes trace.json (Chrome/Perfetto trace events).
-    bool write_trace(const std::string& json) const;
     const std::string& dir() const { return m_dir; }
 
 private:

@@ -8,6 +8,7 @@
 #include "platforms/builder.h"
 #include "platforms/default_config.h"
 #include "platforms/outputs.h"
+#include "platforms/trace_files.h"
 #include "platforms/vgpu_config.h"
 
 #include <CLI/CLI.hpp>
@@ -191,9 +192,13 @@ int run(int argc, char** argv)
         recorded.workload.file = "workload.yaml";
     }
     effective = config::to_yaml([&](config::visitor& v) { recorded.declare(v); });
-    sc_core::sc_trace_file* wave = nullptr;
-    if (vcd)
-        wave = sc_core::sc_create_vcd_trace_file((outdir + "/trace").c_str());
+    platforms::trace_files traces(outdir, trace, vcd);
+    if (!traces.error().empty()) {
+        std::cerr << "vgpu-sim: error: " << traces.error() << "\n";
+        return exit_sim_failure;
+    }
+    if (traces.waveform())
+        top->trace(traces.waveform());
 
     auto host_start = std::chrono::steady_clock::now();
     sc_core::sc_time limit(static_cast<double>(cfg.platform.max_time.ps), sc_core::SC_PS);
@@ -205,10 +210,7 @@ int run(int argc, char** argv)
     }
     double host_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - host_start).count();
-    if (wave)
-        sc_core::sc_close_vcd_trace_file(wave);
-    if (trace)
-        out.write_trace(trace::recorder::instance().to_json());
+    const std::vector<std::string> output_failures = traces.finish();
 
     if (failures.empty()) {
         if (!top->finished())
@@ -217,6 +219,7 @@ int run(int argc, char** argv)
         for (auto& f : top->failures())
             failures.push_back(f);
     }
+    failures.insert(failures.end(), output_failures.begin(), output_failures.end());
     platforms::run_meta meta;
     meta.effective_config = effective;
     meta.seed = cfg.platform.seed;

@@ -141,6 +141,13 @@ void cp::define_registers()
     add("NUM_QUEUES", reg::NUM_QUEUES, reg_access::ro, m_cfg.queues, ~0u);
 }
 
+void cp::trace(sc_core::sc_trace_file* tf) const
+{
+    for (std::size_t q = 0; q < m_q.size(); ++q)
+        sc_core::sc_trace(tf, m_q[q]->busy,
+                          std::string(name()) + ".queue" + std::to_string(q) + ".busy");
+}
+
 sc_core::sc_time cp::cycles(std::uint64_t n) const
 {
     return sc_core::sc_time(static_cast<double>(n * m_clk.core_ps), sc_core::SC_PS);
@@ -228,8 +235,8 @@ bool cp::launch(unsigned q, const sc_core::sc_time& delay)
         raise_irq_status(q, delay);
         auto& tr = trace::recorder::instance();
         if (tr.enabled())
-            tr.instant("kernels", "queue " + std::to_string(q),
-                       "bad launch " + std::to_string(l.kernel_seq), to_ps(qs.launch_at));
+            tr.instant(trace::kernel_process, "queue " + std::to_string(q), "bad launch {kernel}",
+                       to_ps(qs.launch_at), l.kernel_seq);
         return true;
     }
     qs.warps_per_cta = static_cast<unsigned>((std::uint64_t{l.block_x} * l.block_y + 31) / 32);
@@ -414,9 +421,9 @@ void cp::finish(unsigned q)
                qs.fault ? "failed" : "done");
     auto& tr = trace::recorder::instance();
     if (tr.enabled())
-        tr.span("kernels", "queue " + std::to_string(q),
-                "kernel " + std::to_string(qs.launch.kernel_seq) + (qs.fault ? " (error)" : ""),
-                to_ps(qs.launch_at), to_ps(now));
+        tr.span(trace::kernel_process, "queue " + std::to_string(q),
+                qs.fault ? "{kernel} (error)" : "{kernel}", to_ps(qs.launch_at), to_ps(now),
+                qs.launch.kernel_seq);
 }
 
 // ---- completion records ----

@@ -109,6 +109,8 @@ public:
     std::uint64_t ctas_done() const { return m_ctas_done.value(); } ///< CTAs finished ok
     std::uint64_t faults() const { return m_faults.value(); }       ///< fault records received
     std::uint64_t bad_done_records() const { return m_bad_done.value(); } ///< refused records
+    /// Registers `<path>.queue<q>.busy` (a kernel runs on queue q) with the waveform.
+    void trace(sc_core::sc_trace_file* tf) const override;
 
 private:
     /// A CTA in flight, as (sm, cta_x, cta_y).

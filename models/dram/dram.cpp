@@ -40,6 +40,15 @@ dram::dram(const sc_core::sc_module_name& name, const dram_config& cfg, const cl
     in.register_b_transport(this, &dram::b_transport);
     in.register_transport_dbg(this, &dram::transport_dbg);
     in.register_get_direct_mem_ptr(this, &dram::get_direct_mem_ptr);
+    for (unsigned c = 0; c < m_cfg.channels; ++c)
+        m_busy.push_back(std::make_unique<noc::occupancy_probe>(
+            ("ch" + std::to_string(c) + "_busy").c_str(), true));
+}
+
+void dram::trace(sc_core::sc_trace_file* tf) const
+{
+    for (const auto& p : m_busy)
+        p->trace(tf);
 }
 
 void dram::before_end_of_elaboration()
@@ -118,9 +127,14 @@ void dram::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
         ++m_writes;
         m_bytes_written += len;
     }
-    m_channels[channel_of(gp.get_address())]->use(static_cast<unsigned>(id),
-                                                  gp.get_extension<tlm_bus::gpu_extension>(),
-                                                  transfer_cycles(len), delay);
+    const unsigned ch = channel_of(gp.get_address()), cycles = transfer_cycles(len);
+    m_channels[ch]->use(static_cast<unsigned>(id), gp.get_extension<tlm_bus::gpu_extension>(),
+                        cycles, delay);
+    if (m_busy[ch]->active()) {
+        // use() returns with the delay to the end of the transfer, which took `cycles`.
+        const std::uint64_t end = (sc_core::sc_time_stamp() + delay).value();
+        m_busy[ch]->add(end - cycles * m_clk.dram_ps, end);
+    }
     delay += m_latency;
     gp.set_dmi_allowed(dmi_active());
     gp.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -6,6 +6,7 @@
 #include "models/common/stats.h"
 #include "models/common/timing.h"
 #include "models/dram/dram_config.h"
+#include "models/noc/occupancy_probe.h"
 #include "models/noc/shared_resource.h"
 #include "tlm_bus/sparse_store.h"
 
@@ -33,6 +34,8 @@ public:
     unsigned channel_of(std::uint64_t addr) const;
     /// DRAM cycles a transfer of `bytes` occupies its channel.
     unsigned transfer_cycles(unsigned bytes) const;
+    /// Registers `<path>.ch<c>_busy` (1 while channel c transfers) with the waveform.
+    void trace(sc_core::sc_trace_file* tf) const override;
 
 private:
     void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -51,6 +54,7 @@ private:
     const sc_core::sc_time m_latency;
     tlm_bus::sparse_store m_store;
     std::vector<std::unique_ptr<noc::shared_resource>> m_channels; ///< built at elaboration end
+    std::vector<std::unique_ptr<noc::occupancy_probe>> m_busy;     ///< ch<c>_busy, per channel
     logger m_log;
     stats::group m_stats;
     stats::counter m_reads, m_writes, m_bytes_read, m_bytes_written, m_errors, m_dmi_grants;

@@ -2,6 +2,7 @@
 #include "models/host/driver.h"
 #include "tlm_bus/byte_enables.h"
 
+#include "models/common/trace_events.h"
 #include "models/cp/cp.h"
 
 #include <algorithm>
@@ -164,15 +165,27 @@ void driver::run()
     VGPU_INFO(m_log, "workload '%s': %zu buffers, %zu kernels, %zu phases, %zu checks",
               m_wl.name.c_str(), m_wl.buffers.size(), m_wl.kernels.size(), m_wl.schedule.size(),
               m_wl.checks.size());
+    auto& rec = trace::recorder::instance();
     bool ok = m_plan.error.empty();
     if (!ok)
         fail("memory allocation: " + m_plan.error);
+    sc_core::sc_time t0 = now();
     ok = ok && load_memory() && set_up_cp();
-    for (unsigned p = 0; ok && p < m_wl.schedule.size(); ++p)
+    if (rec.enabled())
+        rec.host_span("load", "load memory, set up the CP", t0.value(), now().value());
+    for (unsigned p = 0; ok && p < m_wl.schedule.size(); ++p) {
+        t0 = now();
         ok = run_phase(p);
-    if (ok)
+        if (rec.enabled())
+            rec.host_span("phase " + std::to_string(p), "phase " + std::to_string(p), t0.value(),
+                          now().value());
+    }
+    if (ok) {
+        t0 = now();
         run_checks();
-    else if (!m_wl.checks.empty())
+        if (rec.enabled())
+            rec.host_span("checks", "checks", t0.value(), now().value());
+    } else if (!m_wl.checks.empty())
         fail("checks skipped: the run did not complete");
     m_qk.sync();
     m_finished = true;
@@ -428,6 +441,8 @@ bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k)
     if (!reg_write(reg::queue(q, reg::LAUNCH), 1))
         return false;
     ++m_kernels;
+    // The CP numbers accepted launches from 1 (its KERNEL_SEQ): trace.json names them.
+    trace::recorder::instance().name_kernel(static_cast<std::uint32_t>(m_kernels.value()), k.name);
     VGPU_INFO(m_log, "phase %u: launched '%s' on queue %u (grid %ux%u, block %ux%u, SMs %u+%u)",
               phase, k.name.c_str(), q, k.grid_x, k.grid_y, k.block_x, k.block_y, k.sms.first,
               writes[7].second);

@@ -42,8 +42,8 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
     : sc_module(name), in("in"), out("out"), m_cfg(cfg), m_accurate(clk.accurate),
       m_cycle(static_cast<double>(clk.noc_ps), sc_core::SC_PS),
       m_hit(static_cast<double>(cfg.hit_latency) * static_cast<double>(clk.noc_ps), sc_core::SC_PS),
-      m_core(core_params(cfg)), m_log(this->name()), m_stats(this->name()),
-      m_reads(m_stats, "reads", "count", "read requests"),
+      m_core(core_params(cfg)), m_mshrs_in_use("mshrs_in_use", false), m_log(this->name()),
+      m_stats(this->name()), m_reads(m_stats, "reads", "count", "read requests"),
       m_writes(m_stats, "writes", "count", "write requests"),
       m_errors(m_stats, "errors", "count", "requests answered with an error response"),
       m_hits(m_stats, "hits", "count", "line lookups served from the array",
@@ -80,6 +80,11 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
     in.register_b_transport(this, &llc::b_transport);
     in.register_transport_dbg(this, &llc::transport_dbg);
     in.register_get_direct_mem_ptr(this, &llc::get_direct_mem_ptr);
+}
+
+void llc::trace(sc_core::sc_trace_file* tf) const
+{
+    m_mshrs_in_use.trace(tf);
 }
 
 unsigned llc::bank_of(std::uint64_t addr) const
@@ -197,16 +202,20 @@ tlm::tlm_response_status llc::miss(const segment& s, bool write, const tlm_bus::
 {
     // The miss holds an MSHR entry (claimed by the lookup).
     const std::uint64_t line = m_core.line_addr(s.addr);
+    if (m_accurate)
+        m_mshrs_in_use.step(sc_core::sc_time_stamp().value(), +1);
     // A write of the whole line without byte enables replaces it: nothing to fetch.
     const bool fetch = m_core.needs_fetch(write, s.len, s.be != nullptr);
     sc_core::sc_time d = until(tag_done);
     bool timed_slot = false;
     unsigned slot = 0;
+    std::uint64_t slot_from = tag_done.value(); ///< fast mode: when the MSHR is taken
     if (!m_accurate && fetch) {
         // Fast mode: the MSHR freed first serves this miss; if busy at tag time, wait for it.
         std::uint64_t issue = 0;
         slot = m_core.reserve_fill(tag_done.value(), issue);
         timed_slot = true;
+        slot_from = std::max(issue, slot_from);
         if (issue > tag_done.value())
             d = sc_core::sc_time::from_value(issue - sc_core::sc_time_stamp().value());
     }
@@ -220,8 +229,11 @@ tlm::tlm_response_status llc::miss(const segment& s, bool write, const tlm_bus::
             make_resident(line, d);
             m_core.fill(line, buf);
             const sc_core::sc_time ready = sc_core::sc_time_stamp() + d;
-            if (timed_slot)
+            if (timed_slot) {
+                // Fast mode: the slot is held from when this miss could take it to the fill.
+                m_mshrs_in_use.add(slot_from, ready.value());
                 m_core.fill_arrives(slot, line, ready.value());
+            }
             m_miss_latency.sample((ready - tag_done).to_seconds() * 1e9);
         } else if (m_core.array().probe(line)) {
             m_core.array().invalidate(line); // the clean, empty way allocated for the fill
@@ -231,8 +243,10 @@ tlm::tlm_response_status llc::miss(const segment& s, bool write, const tlm_bus::
     if (status == tlm::TLM_OK_RESPONSE)
         apply(s, write);
     m_core.finish_miss(line);
-    if (m_accurate)
+    if (m_accurate) {
+        m_mshrs_in_use.step(sc_core::sc_time_stamp().value(), -1);
         m_mshr_freed.notify(sc_core::SC_ZERO_TIME);
+    }
     delay = d;
     return status;
 }

@@ -7,6 +7,7 @@
 #include "models/common/stats.h"
 #include "models/common/timing.h"
 #include "models/llc/llc_config.h"
+#include "models/noc/occupancy_probe.h"
 #include "models/noc/shared_resource.h"
 #include "tlm_bus/byte_enables.h"
 #include "tlm_bus/initiator_port.h"
@@ -31,6 +32,8 @@ public:
 
     /// Bank that serves the line of `addr` (the bank of its set).
     unsigned bank_of(std::uint64_t addr) const;
+    /// Registers `<path>.mshrs_in_use` (MSHRs held by misses) with the waveform.
+    void trace(sc_core::sc_trace_file* tf) const override;
 
 private:
     using segment = tlm_bus::line_segment;
@@ -61,6 +64,7 @@ private:
     sc_core::sc_event m_mshr_freed;    ///< accurate mode: an MSHR entry was released
     tlm_bus::gpu_extension m_wb_attrs; ///< attributes of write-backs
     std::vector<std::unique_ptr<noc::shared_resource>> m_banks;
+    noc::occupancy_probe m_mshrs_in_use; ///< misses holding an MSHR, in simulated time
     logger m_log;
     stats::group m_stats;
     stats::counter m_reads, m_writes, m_errors;

@@ -100,9 +100,9 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
 
 sm::~sm() = default;
 
-unsigned sm::resident_ctas() const
+void sm::trace(sc_core::sc_trace_file* tf) const
 {
-    return m_slots.resident();
+    sc_core::sc_trace(tf, m_resident, std::string(name()) + ".resident_ctas");
 }
 
 // ---- time ----
@@ -204,6 +204,7 @@ void sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     c.ctx.params.reserve(cp::max_params);
     c.launch = l;
     c.arrival_ps = (sc_core::sc_time_stamp() + delay).value();
+    m_resident = m_slots.resident();
     ++m_wakeups;
     m_wake.notify(delay);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -664,8 +665,8 @@ void sm::end_cta(int ci)
     if (rec.enabled())
         rec.span(name(), "ctas",
                  "cta (" + std::to_string(c.launch.cta_x) + "," + std::to_string(c.launch.cta_y) +
-                     ") kernel " + std::to_string(c.launch.kernel_seq),
-                 c.start * m_clk.core_ps, end * m_clk.core_ps);
+                     ") {kernel}",
+                 c.start * m_clk.core_ps, end * m_clk.core_ps, c.launch.kernel_seq);
     if (c.prog >= 0)
         --m_progs[c.prog].users;
     ++m_ctas;
@@ -674,6 +675,7 @@ void sm::end_cta(int ci)
     m_slots.release(ci);
     m_watchdog.forget(ci);
     m_watchdog.refresh();
+    m_resident = m_slots.resident();
 
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     const sc_core::sc_time at = time_of(end);

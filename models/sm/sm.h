@@ -65,7 +65,9 @@ public:
     /// Full text of the last fault (cta_done.message holds its first 95 characters).
     const std::string& last_fault() const { return m_last_fault; }
     /// Resident CTAs (launched or being started, not yet ended).
-    unsigned resident_ctas() const;
+    unsigned resident_ctas() const { return m_resident; }
+    /// Registers `<path>.resident_ctas` with the waveform.
+    void trace(sc_core::sc_trace_file* tf) const override;
 
 private:
     static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();
@@ -182,6 +184,7 @@ private:
     watchdog m_watchdog;        ///< sm.max_cta_cycles per running CTA
     std::vector<prog_entry> m_progs;
     std::uint64_t m_live = 0; ///< bit w: warp slot w may issue (resident, not done)
+    unsigned m_resident = 0;  ///< CTA slots not free (traced as resident_ctas)
     std::uint64_t m_cycle = 0;
     bool m_check = false; ///< a CTA may have finished or deadlocked
     tlm_utils::tlm_quantumkeeper m_qk;

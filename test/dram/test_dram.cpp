@@ -1,14 +1,18 @@
 // Shell tests of the DRAM controller, with the protocol checker on every link.
 // See models/dram/README.md.
+#include "models/common/trace_events.h"
 #include "models/dram/dram.h"
 #include "test/tlm_bus/bench_util.h"
 #include "tlm_bus/protocol_checker.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace vgpu;
 using sc_core::SC_NS;
@@ -64,6 +68,23 @@ double stat(const std::string& name)
         if (e.name == name)
             return e.value.get<double>();
     return 0;
+}
+
+/// (time in ps, value) of the trace.json counter `name` of process `process`.
+std::vector<std::pair<std::uint64_t, double>> counter(const std::string& process,
+                                                      const std::string& name)
+{
+    const auto doc = nlohmann::json::parse(trace::recorder::instance().to_json());
+    int pid = -1;
+    for (const auto& e : doc["traceEvents"])
+        if (e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == process)
+            pid = e["pid"].get<int>();
+    std::vector<std::pair<std::uint64_t, double>> out;
+    for (const auto& e : doc["traceEvents"])
+        if (e["ph"] == "C" && e["pid"] == pid && e["name"] == name)
+            out.emplace_back(static_cast<std::uint64_t>(e["ts"].get<double>() * 1e6 + 0.5),
+                             e["args"]["value"].get<double>());
+    return out;
 }
 
 /// Writes `len` bytes with a byte-enable mask through a hand-built payload.
@@ -279,4 +300,49 @@ TEST_CASE("accurate mode grants no DMI and makes two initiators on one channel t
     CHECK(first == sc_time(12, SC_NS));
     CHECK(second == sc_time(14, SC_NS));
     CHECK(stat("mem.dmi_grants") == 0);
+}
+
+TEST_CASE("channel busy follows the transfers booked ahead in fast mode")
+{
+    trace::recorder::instance().enable(true);
+    bench tb;
+    tb.init.body = [&](test::test_initiator& i) {
+        std::uint8_t line[128] = {};
+        sc_time d = sc_core::SC_ZERO_TIME;
+        i.mem.access(tlm::TLM_READ_COMMAND, base, line, 128, d); // ch0 [0, 2 ns)
+        d = sc_core::SC_ZERO_TIME;
+        i.mem.access(tlm::TLM_READ_COMMAND, base + 256, line, 128, d); // ch0 [2, 4 ns)
+        d = sc_time(10, SC_NS);
+        i.mem.access(tlm::TLM_READ_COMMAND, base + 512, line, 4, d); // ch0 [10, 11 ns)
+        d = sc_time(20, SC_NS);
+        i.mem.access(tlm::TLM_WRITE_COMMAND, base + 128, line, 100, d); // ch1 [20, 22 ns)
+        // Fast mode: nothing waited, the channels are only booked.
+        CHECK(sc_core::sc_time_stamp() == sc_core::SC_ZERO_TIME);
+    };
+    sc_core::sc_start();
+    REQUIRE(tb.init.done);
+    using changes = std::vector<std::pair<std::uint64_t, double>>;
+    CHECK(counter("mem", "ch0_busy") == changes{{0, 1}, {4000, 0}, {10000, 1}, {11000, 0}});
+    CHECK(counter("mem", "ch1_busy") == changes{{0, 0}, {20000, 1}, {22000, 0}});
+}
+
+TEST_CASE("channel busy in accurate mode: two initiators' transfers back to back, then idle")
+{
+    trace::recorder::instance().enable(true);
+    bench tb(dram_cfg(), clocks(true), true);
+    auto body = [&](test::test_initiator& i) {
+        std::uint8_t line[128] = {};
+        sc_time d = sc_core::SC_ZERO_TIME;
+        i.mem.access(tlm::TLM_WRITE_COMMAND, base, line, 128, d);
+        sc_core::wait(d);
+    };
+    tb.init.body = body;
+    tb.init2->body = body;
+    sc_core::sc_start();
+    REQUIRE(tb.init.done);
+    REQUIRE(tb.init2->done);
+    using changes = std::vector<std::pair<std::uint64_t, double>>;
+    // The second transfer is granted in the instant the first ends: busy throughout.
+    CHECK(counter("mem", "ch0_busy") == changes{{0, 1}, {4000, 0}});
+    CHECK(counter("mem", "ch1_busy") == changes{{0, 0}});
 }

@@ -1,5 +1,6 @@
 // Shell tests of an LLC slice over a DRAM controller, with the protocol checker on every link.
 // See models/llc/README.md.
+#include "models/common/trace_events.h"
 #include "models/dram/dram.h"
 #include "models/llc/llc.h"
 #include "test/tlm_bus/bench_util.h"
@@ -7,6 +8,7 @@
 #include "tlm_bus/router.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <cstring>
@@ -123,6 +125,23 @@ std::uint32_t dbg_read32(tlm_bus::initiator_port& port, std::uint64_t addr)
     return v;
 }
 
+/// (time in ps, value) of the trace.json counter `name` of process `process`.
+std::vector<std::pair<std::uint64_t, double>> counter(const std::string& process,
+                                                      const std::string& name)
+{
+    const auto doc = nlohmann::json::parse(trace::recorder::instance().to_json());
+    int pid = -1;
+    for (const auto& e : doc["traceEvents"])
+        if (e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == process)
+            pid = e["pid"].get<int>();
+    std::vector<std::pair<std::uint64_t, double>> out;
+    for (const auto& e : doc["traceEvents"])
+        if (e["ph"] == "C" && e["pid"] == pid && e["name"] == name)
+            out.emplace_back(static_cast<std::uint64_t>(e["ts"].get<double>() * 1e6 + 0.5),
+                             e["args"]["value"].get<double>());
+    return out;
+}
+
 /// The seed of a randomized test: VGPU_TEST_SEED if set, else `def`.
 std::uint64_t test_seed(std::uint64_t def)
 {
@@ -151,6 +170,26 @@ TEST_CASE("a read miss costs bank, tag check and the DRAM fill, a hit bank and t
     CHECK(stat("cache.fills") == 1);
     CHECK(stat("cache.hit_rate") == Approx(0.5));
     CHECK(stat("cache.miss_latency") == Approx(12.0));
+}
+
+TEST_CASE("fast mode: a miss holds an MSHR from its tag check until its fill arrives")
+{
+    trace::recorder::instance().enable(true);
+    bench tb(llc_cfg(4));
+    tb.init.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        i.read32(0x000, d); // tag check done at 3 ns, fill at 15 ns
+        d = sc_time(1, SC_NS);
+        i.read32(0x080, d); // another line: tag check at 4 ns, fill from DRAM channel 1 at 16 ns
+        d = sc_time(20, SC_NS);
+        i.read32(0x004, d); // a hit: no MSHR
+    };
+    sc_core::sc_start();
+    REQUIRE(tb.init.done);
+    REQUIRE(stat("cache.misses") == 2);
+    CHECK(counter("cache", "mshrs_in_use") ==
+          std::vector<std::pair<std::uint64_t, double>>{
+              {0, 0}, {3000, 1}, {4000, 2}, {15000, 1}, {16000, 0}});
 }
 
 TEST_CASE("a dirty victim is written back to memory before the fill that replaces it")

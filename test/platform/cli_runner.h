@@ -42,6 +42,7 @@ public:
     bool exists(const std::string& name) const { return std::filesystem::exists(m_dir / name); }
     /// The scratch folder (vgpu-sim's working directory).
     const std::filesystem::path& dir() const { return m_dir; }
+    const std::filesystem::path& path() const { return m_dir; } ///< the scratch folder
     cli_result run(const std::string& args) const
     {
         std::string cmd = "cd '" + m_dir.string() + "' && '" VGPU_SIM_PATH "' " + args +
