@@ -47,6 +47,17 @@ bool write_text(const std::string& path, const std::string& text)
     return out.good();
 }
 
+/// exit_ok when everything printed to standard output reached it (a full disk or a closed
+/// pipe is a failure: a truncated docs/configuration.md must not pass unnoticed).
+int stdout_written(const char* what)
+{
+    std::cout.flush();
+    if (std::cout.good())
+        return exit_ok;
+    std::cerr << "vgpu-sim: error: cannot write " << what << " to standard output\n";
+    return exit_sim_failure;
+}
+
 /// SystemC errors and fatals end the run with exit code 1; warnings go through the logger.
 void report_handler(const sc_core::sc_report& rep, const sc_core::sc_actions& actions)
 {
@@ -99,7 +110,7 @@ int run(int argc, char** argv)
         config::param_lister l;
         cfg.declare(l);
         std::cout << platforms::configuration_reference(l);
-        return exit_ok;
+        return stdout_written("the parameter list");
     }
 
     // Layers in command-line order: the embedded default, then -c, -s, -w and -D as given.
@@ -147,7 +158,7 @@ int run(int argc, char** argv)
     std::string effective = config::to_yaml([&](config::visitor& v) { cfg.declare(v); });
     if (dump_config) {
         std::cout << effective;
-        return exit_ok;
+        return stdout_written("the configuration");
     }
 
     logger::configure(cfg.log.level, cfg.log.debug);

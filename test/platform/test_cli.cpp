@@ -483,3 +483,17 @@ TEST_CASE("vgpu-sim -w and workload.file are one parameter, and a config file's 
     auto earlier = cli.run("-D n=4 -c sub/c.yaml --dump-config");
     CHECK(earlier.out.find("  vars:\n    n: 3\n") != std::string::npos);
 }
+
+TEST_CASE("vgpu-sim writing --list-params or --dump-config to a full disk exits with 1")
+{
+    cli_runner cli("full_disk");
+    for (const char* opt : {"--list-params", "--dump-config"}) {
+        INFO(opt);
+        const std::string cmd = "'" VGPU_SIM_PATH "' " + std::string(opt) + " >/dev/full 2>" +
+                                (cli.dir() / "err.txt").string();
+        const int status = std::system(cmd.c_str());
+        REQUIRE(WIFEXITED(status));
+        CHECK(WEXITSTATUS(status) == 1);
+        CHECK(cli.read("err.txt").find("vgpu-sim: error: cannot write") != std::string::npos);
+    }
+}
