@@ -26,11 +26,14 @@ traffic_platform::traffic_platform(const sc_core::sc_module_name& name, const vg
                                            cfg.platform.timing.mode == timing_mode::fast);
     }
     // The traffic platform gives each module one memory port whose bandwidth is the sum of its
-    // channels (channel interleaving is modelled by the GPU's DRAM controller).
+    // channels (channel interleaving, banks and rows are modelled by the GPU's DRAM
+    // controller); its latency is that of a read that finds its bank closed (dram.latency is
+    // the controller's pipeline latency on top of the bank timings).
     for (unsigned m = 0; m < cfg.platform.modules; ++m) {
         tlm_bus::memory_params mp;
         mp.size = cfg.dram.size.bytes;
-        mp.latency = sc_core::sc_time(static_cast<double>(cfg.dram.latency.ps), sc_core::SC_PS);
+        mp.latency =
+            sc_core::sc_time::from_value(cfg.dram.latency.ps + cfg.dram.tRCD.ps + cfg.dram.tCL.ps);
         mp.bytes_per_ns = cfg.dram.bandwidth_gbps * cfg.dram.channels;
         mp.dmi = cfg.dram.dmi && cfg.platform.timing.mode == timing_mode::fast;
         auto name = "mem" + std::to_string(m);

@@ -66,6 +66,9 @@ struct vgpu_config {
         if (platform.kind == platform_kind::gpu && dram.size.bytes < (16ull << 20))
             c.error("dram.size", "the gpu platform needs at least 16 MiB per module (the page "
                                  "table alone takes 8 MiB of module 0)");
+        if (dram.row_bytes.bytes < llc.line_bytes)
+            c.error("dram.row_bytes",
+                    "must be at least llc.line_bytes (" + std::to_string(llc.line_bytes) + ")");
         if (memory.page_bytes.bytes < l1.line_bytes)
             c.error("memory.page_bytes", "must be at least l1.line_bytes");
         if (traffic.footprint.bytes * traffic.generators + traffic.base >

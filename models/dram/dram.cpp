@@ -3,17 +3,42 @@
 #include "tlm_bus/byte_enables.h"
 
 #include <algorithm>
-#include <cmath>
+#include <stdexcept>
 #include <string>
 
 namespace vgpu::dram {
+namespace {
+dram_timing timing_of(const dram_config& c)
+{
+    dram_timing t;
+    t.tRCD = c.tRCD.ps;
+    t.tCL = c.tCL.ps;
+    t.tRP = c.tRP.ps;
+    t.tRAS = c.tRAS.ps;
+    t.tBURST = c.tBURST.ps;
+    t.bandwidth_gbps = c.bandwidth_gbps;
+    return t;
+}
+
+address_mapping mapping_of(const char* name, const dram_config& c, unsigned line_bytes)
+{
+    try {
+        return address_mapping(c.channels, c.banks, c.row_bytes.bytes, line_bytes);
+    } catch (const std::invalid_argument& e) {
+        SC_REPORT_ERROR("vgpu/dram", (std::string(name) + ": " + e.what()).c_str());
+        throw;
+    }
+}
+} // namespace
 
 dram::dram(const sc_core::sc_module_name& name, const dram_config& cfg, const clock_params& clk,
            std::uint64_t base, unsigned line_bytes)
-    : sc_module(name), in("in"), m_cfg(cfg), m_clk(clk), m_base(base), m_line_bytes(line_bytes),
-      m_bytes_per_cycle(cfg.bandwidth_gbps * static_cast<double>(clk.dram_ps) / 1000.0),
-      m_latency(static_cast<double>(cfg.latency.ps), sc_core::SC_PS), m_log(this->name()),
-      m_stats(this->name()), m_reads(m_stats, "reads", "count", "read transactions"),
+    : sc_module(name), in("in"), m_cfg(cfg), m_clk(clk), m_base(base), m_timing(timing_of(cfg)),
+      m_map(mapping_of(this->name(), cfg, line_bytes)),
+      m_dmi_latency(sc_core::sc_time::from_value(cfg.latency.ps + cfg.tRCD.ps + cfg.tCL.ps +
+                                                 m_timing.transfer_ps(1))),
+      m_log(this->name()), m_stats(this->name()),
+      m_reads(m_stats, "reads", "count", "read transactions"),
       m_writes(m_stats, "writes", "count", "write transactions"),
       m_bytes_read(m_stats, "bytes_read", "bytes", "bytes read by b_transport"),
       m_bytes_written(m_stats, "bytes_written", "bytes",
@@ -29,50 +54,28 @@ dram::dram(const sc_core::sc_module_name& name, const dram_config& cfg, const cl
               return peak > 0 ? moved / peak : 0.0;
           })
 {
-    if (line_bytes == 0 || (line_bytes & (line_bytes - 1)) != 0)
+    if (!(m_cfg.bandwidth_gbps > 0) || m_cfg.queue_entries == 0)
         SC_REPORT_ERROR(
             "vgpu/dram",
-            (std::string(this->name()) + ": line_bytes must be a power of two").c_str());
-    if (m_cfg.channels == 0 || m_bytes_per_cycle <= 0)
-        SC_REPORT_ERROR("vgpu/dram", (std::string(this->name()) +
-                                      ": needs at least one channel and a positive bandwidth")
-                                         .c_str());
+            (std::string(this->name()) + ": needs a positive bandwidth and a queue entry").c_str());
+    for (unsigned c = 0; c < m_cfg.channels; ++c)
+        m_channels.push_back(std::make_unique<dram_channel>(
+            ("ch" + std::to_string(c)).c_str(), m_timing, m_cfg.banks, m_cfg.queue_entries,
+            m_cfg.latency.ps, m_clk));
     in.register_b_transport(this, &dram::b_transport);
     in.register_transport_dbg(this, &dram::transport_dbg);
     in.register_get_direct_mem_ptr(this, &dram::get_direct_mem_ptr);
-    for (unsigned c = 0; c < m_cfg.channels; ++c)
+    for (unsigned c = 0; c < m_cfg.channels; ++c) {
         m_busy.push_back(std::make_unique<noc::occupancy_probe>(
             ("ch" + std::to_string(c) + "_busy").c_str(), true));
+        m_channels[c]->set_busy_probe(m_busy.back().get());
+    }
 }
 
 void dram::trace(sc_core::sc_trace_file* tf) const
 {
     for (const auto& p : m_busy)
         p->trace(tf);
-}
-
-void dram::before_end_of_elaboration()
-{
-    // Channels arbitrate among the initiators bound to `in`, whose number is known only now.
-    noc::resource_params p;
-    p.accurate = m_clk.accurate;
-    p.cycle = sc_core::sc_time(static_cast<double>(m_clk.dram_ps), sc_core::SC_PS);
-    p.inputs = std::max(1u, static_cast<unsigned>(in.size()));
-    for (unsigned c = 0; c < m_cfg.channels; ++c)
-        m_channels.push_back(
-            std::make_unique<noc::shared_resource>(("ch" + std::to_string(c)).c_str(), p));
-}
-
-unsigned dram::channel_of(std::uint64_t addr) const
-{
-    return static_cast<unsigned>(((addr - m_base) / m_line_bytes) % m_cfg.channels);
-}
-
-unsigned dram::transfer_cycles(unsigned bytes) const
-{
-    // The small epsilon keeps exact multiples (128 B at 64 B/cycle) from rounding up.
-    double cycles = std::ceil(static_cast<double>(bytes) / m_bytes_per_cycle - 1e-9);
-    return std::max(1u, static_cast<unsigned>(cycles));
 }
 
 bool dram::check(tlm::tlm_generic_payload& gp)
@@ -99,7 +102,7 @@ bool dram::check(tlm::tlm_generic_payload& gp)
     return false;
 }
 
-void dram::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
+void dram::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
 {
     if (!check(gp))
         return;
@@ -127,15 +130,9 @@ void dram::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
         ++m_writes;
         m_bytes_written += len;
     }
-    const unsigned ch = channel_of(gp.get_address()), cycles = transfer_cycles(len);
-    m_channels[ch]->use(static_cast<unsigned>(id), gp.get_extension<tlm_bus::gpu_extension>(),
-                        cycles, delay);
-    if (m_busy[ch]->active()) {
-        // use() returns with the delay to the end of the transfer, which took `cycles`.
-        const std::uint64_t end = (sc_core::sc_time_stamp() + delay).value();
-        m_busy[ch]->add(end - cycles * m_clk.dram_ps, end);
-    }
-    delay += m_latency;
+    // The channel, bank and row of the first byte time the whole access.
+    const dram_address a = m_map.decode(offset);
+    m_channels[a.channel]->access(a.bank, a.row, len, gp.is_write(), delay);
     gp.set_dmi_allowed(dmi_active());
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
@@ -175,8 +172,8 @@ bool dram::get_direct_mem_ptr(int, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& d
     dmi.set_start_address(m_base + start);
     dmi.set_end_address(m_base + end);
     dmi.allow_read_write();
-    dmi.set_read_latency(m_latency);
-    dmi.set_write_latency(m_latency);
+    dmi.set_read_latency(m_dmi_latency);
+    dmi.set_write_latency(sc_core::SC_ZERO_TIME); // posted, as through b_transport
     ++m_dmi_grants;
     return true;
 }

@@ -118,6 +118,8 @@ const bad_input catalogue[] = {
      "bad.yaml:2:9: error: workload.vars: wrong type (expected a mapping of names to values, got '5')"},
     {"gpu platform with too little memory", "dram:\n  size: 1 MiB\n", "-c bad.yaml",
      "bad.yaml:2:9: error: dram.size: the gpu platform needs at least 16 MiB per module (the page table alone takes 8 MiB of module 0)"},
+    {"DRAM row shorter than a line", "dram:\n  row_bytes: 64\n", "-c bad.yaml",
+     "bad.yaml:2:14: error: dram.row_bytes: must be at least llc.line_bytes (128)"},
     {"output folder cannot be created", "", "-o /proc/vgpu_no_such_dir",
      "vgpu-sim: error: cannot create output folder '/proc/vgpu_no_such_dir'"},
 };

@@ -1,0 +1,50 @@
+// Data-bus interval booking. See models/dram/README.md ("Timing modes").
+#include "models/dram/core/bus_booking.h"
+
+#include <algorithm>
+#include <iterator>
+#include <stdexcept>
+
+namespace vgpu::dram {
+
+std::uint64_t bus_booking::first_fit(std::uint64_t earliest, std::uint64_t length) const
+{
+    std::uint64_t start = earliest;
+    auto it = m_busy.upper_bound(start);
+    if (it != m_busy.begin() && std::prev(it)->second > start)
+        start = std::prev(it)->second; // earliest falls inside a booking
+    while (it != m_busy.end() && it->first < start + length) {
+        start = std::max(start, it->second); // the gap before this booking is too short
+        ++it;
+    }
+    return start;
+}
+
+void bus_booking::book(std::uint64_t start, std::uint64_t length)
+{
+    if (length == 0)
+        return;
+    std::uint64_t end = start + length;
+    auto next = m_busy.lower_bound(start);
+    if (next != m_busy.end() && next->first < end)
+        throw std::logic_error("dram bus booking overlaps an earlier booking");
+    if (next != m_busy.begin() && std::prev(next)->second > start)
+        throw std::logic_error("dram bus booking overlaps an earlier booking");
+    // Merge with the neighbours it touches, so a saturated bus is one interval.
+    if (next != m_busy.end() && next->first == end) {
+        end = next->second;
+        next = m_busy.erase(next);
+    }
+    if (next != m_busy.begin() && std::prev(next)->second == start)
+        std::prev(next)->second = end;
+    else
+        m_busy.emplace_hint(next, start, end);
+}
+
+void bus_booking::forget(std::uint64_t now)
+{
+    while (!m_busy.empty() && m_busy.begin()->second <= now)
+        m_busy.erase(m_busy.begin());
+}
+
+} // namespace vgpu::dram

@@ -1,0 +1,116 @@
+// Bank and data-bus state of one DRAM channel: open rows, bank timing, the exact data-bus
+// booking. Pure C++, times in picoseconds; see models/dram/README.md ("Bank timing").
+#pragma once
+
+#include "models/dram/core/bus_booking.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace vgpu::dram {
+
+/// Timing parameters of a channel, in picoseconds (bandwidth in bytes per ns).
+struct dram_timing {
+    std::uint64_t tRCD = 0;    ///< ACTIVATE to column command
+    std::uint64_t tCL = 0;     ///< column command to the first data on the bus
+    std::uint64_t tRP = 0;     ///< PRECHARGE to ACTIVATE
+    std::uint64_t tRAS = 0;    ///< ACTIVATE to PRECHARGE, at least
+    std::uint64_t tBURST = 0;  ///< shortest data-bus occupancy of an access (one burst)
+    double bandwidth_gbps = 1; ///< data-bus bandwidth, bytes per ns
+    /// Data-bus time of `bytes`: bytes / bandwidth (rounded up to a picosecond), >= tBURST.
+    std::uint64_t transfer_ps(std::uint64_t bytes) const;
+};
+
+/// What an access finds in its bank.
+enum class row_outcome {
+    hit,      ///< its row is open: column command only
+    miss,     ///< the bank is closed (precharged): ACTIVATE, then the column command
+    conflict, ///< another row is open: PRECHARGE, ACTIVATE, column command
+};
+
+/// A bank's row buffer (open page policy) and when it can take its next command.
+struct bank_state {
+    bool open = false;              ///< a row is open (activated)
+    std::uint64_t row = 0;          ///< the open row
+    std::uint64_t activated_ps = 0; ///< time of the last ACTIVATE (tRAS counts from it)
+    std::uint64_t ready_ps = 0;     ///< earliest next command (after the last data burst)
+    /// What an access to `r` finds.
+    row_outcome outcome(std::uint64_t r) const
+    {
+        return !open ? row_outcome::miss : row == r ? row_outcome::hit : row_outcome::conflict;
+    }
+};
+
+/// The commands and data-bus slot of one access, as planned from a start time.
+struct access_plan {
+    row_outcome outcome = row_outcome::hit; ///< hit, miss or conflict
+    std::uint64_t first_ps = 0;             ///< first command (PRECHARGE, ACTIVATE or column)
+    std::uint64_t activate_ps = 0;          ///< ACTIVATE (miss and conflict only)
+    std::uint64_t column_ps = 0;            ///< column (read or write) command
+    std::uint64_t data_ps = 0;              ///< first data on the bus = column + tCL
+    std::uint64_t end_ps = 0;               ///< end of the data transfer
+    std::uint64_t row_activated_ps = 0;     ///< ACTIVATE of the row open after the access
+};
+
+/// The banks and the data bus of one channel, in picoseconds. Each bank keeps its accesses as
+/// a timeline: a booking occupies the bank from its first command until the end of its column
+/// commands (one data transfer after the column command) and records the row it leaves open.
+/// plan() computes, without changing anything, where an access started no earlier than a given
+/// time goes: the first gap of its bank's timeline, at or after the start, that holds it:
+///   hit      column at max(start, bank ready);
+///   miss     ACTIVATE there, column tRCD later;
+///   conflict PRECHARGE at max(start, bank ready, last ACTIVATE + tRAS), ACTIVATE tRP later,
+///            column tRCD later;
+/// the row state is that left by the booking before the gap; the data takes the first gap of the
+/// bus at or after column + tCL that holds it (the column command moves later with it). Between
+/// two bookings an access fits only if the next booking still finds its bank as it was planned
+/// (a row hit after it gets its row back: PRECHARGE, tRP, ACTIVATE, tRCD before its column
+/// command). In accurate mode accesses are planned at the current clock edge and the timeline
+/// is short; in fast mode (temporal decoupling) a request that lags in simulated time behind
+/// requests planned before it still finds the bank as it was at its own time, and bookings are
+/// forgotten only when global time has passed them. commit() applies a plan.
+class channel_state {
+public:
+    /// `banks` >= 1.
+    channel_state(const dram_timing& t, unsigned banks);
+
+    /// The plan of an access of `bytes` to `row` of `bank` started no earlier than `start`.
+    access_plan plan(unsigned bank, std::uint64_t row, std::uint64_t bytes,
+                     std::uint64_t start) const;
+    /// Applies `p` (from plan() with the same bank and row, nothing committed in between).
+    void commit(unsigned bank, std::uint64_t row, const access_plan& p);
+    /// Forgets the bank and bus bookings that ended at or before `now` (global time).
+    void forget(std::uint64_t now);
+
+    /// Bank `b` after its latest booking (for tests and statistics).
+    bank_state bank(unsigned b) const;
+    /// Bookings remembered by bank `b`.
+    std::size_t bookings(unsigned b) const { return m_banks.at(b).booked.size(); }
+    const bus_booking& bus() const { return m_bus; }                         ///< the data bus
+    const dram_timing& timing() const { return m_t; }                        ///< the timings
+    unsigned banks() const { return static_cast<unsigned>(m_banks.size()); } ///< bank count
+
+private:
+    struct booking {
+        row_outcome outcome; ///< what it found (what it needs of the bank before it)
+        bank_state after;    ///< the bank after it (ready_ps = end of the booking)
+    };
+    struct timeline {
+        bank_state base;                           ///< after every forgotten booking
+        pooled_map<std::uint64_t, booking> booked; ///< first command -> booking, disjoint
+    };
+    /// Plan from the bank state `prev` (before the access), no earlier than `start`.
+    access_plan plan_after(const bank_state& prev, std::uint64_t row, std::uint64_t bytes,
+                           std::uint64_t start) const;
+    /// True when `a` (to `row`), placed before `next` (first command at `next_first`), leaves
+    /// the bank so that `next` still runs as planned.
+    bool fits(const access_plan& a, std::uint64_t row, std::uint64_t next_first,
+              const booking& next) const;
+
+    dram_timing m_t;
+    std::vector<timeline> m_banks;
+    bus_booking m_bus;
+};
+
+} // namespace vgpu::dram

@@ -1,0 +1,56 @@
+// The request queue of one DRAM channel in accurate mode, scheduled first-ready first-come
+// first-served (row hits first, then the oldest). Pure C++; see models/dram/README.md.
+#pragma once
+
+#include "models/dram/core/channel_state.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace vgpu::dram {
+
+/// One queued access.
+struct dram_request {
+    unsigned bank = 0;            ///< bank within the channel
+    std::uint64_t row = 0;        ///< row within the bank
+    std::uint64_t bytes = 0;      ///< bytes moved
+    bool write = false;           ///< a (posted) write
+    std::uint64_t arrival_ps = 0; ///< when it entered the queue
+    void* owner = nullptr;        ///< the caller's handle (opaque to the queue)
+};
+
+/// Up to `capacity` requests in arrival order. At each DRAM clock edge the controller issues,
+/// one after the other, the requests pick() returns: among those whose first command can issue
+/// within this cycle ([edge, edge + cycle)), the oldest row hit, else the oldest request.
+/// A request that is not ready stays queued, so a younger row hit may overtake it.
+class frfcfs_queue {
+public:
+    /// `capacity` >= 1.
+    explicit frfcfs_queue(unsigned capacity);
+
+    bool full() const { return m_q.size() >= m_capacity; }            ///< no free entry
+    bool empty() const { return m_q.empty(); }                        ///< nothing queued
+    std::size_t size() const { return m_q.size(); }                   ///< entries in use
+    unsigned capacity() const { return m_capacity; }                  ///< entries in all
+    const dram_request& at(std::size_t i) const { return m_q.at(i); } ///< i-th oldest
+
+    /// Appends `r` (the youngest); throws std::logic_error when full.
+    void push(const dram_request& r);
+    /// Index of the request to issue now, or nothing when no request can start this cycle.
+    std::optional<std::size_t> pick(const channel_state& ch, std::uint64_t edge,
+                                    std::uint64_t cycle) const;
+    /// Removes and returns the i-th oldest request.
+    dram_request take(std::size_t i);
+    /// The next edge after `edge` at which pick() can return a request if nothing else changes
+    /// (no commit, no arrival); nothing when empty. Lets the controller sleep until then.
+    std::optional<std::uint64_t> next_edge(const channel_state& ch, std::uint64_t edge,
+                                           std::uint64_t cycle) const;
+
+private:
+    unsigned m_capacity;
+    std::vector<dram_request> m_q; ///< oldest first
+};
+
+} // namespace vgpu::dram

@@ -1,0 +1,45 @@
+// The request queue of one DRAM channel in fast mode, booked as the stays of its requests.
+// Pure C++, times in picoseconds; see models/dram/README.md ("Timing modes").
+#pragma once
+
+#include "models/dram/core/node_pool.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace vgpu::dram {
+
+/// A queue of `capacity` entries in fast mode. A request holds an entry for its stay
+/// [enter, leave); it may enter only where fewer than `capacity` entries are held during the
+/// whole stay, whatever the order in which stays are booked (temporal decoupling books a later
+/// stay before an earlier one). Stays are forgotten once global time has passed their end, so the
+/// capacity holds at every instant, at any quantum.
+class queue_booking {
+public:
+    /// `capacity` >= 1.
+    explicit queue_booking(unsigned capacity);
+
+    /// Nothing when a stay [enter, leave) fits; otherwise the earliest time after `enter` at
+    /// which it may be tried again (an entry is free again after the first full instant).
+    std::optional<std::uint64_t> blocked(std::uint64_t enter, std::uint64_t leave) const;
+    /// Books the stay [enter, leave) (at least one picosecond); returns the entries held at
+    /// `enter`, this one included.
+    unsigned book(std::uint64_t enter, std::uint64_t leave);
+    /// Entries held at `t`.
+    unsigned held_at(std::uint64_t t) const;
+    /// Folds the stays that ended at or before `now` (global time) into the base count.
+    void forget(std::uint64_t now);
+
+private:
+    /// Makes a step start at `t` (holding what was held there) and returns it.
+    pooled_map<std::uint64_t, long>::iterator split(std::uint64_t t);
+
+    unsigned m_capacity;
+    long m_base = 0; ///< entries held before the first step
+    /// time -> entries held from it to the next step. Booking a stay touches only the steps it
+    /// covers and a query only those of the stay, so the cost does not grow with the number of
+    /// stays remembered (with temporal decoupling, several microseconds of them).
+    pooled_map<std::uint64_t, long> m_steps;
+};
+
+} // namespace vgpu::dram

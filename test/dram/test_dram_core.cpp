@@ -1,0 +1,296 @@
+// Unit tests of the DRAM cores: address mapping, data-bus booking, bank timing (hit, miss,
+// conflict, tRAS), FR-FCFS order, queue capacity. Every expected time is computed by hand from
+// the timings below. See models/dram/README.md.
+#include "models/dram/core/address_mapping.h"
+#include "models/dram/core/bus_booking.h"
+#include "models/dram/core/channel_state.h"
+#include "models/dram/core/frfcfs_queue.h"
+#include "models/dram/core/queue_booking.h"
+
+#include <catch2/catch.hpp>
+#include <stdexcept>
+
+using namespace vgpu::dram;
+
+namespace {
+/// tRCD = tCL = tRP = 10 ns, tRAS = 30 ns, tBURST = 1 ns, 64 GB/s: a 128 B line takes 2 ns.
+dram_timing timing()
+{
+    dram_timing t;
+    t.tRCD = 10000;
+    t.tCL = 10000;
+    t.tRP = 10000;
+    t.tRAS = 30000;
+    t.tBURST = 1000;
+    t.bandwidth_gbps = 64.0;
+    return t;
+}
+
+/// Plans and commits one access; returns the plan.
+access_plan serve(channel_state& ch, unsigned bank, std::uint64_t row, std::uint64_t bytes,
+                  std::uint64_t start)
+{
+    const access_plan p = ch.plan(bank, row, bytes, start);
+    ch.commit(bank, row, p);
+    return p;
+}
+} // namespace
+
+TEST_CASE("dram_timing: the transfer time is bytes / bandwidth in picoseconds, at least a burst")
+{
+    dram_timing t = timing();
+    CHECK(t.transfer_ps(128) == 2000); // 128 B / 64 B per ns, no rounding to clock cycles
+    CHECK(t.transfer_ps(100) == 1563); // 1562.5 ps rounded up to the picosecond
+    CHECK(t.transfer_ps(64) == 1000);
+    CHECK(t.transfer_ps(32) == 1000); // 500 ps of data, but a burst takes 1 ns
+    t.tBURST = 0;
+    CHECK(t.transfer_ps(32) == 500);
+    t.bandwidth_gbps = 51.2;
+    CHECK(t.transfer_ps(128) == 2500);
+}
+
+TEST_CASE("address_mapping: lines interleave over channels, a row holds consecutive lines of "
+          "its channel, row-sized blocks rotate over the banks XOR the row")
+{
+    // 2 channels, 4 banks, 1 KiB rows of 128 B lines: 8 lines of a channel per row.
+    const address_mapping m(2, 4, 1024, 128);
+    CHECK(m.lines_per_row() == 8);
+    auto a = m.decode(0);
+    CHECK((a.channel == 0 && a.bank == 0 && a.row == 0 && a.column == 0));
+    a = m.decode(128 + 5); // line 1
+    CHECK((a.channel == 1 && a.bank == 0 && a.row == 0 && a.column == 0));
+    a = m.decode(14 * 128); // line 14: channel 0, its line 7 = last column of row 0
+    CHECK((a.channel == 0 && a.bank == 0 && a.row == 0 && a.column == 7));
+    a = m.decode(16 * 128); // line 16: channel 0, its line 8 = block 1 -> bank 1, row 0
+    CHECK((a.channel == 0 && a.bank == 1 && a.row == 0 && a.column == 0));
+    a = m.decode(64 * 128); // channel 0, its line 32 = block 4 -> row 1, bank (4 ^ 1) & 3 = 1
+    CHECK((a.channel == 0 && a.bank == 1 && a.row == 1 && a.column == 0));
+    a = m.decode(80 * 128); // channel 0, its line 40 = block 5 -> row 1, bank (5 ^ 1) & 3 = 0
+    CHECK((a.channel == 0 && a.bank == 0 && a.row == 1 && a.column == 0));
+    a = m.decode(129 * 128); // line 129: channel 1, its line 64 = block 8 -> row 2, bank 2
+    CHECK((a.channel == 1 && a.bank == 2 && a.row == 2 && a.column == 0));
+    CHECK(m.channel(3 * 128) == 1);
+    CHECK_THROWS_AS(address_mapping(3, 4, 1024, 128), std::invalid_argument);
+    CHECK_THROWS_AS(address_mapping(2, 4, 64, 128), std::invalid_argument); // row < line
+    CHECK_THROWS_AS(address_mapping(2, 6, 1024, 128), std::invalid_argument);
+}
+
+TEST_CASE("bus_booking: first fitting gap, merged neighbours, overlap rejected, forgotten by time")
+{
+    bus_booking b;
+    CHECK(b.first_fit(100, 50) == 100);
+    b.book(100, 50);                    // [100, 150)
+    b.book(200, 50);                    // [200, 250)
+    CHECK(b.first_fit(120, 10) == 150); // inside a booking: after it
+    CHECK(b.first_fit(150, 50) == 150); // exactly fills the gap
+    CHECK(b.first_fit(150, 51) == 250); // does not fit the gap
+    CHECK(b.first_fit(0, 100) == 0);    // before the first booking
+    CHECK(b.first_fit(0, 101) == 250);
+    CHECK_THROWS_AS(b.book(140, 20), std::logic_error);
+    CHECK_THROWS_AS(b.book(90, 20), std::logic_error);
+    b.book(150, 50); // touches both: one interval
+    CHECK(b.intervals() == 1);
+    CHECK(b.busy_until() == 250);
+    b.forget(249);
+    CHECK(b.intervals() == 1);
+    b.forget(250);
+    CHECK(b.intervals() == 0);
+}
+
+TEST_CASE("channel_state: row miss, row hit and row conflict take their bank timings")
+{
+    channel_state ch(timing(), 4);
+    // Closed bank: ACTIVATE at 0, column at tRCD = 10 ns, data at + tCL = 20 ns, 2 ns of data.
+    auto p = serve(ch, 0, 7, 128, 0);
+    CHECK(p.outcome == row_outcome::miss);
+    CHECK(p.first_ps == 0);
+    CHECK(p.activate_ps == 0);
+    CHECK(p.column_ps == 10000);
+    CHECK(p.data_ps == 20000);
+    CHECK(p.end_ps == 22000);
+    CHECK(ch.bank(0).open);
+    CHECK(ch.bank(0).row == 7);
+    CHECK(ch.bank(0).ready_ps == 12000); // column command + its 2 ns of bursts
+    // Row hit arriving at 0: column when the bank is ready (12 ns), data right after the first.
+    p = serve(ch, 0, 7, 128, 0);
+    CHECK(p.outcome == row_outcome::hit);
+    CHECK(p.first_ps == 12000);
+    CHECK(p.column_ps == 12000);
+    CHECK(p.data_ps == 22000);
+    CHECK(p.end_ps == 24000);
+    // Row conflict at 0: the bank is ready at 14 ns, but its row was activated at 0, so the
+    // PRECHARGE waits for tRAS (30 ns); ACTIVATE at 40, column at 50, data 60..62 ns.
+    p = serve(ch, 0, 8, 128, 0);
+    CHECK(p.outcome == row_outcome::conflict);
+    CHECK(p.first_ps == 30000);
+    CHECK(p.activate_ps == 40000);
+    CHECK(p.column_ps == 50000);
+    CHECK(p.data_ps == 60000);
+    CHECK(p.end_ps == 62000);
+    // A later conflict, long after tRAS: PRECHARGE at its start (100), ACTIVATE 110, column
+    // 120, data 130..132 ns.
+    p = serve(ch, 0, 9, 128, 100000);
+    CHECK(p.outcome == row_outcome::conflict);
+    CHECK(p.first_ps == 100000);
+    CHECK(p.activate_ps == 110000);
+    CHECK(p.data_ps == 130000);
+    CHECK(p.end_ps == 132000);
+    CHECK(ch.bank(0).row == 9);
+    CHECK(ch.bank(0).activated_ps == 110000);
+}
+
+TEST_CASE("channel_state: banks overlap their commands, the data bus serialises the transfers")
+{
+    channel_state ch(timing(), 4);
+    auto a = serve(ch, 0, 1, 128, 0);
+    auto b = serve(ch, 1, 1, 128, 0); // another bank, activated at 0 too
+    CHECK(a.data_ps == 20000);
+    CHECK(b.activate_ps == 0);
+    CHECK(b.data_ps == 22000); // the bus is busy until 22 ns: the column command moves to 12
+    CHECK(b.column_ps == 12000);
+    CHECK(b.end_ps == 24000);        // 256 B in 4 ns: exactly 64 GB/s
+    auto c = serve(ch, 2, 1, 32, 0); // a short access still takes one burst (1 ns)
+    CHECK(c.data_ps == 24000);
+    CHECK(c.end_ps == 25000);
+}
+
+TEST_CASE("channel_state: an access planned late in call order but early in time takes the "
+          "bank as it was then, if the later bookings still run as planned")
+{
+    channel_state ch(timing(), 4);
+    // Booked first (an initiator ahead in time): a miss at 100 ns; ACTIVATE 100, data 120..122.
+    auto late = serve(ch, 0, 5, 128, 100000);
+    CHECK(late.outcome == row_outcome::miss);
+    // A lagging request at 0 finds the bank closed, as it was at 0: ACTIVATE at 0, data 20..22.
+    // Room check: its row may close at max(12, 0 + tRAS) = 30, precharged by 40 <= 100.
+    auto early = serve(ch, 0, 3, 128, 0);
+    CHECK(early.outcome == row_outcome::miss);
+    CHECK(early.data_ps == 20000);
+    // At 50 ns row 3 is open: a conflict, PRECHARGE 50, ACTIVATE 60, column 70, data 80..82;
+    // it leaves room for the booking at 100 to find a closed bank: max(72, 60 + 30) + 10 = 100.
+    auto mid = serve(ch, 0, 4, 128, 50000);
+    CHECK(mid.outcome == row_outcome::conflict);
+    CHECK(mid.first_ps == 50000);
+    CHECK(mid.data_ps == 80000);
+    // A request at 0 for row 6 fits in no earlier gap (each would delay a booking after it) and
+    // goes after the last: the bank (row 5, activated at 100, ready at 112) precharges at
+    // max(112, 100 + 30) = 130, activates at 140, column 150, data 160..162.
+    auto last = serve(ch, 0, 6, 128, 0);
+    CHECK(last.outcome == row_outcome::conflict);
+    CHECK(last.first_ps == 130000);
+    CHECK(last.data_ps == 160000);
+    CHECK(ch.bookings(0) == 4);
+    ch.forget(200000);
+    CHECK(ch.bookings(0) == 0);
+    CHECK(ch.bank(0).row == 6); // the state after the forgotten bookings stays
+    CHECK(ch.bus().intervals() == 0);
+}
+
+TEST_CASE("channel_state: a row hit slips in before a booked conflict that waits for tRAS")
+{
+    channel_state ch(timing(), 4);
+    serve(ch, 0, 1, 128, 0);                 // ACTIVATE row 1 at 0
+    auto conflict = serve(ch, 0, 2, 128, 0); // PRECHARGE waits for tRAS: 30 ns
+    CHECK(conflict.first_ps == 30000);
+    auto hit = serve(ch, 0, 1, 128, 0); // row 1 is still open before 30: column at 12
+    CHECK(hit.outcome == row_outcome::hit);
+    CHECK(hit.column_ps == 12000);
+    CHECK(hit.end_ps == 24000);
+}
+
+TEST_CASE("frfcfs_queue: a younger row hit is served before an older conflict")
+{
+    channel_state ch(timing(), 4);
+    serve(ch, 0, 1, 128, 0); // row 1 open, activated at 0, bank ready at 12 ns
+    frfcfs_queue q(4);
+    dram_request older, younger;
+    older.bank = younger.bank = 0;
+    older.row = 2;   // conflict
+    younger.row = 1; // hit
+    older.bytes = younger.bytes = 128;
+    older.arrival_ps = 1000;
+    younger.arrival_ps = 2000;
+    q.push(older);
+    q.push(younger);
+    const std::uint64_t cycle = 1250;
+    // Edge 40 ns: both can start (the conflict's tRAS ended at 30): the row hit goes first.
+    auto i = q.pick(ch, 40000, cycle);
+    REQUIRE(i);
+    CHECK(*i == 1);
+    const dram_request r = q.take(*i);
+    CHECK(r.row == 1);
+    auto p = serve(ch, 0, 1, 128, 40000); // column 40, data 50..52, bank ready at 42
+    CHECK(p.end_ps == 52000);
+    // The conflict cannot PRECHARGE before 42 ns: not within this cycle [40, 41.25).
+    CHECK_FALSE(q.pick(ch, 40000, cycle));
+    // It can in the cycle that starts at 41.25 ns, which next_edge names.
+    auto next = q.next_edge(ch, 40000, cycle);
+    REQUIRE(next);
+    CHECK(*next == 41250);
+    i = q.pick(ch, 41250, cycle);
+    REQUIRE(i);
+    CHECK(*i == 0);
+    p = serve(ch, 0, 2, 128, 41250); // PRECHARGE 42, ACTIVATE 52, column 62, data 72..74
+    CHECK(p.first_ps == 42000);
+    CHECK(p.end_ps == 74000);
+}
+
+TEST_CASE("frfcfs_queue: the oldest of the ready requests without hits, nothing when none is "
+          "ready, and a full queue refuses")
+{
+    channel_state ch(timing(), 4);
+    frfcfs_queue q(2);
+    CHECK_FALSE(q.pick(ch, 0, 1000));
+    CHECK_FALSE(q.next_edge(ch, 0, 1000));
+    dram_request a, b;
+    a.bank = 1;
+    b.bank = 2;
+    a.bytes = b.bytes = 64;
+    q.push(a);
+    q.push(b);
+    CHECK(q.full());
+    CHECK_THROWS_AS(q.push(a), std::logic_error);
+    auto i = q.pick(ch, 0, 1000); // both closed banks: misses, the oldest first
+    REQUIRE(i);
+    CHECK(*i == 0);
+    CHECK(q.take(0).bank == 1);
+    CHECK_FALSE(q.full());
+    CHECK(q.size() == 1);
+    // Row 9 of bank 2 opened at 28 ns (column 38, bank ready at 40): the queued request (row 0)
+    // is now a conflict. It cannot go before that booking (its row would have to close by
+    // 28 - tRP, but tRAS keeps it open until 30), so it precharges at max(40, 28 + 30) = 58.
+    ch.commit(2, 9, ch.plan(2, 9, 128, 28000));
+    CHECK(ch.bank(2).ready_ps == 40000);
+    CHECK_FALSE(q.pick(ch, 0, 1000));
+    auto next = q.next_edge(ch, 0, 1000);
+    REQUIRE(next);
+    CHECK(*next == 58000);
+    i = q.pick(ch, 58000, 1000);
+    REQUIRE(i);
+    CHECK(*i == 0);
+}
+
+TEST_CASE("queue_booking: a stay fits only where an entry is free throughout, whatever the order "
+          "in which stays are booked")
+{
+    queue_booking q(2);
+    CHECK(q.book(0, 100) == 1);
+    CHECK(q.book(0, 50) == 2);
+    CHECK(q.held_at(10) == 2);
+    auto later = q.blocked(10, 20); // full at 10; an entry frees at 50
+    REQUIRE(later);
+    CHECK(*later == 50);
+    CHECK_FALSE(q.blocked(50, 120)); // one entry held until 100, then none
+    // Stays booked ahead in time (temporal decoupling) bind an earlier request too: a stay
+    // [150, 250) would overlap two stays [200, 300), so it may only start at 300.
+    q.book(200, 300);
+    q.book(200, 300);
+    later = q.blocked(150, 250);
+    REQUIRE(later);
+    CHECK(*later == 300);
+    CHECK_FALSE(q.blocked(150, 200)); // it leaves as they enter
+    q.forget(300);
+    CHECK(q.held_at(300) == 0);
+    CHECK_FALSE(q.blocked(300, 400));
+    CHECK_THROWS_AS(queue_booking(0), std::invalid_argument);
+}
