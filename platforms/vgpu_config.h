@@ -61,8 +61,10 @@ struct vgpu_config {
         host.validate(c);
         traffic.validate(c);
         if (l1.line_bytes != llc.line_bytes)
-            c.error("llc.line_bytes",
-                    "must equal l1.line_bytes (" + std::to_string(l1.line_bytes) + ")");
+            c.conflict("llc.line_bytes",
+                       "must equal l1.line_bytes (" + std::to_string(l1.line_bytes) + ")",
+                       "l1.line_bytes",
+                       "must equal llc.line_bytes (" + std::to_string(llc.line_bytes) + ")");
         if (platform.kind == platform_kind::gpu && dram.size.bytes < (16ull << 20))
             c.error("dram.size", "the gpu platform needs at least 16 MiB per module (the page "
                                  "table alone takes 8 MiB of module 0)");

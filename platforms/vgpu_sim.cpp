@@ -4,6 +4,7 @@
 #include "models/common/logger.h"
 #include "models/common/stats.h"
 #include "models/common/trace_events.h"
+#include "models/common/yaml_input.h"
 #include "models/host/workload.h"
 #include "platforms/builder.h"
 #include "platforms/default_config.h"
@@ -58,6 +59,16 @@ int stdout_written(const char* what)
     return exit_sim_failure;
 }
 
+/// Why --seed TEXT is not a seed, or "": CLI11 alone would wrap -1, saturate past 2^64 and read
+/// 010 as octal. Text that does not start like a number is left to CLI11 ("Could not convert").
+std::string seed_problem(const std::string& text)
+{
+    const bool number_like = !text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) ||
+                                               text[0] == '-' || text[0] == '+');
+    const auto c = config::to_uint(text);
+    return c.value || !number_like ? std::string() : c.problem;
+}
+
 /// SystemC errors and fatals end the run with exit code 1; warnings go through the logger.
 void report_handler(const sc_core::sc_report& rep, const sc_core::sc_actions& actions)
 {
@@ -94,7 +105,8 @@ int run(int argc, char** argv)
     app.add_flag("--trace", trace, "write a Chrome/Perfetto trace-event file trace.json");
     app.add_flag("--vcd", vcd, "write a VCD waveform of the platform's signals (trace.vcd)");
     auto* opt_seed =
-        app.add_option("--seed", seed, "seed of every random generator (platform.seed)");
+        app.add_option("--seed", seed, "seed of every random generator (platform.seed)")
+            ->check(seed_problem, "", "SEED");
     app.add_flag("--dump-config", dump_config, "print the effective configuration and exit");
     app.add_flag("--list-params", list_params, "print every parameter (Markdown) and exit");
     app.set_version_flag("--version", std::string("vgpu-sim ") + vgpu::platforms::version_string());

@@ -1,37 +1,38 @@
 // Declared, typed, validated configuration: YAML reading, parameter listing, YAML writing.
 // See docs/configuration.md.
 #include "models/common/config.h"
-#include "models/common/edit_distance.h"
-
-#include <yaml-cpp/yaml.h>
+#include "models/common/yaml_input.h"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <set>
 #include <sstream>
 
 namespace vgpu::config {
 
-std::string location::str() const
-{
-    if (line == 0)
-        return file;
-    return file + ":" + std::to_string(line) + ":" + std::to_string(col);
-}
-
-void errors::add(const location& where, const std::string& path, const std::string& problem)
-{
-    m_messages.push_back(where.str() + ": error: " + (path.empty() ? "" : path + ": ") + problem);
-}
-
 void checker::error(const std::string& path, const std::string& problem)
 {
     auto it = m_prov.find(path);
     m_errs.add(it == m_prov.end() ? location{"(default configuration)"} : it->second, path,
                problem);
+}
+
+void checker::conflict(const std::string& a, const std::string& problem_a, const std::string& b,
+                       const std::string& problem_b)
+{
+    const auto rank = [&](const std::string& path) -> long long {
+        if (m_ranks) {
+            const auto it = m_ranks->find(path);
+            return it == m_ranks->end() ? -1 : static_cast<long long>(it->second);
+        }
+        return is_set(path) ? 0 : -1;
+    };
+    if (rank(b) > rank(a))
+        error(b, problem_b);
+    else
+        error(a, problem_a);
 }
 
 void visitor::value(const char* key, unsigned& v, const spec& s)
@@ -42,20 +43,6 @@ void visitor::value(const char* key, unsigned& v, const spec& s)
     std::uint64_t wide = v;
     value(key, wide, clipped);
     v = static_cast<unsigned>(wide);
-}
-
-std::string suggest(const std::string& word, const std::vector<std::string>& candidates)
-{
-    std::string best;
-    std::size_t best_d = std::max<std::size_t>(1, word.size() / 3) + 1;
-    for (const auto& c : candidates) {
-        std::size_t d = edit_distance(word, c);
-        if (d < best_d) {
-            best_d = d;
-            best = c;
-        }
-    }
-    return best;
 }
 
 namespace {
@@ -87,25 +74,22 @@ std::string describe_range(const spec& s, const char* unit = "")
     return os.str();
 }
 
-std::string join(const std::vector<std::string>& parts, const char* sep)
-{
-    std::string out;
-    for (const auto& p : parts)
-        out += (out.empty() ? "" : sep) + p;
-    return out;
-}
-
 /// Reads one YAML layer onto the declared parameters; records errors and provenance.
 class yaml_reader : public visitor {
 public:
-    yaml_reader(const layer& l, errors& errs, provenance& prov)
-        : m_layer(l), m_errs(errs), m_prov(prov)
+    yaml_reader(const layer& l, std::size_t rank, errors& errs, provenance& prov,
+                layer_ranks& ranks)
+        : m_layer(l), m_in(*l.doc, errs, "a section"), m_rank(rank), m_prov(prov), m_ranks(ranks)
     {
-        m_stack.push_back({*l.root, "", {}, l.root->IsDefined() && !l.root->IsNull()});
-        if (m_stack.back().present && !l.root->IsMap()) {
-            m_errs.add(where(*l.root), "", "the configuration must be a mapping of sections");
-            m_stack.back().present = false;
+        const YAML::Node& root = l.doc->root();
+        frame top{{}, "", {}, root.IsDefined() && !root.IsNull()};
+        if (top.present && !root.IsMap()) {
+            m_in.error(root, "", "the configuration must be a mapping of sections");
+            top.present = false;
         }
+        if (top.present)
+            top.map = m_in.index(root, "");
+        m_stack.push_back(std::move(top));
     }
 
     /// Reports keys of the top level that no section declared.
@@ -115,17 +99,14 @@ public:
     {
         frame& top = m_stack.back();
         top.declared.emplace_back(section);
-        frame child{YAML::Node(), join_path(top.path, section), {}, false};
-        if (top.present) {
-            YAML::Node n = top.node[section];
-            if (n.IsDefined() && !n.IsNull()) {
-                if (n.IsMap()) {
-                    child.node.reset(n);
-                    child.present = true;
-                } else {
-                    m_errs.add(where(n), child.path,
-                               "wrong type (expected a section of keys, got " + what(n) + ")");
-                }
+        frame child{{}, join_path(top.path, section), {}, false};
+        if (const field* f = top.present ? top.map.get(section) : nullptr) {
+            if (f->value.IsMap()) {
+                child.map = m_in.index(f->value, child.path);
+                child.present = true;
+            } else if (!f->value.IsNull()) {
+                m_in.error(f->value, child.path,
+                           config::wrong_type("a section of keys", m_in.what(f->value)));
             }
         }
         m_stack.push_back(std::move(child));
@@ -151,12 +132,13 @@ public:
     void value(const char* key, std::uint64_t& v, const spec& s) override
     {
         read(key, "an unsigned integer", [&](const std::string& text) {
-            auto parsed = parse_uint(text);
-            if (!parsed)
-                return std::string("!");
-            if (auto problem = check_range(static_cast<double>(*parsed), s, text); !problem.empty())
+            auto c = to_uint(text);
+            if (!c.value)
+                return integer_problem(c, s, text);
+            if (auto problem = check_range(static_cast<double>(*c.value), s, text);
+                !problem.empty())
                 return problem;
-            v = *parsed;
+            v = *c.value;
             return std::string();
         });
     }
@@ -164,12 +146,13 @@ public:
     void value(const char* key, std::int64_t& v, const spec& s) override
     {
         read(key, "an integer", [&](const std::string& text) {
-            auto parsed = parse_int(text);
-            if (!parsed)
-                return std::string("!");
-            if (auto problem = check_range(static_cast<double>(*parsed), s, text); !problem.empty())
+            auto c = to_int(text);
+            if (!c.value)
+                return integer_problem(c, s, text);
+            if (auto problem = check_range(static_cast<double>(*c.value), s, text);
+                !problem.empty())
                 return problem;
-            v = *parsed;
+            v = *c.value;
             return std::string();
         });
     }
@@ -177,12 +160,12 @@ public:
     void value(const char* key, double& v, const spec& s) override
     {
         read(key, "a number", [&](const std::string& text) {
-            auto parsed = parse_double(text);
-            if (!parsed)
+            auto c = to_number(text);
+            if (!c.value)
                 return std::string("!");
-            if (auto problem = check_range(*parsed, s, text); !problem.empty())
+            if (auto problem = check_range(*c.value, s, text); !problem.empty())
                 return problem;
-            v = *parsed;
+            v = *c.value;
             return std::string();
         });
     }
@@ -233,13 +216,11 @@ public:
                 const spec&) override
     {
         read(key, "one of " + join(choices, "|"), [&](const std::string& text) {
-            if (std::find(choices.begin(), choices.end(), text) != choices.end()) {
-                v = text;
-                return std::string();
-            }
-            std::string hint = suggest(text, choices);
-            return "invalid choice (expected one of " + join(choices, "|") + ", got '" + text +
-                   "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") + ")";
+            auto c = to_choice(text, choices);
+            if (!c.value)
+                return c.problem;
+            v = *c.value;
+            return std::string();
         });
     }
 
@@ -247,39 +228,26 @@ public:
     {
         frame& top = m_stack.back();
         top.declared.emplace_back(key);
-        if (!top.present)
+        const field* f = top.present ? top.map.get(key) : nullptr;
+        if (!f)
             return;
-        YAML::Node n = top.node[key];
-        if (!n.IsDefined())
-            return;
-        const std::string path = join_path(top.path, key);
-        if (!n.IsMap()) {
-            const std::string got = what(n);
-            if (n.IsNull())
-                for (auto it = top.node.begin(); it != top.node.end(); ++it)
-                    if (it->first.IsScalar() && it->first.Scalar() == key)
-                        n.reset(it->first);
-            m_errs.add(where(n), path,
-                       "wrong type (expected a mapping of names to values, got " + got + ")");
+        if (!f->value.IsMap()) {
+            m_in.wrong_type(*f, "a mapping of names to values");
             return;
         }
         std::set<std::string> seen;
-        for (auto it = n.begin(); it != n.end(); ++it) {
-            const YAML::Node k = it->first;
-            const YAML::Node x = it->second;
-            const std::string name = k.IsScalar() ? k.Scalar() : "?";
-            const std::string p = join_path(path, name);
+        for (const field& e : m_in.index(f->value, f->path).entries) {
+            const std::string name = e.key.IsScalar() ? e.key.Scalar() : "?";
             if (!seen.insert(name).second) {
-                m_errs.add(where(k), p, "duplicate key");
+                m_in.error(e.key, e.path, "duplicate key");
                 continue;
             }
-            if (!x.IsScalar()) {
-                m_errs.add(where(x.IsNull() ? k : x), p,
-                           "wrong type (expected a value, got " + what(x) + ")");
+            if (!e.value.IsScalar()) {
+                m_in.wrong_type(e, "a value");
                 continue;
             }
-            v[name] = x.Scalar();
-            m_prov[p] = where(x);
+            v[name] = e.value.Scalar();
+            set(e.path, e.value);
         }
     }
 
@@ -288,7 +256,7 @@ public:
 
 private:
     struct frame {
-        YAML::Node node;
+        fields map; ///< the section's keys, when present
         std::string path;
         std::vector<std::string> declared;
         bool present;
@@ -299,22 +267,10 @@ private:
         return a.empty() ? b : a + "." + b;
     }
 
-    static std::string what(const YAML::Node& n)
+    void set(const std::string& path, const YAML::Node& n)
     {
-        if (n.IsMap())
-            return "a section";
-        if (n.IsSequence())
-            return "a list";
-        if (n.IsNull())
-            return "nothing";
-        return "'" + n.Scalar() + "'";
-    }
-
-    location where(const YAML::Node& n) const
-    {
-        if (!m_layer.has_position || n.Mark().is_null())
-            return {m_layer.name};
-        return {m_layer.name, n.Mark().line + 1, n.Mark().column + 1};
+        m_prov[path] = m_in.where(n);
+        m_ranks[path] = m_rank;
     }
 
     static std::string check_range(double v, const spec& s, const std::string& text,
@@ -327,7 +283,18 @@ private:
         }
         if (!bad)
             return {};
-        return "value out of range (expected " + describe_range(s, unit) + ", got " + text + ")";
+        return out_of_range(describe_range(s, unit), text);
+    }
+
+    /// An integer that did not convert: malformed ("!"), or beyond 64 bits (out of range of
+    /// the declared range when there is one).
+    template <class T>
+    static std::string integer_problem(const converted<T>& c, const spec& s,
+                                       const std::string& text)
+    {
+        if (!c.out_of_range)
+            return "!";
+        return s.lo || s.hi ? out_of_range(describe_range(s), text) : c.problem;
     }
 
     /// Parses key's scalar with `parse`, which returns "" on success, "!" for a malformed value,
@@ -336,60 +303,33 @@ private:
     {
         frame& top = m_stack.back();
         top.declared.emplace_back(key);
-        if (!top.present)
+        const field* f = top.present ? top.map.get(key) : nullptr;
+        if (!f)
             return;
-        YAML::Node n = top.node[key];
-        if (!n.IsDefined())
+        const auto text = m_in.scalar(*f, expected);
+        if (!text)
             return;
-        std::string path = join_path(top.path, key);
-        if (n.IsNull()) {
-            // yaml-cpp marks an empty value where the next token starts; point at the key.
-            for (auto it = top.node.begin(); it != top.node.end(); ++it)
-                if (it->first.IsScalar() && it->first.Scalar() == key)
-                    n.reset(it->first);
-            m_errs.add(where(n), path, "wrong type (expected " + expected + ", got nothing)");
-            return;
-        }
-        if (!n.IsScalar()) {
-            m_errs.add(where(n), path,
-                       "wrong type (expected " + expected + ", got " + what(n) + ")");
-            return;
-        }
-        std::string problem = parse(n.Scalar());
+        std::string problem = parse(*text);
         if (problem == "!")
-            problem = "wrong type (expected " + expected + ", got '" + n.Scalar() + "')";
+            problem = config::wrong_type(expected, "'" + *text + "'");
         if (!problem.empty()) {
-            m_errs.add(where(n), path, problem);
+            m_in.error(f->value, f->path, problem);
             return;
         }
-        m_prov[path] = where(n);
+        set(f->path, f->value);
     }
 
     void check_unknown(const frame& f)
     {
-        if (!f.present)
-            return;
-        std::set<std::string> seen;
-        for (auto it = f.node.begin(); it != f.node.end(); ++it) {
-            const YAML::Node k = it->first;
-            std::string name = k.IsScalar() ? k.Scalar() : "?";
-            std::string path = join_path(f.path, name);
-            if (!seen.insert(name).second) {
-                m_errs.add(where(k), path, "duplicate key");
-                continue;
-            }
-            if (std::find(f.declared.begin(), f.declared.end(), name) != f.declared.end())
-                continue;
-            std::string hint = suggest(name, f.declared);
-            m_errs.add(where(k), path,
-                       "unknown key" +
-                           (hint.empty() ? std::string() : " (did you mean '" + hint + "'?)"));
-        }
+        if (f.present)
+            m_in.check_keys(f.map, f.declared);
     }
 
     const layer& m_layer;
-    errors& m_errs;
+    yaml_input m_in;
+    std::size_t m_rank;
     provenance& m_prov;
+    layer_ranks& m_ranks;
     std::vector<frame> m_stack;
 };
 
@@ -457,14 +397,8 @@ loader::~loader() = default;
 
 void loader::add_file(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in) {
-        m_errors.add({path}, "", "cannot open configuration file");
-        return;
-    }
-    std::stringstream text;
-    text << in.rdbuf();
-    add_layer(text.str(), path, true);
+    if (auto text = read_input_file(path, "configuration file", m_errors))
+        add_layer(*text, path, true);
 }
 
 void loader::add_text(const std::string& text, const std::string& name)
@@ -474,12 +408,9 @@ void loader::add_text(const std::string& text, const std::string& name)
 
 void loader::add_layer(const std::string& text, const std::string& name, bool from_file)
 {
-    try {
-        auto root = std::make_shared<YAML::Node>(YAML::Load(text));
-        m_layers.push_back({name, true, root, from_file});
-    } catch (const YAML::ParserException& e) {
-        m_errors.add({name, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
-    }
+    auto doc = std::make_shared<const yaml_document>(text, name, m_errors);
+    if (doc->ok())
+        m_layers.push_back({name, doc, from_file});
 }
 
 void loader::add_override(const std::string& assignment, const std::string& shown_as)
@@ -491,6 +422,11 @@ void loader::add_override(const std::string& assignment, const std::string& show
         return;
     }
     std::string path = assignment.substr(0, eq);
+    if (static_cast<std::size_t>(std::count(path.begin(), path.end(), '.')) >= max_nesting) {
+        m_errors.add({where}, "",
+                     "malformed key path (more than " + std::to_string(max_nesting) + " names)");
+        return;
+    }
     std::vector<std::string> keys;
     std::stringstream ss(path);
     for (std::string k; std::getline(ss, k, '.');)
@@ -506,12 +442,13 @@ void loader::add_override(const std::string& assignment, const std::string& show
         map[*k] = node;
         node.reset(map);
     }
-    m_layers.push_back({where, false, std::make_shared<YAML::Node>(node)});
+    m_layers.push_back({where, std::make_shared<const yaml_document>(node, where)});
 }
 
-void loader::read_layer_impl(const layer& l, void (*call)(void*, visitor&), void* ctx)
+void loader::read_layer_impl(const layer& l, std::size_t rank, void (*call)(void*, visitor&),
+                             void* ctx)
 {
-    yaml_reader r(l, m_errors, m_provenance);
+    yaml_reader r(l, rank, m_errors, m_provenance, m_ranks);
     call(ctx, r);
     r.finish();
 }

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "models/common/enum_names.h"
-
+#include "models/common/location.h"
 #include "models/common/units.h"
 
 #include <cstdint>
@@ -18,19 +18,9 @@
 #include <utility>
 #include <vector>
 
-namespace YAML {
-class Node;
-}
-
 namespace vgpu::config {
 
-/// Where a value came from; line and column are 1-based, 0 when there is no position.
-struct location {
-    std::string file; ///< file name, or a description such as "-s a.b=1"
-    int line = 0;     ///< 1-based line, 0 if unknown
-    int col = 0;      ///< 1-based column, 0 if unknown
-    std::string str() const;
-};
+class yaml_document;
 
 /// Documentation and constraints of one parameter, built fluently: spec("doc").range(1, 8).
 struct spec {
@@ -106,40 +96,37 @@ public:
     }
 };
 
-/// Collected configuration errors, each "file:line:col: error: key.path: problem".
-class errors {
-public:
-    void add(const location& where, const std::string& path, const std::string& problem);
-    void add_raw(std::string message) { m_messages.push_back(std::move(message)); }
-    bool empty() const { return m_messages.empty(); }
-    const std::vector<std::string>& messages() const { return m_messages; }
-
-private:
-    std::vector<std::string> m_messages;
-};
-
 /// Which layer last set each parameter path, so later checks can point at the right line.
 using provenance = std::map<std::string, location>;
+/// The index of the layer that last set each parameter path (later layers have larger ones).
+using layer_ranks = std::map<std::string, std::size_t>;
 
 /// Cross-field checks of a config struct (`validate(checker&) const`) report through this.
 class checker {
 public:
-    checker(errors& errs, const provenance& prov) : m_errs(errs), m_prov(prov) {}
+    checker(errors& errs, const provenance& prov, const layer_ranks* ranks = nullptr)
+        : m_errs(errs), m_prov(prov), m_ranks(ranks)
+    {
+    }
     /// Reports a problem with `path` at the place that set it.
     void error(const std::string& path, const std::string& problem);
+    /// Reports two keys that do not agree at the one a later layer set (the user's rather than
+    /// the default's), naming it: `problem_a` for a (also when neither was set), `problem_b` for b.
+    void conflict(const std::string& a, const std::string& problem_a, const std::string& b,
+                  const std::string& problem_b);
     /// True when a layer set `path` explicitly (rather than leaving the default).
     bool is_set(const std::string& path) const { return m_prov.count(path) != 0; }
 
 private:
     errors& m_errs;
     const provenance& m_prov;
+    const layer_ranks* m_ranks;
 };
 
 /// A YAML document (file, embedded default or -s override) read onto a config struct.
 struct layer {
-    std::string name;  ///< file name or "-s key=value"
-    bool has_position; ///< marks in the node are meaningful
-    std::shared_ptr<YAML::Node> root;
+    std::string name;                         ///< file name or "-s key=value"
+    std::shared_ptr<const yaml_document> doc; ///< the checked document
     bool from_file = false; ///< name is a file: relative file values are relative to its folder
 };
 
@@ -148,11 +135,13 @@ class loader {
 public:
     loader();
     ~loader();
-    /// Adds a YAML file; a missing file or a syntax error is recorded as an error.
+    /// Adds a YAML file; a missing, unreadable or too large (max_input_bytes) file and a
+    /// rejected document (yaml_document) are recorded as errors.
     void add_file(const std::string& path);
     /// Adds YAML text under a display name (e.g. the embedded default platform).
     void add_text(const std::string& text, const std::string& name);
-    /// Adds a "key.path=value" override; malformed assignments are recorded as errors.
+    /// Adds a "key.path=value" override; malformed assignments and key paths of more than
+    /// max_nesting names are recorded as errors.
     /// Messages name the layer `shown_as` (default "-s key.path=value").
     void add_override(const std::string& assignment, const std::string& shown_as = {});
     /// Records an error found outside the layers (e.g. a malformed command-line option).
@@ -163,9 +152,9 @@ public:
     /// Reads every layer onto `cfg`, then runs `cfg.validate`; true when no error was found.
     template <class Root> bool apply(Root& cfg)
     {
-        for (const auto& l : m_layers)
-            read_layer(l, [&](visitor& v) { cfg.declare(v); });
-        checker c(m_errors, m_provenance);
+        for (std::size_t i = 0; i < m_layers.size(); ++i)
+            read_layer(m_layers[i], i, [&](visitor& v) { cfg.declare(v); });
+        checker c(m_errors, m_provenance, &m_ranks);
         cfg.validate(c);
         return m_errors.empty();
     }
@@ -175,11 +164,13 @@ public:
 
 private:
     void add_layer(const std::string& text, const std::string& name, bool from_file);
-    template <class F> void read_layer(const layer& l, F declare);
-    void read_layer_impl(const layer& l, void (*call)(void*, visitor&), void* ctx);
+    template <class F> void read_layer(const layer& l, std::size_t rank, F declare);
+    void read_layer_impl(const layer& l, std::size_t rank, void (*call)(void*, visitor&),
+                         void* ctx);
     std::vector<layer> m_layers;
     errors m_errors;
     provenance m_provenance;
+    layer_ranks m_ranks;
 };
 
 /// One row of the parameter reference.
@@ -235,10 +226,10 @@ template <class E> void visitor::choice(const char* key, E& v, const spec& s)
         v = *chosen;
 }
 
-template <class F> void loader::read_layer(const layer& l, F declare)
+template <class F> void loader::read_layer(const layer& l, std::size_t rank, F declare)
 {
     read_layer_impl(
-        l, [](void* ctx, visitor& v) { (*static_cast<F*>(ctx))(v); }, &declare);
+        l, rank, [](void* ctx, visitor& v) { (*static_cast<F*>(ctx))(v); }, &declare);
 }
 
 } // namespace vgpu::config

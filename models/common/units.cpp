@@ -93,6 +93,29 @@ std::optional<double> parse_double(std::string_view text)
     if (s.size() > digits + 1 && s[digits] == '0' &&
         std::isdigit(static_cast<unsigned char>(s[digits + 1])))
         return std::nullopt; // leading zero: octal ambiguity, as for integers
+    // Decimal notation only, [+-]digits[.digits][e[+-]digits]: strtod would also take hex
+    // floats (0x1p4 = 16), inf and nan, which nobody means in a configuration.
+    std::size_t i = digits, mantissa = 0;
+    const auto skip_digits = [&] {
+        std::size_t n = 0;
+        for (; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); ++i)
+            ++n;
+        return n;
+    };
+    mantissa += skip_digits();
+    if (i < s.size() && s[i] == '.') {
+        ++i;
+        mantissa += skip_digits();
+    }
+    if (mantissa > 0 && i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+        ++i;
+        if (i < s.size() && (s[i] == '-' || s[i] == '+'))
+            ++i;
+        if (skip_digits() == 0)
+            return std::nullopt;
+    }
+    if (mantissa == 0 || i != s.size())
+        return std::nullopt;
     char* end = nullptr;
     errno = 0;
     double v = std::strtod(s.c_str(), &end);

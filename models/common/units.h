@@ -35,7 +35,8 @@ std::string format(byte_size s);
 std::optional<std::uint64_t> parse_uint(std::string_view text);
 /// Parses a decimal (optionally negative) integer; rejects leading zeros.
 std::optional<std::int64_t> parse_int(std::string_view text);
-/// Parses a finite floating-point number written in full.
+/// Parses a finite decimal number ("2.5", ".5", "-1e-3"); rejects hex floats, inf, nan and
+/// leading zeros.
 std::optional<double> parse_double(std::string_view text);
 
 } // namespace vgpu

@@ -2,11 +2,10 @@
 // as file:line:col. See docs/workloads.md.
 #include "models/host/workload.h"
 
-#include <yaml-cpp/yaml.h>
+#include "models/common/yaml_input.h"
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <optional>
 #include <set>
@@ -97,30 +96,9 @@ std::vector<std::uint32_t> initial_words(const buffer_decl& b)
 
 namespace {
 
-/// A key and its value in a YAML mapping, with the value's path for messages.
-struct field {
-    YAML::Node key;
-    YAML::Node value;
-    std::string path;
-};
-
-/// The mapping keys of one node that the reader knows.
-struct fields {
-    std::map<std::string, field> found;
-    const field* get(const std::string& k) const
-    {
-        auto it = found.find(k);
-        return it == found.end() ? nullptr : &it->second;
-    }
-};
-
-std::string join(const std::vector<std::string>& parts, const char* sep)
-{
-    std::string out;
-    for (const auto& p : parts)
-        out += (out.empty() ? "" : sep) + p;
-    return out;
-}
+using config::field;
+using config::fields;
+using config::join;
 
 std::string number_text(double v)
 {
@@ -130,113 +108,12 @@ std::string number_text(double v)
     return os.str();
 }
 
-class reader {
+/// The shared located-YAML reader plus what only workloads need: names, element values.
+class reader : public config::yaml_input {
 public:
-    reader(std::string name, const std::string& text, std::vector<std::string>& errs)
-        : m_name(std::move(name)), m_errs(errs), m_text(text)
-    {
-        std::stringstream ss(text);
-        for (std::string l; std::getline(ss, l);)
-            m_lines.push_back(l);
-        m_starts.push_back(0);
-        for (std::size_t i = 0; i < text.size(); ++i)
-            if (text[i] == '\n')
-                m_starts.push_back(i + 1);
-    }
+    reader(const config::yaml_document& doc, config::errors& errs) : yaml_input(doc, errs) {}
 
-    /// The whole text being read.
-    const std::string& text() const { return m_text; }
-    /// Offset in the text of the position YAML marks for n (0-based line and column).
-    std::size_t offset(const YAML::Node& n) const
-    {
-        const auto line = static_cast<std::size_t>(std::max(0, n.Mark().line));
-        if (n.Mark().is_null() || line >= m_starts.size())
-            return m_text.size();
-        return std::min(m_text.size(), m_starts[line] + static_cast<std::size_t>(n.Mark().column));
-    }
-    /// The 1-based position of a text offset.
-    config::location at_offset(std::size_t off) const
-    {
-        const auto it = std::upper_bound(m_starts.begin(), m_starts.end(), off);
-        const auto line = static_cast<std::size_t>(it - m_starts.begin()) - 1;
-        return {m_name, static_cast<int>(line) + 1, static_cast<int>(off - m_starts[line]) + 1};
-    }
-    /// Number of errors reported so far.
-    std::size_t error_count() const { return m_errs.size(); }
-
-    config::location where(const YAML::Node& n) const
-    {
-        if (!n.IsDefined() || n.Mark().is_null())
-            return {m_name};
-        return {m_name, n.Mark().line + 1, n.Mark().column + 1};
-    }
-
-    void error(const YAML::Node& n, const std::string& path, const std::string& problem)
-    {
-        error(where(n), path, problem);
-    }
-    void error(const config::location& l, const std::string& path, const std::string& problem)
-    {
-        m_errs.push_back(l.str() + ": error: " + (path.empty() ? "" : path + ": ") + problem);
-    }
-
-    static std::string what(const YAML::Node& n)
-    {
-        if (n.IsMap())
-            return "a mapping";
-        if (n.IsSequence())
-            return "a list";
-        if (n.IsNull())
-            return "nothing";
-        return "'" + n.Scalar() + "'";
-    }
-
-    /// Where to point for a value: the key when the value is empty.
-    config::location where(const field& f) const
-    {
-        return where(f.value.IsNull() ? f.key : f.value);
-    }
-
-    void wrong_type(const field& f, const std::string& expected)
-    {
-        error(where(f), f.path,
-              "wrong type (expected " + expected + ", got " + what(f.value) + ")");
-    }
-
-    /// The known keys of a mapping; reports duplicates and unknown keys.
-    fields open(const YAML::Node& n, const std::string& path, const std::vector<std::string>& known)
-    {
-        fields out;
-        for (const auto& kv : n) {
-            YAML::Node k;
-            k.reset(kv.first);
-            const std::string name = k.IsScalar() ? k.Scalar() : "?";
-            const std::string p = path.empty() ? name : path + "." + name;
-            if (out.found.count(name)) {
-                error(k, p, "duplicate key");
-                continue;
-            }
-            if (std::find(known.begin(), known.end(), name) == known.end()) {
-                const std::string hint = config::suggest(name, known);
-                error(k, p,
-                      "unknown key" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
-                continue;
-            }
-            YAML::Node v;
-            v.reset(kv.second);
-            out.found.emplace(name, field{k, v, p});
-        }
-        return out;
-    }
-
-    /// Reports a missing key of a mapping at `n`.
-    bool require(const fields& f, const YAML::Node& n, const std::string& path, const char* key)
-    {
-        if (f.get(key))
-            return true;
-        error(n, path, std::string("missing required key '") + key + "'");
-        return false;
-    }
+    const std::string& name() const { return doc().name(); }
 
     bool is_map(const field& f, const char* expected = "a mapping of keys")
     {
@@ -275,56 +152,11 @@ public:
         return s;
     }
 
-    std::optional<std::uint64_t> uint(const field& f, std::uint64_t lo, std::uint64_t hi)
-    {
-        return uint_node(f.value, f.path, lo, hi, f.value.IsNull() ? f.key : f.value);
-    }
-
-    std::optional<std::uint64_t> uint_node(const YAML::Node& v, const std::string& path,
-                                           std::uint64_t lo, std::uint64_t hi, const YAML::Node& at)
-    {
-        std::optional<std::uint64_t> x;
-        if (v.IsScalar())
-            x = parse_uint(v.Scalar());
-        if (!x) {
-            error(at, path, "wrong type (expected an unsigned integer, got " + what(v) + ")");
-            return std::nullopt;
-        }
-        if (*x < lo || *x > hi) {
-            error(at, path,
-                  "value out of range (expected " + std::to_string(lo) + ".." + std::to_string(hi) +
-                      ", got " + v.Scalar() + ")");
-            return std::nullopt;
-        }
-        return x;
-    }
-
-    /// A finite number (integer or decimal).
-    std::optional<double> number_node(const YAML::Node& v, const std::string& path,
-                                      const YAML::Node& at)
-    {
-        if (v.IsScalar()) {
-            if (auto i = parse_int(v.Scalar()))
-                return static_cast<double>(*i);
-            if (auto u = parse_uint(v.Scalar()))
-                return static_cast<double>(*u);
-            if (auto d = parse_double(v.Scalar()))
-                return *d;
-        }
-        error(at, path, "wrong type (expected a number, got " + what(v) + ")");
-        return std::nullopt;
-    }
-
-    std::optional<double> number(const field& f)
-    {
-        return number_node(f.value, f.path, f.value.IsNull() ? f.key : f.value);
-    }
-
     /// A number that must be representable in an element of type t.
     std::optional<double> element(const YAML::Node& v, const std::string& path, elem_type t,
                                   const YAML::Node& at)
     {
-        auto x = number_node(v, path, at);
+        auto x = number(v, path, at);
         if (!x)
             return x;
         if (t == elem_type::f32) {
@@ -358,55 +190,12 @@ public:
         std::vector<std::string> keys;
         for (const auto& n : names)
             keys.push_back(n.first);
-        if (!f.value.IsScalar()) {
-            wrong_type(f, "one of " + join(keys, "|"));
-            return std::nullopt;
-        }
+        const auto chosen = yaml_input::choice(f, keys);
         for (const auto& n : names)
-            if (n.first == f.value.Scalar())
+            if (chosen && n.first == *chosen)
                 return n.second;
-        const std::string hint = config::suggest(f.value.Scalar(), keys);
-        error(where(f), f.path,
-              "invalid choice (expected one of " + join(keys, "|") + ", got '" + f.value.Scalar() +
-                  "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?") + ")");
         return std::nullopt;
     }
-
-    /// Where the text of a scalar starts: block scalars start on the next line, indented.
-    sm::source_origin origin_of(const YAML::Node& v) const
-    {
-        sm::source_origin o{m_name, v.Mark().line + 1, v.Mark().column + 1};
-        const auto line = static_cast<std::size_t>(v.Mark().line);
-        const auto col = static_cast<std::size_t>(v.Mark().column);
-        if (line >= m_lines.size() || col >= m_lines[line].size())
-            return o;
-        const char c = m_lines[line][col];
-        if (c == '"' || c == '\'') {
-            o.col += 1;
-        } else if (c == '|' || c == '>') {
-            o.line += 1;
-            o.col = 1;
-            for (std::size_t l = line + 1; l < m_lines.size(); ++l) {
-                const std::size_t ind = m_lines[l].find_first_not_of(' ');
-                if (ind != std::string::npos) {
-                    o.col = static_cast<int>(ind) + 1;
-                    break;
-                }
-            }
-        }
-        return o;
-    }
-
-    const std::string& name() const { return m_name; }
-    /// Adds a message that already carries its position (the assembler's).
-    void raw(std::string e) { m_errs.push_back(std::move(e)); }
-
-private:
-    std::string m_name;
-    std::vector<std::string>& m_errs;
-    std::string m_text;
-    std::vector<std::string> m_lines;
-    std::vector<std::size_t> m_starts; ///< offset of each line
 };
 
 std::string at(const std::string& path, std::size_t i)
@@ -416,8 +205,7 @@ std::string at(const std::string& path, std::size_t i)
 
 std::string hint_of(const std::string& word, const std::vector<std::string>& names)
 {
-    const std::string h = config::suggest(word, names);
-    return h.empty() ? "" : " (did you mean '" + h + "'?)";
+    return config::did_you_mean(word, names);
 }
 
 /// One replacement of "${...}" in a scalar: its offset in the result and both lengths.
@@ -426,6 +214,44 @@ struct edit {
     std::size_t old_len;
     std::size_t new_len;
 };
+
+/// Where each character of a scalar's text sits in the file, after the replacements `edits`
+/// (in order) of the text traced by `runs` (value_size characters): unchanged characters keep
+/// their place; a value that replaced "${...}" sits where the reference starts.
+std::vector<sm::source_span> expanded_spans(const std::vector<config::text_run>& runs,
+                                            std::size_t value_size, const std::vector<edit>& edits)
+{
+    std::vector<sm::source_span> out;
+    if (runs.empty())
+        return out;
+    std::size_t next = 0; // first run not yet copied
+    const auto place = [&](std::size_t orig) {
+        while (next < runs.size() && runs[next].at <= orig)
+            ++next;
+        const config::text_run& r = runs[next == 0 ? 0 : next - 1];
+        return std::pair<int, int>{r.line, r.col + static_cast<int>(orig - r.at)};
+    };
+    std::size_t orig = 0, res = 0; // the same character in the original and in the result
+    const auto copy_to = [&](std::size_t orig_end) {
+        if (orig >= orig_end)
+            return;
+        const auto [line, col] = place(orig);
+        out.push_back({res, line, col, false});
+        for (; next < runs.size() && runs[next].at < orig_end; ++next)
+            out.push_back({res + (runs[next].at - orig), runs[next].line, runs[next].col, false});
+        res += orig_end - orig;
+        orig = orig_end;
+    };
+    for (const edit& e : edits) {
+        copy_to(orig + (e.pos - res));
+        const auto [line, col] = place(orig);
+        out.push_back({res, line, col, true});
+        res += e.new_len;
+        orig += e.old_len;
+    }
+    copy_to(value_size);
+    return out;
+}
 
 /// A declared workload variable.
 struct variable {
@@ -484,9 +310,12 @@ public:
             read_buffers(*top.get("buffers"));
         if (m_r.require(top, root, "", "kernels"))
             read_kernels(*top.get("kernels"));
-        if (const field* f = top.get("schedule"))
+        if (const field* f = top.get("schedule")) {
+            const std::size_t before = m_r.error_count();
             read_schedule(*f);
-        else if (m_kernels_ok)
+            if (m_kernels_ok && m_r.error_count() == before)
+                check_all_scheduled();
+        } else if (m_kernels_ok)
             for (std::size_t i = 0; i < m_wl.kernels.size(); ++i)
                 m_wl.schedule.push_back({i});
         if (const field* f = top.get("checks"))
@@ -502,10 +331,10 @@ public:
             std::string with;
         };
         std::vector<cut> cuts;
-        const std::string& t = m_r.text();
+        const std::string& t = m_r.doc().text();
         for (const auto& [name, value] : m_overridden) {
             const YAML::Node& n = m_var_nodes.at(name);
-            const std::size_t off = m_r.offset(n);
+            const std::size_t off = m_r.doc().offset(n);
             std::size_t end = std::string::npos;
             if (off < t.size() && (t[off] == '"' || t[off] == '\'')) {
                 const char q = t[off];
@@ -531,7 +360,7 @@ public:
             cuts.push_back({off, end - off, value});
         }
         if (!m_has_name && root.IsMap()) {
-            const std::size_t off = m_r.offset(root);
+            const std::size_t off = m_r.doc().offset(root);
             if (off < t.size() && t[off] != '{') {
                 std::string quoted = "\"";
                 for (char c : m_wl.name)
@@ -640,7 +469,8 @@ private:
                 return;
             std::vector<edit> edits;
             if (auto out = expand(n.Scalar(), n, path, &edits)) {
-                m_edits[{n.Mark().line, n.Mark().column}] = std::move(edits);
+                m_spans[{n.Mark().line, n.Mark().column}] =
+                    expanded_spans(m_r.doc().runs(n), n.Scalar().size(), edits);
                 n = *out;
             }
         } else if (n.IsSequence()) {
@@ -667,7 +497,7 @@ private:
         bool ok = true;
         std::size_t i = 0;
         // The k-th reference in the value is the k-th "${" in the file from the value's start.
-        std::size_t search = m_r.offset(n);
+        std::size_t search = m_r.doc().offset(n);
         for (;;) {
             const std::size_t p = in.find("${", i);
             if (p == std::string::npos) {
@@ -675,9 +505,9 @@ private:
                 break;
             }
             out += in.substr(i, p - i);
-            const std::size_t found = m_r.text().find("${", search);
+            const std::size_t found = m_r.doc().text().find("${", search);
             const config::location where =
-                found == std::string::npos ? m_r.where(n) : m_r.at_offset(found);
+                found == std::string::npos ? m_r.where(n) : m_r.doc().at_offset(found);
             search = found == std::string::npos ? found : found + 2;
             const std::size_t e = in.find('}', p + 2);
             if (e == std::string::npos || in.find('\n', p) < e) {
@@ -787,45 +617,6 @@ private:
         else
             m_r.error(where, path, "unknown variable '" + name + "'" + var_hint(name));
         return nullptr;
-    }
-
-    /// Moves the column of an assembler message back to the file's column when "${...}"
-    /// earlier on its line was replaced by a value of another length.
-    std::string file_position(std::string e, const kernel_decl& d, const YAML::Node& program)
-    {
-        const auto it = m_edits.find({program.Mark().line, program.Mark().column});
-        const std::string prefix = d.origin.file + ":";
-        if (it == m_edits.end() || e.compare(0, prefix.size(), prefix) != 0)
-            return e;
-        const std::size_t l0 = prefix.size();
-        const std::size_t l1 = e.find(':', l0);
-        const std::size_t c1 = l1 == std::string::npos ? l1 : e.find(':', l1 + 1);
-        if (c1 == std::string::npos)
-            return e;
-        const auto line = parse_uint(e.substr(l0, l1 - l0));
-        const auto col = parse_uint(e.substr(l1 + 1, c1 - l1 - 1));
-        if (!line || !col || *line < static_cast<std::uint64_t>(d.origin.line) ||
-            *col < static_cast<std::uint64_t>(d.origin.col))
-            return e;
-        // Offset in the substituted text of the message's position.
-        std::size_t start = 0;
-        for (std::uint64_t k = d.origin.line; k < *line && start != std::string::npos; ++k) {
-            start = d.source.find('\n', start);
-            start = start == std::string::npos ? start : start + 1;
-        }
-        if (start == std::string::npos)
-            return e;
-        const std::size_t pos = start + (*col - d.origin.col);
-        std::int64_t shift = 0;
-        for (const edit& x : it->second) {
-            if (x.pos < start || x.pos >= pos)
-                continue;
-            shift += x.pos + x.new_len <= pos ? static_cast<std::int64_t>(x.new_len) -
-                                                    static_cast<std::int64_t>(x.old_len)
-                                              : static_cast<std::int64_t>(pos - x.pos);
-        }
-        const std::int64_t fixed = static_cast<std::int64_t>(*col) - shift;
-        return e.substr(0, l1 + 1) + std::to_string(fixed) + e.substr(c1);
     }
 
     bool list(const field& f)
@@ -955,6 +746,8 @@ private:
                 ok = ok && v;
                 d.init.step = v.value_or(1);
             }
+            if (ok && d.type == elem_type::f32)
+                ok = check_f32_iota(d, s.get("step") ? *s.get("step") : body);
             return ok;
         }
         case init_kind::fill: {
@@ -1019,6 +812,30 @@ private:
         return false;
     }
 
+    /// Reports the first element of an f32 iota that overflows to infinity, at `at`.
+    bool check_f32_iota(const buffer_decl& d, const field& at)
+    {
+        const auto value = [&](std::uint64_t i) {
+            return d.init.start + d.init.step * static_cast<double>(i);
+        };
+        const auto overflows = [&](std::uint64_t i) {
+            return !std::isfinite(static_cast<float>(value(i)));
+        };
+        if (d.elements == 0 || !overflows(d.elements - 1))
+            return true;
+        // The values are monotonic and element 0 (start) is an f32 value: bisect.
+        std::uint64_t lo = 0, hi = d.elements - 1;
+        while (hi - lo > 1) {
+            const std::uint64_t mid = lo + (hi - lo) / 2;
+            (overflows(mid) ? hi : lo) = mid;
+        }
+        m_r.error(m_r.where(at), at.path,
+                  "element " + std::to_string(hi) + " of buffer '" + d.name + "' is " +
+                      number_text(value(hi)) + ", which overflows f32 (largest " +
+                      number_text(std::numeric_limits<float>::max()) + ")");
+        return false;
+    }
+
     /// [x, y] or x (y = 1); every dimension in lo..hi.
     bool dims(const field& f, unsigned lo, unsigned hi, unsigned& x, unsigned& y)
     {
@@ -1038,7 +855,7 @@ private:
         for (std::size_t i = 0; i < f.value.size(); ++i) {
             YAML::Node e;
             e.reset(f.value[i]);
-            auto v = m_r.uint_node(e, at(f.path, i), lo, hi, e);
+            auto v = m_r.uint(e, at(f.path, i), lo, hi, e);
             ok = ok && v;
             *out[i] = static_cast<unsigned>(v.value_or(1));
         }
@@ -1179,20 +996,26 @@ private:
             return;
         }
         d.source = f.value.Scalar();
-        d.origin = m_r.origin_of(f.value);
+        d.origin.file = m_r.name();
+        const auto expanded = m_spans.find({f.value.Mark().line, f.value.Mark().column});
+        d.origin.spans = expanded != m_spans.end()
+                             ? expanded->second
+                             : expanded_spans(m_r.doc().runs(f.value), d.source.size(), {});
+        const config::location start = m_r.where(f.value);
+        d.origin.line = d.origin.spans.empty() ? start.line : d.origin.spans.front().line;
+        d.origin.col = d.origin.spans.empty() ? start.col : d.origin.spans.front().col;
         sm::symbol_table symbols;
         for (std::size_t i = 0; i < d.params.size(); ++i)
             if (!d.params[i].name.empty())
                 symbols.emplace(d.params[i].name, static_cast<std::uint32_t>(i));
         auto res = sm::assemble(d.source, symbols, d.origin, kernel_registers);
         for (auto e : res.errors) {
-            e = file_position(std::move(e), d, f.value);
             // Put the key path after "error: " like every other workload message.
             const std::string tag = ": error: ";
             const auto pos = e.find(tag);
             if (pos != std::string::npos)
                 e.insert(pos + tag.size(), f.path + ": ");
-            m_r.raw(e);
+            m_r.add_raw(e);
         }
         if (res.ok() && res.code.empty())
             m_r.error(m_r.where(f), f.path, "the program has no instructions");
@@ -1234,7 +1057,7 @@ private:
                           ph.value.IsSequence()
                               ? "the phase is empty"
                               : "wrong type (expected a list of kernel names, got " +
-                                    reader::what(ph.value) + ")");
+                                    m_r.what(ph.value) + ")");
                 continue;
             }
             for (const field& e : entries) {
@@ -1259,6 +1082,20 @@ private:
             }
             m_wl.schedule.push_back(phase);
         }
+    }
+
+    /// Reports declared kernels that no phase of the schedule runs.
+    void check_all_scheduled()
+    {
+        std::vector<bool> used(m_wl.kernels.size(), false);
+        for (const auto& phase : m_wl.schedule)
+            for (std::size_t k : phase)
+                used[k] = true;
+        for (std::size_t i = 0; i < m_wl.kernels.size(); ++i)
+            if (!used[i] && !m_wl.kernels[i].name.empty())
+                m_r.error(m_wl.kernels[i].where, at("kernels", i),
+                          "kernel '" + m_wl.kernels[i].name +
+                              "' is in no phase of the schedule, so it would never run");
     }
 
     void overlap(const field& e, const kernel_decl& a, const kernel_decl& b)
@@ -1496,11 +1333,12 @@ private:
     const workload_options& m_opts;
     bool m_kernels_ok = true;
     bool m_has_name = false;
-    std::vector<std::string> m_var_order;                     ///< declared names, in order
-    std::map<std::string, YAML::Node> m_var_nodes;            ///< declared value of each
-    std::map<std::string, variable> m_vars;                   ///< values, as far as read
-    std::map<std::string, std::string> m_overridden;          ///< names the options gave a value
-    std::map<std::pair<int, int>, std::vector<edit>> m_edits; ///< by scalar position
+    std::vector<std::string> m_var_order;            ///< declared names, in order
+    std::map<std::string, YAML::Node> m_var_nodes;   ///< declared value of each
+    std::map<std::string, variable> m_vars;          ///< values, as far as read
+    std::map<std::string, std::string> m_overridden; ///< names the options gave a value
+    /// Where the text of each scalar that "${...}" changed sits in the file, by its position.
+    std::map<std::pair<int, int>, std::vector<sm::source_span>> m_spans;
 };
 
 } // namespace
@@ -1510,38 +1348,32 @@ parse_result parse_workload_text(const std::string& text, const std::string& nam
 {
     parse_result res;
     res.wl.file = name;
-    YAML::Node root;
-    try {
-        root = YAML::Load(text);
-    } catch (const YAML::ParserException& e) {
-        res.errors.push_back(config::location{name, e.mark.line + 1, e.mark.column + 1}.str() +
-                             ": error: YAML syntax error: " + e.msg);
-        return res;
+    config::errors errs;
+    const config::yaml_document doc(text, name, errs);
+    if (doc.ok()) {
+        reader r(doc, errs);
+        workload_reader w(r, res.wl, opts);
+        w.read(doc.root());
+        if (res.wl.name.empty()) {
+            std::string stem = name.substr(name.find_last_of('/') + 1);
+            res.wl.name = stem.substr(0, stem.rfind('.'));
+        }
+        if (errs.empty())
+            res.wl.text = w.record_text(doc.root());
     }
-    reader r(name, text, res.errors);
-    workload_reader w(r, res.wl, opts);
-    w.read(root);
-    if (res.wl.name.empty()) {
-        std::string stem = name.substr(name.find_last_of('/') + 1);
-        res.wl.name = stem.substr(0, stem.rfind('.'));
-    }
-    if (res.ok())
-        res.wl.text = w.record_text(root);
+    res.errors = errs.messages();
     return res;
 }
 
 parse_result parse_workload(const std::string& path, const workload_options& opts)
 {
-    std::ifstream in(path);
-    if (!in) {
-        parse_result res;
-        res.wl.file = path;
-        res.errors.push_back(path + ": error: cannot open workload file");
-        return res;
-    }
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_workload_text(text.str(), path, opts);
+    config::errors errs;
+    if (auto text = config::read_input_file(path, "workload file", errs))
+        return parse_workload_text(*text, path, opts);
+    parse_result res;
+    res.wl.file = path;
+    res.errors = errs.messages();
+    return res;
 }
 
 std::vector<std::string> check_against_platform(const workload& wl, unsigned num_sms,

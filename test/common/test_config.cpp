@@ -109,6 +109,82 @@ TEST_CASE("cross-field validation points at the layer that set the key")
     CHECK(errs[0] == "f1.yaml:2:10: error: top.count: must be <= 50 when top.on is true");
 }
 
+namespace {
+/// Two keys that must agree, checked with checker::conflict.
+struct pair_cfg {
+    unsigned a = 1, b = 1;
+    void declare(visitor& v)
+    {
+        v.enter("p", "two keys that must be equal");
+        v.value("a", a, spec("a"));
+        v.value("b", b, spec("b"));
+        v.leave();
+    }
+    void validate(checker& c) const
+    {
+        if (a != b)
+            c.conflict("p.a", "must equal p.b (" + std::to_string(b) + ")", "p.b",
+                       "must equal p.a (" + std::to_string(a) + ")");
+    }
+};
+
+std::vector<std::string> conflict_errors(std::initializer_list<std::string> texts,
+                                         std::initializer_list<std::string> overrides)
+{
+    pair_cfg cfg;
+    loader l;
+    l.add_text("p: {a: 2, b: 2}\n", "default.yaml");
+    int i = 0;
+    for (const auto& t : texts)
+        l.add_text(t, "f" + std::to_string(i++) + ".yaml");
+    for (const auto& o : overrides)
+        l.add_override(o);
+    l.apply(cfg);
+    return l.errs().messages();
+}
+} // namespace
+
+TEST_CASE("a conflict of two keys names the one a later layer set")
+{
+    // The user set b: the default layer's a is not the mistake.
+    CHECK(conflict_errors({}, {"p.b=4"}) ==
+          std::vector<std::string>{"-s p.b=4: error: p.b: must equal p.a (2)"});
+    CHECK(conflict_errors({}, {"p.a=4"}) ==
+          std::vector<std::string>{"-s p.a=4: error: p.a: must equal p.b (2)"});
+    // Both set by users: the later layer's key.
+    CHECK(conflict_errors({"p:\n  b: 3\n"}, {"p.a=4"}) ==
+          std::vector<std::string>{"-s p.a=4: error: p.a: must equal p.b (3)"});
+    CHECK(conflict_errors({"p:\n  a: 3\n"}, {"p.b=4"}) ==
+          std::vector<std::string>{"-s p.b=4: error: p.b: must equal p.a (3)"});
+    // Both in one layer: the first key, at its line.
+    CHECK(conflict_errors({"p:\n  a: 3\n  b: 4\n"}, {}) ==
+          std::vector<std::string>{"f0.yaml:2:6: error: p.a: must equal p.b (4)"});
+    // Neither set: the first key, from the defaults.
+    pair_cfg odd;
+    odd.b = 2;
+    loader none;
+    none.apply(odd);
+    CHECK(none.errs().messages() ==
+          std::vector<std::string>{"(default configuration): error: p.a: must equal p.b (2)"});
+}
+
+TEST_CASE("an override's key path is limited to max_nesting names")
+{
+    root r;
+    std::string deep = "top";
+    for (int i = 0; i < 64; ++i)
+        deep += ".x";
+    auto errs = load({}, {deep + "=1"}, r);
+    REQUIRE(errs.size() == 1);
+    CHECK(errs[0] == "-s " + deep + "=1: error: malformed key path (more than 64 names)");
+    errs = load({}, {"top.count=18446744073709551616", "top.ratio=0x1p-1"}, r);
+    CHECK(errs == std::vector<std::string>{
+                      "-s top.count=18446744073709551616: error: top.count: value out of range "
+                      "(expected 1..100, got 18446744073709551616)",
+                      "-s top.ratio=0x1p-1: error: top.ratio: wrong type (expected a number, got "
+                      "'0x1p-1')"});
+}
+
 TEST_CASE("overrides are validated like files and name the override")
 {
     root r;

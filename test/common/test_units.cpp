@@ -56,6 +56,19 @@ TEST_CASE("integers reject leading zeros, signs where unsigned, and overflow")
     CHECK_FALSE(parse_double("1.5x"));
 }
 
+TEST_CASE("decimals are decimal: no hex floats, inf, nan or half-written exponents")
+{
+    CHECK(parse_double(".5") == 0.5);
+    CHECK(parse_double("5.") == 5.0);
+    CHECK(parse_double("+2.5") == 2.5);
+    CHECK(parse_double("1E3") == 1000.0);
+    CHECK(parse_double("-0") == 0.0);
+    for (const char* bad : {"0x1p4", "0x10", "0X1.8P3", "inf", "-infinity", "NaN", "1e", "1e+", ".",
+                            "-", "e5", "1.5.2", "1 5", "1e400"})
+        CHECK_FALSE(parse_double(bad));
+    CHECK_FALSE(parse_duration("0x1p4 ns"));
+}
+
 TEST_CASE("formatting picks the largest exact unit and round-trips")
 {
     CHECK(format(duration{1000}) == "1 ns");

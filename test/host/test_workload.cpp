@@ -714,3 +714,114 @@ TEST_CASE("an assembler error after a substituted value keeps the file's line an
           std::vector<std::string>{
               "w.yaml:12:25: error: kernels[0].program: register R99 out of range (R0..R63)"});
 }
+
+namespace {
+/// The 1-based line and column of the first `what` in text.
+std::string place_of(const std::string& text, const std::string& what)
+{
+    const std::size_t off = text.find(what);
+    REQUIRE(off != std::string::npos);
+    const std::size_t start = text.rfind('\n', off);
+    const std::size_t col = off - (start == std::string::npos ? 0 : start + 1) + 1;
+    const auto line = std::count(text.begin(), text.begin() + static_cast<long>(off), '\n') + 1;
+    return std::to_string(line) + ":" + std::to_string(col);
+}
+
+const std::string quoted_head = "name: t\nvars: {wide: 123456}\nbuffers:\n"
+                                "  - {name: a, type: u32, elements: 4}\n"
+                                "kernels:\n  - name: k\n    grid: 1\n    block: 32\n";
+} // namespace
+
+TEST_CASE("assembler errors in quoted programs point at the file's line and column", "[workload]")
+{
+    struct quoted {
+        std::string program; ///< the `program:` line(s)
+        std::string culprit; ///< the text the error points at
+        std::string problem;
+    };
+    const std::vector<quoted> cases = {
+        // one line, "\n" escapes: every instruction is on the same file line
+        {"    program: \"MOV R1, 1\\nFADDD R1, R2, R3\\nEXIT\"\n", "FADDD",
+         "unknown instruction 'FADDD' (did you mean 'FADD'?)"},
+        // folded lines: a blank line is a newline
+        {"    program: \"MOV R1, 1\n\n      FADDD R1, R2, R3\n\n      EXIT\"\n", "FADDD",
+         "unknown instruction 'FADDD' (did you mean 'FADD'?)"},
+        // single quotes, with '' before the error on the same line
+        {"    program: 'MOV R1, 1\n\n      BRA nowhere # it''s gone\n\n      EXIT'\n", "nowhere",
+         "undefined label 'nowhere'"},
+        // a variable replaced before the error on an escaped line
+        {"    program: \"MOV R1, ${wide}\\nIADD R1, ${wide}, R99\\nEXIT\"\n", "R99",
+         "register R99 out of range (R0..R63)"},
+        // an escape earlier on the line ("\t" is one character in the text, two in the file)
+        {"    program: \"MOV R1, 1\\n\\tIADD R1, R1, R99\\nEXIT\"\n", "R99",
+         "register R99 out of range (R0..R63)"},
+    };
+    for (const auto& c : cases) {
+        const std::string text = quoted_head + c.program;
+        INFO(text);
+        CHECK(errors_of(text) ==
+              std::vector<std::string>{"w.yaml:" + place_of(text, c.culprit) +
+                                       ": error: kernels[0].program: " + c.problem});
+    }
+    // The instructions' file lines (used in fault reports) follow the file too.
+    const std::string text = quoted_head + "    program: \"MOV R1, 1\n\n      MOV R2, 2\\nEXIT\"\n";
+    const parse_result r = parse_workload_text(text, "w.yaml");
+    REQUIRE(r.ok());
+    CHECK(r.wl.kernels[0].lines == std::vector<int>{9, 11, 11});
+}
+
+TEST_CASE("an f32 iota that overflows to inf names the buffer and the element", "[workload]")
+{
+    // 1e38 + i * 1e37 first exceeds 3.4028235e38 at i = 25 (3.5e38); downwards the same.
+    const std::string k = base_kernel;
+    CHECK(errors_of("name: t\nbuffers:\n  - {name: up, type: f32, elements: 64, init: {iota: "
+                    "{start: 1.0e38, step: 1.0e37}}}\n  - {name: down, type: f32, elements: 64, "
+                    "init: {iota: {start: -1.0e38, step: -1.0e37}}}\n  - {name: a, type: u32, "
+                    "elements: 4}\n" +
+                    k) == std::vector<std::string>{
+                              "w.yaml:3:76: error: buffers[0].init.iota.step: element 25 of buffer "
+                              "'up' is 3.5e+38, which overflows f32 (largest 3.402823466e+38)",
+                              "w.yaml:4:79: error: buffers[1].init.iota.step: element 25 of buffer "
+                              "'down' is -3.5e+38, which overflows f32 (largest 3.402823466e+38)"});
+    // 24 elements stop just below the limit: accepted.
+    CHECK(errors_of("name: t\nbuffers:\n  - {name: a, type: f32, elements: 25, init: {iota: "
+                    "{start: 1.0e38, step: 1.0e37}}}\n" +
+                    k)
+              .empty());
+}
+
+TEST_CASE("a declared kernel that no phase runs is an error", "[workload]")
+{
+    const std::string head = base_head +
+                             "kernels:\n  - {name: k1, grid: 1, block: 32, program: "
+                             "EXIT}\n  - {name: k2, grid: 1, block: 32, program: "
+                             "EXIT}\n  - {name: k3, grid: 1, block: 32, program: EXIT}\n";
+    CHECK(errors_of(head + "schedule: [[k2]]\n") ==
+          std::vector<std::string>{
+              "w.yaml:5:5: error: kernels[0]: kernel 'k1' is in no phase of the schedule, so it "
+              "would never run",
+              "w.yaml:7:5: error: kernels[2]: kernel 'k3' is in no phase of the schedule, so it "
+              "would never run"});
+    CHECK(errors_of(head + "schedule: [k3, k1, [k2]]\n").empty());
+    // A misspelt name in the schedule is reported once, not also as a kernel never run.
+    CHECK(errors_of(head + "schedule: [k3, k1, [k22]]\n") ==
+          std::vector<std::string>{
+              "w.yaml:8:21: error: schedule[2][0]: undefined kernel 'k22' (did you mean 'k2'?)"});
+}
+
+TEST_CASE("hostile YAML in a workload is an error, not a crash", "[workload]")
+{
+    // An unknown key is reported as such; its value is not read (no variable error from it).
+    CHECK(errors_of(base_head + base_kernel + "chekcs: \"${zz}\"\n") ==
+          std::vector<std::string>{
+              "w.yaml:13:1: error: chekcs: unknown key (did you mean 'checks'?)"});
+    CHECK(errors_of("name: t\ndescription: &d [1, *d]\n" + base_head.substr(8) + base_kernel) ==
+          std::vector<std::string>{
+              "w.yaml:2:14: error: an alias inside the node its anchor names (a cycle)"});
+    CHECK(errors_of(base_head + base_kernel + "---\nname: u\n") ==
+          std::vector<std::string>{"w.yaml:13:1: error: a second YAML document (after '---'); a "
+                                   "file holds one document"});
+    CHECK(
+        errors_of(std::string("name: t\0\n", 9) + base_head.substr(8) + base_kernel) ==
+        std::vector<std::string>{"w.yaml:1:8: error: a NUL character is not allowed in YAML text"});
+}

@@ -4,14 +4,18 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <string_view>
+
 using vgpu::test::cli_runner;
+using namespace std::literals;
 
 namespace {
 struct bad_input {
-    const char* what;     ///< the mistake
-    const char* yaml;     ///< contents of bad.yaml ("" = no file)
-    const char* args;     ///< command-line arguments
-    const char* expected; ///< first line of stderr
+    const char* what;      ///< the mistake
+    std::string_view yaml; ///< contents of bad.yaml ("" = no file; ""sv may hold NUL bytes)
+    const char* args;      ///< command-line arguments
+    const char* expected;  ///< first line of stderr
 };
 
 // clang-format off
@@ -88,6 +92,54 @@ const bad_input catalogue[] = {
      "bad.yaml:3:14: error: traffic.footprint: must be a multiple of traffic.access_bytes (64)"},
     {"inconsistent: regions beyond memory", "platform:\n  kind: traffic\ndram:\n  size: 1 MiB\ntraffic:\n  generators: 4\n  footprint: 1 MiB\n", "-c bad.yaml",
      "bad.yaml:7:14: error: traffic.footprint: the generators' regions do not fit in the memory (dram.size x platform.modules)"},
+    {"YAML: a second document after ---", "platform:\n  modules: 2\n---\nplatform:\n  modules: 3\n", "-c bad.yaml",
+     "bad.yaml:3:1: error: a second YAML document (after '---'); a file holds one document"},
+    {"YAML: a NUL byte", "platform:\n  modules: 2\0\n"sv, "-c bad.yaml",
+     "bad.yaml:2:13: error: a NUL character is not allowed in YAML text"},
+    {"YAML: a tab in the indentation", "platform:\n\tmodules: 2\n", "-c bad.yaml",
+     "bad.yaml:2:1: error: a tab character is not allowed in indentation (indent with spaces)"},
+    {"YAML: nesting deeper than the limit", "platform:\n  modules: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n", "-c bad.yaml",
+     "bad.yaml:2:74: error: nesting deeper than 64 levels"},
+    {"YAML: an alias inside its own anchor", "platform:\n  modules: &x [1, *x]\n", "-c bad.yaml",
+     "bad.yaml:2:12: error: an alias inside the node its anchor names (a cycle)"},
+    {"YAML: a NUL character from an escape", "workload:\n  file: \"w\\0.yaml\"\n", "-c bad.yaml",
+     "bad.yaml:2:9: error: a NUL character (\"\\0\") is not allowed in a value"},
+    {"hex float", "traffic:\n  write_ratio: 0x1p-1\n", "-c bad.yaml",
+     "bad.yaml:2:16: error: traffic.write_ratio: wrong type (expected a number, got '0x1p-1')"},
+    {"integer beyond 64 bits", "platform:\n  seed: 18446744073709551616\n", "-c bad.yaml",
+     "bad.yaml:2:9: error: platform.seed: value out of range (expected 0..18446744073709551615, got 18446744073709551616)"},
+    {"configuration file that is a folder", "", "-c .",
+     ".: error: is a directory, not a configuration file"},
+    {"configuration file without end", "", "-c /dev/zero",
+     "/dev/zero: error: the configuration file is larger than 64 MiB (the limit of an input file)"},
+    {"inconsistent: the key the user set is named", "", "-s l1.line_bytes=64",
+     "-s l1.line_bytes=64: error: l1.line_bytes: must equal llc.line_bytes (128)"},
+    {"inconsistent: the later of two layers is named", "l1:\n  line_bytes: 64\n", "-c bad.yaml -s llc.line_bytes=32",
+     "-s llc.line_bytes=32: error: llc.line_bytes: must equal l1.line_bytes (64)"},
+    {"seed below zero", "", "--seed -1",
+     "--seed: wrong type (expected an unsigned integer, got '-1')"},
+    {"seed past 2^64", "", "--seed 18446744073709551616",
+     "--seed: value out of range (expected 0..18446744073709551615, got 18446744073709551616)"},
+    {"seed with a leading zero (octal to CLI11)", "", "--seed 010",
+     "--seed: wrong type (expected an unsigned integer, got '010')"},
+    {"workload: a NUL byte in a program", "name: x\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n  - name: k\n    grid: 1\n    block: 64\n    program: |\n      # k\n      EX\0IT\n"sv, "-w bad.yaml",
+     "bad.yaml:10:9: error: a NUL character is not allowed in YAML text"},
+    {"workload: a second document", "name: x\n---\nname: y\n", "-w bad.yaml",
+     "bad.yaml:2:1: error: a second YAML document (after '---'); a file holds one document"},
+    {"workload: a tab in the indentation", "name: x\nbuffers:\n\t- {name: a, type: u32, elements: 64}\n", "-w bad.yaml",
+     "bad.yaml:3:1: error: a tab character is not allowed in indentation (indent with spaces)"},
+    {"workload: hex float", "name: x\nbuffers:\n  - {name: a, type: f32, elements: 64, init: {fill: 0x1p4}}\nkernels:\n  - name: k\n    grid: 1\n    block: 64\n    program: |\n      # k\n      EXIT\n", "-w bad.yaml",
+     "bad.yaml:3:53: error: buffers[0].init.fill: wrong type (expected a number, got '0x1p4')"},
+    {"workload: f32 iota overflowing to inf", "name: x\nbuffers:\n  - {name: a, type: f32, elements: 64, init: {iota: {start: 1.0e38, step: 1.0e37}}}\nkernels:\n  - name: k\n    grid: 1\n    block: 64\n    program: |\n      # k\n      EXIT\n", "-w bad.yaml",
+     "bad.yaml:3:75: error: buffers[0].init.iota.step: element 25 of buffer 'a' is 3.5e+38, which overflows f32 (largest 3.402823466e+38)"},
+    {"workload: a kernel the schedule never runs", "name: x\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n  - {name: k, grid: 1, block: 64, program: EXIT}\n  - {name: k2, grid: 1, block: 64, program: EXIT}\nschedule: [[k]]\n", "-w bad.yaml",
+     "bad.yaml:6:5: error: kernels[1]: kernel 'k2' is in no phase of the schedule, so it would never run"},
+    {"workload: one-line quoted program", "name: x\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n  - name: k\n    grid: 1\n    block: 64\n    program: \"MOV R1, 1\\nFADDD R1, R2, R3\\nEXIT\"\n", "-w bad.yaml",
+     "bad.yaml:8:26: error: kernels[0].program: unknown instruction 'FADDD' (did you mean 'FADD'?)"},
+    {"workload file that is a folder", "", "-w .",
+     ".: error: is a directory, not a workload file"},
+    {"workload file without end", "", "-w /dev/zero",
+     "/dev/zero: error: the workload file is larger than 64 MiB (the limit of an input file)"},
     {"unknown option", "", "--bogus",
      "The following argument was not expected: --bogus"},
     {"seed not a number", "", "--seed abc",
@@ -131,8 +183,8 @@ TEST_CASE("every bad input gives its exact message and exit code 2")
     cli_runner cli("bad");
     for (const auto& c : catalogue) {
         INFO("case: " << c.what);
-        if (*c.yaml)
-            cli.write("bad.yaml", c.yaml);
+        if (!c.yaml.empty())
+            cli.write("bad.yaml", std::string(c.yaml));
         auto r = cli.run(c.args);
         CHECK(r.code == 2);
         std::string first = r.err.substr(0, r.err.find('\n'));
@@ -156,4 +208,20 @@ TEST_CASE("all errors of a run are reported together, then a count")
           "-s dram.dmi=maybe: error: dram.dmi: wrong type (expected a boolean (true or false), "
           "got 'maybe')\n"
           "vgpu-sim: 3 configuration error(s); nothing was simulated\n");
+}
+
+TEST_CASE("an -s key path of 20000 names is an error at once")
+{
+    cli_runner cli("deep_key");
+    std::string path = "a";
+    for (int i = 1; i < 20000; ++i)
+        path += ".a";
+    const auto start = std::chrono::steady_clock::now();
+    auto r = cli.run("-s " + path + "=1");
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(r.code == 2);
+    CHECK(r.err.substr(0, r.err.find('\n')) ==
+          "-s " + path + "=1: error: malformed key path (more than 64 names)");
+    CHECK(seconds < 5);
 }

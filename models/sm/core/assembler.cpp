@@ -205,13 +205,12 @@ unsigned operand_count(syntax s)
 struct fixup {
     std::size_t pc;
     std::string label;
-    int line;
+    std::size_t line; ///< text offset of the line
     int col;
 };
 
 struct diagnostic {
-    int line;
-    int col;
+    std::size_t at; ///< text offset
     std::string message;
 };
 
@@ -230,25 +229,27 @@ public:
 
     assembly_result run(std::string_view text)
     {
-        int k = 0;
         std::size_t start = 0;
         while (start <= text.size()) {
             std::size_t end = text.find('\n', start);
             if (end == std::string_view::npos)
                 end = text.size();
-            m_line = m_origin.line + k;
+            m_line = start;
+            m_line_starts.push_back(start);
             parse_line(text.substr(start, end - start));
             start = end + 1;
-            ++k;
         }
         resolve_branches();
         check_end();
-        std::stable_sort(m_diags.begin(), m_diags.end(), [](const auto& a, const auto& b) {
-            return a.line != b.line ? a.line < b.line : a.col < b.col;
-        });
-        for (const diagnostic& d : m_diags)
-            m_result.errors.push_back(m_origin.file + ":" + std::to_string(d.line) + ":" +
-                                      std::to_string(d.col) + ": error: " + d.message);
+        std::stable_sort(m_diags.begin(), m_diags.end(),
+                         [](const auto& a, const auto& b) { return a.at < b.at; });
+        for (const diagnostic& d : m_diags) {
+            const auto [line, col] = locate(d.at);
+            m_result.errors.push_back(m_origin.file + ":" + std::to_string(line) + ":" +
+                                      std::to_string(col) + ": error: " + d.message);
+        }
+        for (std::size_t at : m_inst_at)
+            m_result.lines.push_back(locate(at).first);
         if (!m_result.ok()) {
             m_result.code.clear();
             m_result.lines.clear();
@@ -257,9 +258,26 @@ public:
     }
 
 private:
+    /// File line and column of a text offset.
+    std::pair<int, int> locate(std::size_t at) const
+    {
+        const auto& spans = m_origin.spans;
+        if (spans.empty()) {
+            const auto next = std::upper_bound(m_line_starts.begin(), m_line_starts.end(), at);
+            const auto k = static_cast<std::size_t>(next - m_line_starts.begin()) - 1;
+            return {m_origin.line + static_cast<int>(k),
+                    m_origin.col + static_cast<int>(at - m_line_starts[k])};
+        }
+        auto s = std::upper_bound(spans.begin(), spans.end(), at,
+                                  [](std::size_t a, const source_span& x) { return a < x.at; });
+        if (s != spans.begin())
+            --s;
+        return {s->line, s->fixed ? s->col : s->col + static_cast<int>(at - s->at)};
+    }
+
     void error(int col, std::string message)
     {
-        m_diags.push_back({m_line, m_origin.col + col, std::move(message)});
+        m_diags.push_back({m_line + static_cast<std::size_t>(col), std::move(message)});
     }
 
     void parse_line(std::string_view text)
@@ -314,8 +332,7 @@ private:
             ++i;
         const token mnemonic{text.substr(b, i - b), static_cast<int>(b)};
         const token rest{text.substr(i), static_cast<int>(i)};
-        m_result.lines.push_back(m_line);
-        m_cols.push_back(mnemonic.col);
+        m_inst_at.push_back(m_line + static_cast<std::size_t>(mnemonic.col));
         parse_instruction(inst, mnemonic, trim(rest));
         m_result.code.push_back(inst);
     }
@@ -325,7 +342,7 @@ private:
         const auto it = m_label_lines.find(label);
         if (it != m_label_lines.end()) {
             error(col, "duplicate label '" + std::string(label) + "' (first defined on line " +
-                           std::to_string(it->second) + ")");
+                           std::to_string(locate(it->second).first) + ")");
             return;
         }
         m_label_lines.emplace(std::string(label), m_line);
@@ -688,15 +705,15 @@ private:
     void check_end()
     {
         if (m_result.code.empty()) {
-            m_line = m_origin.line;
+            m_line = 0;
             error(0, "program is empty");
             return;
         }
         const instruction& last = m_result.code.back();
         const bool unconditional = last.guard == pred_true && !last.guard_neg;
         if (!unconditional || (last.op != opcode::EXIT && last.op != opcode::BRA)) {
-            m_line = m_result.lines.back();
-            error(m_cols.back(), "program must end with an unconditional EXIT or BRA");
+            m_line = m_inst_at.back();
+            error(0, "program must end with an unconditional EXIT or BRA");
         }
     }
 
@@ -706,12 +723,13 @@ private:
     std::vector<std::string> m_mnemonics;
     std::vector<std::string> m_sregs;
     std::vector<std::string> m_param_names;
-    std::map<std::string, int, std::less<>> m_label_lines;
-    std::vector<int> m_cols; ///< column of each instruction's mnemonic
+    std::map<std::string, std::size_t, std::less<>> m_label_lines; ///< text offset of each
+    std::vector<std::size_t> m_inst_at;     ///< text offset of each instruction's mnemonic
+    std::vector<std::size_t> m_line_starts; ///< text offset of each line
     std::vector<fixup> m_fixups;
     std::vector<diagnostic> m_diags;
     assembly_result m_result;
-    int m_line = 0;
+    std::size_t m_line = 0; ///< text offset of the line being read
 };
 
 } // namespace
