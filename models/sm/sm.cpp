@@ -79,9 +79,8 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
         SC_REPORT_ERROR("vgpu/sm", "core clock period below the time resolution");
     for (auto& c : m_cta_slots)
         c.ctx.params.reserve(cp::max_params);
-    m_jobs.resize(static_cast<std::size_t>(cfg.warp_slots) * warp_size);
-    m_line_bufs.resize(static_cast<std::size_t>(cfg.lsu_threads + 1) * line_bytes);
-    m_be_bufs.resize(m_line_bufs.size());
+    m_line_bufs.resize(line_bytes);
+    m_be_bufs.resize(line_bytes);
     for (unsigned w = 0; w < cfg.warp_slots; ++w) {
         if (per_warp_stats)
             m_slot_stats.push_back(std::make_unique<slot_stats>(m_stats, w));
@@ -93,8 +92,9 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
     SC_HAS_PROCESS(sm);
     SC_THREAD(issue_loop);
     if (clk.accurate) {
+        // The first LSU threads; more start on demand (sm.lsu_threads has no effect on timing).
         for (unsigned i = 0; i < cfg.lsu_threads; ++i)
-            sc_core::sc_spawn([this, i] { lsu_thread(i); }, sc_core::sc_gen_unique_name("lsu"));
+            m_lsu_idle.push_back(spawn_lsu());
     }
 }
 
@@ -425,12 +425,20 @@ void sm::issue_mem(unsigned slot, const step_result& r)
     ++c.outstanding;
     if (m_clk.accurate) {
         ws.board.memory_issued();
+        // One LSU thread per line request, woken in request order (so the order in which the
+        // requests reach the L1 does not depend on which thread takes which).
         for (unsigned i = 0; i < op.lines.count; ++i) {
-            m_jobs[(m_job_head + m_job_count) % m_jobs.size()] = {static_cast<std::uint16_t>(slot),
-                                                                  static_cast<std::uint16_t>(i)};
-            ++m_job_count;
+            unsigned id;
+            if (m_lsu_idle.empty()) {
+                id = spawn_lsu();
+            } else {
+                id = m_lsu_idle.back();
+                m_lsu_idle.pop_back();
+            }
+            lsu_worker& w = *m_lsu[id];
+            w.job = {static_cast<std::uint16_t>(slot), static_cast<std::uint16_t>(i)};
+            w.go.notify(sc_core::SC_ZERO_TIME);
         }
-        m_job_event.notify();
         return;
     }
     const sc_core::sc_time now = sc_core::sc_time_stamp();
@@ -753,7 +761,7 @@ void sm::issue_loop()
         const std::uint64_t before = m_cycle;
         if (!m_clk.accurate && target != never)
             m_cycle = target; // nothing can change before target: jump (idle costs nothing)
-        else if (!m_clk.accurate && m_job_count == 0 && m_slots.pending().empty())
+        else if (!m_clk.accurate && m_slots.pending().empty())
             SC_REPORT_ERROR("vgpu/sm", "issue loop blocked with nothing that could wake it");
         else
             block(target);
@@ -763,26 +771,34 @@ void sm::issue_loop()
     }
 }
 
+unsigned sm::spawn_lsu()
+{
+    const auto id = static_cast<unsigned>(m_lsu.size());
+    auto w = std::make_unique<lsu_worker>();
+    w->buf.resize(m_line_bytes);
+    w->be.resize(m_line_bytes);
+    m_lsu.push_back(std::move(w));
+    sc_core::sc_spawn([this, id] { lsu_thread(id); }, sc_core::sc_gen_unique_name("lsu"));
+    return id;
+}
+
 void sm::lsu_thread(unsigned id)
 {
-    std::uint8_t* buf = &m_line_bufs[static_cast<std::size_t>(id + 1) * m_line_bytes];
-    std::uint8_t* be = &m_be_bufs[static_cast<std::size_t>(id + 1) * m_line_bytes];
+    lsu_worker& w = *m_lsu[id];
     for (;;) {
-        while (m_job_count == 0)
-            sc_core::wait(m_job_event);
-        const lsu_job job = m_jobs[m_job_head];
-        m_job_head = (m_job_head + 1) % m_jobs.size();
-        --m_job_count;
+        sc_core::wait(w.go);
+        const lsu_job job = w.job;
         mem_op& op = m_warps[job.slot].op;
         const sc_core::sc_time at = time_of(op.issue + job.line);
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
-        do_line(job.slot, job.line, delay, buf, be);
+        do_line(job.slot, job.line, delay, w.buf.data(), w.be.data());
         if (--op.remaining == 0) {
             finish_mem(job.slot);
             ++m_wakeups;
             m_wake.notify(sc_core::SC_ZERO_TIME);
         }
+        m_lsu_idle.push_back(id);
     }
 }
 
