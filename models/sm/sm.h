@@ -131,7 +131,24 @@ private:
     struct lsu_job {
         std::uint16_t slot;
         std::uint16_t line;
+        bool fetch = false; ///< program fetch: lines line, line + fetch_threads, ...
     };
+
+    /// The program fetch in progress (its lines may be fetched by LSU threads).
+    struct fetch_state {
+        const cp::cta_launch* launch = nullptr;
+        std::uint64_t first = 0; ///< VA of the first line
+        unsigned lines = 0;      ///< lines to fetch
+        std::uint64_t ready = 0; ///< cycle the first line is requested (line i at ready + i)
+        std::uint64_t end = 0;   ///< cycle the last line arrived
+        unsigned left = 0;       ///< LSU threads still fetching (accurate mode)
+        bool failed = false;
+        std::uint64_t fail_va = 0; ///< lowest VA whose fetch failed
+        tlm::tlm_response_status fail_status = tlm::TLM_OK_RESPONSE;
+    };
+    /// Accurate mode: LSU threads that fetch a program's lines in parallel (each fetches every
+    /// fetch_threads-th line).
+    static constexpr unsigned fetch_threads = 64;
 
     /// An LSU thread (accurate mode): performs one line request at a time with its own buffers.
     struct lsu_worker {
@@ -147,6 +164,8 @@ private:
     void lsu_thread(unsigned id);
     /// Starts another LSU thread (not in the idle list); returns its index.
     unsigned spawn_lsu();
+    /// Hands a job to an idle LSU thread (a new one if none is idle), woken in the next delta.
+    void hand_to_lsu(const lsu_job& job);
 
     sc_core::sc_time time_of(std::uint64_t cycle) const;
     std::uint64_t cycle_of(const sc_core::sc_time& t) const; ///< rounded up
@@ -157,6 +176,9 @@ private:
 
     void start_cta(int c);
     int fetch_program(cta_slot& c, std::uint64_t& ready);
+    /// Fetches line i of m_fetch into m_fetch_buf (delay: until cycle ready + i); false if it
+    /// failed.
+    bool fetch_line(unsigned i);
     void issue(unsigned slot);
     void update_next(unsigned slot);
     void issue_mem(unsigned slot, const step_result& r);
@@ -205,6 +227,8 @@ private:
     std::vector<std::uint8_t> m_line_bufs; ///< fast mode: line data
     std::vector<std::uint8_t> m_be_bufs;   ///< fast mode: byte enables
     std::vector<std::uint8_t> m_fetch_buf;
+    fetch_state m_fetch;
+    sc_core::sc_event m_fetch_done; ///< accurate mode: the last fetching LSU thread finished
     std::string m_last_fault;
     std::vector<std::string> m_warp_tracks; ///< "warp <slot>"
 
