@@ -219,7 +219,20 @@ std::string gpu_platform::bound_by() const
         {m_alu_share.value(), "alu latency"},
         {m_barrier_share.value(), "barriers"},
     };
-    return std::max_element(std::begin(shares), std::end(shares))->second;
+    const auto largest = std::max_element(std::begin(shares), std::end(shares));
+    // A memory-side resource saturated over the kernels' time bounds the run, however the SM
+    // cycles split (the window rule, over the span from the first phase to the last).
+    const auto& phases = host.phases();
+    if (!phases.empty() && phases.front().start_mark >= 0 && phases.back().ended &&
+        phases.back().end_mark >= 0) {
+        const std::vector<bool> sms(all_sms().size(), true);
+        const window_figures f =
+            compute_figures(deltas(phases.front().start_mark, phases.back().end_mark, sms,
+                                   phases.back().end - phases.front().start));
+        if (f.busiest_busy_share >= saturated_busy_share && f.busiest_busy_share > largest->first)
+            return "memory";
+    }
+    return largest->second;
 }
 
 bool gpu_platform::finished() const

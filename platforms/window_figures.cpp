@@ -43,11 +43,13 @@ window_figures compute_figures(const window_deltas& d)
         {f.alu_share, "alu_latency"},
         {f.barrier_share, "barriers"},
     };
-    f.bound =
-        std::max_element(std::begin(shares), std::end(shares), [](const auto& a, const auto& b) {
-            return a.first < b.first;
-        })->second;
-    if (f.bound == "memory")
+    const auto largest =
+        std::max_element(std::begin(shares), std::end(shares),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+    f.bound = largest->second;
+    if (f.busiest_busy_share >= saturated_busy_share && f.busiest_busy_share > largest->first)
+        f.bound = "memory_bandwidth";
+    else if (f.bound == "memory")
         f.bound = f.busiest_busy_share >= bandwidth_bound_busy_share ? "memory_bandwidth"
                                                                      : "memory_latency";
     return f;

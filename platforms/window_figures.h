@@ -30,6 +30,10 @@ struct window_deltas {
 /// Share of a window's busiest memory resource at or above which memory stalls are
 /// `memory_bandwidth` rather than `memory_latency`.
 constexpr double bandwidth_bound_busy_share = 0.7;
+/// Share of a window's busiest memory resource at or above which that resource, when its share
+/// is larger than every share of the SM cycles, bounds the window (`memory_bandwidth`): the
+/// memory side ran at its limit however the SM cycles split (e.g. half issuing, half waiting).
+constexpr double saturated_busy_share = 0.95;
 
 /// The figures of a window (field names as in stats.json).
 struct window_figures {

@@ -2,6 +2,7 @@
 #include "models/l1/l1.h"
 #include "tlm_bus/byte_enables.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -13,19 +14,23 @@ sc_core::sc_time from_value(std::uint64_t v)
     return sc_core::sc_time::from_value(v);
 }
 
-/// The L1's controller core: write-through, no-write-allocate, modulo set index; in fast mode a
-/// hit on a line with several fills in flight waits for the one in the last MSHR slot.
+/// The L1's controller core: sectored, write-through, no-write-allocate, modulo set index.
 cache::controller_params core_params(const l1_config& cfg)
 {
     cache::controller_params p;
     p.sets = cfg.sets;
     p.ways = cfg.ways;
     p.line_bytes = cfg.line_bytes;
+    p.sector_bytes = cfg.sector_bytes;
     p.index = cache::index_kind::modulo;
     p.mshrs = cfg.mshrs;
     p.policy = cache::write_policy::write_through_no_allocate;
-    p.fast_merge = cache::merge_wait::last_slot;
     return p;
+}
+
+double count(std::uint64_t v)
+{
+    return static_cast<double>(v);
 }
 } // namespace
 
@@ -33,29 +38,49 @@ l1::l1(const sc_core::sc_module_name& name, const l1_config& cfg, const clock_pa
     : sc_module(name), in("in"), out("out"), m_cfg(cfg), m_accurate(clk.accurate),
       m_hit(static_cast<double>(cfg.hit_latency) * static_cast<double>(clk.core_ps),
             sc_core::SC_PS),
-      m_core(core_params(cfg)), m_log(this->name()), m_stats(this->name()),
-      m_reads(m_stats, "reads", "count", "read requests"),
+      m_cycle_ps(sc_core::sc_time(static_cast<double>(clk.core_ps), sc_core::SC_PS).value()),
+      m_core(core_params(cfg)), m_tags(cfg.lines_per_cycle), m_log(this->name()),
+      m_stats(this->name()), m_reads(m_stats, "reads", "count", "read requests"),
       m_writes(m_stats, "writes", "count", "write requests (all forwarded)"),
       m_invalidations(m_stats, "invalidations", "count",
                       "whole-cache invalidations at a new epoch (kernel boundary)"),
       m_errors(m_stats, "errors", "count", "requests answered with an error response"),
+      m_bytes_fetched(m_stats, "bytes_fetched", "bytes",
+                      "bytes read below by misses (the span of the sectors each one fetched)"),
+      m_tag_stalls(m_stats, "tag_stalls", "count",
+                   "line lookups that waited for the tag stage (l1.lines_per_cycle taken)"),
       m_hits(m_stats, "hits", "count", "read line lookups served from the array",
-             [this] { return static_cast<double>(m_core.counts().hits); }),
-      m_misses(m_stats, "misses", "count", "read line lookups that fetched the line",
-               [this] { return static_cast<double>(m_core.counts().misses); }),
+             [this] { return count(m_core.counts().hits); }),
+      m_misses(m_stats, "misses", "count",
+               "read line lookups that fetched sectors (line_misses + sector_misses)",
+               [this] { return count(m_core.counts().misses); }),
+      m_line_misses(
+          m_stats, "line_misses", "count",
+          "misses whose line was absent (the sectors read are fetched)",
+          [this] { return count(m_core.counts().misses - m_core.counts().sector_misses); }),
+      m_sector_misses(m_stats, "sector_misses", "count",
+                      "misses whose line was resident without every sector read (the missing "
+                      "ones are fetched)",
+                      [this] { return count(m_core.counts().sector_misses); }),
       m_merges(m_stats, "mshr_merges", "count",
                "read line lookups that waited for a fill already in flight",
-               [this] { return static_cast<double>(m_core.counts().merges); }),
+               [this] { return count(m_core.counts().merges); }),
       m_full_stalls(m_stats, "mshr_full_stalls", "count", "misses that waited for a free MSHR",
-                    [this] { return static_cast<double>(m_core.counts().full_stalls); }),
+                    [this] { return count(m_core.counts().full_stalls); }),
       m_hit_rate(m_stats, "hit_rate", "ratio", "hits / (hits + misses + mshr_merges)",
                  [this] {
                      const cache::controller_counts& c = m_core.counts();
-                     double all = static_cast<double>(c.hits + c.misses + c.merges);
-                     return all > 0 ? static_cast<double>(c.hits) / all : 0.0;
+                     double all = count(c.hits + c.misses + c.merges);
+                     return all > 0 ? count(c.hits) / all : 0.0;
                  }),
+      m_overrun(m_stats, "capacity_overrun", "ns",
+                "fast mode: MSHR time booked beyond l1.mshrs (a miss that outlived every earlier "
+                "one into a stretch where all were taken; 0 normally)",
+                [this] { return count(m_core.fast_mshrs().overrun()) / 1000.0; }),
       m_miss_latency(m_stats, "miss_latency", "ns",
-                     "time from a missing read's arrival to its line's arrival")
+                     "time from a missing read's arrival to its sectors' arrival"),
+      m_tag_wait(m_stats, "tag_wait", "ns",
+                 "time a line lookup waited for the tag stage (every lookup, reads and writes)")
 {
     in.register_b_transport(this, &l1::b_transport);
     in.register_transport_dbg(this, &l1::transport_dbg);
@@ -78,7 +103,7 @@ void l1::new_epoch(std::uint32_t epoch)
 {
     m_epoch = epoch;
     ++m_invalidations;
-    m_core.invalidate_all([](std::uint64_t, const std::uint8_t*) {
+    m_core.invalidate_all([](std::uint64_t, const std::uint8_t*, cache::sector_mask) {
         SC_REPORT_ERROR("vgpu/l1", "an L1 line was dirty");
     });
 }
@@ -118,9 +143,17 @@ tlm::tlm_response_status l1::read(tlm::tlm_generic_payload& gp, sc_core::sc_time
 
 void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
 {
-    // Write-through: the tag check, then the write travels on with its byte enables. The
-    // payload is forwarded as it is (an interconnect may do so), so nothing is copied.
-    delay += m_hit;
+    // Write-through: a tag check per line, then the write travels on with its byte enables.
+    // The payload is forwarded as it is (an interconnect may do so), so nothing is copied.
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t arrival = now + delay.value();
+    std::uint64_t start = arrival;
+    tlm_bus::for_each_segment(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), nullptr, 0,
+                              m_cfg.line_bytes, [&](const segment&) {
+                                  start = tag_start(arrival);
+                                  return true;
+                              });
+    delay = sc_core::sc_time::from_value(start + m_hit.value() - now);
     out->b_transport(gp, delay);
     gp.set_dmi_allowed(false);
     if (!gp.is_response_ok())
@@ -129,14 +162,73 @@ void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), gp.get_byte_enable_ptr(),
         gp.get_byte_enable_length(), m_cfg.line_bytes, [&](const segment& s) {
             // A fill in flight may have read the line before this write reached memory: the
-            // core marks it stale. A present line is updated (clean).
+            // core marks it stale. A present line is updated (clean): the sectors written whole
+            // become valid, the bytes in other valid sectors are updated, the rest skipped.
             if (m_core.wrote_below(s.addr)) {
+                cache::sector_cover c;
                 tlm_bus::for_each_run(
                     s.len, s.be, s.be_len, s.be_offset,
-                    [&](unsigned off, unsigned n) { m_core.write(s.addr + off, s.data + off, n); });
+                    [&](unsigned off, unsigned n) { m_core.cover(c, s.addr + off, n); });
+                m_core.array().set_valid(s.addr, c.whole);
+                tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset,
+                                      [&](unsigned off, unsigned n) {
+                                          m_core.write_valid(s.addr + off, s.data + off, n);
+                                      });
             }
             return true;
         });
+}
+
+std::uint64_t l1::tag_start(std::uint64_t arrival)
+{
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t start = m_tags.reserve_for(arrival, m_cycle_ps, now).start;
+    if (start > arrival)
+        ++m_tag_stalls;
+    m_tag_wait.sample(static_cast<double>(start - arrival) / 1000.0);
+    return start;
+}
+
+cache::sector_mask l1::need(const segment& s) const
+{
+    cache::sector_cover c;
+    tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset,
+                          [&](unsigned off, unsigned n) { m_core.cover(c, s.addr + off, n); });
+    return c.touched;
+}
+
+tlm::tlm_response_status l1::fetch(std::uint64_t line, cache::sector_mask sectors,
+                                   std::uint8_t* buf, const tlm_bus::gpu_extension* ext,
+                                   sc_core::sc_time& delay)
+{
+    unsigned off = 0, bytes = 0;
+    m_core.fetch_span(sectors, off, bytes);
+    m_bytes_fetched += bytes;
+    const unsigned sb = m_core.array().sector_bytes();
+    const auto first = static_cast<unsigned>(__builtin_ctzll(sectors));
+    const cache::sector_mask span = ((cache::sector_mask{2} << (bytes / sb - 1)) - 1) << first;
+    if (span == sectors)
+        return out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, ext);
+    // The span covers valid sectors too: only the missing ones are taken from it (the valid
+    // ones in `buf` are the L1's copy the request is served with).
+    std::uint8_t* tmp = take_buffer();
+    const tlm::tlm_response_status status =
+        out.access(tlm::TLM_READ_COMMAND, line + off, tmp + off, bytes, delay, ext);
+    for (cache::sector_mask m = sectors; m != 0; m &= m - 1) {
+        const unsigned o = static_cast<unsigned>(__builtin_ctzll(m)) * sb;
+        std::memcpy(buf + o, tmp + o, sb);
+    }
+    m_core.give_buffer(tmp);
+    return status;
+}
+
+void l1::copy_valid(std::uint64_t line, cache::sector_mask sectors, std::uint8_t* buf) const
+{
+    const unsigned sb = m_core.array().sector_bytes();
+    for (cache::sector_mask m = sectors & m_core.array().valid_sectors(line); m != 0; m &= m - 1) {
+        const unsigned off = static_cast<unsigned>(__builtin_ctzll(m)) * sb;
+        m_core.read(line + off, buf + off, sb);
+    }
 }
 
 void l1::copy_from_array(const segment& s) const
@@ -154,9 +246,9 @@ void l1::copy_from_buffer(const segment& s, const std::uint8_t* line_data) const
     });
 }
 
-void l1::install(std::uint64_t line, const std::uint8_t* data)
+void l1::install(std::uint64_t line, const std::uint8_t* data, cache::sector_mask sectors)
 {
-    if (m_core.complete_fill(line, data).dirty)
+    if (m_core.complete_fill(line, data, sectors).dirty)
         SC_REPORT_ERROR("vgpu/l1", (std::string(name()) + ": evicted a dirty line").c_str());
 }
 
@@ -173,31 +265,38 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
 {
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     const std::uint64_t arrival = now + delay.value();
-    const std::uint64_t tag_done = arrival + m_hit.value();
+    const std::uint64_t tag_done = tag_start(arrival) + m_hit.value();
     const std::uint64_t line = m_core.line_addr(s.addr);
-    const cache::cache_controller::timed_outcome t = m_core.lookup_at(s.addr, tag_done);
+    const cache::sector_mask sectors = need(s);
+    if (sectors == 0) { // no byte enabled: nothing to read
+        delay = from_value(tag_done - now);
+        return tlm::TLM_OK_RESPONSE;
+    }
+    const cache::cache_controller::timed_outcome t = m_core.lookup_at(s.addr, sectors, tag_done);
     if (t.result != cache::cache_controller::outcome::miss) {
         // A hit, or a merge that completes when the fill in flight arrives.
         copy_from_array(s);
         delay = from_value(t.ready - now);
         return tlm::TLM_OK_RESPONSE;
     }
-    // The MSHR freed first serves this miss; if it is still busy at tag time, wait for it.
-    std::uint64_t issue = 0;
-    const unsigned slot = m_core.reserve_fill(tag_done, issue);
-    sc_core::sc_time d = from_value(issue - now);
+    // An MSHR must be free from the issue until the data arrives (interval booking).
+    cache::cache_controller::fast_miss m = m_core.begin_fast_miss(tag_done, true, 0, now);
+    sc_core::sc_time d = from_value(m.issue - now);
     std::uint8_t* buf = take_buffer();
-    const tlm::tlm_response_status status =
-        out.access(tlm::TLM_READ_COMMAND, line, buf, m_cfg.line_bytes, d, ext);
+    copy_valid(line, sectors, buf);
+    const tlm::tlm_response_status status = fetch(line, t.fetch, buf, ext, d);
+    std::uint64_t ready = sc_core::sc_time_stamp().value() + d.value();
     if (status == tlm::TLM_OK_RESPONSE) {
-        install(line, buf);
+        install(line, buf, t.fetch);
+        if (m_core.array().probe(line))
+            m_core.array().set_ready(line, t.fetch, ready);
         copy_from_buffer(s, buf);
-        const std::uint64_t ready = sc_core::sc_time_stamp().value() + d.value();
-        m_core.fill_arrives(slot, line, ready);
         m_miss_latency.sample(static_cast<double>(ready - arrival) / 1000.0);
     }
+    m_core.end_fast_miss(m, ready, 0);
     m_core.give_buffer(buf);
-    delay = d;
+    // The valid sectors it needs may still be in flight too.
+    delay = from_value(std::max(ready, t.ready) - now);
     return status;
 }
 
@@ -205,16 +304,23 @@ tlm::tlm_response_status l1::read_accurate(const segment& s, const tlm_bus::gpu_
                                            sc_core::sc_time& delay)
 {
     using outcome = cache::cache_controller::outcome;
-    const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
-    const sc_core::sc_time tag_done = arrival + m_hit;
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t arrival = now + delay.value();
+    const sc_core::sc_time tag_done = from_value(tag_start(arrival) + m_hit.value());
     const std::uint64_t line = m_core.line_addr(s.addr);
+    const cache::sector_mask sectors = need(s);
     auto until = [](const sc_core::sc_time& t) {
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
-        return t > now ? t - now : sc_core::SC_ZERO_TIME;
+        const sc_core::sc_time n = sc_core::sc_time_stamp();
+        return t > n ? t - n : sc_core::SC_ZERO_TIME;
     };
+    if (sectors == 0) { // no byte enabled: nothing to read
+        delay = until(tag_done);
+        return tlm::TLM_OK_RESPONSE;
+    }
     // A merge waits for the fill in flight, a stall for a free MSHR; then look again.
     cache::cache_controller::request r;
-    for (outcome o = m_core.lookup(s.addr, r); o != outcome::miss; o = m_core.lookup(s.addr, r)) {
+    for (outcome o = m_core.lookup(s.addr, sectors, r); o != outcome::miss;
+         o = m_core.lookup(s.addr, sectors, r)) {
         if (o == outcome::hit) {
             copy_from_array(s);
             delay = until(tag_done);
@@ -222,16 +328,19 @@ tlm::tlm_response_status l1::read_accurate(const segment& s, const tlm_bus::gpu_
         }
         sc_core::wait(m_fill_done);
     }
+    // The request is served from the line buffer: its valid sectors now, the rest fetched
+    // (the line may be evicted while the fetch is in flight).
     std::uint8_t* buf = take_buffer();
+    copy_valid(line, sectors, buf);
     sc_core::sc_time d = until(tag_done);
-    const tlm::tlm_response_status status =
-        out.access(tlm::TLM_READ_COMMAND, line, buf, m_cfg.line_bytes, d, ext);
-    // The line becomes visible to merged requests when its data arrives.
+    const tlm::tlm_response_status status = fetch(line, r.fetch, buf, ext, d);
+    // The sectors become visible to merged requests when their data arrives.
     sc_core::wait(d);
     if (status == tlm::TLM_OK_RESPONSE) {
-        install(line, buf);
+        install(line, buf, r.fetch);
         copy_from_buffer(s, buf);
-        m_miss_latency.sample((sc_core::sc_time_stamp() - arrival).to_seconds() * 1e9);
+        m_miss_latency.sample(static_cast<double>(sc_core::sc_time_stamp().value() - arrival) /
+                              1000.0);
     }
     m_core.give_buffer(buf);
     m_core.finish_miss(line);
@@ -248,7 +357,7 @@ unsigned l1::transport_dbg(tlm::tlm_generic_payload& gp)
         tlm_bus::for_each_segment(gp.get_address(), gp.get_data_ptr(), n, nullptr, 0,
                                   m_cfg.line_bytes, [&](const segment& s) {
                                       if (m_core.array().probe(s.addr))
-                                          m_core.array().write(s.addr, s.data, s.len, false);
+                                          m_core.write_valid(s.addr, s.data, s.len);
                                       return true;
                                   });
     }

@@ -41,8 +41,19 @@ private:
                                        sc_core::sc_time& delay);
     tlm::tlm_response_status read_accurate(const segment& s, const tlm_bus::gpu_extension* ext,
                                            sc_core::sc_time& delay);
-    /// Installs a fetched line unless a write overtook its fill; the victim is never dirty.
-    void install(std::uint64_t line, const std::uint8_t* data);
+    /// Books the tag stage (l1.lines_per_cycle lookups per cycle) for a lookup arriving at
+    /// `arrival` (ps); returns when its tag check starts.
+    std::uint64_t tag_start(std::uint64_t arrival);
+    /// Sectors of the line that the enabled bytes of `s` touch.
+    cache::sector_mask need(const segment& s) const;
+    /// Reads the sectors `fetch` of `line` below into `buf` (an image of the line) with `delay`
+    /// as the offset; counts the bytes.
+    tlm::tlm_response_status fetch(std::uint64_t line, cache::sector_mask fetch, std::uint8_t* buf,
+                                   const tlm_bus::gpu_extension* ext, sc_core::sc_time& delay);
+    /// Copies the valid sectors of `line` among `sectors` into `buf` (an image of the line).
+    void copy_valid(std::uint64_t line, cache::sector_mask sectors, std::uint8_t* buf) const;
+    /// Installs fetched sectors unless a write overtook their fill; the victim is never dirty.
+    void install(std::uint64_t line, const std::uint8_t* data, cache::sector_mask sectors);
     /// Copies the enabled bytes of `s` out of the resident line.
     void copy_from_array(const segment& s) const;
     /// Copies the enabled bytes of `s` out of a line buffer holding its line.
@@ -51,15 +62,18 @@ private:
 
     const l1_config m_cfg;
     const bool m_accurate;
-    const sc_core::sc_time m_hit;   ///< hit latency
-    cache::cache_controller m_core; ///< tags, data, MSHRs, write-through policy, outcome counts
-    sc_core::sc_event m_fill_done;  ///< accurate mode: an MSHR was released
-    std::uint32_t m_epoch = 0;      ///< newest epoch seen
+    const sc_core::sc_time m_hit;    ///< hit latency
+    const std::uint64_t m_cycle_ps;  ///< core clock period: a lookup holds the tag stage that long
+    cache::cache_controller m_core;  ///< tags, data, MSHRs, write-through policy, outcome counts
+    cache::capacity_timeline m_tags; ///< the tag stage: lines_per_cycle lookups per cycle
+    sc_core::sc_event m_fill_done;   ///< accurate mode: an MSHR was released
+    std::uint32_t m_epoch = 0;       ///< newest epoch seen
     logger m_log;
     stats::group m_stats;
-    stats::counter m_reads, m_writes, m_invalidations, m_errors;
-    stats::formula m_hits, m_misses, m_merges, m_full_stalls, m_hit_rate;
-    stats::average m_miss_latency;
+    stats::counter m_reads, m_writes, m_invalidations, m_errors, m_bytes_fetched, m_tag_stalls;
+    stats::formula m_hits, m_misses, m_line_misses, m_sector_misses, m_merges, m_full_stalls,
+        m_hit_rate, m_overrun;
+    stats::average m_miss_latency, m_tag_wait;
 };
 
 } // namespace vgpu::l1

@@ -4,6 +4,8 @@
 
 #include "models/common/config.h"
 
+#include <string>
+
 namespace vgpu::l1 {
 
 /// How the L1 caches of a cluster are organised (the L1-sharing block adds shared, adaptive).
@@ -24,7 +26,9 @@ struct l1_config {
     unsigned sets = 64;                            ///< sets per L1
     unsigned ways = 4;                             ///< lines per set
     unsigned line_bytes = 128;                     ///< bytes per line (= llc.line_bytes)
-    unsigned hit_latency = 28;                     ///< core cycles from request to hit data
+    unsigned sector_bytes = 32;                    ///< bytes per sector (valid bits, fetches)
+    unsigned hit_latency = 28;                     ///< core cycles from lookup to hit data
+    unsigned lines_per_cycle = 1;                  ///< line lookups (tag and data) per core cycle
     unsigned mshrs = 32;                           ///< line misses outstanding at once
     sharing_mode sharing = sharing_mode::private_; ///< organisation among the SMs of a cluster
 
@@ -35,16 +39,37 @@ struct l1_config {
         v.value("ways", ways, spec("lines per set (associativity)").range(1, 64));
         v.value("line_bytes", line_bytes,
                 spec("bytes per line, equal to llc.line_bytes").range(16, 4096).pow2().unit("B"));
+        v.value("sector_bytes", sector_bytes,
+                spec("bytes per sector: a line holds valid data per sector, a miss fetches only "
+                     "the sectors it needs that are missing, a hit needs every sector it reads")
+                    .range(4, 4096)
+                    .pow2()
+                    .unit("B"));
         v.value("hit_latency", hit_latency,
-                spec("core cycles from a request to its hit data (also the tag-check time of a "
-                     "miss or a write)")
+                spec("core cycles from the start of a line lookup to its hit data (also the "
+                     "tag-check time of a miss or a write)")
                     .range(0, 10000)
                     .unit("cycles"));
-        v.value("mshrs", mshrs, spec("line misses outstanding at once").range(1, 1024));
+        v.value("lines_per_cycle", lines_per_cycle,
+                spec("line lookups (tag check and data access) the L1 serves per core cycle; "
+                     "a lookup that finds them taken waits for the next free one")
+                    .range(1, 64));
+        v.value("mshrs", mshrs,
+                spec("line misses outstanding at once: bounds the SM's loads in flight below the "
+                     "L1, in both timing modes")
+                    .range(1, 1024));
         v.choice("sharing", sharing,
                  spec("organisation of the L1s of a cluster: private = one per SM"));
     }
-    void validate(config::checker&) const {}
+    void validate(config::checker& c) const
+    {
+        if (sector_bytes > line_bytes)
+            c.error("l1.sector_bytes",
+                    "larger than l1.line_bytes (" + std::to_string(line_bytes) + ")");
+        else if (line_bytes / sector_bytes > 64)
+            c.error("l1.sector_bytes", "more than 64 sectors per line (l1.line_bytes " +
+                                           std::to_string(line_bytes) + ")");
+    }
 };
 
 } // namespace vgpu::l1

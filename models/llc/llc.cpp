@@ -1,4 +1,5 @@
 // One LLC slice. See models/llc/README.md.
+#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "models/llc/llc.h"
 #include "tlm_bus/byte_enables.h"
 
@@ -26,9 +27,11 @@ cache::controller_params core_params(const llc_config& cfg)
     p.sets = cfg.sets;
     p.ways = cfg.ways;
     p.line_bytes = cfg.line_bytes;
+    p.sector_bytes = cfg.sector_bytes;
     p.index = cache::index_kind::xor_fold;
     p.mshrs = cfg.mshrs;
     p.policy = cache::write_policy::write_back_allocate;
+    p.wb_entries = cfg.wb_entries;
     return p;
 }
 
@@ -46,28 +49,58 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
       m_stats(this->name()), m_reads(m_stats, "reads", "count", "read requests"),
       m_writes(m_stats, "writes", "count", "write requests"),
       m_errors(m_stats, "errors", "count", "requests answered with an error response"),
+      m_bytes_fetched(m_stats, "bytes_fetched", "bytes",
+                      "bytes read from DRAM by misses (the span of the sectors each one fetched)"),
+      m_writeback_bytes(m_stats, "writeback_bytes", "bytes",
+                        "bytes written to DRAM by write-backs (dirty sectors only)"),
+      m_wb_read_waits(m_stats, "wb_read_waits", "count",
+                      "misses whose fetch waited until their line's buffered write-back had "
+                      "reached DRAM"),
       m_hits(m_stats, "hits", "count", "line lookups served from the array",
              [this] { return count(m_core.counts().hits); }),
-      m_misses(m_stats, "misses", "count", "line lookups that allocated the line",
+      m_misses(m_stats, "misses", "count",
+               "line lookups that allocated the line or fetched sectors (line_misses + "
+               "sector_misses)",
                [this] { return count(m_core.counts().misses); }),
+      m_line_misses(
+          m_stats, "line_misses", "count", "misses whose line was absent",
+          [this] { return count(m_core.counts().misses - m_core.counts().sector_misses); }),
+      m_sector_misses(m_stats, "sector_misses", "count",
+                      "misses whose line was resident without every sector needed (the missing "
+                      "ones are fetched)",
+                      [this] { return count(m_core.counts().sector_misses); }),
       m_merges(m_stats, "mshr_merges", "count",
-               "line lookups that waited for a fill already in flight",
+               "line lookups that waited for a fill or a buffered write-back of their line",
                [this] { return count(m_core.counts().merges); }),
       m_full_stalls(m_stats, "mshr_full_stalls", "count", "misses that waited for a free MSHR",
                     [this] { return count(m_core.counts().full_stalls); }),
-      m_fills(m_stats, "fills", "count", "lines read from DRAM",
+      m_fills(m_stats, "fills", "count", "fills from DRAM (some sectors of a line each)",
               [this] { return count(m_core.counts().fills); }),
-      m_writebacks(m_stats, "writebacks", "count", "dirty lines written back to DRAM",
+      m_writebacks(m_stats, "writebacks", "count",
+                   "dirty victims put into the write-back buffer (and written to DRAM)",
                    [this] { return count(m_core.counts().writebacks); }),
+      m_wb_full_stalls(m_stats, "wb_full_stalls", "count",
+                       "misses whose dirty victim waited for a free write-back buffer entry",
+                       [this] { return count(m_core.counts().wb_full_stalls); }),
       m_hit_rate(m_stats, "hit_rate", "ratio", "hits / (hits + misses + mshr_merges)",
                  [this] {
                      const cache::controller_counts& c = m_core.counts();
                      double all = count(c.hits + c.misses + c.merges);
                      return all > 0 ? count(c.hits) / all : 0.0;
                  }),
+      m_overrun(m_stats, "capacity_overrun", "ns",
+                "fast mode: MSHR and write-back buffer time booked beyond llc.mshrs and "
+                "llc.wb_entries (an interval that outlived every earlier one into a stretch "
+                "where all were taken; 0 normally)",
+                [this] {
+                    return count(m_core.fast_mshrs().overrun() + m_core.fast_wb().overrun()) /
+                           1000.0;
+                }),
       m_bank_wait(m_stats, "bank_wait", "ns", "time a request waited for its bank"),
       m_miss_latency(m_stats, "miss_latency", "ns",
-                     "time from a missing lookup's tag check to its line's arrival")
+                     "time from a missing lookup's tag check to its sectors' arrival"),
+      m_wb_occupancy(m_stats, "wb_occupancy", "entries",
+                     "write-back buffer entries in use when a victim enters (itself included)")
 {
     m_wb_attrs.kind = tlm_bus::access_kind::writeback;
     noc::resource_params p;
@@ -77,6 +110,21 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
     for (unsigned b = 0; b < cfg.banks; ++b)
         m_banks.push_back(
             std::make_unique<noc::shared_resource>(("bank" + std::to_string(b)).c_str(), p));
+    if (clk.accurate) {
+        // One drain process per write-back buffer entry: the buffered victims reach DRAM in
+        // parallel, off the path of the misses that evicted them.
+        for (unsigned i = 0; i < cfg.wb_entries; ++i) {
+            m_drain_go.push_back(std::make_unique<sc_core::sc_event>());
+            sc_core::sc_spawn(
+                [this, i] {
+                    for (;;) {
+                        sc_core::wait(*m_drain_go[i]);
+                        drain(i);
+                    }
+                },
+                sc_core::sc_gen_unique_name("drain"));
+        }
+    }
     in.register_b_transport(this, &llc::b_transport);
     in.register_transport_dbg(this, &llc::transport_dbg);
     in.register_get_direct_mem_ptr(this, &llc::get_direct_mem_ptr);
@@ -130,8 +178,10 @@ void llc::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     gp.set_response_status(status);
 }
 
-void llc::apply(const segment& s, bool write)
+void llc::apply(const segment& s, bool write, cache::sector_mask whole)
 {
+    if (write)
+        m_core.array().set_valid(s.addr, whole);
     tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset, [&](unsigned off, unsigned n) {
         if (write)
             m_core.write(s.addr + off, s.data + off, n);
@@ -157,6 +207,51 @@ std::uint8_t* llc::take_buffer()
     return b;
 }
 
+tlm::tlm_response_status llc::fetch(std::uint64_t line, cache::sector_mask sectors,
+                                    std::uint8_t* buf, const tlm_bus::gpu_extension* ext,
+                                    sc_core::sc_time& delay)
+{
+    unsigned off = 0, bytes = 0;
+    m_core.fetch_span(sectors, off, bytes);
+    m_bytes_fetched += bytes;
+    return out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, ext);
+}
+
+sc_core::sc_time llc::write_victim(std::uint64_t line, const std::uint8_t* data,
+                                   cache::sector_mask dirty, const sc_core::sc_time& delay)
+{
+    const unsigned sb = m_core.array().sector_bytes();
+    // Accurate mode waits inside each write (channel arbitration): completions are kept as
+    // absolute times.
+    sc_core::sc_time done = sc_core::sc_time_stamp() + delay;
+    while (dirty != 0) {
+        const auto first = static_cast<unsigned>(__builtin_ctzll(dirty));
+        unsigned last = first;
+        while (last + 1 < 64 && (dirty & (cache::sector_mask{1} << (last + 1))))
+            ++last;
+        const unsigned off = first * sb, bytes = (last - first + 1) * sb;
+        for (unsigned k = first; k <= last; ++k)
+            dirty &= ~(cache::sector_mask{1} << k);
+        sc_core::sc_time d = m_accurate ? sc_core::SC_ZERO_TIME : delay;
+        m_writeback_bytes += bytes;
+        // The victim's data buffer stays valid until the write returns: nothing is copied.
+        const tlm::tlm_response_status status =
+            out.access(tlm::TLM_WRITE_COMMAND, line + off, const_cast<std::uint8_t*>(data + off),
+                       bytes, d, &m_wb_attrs);
+        if (status != tlm::TLM_OK_RESPONSE) {
+            // The routing guarantees a home for every line the LLC holds; losing dirty data is
+            // a broken invariant of the platform, not a guest mistake.
+            char msg[160];
+            std::snprintf(msg, sizeof msg,
+                          "%s: write-back of dirty line 0x%llx failed (response %d)", name(),
+                          static_cast<unsigned long long>(line), static_cast<int>(status));
+            SC_REPORT_ERROR("vgpu/llc", msg);
+        }
+        done = std::max(done, sc_core::sc_time_stamp() + d);
+    }
+    return done - sc_core::sc_time_stamp();
+}
+
 tlm::tlm_response_status llc::access(const segment& s, bool write,
                                      const tlm_bus::gpu_extension* ext, sc_core::sc_time& delay)
 {
@@ -170,123 +265,165 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
     delay += m_hit;
     const sc_core::sc_time tag_done = sc_core::sc_time_stamp() + delay;
 
+    cache::sector_cover c;
+    tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset,
+                          [&](unsigned off, unsigned n) { m_core.cover(c, s.addr + off, n); });
+    // A read needs every sector it touches; a write only those it writes in part (the others
+    // it replaces whole).
+    const cache::sector_mask need = write ? c.partial() : c.touched;
+    if (c.touched == 0) { // no byte enabled: nothing to move
+        delay = until(tag_done);
+        return tlm::TLM_OK_RESPONSE;
+    }
+
     if (!m_accurate) {
-        const cache::cache_controller::timed_outcome t = m_core.lookup_at(s.addr, tag_done.value());
-        if (t.result == outcome::miss) {
-            // The line stays busy while its fill is in flight (debug reads go to memory).
-            m_core.begin_miss(s.addr);
-            return miss(s, write, ext, tag_done, delay);
-        }
-        apply(s, write);
+        const cache::cache_controller::timed_outcome t =
+            m_core.lookup_at(s.addr, need, tag_done.value());
+        if (t.result == outcome::miss)
+            return miss_fast(s, write, c, t, ext, tag_done.value(), delay);
+        apply(s, write, c.whole);
         delay = sc_core::sc_time::from_value(t.ready - sc_core::sc_time_stamp().value());
         return tlm::TLM_OK_RESPONSE;
     }
 
     // Accurate mode: requests meet here in simulated time; a line with an MSHR entry is being
-    // filled or written back and must not be touched until the entry is released (merge); a
-    // miss with every MSHR busy waits for one (stall).
+    // filled or its write-back is buffered, and must not be touched until the entry is
+    // released (merge); a miss with every MSHR busy waits for one (stall).
     cache::cache_controller::request r;
-    for (outcome o = m_core.lookup(s.addr, r); o != outcome::miss; o = m_core.lookup(s.addr, r)) {
+    for (outcome o = m_core.lookup(s.addr, need, r); o != outcome::miss;
+         o = m_core.lookup(s.addr, need, r)) {
         if (o == outcome::hit) {
-            apply(s, write);
+            apply(s, write, c.whole);
             delay = until(tag_done);
             return tlm::TLM_OK_RESPONSE;
         }
-        sc_core::wait(m_mshr_freed);
+        sc_core::wait(m_released);
     }
-    return miss(s, write, ext, tag_done, delay);
+    return miss_accurate(s, write, c, r, ext, tag_done, delay);
 }
 
-tlm::tlm_response_status llc::miss(const segment& s, bool write, const tlm_bus::gpu_extension* ext,
-                                   const sc_core::sc_time& tag_done, sc_core::sc_time& delay)
+tlm::tlm_response_status llc::miss_fast(const segment& s, bool write, const cache::sector_cover& c,
+                                        const cache::cache_controller::timed_outcome& t,
+                                        const tlm_bus::gpu_extension* ext, std::uint64_t tag_done,
+                                        sc_core::sc_time& delay)
 {
-    // The miss holds an MSHR entry (claimed by the lookup).
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
     const std::uint64_t line = m_core.line_addr(s.addr);
-    if (m_accurate)
-        m_mshrs_in_use.step(sc_core::sc_time_stamp().value(), +1);
-    // A write of the whole line without byte enables replaces it: nothing to fetch.
-    const bool fetch = m_core.needs_fetch(write, s.len, s.be != nullptr);
-    sc_core::sc_time d = until(tag_done);
-    bool timed_slot = false;
-    unsigned slot = 0;
-    std::uint64_t slot_from = tag_done.value(); ///< fast mode: when the MSHR is taken
-    if (!m_accurate && fetch) {
-        // Fast mode: the MSHR freed first serves this miss; if busy at tag time, wait for it.
-        std::uint64_t issue = 0;
-        slot = m_core.reserve_fill(tag_done.value(), issue);
-        timed_slot = true;
-        slot_from = std::max(issue, slot_from);
-        if (issue > tag_done.value())
-            d = sc_core::sc_time::from_value(issue - sc_core::sc_time_stamp().value());
+    // A fetch must not read DRAM before a buffered write-back of the line has landed there.
+    std::uint64_t base = tag_done;
+    if (t.fetch != 0) {
+        const std::uint64_t landed = m_core.writeback_done(line);
+        if (landed > base) {
+            base = landed;
+            ++m_wb_read_waits;
+        }
     }
-    make_resident(line, d);
+    const bool allocated = !m_core.array().probe(line);
+    cache::cache_array::victim v;
+    if (allocated)
+        v = m_core.allocate(line);
+    std::uint8_t* victim_data = nullptr;
+    if (v.dirty) {
+        // The array's copy lives until the next removal: keep it for the write below.
+        victim_data = take_buffer();
+        std::memcpy(victim_data, v.data, m_cfg.line_bytes);
+    }
+    // An MSHR (if sectors are fetched) and a buffer entry (for a dirty victim) must both be
+    // free from the issue on; they are booked as intervals and trimmed to the real ends.
+    cache::cache_controller::fast_miss m =
+        m_core.begin_fast_miss(base, t.fetch != 0, v.dirty_sectors, now);
+    const sc_core::sc_time issue = sc_core::sc_time::from_value(m.issue - now);
+    std::uint64_t ready = m.issue;
     tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
-    if (fetch) {
+    if (t.fetch != 0) {
         std::uint8_t* buf = take_buffer();
-        status = out.access(tlm::TLM_READ_COMMAND, line, buf, m_cfg.line_bytes, d, ext);
+        sc_core::sc_time d = issue;
+        status = fetch(line, t.fetch, buf, ext, d);
+        ready = now + d.value();
+        if (status == tlm::TLM_OK_RESPONSE) {
+            m_core.fill(line, buf, t.fetch);
+            m_core.array().set_ready(line, t.fetch, ready);
+            m_miss_latency.sample(static_cast<double>(ready - tag_done) / 1000.0);
+        } else if (allocated) {
+            m_core.array().invalidate(line); // the empty way allocated for the fill
+        }
+        m_core.give_buffer(buf);
+    }
+    // The victim leaves through the buffer after the fill was issued: off the critical path.
+    std::uint64_t landed = m.issue;
+    if (victim_data) {
+        landed = now + write_victim(v.line_addr, victim_data, v.dirty_sectors, issue).value();
+        m_core.note_writeback(v.line_addr, landed, now);
+        m_core.give_buffer(victim_data);
+    }
+    m_core.end_fast_miss(m, ready, landed);
+    if (t.fetch != 0)
+        m_mshrs_in_use.add(m.issue, ready); // the MSHR is held from the issue to the fill
+    if (victim_data)
+        m_wb_occupancy.sample(m_core.fast_wb().in_use(m.issue));
+    if (status == tlm::TLM_OK_RESPONSE)
+        apply(s, write, c.whole);
+    delay = sc_core::sc_time::from_value(std::max(ready, t.ready) - now);
+    return status;
+}
+
+tlm::tlm_response_status
+llc::miss_accurate(const segment& s, bool write, const cache::sector_cover& c,
+                   cache::cache_controller::request& r, const tlm_bus::gpu_extension* ext,
+                   const sc_core::sc_time& tag_done, sc_core::sc_time& delay)
+{
+    // The miss holds an MSHR entry (claimed by the lookup); a resident line is pinned.
+    const std::uint64_t line = m_core.line_addr(s.addr);
+    m_mshrs_in_use.step(sc_core::sc_time_stamp().value(), +1);
+    bool allocated = false;
+    while (!m_core.array().probe(line)) {
+        if (!m_core.can_allocate(line)) {
+            sc_core::wait(m_released); // every way has a miss in flight
+            continue;
+        }
+        if (m_core.array().victim_dirty(line) && m_core.wb_full()) {
+            m_core.count_wb_stall(r);
+            sc_core::wait(m_released);
+            continue;
+        }
+        const cache::cache_array::victim v = m_core.allocate(line);
+        allocated = true;
+        if (v.dirty) {
+            const unsigned e = m_core.buffer_writeback(v);
+            m_wb_occupancy.sample(m_core.wb_in_use());
+            m_drain_go[e]->notify(sc_core::SC_ZERO_TIME);
+        }
+    }
+    sc_core::sc_time d = until(tag_done);
+    tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
+    if (r.fetch != 0) {
+        std::uint8_t* buf = take_buffer();
+        status = fetch(line, r.fetch, buf, ext, d);
         settle(d);
         if (status == tlm::TLM_OK_RESPONSE) {
-            make_resident(line, d);
-            m_core.fill(line, buf);
-            const sc_core::sc_time ready = sc_core::sc_time_stamp() + d;
-            if (timed_slot) {
-                // Fast mode: the slot is held from when this miss could take it to the fill.
-                m_mshrs_in_use.add(slot_from, ready.value());
-                m_core.fill_arrives(slot, line, ready.value());
-            }
-            m_miss_latency.sample((ready - tag_done).to_seconds() * 1e9);
-        } else if (m_core.array().probe(line)) {
-            m_core.array().invalidate(line); // the clean, empty way allocated for the fill
+            m_core.fill(line, buf, r.fetch);
+            m_miss_latency.sample((sc_core::sc_time_stamp() - tag_done).to_seconds() * 1e9);
+        } else if (allocated) {
+            m_core.array().invalidate(line); // the empty way allocated for the fill
         }
         m_core.give_buffer(buf);
     }
     if (status == tlm::TLM_OK_RESPONSE)
-        apply(s, write);
+        apply(s, write, c.whole);
     m_core.finish_miss(line);
-    if (m_accurate) {
-        m_mshrs_in_use.step(sc_core::sc_time_stamp().value(), -1);
-        m_mshr_freed.notify(sc_core::SC_ZERO_TIME);
-    }
+    m_mshrs_in_use.step(sc_core::sc_time_stamp().value(), -1);
+    m_released.notify(sc_core::SC_ZERO_TIME);
     delay = d;
     return status;
 }
 
-void llc::make_resident(std::uint64_t line, sc_core::sc_time& delay)
+void llc::drain(unsigned entry)
 {
-    // Accurate mode: a write-back waits, and meanwhile another miss may evict this (clean,
-    // still empty) way again; then allocate once more.
-    while (!m_core.array().probe(line)) {
-        const cache::cache_array::victim v = m_core.allocate(line);
-        if (v.valid && v.dirty)
-            write_back(v, delay);
-    }
-}
-
-void llc::write_back(const cache::cache_array::victim& v, sc_core::sc_time& delay)
-{
-    if (m_core.busy(v.line_addr))
-        SC_REPORT_ERROR("vgpu/llc",
-                        (std::string(name()) + ": evicted a dirty line with an MSHR").c_str());
-    // The victim's data lives in the array's scratch until the next removal: copy it now.
-    std::uint8_t* buf = take_buffer();
-    std::memcpy(buf, v.data, m_cfg.line_bytes);
-    m_core.begin_writeback(v.line_addr);
-    const tlm::tlm_response_status status =
-        out.access(tlm::TLM_WRITE_COMMAND, v.line_addr, buf, m_cfg.line_bytes, delay, &m_wb_attrs);
-    settle(delay);
-    if (status != tlm::TLM_OK_RESPONSE) {
-        // The routing guarantees a home for every line the LLC holds; losing dirty data is a
-        // broken invariant of the platform, not a guest mistake.
-        char msg[160];
-        std::snprintf(msg, sizeof msg, "%s: write-back of dirty line 0x%llx failed (response %d)",
-                      name(), static_cast<unsigned long long>(v.line_addr),
-                      static_cast<int>(status));
-        SC_REPORT_ERROR("vgpu/llc", msg);
-    }
-    m_core.give_buffer(buf);
-    m_core.end_writeback(v.line_addr);
-    if (m_accurate)
-        m_mshr_freed.notify(sc_core::SC_ZERO_TIME);
+    const cache::cache_controller::wb_entry& e = m_core.writeback(entry);
+    sc_core::sc_time d = write_victim(e.line, e.data, e.dirty, sc_core::SC_ZERO_TIME);
+    settle(d);
+    m_core.end_writeback(entry);
+    m_released.notify(sc_core::SC_ZERO_TIME);
 }
 
 unsigned llc::transport_dbg(tlm::tlm_generic_payload& gp)
@@ -295,23 +432,34 @@ unsigned llc::transport_dbg(tlm::tlm_generic_payload& gp)
     if (cmd != tlm::TLM_READ_COMMAND && cmd != tlm::TLM_WRITE_COMMAND)
         return 0;
     unsigned moved = 0;
-    tlm_bus::for_each_segment(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), nullptr, 0,
-                              m_cfg.line_bytes, [&](const segment& s) {
-                                  cache::cache_array& a = m_core.array();
-                                  const bool held = a.probe(s.addr) && !m_core.busy(s.addr);
-                                  unsigned n = s.len;
-                                  if (held && cmd == tlm::TLM_READ_COMMAND) {
-                                      a.read(s.addr, s.data, s.len);
-                                  } else {
-                                      // Writes also reach memory, so a clean line stays clean and
-                                      // correct.
-                                      if (held)
-                                          a.write(s.addr, s.data, s.len, false);
-                                      n = out.debug(cmd, s.addr, s.data, s.len);
-                                  }
-                                  moved += n;
-                                  return n == s.len;
-                              });
+    tlm_bus::for_each_segment(
+        gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), nullptr, 0, m_cfg.line_bytes,
+        [&](const segment& s) {
+            // Memory, then the newer copies over it: a buffered victim's dirty sectors, then
+            // the valid sectors of a resident line (the newest data, dirty or not). A write
+            // goes to all three, so a clean sector stays clean and correct.
+            const unsigned n = out.debug(cmd, s.addr, s.data, s.len);
+            const std::uint64_t line = m_core.line_addr(s.addr);
+            const unsigned sb = m_core.array().sector_bytes();
+            if (cmd == tlm::TLM_WRITE_COMMAND) {
+                m_core.debug_write_buffered(s.addr, s.data, n);
+                if (m_core.array().probe(s.addr))
+                    m_core.array().write_valid(s.addr, s.data, n, false);
+            } else {
+                const int e = m_core.find_writeback(line);
+                const cache::sector_mask valid = m_core.array().valid_sectors(line);
+                for (unsigned k = 0; k < n; ++k) {
+                    const std::uint64_t off = (s.addr & (m_cfg.line_bytes - 1)) + k;
+                    const cache::sector_mask bit = cache::sector_mask{1} << (off / sb);
+                    if (valid & bit)
+                        m_core.read(line + off, s.data + k, 1);
+                    else if (e >= 0 && (m_core.writeback(static_cast<unsigned>(e)).dirty & bit))
+                        s.data[k] = m_core.writeback(static_cast<unsigned>(e)).data[off];
+                }
+            }
+            moved += n;
+            return n == s.len;
+        });
     return moved;
 }
 

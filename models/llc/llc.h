@@ -45,31 +45,46 @@ private:
     bool check(tlm::tlm_generic_payload& gp);
     tlm::tlm_response_status access(const segment& s, bool write, const tlm_bus::gpu_extension* ext,
                                     sc_core::sc_time& delay);
-    tlm::tlm_response_status miss(const segment& s, bool write, const tlm_bus::gpu_extension* ext,
-                                  const sc_core::sc_time& tag_done, sc_core::sc_time& delay);
-    /// Allocates `line` until it is resident, writing dirty victims back first.
-    void make_resident(std::uint64_t line, sc_core::sc_time& delay);
-    void write_back(const cache::cache_array::victim& v, sc_core::sc_time& delay);
-    /// Reads `s` out of, or writes it into (dirty), its resident line.
-    void apply(const segment& s, bool write);
+    tlm::tlm_response_status miss_fast(const segment& s, bool write, const cache::sector_cover& c,
+                                       const cache::cache_controller::timed_outcome& t,
+                                       const tlm_bus::gpu_extension* ext, std::uint64_t tag_done,
+                                       sc_core::sc_time& delay);
+    tlm::tlm_response_status
+    miss_accurate(const segment& s, bool write, const cache::sector_cover& c,
+                  cache::cache_controller::request& r, const tlm_bus::gpu_extension* ext,
+                  const sc_core::sc_time& tag_done, sc_core::sc_time& delay);
+    /// Reads the sectors `fetch` of `line` from DRAM into `buf` (an image of the line).
+    tlm::tlm_response_status fetch(std::uint64_t line, cache::sector_mask fetch, std::uint8_t* buf,
+                                   const tlm_bus::gpu_extension* ext, sc_core::sc_time& delay);
+    /// Writes the dirty sectors of a victim to DRAM, one write per run of adjacent dirty
+    /// sectors, all starting at `delay`; returns the latest completion (delay after the call).
+    sc_core::sc_time write_victim(std::uint64_t line, const std::uint8_t* data,
+                                  cache::sector_mask dirty, const sc_core::sc_time& delay);
+    /// Accurate mode: writes buffered victim `entry` to DRAM, then frees the entry.
+    void drain(unsigned entry);
+    /// Reads `s` out of, or writes it into (dirty), its resident line; a write first makes the
+    /// sectors it covers whole valid.
+    void apply(const segment& s, bool write, cache::sector_mask whole);
     /// Accurate mode: lets the annotated time pass, so the waiting requests see the result then.
     void settle(sc_core::sc_time& delay);
     std::uint8_t* take_buffer();
 
     const llc_config m_cfg;
     const bool m_accurate;
-    const sc_core::sc_time m_cycle;    ///< NoC clock period
-    const sc_core::sc_time m_hit;      ///< hit latency
-    cache::cache_controller m_core;    ///< tags, data, MSHRs, write-back policy, outcome counts
-    sc_core::sc_event m_mshr_freed;    ///< accurate mode: an MSHR entry was released
-    tlm_bus::gpu_extension m_wb_attrs; ///< attributes of write-backs
+    const sc_core::sc_time m_cycle; ///< NoC clock period
+    const sc_core::sc_time m_hit;   ///< hit latency
+    cache::cache_controller m_core; ///< tags, data, MSHRs, write-back buffer, outcome counts
+    sc_core::sc_event m_released;   ///< accurate mode: an MSHR or buffer entry was released
+    std::vector<std::unique_ptr<sc_core::sc_event>> m_drain_go; ///< accurate: entry i filled
+    tlm_bus::gpu_extension m_wb_attrs;                          ///< attributes of write-backs
     std::vector<std::unique_ptr<noc::shared_resource>> m_banks;
     noc::occupancy_probe m_mshrs_in_use; ///< misses holding an MSHR, in simulated time
     logger m_log;
     stats::group m_stats;
-    stats::counter m_reads, m_writes, m_errors;
-    stats::formula m_hits, m_misses, m_merges, m_full_stalls, m_fills, m_writebacks, m_hit_rate;
-    stats::average m_bank_wait, m_miss_latency;
+    stats::counter m_reads, m_writes, m_errors, m_bytes_fetched, m_writeback_bytes, m_wb_read_waits;
+    stats::formula m_hits, m_misses, m_line_misses, m_sector_misses, m_merges, m_full_stalls,
+        m_fills, m_writebacks, m_wb_full_stalls, m_hit_rate, m_overrun;
+    stats::average m_bank_wait, m_miss_latency, m_wb_occupancy;
 };
 
 } // namespace vgpu::llc

@@ -79,9 +79,8 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
         SC_REPORT_ERROR("vgpu/sm", "core clock period below the time resolution");
     for (auto& c : m_cta_slots)
         c.ctx.params.reserve(cp::max_params);
-    m_jobs.resize(static_cast<std::size_t>(cfg.warp_slots) * warp_size);
-    m_line_bufs.resize(static_cast<std::size_t>(cfg.lsu_threads + 1) * line_bytes);
-    m_be_bufs.resize(m_line_bufs.size());
+    m_line_bufs.resize(line_bytes);
+    m_be_bufs.resize(line_bytes);
     for (unsigned w = 0; w < cfg.warp_slots; ++w) {
         if (per_warp_stats)
             m_slot_stats.push_back(std::make_unique<slot_stats>(m_stats, w));
@@ -93,8 +92,9 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
     SC_HAS_PROCESS(sm);
     SC_THREAD(issue_loop);
     if (clk.accurate) {
+        // The first LSU threads; more start on demand (sm.lsu_threads has no effect on timing).
         for (unsigned i = 0; i < cfg.lsu_threads; ++i)
-            sc_core::sc_spawn([this, i] { lsu_thread(i); }, sc_core::sc_gen_unique_name("lsu"));
+            m_lsu_idle.push_back(spawn_lsu());
     }
 }
 
@@ -266,25 +266,33 @@ int sm::fetch_program(cta_slot& c, std::uint64_t& ready)
     const std::uint64_t first = l.prog_addr & ~(line - 1);
     const std::uint64_t last = (std::uint64_t{l.prog_addr} + l.prog_bytes + line - 1) & ~(line - 1);
     m_fetch_buf.resize(last - first);
-    std::uint64_t end = ready;
-    unsigned i = 0;
-    for (std::uint64_t va = first; va < last; va += line, ++i) {
-        const sc_core::sc_time at = time_of(ready + i);
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
-        sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
-        const tlm_bus::gpu_extension ext =
-            request_ext(-1, tlm_bus::access_kind::instruction, va, 0, l);
-        const auto st = mem.access(tlm::TLM_READ_COMMAND, va, &m_fetch_buf[va - first],
-                                   m_line_bytes, delay, &ext);
-        ++m_fetches;
-        if (st != tlm::TLM_OK_RESPONSE) {
-            char msg[96];
-            std::snprintf(msg, sizeof msg, "instruction fetch at VA 0x%llx failed (%s)",
-                          static_cast<unsigned long long>(va), tlm_bus::response_name(st));
-            return fail(va, msg);
+    m_fetch = fetch_state{};
+    m_fetch.launch = &l;
+    m_fetch.first = first;
+    m_fetch.lines = static_cast<unsigned>((last - first) / line);
+    m_fetch.ready = ready;
+    m_fetch.end = ready;
+    if (m_clk.accurate) {
+        // The lines are requested one per cycle, as in fast mode, by LSU threads (a blocking
+        // fetch by this thread would serialise them); this thread waits for all of them.
+        const unsigned threads = std::min(m_fetch.lines, fetch_threads);
+        m_fetch.left = threads;
+        for (unsigned k = 0; k < threads; ++k)
+            hand_to_lsu({0, static_cast<std::uint16_t>(k), true});
+        while (m_fetch.left > 0)
+            sc_core::wait(m_fetch_done);
+    } else {
+        for (unsigned i = 0; i < m_fetch.lines && fetch_line(i); ++i) {
         }
-        end = std::max(end, cycle_of(sc_core::sc_time_stamp() + delay));
     }
+    if (m_fetch.failed) {
+        char msg[96];
+        std::snprintf(msg, sizeof msg, "instruction fetch at VA 0x%llx failed (%s)",
+                      static_cast<unsigned long long>(m_fetch.fail_va),
+                      tlm_bus::response_name(m_fetch.fail_status));
+        return fail(m_fetch.fail_va, msg);
+    }
+    const std::uint64_t end = m_fetch.end;
     victim->code = decode_program(&m_fetch_buf[l.prog_addr - first], l.prog_bytes);
     for (std::size_t pc = 0; pc < victim->code.size(); ++pc)
         if (victim->code[pc].op == opcode::INVALID)
@@ -297,6 +305,29 @@ int sm::fetch_program(cta_slot& c, std::uint64_t& ready)
     victim->users = 1;
     ready = end;
     return static_cast<int>(victim - m_progs.begin());
+}
+
+bool sm::fetch_line(unsigned i)
+{
+    const std::uint64_t va = m_fetch.first + std::uint64_t{i} * m_line_bytes;
+    const sc_core::sc_time at = time_of(m_fetch.ready + i);
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+    const tlm_bus::gpu_extension ext =
+        request_ext(-1, tlm_bus::access_kind::instruction, va, 0, *m_fetch.launch);
+    const auto st = mem.access(tlm::TLM_READ_COMMAND, va, &m_fetch_buf[va - m_fetch.first],
+                               m_line_bytes, delay, &ext);
+    ++m_fetches;
+    if (st != tlm::TLM_OK_RESPONSE) {
+        if (!m_fetch.failed || va < m_fetch.fail_va) {
+            m_fetch.fail_va = va;
+            m_fetch.fail_status = st;
+        }
+        m_fetch.failed = true;
+        return false;
+    }
+    m_fetch.end = std::max(m_fetch.end, cycle_of(sc_core::sc_time_stamp() + delay));
+    return true;
 }
 
 void sm::start_cta(int ci)
@@ -426,12 +457,10 @@ void sm::issue_mem(unsigned slot, const step_result& r)
     ++c.outstanding;
     if (m_clk.accurate) {
         ws.board.memory_issued();
-        for (unsigned i = 0; i < op.lines.count; ++i) {
-            m_jobs[(m_job_head + m_job_count) % m_jobs.size()] = {static_cast<std::uint16_t>(slot),
-                                                                  static_cast<std::uint16_t>(i)};
-            ++m_job_count;
-        }
-        m_job_event.notify();
+        // One LSU thread per line request, woken in request order (so the order in which the
+        // requests reach the L1 does not depend on which thread takes which).
+        for (unsigned i = 0; i < op.lines.count; ++i)
+            hand_to_lsu({static_cast<std::uint16_t>(slot), static_cast<std::uint16_t>(i)});
         return;
     }
     const sc_core::sc_time now = sc_core::sc_time_stamp();
@@ -755,7 +784,7 @@ void sm::issue_loop()
         const std::uint64_t before = m_cycle;
         if (!m_clk.accurate && target != never)
             m_cycle = target; // nothing can change before target: jump (idle costs nothing)
-        else if (!m_clk.accurate && m_job_count == 0 && m_slots.pending().empty())
+        else if (!m_clk.accurate && m_slots.pending().empty())
             SC_REPORT_ERROR("vgpu/sm", "issue loop blocked with nothing that could wake it");
         else
             block(target);
@@ -765,26 +794,57 @@ void sm::issue_loop()
     }
 }
 
+unsigned sm::spawn_lsu()
+{
+    const auto id = static_cast<unsigned>(m_lsu.size());
+    auto w = std::make_unique<lsu_worker>();
+    w->buf.resize(m_line_bytes);
+    w->be.resize(m_line_bytes);
+    m_lsu.push_back(std::move(w));
+    sc_core::sc_spawn([this, id] { lsu_thread(id); }, sc_core::sc_gen_unique_name("lsu"));
+    return id;
+}
+
+void sm::hand_to_lsu(const lsu_job& job)
+{
+    unsigned id;
+    if (m_lsu_idle.empty()) {
+        id = spawn_lsu();
+    } else {
+        id = m_lsu_idle.back();
+        m_lsu_idle.pop_back();
+    }
+    lsu_worker& w = *m_lsu[id];
+    w.job = job;
+    w.go.notify(sc_core::SC_ZERO_TIME);
+}
+
 void sm::lsu_thread(unsigned id)
 {
-    std::uint8_t* buf = &m_line_bufs[static_cast<std::size_t>(id + 1) * m_line_bytes];
-    std::uint8_t* be = &m_be_bufs[static_cast<std::size_t>(id + 1) * m_line_bytes];
+    lsu_worker& w = *m_lsu[id];
     for (;;) {
-        while (m_job_count == 0)
-            sc_core::wait(m_job_event);
-        const lsu_job job = m_jobs[m_job_head];
-        m_job_head = (m_job_head + 1) % m_jobs.size();
-        --m_job_count;
+        sc_core::wait(w.go);
+        const lsu_job job = w.job;
+        if (job.fetch) {
+            for (unsigned i = job.line; i < m_fetch.lines; i += fetch_threads)
+                if (!fetch_line(i))
+                    break;
+            if (--m_fetch.left == 0)
+                m_fetch_done.notify(sc_core::SC_ZERO_TIME);
+            m_lsu_idle.push_back(id);
+            continue;
+        }
         mem_op& op = m_warps[job.slot].op;
         const sc_core::sc_time at = time_of(op.issue + job.line);
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
-        do_line(job.slot, job.line, delay, buf, be);
+        do_line(job.slot, job.line, delay, w.buf.data(), w.be.data());
         if (--op.remaining == 0) {
             finish_mem(job.slot);
             ++m_wakeups;
             m_wake.notify(sc_core::SC_ZERO_TIME);
         }
+        m_lsu_idle.push_back(id);
     }
 }
 

@@ -129,16 +129,45 @@ private:
         program code;
     };
 
-    /// A line request waiting for an LSU thread (accurate mode).
+    /// A line request handed to an LSU thread (accurate mode).
     struct lsu_job {
         std::uint16_t slot;
         std::uint16_t line;
+        bool fetch = false; ///< program fetch: lines line, line + fetch_threads, ...
+    };
+
+    /// The program fetch in progress (its lines may be fetched by LSU threads).
+    struct fetch_state {
+        const cp::cta_launch* launch = nullptr;
+        std::uint64_t first = 0; ///< VA of the first line
+        unsigned lines = 0;      ///< lines to fetch
+        std::uint64_t ready = 0; ///< cycle the first line is requested (line i at ready + i)
+        std::uint64_t end = 0;   ///< cycle the last line arrived
+        unsigned left = 0;       ///< LSU threads still fetching (accurate mode)
+        bool failed = false;
+        std::uint64_t fail_va = 0; ///< lowest VA whose fetch failed
+        tlm::tlm_response_status fail_status = tlm::TLM_OK_RESPONSE;
+    };
+    /// Accurate mode: LSU threads that fetch a program's lines in parallel (each fetches every
+    /// fetch_threads-th line).
+    static constexpr unsigned fetch_threads = 64;
+
+    /// An LSU thread (accurate mode): performs one line request at a time with its own buffers.
+    struct lsu_worker {
+        sc_core::sc_event go;          ///< a job was handed to it
+        lsu_job job{};                 ///< the job
+        std::vector<std::uint8_t> buf; ///< line data
+        std::vector<std::uint8_t> be;  ///< byte enables
     };
 
     void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned ctrl_transport_dbg(tlm::tlm_generic_payload& gp);
     void issue_loop();
     void lsu_thread(unsigned id);
+    /// Starts another LSU thread (not in the idle list); returns its index.
+    unsigned spawn_lsu();
+    /// Hands a job to an idle LSU thread (a new one if none is idle), woken in the next delta.
+    void hand_to_lsu(const lsu_job& job);
 
     sc_core::sc_time time_of(std::uint64_t cycle) const;
     std::uint64_t cycle_of(const sc_core::sc_time& t) const; ///< rounded up
@@ -149,6 +178,9 @@ private:
 
     void start_cta(int c);
     int fetch_program(cta_slot& c, std::uint64_t& ready);
+    /// Fetches line i of m_fetch into m_fetch_buf (delay: until cycle ready + i); false if it
+    /// failed.
+    bool fetch_line(unsigned i);
     void issue(unsigned slot);
     void update_next(unsigned slot);
     void issue_mem(unsigned slot, const step_result& r);
@@ -191,12 +223,15 @@ private:
     sc_core::sc_event m_wake;    ///< launch accepted or memory completed
     std::uint64_t m_wakeups = 0; ///< notifications of m_wake so far (see block())
 
-    std::vector<lsu_job> m_jobs; ///< ring buffer of line requests (accurate mode)
-    std::size_t m_job_head = 0, m_job_count = 0;
-    sc_core::sc_event m_job_event;
-    std::vector<std::uint8_t> m_line_bufs; ///< line data, one line per LSU thread + 1
-    std::vector<std::uint8_t> m_be_bufs;   ///< byte enables, likewise
+    /// Accurate mode: LSU threads, as many as line requests in flight (more are started when
+    /// every one is busy, so they never bound memory-level parallelism: the L1's MSHRs do).
+    std::vector<std::unique_ptr<lsu_worker>> m_lsu;
+    std::vector<unsigned> m_lsu_idle;      ///< idle LSU threads
+    std::vector<std::uint8_t> m_line_bufs; ///< fast mode: line data
+    std::vector<std::uint8_t> m_be_bufs;   ///< fast mode: byte enables
     std::vector<std::uint8_t> m_fetch_buf;
+    fetch_state m_fetch;
+    sc_core::sc_event m_fetch_done; ///< accurate mode: the last fetching LSU thread finished
     std::string m_last_fault;
     std::vector<std::string> m_warp_tracks; ///< "warp <slot>"
 

@@ -18,7 +18,7 @@ struct sm_config {
     sched_policy scheduler = sched_policy::gto; ///< warp issue policy
     unsigned alu_latency = 4;                   ///< cycles until an integer/ALU result can be read
     unsigned fp_latency = 4;                    ///< cycles until an fp32 result can be read
-    unsigned lsu_threads = 8;                ///< accurate mode: memory requests in flight at once
+    unsigned lsu_threads = 8; ///< accurate mode: LSU threads started at once (more on demand)
     std::uint64_t max_cta_cycles = 50000000; ///< a CTA running longer is stopped with a fault
 
     void declare(config::visitor& v)
@@ -38,9 +38,12 @@ struct sm_config {
                 spec("cycles until an fp32 result can be read by a dependent instruction")
                     .range(1, 1000)
                     .unit("cycles"));
-        v.value(
-            "lsu_threads", lsu_threads,
-            spec("accurate mode: line requests in flight at once (LSU thread pool)").range(1, 256));
+        v.value("lsu_threads", lsu_threads,
+                spec("accurate mode: LSU threads started with the SM; more start whenever every "
+                     "one is busy, so this changes neither timing nor results (a simulator "
+                     "detail kept for old configurations; the L1's MSHRs bound the requests in "
+                     "flight)")
+                    .range(1, 256));
         v.value("max_cta_cycles", max_cta_cycles,
                 spec("a CTA running longer is stopped with a fault naming what each warp waits on")
                     .range(1, 1e15)

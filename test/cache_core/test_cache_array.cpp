@@ -86,7 +86,13 @@ TEST_CASE("cache_array allocate, write, read, fill and access errors")
     REQUIRE(c.valid_count() == 1);
     REQUIRE(c.dirty_count() == 0);
 
+    // A freshly allocated line holds no data (one sector of 32 bytes, not valid) until a fill
+    // or set_valid; then it reads as zeros.
     std::uint8_t line[32];
+    REQUIRE(c.sectors() == 1);
+    REQUIRE(c.valid_sectors(0x100) == 0);
+    REQUIRE_THROWS_WITH(c.read(0x100, line, 32), Catch::Contains("holds no data"));
+    c.set_valid(0x100, 1);
     c.read(0x100, line, 32);
     for (auto b : line)
         REQUIRE(b == 0);
@@ -103,6 +109,7 @@ TEST_CASE("cache_array allocate, write, read, fill and access errors")
 
     // A write that does not mark dirty (e.g. a write-through update) leaves the line clean.
     c.allocate(0x200);
+    c.set_valid(0x200, c.all_sectors());
     c.write(0x200, &word, 4, false);
     REQUIRE_FALSE(c.is_dirty(0x200));
 
@@ -148,10 +155,14 @@ TEST_CASE("cache_array hands out dirty data on eviction, invalidate, flush and i
 {
     cache_array c(2, 2, 16);
     const auto p = pattern(16, 0x40);
+    const std::vector<std::uint8_t> zeros(16, 0);
     c.allocate(0x000);
+    c.fill(0x000, zeros.data());
     c.write(0x000, p.data(), 16, true);
     c.allocate(0x020);
+    c.fill(0x020, zeros.data());
     c.allocate(0x010);
+    c.fill(0x010, zeros.data());
     c.write(0x014, p.data(), 4, true);
 
     // Set 0 holds 0x000 (dirty, LRU) and 0x020: allocating 0x040 evicts 0x000 with its data.
@@ -166,10 +177,13 @@ TEST_CASE("cache_array hands out dirty data on eviction, invalidate, flush and i
     REQUIRE(clean.valid);
     REQUIRE_FALSE(clean.dirty);
 
+    c.fill(0x040, zeros.data());
     c.write(0x040, p.data(), 8, true);
     std::map<std::uint64_t, std::vector<std::uint8_t>> written;
-    auto record = [&](std::uint64_t line, const std::uint8_t* data) {
+    auto record = [&](std::uint64_t line, const std::uint8_t* data,
+                      vgpu::cache::sector_mask dirty) {
         REQUIRE(written.count(line) == 0);
+        REQUIRE(dirty == 1);
         written[line].assign(data, data + 16);
     };
     c.flush(record);
@@ -198,6 +212,129 @@ TEST_CASE("cache_array hands out dirty data on eviction, invalidate, flush and i
     REQUIRE_FALSE(c.probe(0x040));
 }
 
+TEST_CASE("cache_array sectors: valid and dirty per sector, partial fills, skipped writes")
+{
+    // 2 sets x 2 ways of 128-byte lines in 4 sectors of 32 bytes.
+    cache_array c(2, 2, 128, {}, 32);
+    REQUIRE(c.sectors() == 4);
+    REQUIRE(c.sector_bytes() == 32);
+    REQUIRE(c.all_sectors() == 0xf);
+    // sectors_of: which sectors [addr, addr + size) touches.
+    CHECK(c.sectors_of(0x100, 4) == 0x1);
+    CHECK(c.sectors_of(0x11c, 8) == 0x3);  // bytes 28..35: sectors 0 and 1
+    CHECK(c.sectors_of(0x160, 32) == 0x8); // bytes 96..127: sector 3
+    CHECK(c.sectors_of(0x13f, 65) == 0xe); // bytes 63..127: sectors 1, 2 and 3
+    CHECK(c.sectors_of(0x100, 128) == 0xf);
+    CHECK_THROWS_AS(c.sectors_of(0x170, 32), std::out_of_range);
+
+    c.allocate(0x100);
+    auto img = pattern(128, 1);     // byte i of the line image is 1 + i
+    c.fill(0x100, img.data(), 0x5); // sectors 0 and 2 arrive
+    CHECK(c.valid_sectors(0x100) == 0x5);
+    CHECK(c.dirty_sectors(0x100) == 0);
+    std::uint8_t b = 0;
+    c.read(0x140, &b, 1);
+    CHECK(b == 1 + 0x40);
+    CHECK_THROWS_WITH(c.read(0x120, &b, 1), Catch::Contains("holds no data"));
+    CHECK_THROWS_WITH(c.read(0x11f, &b, 2), Catch::Contains("holds no data")); // into sector 1
+    CHECK_THROWS_AS(c.write(0x160, &b, 1, true), std::logic_error);
+
+    // write_valid writes the bytes in valid sectors and skips the rest: 4 bytes at 0x11e touch
+    // sector 0 (bytes 30, 31) and sector 1 (32, 33, not valid).
+    const std::uint8_t w[4] = {0xa0, 0xa1, 0xa2, 0xa3};
+    c.write_valid(0x11e, w, 4, true);
+    CHECK(c.dirty_sectors(0x100) == 0x1);
+    CHECK(c.is_dirty(0x100));
+    CHECK(c.dirty_count() == 1);
+    std::uint8_t two[2];
+    c.read(0x11e, two, 2);
+    CHECK(two[0] == 0xa0);
+    CHECK(two[1] == 0xa1);
+    CHECK(c.valid_sectors(0x100) == 0x5);
+
+    // A sector written whole: made valid first, then written, then dirty.
+    const auto whole = pattern(32, 0x80);
+    c.set_valid(0x120, 0x2);
+    c.write(0x120, whole.data(), 32, true);
+    CHECK(c.valid_sectors(0x100) == 0x7);
+    CHECK(c.dirty_sectors(0x100) == 0x3);
+
+    // A later fill of sector 3 leaves the dirty sectors alone; filling a sector marks it clean.
+    auto img2 = pattern(128, 0x30);
+    c.fill(0x100, img2.data(), 0x8);
+    CHECK(c.valid_sectors(0x100) == 0xf);
+    CHECK(c.dirty_sectors(0x100) == 0x3);
+    c.read(0x17f, &b, 1);
+    CHECK(b == static_cast<std::uint8_t>(0x30 + 127));
+    c.read(0x11e, two, 2);
+    CHECK(two[0] == 0xa0); // the dirty sector kept its write
+
+    // The victim reports its valid and dirty sectors and its data.
+    c.allocate(0x200); // set 0, way 1
+    c.lookup(0x200);
+    const auto v = c.allocate(0x300); // set 0 again: 0x100 is LRU
+    REQUIRE(v.valid);
+    CHECK(v.line_addr == 0x100);
+    CHECK(v.dirty);
+    CHECK(v.valid_sectors == 0xf);
+    CHECK(v.dirty_sectors == 0x3);
+    CHECK(v.data[0x1e] == 0xa0);
+    CHECK(v.data[0x20] == 0x80);
+    CHECK(c.dirty_count() == 0);
+
+    // flush hands out the dirty mask.
+    c.set_valid(0x300, 0x8);
+    c.write(0x364, w, 4, true);
+    std::vector<vgpu::cache::sector_mask> masks;
+    c.flush([&](std::uint64_t line, const std::uint8_t*, vgpu::cache::sector_mask d) {
+        CHECK(line == 0x300);
+        masks.push_back(d);
+    });
+    CHECK(masks == std::vector<vgpu::cache::sector_mask>{0x8});
+
+    CHECK_THROWS_AS(cache_array(2, 2, 128, {}, 48), std::invalid_argument);
+    CHECK_THROWS_AS(cache_array(2, 2, 128, {}, 256), std::invalid_argument);
+    CHECK_THROWS_WITH(cache_array(2, 2, 4096, {}, 32), Catch::Contains("at most 64 sectors"));
+    CHECK(cache_array(2, 2, 4096, {}, 64).all_sectors() == ~vgpu::cache::sector_mask{0});
+}
+
+TEST_CASE("cache_array pinned lines are never replaced; arrival times per sector")
+{
+    cache_array c(1, 2, 64, {}, 16);
+    c.allocate(0x000);
+    c.allocate(0x040);
+    c.lookup(0x000); // 0x040 is LRU
+    c.set_valid(0x040, 0x1);
+    const std::uint8_t one = 1;
+    c.write(0x040, &one, 1, true);
+    CHECK(c.victim_dirty(0x080));
+    c.pin(0x040, true);
+    CHECK_FALSE(c.victim_dirty(0x080)); // the choice moves to 0x000 (clean)
+    CHECK(c.can_allocate(0x080));
+    CHECK(c.allocate(0x080).line_addr == 0x000);
+    c.pin(0x080, true);
+    CHECK_FALSE(c.can_allocate(0x0c0));
+    CHECK_THROWS_WITH(c.allocate(0x0c0), Catch::Contains("pinned"));
+    c.pin(0x040, false);
+    CHECK(c.allocate(0x0c0).line_addr == 0x040);
+    CHECK_THROWS_AS(c.pin(0x040, true), std::logic_error); // no longer resident
+
+    // Arrival times: the latest of the sectors asked, 0 for none, cleared by a new allocation.
+    CHECK(c.ready(0x080, 0xf) == 0);
+    c.set_ready(0x080, 0x3, 100);
+    c.set_ready(0x080, 0x2, 150);
+    c.set_ready(0x080, 0x8, 120);
+    CHECK(c.ready(0x080, 0x1) == 100);
+    CHECK(c.ready(0x080, 0x3) == 150);
+    CHECK(c.ready(0x080, 0x9) == 120);
+    CHECK(c.ready(0x080, 0x4) == 0);
+    CHECK(c.ready(0x100, 0xf) == 0); // absent
+    c.pin(0x080, false);
+    c.lookup(0x0c0);
+    c.allocate(0x100); // replaces 0x080 (LRU)
+    CHECK(c.ready(0x100, 0xf) == 0);
+}
+
 TEST_CASE("cache_array hot path does not allocate")
 {
     cache_array c(16, 4, 64);
@@ -205,8 +342,10 @@ TEST_CASE("cache_array hot path does not allocate")
     const std::uint64_t before = g_test_allocations;
     for (std::uint64_t i = 0; i < 10000; ++i) {
         const std::uint64_t a = (i * 2654435761u) % (1u << 16) & ~7ull;
-        if (!c.lookup(a))
+        if (!c.lookup(a)) {
             c.allocate(a);
+            c.set_valid(a, c.all_sectors());
+        }
         c.write(a, &i, 8, true);
         c.read(a, &word, 8);
     }
@@ -344,7 +483,7 @@ void random_against_reference(unsigned n_sets, unsigned n_ways, unsigned line_by
     REQUIRE(c.dirty_count() == dirty);
 
     // After the kernel-boundary write-back, the next level holds every write.
-    c.invalidate_all([&](std::uint64_t l, const std::uint8_t* data) {
+    c.invalidate_all([&](std::uint64_t l, const std::uint8_t* data, vgpu::cache::sector_mask) {
         for (unsigned i = 0; i < line_bytes; ++i)
             backing[l + i] = data[i];
     });

@@ -41,8 +41,9 @@ dram::dram_config dram_cfg()
     c.bandwidth_gbps = 64.0; // a line occupies a channel 2 cycles of 1 ns
     c.channels = 2;
     // No bank timings: a read costs its transfer and then the 10 ns latency.
-    c.tRCD = c.tCL = c.tRP = c.tRAS = c.tBURST = duration{0};
-    c.dmi = true; // offered by the DRAM, refused by the cache above it
+    c.tRCD = c.tCL = c.tRP = c.tRAS = duration{0};
+    c.tBURST = duration{1000}; // at least one 1 ns DRAM cycle per transfer, as the figures assume
+    c.dmi = true;              // offered by the DRAM, refused by the cache above it
     return c;
 }
 
@@ -123,7 +124,7 @@ std::uint64_t test_seed(std::uint64_t def)
 }
 } // namespace
 
-TEST_CASE("a read miss fetches the line below the tag check, a hit costs the hit latency")
+TEST_CASE("a read miss fetches its sector below the tag check, a hit costs the hit latency")
 {
     bench tb;
     tb.init.body = [&](test::test_initiator& i) {
@@ -131,25 +132,32 @@ TEST_CASE("a read miss fetches the line below the tag check, a hit costs the hit
         CHECK(i.mem.debug(tlm::TLM_WRITE_COMMAND, 0x104, &v, 4) == 4u);
         sc_time d = sc_core::SC_ZERO_TIME;
         CHECK(i.read32(0x104, d) == 0x11223344u);
-        CHECK(d == sc_time(14, SC_NS)); // 2 ns tag + 2 ns channel + 10 ns DRAM latency
+        // 2 ns tag + 1 channel cycle (one 32-byte sector at 64 B/cycle) + 10 ns DRAM latency
+        CHECK(d == sc_time(13, SC_NS));
         sc_core::wait(100, SC_NS);
         d = sc_core::SC_ZERO_TIME;
         CHECK(i.read32(0x104, d) == 0x11223344u);
         CHECK(d == sc_time(2, SC_NS));
+        // Same line, sector 3: a sector miss. The tag stage is taken [100, 101) by the hit, so
+        // 101 + 2 tag + 1 channel cycle + 10 = 114.
         d = sc_core::SC_ZERO_TIME;
-        CHECK(i.read32(0x17c, d) == 0u); // same line
-        CHECK(d == sc_time(2, SC_NS));
+        CHECK(i.read32(0x17c, d) == 0u);
+        CHECK(d == sc_time(14, SC_NS));
     };
     sc_core::sc_start();
     REQUIRE(tb.init.done);
     REQUIRE(tb.violations() == 0);
     CHECK(stat("cache.reads") == 3);
-    CHECK(stat("cache.hits") == 2);
-    CHECK(stat("cache.misses") == 1);
-    CHECK(stat("cache.hit_rate") == Approx(2.0 / 3.0));
-    CHECK(stat("cache.miss_latency") == Approx(14.0));
-    CHECK(stat("mem.reads") == 1);
-    CHECK(stat("mem.bytes_read") == 128);
+    CHECK(stat("cache.hits") == 1);
+    CHECK(stat("cache.misses") == 2);
+    CHECK(stat("cache.line_misses") == 1);
+    CHECK(stat("cache.sector_misses") == 1);
+    CHECK(stat("cache.hit_rate") == Approx(1.0 / 3.0));
+    CHECK(stat("cache.miss_latency") == Approx(13.5)); // 13 and 14
+    CHECK(stat("cache.tag_stalls") == 1);
+    CHECK(stat("cache.bytes_fetched") == 64);
+    CHECK(stat("mem.reads") == 2);
+    CHECK(stat("mem.bytes_read") == 64);
 }
 
 TEST_CASE("writes go through to memory, update a present line and allocate nothing")
@@ -170,8 +178,8 @@ TEST_CASE("writes go through to memory, update a present line and allocate nothi
         CHECK(i.write32(0x400, 0x5555, d) == tlm::TLM_OK_RESPONSE); // absent: no allocation
         sc_core::wait(100, SC_NS);
         d = sc_core::SC_ZERO_TIME;
-        CHECK(i.read32(0x400, d) == 0x5555u); // so this is a miss
-        CHECK(d == sc_time(14, SC_NS));
+        CHECK(i.read32(0x400, d) == 0x5555u); // so this is a miss (one sector)
+        CHECK(d == sc_time(13, SC_NS));
     };
     tb.side.body = [&](test::test_initiator& s) {
         sc_core::wait(150, SC_NS);
@@ -192,21 +200,25 @@ TEST_CASE("reads of a line whose fill is in flight merge into it, and full MSHRs
 {
     bench tb;
     tb.init.body = [&](test::test_initiator& i) {
+        // Every read at time 0; the tag stage takes one per cycle: starts at 0, 1, 2, ...
         sc_time d = sc_core::SC_ZERO_TIME;
-        i.read32(0x000, d);
-        CHECK(d == sc_time(14, SC_NS));
-        d = sc_core::SC_ZERO_TIME; // same local time, same line: waits for the same fill
-        i.read32(0x040, d);
-        CHECK(d == sc_time(14, SC_NS));
-        // Three more misses at time 0 fill the 4 MSHRs; the channels alternate by line.
+        i.read32(0x000, d); // tag [0, 2), channel 0 [2, 3), + 10 ns: 13
+        CHECK(d == sc_time(13, SC_NS));
+        d = sc_core::SC_ZERO_TIME; // same sector: tag done at 3, waits for the same fill
+        i.read32(0x010, d);
+        CHECK(d == sc_time(13, SC_NS));
+        // Four more misses: each MSHR is held from its issue until its data arrives, and a
+        // miss needs one free for as long as misses have lasted (11 ns). Tag done at 4, 5, 6;
+        // the channels alternate by line: 0x080 ch1 [4, 5) -> 15, 0x100 ch0 [5, 6) -> 16,
+        // 0x180 ch1 [6, 7) -> 17. The 4 MSHRs are then held until 13, 15, 16, 17.
         const std::uint64_t lines[] = {0x080, 0x100, 0x180, 0x200};
-        const int want_ns[] = {14, 16, 16, 26};
+        const int want_ns[] = {15, 16, 17, 24};
         for (int k = 0; k < 4; ++k) {
             d = sc_core::SC_ZERO_TIME;
             i.read32(lines[k], d);
             CHECK(d == sc_time(want_ns[k], SC_NS));
         }
-        // The 5th miss (0x200) waited until 14 ns for the first MSHR, then for its channel.
+        // 0x200: tag done at 7, every MSHR busy until 13: issue at 13, channel 0 [13, 14), 24.
     };
     sc_core::sc_start();
     REQUIRE(tb.init.done);
@@ -215,6 +227,184 @@ TEST_CASE("reads of a line whose fill is in flight merge into it, and full MSHRs
     CHECK(stat("cache.mshr_merges") == 1);
     CHECK(stat("cache.mshr_full_stalls") == 1);
     CHECK(stat("cache.misses") == 5);
+    CHECK(stat("cache.tag_stalls") == 5);
+    CHECK(stat("cache.tag_wait.max") == Approx(5.0));
+}
+
+TEST_CASE("sectors: a miss fetches only the missing sectors, in one span, and installs those")
+{
+    bench tb;
+    tb.init.body = [&](test::test_initiator& i) {
+        std::uint8_t line[128];
+        for (unsigned k = 0; k < 128; ++k)
+            line[k] = static_cast<std::uint8_t>(k);
+        i.mem.debug(tlm::TLM_WRITE_COMMAND, 0x100, line, 128);
+        sc_time d = sc_core::SC_ZERO_TIME;
+        i.read32(0x104, d); // sector 0
+        CHECK(d == sc_time(13, SC_NS));
+        sc_core::wait(100, SC_NS);
+        d = sc_core::SC_ZERO_TIME;
+        i.read32(0x140, d); // sector 2: a sector miss, 32 bytes
+        CHECK(d == sc_time(13, SC_NS));
+        sc_core::wait(100, SC_NS); // meanwhile (150 ns) `side` changes sectors 1 and 2 in memory
+        // The whole line: sectors 1 and 3 are missing. One read of the span 1..3 (96 bytes at
+        // 64 GB/s: 1.5 ns): tag 200..202, channel [202, 203.5), + 10 = 213.5. Only 1 and 3 are
+        // installed: sector 2 keeps the L1's copy (same kernel: no coherence needed).
+        std::uint8_t got[128];
+        d = sc_core::SC_ZERO_TIME;
+        CHECK(i.mem.access(tlm::TLM_READ_COMMAND, 0x100, got, 128, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(d == sc_time(13500, sc_core::SC_PS));
+        std::uint32_t w1 = 0, w2 = 0;
+        std::memcpy(&w1, got + 0x20, 4);
+        std::memcpy(&w2, got + 0x40, 4);
+        CHECK(w1 == 0xaaaaaaaau);
+        CHECK(w2 == 0x43424140u);
+        CHECK(got[0x7f] == 0x7f);
+        sc_core::wait(100, SC_NS);
+        d = sc_core::SC_ZERO_TIME;
+        CHECK(i.read32(0x140, d) == 0x43424140u); // a hit on the copy kept
+        CHECK(d == sc_time(2, SC_NS));
+    };
+    tb.side.body = [&](test::test_initiator& s) {
+        sc_core::wait(150, SC_NS);
+        sc_time d = sc_core::SC_ZERO_TIME;
+        s.write32(0x120, 0xaaaaaaaa, d);
+        s.write32(0x140, 0xbbbbbbbb, d);
+    };
+    sc_core::sc_start();
+    REQUIRE(tb.init.done);
+    REQUIRE(tb.side.done);
+    REQUIRE(tb.violations() == 0);
+    CHECK(stat("cache.misses") == 3);
+    CHECK(stat("cache.line_misses") == 1);
+    CHECK(stat("cache.sector_misses") == 2);
+    CHECK(stat("cache.hits") == 1);
+    CHECK(stat("cache.bytes_fetched") == 32 + 32 + 96);
+    CHECK(stat("mem.bytes_read") == 32 + 32 + 96);
+}
+
+TEST_CASE("a write makes the sectors it covers whole valid and skips bytes of invalid ones")
+{
+    bench tb;
+    tb.init.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        i.read32(0x200, d); // the line, sector 0 only
+        sc_core::wait(100, SC_NS);
+        std::uint8_t whole[32];
+        for (unsigned k = 0; k < 32; ++k)
+            whole[k] = static_cast<std::uint8_t>(0x80 + k);
+        d = sc_core::SC_ZERO_TIME;
+        CHECK(i.mem.access(tlm::TLM_WRITE_COMMAND, 0x220, whole, 32, d) == tlm::TLM_OK_RESPONSE);
+        d = sc_core::SC_ZERO_TIME;
+        CHECK(i.write32(0x240, 0x5151, d) == tlm::TLM_OK_RESPONSE); // part of sector 2
+        sc_core::wait(100, SC_NS);
+        d = sc_core::SC_ZERO_TIME;
+        CHECK(i.read32(0x224, d) == 0x87868584u); // sector 1 became valid: a hit
+        CHECK(d == sc_time(2, SC_NS));
+        sc_core::wait(100, SC_NS);
+        // Sector 2 is not valid: a sector miss that reads the write from memory. Tag 300..302,
+        // channel 0 [302, 303), + 10 = 313.
+        d = sc_core::SC_ZERO_TIME;
+        CHECK(i.read32(0x240, d) == 0x5151u);
+        CHECK(d == sc_time(13, SC_NS));
+    };
+    sc_core::sc_start();
+    REQUIRE(tb.init.done);
+    REQUIRE(tb.violations() == 0);
+    CHECK(stat("cache.hits") == 1);
+    CHECK(stat("cache.line_misses") == 1);
+    CHECK(stat("cache.sector_misses") == 1);
+    CHECK(stat("mem.writes") == 2);
+}
+
+namespace {
+/// Four lines of four sets are made resident, then read again at 100 ns, all at once: the
+/// delays of the four hits (the tag stage serves lines_per_cycle lookups per cycle).
+void four_hits(bool accurate, unsigned lines_per_cycle, const int (&want_ns)[4],
+               unsigned tag_stalls)
+{
+    l1::l1_config c = l1_cfg();
+    c.lines_per_cycle = lines_per_cycle;
+    bench tb(false, accurate, c);
+    tb.init.body = [&](test::test_initiator& i) {
+        const std::uint64_t lines[] = {0x000, 0x080, 0x100, 0x180};
+        for (std::uint64_t a : lines) {
+            sc_time d = sc_core::SC_ZERO_TIME;
+            i.read32(a, d);
+            sc_core::wait(d);
+        }
+        sc_core::wait(sc_time(100, SC_NS) - sc_core::sc_time_stamp());
+        for (int k = 0; k < 4; ++k) {
+            sc_time d = sc_core::SC_ZERO_TIME;
+            i.read32(lines[k], d);
+            CHECK(d == sc_time(want_ns[k], SC_NS));
+        }
+    };
+    sc_core::sc_start();
+    REQUIRE(tb.init.done);
+    REQUIRE(tb.violations() == 0);
+    CHECK(stat("cache.hits") == 4);
+    CHECK(stat("cache.tag_stalls") == tag_stalls);
+    CHECK(stat("cache.tag_wait.max") == Approx(tag_stalls == 3 ? 3.0 : 1.0));
+}
+} // namespace
+
+TEST_CASE("lines_per_cycle 1: uncoalesced hits take one tag cycle per line (fast mode)")
+{
+    four_hits(false, 1, {2, 3, 4, 5}, 3);
+}
+
+TEST_CASE("lines_per_cycle 2: two lookups per cycle (fast mode)")
+{
+    four_hits(false, 2, {2, 2, 3, 3}, 2);
+}
+
+TEST_CASE("lines_per_cycle 1: the same tag stage in accurate mode")
+{
+    four_hits(true, 1, {2, 3, 4, 5}, 3);
+}
+
+namespace {
+/// Accurate mode, two requesters missing at time 0 on lines of different channels; returns
+/// when each got its data.
+void two_misses(unsigned mshrs, sc_time& end1, sc_time& end2, unsigned stalls)
+{
+    l1::l1_config c = l1_cfg();
+    c.mshrs = mshrs;
+    bench tb(true, true, c);
+    auto body = [&](test::test_initiator& i, std::uint64_t addr, sc_time& end) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        i.read32(addr, d);
+        sc_core::wait(d);
+        end = sc_core::sc_time_stamp();
+    };
+    tb.init.body = [&](test::test_initiator& i) { body(i, 0x000, end1); };
+    tb.init2->body = [&](test::test_initiator& i) { body(i, 0x080, end2); };
+    sc_core::sc_start();
+    REQUIRE(tb.init.done);
+    REQUIRE(tb.init2->done);
+    REQUIRE(tb.violations() == 0);
+    CHECK(stat("cache.mshr_full_stalls") == stalls);
+}
+} // namespace
+
+TEST_CASE("accurate mode: the MSHRs bound the misses in flight (one MSHR)")
+{
+    sc_time end1, end2;
+    two_misses(1, end1, end2, 1);
+    // First: tag [0, 2), channel 0 [2, 3), + 10: 13. Second: tag done at 3, waits for the
+    // MSHR until 13, then channel 1 [13, 14), + 10: 24.
+    CHECK(std::min(end1, end2) == sc_time(13, SC_NS));
+    CHECK(std::max(end1, end2) == sc_time(24, SC_NS));
+}
+
+TEST_CASE("accurate mode: the MSHRs bound the misses in flight (two MSHRs)")
+{
+    sc_time end1, end2;
+    two_misses(2, end1, end2, 0);
+    // Both in flight: the second's tag is done at 3, channel 1 [3, 4), + 10: 14.
+    CHECK(std::min(end1, end2) == sc_time(13, SC_NS));
+    CHECK(std::max(end1, end2) == sc_time(14, SC_NS));
 }
 
 TEST_CASE("a request of a newer epoch invalidates the whole L1 first")
@@ -299,7 +489,7 @@ TEST_CASE("debug transport allocates nothing, takes no time and updates a presen
         CHECK(i.mem.debug(tlm::TLM_READ_COMMAND, 0x600, &v, 4) == 4u);
         sc_time d = sc_core::SC_ZERO_TIME;
         i.read32(0x600, d);
-        CHECK(d == sc_time(14, SC_NS)); // the debug read allocated nothing
+        CHECK(d == sc_time(13, SC_NS)); // the debug read allocated nothing
         v = 0x4242;
         CHECK(i.mem.debug(tlm::TLM_WRITE_COMMAND, 0x600, &v, 4) == 4u);
         CHECK(sc_core::sc_time_stamp() == sc_core::SC_ZERO_TIME);

@@ -64,6 +64,20 @@ TEST_CASE("window figures: memory stalls are bandwidth-bound at >= 70 % busy, el
     CHECK(compute_figures(d).bound == "memory_latency");
 }
 
+TEST_CASE("window figures: a saturated memory resource bounds the window whatever the split")
+{
+    window_deltas d = base();
+    // Issue share 0.5 is the largest; the busiest resource busy 96 % of the window.
+    d.busiest_busy_ps = 9'600'000;
+    CHECK(compute_figures(d).bound == "memory_bandwidth");
+    d.busiest_busy_ps = 9'499'999; // below 95 %: the largest share decides
+    CHECK(compute_figures(d).bound == "issue");
+    // Saturated, but issue took an even larger share of the cycles: issue.
+    d.busiest_busy_ps = 9'600'000;
+    d.instructions = 39'000; // issue share 0.975
+    CHECK(compute_figures(d).bound == "issue");
+}
+
 TEST_CASE("window figures: ALU latency and barriers win when they are the largest share")
 {
     window_deltas d = base();

@@ -2,6 +2,7 @@
 // Pure C++ core of the L1/LLC models, no SystemC; see models/cache/README.md.
 #include "models/cache/core/cache_array.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -32,8 +33,11 @@ unsigned log2u(unsigned v)
 }
 } // namespace
 
-cache_array::cache_array(unsigned sets, unsigned ways, unsigned line_bytes, index_fn index)
-    : m_sets(sets), m_ways(ways), m_line_bytes(line_bytes), m_offset_mask(line_bytes - 1ull),
+cache_array::cache_array(unsigned sets, unsigned ways, unsigned line_bytes, index_fn index,
+                         unsigned sector_bytes)
+    : m_sets(sets), m_ways(ways), m_line_bytes(line_bytes),
+      m_sector_bytes(sector_bytes == 0 ? line_bytes : sector_bytes), m_sectors(1),
+      m_sector_shift(0), m_all(1), m_offset_mask(line_bytes - 1ull),
       m_line_shift(log2u(line_bytes)), m_index(std::move(index))
 {
     if (!is_pow2(sets))
@@ -44,6 +48,14 @@ cache_array::cache_array(unsigned sets, unsigned ways, unsigned line_bytes, inde
     if (!is_pow2(line_bytes))
         throw std::invalid_argument("cache_array: line_bytes must be a power of two, got " +
                                     std::to_string(line_bytes));
+    if (!is_pow2(m_sector_bytes) || m_sector_bytes > line_bytes || line_bytes / m_sector_bytes > 64)
+        throw std::invalid_argument(
+            "cache_array: sector_bytes must be a power of two dividing line_bytes into at most 64 "
+            "sectors, got " +
+            std::to_string(m_sector_bytes));
+    m_sectors = line_bytes / m_sector_bytes;
+    m_sector_shift = log2u(m_sector_bytes);
+    m_all = m_sectors == 64 ? ~sector_mask{0} : (sector_mask{1} << m_sectors) - 1;
     m_meta.resize(std::size_t{sets} * ways);
     m_data.resize(m_meta.size() * line_bytes);
     m_victim_data.resize(line_bytes);
@@ -57,12 +69,24 @@ unsigned cache_array::set_of(std::uint64_t addr) const
     return static_cast<unsigned>(line >> m_line_shift) & (m_sets - 1);
 }
 
+sector_mask cache_array::sectors_of(std::uint64_t addr, std::size_t size) const
+{
+    const std::uint64_t off = addr & m_offset_mask;
+    if (size == 0 || off + size > m_line_bytes)
+        throw std::out_of_range("cache_array::sectors_of: " + std::to_string(size) + " bytes at " +
+                                hex(addr) + " do not fit in one line");
+    const unsigned first = static_cast<unsigned>(off >> m_sector_shift);
+    const unsigned last = static_cast<unsigned>((off + size - 1) >> m_sector_shift);
+    const sector_mask upto = last == 63 ? ~sector_mask{0} : (sector_mask{1} << (last + 1)) - 1;
+    return upto & ~((sector_mask{1} << first) - 1);
+}
+
 std::size_t cache_array::find(std::uint64_t addr) const
 {
     const std::uint64_t line = line_addr(addr);
     const std::size_t base = slot(set_of(addr), 0);
     for (std::size_t s = base; s < base + m_ways; ++s) {
-        if (m_meta[s].valid && m_meta[s].tag == line)
+        if (m_meta[s].resident && m_meta[s].tag == line)
             return s;
     }
     return npos;
@@ -85,8 +109,19 @@ bool cache_array::probe(std::uint64_t addr) const
 
 bool cache_array::is_dirty(std::uint64_t addr) const
 {
+    return dirty_sectors(addr) != 0;
+}
+
+sector_mask cache_array::valid_sectors(std::uint64_t addr) const
+{
     const std::size_t s = find(addr);
-    return s != npos && m_meta[s].dirty;
+    return s == npos ? 0 : m_meta[s].valid;
+}
+
+sector_mask cache_array::dirty_sectors(std::uint64_t addr) const
+{
+    const std::size_t s = find(addr);
+    return s == npos ? 0 : m_meta[s].dirty;
 }
 
 std::size_t cache_array::resident_slot(std::uint64_t addr, std::size_t size, const char* what) const
@@ -99,6 +134,9 @@ std::size_t cache_array::resident_slot(std::uint64_t addr, std::size_t size, con
     if (s == npos)
         throw std::logic_error(std::string("cache_array::") + what + ": line of address " +
                                hex(addr) + " is not resident");
+    if (size > 0 && (sectors_of(addr, size) & ~m_meta[s].valid) != 0)
+        throw std::logic_error(std::string("cache_array::") + what + ": " + std::to_string(size) +
+                               " bytes at " + hex(addr) + " touch a sector that holds no data");
     return s;
 }
 
@@ -108,42 +146,151 @@ void cache_array::read(std::uint64_t addr, void* dst, std::size_t size) const
     std::memcpy(dst, data_of(s) + (addr & m_offset_mask), size);
 }
 
+void cache_array::set_dirty(meta& m, sector_mask dirty)
+{
+    if (m.dirty == 0 && dirty != 0)
+        ++m_dirty_count;
+    else if (m.dirty != 0 && dirty == 0)
+        --m_dirty_count;
+    m.dirty = dirty;
+}
+
 void cache_array::write(std::uint64_t addr, const void* src, std::size_t size, bool mark_dirty)
 {
     const std::size_t s = resident_slot(addr, size, "write");
     std::memcpy(data_of(s) + (addr & m_offset_mask), src, size);
-    if (mark_dirty && !m_meta[s].dirty) {
-        m_meta[s].dirty = true;
-        ++m_dirty_count;
-    }
+    if (mark_dirty && size > 0)
+        set_dirty(m_meta[s], m_meta[s].dirty | sectors_of(addr, size));
 }
 
-void cache_array::fill(std::uint64_t addr, const void* line_data)
+void cache_array::write_valid(std::uint64_t addr, const void* src, std::size_t size,
+                              bool mark_dirty)
 {
-    const std::size_t s = resident_slot(line_addr(addr), m_line_bytes, "fill");
-    std::memcpy(data_of(s), line_data, m_line_bytes);
-    if (m_meta[s].dirty) {
-        m_meta[s].dirty = false;
-        --m_dirty_count;
+    const std::size_t s = resident_slot(addr, 0, "write_valid");
+    if ((addr & m_offset_mask) + size > m_line_bytes)
+        throw std::out_of_range("cache_array::write_valid: access of " + std::to_string(size) +
+                                " bytes at " + hex(addr) + " crosses a line");
+    const auto* from = static_cast<const std::uint8_t*>(src);
+    const std::uint64_t off = addr & m_offset_mask;
+    sector_mask written = 0;
+    std::size_t k = 0;
+    while (k < size) {
+        const std::uint64_t o = off + k;
+        const auto sector = static_cast<unsigned>(o >> m_sector_shift);
+        const std::size_t n =
+            std::min<std::size_t>(size - k, (std::uint64_t{sector + 1} << m_sector_shift) - o);
+        if (m_meta[s].valid & (sector_mask{1} << sector)) {
+            std::memcpy(data_of(s) + o, from + k, n);
+            written |= sector_mask{1} << sector;
+        }
+        k += n;
     }
+    if (mark_dirty)
+        set_dirty(m_meta[s], m_meta[s].dirty | written);
+}
+
+void cache_array::set_valid(std::uint64_t addr, sector_mask sectors)
+{
+    const std::size_t s = resident_slot(line_addr(addr), 0, "set_valid");
+    m_meta[s].valid |= sectors & m_all;
+}
+
+void cache_array::fill(std::uint64_t addr, const void* line_data, sector_mask sectors)
+{
+    const std::size_t s = resident_slot(line_addr(addr), 0, "fill");
+    sectors &= m_all;
+    const auto* src = static_cast<const std::uint8_t*>(line_data);
+    if (sectors == m_all) {
+        std::memcpy(data_of(s), src, m_line_bytes);
+    } else {
+        for (sector_mask m = sectors; m != 0; m &= m - 1) {
+            const unsigned off = static_cast<unsigned>(__builtin_ctzll(m)) << m_sector_shift;
+            std::memcpy(data_of(s) + off, src + off, m_sector_bytes);
+        }
+    }
+    m_meta[s].valid |= sectors;
+    set_dirty(m_meta[s], m_meta[s].dirty & ~sectors);
+}
+
+void cache_array::clear_ready(std::size_t s)
+{
+    if (!m_ready.empty())
+        std::fill_n(m_ready.begin() + static_cast<std::ptrdiff_t>(s * m_sectors), m_sectors, 0);
+}
+
+void cache_array::set_ready(std::uint64_t addr, sector_mask sectors, std::uint64_t t)
+{
+    const std::size_t s = resident_slot(line_addr(addr), 0, "set_ready");
+    if (m_ready.empty())
+        m_ready.assign(m_meta.size() * m_sectors, 0);
+    for (sector_mask m = sectors & m_all; m != 0; m &= m - 1)
+        m_ready[s * m_sectors + static_cast<unsigned>(__builtin_ctzll(m))] = t;
+}
+
+std::uint64_t cache_array::ready(std::uint64_t addr, sector_mask sectors) const
+{
+    if (m_ready.empty())
+        return 0;
+    const std::size_t s = find(addr);
+    if (s == npos)
+        return 0;
+    std::uint64_t t = 0;
+    for (sector_mask m = sectors & m_all; m != 0; m &= m - 1)
+        t = std::max(t, m_ready[s * m_sectors + static_cast<unsigned>(__builtin_ctzll(m))]);
+    return t;
 }
 
 cache_array::victim cache_array::remove(std::size_t s)
 {
     meta& m = m_meta[s];
     victim v;
-    if (!m.valid)
+    if (!m.resident)
         return v;
     v.valid = true;
-    v.dirty = m.dirty;
+    v.dirty = m.dirty != 0;
     v.line_addr = m.tag;
+    v.valid_sectors = m.valid;
+    v.dirty_sectors = m.dirty;
     std::memcpy(m_victim_data.data(), data_of(s), m_line_bytes);
     v.data = m_victim_data.data();
     --m_valid_count;
-    if (m.dirty)
-        --m_dirty_count;
+    set_dirty(m, 0);
     m = meta{};
+    clear_ready(s);
     return v;
+}
+
+std::size_t cache_array::lru_slot(std::uint64_t addr) const
+{
+    // An invalid way has stamp 0, below every used stamp, so one minimum search finds
+    // the first invalid way or else the LRU way; pinned ways are never chosen.
+    const std::size_t base = slot(set_of(addr), 0);
+    std::size_t pick = npos;
+    for (std::size_t s = base; s < base + m_ways; ++s) {
+        if (!m_meta[s].pinned && (pick == npos || m_meta[s].stamp < m_meta[pick].stamp))
+            pick = s;
+    }
+    return pick;
+}
+
+bool cache_array::can_allocate(std::uint64_t addr) const
+{
+    return lru_slot(addr) != npos;
+}
+
+bool cache_array::victim_dirty(std::uint64_t addr) const
+{
+    const std::size_t s = lru_slot(addr);
+    return s != npos && m_meta[s].resident && m_meta[s].dirty != 0;
+}
+
+void cache_array::pin(std::uint64_t addr, bool pinned)
+{
+    const std::size_t s = find(addr);
+    if (s == npos)
+        throw std::logic_error("cache_array::pin: line of address " + hex(addr) +
+                               " is not resident");
+    m_meta[s].pinned = pinned;
 }
 
 cache_array::victim cache_array::allocate(std::uint64_t addr)
@@ -151,18 +298,14 @@ cache_array::victim cache_array::allocate(std::uint64_t addr)
     if (find(addr) != npos)
         throw std::logic_error("cache_array::allocate: line " + hex(line_addr(addr)) +
                                " is already resident");
-    // An invalid way has stamp 0, below every used stamp, so one minimum search finds
-    // the first invalid way or else the LRU way.
-    const std::size_t base = slot(set_of(addr), 0);
-    std::size_t pick = base;
-    for (std::size_t s = base + 1; s < base + m_ways; ++s) {
-        if (m_meta[s].stamp < m_meta[pick].stamp)
-            pick = s;
-    }
+    const std::size_t pick = lru_slot(addr);
+    if (pick == npos)
+        throw std::logic_error("cache_array::allocate: every way of the set of " +
+                               hex(line_addr(addr)) + " is pinned");
     const victim v = remove(pick);
     meta& m = m_meta[pick];
     m.tag = line_addr(addr);
-    m.valid = true;
+    m.resident = true;
     m.stamp = ++m_clock;
     ++m_valid_count;
     std::memset(data_of(pick), 0, m_line_bytes);

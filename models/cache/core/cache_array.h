@@ -1,5 +1,5 @@
-// Set-associative cache array that holds data: tags, true LRU, dirty bits, line data.
-// Pure C++ core of the L1/LLC models, no SystemC; see models/cache/README.md.
+// Set-associative cache array that holds data: tags, true LRU, sectors with valid and dirty bits,
+// line data. Pure C++ core of the L1/LLC models, no SystemC; see models/cache/README.md.
 #pragma once
 
 #include <cstddef>
@@ -13,8 +13,13 @@ namespace vgpu::cache {
 /// Maps a line address to a set; the result is reduced modulo the number of sets.
 using index_fn = std::function<unsigned(std::uint64_t line_addr)>;
 
-/// Set-associative array of sets x ways lines of line_bytes each, with true LRU per set.
-/// Tags are full line addresses, so any index function is correct.
+/// A set of sectors of one line: bit i is sector i (at most 64 sectors per line).
+using sector_mask = std::uint64_t;
+
+/// Set-associative array of sets x ways lines of line_bytes each, with true LRU per set. A line
+/// is divided into sectors of sector_bytes: a resident line (its tag present) holds valid data
+/// only in its valid sectors, and its dirty sectors (always valid) hold data not yet written
+/// below. Tags are full line addresses, so any index function is correct.
 class cache_array {
 public:
     /// A line removed from the array by allocate() or invalidate().
@@ -23,76 +28,128 @@ public:
         bool dirty = false;                 ///< it held data not yet written back
         std::uint64_t line_addr = 0;        ///< its line address
         const std::uint8_t* data = nullptr; ///< its line_bytes bytes, valid until the next removal
+        sector_mask valid_sectors = 0;      ///< its sectors holding data
+        sector_mask dirty_sectors = 0;      ///< its sectors to be written back
     };
 
-    /// sets and line_bytes must be powers of two, ways >= 1; index defaults to
+    /// sets, line_bytes and sector_bytes must be powers of two, ways >= 1, sector_bytes <=
+    /// line_bytes with at most 64 sectors per line (0: one sector per line); index defaults to
     /// (line_addr / line_bytes) % sets.
-    cache_array(unsigned sets, unsigned ways, unsigned line_bytes, index_fn index = {});
+    cache_array(unsigned sets, unsigned ways, unsigned line_bytes, index_fn index = {},
+                unsigned sector_bytes = 0);
 
-    unsigned sets() const { return m_sets; }             ///< number of sets
-    unsigned ways() const { return m_ways; }             ///< lines per set
-    unsigned line_bytes() const { return m_line_bytes; } ///< bytes per line
+    unsigned sets() const { return m_sets; }                 ///< number of sets
+    unsigned ways() const { return m_ways; }                 ///< lines per set
+    unsigned line_bytes() const { return m_line_bytes; }     ///< bytes per line
+    unsigned sector_bytes() const { return m_sector_bytes; } ///< bytes per sector
+    unsigned sectors() const { return m_sectors; }           ///< sectors per line
+    sector_mask all_sectors() const { return m_all; }        ///< every sector of a line
     /// addr with the offset within its line cleared
     std::uint64_t line_addr(std::uint64_t addr) const { return addr & ~m_offset_mask; }
     /// set that holds addr's line
     unsigned set_of(std::uint64_t addr) const;
+    /// Sectors of addr's line that [addr, addr + size) touches (size >= 1, within the line).
+    sector_mask sectors_of(std::uint64_t addr, std::size_t size) const;
 
     /// Way holding addr's line, or nothing on a miss; touch makes the line most recently used.
     std::optional<unsigned> lookup(std::uint64_t addr, bool touch = true);
-    /// True if addr's line is resident; changes nothing.
+    /// True if addr's line is resident (its tag is present); changes nothing.
     bool probe(std::uint64_t addr) const;
-    /// True if addr's line is resident and dirty.
+    /// True if addr's line is resident with a dirty sector.
     bool is_dirty(std::uint64_t addr) const;
+    /// Valid sectors of addr's line (0 if absent).
+    sector_mask valid_sectors(std::uint64_t addr) const;
+    /// Dirty sectors of addr's line (0 if absent).
+    sector_mask dirty_sectors(std::uint64_t addr) const;
 
-    /// Copies size bytes at addr out of a resident line (throws if absent or crossing the line).
+    /// Copies size bytes at addr out of valid sectors of a resident line (throws if absent,
+    /// crossing the line, or touching an invalid sector).
     void read(std::uint64_t addr, void* dst, std::size_t size) const;
-    /// Copies size bytes to addr in a resident line, marking it dirty if asked (throws as read).
+    /// Copies size bytes to addr in valid sectors of a resident line, marking the sectors it
+    /// touches dirty if asked (throws as read).
     void write(std::uint64_t addr, const void* src, std::size_t size, bool mark_dirty);
-    /// Overwrites the whole resident line of addr with line_data and marks it clean.
-    void fill(std::uint64_t addr, const void* line_data);
+    /// Marks sectors of a resident line valid without changing their bytes (for sectors a write
+    /// is about to cover whole).
+    void set_valid(std::uint64_t addr, sector_mask sectors);
+    /// Copies the bytes of [addr, addr + size) that fall into valid sectors of a resident line
+    /// and skips the others (their sectors hold no data), marking the written sectors dirty if
+    /// asked.
+    void write_valid(std::uint64_t addr, const void* src, std::size_t size, bool mark_dirty);
+    /// Copies the sectors in `sectors` from line_data (an image of the whole line) into the
+    /// resident line of addr and marks them valid and clean.
+    void fill(std::uint64_t addr, const void* line_data, sector_mask sectors);
+    /// Overwrites the whole resident line of addr with line_data and marks it valid and clean.
+    void fill(std::uint64_t addr, const void* line_data) { fill(addr, line_data, m_all); }
 
-    /// Installs addr's line (must be absent) as valid, clean, zeroed and most recently used in
-    /// an invalid way, else the LRU way; returns the line it replaced.
+    /// Installs addr's line (must be absent) as resident, with no valid sector, zeroed and most
+    /// recently used, in an invalid way, else the least recently used way that is not pinned;
+    /// returns the line it replaced. Throws std::logic_error if every way is pinned.
     victim allocate(std::uint64_t addr);
+    /// True if allocate(addr) finds a way (not every way of its set is pinned).
+    bool can_allocate(std::uint64_t addr) const;
+    /// True if allocate(addr) would now replace a line with dirty sectors.
+    bool victim_dirty(std::uint64_t addr) const;
+    /// Pins (or unpins) resident addr's line: allocate() never replaces a pinned line (a miss
+    /// of some of its sectors is in flight).
+    void pin(std::uint64_t addr, bool pinned);
     /// Removes addr's line if resident and returns it, so a dirty line can be written back.
     victim invalidate(std::uint64_t addr);
 
-    /// Calls f(line_addr, dirty, data) for every valid line, in set and way order.
+    /// Fast mode: records that the sectors in `sectors` of resident addr's line receive their
+    /// data at time t (any unit).
+    void set_ready(std::uint64_t addr, sector_mask sectors, std::uint64_t t);
+    /// Fast mode: the latest arrival time recorded for the sectors in `sectors` of addr's line
+    /// since it was allocated (0 if none or absent).
+    std::uint64_t ready(std::uint64_t addr, sector_mask sectors) const;
+
+    /// Calls f(line_addr, dirty_sectors, data) for every resident line, in set and way order.
     template <class F> void for_each_valid(F&& f) const;
-    /// Calls write_back(line_addr, data) for every dirty line, then marks it clean.
+    /// Calls write_back(line_addr, data, dirty_sectors) for every line with dirty sectors, then
+    /// marks them clean.
     template <class F> void flush(F&& write_back);
-    /// Calls write_back(line_addr, data) for every dirty line, then invalidates every line.
+    /// Calls write_back(line_addr, data, dirty_sectors) for every line with dirty sectors, then
+    /// invalidates every line.
     template <class F> void invalidate_all(F&& write_back);
 
-    unsigned valid_count() const { return m_valid_count; } ///< valid lines
-    unsigned dirty_count() const { return m_dirty_count; } ///< dirty lines
+    unsigned valid_count() const { return m_valid_count; } ///< resident lines
+    unsigned dirty_count() const { return m_dirty_count; } ///< lines with a dirty sector
 
 private:
     struct meta {
         std::uint64_t tag = 0;   // full line address
         std::uint64_t stamp = 0; // last use; the smallest stamp in a set is the LRU way
-        bool valid = false;
-        bool dirty = false;
+        sector_mask valid = 0;   // sectors holding data
+        sector_mask dirty = 0;   // sectors holding data not yet written below
+        bool resident = false;   // the tag is present
+        bool pinned = false;     // not to be replaced (a miss on it is in flight)
     };
 
     static constexpr std::size_t npos = ~std::size_t{0};
 
     std::size_t find(std::uint64_t addr) const; // slot of addr's line, or npos
     std::size_t slot(unsigned set, unsigned way) const { return std::size_t{set} * m_ways + way; }
+    std::size_t lru_slot(std::uint64_t addr) const; // the way allocate(addr) would take, or npos
     std::uint8_t* data_of(std::size_t slot) { return &m_data[slot * m_line_bytes]; }
     const std::uint8_t* data_of(std::size_t slot) const { return &m_data[slot * m_line_bytes]; }
     std::size_t resident_slot(std::uint64_t addr, std::size_t size, const char* what) const;
+    void clear_ready(std::size_t slot);
+    void set_dirty(meta& m, sector_mask dirty);
     victim remove(std::size_t slot);
 
     unsigned m_sets;
     unsigned m_ways;
     unsigned m_line_bytes;
+    unsigned m_sector_bytes;
+    unsigned m_sectors;
+    unsigned m_sector_shift;
+    sector_mask m_all;
     std::uint64_t m_offset_mask;
     unsigned m_line_shift;
     index_fn m_index;
     std::vector<meta> m_meta;
     std::vector<std::uint8_t> m_data;
     std::vector<std::uint8_t> m_victim_data;
+    std::vector<std::uint64_t> m_ready; // per slot and sector; sized on first set_ready()
     std::uint64_t m_clock = 0;
     unsigned m_valid_count = 0;
     unsigned m_dirty_count = 0;
@@ -101,7 +158,7 @@ private:
 template <class F> void cache_array::for_each_valid(F&& f) const
 {
     for (std::size_t s = 0; s < m_meta.size(); ++s) {
-        if (m_meta[s].valid)
+        if (m_meta[s].resident)
             f(m_meta[s].tag, m_meta[s].dirty, data_of(s));
     }
 }
@@ -109,10 +166,10 @@ template <class F> void cache_array::for_each_valid(F&& f) const
 template <class F> void cache_array::flush(F&& write_back)
 {
     for (std::size_t s = 0; s < m_meta.size(); ++s) {
-        if (m_meta[s].valid && m_meta[s].dirty) {
-            write_back(m_meta[s].tag, static_cast<const std::uint8_t*>(data_of(s)));
-            m_meta[s].dirty = false;
-            --m_dirty_count;
+        if (m_meta[s].resident && m_meta[s].dirty) {
+            write_back(m_meta[s].tag, static_cast<const std::uint8_t*>(data_of(s)),
+                       m_meta[s].dirty);
+            set_dirty(m_meta[s], 0);
         }
     }
 }
@@ -123,6 +180,7 @@ template <class F> void cache_array::invalidate_all(F&& write_back)
     for (auto& m : m_meta)
         m = meta{};
     m_valid_count = 0;
+    m_ready.clear();
 }
 
 } // namespace vgpu::cache

@@ -1,13 +1,16 @@
-// The SystemC-free part of a cache controller shared by the L1 and the LLC: lookup, MSHRs,
-// fill and eviction, write policy, outcome counters. See models/cache/README.md.
+// The SystemC-free part of a cache controller shared by the L1 and the LLC: lookup of sectored
+// lines, MSHRs, fill and eviction, write policy, write-back buffer, outcome counters.
+// See models/cache/README.md.
 #pragma once
 
 #include "models/cache/core/cache_array.h"
+#include "models/cache/core/capacity_timeline.h"
 #include "models/cache/core/mshr_table.h"
 #include "models/cache/core/set_index.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace vgpu::cache {
@@ -17,18 +20,9 @@ enum class write_policy {
     /// Writes are performed below; a present line is updated and stays clean; a write miss
     /// allocates nothing; a fill overtaken by a write of its line is not installed.
     write_through_no_allocate,
-    /// Writes go into the line and make it dirty; a write miss allocates the line (fetched
-    /// first unless the write replaces it whole); dirty victims are written back.
+    /// Writes go into the line and make its sectors dirty; a write miss allocates the line
+    /// (fetching the sectors it writes only in part); dirty victims go to the write-back buffer.
     write_back_allocate,
-};
-
-/// Fast mode: which fill a hit waits for when several fills of its line are in flight.
-enum class merge_wait {
-    latest_arrival, ///< the one that arrives last
-    /// the one in the highest-numbered MSHR slot (the L1's rule, kept so its results do not
-    /// change; it differs from latest_arrival only when a line is refetched before an earlier
-    /// fill of it has arrived)
-    last_slot,
 };
 
 /// Geometry and policies of a cache_controller.
@@ -36,53 +30,92 @@ struct controller_params {
     unsigned sets = 1;                                       ///< sets, a power of two
     unsigned ways = 1;                                       ///< lines per set
     unsigned line_bytes = 64;                                ///< bytes per line, a power of two
+    unsigned sector_bytes = 0;                               ///< bytes per sector (0: the line)
     index_kind index = index_kind::modulo;                   ///< set index over line numbers
     unsigned index_first_bit = 0;                            ///< bit_select: first line-number bit
     unsigned mshrs = 1;                                      ///< line misses outstanding at once
     write_policy policy = write_policy::write_back_allocate; ///< what writes do
-    merge_wait fast_merge = merge_wait::latest_arrival;      ///< fast mode: the fill a hit awaits
+    unsigned wb_entries = 0; ///< write-back buffer entries (write-back policy; 0: mshrs)
 };
 
 /// Outcome counts of a cache_controller (the shells publish them as statistics).
 struct controller_counts {
-    std::uint64_t hits = 0;        ///< lookups served from the array
-    std::uint64_t misses = 0;      ///< lookups that started a miss
-    std::uint64_t merges = 0;      ///< lookups that waited for a fill (or write-back) in flight
-    std::uint64_t full_stalls = 0; ///< misses that waited for a free MSHR
-    std::uint64_t fills = 0;       ///< lines filled with fetched data
-    std::uint64_t writebacks = 0;  ///< dirty victims written back
+    std::uint64_t hits = 0;           ///< lookups served from the array
+    std::uint64_t misses = 0;         ///< lookups that started a miss (line or sector)
+    std::uint64_t sector_misses = 0;  ///< misses whose line was resident (sectors missing)
+    std::uint64_t merges = 0;         ///< lookups that waited for a fill (or write-back) in flight
+    std::uint64_t full_stalls = 0;    ///< misses that waited for a free MSHR
+    std::uint64_t fills = 0;          ///< fills installed (some sectors of a line)
+    std::uint64_t filled_sectors = 0; ///< sectors those fills installed
+    std::uint64_t writebacks = 0;     ///< dirty victims put into the write-back buffer
+    std::uint64_t wb_sectors = 0;     ///< dirty sectors those victims held
+    std::uint64_t wb_full_stalls = 0; ///< misses that waited for a free write-back buffer entry
+};
+
+/// Which sectors of a line a request touches and which its enabled bytes cover whole; built
+/// from the request's runs of enabled bytes (maximal runs: two runs never cover one sector
+/// together, since a disabled byte lies between them).
+struct sector_cover {
+    sector_mask touched = 0; ///< sectors holding at least one byte of the request
+    sector_mask whole = 0;   ///< sectors every byte of which the request writes or reads
+    /// Sectors touched only in part (a write must have their other bytes first).
+    sector_mask partial() const { return touched & ~whole; }
 };
 
 /// Tags, data and miss handling of one cache, without time, sockets or waiting: the shell
-/// asks what a request is (hit, merge, stall, miss), moves data below, and reports back.
+/// asks what a request is (hit, merge, stall, miss and which sectors to fetch), moves data
+/// below, and reports back.
 ///
-/// Two models of the MSHRs, one per timing mode of the shells:
-/// - event-driven (accurate): lookup(addr, request&) against a table of lines in flight; a
-///   merge or a stall means "wait until an entry is released, then ask again".
-/// - timestamped (fast): lookup_at(addr, tag_done) and reserve_fill(); a fill completes inside
-///   the call that misses, so an MSHR is the arrival time of its fill (one slot per MSHR).
+/// Two models of the MSHRs and the write-back buffer, one per timing mode of the shells:
+/// - event-driven (accurate): lookup(addr, need, request&) against a table of lines in flight;
+///   a merge or a stall means "wait until an entry is released, then ask again"; dirty victims
+///   occupy write-back buffer entries (buffer_writeback) until the shell drains them.
+/// - timestamped (fast): lookup_at(addr, need, tag_done) against the arrival times of the
+///   sectors' data; MSHRs and write-back buffer entries are capacity_timelines of intervals
+///   (begin_fast_miss / end_fast_miss), because a fill completes inside the call that misses.
 class cache_controller {
 public:
     /// What a lookup found.
     enum class outcome {
-        hit,   ///< the line is resident and not in flight: serve it now
+        hit,   ///< the sectors needed are valid and not in flight: serve now
         merge, ///< a fill (or write-back) of the line is in flight: wait for it (accurate) or
                ///< complete at its arrival (fast)
         stall, ///< a miss, but every MSHR is busy: wait for a release and ask again
-        miss,  ///< a miss: fetch the line (accurate mode: an MSHR entry was claimed)
+        miss,  ///< a miss: fetch the missing sectors (accurate mode: an MSHR entry was claimed)
     };
 
     /// Progress of one request through repeated accurate-mode lookups, so each outcome is
     /// counted once per request.
     struct request {
-        bool merged = false;  ///< it has waited for a line in flight
-        bool stalled = false; ///< it has waited for a free MSHR
+        bool merged = false;     ///< it has waited for a line in flight
+        bool stalled = false;    ///< it has waited for a free MSHR
+        bool wb_stalled = false; ///< it has waited for a free write-back buffer entry
+        sector_mask fetch = 0; ///< after a miss: the sectors to fetch (0: none, e.g. a full write)
     };
 
     /// Result of a fast-mode lookup.
     struct timed_outcome {
         outcome result = outcome::miss; ///< hit, merge or miss (never stall)
-        std::uint64_t ready = 0; ///< hit: tag_done; merge: its fill's arrival; miss: tag_done
+        /// hit: tag_done; merge: the latest arrival of its sectors' data; miss: the latest of
+        /// tag_done and the arrival of the valid sectors it needs
+        std::uint64_t ready = 0;
+        sector_mask fetch = 0; ///< miss: the sectors to fetch
+    };
+
+    /// Fast mode: the entries a miss holds (see begin_fast_miss).
+    struct fast_miss {
+        std::uint64_t issue = 0;               ///< when the fetch (and victim write) may start
+        capacity_timeline::reservation mshr;   ///< its MSHR, if it fetches
+        capacity_timeline::reservation wb;     ///< its write-back buffer entry, if any
+        bool has_mshr = false, has_wb = false; ///< which of the two it holds
+    };
+
+    /// A write-back buffer entry (accurate mode): a dirty victim waiting to be written below.
+    struct wb_entry {
+        std::uint64_t line = 0;       ///< its line address
+        sector_mask dirty = 0;        ///< the sectors to write
+        std::uint8_t* data = nullptr; ///< the whole line image (only dirty sectors matter)
+        bool busy = false;            ///< holds a victim
     };
 
     /// Throws std::invalid_argument for a bad geometry (see cache_array) or mshrs == 0.
@@ -98,103 +131,143 @@ public:
     unsigned set_of(std::uint64_t addr) const { return m_array.set_of(addr); }
     const controller_counts& counts() const { return m_counts; } ///< outcome counts so far
 
+    /// Adds the run [addr, addr + n) of a request within one line to `c`.
+    void cover(sector_cover& c, std::uint64_t addr, std::size_t n) const;
+    /// The whole span of sectors in `fetch` as (first byte offset in the line, bytes): one read
+    /// below brings them all (a valid sector between two missing ones is read, not installed).
+    void fetch_span(sector_mask fetch, unsigned& offset, unsigned& bytes) const;
+
     // --- accurate mode: the MSHR table ---------------------------------------------------
-    /// Classifies a request for addr (counted once per request over repeated calls): merge if
-    /// its line is in flight, hit if resident (made most recently used), miss if an MSHR is
-    /// free (claims it for the line), else stall.
-    outcome lookup(std::uint64_t addr, request& r);
-    /// True if a fill or write-back of line is in flight (it has an MSHR entry).
+    /// Classifies a request for the sectors `need` of addr's line (counted once per request
+    /// over repeated calls): merge if the line is in flight (fill or buffered write-back); hit
+    /// if resident (made most recently used) with every needed sector valid; miss if an MSHR
+    /// is free (claims it; r.fetch = the needed sectors not valid; a resident line is pinned
+    /// until finish_miss, so no other miss replaces it meanwhile); else stall.
+    outcome lookup(std::uint64_t addr, sector_mask need, request& r);
+    /// True if a fill or a buffered write-back of line is in flight (it has an MSHR entry).
     bool busy(std::uint64_t line);
-    /// Claims an MSHR entry for a miss on line, as lookup() does on a miss (a fast-mode shell
-    /// that wants its line busy while the fill is in flight); throws if none is free.
-    void begin_miss(std::uint64_t line);
-    /// Releases the MSHR entry of a miss on line.
+    /// Releases the MSHR entry of a miss on line (and unpins the line).
     void finish_miss(std::uint64_t line);
     /// Misses holding an MSHR entry.
     unsigned misses_in_flight() const { return m_misses_in_flight; }
 
-    // --- fast mode: fill slots ---------------------------------------------------------
-    /// Looks addr up at tag time tag_done (time values in any unit): a resident line (made most
-    /// recently used) is a merge if a fill of it arrives after tag_done (ready = that arrival;
-    /// of several, the one fast_merge picks), else a hit; otherwise a miss. Counted.
-    timed_outcome lookup_at(std::uint64_t addr, std::uint64_t tag_done);
-    /// The fill slot of a miss at tag_done: the one freed first. issue is when the fetch may
-    /// start, max(tag_done, the slot's free time); a later issue counts a full stall.
-    unsigned reserve_fill(std::uint64_t tag_done, std::uint64_t& issue);
-    /// Records that slot's fill of line arrives at ready (after a successful fetch).
-    void fill_arrives(unsigned slot, std::uint64_t line, std::uint64_t ready);
+    // --- fast mode: arrival times and interval bookings ----------------------------------
+    /// Looks the sectors `need` of addr up at tag time tag_done (time values in any unit):
+    /// a resident line (made most recently used) with every needed sector valid is a merge if
+    /// one of them arrives after tag_done (ready = the latest arrival), else a hit; otherwise a
+    /// miss of the needed sectors not valid. Counted.
+    timed_outcome lookup_at(std::uint64_t addr, sector_mask need, std::uint64_t tag_done);
+    /// The earliest issue time >= tag_done at which an MSHR (if `fetch`) and a write-back
+    /// buffer entry (if the victim has dirty sectors, `victim_dirty`) are free for as long as
+    /// such intervals have lasted so far; books both provisionally and counts the write-back.
+    /// A later issue counts a full stall (MSHR) or a write-back buffer stall (entry). `now` is
+    /// the global time.
+    fast_miss begin_fast_miss(std::uint64_t tag_done, bool fetch, sector_mask victim_dirty,
+                              std::uint64_t now);
+    /// Sets the real ends: the fill's arrival and the victim write's completion.
+    void end_fast_miss(fast_miss& m, std::uint64_t fill_ready, std::uint64_t wb_done);
+    /// Fast mode: records that line's buffered write-back reaches memory at `done`.
+    void note_writeback(std::uint64_t line, std::uint64_t done, std::uint64_t now);
+    /// Fast mode: when the latest buffered write-back of line reaches memory (0 if none after
+    /// now): a fetch of the line must not start before (it would read older data).
+    std::uint64_t writeback_done(std::uint64_t line) const;
+    /// Fast-mode MSHR bookings (for statistics and tests).
+    const capacity_timeline& fast_mshrs() const { return m_fast_mshrs; }
+    /// Fast-mode write-back buffer bookings (for statistics and tests).
+    const capacity_timeline& fast_wb() const { return m_fast_wb; }
 
     // --- fill and eviction ---------------------------------------------------------------
-    /// True if a miss of this request must fetch its line: false only for a write-allocate
-    /// write of a whole line without byte enables.
-    bool needs_fetch(bool write, unsigned len, bool byte_enables) const;
-    /// Installs line (absent) in the invalid way of its set, else the LRU way, as valid, clean
-    /// and zeroed; returns the line it replaced. A valid dirty victim must be written back
-    /// (begin_writeback) before its data pointer is reused (the next removal).
+    /// Installs line (absent) in the invalid way of its set, else the LRU way that is not
+    /// pinned, resident with no valid sector (pinned if it has an MSHR entry); returns the line
+    /// it replaced. A dirty victim must be buffered (buffer_writeback) or written back before
+    /// its data pointer is reused (next removal). Check can_allocate() first in accurate mode.
     cache_array::victim allocate(std::uint64_t line);
-    /// Overwrites the resident line with line_data (clean) and counts a fill.
-    void fill(std::uint64_t line, const void* line_data);
-    /// A fetched line arrives for the miss on line: allocates and fills it, unless a write
-    /// overtook the fill (write_through_no_allocate), when nothing is installed. Returns the
-    /// victim of the allocation (invalid if none or not installed).
-    cache_array::victim complete_fill(std::uint64_t line, const void* line_data);
-    /// Claims an MSHR entry for a dirty victim's write-back (requests for it wait) and counts
-    /// it; the line must not be in flight already (throws std::logic_error).
-    void begin_writeback(std::uint64_t line);
-    /// Releases the entry of a write-back.
-    void end_writeback(std::uint64_t line);
+    /// True if allocate(line) finds a way that is not pinned.
+    bool can_allocate(std::uint64_t line) const { return m_array.can_allocate(line); }
+    /// Copies the sectors `sectors` of line_data (an image of the whole line) into the resident
+    /// line, valid and clean, and counts a fill.
+    void fill(std::uint64_t line, const void* line_data, sector_mask sectors);
+    /// Sectors `sectors` of a line arrive for the miss on line: fills them into the resident
+    /// line, or allocates it first; nothing is installed if a write overtook the fill
+    /// (write_through_no_allocate) or every way is pinned. Returns the victim of an allocation
+    /// (invalid if none).
+    cache_array::victim complete_fill(std::uint64_t line, const void* line_data,
+                                      sector_mask sectors);
+
+    // --- write-back buffer (accurate mode) ------------------------------------------------
+    /// True if every write-back buffer entry holds a victim.
+    bool wb_full() const { return m_wb_in_use == m_wb.size(); }
+    /// Entries holding a victim.
+    unsigned wb_in_use() const { return m_wb_in_use; }
+    /// Puts a dirty victim into a free entry (throws std::logic_error if full or its line is
+    /// in flight): copies its dirty sectors, makes its line busy (requests for it wait until it
+    /// has been written below) and counts a write-back. Returns the entry index.
+    unsigned buffer_writeback(const cache_array::victim& v);
+    /// Counts a miss that waited for a free write-back buffer entry (once per request).
+    void count_wb_stall(request& r);
+    /// Entry i of the write-back buffer.
+    const wb_entry& writeback(unsigned i) const { return m_wb.at(i); }
+    /// Entry holding line, or -1.
+    int find_writeback(std::uint64_t line) const;
+    /// Releases entry i after its write below completed: the line is no longer busy.
+    void end_writeback(unsigned i);
+    /// Debug access: copies size bytes to addr into a buffered victim's dirty sectors that
+    /// hold them (the buffer must stay the newest copy).
+    void debug_write_buffered(std::uint64_t addr, const void* src, std::size_t size);
 
     // --- data and write policy -------------------------------------------------------------
-    /// Copies size bytes at addr out of its resident line.
+    /// Copies size bytes at addr out of valid sectors of its resident line.
     void read(std::uint64_t addr, void* dst, std::size_t size) const
     {
         m_array.read(addr, dst, size);
     }
-    /// Writes size bytes at addr into its resident line: dirty under write_back_allocate,
+    /// Writes size bytes at addr into its resident line, whose sectors must be valid (or made
+    /// valid first with set_valid for sectors written whole): dirty under write_back_allocate,
     /// clean under write_through_no_allocate.
     void write(std::uint64_t addr, const void* src, std::size_t size)
     {
         m_array.write(addr, src, size, m_params.policy == write_policy::write_back_allocate);
     }
+    /// Update of a resident line: the bytes of [addr, addr + size) that fall into valid sectors
+    /// are written (dirty under write_back_allocate); the others are skipped (their sectors
+    /// hold no data).
+    void write_valid(std::uint64_t addr, const void* src, std::size_t size)
+    {
+        m_array.write_valid(addr, src, size, m_params.policy == write_policy::write_back_allocate);
+    }
     /// Write-through: a write of addr's line was performed below. A fill of the line in flight
     /// may carry older data, so it is marked stale (complete_fill will not install it).
-    /// Returns true if the line is resident (unchanged LRU), so the shell updates it (write()).
+    /// Returns true if the line is resident (unchanged LRU), so the shell updates it.
     bool wrote_below(std::uint64_t addr);
 
-    /// Invalidates every line, calling write_back(line_addr, data) for dirty ones first, and
-    /// forgets the fast-mode fill slots (their fills have no line to merge into any more).
-    template <class F> void invalidate_all(F&& write_back);
+    /// Invalidates every line, calling write_back(line_addr, data, dirty_sectors) for dirty ones
+    /// first (MSHR bookings stay: a fill in flight still holds its MSHR).
+    template <class F> void invalidate_all(F&& write_back) { m_array.invalidate_all(write_back); }
 
     // --- line buffers ----------------------------------------------------------------------
-    /// A line_bytes buffer for a transfer below (one per MSHR entry), nullptr if all are taken.
+    /// A line_bytes buffer for a transfer below, nullptr if all are taken (two per MSHR).
     std::uint8_t* take_buffer();
     /// Returns a buffer from take_buffer().
     void give_buffer(std::uint8_t* b) { m_free_buffers.push_back(b); }
 
 private:
-    /// Fast mode: the line of a slot's last fill and the time its data arrives.
-    struct fill_slot {
-        std::uint64_t line = 0;
-        std::uint64_t ready = 0;
-    };
     enum : std::uint8_t { target_miss = 0, target_writeback = 1 };
 
     const controller_params m_params;
     cache_array m_array;
-    mshr_table<std::uint8_t> m_mshr; // misses and (write-back policy) write-backs in flight
+    mshr_table<std::uint8_t> m_mshr; // misses and (write-back policy) buffered write-backs
     unsigned m_misses_in_flight = 0;
-    std::vector<fill_slot> m_slots;
     std::vector<std::uint64_t> m_stale; // lines whose fill in flight was overtaken by a write
     std::vector<std::uint8_t> m_buffer_store;
     std::vector<std::uint8_t*> m_free_buffers;
+    std::vector<wb_entry> m_wb;
+    std::vector<std::uint8_t> m_wb_store;
+    unsigned m_wb_in_use = 0;
+    capacity_timeline m_fast_mshrs;
+    capacity_timeline m_fast_wb;
+    std::unordered_map<std::uint64_t, std::uint64_t> m_wb_done; // fast: line -> write landed
+    std::uint64_t m_wb_done_pruned = 0;
     controller_counts m_counts;
 };
-
-template <class F> void cache_controller::invalidate_all(F&& write_back)
-{
-    m_array.invalidate_all(write_back);
-    for (auto& s : m_slots)
-        s = fill_slot{};
-}
 
 } // namespace vgpu::cache

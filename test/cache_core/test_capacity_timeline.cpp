@@ -1,0 +1,193 @@
+// Unit tests of vgpu::cache::capacity_timeline: hand-computed bookings, and randomized
+// bookings checked against a per-picosecond count (seed printed). See models/cache/README.md.
+#include "models/cache/core/capacity_timeline.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+using vgpu::cache::capacity_timeline;
+
+namespace {
+std::uint64_t test_seed()
+{
+    const char* s = std::getenv("VGPU_TEST_SEED");
+    return s ? std::strtoull(s, nullptr, 0) : 20240707;
+}
+} // namespace
+
+TEST_CASE("capacity_timeline: a request waits only where every entry is taken")
+{
+    capacity_timeline t(2);
+    CHECK(t.capacity() == 2);
+    CHECK(t.book(0, 100));
+    CHECK(t.book(50, 150));
+    CHECK(t.in_use(0) == 1);
+    CHECK(t.in_use(50) == 2);
+    CHECK(t.in_use(99) == 2);
+    CHECK(t.in_use(100) == 1);
+    CHECK(t.in_use(150) == 0);
+    // [60, 70) meets two bookings: full from 50 to 100, so the earliest start is 100.
+    CHECK(t.earliest(60, 10, 0) == 100);
+    // Before 50 only one entry is taken: 10 ps at 20 fit, 40 ps at 20 do not (they would
+    // reach into [50, 100)).
+    CHECK(t.earliest(20, 10, 0) == 20);
+    CHECK(t.earliest(20, 40, 0) == 100);
+    CHECK(t.earliest(150, 1000, 0) == 150);
+    // Length 0 counts as one picosecond.
+    CHECK(t.earliest(99, 0, 0) == 100);
+    CHECK(t.earliest(49, 0, 0) == 49);
+    CHECK_THROWS_AS(capacity_timeline(0), std::invalid_argument);
+}
+
+TEST_CASE("capacity_timeline: a lagging requester uses the time before bookings made ahead")
+{
+    // Two MSHRs. An initiator a quantum ahead booked both from 1000 to 1100; one behind at 500
+    // needs an MSHR for 100 ps: both are free then (a ready-time model would make it wait
+    // until 1100).
+    capacity_timeline t(2);
+    t.book(1000, 1100);
+    t.book(1000, 1100);
+    const auto r = t.reserve_for(500, 100, 400);
+    CHECK(r.start == 500);
+    CHECK(r.end == 600);
+    // 450 ps from 700 would overlap the full stretch: it starts when an entry frees at 1100.
+    CHECK(t.earliest(700, 450, 400) == 1100);
+    CHECK(t.earliest(600, 400, 400) == 600); // [600, 1000) fits exactly
+    // Three bookings over [1000, 1100) never happen: the capacity is never exceeded.
+    const auto r2 = t.reserve_for(950, 100, 400);
+    CHECK(r2.start == 1100);
+    CHECK(t.overrun() == 0);
+}
+
+TEST_CASE("capacity_timeline: provisional reservations learn the hold and are trimmed")
+{
+    capacity_timeline t(1);
+    CHECK(t.hold_estimate() == 0);
+    // First miss at 10: nothing learnt yet, a zero-length provisional interval; its data
+    // arrives at 60, so it holds [10, 60) and the estimate becomes 50.
+    auto a = t.reserve(10, 0);
+    CHECK(a.start == 10);
+    CHECK(t.finish(a, 60));
+    CHECK(a.end == 60);
+    CHECK(t.hold_estimate() == 50);
+    CHECK(t.in_use(59) == 1);
+    // Second at 20: needs 50 ps free from its start, so it starts at 60 and holds [60, 110)
+    // provisionally; it ends at 90, giving [90, 110) back.
+    auto b = t.reserve(20, 0);
+    CHECK(b.start == 60);
+    CHECK(b.end == 110);
+    CHECK(t.finish(b, 90));
+    CHECK(t.in_use(89) == 1);
+    CHECK(t.in_use(90) == 0);
+    CHECK(t.hold_estimate() == 50);
+    CHECK(t.earliest(90, 50, 0) == 90);
+    // An end before the start is clamped to the start.
+    auto c = t.reserve(200, 0);
+    t.finish(c, 100);
+    CHECK(c.end == 200);
+    CHECK(t.in_use(200) == 0);
+}
+
+TEST_CASE("capacity_timeline: an extension into a full stretch is booked and counted")
+{
+    capacity_timeline t(1);
+    t.book(100, 200); // booked ahead
+    auto a = t.reserve(0, 0);
+    CHECK(a.start == 0);
+    auto b = a;
+    CHECK(t.finish(b, 50)); // hold estimate 50
+    // Another request learns that 50 ps are needed, fits in [50, 100), but lasts 100 ps: its
+    // extension [100, 150) meets the booking ahead.
+    auto c = t.reserve(50, 0);
+    CHECK(c.start == 50);
+    CHECK(c.end == 100);
+    CHECK_FALSE(t.finish(c, 150));
+    CHECK(t.overrun() == 50);
+    CHECK(t.in_use(120) == 2);
+    CHECK(t.hold_estimate() == 100);
+    // A direct booking over a full stretch is counted the same way.
+    CHECK_FALSE(t.book(180, 220));
+    CHECK(t.overrun() == 70);
+}
+
+TEST_CASE("capacity_timeline: intervals that global time has passed are forgotten")
+{
+    capacity_timeline t(1);
+    t.book(0, 10);
+    t.book(20, 30);
+    t.book(40, 50);
+    CHECK(t.breakpoints() == 6);
+    // Global time 25: [0, 10) is gone, [20, 30) still matters.
+    CHECK(t.earliest(25, 5, 25) == 30);
+    CHECK(t.breakpoints() == 4);
+    CHECK(t.earliest(50, 5, 60) == 50);
+    CHECK(t.breakpoints() == 0);
+    t.book(70, 80);
+    t.clear();
+    CHECK(t.breakpoints() == 0);
+    CHECK(t.earliest(70, 5, 60) == 70);
+}
+
+TEST_CASE("capacity_timeline: randomized bookings against a per-picosecond count")
+{
+    const std::uint64_t seed = test_seed();
+    std::cout << "capacity_timeline random test: seed " << seed
+              << " (set VGPU_TEST_SEED to change)\n";
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    for (unsigned capacity : {1u, 3u}) {
+        capacity_timeline t(capacity);
+        std::vector<unsigned> count(60000, 0);
+        std::uint64_t now = 0;
+        unsigned waited = 0, trimmed = 0;
+        for (int n = 0; n < 3000; ++n) {
+            // Global time creeps forward at a rate that keeps the resource about 90 % busy.
+            now += rng() % (capacity == 1 ? 24 : 9);
+            // Requesters up to 400 ps ahead of global time, in any call order.
+            const std::uint64_t arrival = now + rng() % 400;
+            const std::uint64_t length = 1 + rng() % 20;
+            // The reference: the first t >= arrival with room over [t, t + length).
+            std::uint64_t want = arrival;
+            for (;;) {
+                bool room = true;
+                for (std::uint64_t k = want; k < want + length; ++k)
+                    if (count[k] >= capacity) {
+                        room = false;
+                        want = k + 1;
+                        break;
+                    }
+                if (room)
+                    break;
+            }
+            REQUIRE(want + length < count.size());
+            auto r = capacity_timeline::reservation{};
+            if (n % 2 == 0) {
+                r = t.reserve_for(arrival, length, now);
+                REQUIRE(r.start == want);
+            } else {
+                // Provisional booking, then trimmed to a shorter real end.
+                r = t.reserve_for(arrival, length, now);
+                REQUIRE(r.start == want);
+                const std::uint64_t end = r.start + 1 + rng() % length;
+                trimmed += end < r.end;
+                REQUIRE(t.finish(r, end));
+            }
+            waited += r.start > arrival;
+            for (std::uint64_t k = r.start; k < r.end; ++k)
+                ++count[k];
+            for (std::uint64_t k = now; k < now + 400; ++k)
+                REQUIRE(t.in_use(k) == count[k]);
+        }
+        CHECK(t.overrun() == 0);
+        CHECK(waited > 100);
+        CHECK(trimmed > 100);
+        CHECK(*std::max_element(count.begin(), count.end()) == capacity);
+    }
+}
