@@ -175,6 +175,82 @@ TEST_CASE("a run that cannot finish within max_time fails with exit code 1")
     CHECK(nlohmann::json::parse(cli.read("out/stats.json"))["meta"]["verdict"] == "fail");
 }
 
+namespace {
+/// A kernel of `grid` one-warp CTAs that never ends.
+std::string spin_workload(unsigned grid)
+{
+    return "name: spin\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n"
+           "  - name: spin\n    grid: " +
+           std::to_string(grid) + "\n    block: 32\n    program: |\n      top: BRA top\n";
+}
+} // namespace
+
+TEST_CASE("a run stopped at max_time names the kernel still running and its CTAs")
+{
+    // 4 CTAs on 8 SMs are all dispatched at once and none can finish.
+    cli_runner cli("still_running");
+    cli.write("spin.yaml", spin_workload(4));
+    auto r = cli.run("-w spin.yaml -s \"platform.max_time=5 us\"");
+    CHECK(r.code == 1);
+    CHECK(r.err == "vgpu-sim: FAIL: the workload did not finish within platform.max_time (5 us): "
+                   "kernel 'spin' (phase 0) had finished 0 of 4 CTAs (4 dispatched)\n");
+    CHECK(r.out.find("simulated 5 us") != std::string::npos);
+}
+
+TEST_CASE("a traffic run stopped at max_time names the generators and their progress")
+{
+    cli_runner cli("traffic_limit");
+    auto r = cli.run("-c " VGPU_SOURCE_DIR "/platforms/traffic.yaml -s traffic.generators=1"
+                     " -s \"platform.max_time=1 us\"");
+    CHECK(r.code == 1);
+    const std::string head = "vgpu-sim: FAIL: the workload did not finish within "
+                             "platform.max_time (1 us): traffic.tg0 had done ";
+    REQUIRE(r.err.rfind(head, 0) == 0);
+    // Some, but far from all, of the 50000 transactions of platforms/traffic.yaml.
+    const std::string rest = r.err.substr(head.size());
+    const auto done = std::stoull(rest);
+    CHECK(done > 0);
+    CHECK(done < 50000);
+    CHECK(rest == std::to_string(done) + " of 50000 transactions\n");
+}
+
+TEST_CASE("a quantum far above the run's length works: the default workload at 200 us")
+{
+    cli_runner cli("quantum_200us");
+    auto r = cli.run("-s platform.timing.quantum_ns=200000");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("verdict: pass") != std::string::npos);
+    auto j = nlohmann::json::parse(cli.read("out/stats.json"));
+    CHECK(j["stats"]["gpu.host.checks_failed"] == 0);
+    CHECK(j["stats"]["gpu.host.checks_passed"] == 1);
+}
+
+TEST_CASE("a quantum equal to platform.max_time is accepted and the run passes")
+{
+    cli_runner cli("quantum_max");
+    auto r = cli.run("-s platform.timing.quantum_ns=1000000 -s \"platform.max_time=1 ms\"");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("verdict: pass") != std::string::npos);
+}
+
+TEST_CASE("a quantum longer than platform.max_time is rejected with exit code 2")
+{
+    cli_runner cli("quantum_over");
+    auto r = cli.run("-s platform.timing.quantum_ns=200000 -s \"platform.max_time=100 us\"");
+    CHECK(r.code == 2);
+    CHECK(r.err == "-s platform.timing.quantum_ns=200000: error: platform.timing.quantum_ns: "
+                   "must not exceed platform.max_time (100 us)\n"
+                   "vgpu-sim: 1 configuration error(s); nothing was simulated\n");
+    CHECK_FALSE(cli.exists("out/stats.json"));
+    // Accurate mode ignores the quantum, so the same settings are fine there.
+    auto a = cli.run("-s platform.timing.quantum_ns=200000 -s \"platform.max_time=100 us\""
+                     " -s platform.timing.mode=accurate");
+    INFO(a.err);
+    CHECK(a.code == 0);
+}
+
 TEST_CASE("the parameter list (vgpu-sim --list-params) matches docs/configuration.md; run "
           "scripts/gen-docs when it fails")
 {
