@@ -34,6 +34,9 @@ public:
     virtual std::vector<std::string> failures() const = 0;
     /// A few lines for the terminal.
     virtual void summary(std::ostream& os) const = 0;
+    /// What was still under way when the run stopped unfinished (e.g. which kernels ran and
+    /// how many of their CTAs were done), for the failure message; "" when nothing is known.
+    virtual std::string progress() const { return ""; }
     /// Top-level records for stats.json besides meta and stats (e.g. `kernels`, `phases`).
     virtual nlohmann::json records() const { return nlohmann::json::object(); }
     /// The workload being run (its text as used, name, vars), or nullptr.

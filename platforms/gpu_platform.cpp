@@ -245,6 +245,31 @@ std::vector<std::string> gpu_platform::failures() const
     return host.failures();
 }
 
+std::string gpu_platform::progress() const
+{
+    if (host.runs().empty())
+        return "the host driver had launched no kernel yet";
+    std::string out;
+    for (const auto& r : host.runs()) {
+        if (r.ended)
+            continue;
+        const int k = m_workload.kernel_index(r.name);
+        const std::uint64_t ctas =
+            k < 0 ? 0
+                  : std::uint64_t{m_workload.kernels[static_cast<std::size_t>(k)].grid_x} *
+                        m_workload.kernels[static_cast<std::size_t>(k)].grid_y;
+        const auto reg = [&](std::uint64_t off) {
+            return cp.regs().get(cp::reg::queue(r.queue, off));
+        };
+        out += std::string(out.empty() ? "" : "; ") + "kernel '" + r.name + "' (phase " +
+               std::to_string(r.phase) + ") had finished " +
+               std::to_string(reg(cp::reg::CTAS_DONE)) + " of " + std::to_string(ctas) + " CTAs (" +
+               std::to_string(reg(cp::reg::CTAS_DISPATCHED)) + " dispatched)";
+    }
+    return out.empty() ? "every kernel launched so far had finished, but the host driver had not"
+                       : out;
+}
+
 std::vector<const sm::sm*> gpu_platform::all_sms() const
 {
     std::vector<const sm::sm*> v;

@@ -65,6 +65,7 @@ public:
     bool finished() const override;
     std::vector<std::string> failures() const override;
     void summary(std::ostream& os) const override;
+    std::string progress() const override;
     /// `kernels` (one record per launch) and `phases` (one per schedule phase), each with the
     /// figures of its own window (docs/outputs.md).
     nlohmann::json records() const override;

@@ -60,8 +60,8 @@ struct timing_config {
             spec("fast: temporal decoupling and occupancy booking at shared resources; accurate: "
                  "per-cycle arbitration at shared resources"));
         v.value("quantum_ns", quantum_ns,
-                spec("global quantum of fast mode; 0 runs initiators in lock-step; accurate mode "
-                     "always runs in lock-step and ignores it")
+                spec("global quantum of fast mode, at most platform.max_time; 0 runs initiators "
+                     "in lock-step; accurate mode always runs in lock-step and ignores it")
                     .range(0, 1e9)
                     .unit("ns"));
     }
@@ -91,13 +91,27 @@ struct platform_config {
         v.section("timing", timing, "Timing mode and temporal decoupling.");
         v.value("seed", seed, spec("seed of every random generator in the platform"));
         v.value("max_time", max_time,
-                spec("simulated time after which the run is stopped and fails").min(1));
+                spec("simulated time after which the run is stopped and fails; at least the "
+                     "quantum of fast mode")
+                    .min(1));
     }
 
     void validate(config::checker& c) const
     {
         if (static_cast<std::uint64_t>(modules) * clusters_per_module * sms_per_cluster > 4096)
             c.error("platform.sms_per_cluster", "more than 4096 SMs in total");
+        // A quantum longer than the whole run lets an initiator run past the limit unchecked.
+        // Accurate mode ignores the quantum. The error goes to the key the user set.
+        const duration quantum{effective_quantum_ns() * 1000};
+        if (quantum.ps > max_time.ps) {
+            if (c.is_set("platform.max_time") && !c.is_set("platform.timing.quantum_ns"))
+                c.error("platform.max_time", "must be at least the quantum "
+                                             "platform.timing.quantum_ns (" +
+                                                 format(quantum) + ")");
+            else
+                c.error("platform.timing.quantum_ns",
+                        "must not exceed platform.max_time (" + format(max_time) + ")");
+        }
     }
     /// The global quantum in ns that the timing settings imply.
     std::uint64_t effective_quantum_ns() const

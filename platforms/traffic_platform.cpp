@@ -84,6 +84,17 @@ std::vector<std::string> traffic_platform::failures() const
     return out;
 }
 
+std::string traffic_platform::progress() const
+{
+    std::string out;
+    for (const auto& g : m_gens)
+        if (!g->finished())
+            out += std::string(out.empty() ? "" : "; ") + g->name() + " had done " +
+                   std::to_string(g->done_transactions()) + " of " +
+                   std::to_string(m_cfg.traffic.transactions) + " transactions";
+    return out;
+}
+
 void traffic_platform::summary(std::ostream& os) const
 {
     std::uint64_t txns = 0, dmi = 0;

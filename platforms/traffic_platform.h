@@ -20,6 +20,7 @@ public:
     bool finished() const override;
     std::vector<std::string> failures() const override;
     void summary(std::ostream& os) const override;
+    std::string progress() const override;
 
 private:
     const vgpu_config m_cfg;

@@ -73,8 +73,16 @@ struct vgpu_config {
                     "must be at least llc.line_bytes (" + std::to_string(llc.line_bytes) + ")");
         if (memory.page_bytes.bytes < l1.line_bytes)
             c.error("memory.page_bytes", "must be at least l1.line_bytes");
-        if (traffic.footprint.bytes * traffic.generators + traffic.base >
-            dram.size.bytes * platform.modules)
+        // Sizes of up to 2^64 - 1 are valid alone: the sum and product are checked, not formed
+        // blindly (a wrapped end would pass the fit check and the regions would overlap).
+        std::uint64_t regions = 0, end = 0;
+        if (__builtin_mul_overflow(traffic.footprint.bytes, std::uint64_t{traffic.generators},
+                                   &regions) ||
+            __builtin_add_overflow(regions, traffic.base, &end))
+            c.error("traffic.footprint",
+                    "the generators' regions (traffic.base + traffic.footprint x "
+                    "traffic.generators) end beyond the 64-bit address space");
+        else if (end > dram.size.bytes * platform.modules)
             c.error("traffic.footprint", "the generators' regions do not fit in the memory "
                                          "(dram.size x platform.modules)");
     }

@@ -236,9 +236,18 @@ int run(int argc, char** argv)
     const std::vector<std::string> output_failures = traces.finish();
 
     if (failures.empty()) {
-        if (!top->finished())
-            failures.push_back("the workload did not finish within platform.max_time (" +
-                               format(cfg.platform.max_time) + "): deadlock or limit too low");
+        if (!top->finished()) {
+            // Stopped before the limit with nothing scheduled: nothing could ever happen again.
+            const bool starved =
+                sc_core::sc_time_stamp() < limit && !sc_core::sc_pending_activity();
+            std::string why = starved ? "the simulation ran out of events at " +
+                                            sc_core::sc_time_stamp().to_string() +
+                                            " before the workload finished (deadlock)"
+                                      : "the workload did not finish within platform.max_time (" +
+                                            format(cfg.platform.max_time) + ")";
+            const std::string progress = top->progress();
+            failures.push_back(progress.empty() ? why : why + ": " + progress);
+        }
         for (auto& f : top->failures())
             failures.push_back(f);
     }

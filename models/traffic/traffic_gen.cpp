@@ -16,8 +16,6 @@ traffic_gen::traffic_gen(const sc_core::sc_module_name& name, const pattern_para
       m_mismatches(m_stats, "mismatches", "count", "reads whose data differed from the reference"),
       m_latency(m_stats, "latency", "ns", "time from issue to completion of a transaction")
 {
-    if (m_check)
-        m_reference.assign(p.footprint, 0);
     SC_HAS_PROCESS(traffic_gen);
     SC_THREAD(run);
 }
@@ -35,11 +33,26 @@ void traffic_gen::fill(std::uint64_t seq, std::uint8_t* data) const
     }
 }
 
+std::uint8_t* traffic_gen::reference(std::uint64_t offset, bool create)
+{
+    auto it = m_reference.find(offset / ref_page_bytes);
+    if (it == m_reference.end()) {
+        if (!create)
+            return nullptr;
+        // Value-initialised: a page never written reads as zero, like the memory.
+        it = m_reference
+                 .emplace(offset / ref_page_bytes, std::make_unique<std::uint8_t[]>(ref_page_bytes))
+                 .first;
+    }
+    return it->second.get() + offset % ref_page_bytes;
+}
+
 void traffic_gen::run()
 {
     m_qk.reset();
     pattern_generator gen(m_params);
     std::vector<std::uint8_t> data(m_params.access_bytes);
+    const std::vector<std::uint8_t> zeros(m_params.access_bytes, 0);
     tlm_bus::gpu_extension attrs;
     attrs.kind = tlm_bus::access_kind::other;
     for (std::uint64_t seq = 0; seq < m_transactions; ++seq) {
@@ -61,10 +74,12 @@ void traffic_gen::run()
         if (a.write) {
             ++m_writes;
             if (m_check)
-                std::memcpy(&m_reference[offset], data.data(), data.size());
+                std::memcpy(reference(offset, true), data.data(), data.size());
         } else {
             ++m_reads;
-            if (m_check && std::memcmp(&m_reference[offset], data.data(), data.size()) != 0) {
+            const std::uint8_t* expected = m_check ? reference(offset, false) : nullptr;
+            if (m_check &&
+                std::memcmp(expected ? expected : zeros.data(), data.data(), data.size()) != 0) {
                 if (m_mismatches.value() < 10)
                     VGPU_ERROR(m_log, "read of 0x%llx (transaction %llu) returned wrong data",
                                static_cast<unsigned long long>(a.addr),

@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sys/resource.h>
 
 using vgpu::test::cli_runner;
 
@@ -82,6 +83,46 @@ TEST_CASE("the traffic platform runs its self-checking generators")
     CHECK(j["stats"]["traffic.tg0.reads"].get<int>() +
               j["stats"]["traffic.tg0.writes"].get<int>() ==
           50000);
+}
+
+TEST_CASE("traffic: a stride longer than the footprint stays in the region and checks clean")
+{
+    // Regression: the strided walk used to leave the region (heap overflow in the scoreboard).
+    // 64 words, 2000 accesses: every word is written and read back many times.
+    cli_runner cli("stride");
+    auto r = cli.run("-c " VGPU_SOURCE_DIR "/platforms/traffic.yaml -s traffic.generators=2"
+                     " -s traffic.pattern=strided -s traffic.footprint=4096"
+                     " -s \"traffic.stride=1 MiB\" -s traffic.transactions=2000 -s dram.dmi=false");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    auto j = nlohmann::json::parse(cli.read("out/stats.json"));
+    for (const char* g : {"traffic.tg0.", "traffic.tg1."}) {
+        CHECK(j["stats"][g + std::string("mismatches")] == 0);
+        CHECK(j["stats"][g + std::string("errors")] == 0);
+        CHECK(j["stats"][g + std::string("reads")].get<int>() +
+                  j["stats"][g + std::string("writes")].get<int>() ==
+              2000);
+    }
+    // Every access hit a memory inside the regions (generator 1 starts at 4096).
+    CHECK(j["stats"]["traffic.mem0.errors"] == 0);
+    CHECK(j["stats"]["traffic.mem0.bytes"] == 2 * 2000 * 64);
+}
+
+TEST_CASE("traffic: the reference memory holds only what is touched (1 TiB footprint)")
+{
+    // A dense reference would need 1 TiB; 2000 accesses of 64 bytes touch at most 2000 pages.
+    cli_runner cli("sparse");
+    auto r = cli.run("-c " VGPU_SOURCE_DIR "/platforms/traffic.yaml -s traffic.generators=1"
+                     " -s \"traffic.footprint=1024 GiB\" -s \"dram.size=1024 GiB\""
+                     " -s traffic.transactions=2000");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    auto j = nlohmann::json::parse(cli.read("out/stats.json"));
+    CHECK(j["stats"]["traffic.tg0.mismatches"] == 0);
+    // Peak memory of the child (sanitizer builds included) stays far below a dense copy.
+    struct rusage ru {};
+    REQUIRE(getrusage(RUSAGE_CHILDREN, &ru) == 0);
+    CHECK(ru.ru_maxrss < 512 * 1024); // KiB
 }
 
 TEST_CASE("the trace option writes Chrome trace events with kernels, CTAs, warps and barriers")
@@ -167,6 +208,82 @@ TEST_CASE("a run that cannot finish within max_time fails with exit code 1")
         r.err.find("vgpu-sim: FAIL: the workload did not finish within platform.max_time (2 us)") !=
         std::string::npos);
     CHECK(nlohmann::json::parse(cli.read("out/stats.json"))["meta"]["verdict"] == "fail");
+}
+
+namespace {
+/// A kernel of `grid` one-warp CTAs that never ends.
+std::string spin_workload(unsigned grid)
+{
+    return "name: spin\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n"
+           "  - name: spin\n    grid: " +
+           std::to_string(grid) + "\n    block: 32\n    program: |\n      top: BRA top\n";
+}
+} // namespace
+
+TEST_CASE("a run stopped at max_time names the kernel still running and its CTAs")
+{
+    // 4 CTAs on 8 SMs are all dispatched at once and none can finish.
+    cli_runner cli("still_running");
+    cli.write("spin.yaml", spin_workload(4));
+    auto r = cli.run("-w spin.yaml -s \"platform.max_time=5 us\"");
+    CHECK(r.code == 1);
+    CHECK(r.err == "vgpu-sim: FAIL: the workload did not finish within platform.max_time (5 us): "
+                   "kernel 'spin' (phase 0) had finished 0 of 4 CTAs (4 dispatched)\n");
+    CHECK(r.out.find("simulated 5 us") != std::string::npos);
+}
+
+TEST_CASE("a traffic run stopped at max_time names the generators and their progress")
+{
+    cli_runner cli("traffic_limit");
+    auto r = cli.run("-c " VGPU_SOURCE_DIR "/platforms/traffic.yaml -s traffic.generators=1"
+                     " -s \"platform.max_time=1 us\"");
+    CHECK(r.code == 1);
+    const std::string head = "vgpu-sim: FAIL: the workload did not finish within "
+                             "platform.max_time (1 us): traffic.tg0 had done ";
+    REQUIRE(r.err.rfind(head, 0) == 0);
+    // Some, but far from all, of the 50000 transactions of platforms/traffic.yaml.
+    const std::string rest = r.err.substr(head.size());
+    const auto done = std::stoull(rest);
+    CHECK(done > 0);
+    CHECK(done < 50000);
+    CHECK(rest == std::to_string(done) + " of 50000 transactions\n");
+}
+
+TEST_CASE("a quantum far above the run's length works: the default workload at 200 us")
+{
+    cli_runner cli("quantum_200us");
+    auto r = cli.run("-s platform.timing.quantum_ns=200000");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("verdict: pass") != std::string::npos);
+    auto j = nlohmann::json::parse(cli.read("out/stats.json"));
+    CHECK(j["stats"]["gpu.host.checks_failed"] == 0);
+    CHECK(j["stats"]["gpu.host.checks_passed"] == 1);
+}
+
+TEST_CASE("a quantum equal to platform.max_time is accepted and the run passes")
+{
+    cli_runner cli("quantum_max");
+    auto r = cli.run("-s platform.timing.quantum_ns=1000000 -s \"platform.max_time=1 ms\"");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("verdict: pass") != std::string::npos);
+}
+
+TEST_CASE("a quantum longer than platform.max_time is rejected with exit code 2")
+{
+    cli_runner cli("quantum_over");
+    auto r = cli.run("-s platform.timing.quantum_ns=200000 -s \"platform.max_time=100 us\"");
+    CHECK(r.code == 2);
+    CHECK(r.err == "-s platform.timing.quantum_ns=200000: error: platform.timing.quantum_ns: "
+                   "must not exceed platform.max_time (100 us)\n"
+                   "vgpu-sim: 1 configuration error(s); nothing was simulated\n");
+    CHECK_FALSE(cli.exists("out/stats.json"));
+    // Accurate mode ignores the quantum, so the same settings are fine there.
+    auto a = cli.run("-s platform.timing.quantum_ns=200000 -s \"platform.max_time=100 us\""
+                     " -s platform.timing.mode=accurate");
+    INFO(a.err);
+    CHECK(a.code == 0);
 }
 
 TEST_CASE("the parameter list (vgpu-sim --list-params) matches docs/configuration.md (run "
