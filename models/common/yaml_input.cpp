@@ -6,12 +6,15 @@
 #include "models/common/units.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 namespace vgpu::config {
 
@@ -154,7 +157,51 @@ private:
     bool m_ok = true;
 };
 
+/// Notes where the first node of a document is (parser events, no tree built).
+class first_node : public YAML::EventHandler {
+public:
+    std::optional<YAML::Mark> mark;  ///< the first scalar, alias, list or mapping
+    std::optional<YAML::Mark> start; ///< where the document starts
+
+    void OnDocumentStart(const YAML::Mark& m) override { start = m; }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { note(m); }
+    void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  const std::string&) override
+    {
+        note(m);
+    }
+    void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override
+    {
+        note(m);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override
+    {
+        note(m);
+    }
+    void OnMapEnd() override {}
+
+private:
+    void note(const YAML::Mark& m)
+    {
+        if (!mark)
+            mark = m;
+    }
+};
+
 } // namespace
+
+std::size_t yaml_document::offset_of(const YAML::Mark& m) const
+{
+    const auto line = static_cast<std::size_t>(std::max(0, m.line));
+    if (m.is_null() || line >= m_starts.size())
+        return m_text.size();
+    return std::min(m_text.size(), m_starts[line] + static_cast<std::size_t>(m.column));
+}
 
 bool yaml_document::check(errors& errs)
 {
@@ -162,9 +209,32 @@ bool yaml_document::check(errors& errs)
         errs.add(at_offset(nul), "", "a NUL character is not allowed in YAML text");
         return false;
     }
-    std::vector<YAML::Node> docs;
+    std::optional<std::size_t> first, second; // where each document's first node is
+    std::optional<std::size_t> stuck;         // where yaml-cpp stopped making progress
     try {
-        docs = YAML::LoadAll(m_text);
+        m_root = YAML::Load(m_text);
+        // Read on: a second document with content, or text yaml-cpp skipped. (Not LoadAll: at
+        // text it cannot place, yaml-cpp returns the same empty document without end.)
+        std::istringstream in(m_text);
+        YAML::Parser parser(in);
+        first_node a;
+        if (parser.HandleNextDocument(a)) {
+            first = a.mark ? std::optional<std::size_t>(offset_of(*a.mark)) : std::nullopt;
+            std::optional<YAML::Mark> prev = a.start;
+            std::size_t empty = 0; // each empty document takes a line ("---")
+            for (first_node next; parser.HandleNextDocument(next); next = first_node()) {
+                if (next.mark) {
+                    second = offset_of(*next.mark);
+                    break;
+                }
+                if ((next.start && prev && next.start->pos == prev->pos) ||
+                    ++empty > m_starts.size()) {
+                    stuck = offset_of(*next.start);
+                    break;
+                }
+                prev = next.start;
+            }
+        }
     } catch (const YAML::DeepRecursion& e) {
         errs.add({m_name, e.mark.line + 1, e.mark.column + 1}, "",
                  "nesting deeper than " + std::to_string(max_nesting) + " levels");
@@ -185,23 +255,29 @@ bool yaml_document::check(errors& errs)
         errs.add({m_name, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
         return false;
     }
-    for (std::size_t d = 1; d < docs.size(); ++d) {
-        if (docs[d].IsNull())
-            continue;
-        // Point at the "---" that starts the document, when the document's node follows one.
-        std::size_t at = std::min(offset(docs[d]), m_text.size());
-        for (std::size_t l = m_starts.size(); l-- > 0;) {
-            if (m_starts[l] <= at && m_text.compare(m_starts[l], 3, "---") == 0) {
-                at = m_starts[l];
-                break;
-            }
-        }
-        errs.add(at_offset(at), "",
-                 "a second YAML document (after '---'); a file holds one document");
+    if (stuck) {
+        const char c = *stuck < m_text.size() ? m_text[*stuck] : ' ';
+        errs.add(at_offset(*stuck), "",
+                 std::isgraph(static_cast<unsigned char>(c))
+                     ? std::string("YAML syntax error: unexpected '") + c + "'"
+                     : std::string("YAML syntax error: unexpected text"));
         return false;
     }
-    if (!docs.empty())
-        m_root = docs.front();
+    if (second) {
+        // A "---" after the first document's start marks a second document; without one,
+        // yaml-cpp ended the document at text it could not place.
+        for (std::size_t l = m_starts.size(); l-- > 0;) {
+            if (m_starts[l] <= *second && m_starts[l] > first.value_or(0) &&
+                m_text.compare(m_starts[l], 3, "---") == 0) {
+                errs.add(at_offset(m_starts[l]), "",
+                         "a second YAML document (after '---'); a file holds one document");
+                return false;
+            }
+        }
+        errs.add(at_offset(*second), "",
+                 "YAML syntax error: text that is not part of the document");
+        return false;
+    }
     return structure_check(*this, errs).run(m_root);
 }
 
@@ -214,12 +290,9 @@ location yaml_document::where(const YAML::Node& n) const
 
 std::size_t yaml_document::offset(const YAML::Node& n) const
 {
-    if (!m_has_positions || !n.IsDefined() || n.Mark().is_null())
+    if (!m_has_positions || !n.IsDefined())
         return m_text.size();
-    const auto line = static_cast<std::size_t>(std::max(0, n.Mark().line));
-    if (line >= m_starts.size())
-        return m_text.size();
-    return std::min(m_text.size(), m_starts[line] + static_cast<std::size_t>(n.Mark().column));
+    return offset_of(n.Mark());
 }
 
 location yaml_document::at_offset(std::size_t off) const

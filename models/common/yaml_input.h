@@ -57,6 +57,7 @@ public:
 
 private:
     bool check(errors& errs);
+    std::size_t offset_of(const YAML::Mark& m) const;
     std::vector<text_run> block_runs(std::size_t off, const std::string& value) const;
     std::vector<text_run> flow_runs(std::size_t off, const std::string& value) const;
 

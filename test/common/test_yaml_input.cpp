@@ -71,6 +71,14 @@ TEST_CASE("a document with what a reader would silently drop is rejected, with a
           std::vector<std::string>{"d.yaml:3:2: error: a tab character is not allowed in "
                                    "indentation (indent with spaces)"});
     CHECK(problems("a:\tb\n").empty()); // a tab that is not indentation is fine
+    // Text yaml-cpp's single-document load skips: a stray flow end, a stray ',' (on which
+    // YAML::LoadAll would return empty documents until memory runs out).
+    CHECK(problems("a: 1\n]\n") ==
+          std::vector<std::string>{"d.yaml:2:1: error: YAML syntax error: illegal flow end"});
+    CHECK(problems(",p:z|\n  MO R1, 1[ EXIT\n") ==
+          std::vector<std::string>{"d.yaml:1:1: error: YAML syntax error: unexpected ','"});
+    CHECK(problems("- \n,- 'b\n, c'\n") ==
+          std::vector<std::string>{"d.yaml:2:1: error: YAML syntax error: unexpected ','"});
 }
 
 TEST_CASE("nesting is limited to max_nesting levels, aliases are followed once")
