@@ -390,4 +390,21 @@ program decode_program(const std::uint8_t* data, std::size_t size)
     return prog;
 }
 
+bool writes_register(syntax s)
+{
+    switch (s) {
+    case syntax::r_s:
+    case syntax::r_ss:
+    case syntax::r_sss:
+    case syntax::s2r:
+    case syntax::ldp:
+    case syntax::sel:
+    case syntax::ld:
+    case syntax::cdl:
+        return true;
+    default:
+        return false;
+    }
+}
+
 } // namespace vgpu::sm

@@ -79,6 +79,8 @@ struct opcode_info {
 
 /// The description of op (INVALID included).
 const opcode_info& info(opcode op);
+/// True when instructions of form `s` write their destination register rd.
+bool writes_register(syntax s);
 
 /// Kind of a source operand.
 enum class operand_kind : std::uint8_t { none, reg, imm, pred };

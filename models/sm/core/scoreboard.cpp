@@ -13,20 +13,6 @@ bool is_fp(opcode op)
     return (op >= opcode::FADD && op <= opcode::F2I) || op == opcode::FSETP;
 }
 
-bool writes_reg(syntax s)
-{
-    switch (s) {
-    case syntax::r_s:
-    case syntax::r_ss:
-    case syntax::r_sss:
-    case syntax::s2r:
-    case syntax::ldp:
-    case syntax::sel:
-        return true;
-    default:
-        return false;
-    }
-}
 } // namespace
 
 scoreboard::scoreboard(unsigned regs_per_thread, unsigned alu_latency, unsigned fp_latency)
@@ -59,7 +45,8 @@ void scoreboard::write_alu(const instruction& inst, std::uint64_t cycle)
     if (form == syntax::setp) {
         if (inst.dst < pred_true)
             m_pred_ready[inst.dst] = ready;
-    } else if (writes_reg(form) && inst.dst < m_regs) {
+    } else if (writes_register(form) && form != syntax::ld && form != syntax::cdl &&
+               inst.dst < m_regs) {
         m_reg_ready[inst.dst] = ready;
         m_reg_from_load.reset(inst.dst);
     }

@@ -127,23 +127,6 @@ template <typename T> bool compare(T x, T y, cmp_op c)
     return false;
 }
 
-bool writes_register(syntax s)
-{
-    switch (s) {
-    case syntax::r_s:
-    case syntax::r_ss:
-    case syntax::r_sss:
-    case syntax::s2r:
-    case syntax::ldp:
-    case syntax::sel:
-    case syntax::ld:
-    case syntax::cdl:
-        return true;
-    default:
-        return false;
-    }
-}
-
 std::string hex(std::uint32_t v)
 {
     char buf[16];
