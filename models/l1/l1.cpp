@@ -39,8 +39,9 @@ l1::l1(const sc_core::sc_module_name& name, const l1_config& cfg, const clock_pa
       m_hit(static_cast<double>(cfg.hit_latency) * static_cast<double>(clk.core_ps),
             sc_core::SC_PS),
       m_cycle_ps(sc_core::sc_time(static_cast<double>(clk.core_ps), sc_core::SC_PS).value()),
-      m_core(core_params(cfg)), m_tags(cfg.lines_per_cycle), m_log(this->name()),
-      m_stats(this->name()), m_reads(m_stats, "reads", "count", "read requests"),
+      m_core(core_params(cfg)), m_tags(cfg.lines_per_cycle), m_waits(m_core.entries()),
+      m_log(this->name()), m_stats(this->name()),
+      m_reads(m_stats, "reads", "count", "read requests"),
       m_writes(m_stats, "writes", "count", "write requests (all forwarded)"),
       m_invalidations(m_stats, "invalidations", "count",
                       "whole-cache invalidations at a new epoch (kernel boundary)"),
@@ -317,16 +318,25 @@ tlm::tlm_response_status l1::read_accurate(const segment& s, const tlm_bus::gpu_
         delay = until(tag_done);
         return tlm::TLM_OK_RESPONSE;
     }
-    // A merge waits for the fill in flight, a stall for a free MSHR; then look again.
+    // A merge waits for the fill in flight, a stall (in line) for a free MSHR; then look again.
     cache::cache_controller::request r;
+    bool woken = false; // woken from the line of stalled misses
     for (outcome o = m_core.lookup(s.addr, sectors, r); o != outcome::miss;
          o = m_core.lookup(s.addr, sectors, r)) {
+        if (woken && o != outcome::stall && m_core.misses_in_flight() < m_cfg.mshrs)
+            m_waits.pass_on(); // the freed MSHR is not needed here
         if (o == outcome::hit) {
             copy_from_array(s);
             delay = until(tag_done);
             return tlm::TLM_OK_RESPONSE;
         }
-        sc_core::wait(m_fill_done);
+        if (o == outcome::merge) {
+            woken = false;
+            m_waits.wait_entry(m_core.entry_of(line));
+        } else {
+            m_waits.wait_free(woken);
+            woken = true;
+        }
     }
     // The request is served from the line buffer: its valid sectors now, the rest fetched
     // (the line may be evicted while the fetch is in flight).
@@ -343,8 +353,9 @@ tlm::tlm_response_status l1::read_accurate(const segment& s, const tlm_bus::gpu_
                               1000.0);
     }
     m_core.give_buffer(buf);
+    const int entry = m_core.entry_of(line);
     m_core.finish_miss(line);
-    m_fill_done.notify(sc_core::SC_ZERO_TIME);
+    m_waits.released(entry, true);
     delay = sc_core::SC_ZERO_TIME;
     return status;
 }

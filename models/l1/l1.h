@@ -3,6 +3,7 @@
 #pragma once
 
 #include "models/cache/core/cache_controller.h"
+#include "models/cache/mshr_waits.h"
 #include "models/common/logger.h"
 #include "models/common/stats.h"
 #include "models/common/timing.h"
@@ -66,7 +67,7 @@ private:
     const std::uint64_t m_cycle_ps;  ///< core clock period: a lookup holds the tag stage that long
     cache::cache_controller m_core;  ///< tags, data, MSHRs, write-through policy, outcome counts
     cache::capacity_timeline m_tags; ///< the tag stage: lines_per_cycle lookups per cycle
-    sc_core::sc_event m_fill_done;   ///< accurate mode: an MSHR was released
+    cache::mshr_waits m_waits;       ///< accurate mode: merges and stalled misses waiting
     std::uint32_t m_epoch = 0;       ///< newest epoch seen
     logger m_log;
     stats::group m_stats;

@@ -45,8 +45,9 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
     : sc_module(name), in("in"), out("out"), m_cfg(cfg), m_accurate(clk.accurate),
       m_cycle(static_cast<double>(clk.noc_ps), sc_core::SC_PS),
       m_hit(static_cast<double>(cfg.hit_latency) * static_cast<double>(clk.noc_ps), sc_core::SC_PS),
-      m_core(core_params(cfg)), m_mshrs_in_use("mshrs_in_use", false), m_log(this->name()),
-      m_stats(this->name()), m_reads(m_stats, "reads", "count", "read requests"),
+      m_core(core_params(cfg)), m_waits(m_core.entries()), m_mshrs_in_use("mshrs_in_use", false),
+      m_log(this->name()), m_stats(this->name()),
+      m_reads(m_stats, "reads", "count", "read requests"),
       m_writes(m_stats, "writes", "count", "write requests"),
       m_errors(m_stats, "errors", "count", "requests answered with an error response"),
       m_bytes_fetched(m_stats, "bytes_fetched", "bytes",
@@ -290,14 +291,24 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
     // filled or its write-back is buffered, and must not be touched until the entry is
     // released (merge); a miss with every MSHR busy waits for one (stall).
     cache::cache_controller::request r;
+    const std::uint64_t line = m_core.line_addr(s.addr);
+    bool woken = false; // woken from the line of stalled misses
     for (outcome o = m_core.lookup(s.addr, need, r); o != outcome::miss;
          o = m_core.lookup(s.addr, need, r)) {
+        if (woken && o != outcome::stall && m_core.misses_in_flight() < m_cfg.mshrs)
+            m_waits.pass_on(); // the freed MSHR is not needed here
         if (o == outcome::hit) {
             apply(s, write, c.whole);
             delay = until(tag_done);
             return tlm::TLM_OK_RESPONSE;
         }
-        sc_core::wait(m_released);
+        if (o == outcome::merge) {
+            woken = false;
+            m_waits.wait_entry(m_core.entry_of(line));
+        } else {
+            m_waits.wait_free(woken);
+            woken = true;
+        }
     }
     return miss_accurate(s, write, c, r, ext, tag_done, delay);
 }
@@ -410,8 +421,10 @@ llc::miss_accurate(const segment& s, bool write, const cache::sector_cover& c,
     }
     if (status == tlm::TLM_OK_RESPONSE)
         apply(s, write, c.whole);
+    const int entry = m_core.entry_of(line);
     m_core.finish_miss(line);
     m_mshrs_in_use.step(sc_core::sc_time_stamp().value(), -1);
+    m_waits.released(entry, true);
     m_released.notify(sc_core::SC_ZERO_TIME);
     delay = d;
     return status;
@@ -422,7 +435,9 @@ void llc::drain(unsigned entry)
     const cache::cache_controller::wb_entry& e = m_core.writeback(entry);
     sc_core::sc_time d = write_victim(e.line, e.data, e.dirty, sc_core::SC_ZERO_TIME);
     settle(d);
+    const int mshr_entry = m_core.entry_of(e.line);
     m_core.end_writeback(entry);
+    m_waits.released(mshr_entry, false);
     m_released.notify(sc_core::SC_ZERO_TIME);
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "models/cache/core/cache_controller.h"
+#include "models/cache/mshr_waits.h"
 #include "models/common/logger.h"
 #include "models/common/stats.h"
 #include "models/common/timing.h"
@@ -74,7 +75,10 @@ private:
     const sc_core::sc_time m_cycle; ///< NoC clock period
     const sc_core::sc_time m_hit;   ///< hit latency
     cache::cache_controller m_core; ///< tags, data, MSHRs, write-back buffer, outcome counts
-    sc_core::sc_event m_released;   ///< accurate mode: an MSHR or buffer entry was released
+    cache::mshr_waits m_waits;      ///< accurate mode: merges and stalled misses waiting
+    /// accurate mode: an MSHR or buffer entry was released (a miss waiting for a way that is
+    /// not pinned, or for a buffer entry, looks again)
+    sc_core::sc_event m_released;
     std::vector<std::unique_ptr<sc_core::sc_event>> m_drain_go; ///< accurate: entry i filled
     tlm_bus::gpu_extension m_wb_attrs;                          ///< attributes of write-backs
     std::vector<std::unique_ptr<noc::shared_resource>> m_banks;

@@ -118,6 +118,9 @@ TEST_CASE("mshr_table allocates, merges, rejects and releases")
 
     auto& b = t.allocate(0x200);
     REQUIRE(t.add_target(b, {9, 0}));
+    REQUIRE(t.index_of(0x100) == 0); // entries are taken lowest first
+    REQUIRE(t.index_of(0x200) == 1);
+    REQUIRE(t.index_of(0x300) == -1);
     REQUIRE_FALSE(t.can_allocate());
     REQUIRE_THROWS_WITH(t.allocate(0x300), Catch::Contains("table full"));
     REQUIRE(t.allocations() == 2);
@@ -131,8 +134,10 @@ TEST_CASE("mshr_table allocates, merges, rejects and releases")
     REQUIRE(t.can_allocate());
     REQUIRE_THROWS_WITH(t.release(0x100), Catch::Contains("no entry"));
 
+    REQUIRE(t.index_of(0x100) == -1);
     // Serving the released targets may miss on the same line again.
     auto& again = t.allocate(0x100);
+    REQUIRE(t.index_of(0x100) == 0); // the entry freed first
     REQUIRE(again.targets().empty());
     REQUIRE(t.add_target(again, out[0]));
 

@@ -146,6 +146,11 @@ public:
     outcome lookup(std::uint64_t addr, sector_mask need, request& r);
     /// True if a fill or a buffered write-back of line is in flight (it has an MSHR entry).
     bool busy(std::uint64_t line);
+    /// Index of line's MSHR-table entry (0 .. entries() - 1), -1 if it has none: a shell may
+    /// keep one wake-up per entry for the requests that merge into it.
+    int entry_of(std::uint64_t line) const { return m_mshr.index_of(line_addr(line)); }
+    /// MSHR-table entries (misses and, under write-back, buffered write-backs).
+    unsigned entries() const { return m_mshr.capacity(); }
     /// Releases the MSHR entry of a miss on line (and unpins the line).
     void finish_miss(std::uint64_t line);
     /// Misses holding an MSHR entry.

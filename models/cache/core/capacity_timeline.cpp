@@ -2,7 +2,7 @@
 // See models/cache/README.md ("Capacity in fast mode").
 #include "models/cache/core/capacity_timeline.h"
 
-#include <iterator>
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -25,112 +25,158 @@ capacity_timeline::capacity_timeline(unsigned capacity) : m_capacity(capacity)
 
 void capacity_timeline::clear()
 {
-    m_steps.clear();
+    m_delta.clear();
+    m_head = 0;
+    m_ends = {};
+    m_base = 0;
+    m_cursor_t = m_pruned;
+    m_cursor_c = 0;
 }
 
 void capacity_timeline::prune(std::uint64_t now)
 {
-    // The change point whose interval contains `now` stays; everything before it is past.
-    while (m_steps.size() >= 2 && std::next(m_steps.begin())->first <= now)
-        m_steps.erase(m_steps.begin());
-    if (!m_steps.empty() && m_steps.begin()->second == 0 && m_steps.size() == 1)
-        m_steps.clear();
+    if (now <= m_pruned)
+        return;
+    m_pruned = now;
+    while (m_head < m_delta.size() && m_delta[m_head].first <= now)
+        m_base += m_delta[m_head++].second;
+    if (m_head > 64 && 2 * m_head > m_delta.size()) {
+        m_delta.erase(m_delta.begin(), m_delta.begin() + static_cast<std::ptrdiff_t>(m_head));
+        m_head = 0;
+    }
+    while (!m_ends.empty() && m_ends.top() <= now)
+        m_ends.pop();
+    if (m_cursor_t < now) {
+        m_cursor_t = now;
+        m_cursor_c = m_base;
+    }
+}
+
+std::size_t capacity_timeline::after(std::uint64_t t) const
+{
+    return static_cast<std::size_t>(
+        std::upper_bound(m_delta.begin() + static_cast<std::ptrdiff_t>(m_head), m_delta.end(), t,
+                         [](std::uint64_t v, const change_point& p) { return v < p.first; }) -
+        m_delta.begin());
+}
+
+void capacity_timeline::change(std::uint64_t t, int d)
+{
+    if (t <= m_cursor_t)
+        m_cursor_c += d;
+    if (t <= m_pruned) {
+        m_base += d;
+        return;
+    }
+    const auto at = m_delta.begin() + static_cast<std::ptrdiff_t>(after(t));
+    if (at != m_delta.begin() + static_cast<std::ptrdiff_t>(m_head) && std::prev(at)->first == t) {
+        std::prev(at)->second += d;
+        if (std::prev(at)->second == 0)
+            m_delta.erase(std::prev(at));
+    } else {
+        m_delta.insert(at, {t, d});
+    }
+}
+
+int capacity_timeline::count_at(std::uint64_t t, std::size_t& next) const
+{
+    if (t < m_pruned)
+        t = m_pruned;
+    int c = m_cursor_c;
+    std::size_t i = after(m_cursor_t);
+    if (t >= m_cursor_t) {
+        for (; i < m_delta.size() && m_delta[i].first <= t; ++i)
+            c += m_delta[i].second;
+    } else {
+        // Walk back: undo the changes in (t, m_cursor_t].
+        while (i > m_head && m_delta[i - 1].first > t) {
+            --i;
+            c -= m_delta[i].second;
+        }
+    }
+    next = i;
+    m_cursor_t = t;
+    m_cursor_c = c;
+    return c;
 }
 
 unsigned capacity_timeline::in_use(std::uint64_t t) const
 {
-    auto it = m_steps.upper_bound(t);
-    return it == m_steps.begin() ? 0 : std::prev(it)->second;
+    std::size_t next = 0;
+    const int c = count_at(t, next);
+    return c > 0 ? static_cast<unsigned>(c) : 0;
+}
+
+std::uint64_t capacity_timeline::full_time(std::uint64_t s, std::uint64_t e) const
+{
+    const auto cap = static_cast<int>(m_capacity);
+    std::size_t i = 0;
+    int c = count_at(s, i);
+    std::uint64_t full = 0, t = s;
+    for (;;) {
+        const std::uint64_t next =
+            i == m_delta.size() || m_delta[i].first > e ? e : m_delta[i].first;
+        if (c >= cap)
+            full += next - t;
+        if (next == e)
+            return full;
+        t = next;
+        c += m_delta[i++].second;
+    }
 }
 
 std::uint64_t capacity_timeline::earliest(std::uint64_t arrival, std::uint64_t length,
                                           std::uint64_t now)
 {
     prune(now);
+    // Fewer live intervals than entries: there is room at every time.
+    if (m_ends.size() < m_capacity)
+        return arrival;
     if (length == 0)
         length = 1;
+    const auto cap = static_cast<int>(m_capacity);
     std::uint64_t t = arrival;
+    std::size_t i = 0;
+    int c = count_at(t, i); // the count on [t, time of change point i)
     for (;;) {
-        auto it = m_steps.upper_bound(t);
-        if (it != m_steps.begin())
-            --it; // the interval containing t
-        const std::uint64_t until = plus(t, length);
-        bool full = false;
-        for (; it != m_steps.end() && it->first < until; ++it) {
-            if (it->second < m_capacity)
-                continue;
-            // Full from here: continue after the first change point below capacity (the last
-            // change point always drops to 0, since every booking ends).
-            auto free = std::next(it);
-            while (free != m_steps.end() && free->second >= m_capacity)
-                ++free;
-            t = free == m_steps.end() ? forever : free->first;
-            full = true;
-            break;
+        // Full at t: move to the first change point after which the count is below capacity
+        // (the last change point always drops to 0, since every booking ends).
+        while (c >= cap) {
+            if (i == m_delta.size())
+                return forever;
+            t = m_delta[i].first;
+            c += m_delta[i++].second;
         }
-        if (!full)
+        // Room at t: is there room up to t + length?
+        const std::uint64_t until = plus(t, length);
+        int cj = c;
+        std::size_t j = i;
+        for (; j < m_delta.size() && m_delta[j].first < until; ++j) {
+            cj += m_delta[j].second;
+            if (cj >= cap)
+                break;
+        }
+        if (j == m_delta.size() || m_delta[j].first >= until)
             return t;
+        t = m_delta[j].first;
+        c = cj;
+        i = j + 1;
     }
-}
-
-capacity_timeline::map::iterator capacity_timeline::split(std::uint64_t t)
-{
-    auto it = m_steps.lower_bound(t);
-    if (it != m_steps.end() && it->first == t)
-        return it;
-    const unsigned count = it == m_steps.begin() ? 0 : std::prev(it)->second;
-    return m_steps.emplace_hint(it, t, count);
-}
-
-void capacity_timeline::merge(std::uint64_t s, std::uint64_t e)
-{
-    auto it = m_steps.lower_bound(s);
-    while (it != m_steps.end() && it->first <= e) {
-        const unsigned before = it == m_steps.begin() ? 0 : std::prev(it)->second;
-        if (it->second == before)
-            it = m_steps.erase(it);
-        else
-            ++it;
-    }
-}
-
-std::uint64_t capacity_timeline::add(std::uint64_t s, std::uint64_t e)
-{
-    auto first = split(s);
-    auto last = split(e);
-    std::uint64_t over = 0;
-    for (auto it = first; it != last; ++it) {
-        if (it->second >= m_capacity)
-            over += std::next(it)->first - it->first;
-        ++it->second;
-    }
-    merge(s, e);
-    return over;
-}
-
-void capacity_timeline::remove(std::uint64_t s, std::uint64_t e)
-{
-    // Time before the first change point has been forgotten (global time passed it).
-    if (m_steps.empty() || e <= m_steps.begin()->first)
-        return;
-    if (s < m_steps.begin()->first)
-        s = m_steps.begin()->first;
-    auto first = split(s);
-    auto last = split(e);
-    for (auto it = first; it != last; ++it) {
-        if (it->second == 0)
-            throw std::logic_error("capacity_timeline: removing time that was not booked");
-        --it->second;
-    }
-    merge(s, e);
 }
 
 bool capacity_timeline::book(std::uint64_t start, std::uint64_t end)
 {
+    if (m_pending)
+        throw std::logic_error("capacity_timeline: a booking while a reservation is pending");
     if (end <= start)
         return true;
-    const std::uint64_t over = add(start, end);
+    // With fewer live intervals than entries nothing can be full.
+    const std::uint64_t over = m_ends.size() < m_capacity ? 0 : full_time(start, end);
     m_overrun += over;
+    change(start, +1);
+    change(end, -1);
+    if (end > m_pruned)
+        m_ends.push(end);
     return over == 0;
 }
 
@@ -146,18 +192,25 @@ capacity_timeline::reserve_for(std::uint64_t arrival, std::uint64_t length, std:
 
 capacity_timeline::reservation capacity_timeline::reserve(std::uint64_t arrival, std::uint64_t now)
 {
-    return reserve_for(arrival, m_hold, now);
+    if (m_pending)
+        throw std::logic_error("capacity_timeline: a reservation is already pending");
+    reservation r;
+    r.start = earliest(arrival, m_hold, now);
+    r.end = plus(r.start, m_hold);
+    m_pending = true;
+    return r;
 }
 
 bool capacity_timeline::finish(reservation& r, std::uint64_t end)
 {
+    if (!m_pending)
+        throw std::logic_error("capacity_timeline: finish without a pending reservation");
+    m_pending = false;
     if (end < r.start)
         end = r.start;
-    bool ok = true;
-    if (end < r.end)
-        remove(end, r.end);
-    else if (end > r.end)
-        ok = book(r.end, end);
+    // [r.start, start + estimate) was found free and nothing was booked since: only the part
+    // beyond it can overrun, and full_time finds exactly that part.
+    const bool ok = book(r.start, end);
     r.end = end;
     if (end - r.start > m_hold)
         m_hold = end - r.start;

@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <functional>
+#include <queue>
+#include <utility>
+#include <vector>
 
 namespace vgpu::cache {
 
@@ -17,18 +20,20 @@ namespace vgpu::cache {
 /// overlapping at every instant is exactly the condition for an assignment to entries to exist.
 ///
 /// Known lengths (a lookup port held one cycle) are booked with reserve_for(). The length of a
-/// miss is known only once its data has returned from below, so reserve() books a provisional
-/// interval of hold_estimate() (the longest interval finished so far: the request needs room
-/// that long) and finish() sets the real end: shorter gives time back, longer extends the
-/// booking. An extension into time when every entry is taken is booked all the same (the request
-/// did hold its entry) and counted in overrun_ps(), never silently; it happens only when an
-/// interval outlives every earlier one and meets a full stretch.
+/// miss is known only once its data has returned from below: reserve() finds the earliest start
+/// with room for hold_estimate() (the longest interval finished so far: the request needs room
+/// that long), and finish() books the real interval from that start. Nothing may be booked on
+/// the timeline between the two calls (the caller's access below never comes back to it), so
+/// the room found is still there. An interval longer than the estimate that runs into time when
+/// every entry is taken is booked all the same (the request did hold its entry) and counted in
+/// overrun(), never silently; it happens only when an interval outlives every earlier one and
+/// meets a full stretch.
 class capacity_timeline {
 public:
-    /// A booked interval [start, end).
+    /// An interval [start, end).
     struct reservation {
         std::uint64_t start = 0; ///< when the request holds an entry
-        std::uint64_t end = 0;   ///< when it gives it back
+        std::uint64_t end = 0;   ///< when it gives it back (reserve(): start + the estimate)
     };
 
     /// capacity >= 1 entries (throws std::invalid_argument for 0).
@@ -42,41 +47,57 @@ public:
     std::uint64_t earliest(std::uint64_t arrival, std::uint64_t length, std::uint64_t now);
     /// Books [t, t + length) at t = earliest(arrival, length, now).
     reservation reserve_for(std::uint64_t arrival, std::uint64_t length, std::uint64_t now);
-    /// Books a provisional [t, t + hold_estimate()) at t = earliest(arrival, hold_estimate(),
-    /// now); finish() sets its end.
+    /// The start t = earliest(arrival, hold_estimate(), now) of an interval whose end is not
+    /// known yet; finish() books it. Throws std::logic_error if one is already pending.
     reservation reserve(std::uint64_t arrival, std::uint64_t now);
-    /// Moves r's end to `end` (clamped to >= r.start) and learns its length for
-    /// hold_estimate(). Returns false if an extension overran the capacity (counted).
+    /// Books the pending reservation r as [r.start, end) (end clamped to >= r.start), learns
+    /// its length for hold_estimate() and sets r.end. Returns false if the part beyond the
+    /// estimate overran the capacity (counted).
     bool finish(reservation& r, std::uint64_t end);
     /// Books [start, end) without a search; returns false where that exceeds the capacity
-    /// (booked all the same, counted in overrun_ps()).
+    /// (booked all the same, counted in overrun()).
     bool book(std::uint64_t start, std::uint64_t end);
 
-    /// Provisional length of reserve(): the longest interval finished so far (0 before any).
+    /// Length reserve() asks room for: the longest interval finished so far (0 before any).
     std::uint64_t hold_estimate() const { return m_hold; }
     /// Intervals booked at instant t (t >= the last `now` seen).
     unsigned in_use(std::uint64_t t) const;
-    /// Entry-time booked beyond the capacity by extensions (0 unless an estimate was short).
+    /// Entry-time booked beyond the capacity (0 unless an estimate was short).
     std::uint64_t overrun() const { return m_overrun; }
     /// Change points remembered (for tests).
-    std::size_t breakpoints() const { return m_steps.size(); }
+    std::size_t breakpoints() const { return m_delta.size() - m_head; }
     /// Forgets every booking (the requesters of what was booked are gone).
     void clear();
 
 private:
-    using map = std::map<std::uint64_t, unsigned>;
+    using change_point = std::pair<std::uint64_t, int>; // time, change of the count
     void prune(std::uint64_t now);
-    /// The change point at t, created with the count of the interval containing t if absent.
-    map::iterator split(std::uint64_t t);
-    /// Adds one booking over [s, e) (s < e); returns the entry-time that exceeded capacity.
-    std::uint64_t add(std::uint64_t s, std::uint64_t e);
-    /// Removes one booking over [s, e) (s < e).
-    void remove(std::uint64_t s, std::uint64_t e);
-    /// Erases change points in [s, e] that do not change the count.
-    void merge(std::uint64_t s, std::uint64_t e);
+    /// Adds d to the number of intervals booked from t on.
+    void change(std::uint64_t t, int d);
+    /// Index of the first change point after t.
+    std::size_t after(std::uint64_t t) const;
+    /// The number of intervals booked at t and the index of the first change after t; keeps
+    /// t as the cursor, so a query near the previous one costs little.
+    int count_at(std::uint64_t t, std::size_t& next) const;
+    /// Entry-time in [s, e) at which capacity or more intervals are booked (s < e).
+    std::uint64_t full_time(std::uint64_t s, std::uint64_t e) const;
 
     unsigned m_capacity;
-    map m_steps; ///< t -> intervals booked from t until the next change point (0 before the first)
+    /// Intervals are kept as changes of the count, +1 at a start and -1 at an end, sorted by
+    /// time from m_head on (the ones before were folded into m_base, the count at m_pruned).
+    /// Booking is cheap; a search scans change points only while at least `capacity`
+    /// intervals are live (otherwise every time has room).
+    std::vector<change_point> m_delta;
+    std::size_t m_head = 0;
+    /// Ends after m_pruned, one per live interval (the earliest on top).
+    std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> m_ends;
+    int m_base = 0;
+    std::uint64_t m_pruned = 0;
+    // A time >= m_pruned whose count (m_base + the changes at or before it) is known: a cache
+    // of the last query, so it does not change what the timeline holds.
+    mutable std::uint64_t m_cursor_t = 0;
+    mutable int m_cursor_c = 0;
+    bool m_pending = false;
     std::uint64_t m_hold = 0;
     std::uint64_t m_overrun = 0;
 };

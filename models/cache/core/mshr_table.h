@@ -50,6 +50,16 @@ public:
         return nullptr;
     }
 
+    /// Index (0 .. capacity-1) of line's entry, or -1 if no miss on it is outstanding.
+    int index_of(std::uint64_t line) const
+    {
+        for (std::size_t i = 0; i < m_entries.size(); ++i) {
+            if (m_entries[i].m_busy && m_entries[i].m_line == line)
+                return static_cast<int>(i);
+        }
+        return -1;
+    }
+
     /// True if a free entry is left.
     bool can_allocate() const { return m_in_use < m_entries.size(); }
 
