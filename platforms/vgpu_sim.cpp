@@ -10,6 +10,7 @@
 #include "platforms/default_config.h"
 #include "platforms/outputs.h"
 #include "platforms/trace_files.h"
+#include "platforms/thread_unwinder.h"
 #include "platforms/vgpu_config.h"
 
 #include <CLI/CLI.hpp>
@@ -231,6 +232,9 @@ int run(int argc, char** argv)
     } catch (const sc_core::sc_report& rep) {
         failures.push_back(std::string(rep.get_msg_type()) + ": " + rep.get_msg());
     }
+    // However run() returns from here on, suspended threads are unwound (their locals freed)
+    // while the platform still exists.
+    platforms::thread_unwinder unwind_threads;
     double host_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - host_start).count();
     const std::vector<std::string> output_failures = traces.finish();

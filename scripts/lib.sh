@@ -25,10 +25,14 @@ vgpu_install_deps() {
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
+# Extra options for the first configuration of a build folder (scripts/test --sanitize).
+VGPU_CMAKE_ARGS=()
+
 vgpu_build() {
     vgpu_install_deps
     if [ ! -f "$VGPU_BUILD_DIR/CMakeCache.txt" ]; then
-        cmake -S "$VGPU_ROOT" -B "$VGPU_BUILD_DIR" -DCMAKE_BUILD_TYPE="${VGPU_BUILD_TYPE:-Release}" >&2
+        cmake -S "$VGPU_ROOT" -B "$VGPU_BUILD_DIR" -DCMAKE_BUILD_TYPE="${VGPU_BUILD_TYPE:-Release}" \
+              "${VGPU_CMAKE_ARGS[@]}" >&2
     fi
     cmake --build "$VGPU_BUILD_DIR" -j "$(nproc)" "$@" >&2
 }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
+#include <type_traits>
 
 namespace vgpu::tlm_bus {
 namespace {
@@ -16,7 +18,30 @@ unsigned long long hex(sc_dt::uint64 value)
     return static_cast<unsigned long long>(value);
 }
 
-const char* command_name(tlm::tlm_command command)
+// The command attribute as the integer stored in the payload. A broken initiator can store
+// any integer there (a cast, a memset, stale memory), and loading a value outside the enum's
+// range as a tlm_command is undefined behaviour (UBSan reports it), so the checker reads the
+// raw integer and never calls get_command(). The payload has no accessor for it; an explicit
+// instantiation may name the private member ([temp.explicit]: access checking does not apply
+// there), which yields a pointer to it; its bytes are copied, never loaded as the enum.
+struct command_member {
+    using type = tlm::tlm_command tlm_generic_payload::*;
+    friend type member(command_member);
+};
+template <command_member::type M> struct expose_command_member {
+    friend command_member::type member(command_member) { return M; }
+};
+template struct expose_command_member<&tlm_generic_payload::m_command>;
+
+unsigned raw_command(const tlm_generic_payload& trans)
+{
+    std::underlying_type_t<tlm::tlm_command> raw;
+    static_assert(sizeof raw == sizeof(tlm::tlm_command));
+    std::memcpy(&raw, &(trans.*member(command_member{})), sizeof raw);
+    return static_cast<unsigned>(raw);
+}
+
+const char* command_name(unsigned command)
 {
     switch (command) {
     case tlm::TLM_READ_COMMAND:
@@ -29,7 +54,7 @@ const char* command_name(tlm::tlm_command command)
     return "invalid command";
 }
 
-bool valid_command(tlm::tlm_command command)
+bool valid_command(unsigned command)
 {
     return command == tlm::TLM_READ_COMMAND || command == tlm::TLM_WRITE_COMMAND ||
            command == tlm::TLM_IGNORE_COMMAND;
@@ -122,7 +147,7 @@ bool valid_update(const tlm::tlm_phase& called, const tlm::tlm_phase& returned)
 
 void protocol_monitor::snapshot::take(const tlm_generic_payload& trans)
 {
-    command = trans.get_command();
+    command = raw_command(trans);
     address = trans.get_address();
     data = trans.get_data_ptr();
     length = trans.get_data_length();
@@ -166,9 +191,8 @@ void protocol_monitor::violation(const char* fmt, ...)
 void protocol_monitor::check_payload(const char* where, const tlm_generic_payload& trans)
 {
     const unsigned long long address = hex(trans.get_address());
-    if (!valid_command(trans.get_command()))
-        violation("%s: invalid command %d (address 0x%llx)", where,
-                  static_cast<int>(trans.get_command()), address);
+    if (!valid_command(raw_command(trans)))
+        violation("%s: invalid command %u (address 0x%llx)", where, raw_command(trans), address);
     if (trans.get_data_length() == 0)
         violation("%s: data length is 0 (address 0x%llx)", where, address);
     else if (trans.get_data_ptr() == nullptr)
@@ -221,10 +245,10 @@ void protocol_monitor::check_unchanged(const char* where, const char* who,
 {
     // Each change is reported once: the snapshot follows the payload after a report.
     const unsigned long long address = hex(saved.address);
-    if (trans.get_command() != saved.command) {
+    if (raw_command(trans) != saved.command) {
         violation("%s: %s the command from %s to %s (address 0x%llx)", where, who,
-                  command_name(saved.command), command_name(trans.get_command()), address);
-        saved.command = trans.get_command();
+                  command_name(saved.command), command_name(raw_command(trans)), address);
+        saved.command = raw_command(trans);
     }
     if (trans.get_address() != saved.address && !m_cfg.target_may_modify_address) {
         violation("%s: %s the address from 0x%llx to 0x%llx", where, who, address,
@@ -539,9 +563,9 @@ void protocol_monitor::dmi_begin(const tlm_generic_payload& trans, untimed_call&
 {
     ++m_calls;
     call.saved.take(trans);
-    if (!valid_command(trans.get_command()))
-        violation("get_direct_mem_ptr: invalid command %d (address 0x%llx)",
-                  static_cast<int>(trans.get_command()), hex(trans.get_address()));
+    if (!valid_command(raw_command(trans)))
+        violation("get_direct_mem_ptr: invalid command %u (address 0x%llx)", raw_command(trans),
+                  hex(trans.get_address()));
     if (trans.get_gp_option() == tlm::TLM_FULL_PAYLOAD_ACCEPTED)
         violation("get_direct_mem_ptr: gp option is TLM_FULL_PAYLOAD_ACCEPTED on entry "
                   "(address 0x%llx)",
@@ -589,9 +613,9 @@ void protocol_monitor::debug_begin(const tlm_generic_payload& trans, untimed_cal
     ++m_calls;
     call.saved.take(trans);
     const unsigned long long address = hex(trans.get_address());
-    if (!valid_command(trans.get_command()))
-        violation("transport_dbg: invalid command %d (address 0x%llx)",
-                  static_cast<int>(trans.get_command()), address);
+    if (!valid_command(raw_command(trans)))
+        violation("transport_dbg: invalid command %u (address 0x%llx)", raw_command(trans),
+                  address);
     // Debug transport permits data length 0 (nothing is transferred).
     if (trans.get_data_length() > 0 && trans.get_data_ptr() == nullptr)
         violation("transport_dbg: data pointer is null with data length %u (address 0x%llx)",

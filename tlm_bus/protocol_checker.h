@@ -40,11 +40,11 @@ class protocol_monitor {
 public:
     /// Attributes set by the initiator that no other component may change (14.7).
     struct snapshot {
-        tlm::tlm_command command;                         ///< command attribute
-        sc_dt::uint64 address;                            ///< address attribute
-        unsigned char* data;                              ///< data pointer attribute
-        unsigned int length;                              ///< data length attribute
-        unsigned char* byte_enable;                       ///< byte enable pointer attribute
+        unsigned command;           ///< command attribute, as stored (may be no tlm_command at all)
+        sc_dt::uint64 address;      ///< address attribute
+        unsigned char* data;        ///< data pointer attribute
+        unsigned int length;        ///< data length attribute
+        unsigned char* byte_enable; ///< byte enable pointer attribute
         unsigned int byte_enable_length;                  ///< byte enable length attribute
         unsigned int streaming_width;                     ///< streaming width attribute
         tlm::tlm_gp_option option;                        ///< gp option attribute

@@ -232,6 +232,17 @@ TEST_CASE("a run stopped at max_time names the kernel still running and its CTAs
     CHECK(r.out.find("simulated 5 us") != std::string::npos);
 }
 
+TEST_CASE("a run stopped at max_time in the middle of a DMA load fails cleanly")
+{
+    // The driver is suspended inside a transfer that owns buffers; the sanitizer build (leak
+    // check on) fails this test if the end of the run does not free them.
+    cli_runner cli("dma_cut");
+    auto r = cli.run("-s host.load=dma -s \"platform.max_time=1 us\"");
+    CHECK(r.code == 1);
+    CHECK(r.err == "vgpu-sim: FAIL: the workload did not finish within platform.max_time (1 us): "
+                   "the host driver had launched no kernel yet\n");
+}
+
 TEST_CASE("a traffic run stopped at max_time names the generators and their progress")
 {
     cli_runner cli("traffic_limit");
