@@ -21,6 +21,8 @@ unsigned sms_per_module(const platform_config& p)
     return p.clusters_per_module * p.sms_per_cluster;
 }
 
+} // namespace
+
 host::platform_facts driver_facts(const vgpu_config& cfg, std::uint64_t cp_base)
 {
     host::platform_facts f;
@@ -35,7 +37,6 @@ host::platform_facts driver_facts(const vgpu_config& cfg, std::uint64_t cp_base)
         static_cast<double>(cfg.noc.width_bytes) / static_cast<double>(cfg.platform.clocks.noc.ps);
     return f;
 }
-} // namespace
 
 clock_params make_clock_params(const platform_config& p)
 {

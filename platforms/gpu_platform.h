@@ -118,6 +118,9 @@ public:
     std::string bound_by() const;
 };
 
+/// What the host driver knows of the platform cfg describes (memory layout, SMs, CP window).
+host::platform_facts driver_facts(const vgpu_config& cfg, std::uint64_t cp_base);
+
 /// Clock parameters of the models, from the platform section.
 clock_params make_clock_params(const platform_config& p);
 

@@ -14,8 +14,6 @@
 namespace vgpu::sm {
 
 namespace {
-constexpr std::uint32_t max_program_bytes = 1u << 20;
-
 unsigned ctz64(std::uint64_t v)
 {
     return static_cast<unsigned>(__builtin_ctzll(v));
