@@ -224,9 +224,16 @@ int run(int argc, char** argv)
     const std::vector<std::string> output_failures = traces.finish();
 
     if (failures.empty()) {
-        if (!top->finished())
+        // Stopped at the limit (work still pending) and ran out of events (nothing can ever
+        // happen again) are different failures: name the one that happened.
+        if (!top->finished() && sc_core::sc_time_stamp() >= limit)
             failures.push_back("the workload did not finish within platform.max_time (" +
-                               format(cfg.platform.max_time) + "): deadlock or limit too low");
+                               format(cfg.platform.max_time) +
+                               "): the run was stopped at that limit with work still pending");
+        else if (!top->finished())
+            failures.push_back("the workload did not finish: at " +
+                               sc_core::sc_time_stamp().to_string() +
+                               " nothing was left to simulate (deadlock)");
         for (auto& f : top->failures())
             failures.push_back(f);
     }

@@ -5,6 +5,7 @@
 #include "models/sm/core/stall_classifier.h"
 #include "tlm_bus/byte_enables.h"
 
+#include "models/common/host_resources.h"
 #include "models/common/trace_events.h"
 
 #include <algorithm>
@@ -90,10 +91,15 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
     ctrl.register_transport_dbg(this, &sm::ctrl_transport_dbg);
     SC_HAS_PROCESS(sm);
     SC_THREAD(issue_loop);
-    if (clk.accurate) {
-        for (unsigned i = 0; i < cfg.lsu_threads; ++i)
-            sc_core::sc_spawn([this, i] { lsu_thread(i); }, sc_core::sc_gen_unique_name("lsu"));
-    }
+    if (clk.accurate)
+        spawn_lsu(); // the others when requests first need them (see issue_mem)
+}
+
+void sm::spawn_lsu()
+{
+    ++m_lsu_idle; // counted as waiting until it starts: it takes a job at once
+    const unsigned id = m_lsu_count++;
+    sc_core::sc_spawn([this, id] { lsu_thread(id); }, sc_core::sc_gen_unique_name("lsu"));
 }
 
 sm::~sm() = default;
@@ -324,7 +330,8 @@ void sm::start_cta(int ci)
     for (std::uint64_t m = m_slots.warp_mask(ci); m != 0; m &= m - 1, ++k) {
         const unsigned s = ctz64(m);
         warp_slot& ws = m_warps[s];
-        ws.w.emplace(m_progs[c.prog].code, c.ctx, k, m_cfg.regs_per_thread);
+        ws.w.emplace(m_progs[c.prog].code, c.ctx, k, m_cfg.regs_per_thread,
+                     std::move(ws.spare_regs));
         ws.cta = ci;
         ws.next = ready;
         ws.reason = wait_reason::memory;
@@ -430,6 +437,26 @@ void sm::issue_mem(unsigned slot, const step_result& r)
             ++m_job_count;
         }
         m_job_event.notify();
+        // LSU threads are created as requests first need them: a platform of 4096 SMs would
+        // otherwise hold 8 stacks per SM from the start, more than the host's memory mappings
+        // allow (docs/architecture.md, "Host limits"). Timing is the same as with all threads
+        // present: a request never waits for a thread sm.lsu_threads would have provided,
+        // unless the host's budget is spent (then a warning says so, once).
+        while (m_job_count > m_lsu_idle && m_lsu_count < m_cfg.lsu_threads) {
+            if (!host_resources::take_thread()) {
+                static bool warned = false;
+                if (!warned) {
+                    warned = true;
+                    VGPU_WARN(m_log,
+                              "the host allows no more SystemC threads (vm.max_map_count): "
+                              "this and later SMs keep fewer than sm.lsu_threads = %u line "
+                              "requests in flight, so timing differs from the model",
+                              m_cfg.lsu_threads);
+                }
+                break;
+            }
+            spawn_lsu();
+        }
         return;
     }
     const sc_core::sc_time now = sc_core::sc_time_stamp();
@@ -657,6 +684,8 @@ void sm::end_cta(int ci)
                 rec.span(name(), m_warp_tracks[s], "warp (stopped)", ws.start * m_clk.core_ps,
                          end * m_clk.core_ps);
         }
+        if (ws.w)
+            ws.spare_regs = ws.w->take_registers();
         ws.w.reset();
         ws.cta = -1;
     }
@@ -767,9 +796,13 @@ void sm::lsu_thread(unsigned id)
 {
     std::uint8_t* buf = &m_line_bufs[static_cast<std::size_t>(id + 1) * m_line_bytes];
     std::uint8_t* be = &m_be_bufs[static_cast<std::size_t>(id + 1) * m_line_bytes];
+    --m_lsu_idle; // started (see spawn_lsu)
     for (;;) {
-        while (m_job_count == 0)
+        while (m_job_count == 0) {
+            ++m_lsu_idle;
             sc_core::wait(m_job_event);
+            --m_lsu_idle;
+        }
         const lsu_job job = m_jobs[m_job_head];
         m_job_head = (m_job_head + 1) % m_jobs.size();
         --m_job_count;

@@ -99,6 +99,7 @@ private:
     struct warp_slot {
         explicit warp_slot(const sm_config& cfg);
         std::optional<warp> w;                  ///< the warp, while resident
+        std::vector<std::uint32_t> spare_regs;  ///< the last warp's register storage, reused
         int cta = -1;                           ///< CTA slot
         std::uint64_t next = 0;                 ///< earliest cycle the next instruction can issue
         wait_reason reason = wait_reason::none; ///< why next is in the future
@@ -139,6 +140,7 @@ private:
     unsigned ctrl_transport_dbg(tlm::tlm_generic_payload& gp);
     void issue_loop();
     void lsu_thread(unsigned id);
+    void spawn_lsu(); ///< one more LSU thread (accurate mode), id m_lsu_count
 
     sc_core::sc_time time_of(std::uint64_t cycle) const;
     std::uint64_t cycle_of(const sc_core::sc_time& t) const; ///< rounded up
@@ -194,6 +196,8 @@ private:
     std::vector<lsu_job> m_jobs; ///< ring buffer of line requests (accurate mode)
     std::size_t m_job_head = 0, m_job_count = 0;
     sc_core::sc_event m_job_event;
+    unsigned m_lsu_count = 0;              ///< LSU threads created so far (up to sm.lsu_threads)
+    unsigned m_lsu_idle = 0;               ///< of them, those waiting for a job (or about to start)
     std::vector<std::uint8_t> m_line_bufs; ///< line data, one line per LSU thread + 1
     std::vector<std::uint8_t> m_be_bufs;   ///< byte enables, likewise
     std::vector<std::uint8_t> m_fetch_buf;
