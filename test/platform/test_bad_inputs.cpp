@@ -123,7 +123,8 @@ const bad_input catalogue[] = {
     {"output folder cannot be created", "", "-o /proc/vgpu_no_such_dir",
      "vgpu-sim: error: cannot create output folder '/proc/vgpu_no_such_dir'"},
     // Limits: work that would hang a host reference, what cannot fit the platform or finish
-    // within its time limits (docs/workloads.md, "Limits").
+    // within its time limits, and configurations beyond the host's memory (docs/workloads.md,
+    // "Limits"; docs/architecture.md, "Host limits").
     {"workload: a check argument that makes its reference run for minutes", "name: x\nbuffers:\n  - {name: in, type: u32, elements: 64}\n  - {name: out, type: u32, elements: 64}\nkernels:\n  - name: k\n    grid: 1\n    block: 64\n    program: |\n      # k\n      EXIT\nchecks:\n  - buffer: out\n    reference: strided_sum\n    args: {in: in, stride: 1, count: 4000000000}\n", "-w bad.yaml",
      "bad.yaml:15:38: error: checks[0].args.count: reference 'strided_sum' would do 256000000000 element operations, more than its limit of 4294975488 (2^32 + 64 per element of its 128 buffer elements)"},
     {"workload: a loop count typo in a check", "name: x\nbuffers:\n  - {name: in, type: u32, elements: 64}\n  - {name: out, type: u32, elements: 64}\nkernels:\n  - name: k\n    grid: 1\n    block: 64\n    program: |\n      # k\n      EXIT\nchecks:\n  - buffer: out\n    reference: compute_bound\n    args:\n      in: in\n      iterations: 4294967295\n", "-w bad.yaml",
@@ -136,6 +137,10 @@ const bad_input catalogue[] = {
      "bad.yaml:5:5: error: kernels[0].grid: 4294836225 CTAs of 1 warp(s) on 8 SMs take at least 5.37 s of simulated time (an SM starts one CTA per cp.cta_dispatch_interval = 10 cycles and issues one warp-instruction per cycle), more than platform.max_time (100 ms)"},
     {"workload: a grid that cannot finish within host.kernel_timeout", "name: x\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n  - name: k\n    grid: [65535, 65535]\n    block: 1\n    program: |\n      # one instruction per CTA\n      EXIT\n", "-w bad.yaml -s host.kernel_timeout=\"1 ms\"",
      "bad.yaml:5:5: error: kernels[0].grid: 4294836225 CTAs of 1 warp(s) on 8 SMs take at least 5.37 s of simulated time (an SM starts one CTA per cp.cta_dispatch_interval = 10 cycles and issues one warp-instruction per cycle), more than host.kernel_timeout (1 ms)"},
+    {"caches beyond platform.max_host_memory", "l1:\n  sets: 65536\n  ways: 64\n", "-c bad.yaml",
+     "bad.yaml:2:9: error: l1.sets: the configuration could need about 4.77 GiB of host memory, more than platform.max_host_memory (4 GiB): the L1 data arrays take 4.75 GiB (8 L1s of 65536 sets x 64 ways x 128 B)"},
+    {"LLC slices beyond platform.max_host_memory", "llc:\n  sets: 1048576\n", "-c bad.yaml",
+     "bad.yaml:2:9: error: llc.sets: the configuration could need about 4.77 GiB of host memory, more than platform.max_host_memory (4 GiB): the LLC data arrays take 4.75 GiB (4 slices of 1048576 sets x 8 ways x 128 B)"},
 };
 // clang-format on
 } // namespace
