@@ -180,6 +180,19 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                                cfg.llc.line_bytes);
     for (unsigned m = 0; m < p.modules; ++m)
         modules[m]->noc->set_route(noc::module_route(map, m, *modules[m]->noc));
+
+    SC_HAS_PROCESS(gpu_platform);
+    SC_METHOD(stop_after_failure);
+    sensitive << host.done;
+    dont_initialize();
+}
+
+void gpu_platform::stop_after_failure()
+{
+    // A kernel the driver gave up on (host.kernel_timeout, a fault) may still be running:
+    // simulating it on to platform.max_time would only cost host time.
+    if (!host.failures().empty())
+        sc_core::sc_stop();
 }
 
 void gpu_platform::trace(sc_core::sc_trace_file* tf) const

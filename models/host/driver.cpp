@@ -603,7 +603,8 @@ bool driver::run_phase(unsigned p)
         for (unsigned q = 0; q < phase.size(); ++q)
             if (pending >> q & 1)
                 fail("kernel '" + m_wl.kernels[phase[q]].name + "' (phase " + std::to_string(p) +
-                     ") did not finish within " + format(m_cfg.kernel_timeout));
+                     ") did not finish within host.kernel_timeout (" +
+                     format(m_cfg.kernel_timeout) + ")");
         return false;
     }
     return ok;

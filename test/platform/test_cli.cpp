@@ -171,6 +171,24 @@ TEST_CASE("a run that cannot finish within max_time fails with exit code 1")
     CHECK(nlohmann::json::parse(cli.read("out/stats.json"))["meta"]["verdict"] == "fail");
 }
 
+TEST_CASE("a kernel past host.kernel_timeout fails naming it, and the run stops there")
+{
+    cli_runner cli("kernel_timeout");
+    cli.write("spin.yaml", "name: spin\nbuffers:\n  - {name: a, type: u32, elements: 64}\n"
+                           "kernels:\n  - name: k\n    grid: 1\n    block: 32\n"
+                           "    program: |\n      # spins forever\n      loop:   BRA loop\n");
+    auto r = cli.run("-w spin.yaml -s host.kernel_timeout=\"10 us\" -s platform.max_time=\"1 s\"");
+    CHECK(r.code == 1);
+    CHECK(r.err.find("vgpu-sim: FAIL: kernel 'k' (phase 0) did not finish within "
+                     "host.kernel_timeout (10 us)") != std::string::npos);
+    CHECK(r.err.find("max_time") == std::string::npos);
+    CHECK(r.err.find("deadlock") == std::string::npos);
+    // Stopped when the driver gave up (launch + 10 us), not simulated on to the 1 s limit.
+    const auto meta = nlohmann::json::parse(cli.read("out/stats.json"))["meta"];
+    CHECK(meta["sim_time_ns"].get<double>() < 20000);
+    CHECK(meta["verdict"] == "fail");
+}
+
 TEST_CASE("the parameter list (vgpu-sim --list-params) matches docs/configuration.md (run "
           "scripts/gen-docs when it fails)")
 {
