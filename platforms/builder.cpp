@@ -35,10 +35,21 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
             : host::parse_workload(cfg.workload.file, wo);
     std::vector<std::string> errors = parsed.errors;
     if (parsed.ok()) {
-        const unsigned sms =
+        host::platform_limits limits;
+        limits.num_sms =
             cfg.platform.modules * cfg.platform.clusters_per_module * cfg.platform.sms_per_cluster;
-        for (auto& e : host::check_against_platform(parsed.wl, sms, cfg.sm.warp_slots,
-                                                    cfg.sm.regs_per_thread))
+        limits.warp_slots = cfg.sm.warp_slots;
+        limits.regs_per_thread = cfg.sm.regs_per_thread;
+        limits.queues = cfg.cp.queues;
+        limits.core_period_ps = cfg.platform.clocks.core.ps;
+        limits.dispatch_latency = cfg.cp.dispatch_latency;
+        limits.cta_dispatch_interval = cfg.cp.cta_dispatch_interval;
+        limits.max_time_ps = cfg.platform.max_time.ps;
+        limits.kernel_timeout_ps = cfg.host.kernel_timeout.ps;
+        for (auto& e : host::check_against_platform(parsed.wl, limits))
+            errors.push_back(e);
+        // What the driver would find only when it allocates: the DRAM fit.
+        for (auto& e : host::check_memory_fit(parsed.wl, driver_facts(cfg, gpu_platform::cp_base)))
             errors.push_back(e);
     }
     if (!errors.empty())

@@ -21,6 +21,8 @@ unsigned sms_per_module(const platform_config& p)
     return p.clusters_per_module * p.sms_per_cluster;
 }
 
+} // namespace
+
 host::platform_facts driver_facts(const vgpu_config& cfg, std::uint64_t cp_base)
 {
     host::platform_facts f;
@@ -35,7 +37,6 @@ host::platform_facts driver_facts(const vgpu_config& cfg, std::uint64_t cp_base)
         static_cast<double>(cfg.noc.width_bytes) / static_cast<double>(cfg.platform.clocks.noc.ps);
     return f;
 }
-} // namespace
 
 clock_params make_clock_params(const platform_config& p)
 {
@@ -179,6 +180,19 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                                cfg.llc.line_bytes);
     for (unsigned m = 0; m < p.modules; ++m)
         modules[m]->noc->set_route(noc::module_route(map, m, *modules[m]->noc));
+
+    SC_HAS_PROCESS(gpu_platform);
+    SC_METHOD(stop_after_failure);
+    sensitive << host.done;
+    dont_initialize();
+}
+
+void gpu_platform::stop_after_failure()
+{
+    // A kernel the driver gave up on (host.kernel_timeout, a fault) may still be running:
+    // simulating it on to platform.max_time would only cost host time.
+    if (!host.failures().empty())
+        sc_core::sc_stop();
 }
 
 void gpu_platform::trace(sc_core::sc_trace_file* tf) const

@@ -88,6 +88,8 @@ private:
     using snapshot = std::unordered_map<std::string, double>;
     /// Snapshots the statistics now (the driver's window marker); returns its index.
     int take_mark();
+    /// Ends the simulation when the driver has finished with a failure (host.done).
+    void stop_after_failure();
     /// Changes over [start_mark, end_mark] of the SMs [first, first + count) and of the memory
     /// side, as inputs of compute_figures().
     window_deltas deltas(int start_mark, int end_mark, const std::vector<bool>& sms,
@@ -118,6 +120,9 @@ public:
     /// barriers ("barriers").
     std::string bound_by() const;
 };
+
+/// What the host driver knows of the platform cfg describes (memory layout, SMs, CP window).
+host::platform_facts driver_facts(const vgpu_config& cfg, std::uint64_t cp_base);
 
 /// Clock parameters of the models, from the platform section.
 clock_params make_clock_params(const platform_config& p);

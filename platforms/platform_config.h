@@ -78,6 +78,8 @@ struct platform_config {
     std::uint64_t seed = 1;             ///< seed of every random generator (--seed overrides)
     duration max_time{100000000000ull}; ///< simulated-time limit; reaching it fails the run
 
+    byte_size max_host_memory{4ull << 30}; ///< host memory a gpu configuration may need
+
     void declare(config::visitor& v)
     {
         using config::spec;
@@ -94,6 +96,11 @@ struct platform_config {
                 spec("simulated time after which the run is stopped and fails; at least the "
                      "quantum of fast mode")
                     .min(1));
+        v.value("max_host_memory", max_host_memory,
+                spec("host memory a gpu configuration may need by the estimate of its arrays, "
+                     "register files, model state and thread stacks (docs/architecture.md, "
+                     "\"Host limits\"); a configuration above it is refused")
+                    .range(64ull << 20, 1ull << 50));
     }
 
     void validate(config::checker& c) const

@@ -9,6 +9,7 @@
 #include "models/noc/noc_config.h"
 #include "models/sm/sm_config.h"
 #include "models/traffic/traffic_config.h"
+#include "platforms/host_memory.h"
 #include "platforms/platform_config.h"
 
 namespace vgpu::platforms {
@@ -85,6 +86,9 @@ struct vgpu_config {
         else if (end > dram.size.bytes * platform.modules)
             c.error("traffic.footprint", "the generators' regions do not fit in the memory "
                                          "(dram.size x platform.modules)");
+        if (platform.kind == platform_kind::gpu)
+            check_host_memory(estimate_host_memory(platform, sm, l1, llc, stats.per_warp),
+                              platform.max_host_memory.bytes, c);
     }
 };
 

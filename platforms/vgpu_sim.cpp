@@ -9,8 +9,8 @@
 #include "platforms/builder.h"
 #include "platforms/default_config.h"
 #include "platforms/outputs.h"
-#include "platforms/trace_files.h"
 #include "platforms/thread_unwinder.h"
+#include "platforms/trace_files.h"
 #include "platforms/vgpu_config.h"
 
 #include <CLI/CLI.hpp>

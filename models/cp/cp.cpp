@@ -452,21 +452,23 @@ void cp::done_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
     ::vgpu::cp::cta_done& rec = e.rec;
     std::memcpy(&rec, gp.get_data_ptr(), sizeof rec);
     rec.message[sizeof rec.message - 1] = '\0';
-    const std::string what = "queue " + std::to_string(rec.queue) + " kernel " +
-                             std::to_string(rec.kernel_seq) + " SM " + std::to_string(rec.sm) +
-                             " CTA (" + std::to_string(rec.cta_x) + "," +
-                             std::to_string(rec.cta_y) + ")";
+    // Built only for a refusal: every CTA passes here, and the text costs more than the checks.
+    const auto what = [&] {
+        return "queue " + std::to_string(rec.queue) + " kernel " + std::to_string(rec.kernel_seq) +
+               " SM " + std::to_string(rec.sm) + " CTA (" + std::to_string(rec.cta_x) + "," +
+               std::to_string(rec.cta_y) + ")";
+    };
     if (rec.queue >= m_cfg.queues)
-        return refuse(tlm::TLM_GENERIC_ERROR_RESPONSE, what + ": no such queue");
+        return refuse(tlm::TLM_GENERIC_ERROR_RESPONSE, what() + ": no such queue");
     queue_state& qs = *m_q[rec.queue];
     if (!qs.busy || rec.kernel_seq != qs.launch.kernel_seq)
-        return refuse(tlm::TLM_GENERIC_ERROR_RESPONSE, what + ": kernel not running");
+        return refuse(tlm::TLM_GENERIC_ERROR_RESPONSE, what() + ": kernel not running");
     if (rec.status != cta_status::ok && rec.status != cta_status::fault)
         return refuse(tlm::TLM_GENERIC_ERROR_RESPONSE,
-                      what + ": unknown status " +
+                      what() + ": unknown status " +
                           std::to_string(static_cast<std::uint32_t>(rec.status)));
     if (qs.outstanding.erase(cta_key{rec.sm, rec.cta_x, rec.cta_y}) == 0)
-        return refuse(tlm::TLM_GENERIC_ERROR_RESPONSE, what + ": CTA not running there");
+        return refuse(tlm::TLM_GENERIC_ERROR_RESPONSE, what() + ": CTA not running there");
     // Effects are applied by process_done at the record's time, in time order.
     auto pos =
         std::upper_bound(m_pending.begin(), m_pending.end(), e.at,

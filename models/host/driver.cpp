@@ -69,7 +69,9 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f)
                         static_cast<int>(module_of_sm(wl.kernels[k].sms.first));
             }
 
-    auto place = [&](std::uint64_t& va, std::uint64_t bytes, unsigned touch_module, region& r) {
+    // `what` is the kernel (>= 0) or ~buffer (< 0) being placed, recorded with a first error.
+    auto place = [&](std::uint64_t& va, std::uint64_t bytes, unsigned touch_module, region& r,
+                     int what) {
         r.va = va;
         r.bytes = bytes;
         r.module = touch_module;
@@ -80,9 +82,11 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f)
                                    ? static_cast<unsigned>(vpn % modules)
                                    : touch_module;
             if (next[m] + page > (m + 1ull) * f.dram_bytes) {
-                if (plan.error.empty())
+                if (plan.error.empty()) {
                     plan.error = "module " + std::to_string(m) + "'s DRAM (" +
                                  std::to_string(f.dram_bytes) + " bytes) is full";
+                    (what >= 0 ? plan.error_kernel : plan.error_buffer) = what >= 0 ? what : ~what;
+                }
                 return;
             }
             plan.pages[vpn] = next[m];
@@ -94,22 +98,51 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f)
     };
 
     std::uint64_t va = round_up(program_va_base, page);
-    for (const auto& k : wl.kernels) {
+    for (std::size_t k = 0; k < wl.kernels.size(); ++k) {
         plan.programs.emplace_back();
-        place(va, k.code.size() * sm::instruction_bytes, module_of_sm(k.sms.first),
-              plan.programs.back());
+        place(va, wl.kernels[k].code.size() * sm::instruction_bytes,
+              module_of_sm(wl.kernels[k].sms.first), plan.programs.back(), static_cast<int>(k));
+        if (va > buffer_va_base && plan.error.empty()) {
+            plan.error = "the programs do not fit below " + hex(buffer_va_base);
+            plan.error_kernel = static_cast<int>(k);
+        }
     }
-    if (va > buffer_va_base)
-        plan.error = "the programs do not fit below " + hex(buffer_va_base);
     va = std::max(va, round_up(buffer_va_base, page));
     for (std::size_t b = 0; b < wl.buffers.size(); ++b) {
         plan.buffers.emplace_back();
         place(va, wl.buffers[b].bytes(), static_cast<unsigned>(std::max(0, first_module[b])),
-              plan.buffers.back());
+              plan.buffers.back(), ~static_cast<int>(b));
+        if (va > va_limit && plan.error.empty()) {
+            plan.error = "the buffers do not fit in the 32-bit virtual address space";
+            plan.error_buffer = static_cast<int>(b);
+        }
     }
-    if (va > va_limit && plan.error.empty())
-        plan.error = "the buffers do not fit in the 32-bit virtual address space";
     return plan;
+}
+
+std::vector<std::string> check_memory_fit(const workload& wl, const platform_facts& facts)
+{
+    const memory_plan plan = plan_memory(wl, facts);
+    if (plan.error.empty())
+        return {};
+    const std::string limits = " (dram.size is " + std::to_string(facts.dram_bytes) +
+                               " bytes per module, " + std::to_string(facts.modules) +
+                               " module(s); the page table takes " +
+                               std::to_string(plan.table_bytes) + " bytes of module 0)";
+    if (plan.error_buffer >= 0) {
+        const buffer_decl& b = wl.buffers[static_cast<std::size_t>(plan.error_buffer)];
+        return {b.where.str() + ": error: buffers[" + std::to_string(plan.error_buffer) +
+                "]: buffer '" + b.name + "' (" + std::to_string(b.bytes()) +
+                " bytes) does not fit in GPU memory: " + plan.error + limits};
+    }
+    if (plan.error_kernel >= 0) {
+        const kernel_decl& k = wl.kernels[static_cast<std::size_t>(plan.error_kernel)];
+        return {k.where.str() + ": error: kernels[" + std::to_string(plan.error_kernel) +
+                "].program: the program of kernel '" + k.name + "' (" +
+                std::to_string(k.code.size() * sm::instruction_bytes) +
+                " bytes) does not fit in GPU memory: " + plan.error + limits};
+    }
+    return {config::location{wl.file}.str() + ": error: " + plan.error + limits};
 }
 
 driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, const workload& wl,
@@ -570,7 +603,8 @@ bool driver::run_phase(unsigned p)
         for (unsigned q = 0; q < phase.size(); ++q)
             if (pending >> q & 1)
                 fail("kernel '" + m_wl.kernels[phase[q]].name + "' (phase " + std::to_string(p) +
-                     ") did not finish within " + format(m_cfg.kernel_timeout));
+                     ") did not finish within host.kernel_timeout (" +
+                     format(m_cfg.kernel_timeout) + ")");
         return false;
     }
     return ok;

@@ -43,6 +43,8 @@ struct memory_plan {
     std::map<std::uint64_t, std::uint64_t> pages; ///< virtual page number -> physical address
     std::vector<std::uint64_t> bytes_per_module;  ///< physical bytes allocated per module
     std::string error;                            ///< non-empty when the workload does not fit
+    int error_kernel = -1; ///< with error: the kernel whose program could not be placed, or -1
+    int error_buffer = -1; ///< with error: the buffer that could not be placed, or -1
     /// Physical address of va, or nullopt when its page is not mapped.
     std::optional<std::uint64_t> translate(std::uint64_t va, std::uint64_t page_bytes) const;
 };
@@ -51,6 +53,10 @@ struct memory_plan {
 /// and followed by one unmapped guard page; frames per module from a bump allocator (module
 /// 0's starts after the page table).
 memory_plan plan_memory(const workload& wl, const platform_facts& facts);
+
+/// Located errors ("file:line:col: error: buffers[i]: ...") for what plan_memory(wl, facts)
+/// cannot place: the load-time form of the driver's allocation failure.
+std::vector<std::string> check_memory_fit(const workload& wl, const platform_facts& facts);
 
 /// One kernel launch of the schedule.
 struct kernel_run {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
+#include <limits>
 #include <sstream>
 
 namespace vgpu::host {
@@ -42,27 +44,19 @@ constexpr elem_type U = elem_type::u32;
 constexpr elem_type I = elem_type::i32;
 constexpr elem_type F = elem_type::f32;
 
-/// Reads the arguments of one call and records the first problem.
-class arg_reader {
+/// Reads the numbers of one call and records the first problem.
+class scalar_reader {
 public:
-    arg_reader(const reference_args& args, const typed_buffer& out) : m_args(args), m_out(out) {}
-
-    const std::vector<std::uint32_t>& buffer(const char* key)
+    explicit scalar_reader(const std::map<std::string, double, std::less<>>& scalars)
+        : m_scalars(scalars)
     {
-        static const std::vector<std::uint32_t> none;
-        auto it = m_args.buffers.find(key);
-        if (it == m_args.buffers.end()) {
-            fail(std::string("missing buffer argument '") + key + "'");
-            return none;
-        }
-        return it->second.words;
     }
 
     /// A number argument; missing -> fallback (or an error when there is none).
     double number(const char* key, std::optional<double> fallback = std::nullopt)
     {
-        auto it = m_args.scalars.find(key);
-        if (it != m_args.scalars.end())
+        auto it = m_scalars.find(key);
+        if (it != m_scalars.end())
             return it->second;
         if (!fallback)
             fail(std::string("missing argument '") + key + "'");
@@ -108,13 +102,64 @@ public:
             m_error = std::move(msg);
     }
     const std::string& error() const { return m_error; }
+
+private:
+    const std::map<std::string, double, std::less<>>& m_scalars;
+    std::string m_error;
+};
+
+/// Reads the arguments of one call (buffer contents included) and records the first problem.
+class arg_reader : public scalar_reader {
+public:
+    arg_reader(const reference_args& args, const typed_buffer& out)
+        : scalar_reader(args.scalars), m_args(args), m_out(out)
+    {
+    }
+
+    const std::vector<std::uint32_t>& buffer(const char* key)
+    {
+        static const std::vector<std::uint32_t> none;
+        auto it = m_args.buffers.find(key);
+        if (it == m_args.buffers.end()) {
+            fail(std::string("missing buffer argument '") + key + "'");
+            return none;
+        }
+        return it->second.words;
+    }
     std::size_t out_size() const { return m_out.words.size(); }
 
 private:
     const reference_args& m_args;
     const typed_buffer& m_out;
-    std::string m_error;
 };
+
+/// Reads the sizes and numbers of one call, as arg_reader reads the call itself.
+class shape_reader : public scalar_reader {
+public:
+    explicit shape_reader(const reference_shape& s) : scalar_reader(s.scalars), m_shape(s) {}
+
+    /// Elements of a buffer argument (0 and an error when it is missing).
+    std::uint64_t size(const char* key)
+    {
+        auto it = m_shape.buffers.find(key);
+        if (it == m_shape.buffers.end()) {
+            fail(std::string("missing buffer argument '") + key + "'");
+            return 0;
+        }
+        return it->second;
+    }
+    std::uint64_t out() const { return m_shape.out; }
+
+private:
+    const reference_shape& m_shape;
+};
+
+/// a x b, or 2^64 - 1 when the product does not fit.
+std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b)
+{
+    std::uint64_t p;
+    return __builtin_mul_overflow(a, b, &p) ? std::numeric_limits<std::uint64_t>::max() : p;
+}
 
 using ref_fn = std::function<void(arg_reader&, std::vector<std::uint32_t>&)>;
 
@@ -160,8 +205,13 @@ void strided_sum(arg_reader& r, std::vector<std::uint32_t>& out)
         return;
     for (std::uint64_t t = 0; t < threads; ++t) {
         std::uint32_t sum = 0;
-        for (std::uint64_t k = 0; k < count; ++k)
-            sum += in[(t * stride + k) % in.size()];
+        // (t * stride + k) mod len(in), stepped instead of divided (t * stride + k < 2^64).
+        std::uint64_t at = t * stride % in.size();
+        for (std::uint64_t k = 0; k < count; ++k) {
+            sum += in[at];
+            if (++at == in.size())
+                at = 0;
+        }
         out[t] = sum;
     }
 }
@@ -280,9 +330,113 @@ void axpby(arg_reader& r, std::vector<std::uint32_t>& out)
         out[i] = alpha * x[i] + beta * y[i] + c;
 }
 
+// Work estimates: the same argument reading as the computations above, without the data;
+// each returns the inner-loop steps and names the argument that scales them.
+using work_fn = std::function<reference_work(shape_reader&)>;
+
+reference_work elementwise(shape_reader& r, std::initializer_list<const char*> inputs)
+{
+    std::vector<std::uint64_t> sizes;
+    for (const char* b : inputs)
+        sizes.push_back(r.size(b));
+    const std::uint64_t n = r.count("n", r.out());
+    std::size_t i = 0;
+    for (const char* b : inputs)
+        r.fits(b, n, sizes[i++]);
+    r.fits("the checked buffer", n, r.out());
+    return {n, "n", {}};
+}
+
+reference_work vector_add_work(shape_reader& r)
+{
+    return elementwise(r, {"a", "b"});
+}
+
+reference_work saxpy_work(shape_reader& r)
+{
+    r.number("a");
+    return elementwise(r, {"x", "y"});
+}
+
+reference_work strided_sum_work(shape_reader& r)
+{
+    const std::uint64_t in = r.size("in");
+    r.count("stride");
+    const std::uint64_t count = r.count("count");
+    const std::uint64_t threads = r.count("threads", r.out());
+    r.fits("the checked buffer", threads, r.out());
+    if (in == 0)
+        r.fail("in is empty");
+    return {saturating_mul(threads, count), "count", {}};
+}
+
+reference_work gather_work(shape_reader& r)
+{
+    r.size("src");
+    const std::uint64_t idx = r.size("idx");
+    const std::uint64_t n = r.count("n", r.out());
+    r.fits("idx", n, idx);
+    r.fits("the checked buffer", n, r.out());
+    return {n, "n", {}};
+}
+
+reference_work reduce_sum_work(shape_reader& r)
+{
+    const std::uint64_t in = r.size("in");
+    const std::uint64_t block = r.count("block");
+    const std::uint64_t items = r.count("items", 1);
+    const std::uint64_t n = r.count("n", in);
+    r.fits("in", n, in);
+    const std::uint64_t chunk = block * items;
+    if (r.error().empty() && chunk == 0)
+        r.fail("block * items must be at least 1");
+    if (r.error().empty())
+        r.fits("the checked buffer", (n + chunk - 1) / chunk, r.out());
+    return {n, "n", {}};
+}
+
+reference_work matmul_work(shape_reader& r)
+{
+    const std::uint64_t a = r.size("a");
+    const std::uint64_t b = r.size("b");
+    const std::uint64_t m = r.count("m");
+    const std::uint64_t n = r.count("n");
+    const std::uint64_t k = r.count("k");
+    r.fits("a", m * k, a);
+    r.fits("b", k * n, b);
+    r.fits("the checked buffer", m * n, r.out());
+    return {saturating_mul(m * n, k), "k", {}};
+}
+
+reference_work compute_bound_work(shape_reader& r)
+{
+    const std::uint64_t in = r.size("in");
+    const std::uint64_t iterations = r.count("iterations");
+    const std::uint64_t n = r.count("n", r.out());
+    r.fits("in", n, in);
+    r.fits("the checked buffer", n, r.out());
+    return {saturating_mul(n, iterations), "iterations", {}};
+}
+
+reference_work stream_work(shape_reader& r)
+{
+    r.word("k");
+    r.word("c");
+    return elementwise(r, {"in"});
+}
+
+reference_work axpby_work(shape_reader& r)
+{
+    r.word("alpha");
+    r.word("beta");
+    r.word("c", 0.0);
+    return elementwise(r, {"x", "y"});
+}
+
 struct entry {
     reference_spec spec;
     ref_fn fn;
+    work_fn work;
 };
 
 const std::vector<entry>& table()
@@ -293,7 +447,8 @@ const std::vector<entry>& table()
           {{"a", arg_kind::buffer, true, {F}}, {"b", arg_kind::buffer, true, {F}}, n_opt},
           {F},
           "out[i] = a[i] + b[i] (f32), i < n"},
-         vector_add},
+         vector_add,
+         vector_add_work},
         {{"saxpy",
           {{"x", arg_kind::buffer, true, {F}},
            {"y", arg_kind::buffer, true, {F}},
@@ -301,7 +456,8 @@ const std::vector<entry>& table()
            n_opt},
           {F},
           "out[i] = fma(a, x[i], y[i]) (f32), i < n"},
-         saxpy},
+         saxpy,
+         saxpy_work},
         {{"strided_sum",
           {{"in", arg_kind::buffer, true, {U, I}},
            {"stride", arg_kind::scalar, true, {}},
@@ -309,14 +465,16 @@ const std::vector<entry>& table()
            {"threads", arg_kind::scalar, false, {}}},
           {U, I},
           "out[t] = sum_{k<count} in[(t*stride + k) mod len(in)] (mod 2^32), t < threads"},
-         strided_sum},
+         strided_sum,
+         strided_sum_work},
         {{"gather",
           {{"src", arg_kind::buffer, true, {U, I, F}},
            {"idx", arg_kind::buffer, true, {U, I}},
            n_opt},
           {U, I, F},
           "out[i] = src[idx[i]], i < n"},
-         gather},
+         gather,
+         gather_work},
         {{"reduce_sum",
           {{"in", arg_kind::buffer, true, {U, I}},
            {"block", arg_kind::scalar, true, {}},
@@ -324,7 +482,8 @@ const std::vector<entry>& table()
            {"n", arg_kind::scalar, false, {}}},
           {U, I},
           "out[c] = sum of in[c*block*items .. min(n, (c+1)*block*items)) (mod 2^32)"},
-         reduce_sum},
+         reduce_sum,
+         reduce_sum_work},
         {{"matmul",
           {{"a", arg_kind::buffer, true, {F}},
            {"b", arg_kind::buffer, true, {F}},
@@ -333,14 +492,16 @@ const std::vector<entry>& table()
            {"k", arg_kind::scalar, true, {}}},
           {F},
           "out[i*n+j] = sum_{l<k} a[i*k+l] * b[l*n+j] (f32 fma chain from l = 0)"},
-         matmul},
+         matmul,
+         matmul_work},
         {{"compute_bound",
           {{"in", arg_kind::buffer, true, {U, I}},
            {"iterations", arg_kind::scalar, true, {}},
            n_opt},
           {U, I},
           "x = in[i]; iterations times: x = x*1664525 + 1013904223, x ^= x >> 16; out[i] = x"},
-         compute_bound},
+         compute_bound,
+         compute_bound_work},
         {{"stream",
           {{"in", arg_kind::buffer, true, {U, I}},
            {"k", arg_kind::scalar, true, {}},
@@ -348,7 +509,8 @@ const std::vector<entry>& table()
            n_opt},
           {U, I},
           "out[i] = in[i] * k + c (mod 2^32), i < n"},
-         stream},
+         stream,
+         stream_work},
         {{"axpby",
           {{"x", arg_kind::buffer, true, {U, I}},
            {"y", arg_kind::buffer, true, {U, I}},
@@ -358,7 +520,8 @@ const std::vector<entry>& table()
            n_opt},
           {U, I},
           "out[i] = alpha * x[i] + beta * y[i] + c (mod 2^32), i < n"},
-         axpby},
+         axpby,
+         axpby_work},
     };
     return t;
 }
@@ -401,6 +564,41 @@ reference_result compute_reference(std::string_view name, const reference_args& 
     }
     res.error = "unknown reference '" + std::string(name) + "'";
     return res;
+}
+
+std::uint64_t reference_shape::elements() const
+{
+    std::uint64_t e = out;
+    for (const auto& [arg, n] : buffers)
+        e = n > std::numeric_limits<std::uint64_t>::max() - e
+                ? std::numeric_limits<std::uint64_t>::max()
+                : e + n;
+    return e;
+}
+
+reference_work estimate_work(std::string_view name, const reference_shape& shape)
+{
+    for (const auto& e : table()) {
+        if (name != e.spec.name)
+            continue;
+        shape_reader r(shape);
+        reference_work w = e.work(r);
+        w.error = r.error();
+        if (!w.ok())
+            w.ops = 0;
+        return w;
+    }
+    reference_work w;
+    w.error = "unknown reference '" + std::string(name) + "'";
+    return w;
+}
+
+std::uint64_t work_limit(const reference_shape& shape)
+{
+    const std::uint64_t scaled = saturating_mul(work_per_element, shape.elements());
+    return scaled > std::numeric_limits<std::uint64_t>::max() - work_base
+               ? std::numeric_limits<std::uint64_t>::max()
+               : work_base + scaled;
 }
 
 std::string format_element(std::uint32_t word, elem_type type)

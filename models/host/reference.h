@@ -66,6 +66,34 @@ struct reference_result {
 reference_result compute_reference(std::string_view name, const reference_args& args,
                                    const typed_buffer& out);
 
+/// Sizes and numbers of one reference call: what its work depends on (no buffer contents).
+struct reference_shape {
+    std::map<std::string, std::uint64_t, std::less<>> buffers; ///< elements of each buffer argument
+    std::map<std::string, double, std::less<>> scalars;        ///< scalar arguments
+    std::uint64_t out = 0;                                     ///< elements of the checked buffer
+    /// Elements of every buffer the call reads and writes (the checked one included).
+    std::uint64_t elements() const;
+};
+
+/// Output of estimate_work().
+struct reference_work {
+    std::uint64_t ops = 0;   ///< element operations (inner-loop steps), saturated at 2^64 - 1
+    const char* driver = ""; ///< the argument that scales ops beyond the buffer sizes
+    std::string error;       ///< non-empty when the arguments are invalid (no estimate)
+    bool ok() const { return error.empty(); } ///< true if ops is valid
+};
+
+constexpr std::uint64_t work_base = 1ull << 32; ///< element operations any reference may do
+constexpr std::uint64_t work_per_element = 64;  ///< and per element of the buffers of the call
+
+/// Element operations compute_reference(name, ...) does with these sizes and numbers; the
+/// arguments are read as compute_reference reads them (defaults included).
+reference_work estimate_work(std::string_view name, const reference_shape& shape);
+
+/// Largest work a reference call may do: work_base + work_per_element x shape.elements()
+/// (docs/workloads.md, "References"); a check beyond it is refused when the workload is read.
+std::uint64_t work_limit(const reference_shape& shape);
+
 /// Allowed difference between an expected and an observed f32 element.
 struct tolerance {
     double relative = 0; ///< |got - expected| <= relative * |expected| passes

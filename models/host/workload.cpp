@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <limits>
 #include <optional>
 #include <set>
@@ -271,6 +273,41 @@ bool is_name(const std::string& s)
 bool is_number(const std::string& s)
 {
     return parse_int(s) || parse_uint(s) || parse_double(s);
+}
+
+// ---- Bounded reference work (docs/workloads.md, "References") ----
+// A check whose numbers make its host reference run for minutes (a typo such as
+// `count: 4000000000`) is refused here, at the argument that scales the work.
+
+/// Reports check d (the item `check`, its `args` field) when its reference would do more
+/// element operations than work_limit() allows; silent when the arguments are invalid (the
+/// reference reports those itself, without looping).
+void check_reference_work(reader& r, const workload& wl, const field& check, const field* args,
+                          const buffer_decl* out, const check_decl& d)
+{
+    if (d.kind != check_kind::reference || d.reference.empty() || !out)
+        return;
+    reference_shape shape;
+    shape.out = out->elements;
+    for (const auto& [arg, name] : d.buffer_args)
+        if (const int bi = wl.buffer_index(name); bi >= 0)
+            shape.buffers[arg] = wl.buffers[static_cast<std::size_t>(bi)].elements;
+    for (const auto& [arg, v] : d.scalar_args)
+        shape.scalars[arg] = v;
+    const reference_work w = estimate_work(d.reference, shape);
+    const std::uint64_t limit = work_limit(shape);
+    if (!w.ok() || w.ops <= limit)
+        return;
+    config::location at = r.where(args ? args->key : check.value);
+    if (args && args->value.IsMap())
+        for (const auto& kv : args->value)
+            if (kv.first.IsScalar() && kv.first.Scalar() == w.driver)
+                at = r.where(YAML::Node(kv.second));
+    r.error(at, check.path + ".args." + w.driver,
+            "reference '" + d.reference + "' would do " + std::to_string(w.ops) +
+                " element operations, more than its limit of " + std::to_string(limit) +
+                " (2^32 + " + std::to_string(work_per_element) + " per element of its " +
+                std::to_string(shape.elements()) + " buffer elements)");
 }
 
 class workload_reader {
@@ -1081,6 +1118,7 @@ private:
                 phase.push_back(static_cast<std::size_t>(k));
             }
             m_wl.schedule.push_back(phase);
+            m_wl.schedule_where.push_back(m_r.where(ph));
         }
     }
 
@@ -1153,6 +1191,7 @@ private:
             } else if (ref) {
                 d.kind = check_kind::reference;
                 read_reference(*ref, c.get("args"), it, buf, d);
+                check_reference_work(m_r, m_wl, it, c.get("args"), buf, d);
             } else {
                 d.kind = check_kind::expect;
                 if (const field* a = c.get("args"))
@@ -1421,6 +1460,133 @@ std::vector<std::string> check_against_platform(const workload& wl, unsigned num
                         "kernels '" + ka.name + "' and '" + kb.name + "' share SMs in one phase");
             }
     }
+    return errs;
+}
+
+// ---- Limits known before the run (docs/workloads.md, "Limits") ----
+
+namespace {
+
+std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b)
+{
+    std::uint64_t p;
+    return __builtin_mul_overflow(a, b, &p) ? std::numeric_limits<std::uint64_t>::max() : p;
+}
+
+std::uint64_t sat_add(std::uint64_t a, std::uint64_t b)
+{
+    return b > std::numeric_limits<std::uint64_t>::max() - a
+               ? std::numeric_limits<std::uint64_t>::max()
+               : a + b;
+}
+
+/// A time in ps with three significant digits and a unit ("5.37 s", "100 ms").
+std::string approx_time(std::uint64_t ps)
+{
+    static const struct {
+        double scale;
+        const char* unit;
+    } units[] = {{1e12, "s"}, {1e9, "ms"}, {1e6, "us"}, {1e3, "ns"}};
+    const double v = static_cast<double>(ps);
+    for (const auto& u : units)
+        if (v >= u.scale || u.scale == 1e3) {
+            char buf[48];
+            std::snprintf(buf, sizeof buf, "%.3g %s", v / u.scale, u.unit);
+            return buf;
+        }
+    return "";
+}
+
+} // namespace
+
+std::uint64_t min_kernel_ps(const kernel_decl& k, unsigned sms, const platform_limits& limits)
+{
+    if (sms == 0)
+        return 0;
+    const std::uint64_t ctas = std::uint64_t{k.grid_x} * k.grid_y;
+    const std::uint64_t per_sm = (ctas + sms - 1) / sms; // the busiest SM has at least this many
+    const std::uint64_t dispatch = sat_add(sat_mul(per_sm - 1, limits.cta_dispatch_interval), 1);
+    const std::uint64_t issue = sat_mul(per_sm, k.block_warps());
+    const std::uint64_t cycles = sat_add(limits.dispatch_latency, std::max(dispatch, issue));
+    return sat_mul(cycles, limits.core_period_ps);
+}
+
+std::vector<std::string> check_against_platform(const workload& wl, const platform_limits& limits)
+{
+    std::vector<std::string> errs =
+        check_against_platform(wl, limits.num_sms, limits.warp_slots, limits.regs_per_thread);
+    auto err = [&](const config::location& l, const std::string& path, const std::string& msg) {
+        errs.push_back(l.str() + ": error: " + path + ": " + msg);
+    };
+    const std::uint64_t max_instructions = limits.max_program_bytes / sm::instruction_bytes;
+    for (std::size_t i = 0; i < wl.kernels.size(); ++i) {
+        const kernel_decl& k = wl.kernels[i];
+        if (k.code.size() > max_instructions)
+            err({wl.file, k.origin.line, k.origin.col},
+                "kernels[" + std::to_string(i) + "].program",
+                "kernel '" + k.name + "' has " + std::to_string(k.code.size()) +
+                    " instructions but an SM loads programs of at most " +
+                    std::to_string(max_instructions) + " (" +
+                    std::to_string(limits.max_program_bytes) + " bytes)");
+    }
+    for (std::size_t p = 0; p < wl.schedule.size(); ++p)
+        if (wl.schedule[p].size() > limits.queues)
+            err(p < wl.schedule_where.size() ? wl.schedule_where[p] : config::location{wl.file},
+                "schedule[" + std::to_string(p) + "]",
+                "the phase runs " + std::to_string(wl.schedule[p].size()) +
+                    " kernels side by side but the CP has " + std::to_string(limits.queues) +
+                    " queue(s) (cp.queues)");
+
+    // Simulated time: a kernel that cannot end before the phase's timeout or the run's limit
+    // would only be stopped there, after a long run; say so now.
+    auto sms_of = [&](const sm_range& r) {
+        if (r.first >= limits.num_sms)
+            return 0u;
+        const unsigned rest = limits.num_sms - r.first;
+        return r.count == 0 ? rest : std::min(r.count, rest);
+    };
+    auto why = [&](const kernel_decl& k, unsigned sms) {
+        return std::to_string(std::uint64_t{k.grid_x} * k.grid_y) + " CTAs of " +
+               std::to_string(k.block_warps()) + " warp(s) on " + std::to_string(sms) +
+               " SMs take at least " + approx_time(min_kernel_ps(k, sms, limits)) +
+               " of simulated time (an SM starts one CTA per cp.cta_dispatch_interval = " +
+               std::to_string(limits.cta_dispatch_interval) +
+               " cycles and issues one warp-instruction per cycle)";
+    };
+    std::vector<bool> reported(wl.kernels.size(), false);
+    std::uint64_t total = 0;
+    for (std::size_t p = 0; p < wl.schedule.size(); ++p) {
+        std::uint64_t phase = 0;
+        for (std::size_t ki : wl.schedule[p]) {
+            const kernel_decl& k = wl.kernels[ki];
+            const unsigned sms = sms_of(k.sms);
+            const std::uint64_t t = min_kernel_ps(k, sms, limits);
+            phase = std::max(phase, t);
+            const char* limit = nullptr;
+            std::uint64_t limit_ps = 0;
+            if (limits.kernel_timeout_ps != 0 && t > limits.kernel_timeout_ps &&
+                (limits.max_time_ps == 0 || limits.kernel_timeout_ps <= limits.max_time_ps)) {
+                limit = "host.kernel_timeout";
+                limit_ps = limits.kernel_timeout_ps;
+            } else if (limits.max_time_ps != 0 && t > limits.max_time_ps) {
+                limit = "platform.max_time";
+                limit_ps = limits.max_time_ps;
+            }
+            if (limit && !reported[ki]) {
+                reported[ki] = true;
+                err(k.where, "kernels[" + std::to_string(ki) + "].grid",
+                    why(k, sms) + ", more than " + limit + " (" + format(duration{limit_ps}) + ")");
+            }
+        }
+        total = sat_add(total, phase);
+    }
+    if (limits.max_time_ps != 0 && total > limits.max_time_ps &&
+        std::none_of(reported.begin(), reported.end(), [](bool b) { return b; }))
+        err(wl.schedule_where.empty() ? config::location{wl.file} : wl.schedule_where.front(),
+            "schedule",
+            "the " + std::to_string(wl.schedule.size()) + " phases take at least " +
+                approx_time(total) + " of simulated time, more than platform.max_time (" +
+                format(duration{limits.max_time_ps}) + ")");
     return errs;
 }
 

@@ -109,6 +109,7 @@ struct workload {
     std::vector<buffer_decl> buffers;               ///< in declaration order (= allocation order)
     std::vector<kernel_decl> kernels;               ///< in declaration order
     std::vector<std::vector<std::size_t>> schedule; ///< phases of kernel indices
+    std::vector<config::location> schedule_where;   ///< each phase's position (none: default)
     std::vector<check_decl> checks;                 ///< run after the last phase
     /// Index of the buffer called name, or -1.
     int buffer_index(std::string_view name) const;
@@ -152,6 +153,30 @@ parse_result parse_workload_text(const std::string& text, const std::string& nam
 std::vector<std::string> check_against_platform(const workload& wl, unsigned num_sms,
                                                 unsigned warp_slots,
                                                 unsigned regs_per_thread = sm::max_registers);
+
+/// What check_against_platform(wl, limits) checks a workload against.
+struct platform_limits {
+    unsigned num_sms = 1;                         ///< SMs of the platform
+    unsigned warp_slots = 64;                     ///< warp slots of an SM
+    unsigned regs_per_thread = sm::max_registers; ///< registers an SM gives a thread
+    unsigned queues = 16;                         ///< cp.queues: kernels a phase may run at once
+    std::uint32_t max_program_bytes = sm::max_program_bytes; ///< the SM's program limit
+    std::uint64_t core_period_ps = 1000;                     ///< platform.clocks.core
+    unsigned dispatch_latency = 0;                           ///< cp.dispatch_latency (core cycles)
+    unsigned cta_dispatch_interval = 0;  ///< cp.cta_dispatch_interval (core cycles)
+    std::uint64_t max_time_ps = 0;       ///< platform.max_time; 0 = not checked
+    std::uint64_t kernel_timeout_ps = 0; ///< host.kernel_timeout; 0 = not checked
+};
+
+/// Least simulated time (ps, saturated) kernel k can take on `sms` SMs: its CTAs spread over
+/// them, each SM starts one CTA per cta_dispatch_interval cycles after dispatch_latency and
+/// issues at most one warp-instruction per cycle (every warp issues at least its EXIT).
+std::uint64_t min_kernel_ps(const kernel_decl& k, unsigned sms, const platform_limits& limits);
+
+/// check_against_platform(wl, num_sms, warp_slots, regs_per_thread), then: no schedule phase
+/// with more kernels than limits.queues, no program longer than limits.max_program_bytes, no
+/// kernel (min_kernel_ps) or schedule that cannot end within kernel_timeout or max_time.
+std::vector<std::string> check_against_platform(const workload& wl, const platform_limits& limits);
 
 /// The expected contents of check c's buffer, computed from the initial buffer contents.
 reference_result expected_contents(const workload& wl, const check_decl& c);

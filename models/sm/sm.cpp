@@ -5,6 +5,7 @@
 #include "models/sm/core/stall_classifier.h"
 #include "tlm_bus/byte_enables.h"
 
+#include "models/common/host_resources.h"
 #include "models/common/trace_events.h"
 
 #include <algorithm>
@@ -14,8 +15,6 @@
 namespace vgpu::sm {
 
 namespace {
-constexpr std::uint32_t max_program_bytes = 1u << 20;
-
 unsigned ctz64(std::uint64_t v)
 {
     return static_cast<unsigned>(__builtin_ctzll(v));
@@ -92,9 +91,9 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
     SC_HAS_PROCESS(sm);
     SC_THREAD(issue_loop);
     if (clk.accurate) {
-        // The first LSU threads; more start on demand (sm.lsu_threads has no effect on timing).
-        for (unsigned i = 0; i < cfg.lsu_threads; ++i)
-            m_lsu_idle.push_back(spawn_lsu());
+        // One LSU thread from the start; more start on demand (hand_to_lsu), so an SM holds
+        // only the stacks its traffic needs and sm.lsu_threads has no effect on timing.
+        m_lsu_idle.push_back(spawn_lsu());
     }
 }
 
@@ -357,7 +356,8 @@ void sm::start_cta(int ci)
     for (std::uint64_t m = m_slots.warp_mask(ci); m != 0; m &= m - 1, ++k) {
         const unsigned s = ctz64(m);
         warp_slot& ws = m_warps[s];
-        ws.w.emplace(m_progs[c.prog].code, c.ctx, k, m_cfg.regs_per_thread);
+        ws.w.emplace(m_progs[c.prog].code, c.ctx, k, m_cfg.regs_per_thread,
+                     std::move(ws.spare_regs));
         ws.cta = ci;
         ws.next = ready;
         ws.reason = wait_reason::memory;
@@ -688,6 +688,8 @@ void sm::end_cta(int ci)
                 rec.span(name(), m_warp_tracks[s], "warp (stopped)", ws.start * m_clk.core_ps,
                          end * m_clk.core_ps);
         }
+        if (ws.w)
+            ws.spare_regs = ws.w->take_registers();
         ws.w.reset();
         ws.cta = -1;
     }
@@ -808,15 +810,50 @@ unsigned sm::spawn_lsu()
 void sm::hand_to_lsu(const lsu_job& job)
 {
     unsigned id;
-    if (m_lsu_idle.empty()) {
-        id = spawn_lsu();
-    } else {
+    if (!m_lsu_idle.empty()) {
         id = m_lsu_idle.back();
         m_lsu_idle.pop_back();
+    } else if (host_resources::take_thread()) {
+        id = spawn_lsu();
+    } else {
+        // The host allows no more SystemC stacks (vm.max_map_count; docs/architecture.md,
+        // "Host limits"): the job waits for the next LSU thread to finish, in request order.
+        if (!m_lsu_budget_warned) {
+            m_lsu_budget_warned = true;
+            VGPU_WARN(m_log,
+                      "the host allows no more SystemC threads (vm.max_map_count): this SM "
+                      "keeps at most %zu line requests in flight, so timing differs from the "
+                      "model",
+                      m_lsu.size());
+        }
+        m_lsu_waiting.push_back(job);
+        return;
     }
     lsu_worker& w = *m_lsu[id];
     w.job = job;
     w.go.notify(sc_core::SC_ZERO_TIME);
+}
+
+void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
+{
+    if (job.fetch) {
+        for (unsigned i = job.line; i < m_fetch.lines; i += fetch_threads)
+            if (!fetch_line(i))
+                break;
+        if (--m_fetch.left == 0)
+            m_fetch_done.notify(sc_core::SC_ZERO_TIME);
+        return;
+    }
+    mem_op& op = m_warps[job.slot].op;
+    const sc_core::sc_time at = time_of(op.issue + job.line);
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+    do_line(job.slot, job.line, delay, w.buf.data(), w.be.data());
+    if (--op.remaining == 0) {
+        finish_mem(job.slot);
+        ++m_wakeups;
+        m_wake.notify(sc_core::SC_ZERO_TIME);
+    }
 }
 
 void sm::lsu_thread(unsigned id)
@@ -824,25 +861,11 @@ void sm::lsu_thread(unsigned id)
     lsu_worker& w = *m_lsu[id];
     for (;;) {
         sc_core::wait(w.go);
-        const lsu_job job = w.job;
-        if (job.fetch) {
-            for (unsigned i = job.line; i < m_fetch.lines; i += fetch_threads)
-                if (!fetch_line(i))
-                    break;
-            if (--m_fetch.left == 0)
-                m_fetch_done.notify(sc_core::SC_ZERO_TIME);
-            m_lsu_idle.push_back(id);
-            continue;
-        }
-        mem_op& op = m_warps[job.slot].op;
-        const sc_core::sc_time at = time_of(op.issue + job.line);
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
-        sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
-        do_line(job.slot, job.line, delay, w.buf.data(), w.be.data());
-        if (--op.remaining == 0) {
-            finish_mem(job.slot);
-            ++m_wakeups;
-            m_wake.notify(sc_core::SC_ZERO_TIME);
+        run_lsu_job(w.job, w);
+        while (!m_lsu_waiting.empty()) { // only when the host's thread budget is spent
+            const lsu_job next = m_lsu_waiting.front();
+            m_lsu_waiting.pop_front();
+            run_lsu_job(next, w);
         }
         m_lsu_idle.push_back(id);
     }

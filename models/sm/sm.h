@@ -20,6 +20,7 @@
 #include "tlm_bus/payload_pool.h"
 
 #include <cstdint>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -99,6 +100,7 @@ private:
     struct warp_slot {
         explicit warp_slot(const sm_config& cfg);
         std::optional<warp> w;                  ///< the warp, while resident
+        std::vector<std::uint32_t> spare_regs;  ///< the last warp's register storage, reused
         int cta = -1;                           ///< CTA slot
         std::uint64_t next = 0;                 ///< earliest cycle the next instruction can issue
         wait_reason reason = wait_reason::none; ///< why next is in the future
@@ -164,6 +166,7 @@ private:
     unsigned ctrl_transport_dbg(tlm::tlm_generic_payload& gp);
     void issue_loop();
     void lsu_thread(unsigned id);
+    void run_lsu_job(const lsu_job& job, lsu_worker& w);
     /// Starts another LSU thread (not in the idle list); returns its index.
     unsigned spawn_lsu();
     /// Hands a job to an idle LSU thread (a new one if none is idle), woken in the next delta.
@@ -226,7 +229,9 @@ private:
     /// Accurate mode: LSU threads, as many as line requests in flight (more are started when
     /// every one is busy, so they never bound memory-level parallelism: the L1's MSHRs do).
     std::vector<std::unique_ptr<lsu_worker>> m_lsu;
-    std::vector<unsigned> m_lsu_idle;      ///< idle LSU threads
+    std::vector<unsigned> m_lsu_idle;  ///< idle LSU threads
+    std::deque<lsu_job> m_lsu_waiting; ///< jobs past the host's thread budget (rare)
+    bool m_lsu_budget_warned = false;
     std::vector<std::uint8_t> m_line_bufs; ///< fast mode: line data
     std::vector<std::uint8_t> m_be_bufs;   ///< fast mode: byte enables
     std::vector<std::uint8_t> m_fetch_buf;

@@ -439,10 +439,25 @@ TEST_CASE("a kernel that never finishes is reported after the timeout", "[driver
     b.cp.never_finish = true;
     b.run();
     CHECK(b.drv.failures() ==
-          std::vector<std::string>{"kernel 'k1' (phase 0) did not finish within 50 us",
-                                   "kernel 'k2' (phase 0) did not finish within 50 us",
-                                   "checks skipped: the run did not complete"});
+          std::vector<std::string>{
+              "kernel 'k1' (phase 0) did not finish within host.kernel_timeout (50 us)",
+              "kernel 'k2' (phase 0) did not finish within host.kernel_timeout (50 us)",
+              "checks skipped: the run did not complete"});
     CHECK(sc_core::sc_time_stamp() >= sc_time(50, sc_core::SC_US));
+}
+
+TEST_CASE("check_memory_fit: the first region that does not fit, with its position", "[driver]")
+{
+    std::string text = workload_text;
+    text.replace(text.find("elements: 1500}"), 15, "elements: 20000000}");
+    const workload wl = parse(text.c_str());
+    CHECK(check_memory_fit(wl, facts(page_alloc::first_touch)) ==
+          std::vector<std::string>{
+              // z (the third buffer) is first used by k3 on SM 0: module 0 gets its pages.
+              "drv.yaml:5:5: error: buffers[2]: buffer 'z' (80000000 bytes) does not fit in GPU "
+              "memory: module 0's DRAM (67108864 bytes) is full (dram.size is 67108864 bytes per "
+              "module, 2 module(s); the page table takes 8388608 bytes of module 0)"});
+    CHECK(check_memory_fit(parse(), facts(page_alloc::first_touch)).empty());
 }
 
 TEST_CASE("a workload that does not fit the DRAM is reported before any launch", "[driver]")

@@ -168,6 +168,126 @@ TEST_CASE("reference argument errors", "[reference]")
     CHECK(find_reference("matmult") == nullptr);
 }
 
+TEST_CASE("strided_sum: starts beyond 2^32 wrap like (t*stride + k) mod len(in)", "[reference]")
+{
+    reference_args a;
+    a.buffers["in"] = u32s({1, 10, 100, 1000, 10000, 100000, 1000000});
+    a.scalars["stride"] = 4294967295.0; // 2^32 - 1 = 3 mod 7 (2^32 = 4 mod 7)
+    a.scalars["count"] = 9;             // more than len(in): wraps within one thread
+    auto r = call("strided_sum", a, u32s({0, 0, 0}));
+    REQUIRE(r.ok());
+    // Thread t starts at 3t mod 7 and sums 9 elements: one full turn (1111111) plus the first
+    // two from its start.
+    const std::uint32_t turn = 1111111;
+    CHECK(r.words ==
+          std::vector<std::uint32_t>{turn + 1 + 10, turn + 1000 + 10000, turn + 1000000 + 1});
+}
+
+TEST_CASE("work estimates: inner-loop steps of each reference and the limit", "[reference]")
+{
+    reference_shape s;
+    s.out = 100;
+    s.buffers["a"] = 100;
+    s.buffers["b"] = 200;
+    auto w = estimate_work("vector_add", s);
+    REQUIRE(w.ok());
+    CHECK(w.ops == 100); // n defaults to the checked buffer's elements
+    CHECK(std::string(w.driver) == "n");
+    s.scalars["n"] = 40;
+    CHECK(estimate_work("vector_add", s).ops == 40);
+    CHECK(s.elements() == 400);
+    CHECK(work_limit(s) == (1ull << 32) + 64 * 400);
+
+    reference_shape t; // threads (default 256) x count
+    t.out = 256;
+    t.buffers["in"] = 1024;
+    t.scalars["stride"] = 4;
+    t.scalars["count"] = 4000000000.0;
+    w = estimate_work("strided_sum", t);
+    REQUIRE(w.ok());
+    CHECK(w.ops == 256ull * 4000000000ull);
+    CHECK(std::string(w.driver) == "count");
+    CHECK(w.ops > work_limit(t));
+    t.scalars["count"] = 1024;
+    CHECK(estimate_work("strided_sum", t).ops <= work_limit(t));
+
+    reference_shape c; // n x iterations
+    c.out = 4096;
+    c.buffers["in"] = 4096;
+    c.scalars["iterations"] = 4294967295.0;
+    w = estimate_work("compute_bound", c);
+    CHECK(w.ops == 4096ull * 4294967295ull);
+    CHECK(std::string(w.driver) == "iterations");
+
+    reference_shape m; // m x n x k, saturating instead of wrapping
+    m.out = 6;
+    m.buffers["a"] = 8;
+    m.buffers["b"] = 12;
+    m.scalars["m"] = 2;
+    m.scalars["n"] = 3;
+    m.scalars["k"] = 4;
+    CHECK(estimate_work("matmul", m).ops == 24);
+    CHECK(std::string(estimate_work("matmul", m).driver) == "k");
+
+    reference_shape r; // every element of in once
+    r.buffers["in"] = 1000;
+    r.out = 4;
+    r.scalars["block"] = 256;
+    CHECK(estimate_work("reduce_sum", r).ops == 1000);
+
+    // Invalid arguments give no estimate (the reference reports them without looping).
+    reference_shape bad = t;
+    bad.scalars["count"] = -1;
+    CHECK(estimate_work("strided_sum", bad).error ==
+          "argument 'count' must be an integer in 0..4294967295");
+    bad = m;
+    bad.scalars["k"] = 5; // a needs 10 elements, has 8
+    CHECK(estimate_work("matmul", bad).error == "a needs 10 elements, has 8");
+    CHECK(estimate_work("nope", s).error == "unknown reference 'nope'");
+
+    // Every reference has an estimate, and the element-wise ones never exceed their limit.
+    for (const auto& spec : references()) {
+        reference_shape any;
+        any.out = 1u << 28;
+        for (const auto& arg : spec.args)
+            if (arg.kind == arg_kind::buffer)
+                any.buffers[arg.name] = 1u << 28;
+        for (const char* k : {"a", "k", "c", "alpha", "beta", "stride", "block"})
+            any.scalars[k] = 1;
+        any.scalars["count"] = 1;
+        any.scalars["iterations"] = 1;
+        any.scalars["m"] = 1;
+        any.scalars["n"] = 1u << 28;
+        INFO(spec.name);
+        const auto e = estimate_work(spec.name, any);
+        CHECK(e.ok());
+        CHECK(e.ops <= work_limit(any));
+    }
+}
+
+TEST_CASE("work estimates saturate instead of wrapping", "[reference]")
+{
+    reference_shape m;
+    m.out = 4294967295ull;
+    m.buffers["a"] = 4294967295ull;
+    m.buffers["b"] = 4294967295ull;
+    m.scalars["m"] = 4294967295.0;
+    m.scalars["n"] = 1;
+    m.scalars["k"] = 1;
+    CHECK(estimate_work("matmul", m).ops == 4294967295ull);
+    m.buffers["a"] = ~0ull;
+    m.buffers["b"] = ~0ull;
+    m.scalars["n"] = 4294967295.0;
+    m.scalars["k"] = 4294967295.0;
+    m.scalars["m"] = 1;
+    m.out = ~0ull;
+    // 1 x (2^32-1) x (2^32-1) fits; with m = 2^32-1 it would not.
+    CHECK(estimate_work("matmul", m).ops == 4294967295ull * 4294967295ull);
+    m.scalars["m"] = 4294967295.0;
+    CHECK(estimate_work("matmul", m).ops == ~0ull);
+    CHECK(work_limit(m) == ~0ull);
+}
+
 TEST_CASE("compare: exact integers, f32 with relative or absolute tolerance", "[reference]")
 {
     auto c = compare({1, 2, 3}, {1, 5, 3}, elem_type::i32, {});

@@ -188,6 +188,25 @@ const bad_input catalogue[] = {
      "bad.yaml:2:14: error: dram.row_bytes: must be at least llc.line_bytes (128)"},
     {"output folder cannot be created", "", "-o /proc/vgpu_no_such_dir",
      "vgpu-sim: error: cannot create output folder '/proc/vgpu_no_such_dir'"},
+    // Limits: work that would hang a host reference, what cannot fit the platform or finish
+    // within its time limits, and configurations beyond the host's memory (docs/workloads.md,
+    // "Limits"; docs/architecture.md, "Host limits").
+    {"workload: a check argument that makes its reference run for minutes", "name: x\nbuffers:\n  - {name: in, type: u32, elements: 64}\n  - {name: out, type: u32, elements: 64}\nkernels:\n  - name: k\n    grid: 1\n    block: 64\n    program: |\n      # k\n      EXIT\nchecks:\n  - buffer: out\n    reference: strided_sum\n    args: {in: in, stride: 1, count: 4000000000}\n", "-w bad.yaml",
+     "bad.yaml:15:38: error: checks[0].args.count: reference 'strided_sum' would do 256000000000 element operations, more than its limit of 4294975488 (2^32 + 64 per element of its 128 buffer elements)"},
+    {"workload: a loop count typo in a check", "name: x\nbuffers:\n  - {name: in, type: u32, elements: 64}\n  - {name: out, type: u32, elements: 64}\nkernels:\n  - name: k\n    grid: 1\n    block: 64\n    program: |\n      # k\n      EXIT\nchecks:\n  - buffer: out\n    reference: compute_bound\n    args:\n      in: in\n      iterations: 4294967295\n", "-w bad.yaml",
+     "bad.yaml:17:19: error: checks[0].args.iterations: reference 'compute_bound' would do 274877906880 element operations, more than its limit of 4294975488 (2^32 + 64 per element of its 128 buffer elements)"},
+    {"workload: buffers that do not fit the DRAM", "name: x\nbuffers:\n  - {name: big, type: u32, elements: 4194304}\nkernels:\n  - name: k\n    grid: 1\n    block: 64\n    program: |\n      # k\n      EXIT\n", "-w bad.yaml -s dram.size=\"16 MiB\"",
+     "bad.yaml:3:5: error: buffers[0]: buffer 'big' (16777216 bytes) does not fit in GPU memory: module 0's DRAM (16777216 bytes) is full (dram.size is 16777216 bytes per module, 1 module(s); the page table takes 8388608 bytes of module 0)"},
+    {"workload: a phase with more kernels than CP queues", "name: x\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n  - name: k1\n    grid: 1\n    block: 64\n    sms: {first: 0, count: 4}\n    program: |\n      # k\n      EXIT\n  - name: k2\n    grid: 1\n    block: 64\n    sms: {first: 4, count: 4}\n    program: |\n      # k\n      EXIT\nschedule:\n  - [k1, k2]\n", "-w bad.yaml -s cp.queues=1",
+     "bad.yaml:20:5: error: schedule[0]: the phase runs 2 kernels side by side but the CP has 1 queue(s) (cp.queues)"},
+    {"workload: a grid that cannot finish within platform.max_time", "name: x\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n  - name: k\n    grid: [65535, 65535]\n    block: 1\n    program: |\n      # one instruction per CTA\n      EXIT\n", "-w bad.yaml",
+     "bad.yaml:5:5: error: kernels[0].grid: 4294836225 CTAs of 1 warp(s) on 8 SMs take at least 5.37 s of simulated time (an SM starts one CTA per cp.cta_dispatch_interval = 10 cycles and issues one warp-instruction per cycle), more than platform.max_time (100 ms)"},
+    {"workload: a grid that cannot finish within host.kernel_timeout", "name: x\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n  - name: k\n    grid: [65535, 65535]\n    block: 1\n    program: |\n      # one instruction per CTA\n      EXIT\n", "-w bad.yaml -s host.kernel_timeout=\"1 ms\"",
+     "bad.yaml:5:5: error: kernels[0].grid: 4294836225 CTAs of 1 warp(s) on 8 SMs take at least 5.37 s of simulated time (an SM starts one CTA per cp.cta_dispatch_interval = 10 cycles and issues one warp-instruction per cycle), more than host.kernel_timeout (1 ms)"},
+    {"caches beyond platform.max_host_memory", "l1:\n  sets: 65536\n  ways: 64\n", "-c bad.yaml",
+     "bad.yaml:2:9: error: l1.sets: the configuration could need about 4.77 GiB of host memory, more than platform.max_host_memory (4 GiB): the L1 data arrays take 4.75 GiB (8 L1s of 65536 sets x 64 ways x 128 B)"},
+    {"LLC slices beyond platform.max_host_memory", "llc:\n  sets: 1048576\n", "-c bad.yaml",
+     "bad.yaml:2:9: error: llc.sets: the configuration could need about 4.77 GiB of host memory, more than platform.max_host_memory (4 GiB): the LLC data arrays take 4.75 GiB (4 slices of 1048576 sets x 8 ways x 128 B)"},
 };
 // clang-format on
 } // namespace
@@ -238,4 +257,27 @@ TEST_CASE("an -s key path of 20000 names is an error at once")
     CHECK(r.err.substr(0, r.err.find('\n')) ==
           "-s " + path + "=1: error: malformed key path (more than 64 names)");
     CHECK(seconds < 5);
+}
+
+TEST_CASE("a program longer than the SM's program limit is refused when the workload is read")
+{
+    // 65536 instructions (1 MiB) are the most an SM fetches (docs/workloads.md, "Limits").
+    std::string text = "name: x\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n"
+                       "  - name: k\n    grid: 1\n    block: 64\n    program: |\n      # k\n";
+    for (int i = 0; i < 65536; ++i)
+        text += "      NOP\n";
+    text += "      EXIT\n";
+    cli_runner cli("long_program");
+    cli.write("bad.yaml", text);
+    auto r = cli.run("-w bad.yaml");
+    CHECK(r.code == 2);
+    CHECK(r.err.substr(0, r.err.find('\n')) ==
+          "bad.yaml:9:7: error: kernels[0].program: kernel 'k' has 65537 instructions but an SM "
+          "loads programs of at most 65536 (1048576 bytes)");
+    // One instruction fewer is accepted and runs.
+    text.erase(text.rfind("      NOP\n"), 10);
+    cli.write("ok.yaml", text);
+    auto ok = cli.run("-w ok.yaml");
+    INFO(ok.err);
+    CHECK(ok.code == 0);
 }

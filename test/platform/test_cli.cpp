@@ -204,9 +204,11 @@ TEST_CASE("a run that cannot finish within max_time fails with exit code 1")
     cli_runner cli("timeout");
     auto r = cli.run("-s platform.max_time=\"2 us\"");
     CHECK(r.code == 1);
-    CHECK(
-        r.err.find("vgpu-sim: FAIL: the workload did not finish within platform.max_time (2 us)") !=
-        std::string::npos);
+    CHECK(r.err.find("vgpu-sim: FAIL: the workload did not finish within platform.max_time (2 "
+                     "us): kernel 'reduce' (phase 0) had finished 0 of 32 CTAs") !=
+          std::string::npos);
+    // Reaching the limit is not a deadlock: the message must not blame one.
+    CHECK(r.err.find("deadlock") == std::string::npos);
     CHECK(nlohmann::json::parse(cli.read("out/stats.json"))["meta"]["verdict"] == "fail");
 }
 
@@ -295,6 +297,24 @@ TEST_CASE("a quantum longer than platform.max_time is rejected with exit code 2"
                      " -s platform.timing.mode=accurate");
     INFO(a.err);
     CHECK(a.code == 0);
+}
+
+TEST_CASE("a kernel past host.kernel_timeout fails naming it, and the run stops there")
+{
+    cli_runner cli("kernel_timeout");
+    cli.write("spin.yaml", "name: spin\nbuffers:\n  - {name: a, type: u32, elements: 64}\n"
+                           "kernels:\n  - name: k\n    grid: 1\n    block: 32\n"
+                           "    program: |\n      # spins forever\n      loop:   BRA loop\n");
+    auto r = cli.run("-w spin.yaml -s host.kernel_timeout=\"10 us\" -s platform.max_time=\"1 s\"");
+    CHECK(r.code == 1);
+    CHECK(r.err.find("vgpu-sim: FAIL: kernel 'k' (phase 0) did not finish within "
+                     "host.kernel_timeout (10 us)") != std::string::npos);
+    CHECK(r.err.find("max_time") == std::string::npos);
+    CHECK(r.err.find("deadlock") == std::string::npos);
+    // Stopped when the driver gave up (launch + 10 us), not simulated on to the 1 s limit.
+    const auto meta = nlohmann::json::parse(cli.read("out/stats.json"))["meta"];
+    CHECK(meta["sim_time_ns"].get<double>() < 20000);
+    CHECK(meta["verdict"] == "fail");
 }
 
 TEST_CASE("the parameter list (vgpu-sim --list-params) matches docs/configuration.md (run "
@@ -624,4 +644,46 @@ TEST_CASE("vgpu-sim writing --list-params or --dump-config to a full disk exits 
         CHECK(WEXITSTATUS(status) == 1);
         CHECK(cli.read("err.txt").find("vgpu-sim: error: cannot write") != std::string::npos);
     }
+}
+
+namespace {
+/// Runs a one-CTA workload on 16 x 16 x 16 = 4096 SMs, the documented maximum, in `mode`.
+void run_4096_sms(const char* mode)
+{
+    cli_runner cli(std::string("sms4096_") + mode);
+    cli.write("big.yaml", std::string("platform:\n  kind: gpu\n  modules: 16\n"
+                                      "  clusters_per_module: 16\n  sms_per_cluster: 16\n"
+                                      "  timing: {mode: ") +
+                              mode + "}\n");
+    // The last SM writes out[t] = t; the check compares with iota (stream: in * 1 + 0).
+    cli.write("tiny.yaml", "name: tiny\nbuffers:\n  - {name: a, type: u32, elements: 64}\n"
+                           "  - {name: i, type: u32, elements: 64, init: iota}\n"
+                           "kernels:\n  - name: k\n    params:\n      - {name: a, buffer: a}\n"
+                           "    grid: 1\n    block: 64\n    sms: {first: 4095, count: 1}\n"
+                           "    program: |\n      # a[t] = t\n"
+                           "              S2R  R0, SR_TID_X\n"
+                           "              LDP  R1, a\n"
+                           "              SHL  R2, R0, 2\n"
+                           "              IADD R1, R1, R2\n"
+                           "              ST   [R1], R0\n"
+                           "              EXIT\n"
+                           "checks:\n  - buffer: a\n    reference: stream\n"
+                           "    args: {in: i, k: 1, c: 0}\n");
+    auto r = cli.run("-c big.yaml -w tiny.yaml");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("16 module(s) x 16 cluster(s) x 16 SMs") != std::string::npos);
+    CHECK(r.out.find(std::string(mode) + " mode") != std::string::npos);
+    CHECK(r.err.find("warn") == std::string::npos);
+}
+} // namespace
+
+TEST_CASE("4096 SMs, the documented maximum, build and run in fast mode")
+{
+    run_4096_sms("fast");
+}
+
+TEST_CASE("4096 SMs, the documented maximum, build and run in accurate mode")
+{
+    run_4096_sms("accurate");
 }

@@ -17,6 +17,8 @@ constexpr unsigned max_registers = 255;       ///< largest register count per th
 constexpr std::uint8_t reg_zero = 255;        ///< RZ: reads as zero, writes are discarded
 constexpr std::uint8_t pred_true = 8;         ///< PT: reads as true, writes are discarded
 constexpr std::size_t instruction_bytes = 16; ///< size of one encoded instruction
+/// Largest program an SM fetches into its program cache (65536 instructions).
+constexpr std::uint32_t max_program_bytes = 1u << 20;
 
 // clang-format off
 /// Operations; the enumerator spells the mnemonic. INVALID marks a slot whose words did not

@@ -153,9 +153,16 @@ const char* name(step_kind k)
 }
 
 warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs)
-    : m_prog(&prog), m_ctx(&ctx), m_warp_in_cta(warp_in_cta), m_nregs(checked_nregs(nregs)),
-      m_regs(static_cast<std::size_t>(m_nregs) * warp_size, 0)
+    : warp(prog, ctx, warp_in_cta, nregs, {})
 {
+}
+
+warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs,
+           std::vector<std::uint32_t>&& storage)
+    : m_prog(&prog), m_ctx(&ctx), m_warp_in_cta(warp_in_cta), m_nregs(checked_nregs(nregs)),
+      m_regs(std::move(storage))
+{
+    m_regs.assign(static_cast<std::size_t>(m_nregs) * warp_size, 0);
     if (ctx.ntid_x == 0 || ctx.ntid_y == 0)
         throw std::invalid_argument("warp: CTA dimensions must not be zero");
     m_preds[pred_true] = ~0u;

@@ -72,6 +72,12 @@ public:
     /// ntid_x * ntid_y are dead from the start. Throws std::invalid_argument for nregs outside
     /// 1..255 or an empty CTA dimension.
     warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs = 64);
+    /// As above, with the register file built in `storage` (e.g. a finished warp's, from
+    /// take_registers()) so that launching a warp need not allocate; its contents are cleared.
+    warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs,
+         std::vector<std::uint32_t>&& storage);
+    /// Hands the register file's storage over (for the next warp); the warp is unusable after.
+    std::vector<std::uint32_t> take_registers() { return std::move(m_regs); }
 
     bool done() const { return m_live == 0 || m_faulted; }       ///< exited or stopped by an error
     bool faulted() const { return m_faulted; }                   ///< stopped by an error
