@@ -195,7 +195,8 @@ bool yaml_document::check(errors& errs)
         errs.add(at_offset(nul), "", "a NUL character is not allowed in YAML text");
         return false;
     }
-    // yaml-cpp 0.7 loops forever on some malformed sequences (e.g. ",\xcbp"): check first.
+    // YAML text is Unicode. (This also stops the fuzzing input ",\xcbp" before yaml-cpp 0.7,
+    // which never returns on it; ",!p" hangs it too: a leading ',' is the open cause.)
     if (const std::size_t bad = first_invalid_utf8(m_text); bad != std::string::npos) {
         errs.add(at_offset(bad), "", "YAML text must be UTF-8 (a byte here is not)");
         return false;

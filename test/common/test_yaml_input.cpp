@@ -77,7 +77,7 @@ TEST_CASE("text that is not UTF-8 is a located error, not a hang in yaml-cpp")
 {
     const std::vector<std::string> at_1_2{
         "d.yaml:1:2: error: YAML text must be UTF-8 (a byte here is not)"};
-    CHECK(problems(",\xcbp") == at_1_2); // found by fuzzing: yaml-cpp 0.7 never returned
+    CHECK(problems(",\xcbp") == at_1_2); // the first fuzzing input (yaml-cpp never returned)
     CHECK(problems("a: \xc3\xa9\nb: \xe2\x82\xac \xf0\x9f\x98\x80\n")
               .empty());                                 // e acute, euro, emoji
     CHECK(problems("a\xc0\xaf: 1\n") == at_1_2);         // overlong '/'
