@@ -7,15 +7,13 @@
 #include "models/common/yaml_input.h"
 #include "models/host/workload.h"
 #include "platforms/builder.h"
-#include "platforms/default_config.h"
+#include "platforms/cli.h"
 #include "platforms/outputs.h"
 #include "platforms/thread_unwinder.h"
 #include "platforms/trace_files.h"
 #include "platforms/vgpu_config.h"
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -29,7 +27,9 @@ namespace {
 
 using namespace vgpu;
 
-constexpr int exit_ok = 0, exit_sim_failure = 1, exit_usage = 2;
+using platforms::exit_ok;
+using platforms::exit_sim_failure;
+using platforms::exit_usage;
 
 /// The contents of a file, or "" when it cannot be read.
 std::string slurp(const std::string& path)
@@ -47,27 +47,6 @@ bool write_text(const std::string& path, const std::string& text)
     out << text;
     out.flush();
     return out.good();
-}
-
-/// exit_ok when everything printed to standard output reached it (a full disk or a closed
-/// pipe is a failure: a truncated docs/configuration.md must not pass unnoticed).
-int stdout_written(const char* what)
-{
-    std::cout.flush();
-    if (std::cout.good())
-        return exit_ok;
-    std::cerr << "vgpu-sim: error: cannot write " << what << " to standard output\n";
-    return exit_sim_failure;
-}
-
-/// Why --seed TEXT is not a seed, or "": CLI11 alone would wrap -1, saturate past 2^64 and read
-/// 010 as octal. Text that does not start like a number is left to CLI11 ("Could not convert").
-std::string seed_problem(const std::string& text)
-{
-    const bool number_like = !text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) ||
-                                               text[0] == '-' || text[0] == '+');
-    const auto c = config::to_uint(text);
-    return c.value || !number_like ? std::string() : c.problem;
 }
 
 /// SystemC errors and fatals end the run with exit code 1; warnings go through the logger.
@@ -88,91 +67,13 @@ void report_handler(const sc_core::sc_report& rep, const sc_core::sc_actions& ac
 
 int run(int argc, char** argv)
 {
-    CLI::App app{"vgpu-sim: a SystemC/TLM-2.0 virtual GPU platform", "vgpu-sim"};
-    std::vector<std::string> configs, overrides, workloads, defines;
-    std::string outdir = "out";
-    std::uint64_t seed = 0;
-    bool trace = false, vcd = false, dump_config = false, list_params = false;
-    auto* opt_c =
-        app.add_option("-c,--config", configs, "YAML configuration file (repeatable; later wins)");
-    auto* opt_w = app.add_option("-w,--workload", workloads,
-                                 "workload YAML file (gpu platform; = -s workload.file=FILE)");
-    auto* opt_d = app.add_option(
-        "-D,--define", defines,
-        "NAME=VALUE: value of a variable the workload declares (repeatable; later wins)");
-    auto* opt_s =
-        app.add_option("-s,--set", overrides, "override key.path=value (repeatable; later wins)");
-    app.add_option("-o,--outdir", outdir, "output folder (default out/)");
-    app.add_flag("--trace", trace, "write a Chrome/Perfetto trace-event file trace.json");
-    app.add_flag("--vcd", vcd, "write a VCD waveform of the platform's signals (trace.vcd)");
-    auto* opt_seed =
-        app.add_option("--seed", seed, "seed of every random generator (platform.seed)")
-            ->check(seed_problem, "", "SEED");
-    app.add_flag("--dump-config", dump_config, "print the effective configuration and exit");
-    app.add_flag("--list-params", list_params, "print every parameter (Markdown) and exit");
-    app.set_version_flag("--version", std::string("vgpu-sim ") + vgpu::platforms::version_string());
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        int code = app.exit(e);
-        return code == 0 ? exit_ok : exit_usage;
-    }
-
-    platforms::vgpu_config cfg;
-    if (list_params) {
-        config::param_lister l;
-        cfg.declare(l);
-        std::cout << platforms::configuration_reference(l);
-        return stdout_written("the parameter list");
-    }
-
-    // Layers in command-line order: the embedded default, then -c, -s, -w and -D as given.
-    config::loader loader;
-    loader.add_text(platforms::default_config_yaml(), "platforms/default.yaml (embedded)");
-    std::size_t next_c = 0, next_s = 0, next_w = 0, next_d = 0;
-    for (CLI::Option* o : app.parse_order()) {
-        if (o == opt_c) {
-            loader.add_file(configs[next_c++]);
-        } else if (o == opt_s) {
-            loader.add_override(overrides[next_s++]);
-        } else if (o == opt_w) {
-            const std::string& w = workloads[next_w++];
-            loader.add_override("workload.file=" + w, "-w " + w);
-        } else if (o == opt_d) {
-            const std::string& d = defines[next_d++];
-            const auto eq = d.find('=');
-            const std::string name = d.substr(0, eq);
-            const bool is_name = !name.empty() &&
-                                 !std::isdigit(static_cast<unsigned char>(name[0])) &&
-                                 std::all_of(name.begin(), name.end(), [](char c) {
-                                     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-                                 });
-            if (eq == std::string::npos || !is_name)
-                loader.add_error({"-D " + d}, "",
-                                 "malformed variable (expected NAME=VALUE, NAME of letters, "
-                                 "digits and '_')");
-            else
-                loader.add_override("workload.vars." + d, "-D " + d);
-        }
-    }
-    if (opt_seed->count())
-        loader.add_override("platform.seed=" + std::to_string(seed));
-    if (!loader.apply(cfg)) {
-        for (const auto& m : loader.errs().messages())
-            std::cerr << m << "\n";
-        std::cerr << "vgpu-sim: " << loader.errs().messages().size()
-                  << " configuration error(s); nothing was simulated\n";
-        return exit_usage;
-    }
-    // Accurate mode runs in lock-step whatever the quantum says; write the quantum it uses, so
-    // that the effective configuration reloads (a non-zero quantum with accurate is an error).
-    if (cfg.platform.timing.mode == platforms::timing_mode::accurate)
-        cfg.platform.timing.quantum_ns = cfg.platform.effective_quantum_ns();
-    std::string effective = config::to_yaml([&](config::visitor& v) { cfg.declare(v); });
-    if (dump_config) {
-        std::cout << effective;
-        return stdout_written("the configuration");
-    }
+    platforms::command_line cl = platforms::parse_command_line(argc, argv, std::cout, std::cerr);
+    if (cl.exit_code >= 0)
+        return cl.exit_code;
+    platforms::vgpu_config& cfg = cl.cfg;
+    const std::string& outdir = cl.outdir;
+    const bool trace = cl.trace, vcd = cl.vcd;
+    std::string effective = cl.effective;
 
     logger::configure(cfg.log.level, cfg.log.debug);
     logger::set_time_source([] { return sc_core::sc_time_stamp().to_string(); });
@@ -182,7 +83,7 @@ int run(int argc, char** argv)
 
     platforms::run_options opts;
     opts.trace = trace;
-    opts.sources = loader.sources();
+    opts.sources = cl.sources;
     std::unique_ptr<platforms::platform> top;
     try {
         top = platforms::build(cfg, opts);

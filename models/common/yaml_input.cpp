@@ -193,6 +193,39 @@ private:
     }
 };
 
+/// Offset of the first byte of text that is not well-formed UTF-8 (overlong forms, surrogates
+/// and code points past U+10FFFF included), or npos.
+std::size_t first_invalid_utf8(const std::string& text)
+{
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const auto b = static_cast<unsigned char>(text[i]);
+        if (b < 0x80) {
+            ++i;
+            continue;
+        }
+        // Lead byte: sequence length and the allowed range of the second byte (RFC 3629).
+        unsigned n = 0, lo = 0x80, hi = 0xbf;
+        if (b >= 0xc2 && b <= 0xdf)
+            n = 2;
+        else if (b >= 0xe0 && b <= 0xef)
+            n = 3, lo = b == 0xe0 ? 0xa0 : 0x80, hi = b == 0xed ? 0x9f : 0xbf;
+        else if (b >= 0xf0 && b <= 0xf4)
+            n = 4, lo = b == 0xf0 ? 0x90 : 0x80, hi = b == 0xf4 ? 0x8f : 0xbf;
+        else
+            return i;
+        for (unsigned k = 1; k < n; ++k) {
+            if (i + k >= text.size())
+                return i;
+            const auto c = static_cast<unsigned char>(text[i + k]);
+            if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xbf))
+                return i;
+        }
+        i += n;
+    }
+    return std::string::npos;
+}
+
 } // namespace
 
 std::size_t yaml_document::offset_of(const YAML::Mark& m) const
@@ -207,6 +240,12 @@ bool yaml_document::check(errors& errs)
 {
     if (const std::size_t nul = m_text.find('\0'); nul != std::string::npos) {
         errs.add(at_offset(nul), "", "a NUL character is not allowed in YAML text");
+        return false;
+    }
+    // YAML text is Unicode. (This also stops the fuzzing input ",\xcbp" before yaml-cpp 0.7,
+    // which never returns on it; ",!p" hangs it too: a leading ',' is the open cause.)
+    if (const std::size_t bad = first_invalid_utf8(m_text); bad != std::string::npos) {
+        errs.add(at_offset(bad), "", "YAML text must be UTF-8 (a byte here is not)");
         return false;
     }
     std::optional<std::size_t> first, second; // where each document's first node is

@@ -81,6 +81,21 @@ TEST_CASE("a document with what a reader would silently drop is rejected, with a
           std::vector<std::string>{"d.yaml:2:1: error: YAML syntax error: unexpected ','"});
 }
 
+TEST_CASE("text that is not UTF-8 is a located error, not a hang in yaml-cpp")
+{
+    const std::vector<std::string> at_1_2{
+        "d.yaml:1:2: error: YAML text must be UTF-8 (a byte here is not)"};
+    CHECK(problems(",\xcbp") == at_1_2); // the first fuzzing input (yaml-cpp never returned)
+    CHECK(problems("a: \xc3\xa9\nb: \xe2\x82\xac \xf0\x9f\x98\x80\n")
+              .empty());                                 // e acute, euro, emoji
+    CHECK(problems("a\xc0\xaf: 1\n") == at_1_2);         // overlong '/'
+    CHECK(problems("a\xed\xa0\x80: 1\n") == at_1_2);     // a surrogate
+    CHECK(problems("a\xf4\x90\x80\x80: 1\n") == at_1_2); // past U+10FFFF
+    CHECK(problems("a: 1\nb: \xe2\x82") ==
+          std::vector<std::string>{
+              "d.yaml:2:4: error: YAML text must be UTF-8 (a byte here is not)"});
+}
+
 TEST_CASE("nesting is limited to max_nesting levels, aliases are followed once")
 {
     // The top mapping is level 1, so 63 brackets reach level 64.

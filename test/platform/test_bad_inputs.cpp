@@ -96,6 +96,8 @@ const bad_input catalogue[] = {
      "bad.yaml:3:1: error: a second YAML document (after '---'); a file holds one document"},
     {"YAML: a NUL byte", "platform:\n  modules: 2\0\n"sv, "-c bad.yaml",
      "bad.yaml:2:13: error: a NUL character is not allowed in YAML text"},
+    {"YAML: a byte that is not UTF-8 (yaml-cpp hung on some)", "platform:\n  modules: 2\xff\n", "-c bad.yaml",
+     "bad.yaml:2:13: error: YAML text must be UTF-8 (a byte here is not)"},
     {"YAML: a tab in the indentation", "platform:\n\tmodules: 2\n", "-c bad.yaml",
      "bad.yaml:2:1: error: a tab character is not allowed in indentation (indent with spaces)"},
     {"YAML: nesting deeper than the limit", "platform:\n  modules: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n", "-c bad.yaml",
