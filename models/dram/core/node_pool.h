@@ -13,7 +13,7 @@ namespace vgpu::dram {
 
 /// Single objects come from a free list of earlier ones of the same type, so a timeline that
 /// books and forgets a node per request does not call the heap each time; arrays go to the
-/// heap. Nodes are kept until the process ends (their number is the largest timeline's). Not
+/// heap. Nodes are kept (and freed) until the process ends (their number is the largest timeline's). Not
 /// thread-safe, as SystemC's processes are not threads.
 template <class T> class node_pool_allocator {
 public:
@@ -48,10 +48,19 @@ public:
     template <class U> bool operator!=(const node_pool_allocator<U>&) const { return false; }
 
 private:
+    /// The recycled nodes, returned to the heap when the process ends.
+    struct pool {
+        std::vector<T*> nodes;
+        ~pool()
+        {
+            for (T* p : nodes)
+                ::operator delete(p);
+        }
+    };
     static std::vector<T*>& free_list()
     {
-        static std::vector<T*> list;
-        return list;
+        static pool list;
+        return list.nodes;
     }
 };
 
