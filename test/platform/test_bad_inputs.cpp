@@ -155,7 +155,7 @@ const bad_input catalogue[] = {
     {"quantum longer than the time limit", "platform:\n  max_time: 10 us\n  timing:\n    quantum_ns: 20000\n", "-c bad.yaml",
      "bad.yaml:4:17: error: platform.timing.quantum_ns: must not exceed platform.max_time (10 us)"},
     {"time limit shorter than the default quantum", "platform:\n  max_time: 200 ns\n", "-c bad.yaml",
-     "bad.yaml:2:13: error: platform.max_time: must be at least the quantum platform.timing.quantum_ns (250 ns)"},
+     "bad.yaml:2:13: error: platform.max_time: must be at least the quantum platform.timing.quantum_ns (500 ns)"},
     {"unknown option", "", "--bogus",
      "The following argument was not expected: --bogus"},
     {"seed not a number", "", "--seed abc",
