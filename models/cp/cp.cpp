@@ -322,6 +322,15 @@ void cp::dispatch_ctas(unsigned q)
     const std::uint32_t sm_first = qs.sm_first, sm_count = qs.sm_count;
     const std::uint64_t total = std::uint64_t{l.grid_x} * l.grid_y;
     unsigned rr = 0;
+    // Fast mode: the thread is temporally decoupled like the SMs. It does not wait for a
+    // launch's time but sends the launch annotated with it (`local`: the thread's local time),
+    // so an SM gets every launch before it runs past the launch's time; it synchronises only
+    // before waiting for a free slot, and at the end.
+    sc_core::sc_time local = sc_core::sc_time_stamp();
+    const auto sync = [&] {
+        if (local > sc_core::sc_time_stamp())
+            sc_core::wait(local - sc_core::sc_time_stamp());
+    };
     for (std::uint64_t i = 0; i < total; ++i) {
         if (qs.fault)
             return;
@@ -344,6 +353,7 @@ void cp::dispatch_ctas(unsigned q)
                 ++m_dispatch_stalls;
                 stalled = true;
             }
+            sync();
             sc_core::wait(m_slot_freed);
             if (qs.fault)
                 return;
@@ -354,10 +364,11 @@ void cp::dispatch_ctas(unsigned q)
         ++st.ctas;
         st.warps += qs.warps_per_cta;
         ++qs.running;
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        const sc_core::sc_time now = std::max(sc_core::sc_time_stamp(), local);
         const sc_core::sc_time at = std::max(now, st.ready);
         st.ready = at + cycles(m_cfg.cta_dispatch_interval);
-        if (at > now) {
+        local = at;
+        if (at > now && m_clk.accurate) {
             sc_core::wait(at - now);
             if (qs.fault) {
                 release(sm, q);
@@ -375,7 +386,7 @@ void cp::dispatch_ctas(unsigned q)
         attrs.kind = tlm_bus::access_kind::host;
         attrs.epoch = l.kernel_seq;
         attrs.ptbr = l.ptbr;
-        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        sc_core::sc_time delay = at - sc_core::sc_time_stamp();
         const tlm::tlm_response_status rsp =
             dispatch[sm]->access(tlm::TLM_WRITE_COMMAND, 0, &rec, sizeof rec, delay, &attrs);
         if (rsp != tlm::TLM_OK_RESPONSE) {
@@ -388,15 +399,18 @@ void cp::dispatch_ctas(unsigned q)
                 qs.fault = true;
                 record_error(q, error_cause::dispatch, sm, 0, 0, 0, msg.c_str());
             }
+            sync();
             release(sm, q);
             return;
         }
         ++m_ctas_dispatched;
         m_regs.set(reg::queue(q, reg::CTAS_DISPATCHED),
                    m_regs.get(reg::queue(q, reg::CTAS_DISPATCHED)) + 1);
-        if (delay > sc_core::SC_ZERO_TIME)
-            sc_core::wait(delay);
+        local = sc_core::sc_time_stamp() + delay;
+        if (m_clk.accurate)
+            sync();
     }
+    sync();
 }
 
 void cp::release(unsigned sm, unsigned q)

@@ -242,6 +242,9 @@ int sm::fetch_program(cta_slot& c, std::uint64_t& ready)
         if (p.valid && p.kernel_seq == l.kernel_seq && p.addr == l.prog_addr &&
             p.bytes == l.prog_bytes) {
             ++p.users;
+            // Fast mode: a CTA started (at its launch time) right after the one whose fetch
+            // brought the program still waits for the fetch to end.
+            ready = std::max(ready, p.ready);
             return static_cast<int>(i);
         }
     }
@@ -302,6 +305,7 @@ int sm::fetch_program(cta_slot& c, std::uint64_t& ready)
     victim->addr = l.prog_addr;
     victim->bytes = l.prog_bytes;
     victim->users = 1;
+    victim->ready = end;
     ready = end;
     return static_cast<int>(victim - m_progs.begin());
 }
@@ -784,9 +788,16 @@ void sm::issue_loop()
                                                               : m_stall_scoreboard;
         const std::uint64_t target = std::min(earliest, m_watchdog.next_limit());
         const std::uint64_t before = m_cycle;
-        if (!m_clk.accurate && target != never)
+        // Fast mode: an SM whose warps all wait for memory has nothing to do until a load
+        // returns, so it waits in simulated time (as in accurate mode) instead of running its
+        // clock ahead of the other SMs: SMs that share a memory path then book it close to
+        // time order, each at its share, as round-robin arbitration gives them in accurate
+        // mode, and a CTA launched meanwhile starts at its time. Other stalls (ALU latency, a
+        // barrier) are short and jump.
+        const bool wait_memory = why == wait_reason::memory && target != never;
+        if (!m_clk.accurate && target != never && !wait_memory)
             m_cycle = target; // nothing can change before target: jump (idle costs nothing)
-        else if (!m_clk.accurate && m_slots.pending().empty())
+        else if (!m_clk.accurate && !wait_memory && m_slots.pending().empty())
             SC_REPORT_ERROR("vgpu/sm", "issue loop blocked with nothing that could wake it");
         else
             block(target);

@@ -128,6 +128,7 @@ private:
         bool valid = false;
         std::uint32_t kernel_seq = 0, addr = 0, bytes = 0;
         unsigned users = 0;
+        std::uint64_t ready = 0; ///< cycle the last line of the fetch arrived
         program code;
     };
 

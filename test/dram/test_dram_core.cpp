@@ -235,6 +235,46 @@ TEST_CASE("frfcfs_queue: a younger row hit is served before an older conflict")
     CHECK(p.end_ps == 74000);
 }
 
+TEST_CASE("frfcfs_queue: a conflict does not close a row whose queued hit waits for the bus")
+{
+    channel_state ch(timing(), 4);
+    serve(ch, 0, 1, 128, 0); // bank 0: row 1 open (ACTIVATE 0, column 10), data [20, 22)
+    // Bank 1: 4 KiB (64 ns at 64 GB/s): column 10, data in the bus's first gap: [22, 86).
+    const access_plan big = serve(ch, 1, 5, 4096, 0);
+    REQUIRE(big.data_ps == 22000);
+    REQUIRE(big.end_ps == 86000);
+    frfcfs_queue q(4);
+    dram_request older, younger;
+    older.bank = younger.bank = 0;
+    older.row = 2;   // conflict
+    younger.row = 1; // hit
+    older.bytes = younger.bytes = 128;
+    q.push(older);
+    q.push(younger);
+    const std::uint64_t cycle = 1250;
+    // Edge 40 ns: the conflict could PRECHARGE now (tRAS ended at 30), but the hit to the open
+    // row is queued: its column command waits for the bus (data at 86, column at 76), and the
+    // conflict must not close its row meanwhile. Nothing issues.
+    CHECK_FALSE(q.pick(ch, 40000, cycle));
+    // The next edge is that of the cycle holding the hit's column command: [75, 76.25).
+    auto next = q.next_edge(ch, 40000, cycle);
+    REQUIRE(next);
+    CHECK(*next == 75000);
+    auto i = q.pick(ch, 75000, cycle);
+    REQUIRE(i);
+    CHECK(*i == 1);
+    q.take(*i);
+    const access_plan hit = serve(ch, 0, 1, 128, 75000);
+    CHECK(hit.column_ps == 76000);
+    CHECK(hit.end_ps == 88000);
+    // Then the conflict: PRECHARGE when the bank is free, at 76 + 2 = 78 (in [77.5, 78.75)).
+    CHECK_FALSE(q.pick(ch, 76250, cycle));
+    i = q.pick(ch, 77500, cycle);
+    REQUIRE(i);
+    CHECK(*i == 0);
+    CHECK(serve(ch, 0, 2, 128, 77500).first_ps == 78000);
+}
+
 TEST_CASE("frfcfs_queue: the oldest of the ready requests without hits, nothing when none is "
           "ready, and a full queue refuses")
 {

@@ -71,9 +71,9 @@ struct bench {
     tlm_bus::router bus{"bus"};
     llc::llc cache;
     dram::dram mem;
-    explicit bench(const llc::llc_config& c = llc_cfg(), bool two = false, bool accurate = false)
-        : cache("cache", c, clocks(accurate)),
-          mem("mem", dram_cfg(), clocks(accurate), 0, c.line_bytes)
+    explicit bench(const llc::llc_config& c = llc_cfg(), bool two = false, bool accurate = false,
+                   const dram::dram_config& d = dram_cfg())
+        : cache("cache", c, clocks(accurate)), mem("mem", d, clocks(accurate), 0, c.line_bytes)
     {
         tlm_bus::bind_checked(init.mem, pc_in, bus.in);
         if (two) {
@@ -317,17 +317,48 @@ TEST_CASE("a fill never overwrites dirty sectors: of a span, only the missing on
 }
 
 namespace {
+/// DRAM writes are posted: a write-back buffer entry is free again as soon as the DRAM queue
+/// takes the victim. To make a victim wait, channel 0 gets a queue of one entry, held from 190
+/// to 214 ns by `side`: at 150 it reads 4 KiB at 0x8000 (channel 0, bank 1, row 1: ACTIVATE
+/// and column at 150, the data bus [150, 214)), then a line of the same row arriving at 190, a
+/// row hit whose column command waits for the bus until 214 (data [214, 215)); it holds the
+/// queue entry until then. Lines 0x000 (A) and 0x100 (C) are bank 0, row 0 of channel 0;
+/// 0x080 (B) and 0x180 (D) bank 0, row 0 of channel 1 (no bank timings: a 32-byte sector takes
+/// one 1 ns burst, + 10 ns for a read).
+dram::dram_config one_entry_dram()
+{
+    dram::dram_config d = dram_cfg();
+    d.queue_entries = 1;
+    return d;
+}
+
+void hold_channel0_queue(test::test_initiator& side)
+{
+    sc_core::wait(150, SC_NS);
+    std::vector<std::uint8_t> buf(4096);
+    sc_time d = sc_core::SC_ZERO_TIME;
+    side.mem.access(tlm::TLM_READ_COMMAND, 0x8000, buf.data(), 4096, d);
+    d = sc_time(190, SC_NS) - sc_core::sc_time_stamp();
+    side.mem.access(tlm::TLM_READ_COMMAND, 0x8000, buf.data(), 32, d);
+}
+} // namespace
+
+namespace {
 /// Lines A = 0x000 and B = 0x080 are made dirty; at 200 ns C = 0x100 and D = 0x180 are read,
 /// evicting A and then B. Returns when each read got its data. Fast mode: one initiator, D
 /// issued right after C; accurate mode: two initiators.
 void two_evictions(bool accurate, unsigned wb_entries, sc_time& end_c, sc_time& end_d,
-                   unsigned stalls)
+                   unsigned stalls, bool full_queue = false)
 {
     llc::llc_config c = llc_cfg();
     c.wb_entries = wb_entries;
-    bench tb(c, true, accurate);
+    bench tb(c, true, accurate, full_queue ? one_entry_dram() : dram_cfg());
+    if (full_queue)
+        tb.side.body = hold_channel0_queue;
     auto read_at_200 = [&](test::test_initiator& i, std::uint64_t addr, sc_time& end) {
-        sc_core::wait(sc_time(200, SC_NS) - sc_core::sc_time_stamp());
+        // With the full queue, D (init2, accurate mode) is read at 201: C takes the bank first.
+        const sc_time at(full_queue && &i == tb.init2.get() ? 201 : 200, SC_NS);
+        sc_core::wait(at - sc_core::sc_time_stamp());
         sc_time d = sc_core::SC_ZERO_TIME;
         i.read32(addr, d);
         end = sc_core::sc_time_stamp() + d;
@@ -363,19 +394,19 @@ void two_evictions(bool accurate, unsigned wb_entries, sc_time& end_c, sc_time& 
 }
 } // namespace
 
-// Known gap (open work of the memory-timing issue): the expectations of this case assume a
-// DRAM write acknowledged after the DRAM latency; the DRAM controller now posts writes (an
-// entry is released when the DRAM queue accepts it), so the case must be recomputed with a
-// DRAM queue that fills. Hidden ("[.]") until then; run it with `test_llc "[wb-recompute]"`.
-TEST_CASE("fast mode: with one write-back buffer entry, the second dirty victim waits for it",
-          "[.][wb-recompute]")
+// Fast mode (call order): at 200, C (LLC bank [200, 201), tag done 203) evicts dirty A into
+// the only buffer entry and issues at 203. C's read waits for channel 0's queue entry until
+// 214 (held by `side`), then: row 0 open (A's fetch at 3), the bus is taken [214, 215), so its
+// column command and data go to [215, 216): the queue entry is held [214, 215), and C's data
+// arrives at 216 + 10 = 226. A's write arrives at 203 and needs the entry after C's stay: it
+// enters at 215 (posted: landed), so A's buffer entry is held [203, 215). D (bank [201, 202),
+// tag done 204) evicts dirty B and needs the entry (one of 12 ns so far): from 215; its read on
+// channel 1 (row 0 open since B's fetch) [215, 216), + 10 = 226.
+TEST_CASE("fast mode: with one write-back buffer entry, the second dirty victim waits for it")
 {
     sc_time c, d;
-    two_evictions(false, 1, c, d, 1);
-    // C: tag done at 203, fill on channel 0 [203, 204): 214; A's write [204, 205): 215, so the
-    // entry is held [203, 215). D: bank [201, 202), tag done at 204, needs the entry for 12 ns:
-    // from 215; fill on channel 1 [215, 216): 226.
-    CHECK(c == sc_time(214, SC_NS));
+    two_evictions(false, 1, c, d, 1, true);
+    CHECK(c == sc_time(226, SC_NS));
     CHECK(d == sc_time(226, SC_NS));
 }
 
@@ -387,20 +418,19 @@ TEST_CASE("fast mode: with free write-back buffer entries, neither fill waits")
     CHECK(d == sc_time(215, SC_NS)); // tag done at 204, channel 1 [204, 205), + 10
 }
 
-// Known gap (open work of the memory-timing issue): the expectations of this case assume a
-// DRAM write acknowledged after the DRAM latency; the DRAM controller now posts writes (an
-// entry is released when the DRAM queue accepts it), so the case must be recomputed with a
-// DRAM queue that fills. Hidden ("[.]") until then; run it with `test_llc "[wb-recompute]"`.
-TEST_CASE("accurate mode: with one write-back buffer entry, the second dirty victim waits",
-          "[.][wb-recompute]")
+// Accurate mode (arrival order; D is read at 201 so that C takes the LLC bank first): C's
+// lookup at 200 evicts dirty A, whose drain writes at once: channel 0's queue is full (held by
+// `side` until 214), so the write waits and is admitted at 214, when the entry is released. C's
+// read (at its tag time, 203) waits behind it: A's write issues at 215 (bus [215, 216)), C's
+// read is admitted then and issues at 216 (bank 0 busy until 216), data [216, 217), + 10 = 227.
+// D (bank at 201) finds the entry taken until 214, then evicts B and reads on channel 1 at 214:
+// [214, 215), + 10 = 225.
+TEST_CASE("accurate mode: with one write-back buffer entry, the second dirty victim waits")
 {
     sc_time c, d;
-    two_evictions(true, 1, c, d, 1);
-    // The first read (bank at 200) evicts a dirty line: its drain writes at once, channel 0 or
-    // 1 [200, 201), done at 211; its fill: tag done 203, [203, 204), 214. The second (bank at
-    // 201) finds the entry taken until 211, then fills on its channel [211, 212): 222.
-    CHECK(std::min(c, d) == sc_time(214, SC_NS));
-    CHECK(std::max(c, d) == sc_time(222, SC_NS));
+    two_evictions(true, 1, c, d, 1, true);
+    CHECK(c == sc_time(227, SC_NS));
+    CHECK(d == sc_time(225, SC_NS));
 }
 
 TEST_CASE("accurate mode: with free write-back buffer entries, neither fill waits")
@@ -411,14 +441,10 @@ TEST_CASE("accurate mode: with free write-back buffer entries, neither fill wait
     CHECK(std::max(c, d) == sc_time(215, SC_NS)); // tag done at 204, [204, 205), + 10
 }
 
-// Known gap (open work of the memory-timing issue): the expectations of this case assume a
-// DRAM write acknowledged after the DRAM latency; the DRAM controller now posts writes (an
-// entry is released when the DRAM queue accepts it), so the case must be recomputed with a
-// DRAM queue that fills. Hidden ("[.]") until then; run it with `test_llc "[wb-recompute]"`.
-TEST_CASE("fast mode: a miss on a line whose write-back is buffered fetches after it landed",
-          "[.][wb-recompute]")
+TEST_CASE("fast mode: a miss on a line whose write-back is buffered fetches after it landed")
 {
-    bench tb;
+    bench tb(llc_cfg(), false, false, one_entry_dram());
+    tb.side.body = hold_channel0_queue;
     tb.init.body = [&](test::test_initiator& i) {
         sc_time d = sc_core::SC_ZERO_TIME;
         i.write32(0x000, 0x1111, d);
@@ -427,13 +453,15 @@ TEST_CASE("fast mode: a miss on a line whose write-back is buffered fetches afte
         i.write32(0x080, 0x2222, d);
         sc_core::wait(100, SC_NS);
         d = sc_core::SC_ZERO_TIME;
-        i.read32(0x100, d); // evicts 0x000: its write lands at 215 (see above)
-        CHECK(d == sc_time(14, SC_NS));
+        i.read32(0x100, d); // evicts 0x000: its write lands at 215, C's data at 226 (above)
+        CHECK(d == sc_time(26, SC_NS));
         // 0x000 again: bank [201, 202), tag done at 204, but its write-back lands at 215: the
-        // fetch issues then (evicting 0x080 into the buffer), channel 0 [215, 216), + 10.
+        // fetch issues then (evicting 0x080 into the buffer entry, free from 215). Channel 0's
+        // entry is held until 216 (C's read [214, 215), A's write [215, 216)); bank 0 is busy
+        // until 217 (A's write's column at 216), the bus until 217: data [217, 218), + 10.
         d = sc_core::SC_ZERO_TIME;
         CHECK(i.read32(0x000, d) == 0x1111u);
-        CHECK(d == sc_time(26, SC_NS));
+        CHECK(d == sc_time(28, SC_NS));
     };
     sc_core::sc_start();
     REQUIRE(tb.init.done);

@@ -23,18 +23,30 @@ void frfcfs_queue::push(const dram_request& r)
 std::optional<std::size_t> frfcfs_queue::pick(const channel_state& ch, std::uint64_t edge,
                                               std::uint64_t cycle) const
 {
-    std::optional<std::size_t> oldest;
+    // One plan per request: what it finds (and whether it can start this cycle) is kept for
+    // the second pass, which needs the banks with queued hits.
+    m_hit_banks.assign(ch.banks(), 0);
+    m_scratch.resize(m_q.size());
     for (std::size_t i = 0; i < m_q.size(); ++i) {
         const dram_request& r = m_q[i];
         const access_plan p = ch.plan(r.bank, r.row, r.bytes, edge);
-        if (p.first_ps >= edge + cycle)
-            continue; // not ready this cycle
-        if (p.outcome == row_outcome::hit)
-            return i; // the oldest ready row hit
-        if (!oldest)
-            oldest = i;
+        const bool ready = p.first_ps < edge + cycle;
+        if (p.outcome == row_outcome::hit) {
+            if (ready)
+                return i; // the oldest ready row hit
+            m_hit_banks[r.bank] = 1;
+        }
+        m_scratch[i] = {p.outcome, ready, p.first_ps};
     }
-    return oldest;
+    for (std::size_t i = 0; i < m_q.size(); ++i) {
+        const planned& p = m_scratch[i];
+        if (!p.ready || p.outcome == row_outcome::hit)
+            continue;
+        if (p.outcome == row_outcome::conflict && m_hit_banks[m_q[i].bank])
+            continue; // the bank's open row still has hits queued
+        return i;
+    }
+    return std::nullopt;
 }
 
 dram_request frfcfs_queue::take(std::size_t i)
@@ -47,12 +59,25 @@ dram_request frfcfs_queue::take(std::size_t i)
 std::optional<std::uint64_t> frfcfs_queue::next_edge(const channel_state& ch, std::uint64_t edge,
                                                      std::uint64_t cycle) const
 {
+    // The plan's first command does not move while nothing is committed: a request becomes
+    // ready at the edge of the cycle that contains it. A conflict held back by hits to its
+    // bank waits for them (one of them names the edge).
+    const std::uint64_t from = edge + cycle;
+    m_hit_banks.assign(ch.banks(), 0);
+    m_scratch.resize(m_q.size());
+    for (std::size_t i = 0; i < m_q.size(); ++i) {
+        const dram_request& r = m_q[i];
+        const access_plan p = ch.plan(r.bank, r.row, r.bytes, from);
+        if (p.outcome == row_outcome::hit)
+            m_hit_banks[r.bank] = 1;
+        m_scratch[i] = {p.outcome, false, p.first_ps};
+    }
     std::optional<std::uint64_t> next;
-    for (const dram_request& r : m_q) {
-        // The plan's first command does not move while nothing is committed: the request
-        // becomes ready at the edge of the cycle that contains it.
-        const std::uint64_t first = ch.plan(r.bank, r.row, r.bytes, edge + cycle).first_ps;
-        const std::uint64_t at = std::max(edge + cycle, first / cycle * cycle);
+    for (std::size_t i = 0; i < m_q.size(); ++i) {
+        const planned& p = m_scratch[i];
+        if (p.outcome == row_outcome::conflict && m_hit_banks[m_q[i].bank])
+            continue;
+        const std::uint64_t at = std::max(from, p.first_ps / cycle * cycle);
         next = next ? std::min(*next, at) : at;
     }
     return next;

@@ -24,7 +24,11 @@ struct dram_request {
 /// Up to `capacity` requests in arrival order. At each DRAM clock edge the controller issues,
 /// one after the other, the requests pick() returns: among those whose first command can issue
 /// within this cycle ([edge, edge + cycle)), the oldest row hit, else the oldest request.
-/// A request that is not ready stays queued, so a younger row hit may overtake it.
+/// A request that is not ready stays queued, so a younger row hit may overtake it. Row hits
+/// first holds per bank too: a conflict does not PRECHARGE a bank while a queued request hits
+/// the bank's open row (even one not ready this cycle, e.g. waiting for the data bus), as in
+/// gem5's and Ramulator's FR-FCFS; otherwise the open rows of a stream are closed under the
+/// hits that wait for the bus.
 class frfcfs_queue {
 public:
     /// `capacity` >= 1.
@@ -49,8 +53,17 @@ public:
                                            std::uint64_t cycle) const;
 
 private:
+    /// What a queued request finds when planned (scratch of pick() and next_edge()).
+    struct planned {
+        row_outcome outcome;
+        bool ready;             ///< its first command is within this cycle
+        std::uint64_t first_ps; ///< its first command
+    };
+
     unsigned m_capacity;
-    std::vector<dram_request> m_q; ///< oldest first
+    mutable std::vector<std::uint8_t> m_hit_banks; ///< per bank: a queued request hits its row
+    mutable std::vector<planned> m_scratch;        ///< per queued request, oldest first
+    std::vector<dram_request> m_q;                 ///< oldest first
 };
 
 } // namespace vgpu::dram
