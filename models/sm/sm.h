@@ -9,6 +9,7 @@
 #include "models/sm/core/barrier_tracker.h"
 #include "models/sm/core/coalescer.h"
 #include "models/sm/core/cta_slots.h"
+#include "models/sm/core/function_units.h"
 #include "models/sm/core/isa.h"
 #include "models/sm/core/scoreboard.h"
 #include "models/sm/core/warp.h"
@@ -62,6 +63,10 @@ public:
     std::uint64_t stall_scoreboard() const { return m_stall_scoreboard.value(); }
     /// Cycles no warp could issue, mostly waiting at barriers.
     std::uint64_t stall_barrier() const { return m_stall_barrier.value(); }
+    /// Cycles in which at least one sub-core issued.
+    std::uint64_t issue_cycles() const { return m_issue_cycles.value(); }
+    /// Cycles no sub-core issued although a warp was ready: its unit was busy.
+    std::uint64_t stall_structural() const { return m_stall_structural.value(); }
     std::uint64_t cycles() const { return m_cycle; } ///< current core cycle of the issue loop
     /// Full text of the last fault (cta_done.message holds its first 95 characters).
     const std::string& last_fault() const { return m_last_fault; }
@@ -77,6 +82,15 @@ private:
     struct slot_stats {
         slot_stats(stats::group& g, unsigned slot);
         stats::counter instructions, barrier_wait_cycles, stall_cycles;
+    };
+
+    /// One sub-core: its warp scheduler and statistics (its units are in m_units).
+    struct sub_core {
+        sub_core(stats::group& g, unsigned index, unsigned warp_slots, unsigned schedulers,
+                 sched_policy policy);
+        warp_scheduler sched;
+        std::uint64_t slots; ///< bit w: warp slot w belongs to this sub-core
+        stats::counter instructions, structural_stalls;
     };
 
     /// The memory instruction a warp has in flight (at most one, per-warp memory order).
@@ -104,6 +118,8 @@ private:
         int cta = -1;                           ///< CTA slot
         std::uint64_t next = 0;                 ///< earliest cycle the next instruction can issue
         wait_reason reason = wait_reason::none; ///< why next is in the future
+        unit_class unit = unit_class::int_alu;  ///< unit of the next instruction
+        unsigned core = 0;                      ///< sub-core (slot mod sm.schedulers)
         scoreboard board;                       ///< register, predicate and memory-order readiness
         std::uint64_t start = 0;                ///< launch cycle
         std::uint64_t issued = 0;               ///< instructions issued by this warp
@@ -209,7 +225,7 @@ private:
     const unsigned m_sm_id, m_module, m_cluster, m_line_bytes;
     const std::uint64_t m_period_ticks;
     coalescer m_coalescer;
-    warp_scheduler m_sched;
+    function_units m_units; ///< per sub-core and class: when the unit is free
     logger m_log;
 
     std::vector<warp_slot> m_warps;
@@ -243,8 +259,10 @@ private:
     stats::group m_stats;
     stats::counter m_instructions, m_lane_instructions, m_loads, m_stores, m_mem_requests,
         m_fetches, m_ctas, m_faults, m_active_cycles, m_idle_cycles, m_stall_scoreboard,
-        m_stall_barrier, m_stall_memory, m_barrier_wait_cycles, m_trace_events;
+        m_stall_barrier, m_stall_memory, m_barrier_wait_cycles, m_trace_events, m_issue_cycles,
+        m_stall_structural;
     stats::formula m_ipc;
+    std::vector<std::unique_ptr<sub_core>> m_cores;        ///< sm.schedulers sub-cores
     std::vector<std::unique_ptr<slot_stats>> m_slot_stats; ///< empty unless per_warp_stats
 };
 

@@ -13,8 +13,8 @@ namespace vgpu::dram {
 
 /// Single objects come from a free list of earlier ones of the same type, so a timeline that
 /// books and forgets a node per request does not call the heap each time; arrays go to the
-/// heap. Nodes are kept (and freed) until the process ends (their number is the largest timeline's). Not
-/// thread-safe, as SystemC's processes are not threads.
+/// heap. Nodes are kept (and freed) until the process ends (their number is the largest
+/// timeline's). Not thread-safe, as SystemC's processes are not threads.
 template <class T> class node_pool_allocator {
 public:
     using value_type = T; ///< allocated type

@@ -7,16 +7,9 @@
 
 namespace vgpu::sm {
 
-namespace {
-bool is_fp(opcode op)
-{
-    return (op >= opcode::FADD && op <= opcode::F2I) || op == opcode::FSETP;
-}
-
-} // namespace
-
-scoreboard::scoreboard(unsigned regs_per_thread, unsigned alu_latency, unsigned fp_latency)
-    : m_regs(regs_per_thread), m_alu_latency(alu_latency), m_fp_latency(fp_latency)
+scoreboard::scoreboard(unsigned regs_per_thread,
+                       const std::array<unsigned, num_unit_classes>& latency)
+    : m_regs(regs_per_thread), m_latency(latency)
 {
     if (regs_per_thread == 0 || regs_per_thread > max_registers)
         throw std::invalid_argument("scoreboard: regs_per_thread must be in 1.." +
@@ -24,9 +17,9 @@ scoreboard::scoreboard(unsigned regs_per_thread, unsigned alu_latency, unsigned 
                                     std::to_string(regs_per_thread));
 }
 
-unsigned scoreboard::latency(opcode op) const
+scoreboard::scoreboard(unsigned regs_per_thread, unsigned alu_latency, unsigned fp_latency)
+    : scoreboard(regs_per_thread, {alu_latency, alu_latency, fp_latency, fp_latency, 1, 1})
 {
-    return is_fp(op) ? m_fp_latency : m_alu_latency;
 }
 
 void scoreboard::reset()
@@ -36,6 +29,7 @@ void scoreboard::reset()
     m_pred_ready.fill(0);
     m_mem_busy = false;
     m_mem_ready = 0;
+    m_hold = 0;
 }
 
 void scoreboard::write_alu(const instruction& inst, std::uint64_t cycle)
@@ -74,7 +68,8 @@ issue_time scoreboard::next_issue(const instruction* inst, bool warp_ready, bool
         return {never, wait_reason::memory};
     if (!inst)
         return {0, wait_reason::none};
-    std::uint64_t t = m_pred_ready[inst->guard <= num_predicates ? inst->guard : pred_true];
+    std::uint64_t t =
+        std::max(m_hold, m_pred_ready[inst->guard <= num_predicates ? inst->guard : pred_true]);
     bool from_mem = false;
     for (const operand& o : inst->src) {
         if (o.kind == operand_kind::reg && o.value < m_regs) {

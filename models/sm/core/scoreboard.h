@@ -2,8 +2,10 @@
 // cycle (and the reason) the warp's next instruction can issue. No SystemC; models/sm/README.md.
 #pragma once
 
+#include "models/sm/core/function_units.h"
 #include "models/sm/core/isa.h"
 
+#include <algorithm>
 #include <array>
 #include <bitset>
 #include <cstdint>
@@ -30,17 +32,22 @@ class scoreboard {
 public:
     static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max(); ///< no time
 
-    /// regs_per_thread in 1..max_registers; latencies in cycles from issue to readable.
+    /// Result latencies per unit class (function_units::latency), in cycles from issue to
+    /// readable; regs_per_thread in 1..max_registers.
+    scoreboard(unsigned regs_per_thread, const std::array<unsigned, num_unit_classes>& latency);
+    /// int and mul results after alu_latency, fp32 and sfu results after fp_latency.
     scoreboard(unsigned regs_per_thread, unsigned alu_latency, unsigned fp_latency);
 
     unsigned regs_per_thread() const { return m_regs; } ///< registers tracked (R0..R<n-1>)
-    /// Cycles from the issue of op until its result can be read (fp32 or ALU latency).
-    unsigned latency(opcode op) const;
+    /// Cycles from the issue of op until its result can be read (its unit class's latency).
+    unsigned latency(opcode op) const { return m_latency[static_cast<unsigned>(unit_of(op))]; }
 
     /// A new warp: everything readable from cycle 0, no memory instruction in flight.
     void reset();
     /// inst (ALU class) issued at cycle: its destination is readable at cycle + latency.
     void write_alu(const instruction& inst, std::uint64_t cycle);
+    /// The warp's next instruction issues no earlier than cycle (a branch resolving).
+    void hold_until(std::uint64_t cycle) { m_hold = std::max(m_hold, cycle); }
     /// A load's data arrived in reg, readable at cycle (RZ and registers out of range: none).
     void write_load(std::uint8_t reg, std::uint64_t cycle);
     /// A memory instruction was issued whose completion is not known yet (accurate mode).
@@ -62,15 +69,15 @@ public:
     /// When the warp can issue next, given its next instruction (nullptr: none), whether the
     /// warp core is ready (no pending load in the way) and whether it waits at a barrier.
     /// Barrier, then an unready core (memory, never), then no instruction (cycle 0); else the
-    /// latest of the guard, the sources and, for LD/ST/CDL/BAR, the previous memory
+    /// latest of hold_until(), the guard, the sources and, for LD/ST/CDL/BAR, the previous memory
     /// instruction; the reason is memory when that latest time is a load's or the memory
     /// order's, scoreboard otherwise.
     issue_time next_issue(const instruction* inst, bool warp_ready, bool at_barrier) const;
 
 private:
     unsigned m_regs;
-    unsigned m_alu_latency;
-    unsigned m_fp_latency;
+    std::array<unsigned, num_unit_classes> m_latency{};
+    std::uint64_t m_hold = 0;
     std::array<std::uint64_t, max_registers> m_reg_ready{};
     std::bitset<max_registers> m_reg_from_load;
     std::array<std::uint64_t, num_predicates + 1> m_pred_ready{};
