@@ -42,7 +42,10 @@ std::array<unsigned, num_unit_classes> result_latencies(const sm_config& cfg)
 }
 } // namespace
 
-sm::warp_slot::warp_slot(const sm_config& cfg) : board(cfg.regs_per_thread, result_latencies(cfg))
+sm::warp_slot::warp_slot(const sm_config& cfg)
+    : board(cfg.regs_per_thread, result_latencies(cfg), cfg.max_loads_per_warp,
+            cfg.max_stores_per_warp),
+      ops(cfg.max_loads_per_warp + cfg.max_stores_per_warp)
 {
 }
 
@@ -310,7 +313,7 @@ int sm::fetch_program(cta_slot& c, std::uint64_t& ready)
         const unsigned threads = std::min(m_fetch.lines, fetch_threads);
         m_fetch.left = threads;
         for (unsigned k = 0; k < threads; ++k)
-            hand_to_lsu({0, static_cast<std::uint16_t>(k), true});
+            hand_to_lsu({0, static_cast<std::uint16_t>(k), 0, true});
         while (m_fetch.left > 0)
             sc_core::wait(m_fetch_done);
     } else {
@@ -397,6 +400,8 @@ void sm::start_cta(int ci)
         if (const instruction* first = ws.w->next())
             ws.unit = unit_of(first->op);
         ws.board.reset();
+        for (mem_op& o : ws.ops) // the previous warp's accesses are complete
+            o.end = 0;
         ws.start = ready;
         ws.issued = 0;
         m_cores[ws.core]->sched.launch(s);
@@ -465,17 +470,37 @@ void sm::issue(unsigned slot)
         update_next(slot);
 }
 
+bool sm::ordered(const mem_op& a, const mem_op& b)
+{
+    if ((!a.store && !b.store) || (a.lines_sig & b.lines_sig) == 0)
+        return false;
+    for (unsigned i = 0; i < a.lines.count; ++i)
+        for (unsigned j = 0; j < b.lines.count; ++j)
+            if (a.lines.requests[i].line_addr == b.lines.requests[j].line_addr)
+                return true;
+    return false;
+}
+
 void sm::issue_mem(unsigned slot, const step_result& r)
 {
     warp_slot& ws = m_warps[slot];
     cta_slot& c = m_cta_slots[ws.cta];
     const mem_access& a = *r.access;
-    mem_op& op = ws.op;
+    // An entry not in flight; the scoreboard's limits leave one (loads + stores < entries).
+    unsigned k = 0;
+    while (k < ws.ops.size() && (ws.ops[k].busy || ws.ops[k].end > m_cycle))
+        ++k;
+    if (k == ws.ops.size())
+        SC_REPORT_ERROR("vgpu/sm", "no free memory-instruction entry (scoreboard limits broken)");
+    mem_op& op = ws.ops[k];
     op.lines = m_coalescer.coalesce(a.lane_mask, a.addr);
     if (op.lines.misaligned) {
         fault_cta(ws.cta, slot, r.pc, a.addr[ctz64(op.lines.misaligned)], "misaligned access");
         return;
     }
+    op.lines_sig = 0;
+    for (unsigned i = 0; i < op.lines.count; ++i)
+        op.lines_sig |= 1ull << ((op.lines.requests[i].line_addr / m_line_bytes) % 64);
     op.addr = a.addr;
     op.store = r.kind == step_kind::store;
     if (op.store)
@@ -493,28 +518,50 @@ void sm::issue_mem(unsigned slot, const step_result& r)
         ++m_loads;
     m_mem_requests += op.lines.count;
     ++c.outstanding;
+    ws.board.memory_issued(op.store, m_cycle);
+    // A warp's accesses to one line keep program order where one of them is a store: the
+    // later waits in the LSU until the earlier completed (both modes, so that they agree).
+    op.waits = 0;
+    for (unsigned j = 0; j < ws.ops.size(); ++j) {
+        const mem_op& o = ws.ops[j];
+        if (j == k || !(o.busy || o.end > op.issue) || !ordered(o, op))
+            continue;
+        if (o.busy)
+            op.waits |= 1ull << j;
+        else
+            op.issue = std::max(op.issue, o.end);
+    }
     if (m_clk.accurate) {
-        ws.board.memory_issued();
-        // One LSU thread per line request, woken in request order (so the order in which the
-        // requests reach the L1 does not depend on which thread takes which).
-        for (unsigned i = 0; i < op.lines.count; ++i)
-            hand_to_lsu({static_cast<std::uint16_t>(slot), static_cast<std::uint16_t>(i)});
+        op.busy = true;
+        if (op.waits == 0)
+            dispatch_mem(slot, k);
         return;
     }
+    op.end = op.issue;
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     for (unsigned i = 0; i < op.lines.count; ++i) {
         sc_core::sc_time delay = time_of(op.issue + i) - now;
-        do_line(slot, i, delay, m_line_bufs.data(), m_be_bufs.data());
+        do_line(slot, k, i, delay, m_line_bufs.data(), m_be_bufs.data());
     }
     op.remaining = 0;
-    finish_mem(slot);
+    finish_mem(slot, k);
 }
 
-void sm::do_line(unsigned slot, unsigned line, sc_core::sc_time& delay, std::uint8_t* buf,
-                 std::uint8_t* be)
+void sm::dispatch_mem(unsigned slot, unsigned k)
+{
+    // One LSU thread per line request, woken in request order (so the order in which the
+    // requests reach the L1 does not depend on which thread takes which).
+    const mem_op& op = m_warps[slot].ops[k];
+    for (unsigned i = 0; i < op.lines.count; ++i)
+        hand_to_lsu({static_cast<std::uint16_t>(slot), static_cast<std::uint16_t>(i),
+                     static_cast<std::uint8_t>(k)});
+}
+
+void sm::do_line(unsigned slot, unsigned k, unsigned line, sc_core::sc_time& delay,
+                 std::uint8_t* buf, std::uint8_t* be)
 {
     warp_slot& ws = m_warps[slot];
-    mem_op& op = ws.op;
+    mem_op& op = ws.ops[k];
     const coalescer::request& req = op.lines.requests[line];
     const std::uint64_t va = req.line_addr + req.offset;
     const unsigned len = req.bytes;
@@ -548,13 +595,22 @@ void sm::do_line(unsigned slot, unsigned line, sc_core::sc_time& delay, std::uin
     }
 }
 
-void sm::finish_mem(unsigned slot)
+void sm::finish_mem(unsigned slot, unsigned k)
 {
     warp_slot& ws = m_warps[slot];
     cta_slot& c = m_cta_slots[ws.cta];
-    mem_op& op = ws.op;
+    mem_op& op = ws.ops[k];
     --c.outstanding;
-    ws.board.memory_done(op.end);
+    ws.board.memory_done(op.store, op.end);
+    if (op.busy) {
+        op.busy = false;
+        // Accesses of this warp that waited for this one may go now.
+        for (unsigned j = 0; j < ws.ops.size(); ++j) {
+            mem_op& o = ws.ops[j];
+            if (o.busy && (o.waits >> k & 1) && (o.waits &= ~(1ull << k)) == 0)
+                dispatch_mem(slot, j);
+        }
+    }
     c.end = std::max(c.end, op.end);
     if (op.failed) {
         char msg[96];
@@ -910,13 +966,13 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
             m_fetch_done.notify(sc_core::SC_ZERO_TIME);
         return;
     }
-    mem_op& op = m_warps[job.slot].op;
+    mem_op& op = m_warps[job.slot].ops[job.op];
     const sc_core::sc_time at = time_of(op.issue + job.line);
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
-    do_line(job.slot, job.line, delay, w.buf.data(), w.be.data());
+    do_line(job.slot, job.op, job.line, delay, w.buf.data(), w.be.data());
     if (--op.remaining == 0) {
-        finish_mem(job.slot);
+        finish_mem(job.slot, job.op);
         ++m_wakeups;
         m_wake.notify(sc_core::SC_ZERO_TIME);
     }

@@ -93,7 +93,8 @@ private:
         stats::counter instructions, structural_stalls;
     };
 
-    /// The memory instruction a warp has in flight (at most one, per-warp memory order).
+    /// A memory instruction of a warp (up to sm.max_loads_per_warp + sm.max_stores_per_warp
+    /// per warp in flight).
     struct mem_op {
         coalescer::result lines; ///< line requests
         lane_values addr{};      ///< per-lane virtual addresses
@@ -108,6 +109,9 @@ private:
         bool failed = false;     ///< a line got an error response
         std::uint64_t fail_vaddr = 0;
         tlm::tlm_response_status fail_status = tlm::TLM_OK_RESPONSE;
+        bool busy = false;           ///< accurate mode: issued, not yet finished
+        std::uint64_t waits = 0;     ///< accurate mode: ops of the warp it must follow (bit = op)
+        std::uint64_t lines_sig = 0; ///< one bit per line address hash (overlap pre-check)
     };
 
     /// One warp slot.
@@ -123,7 +127,7 @@ private:
         scoreboard board;                       ///< register, predicate and memory-order readiness
         std::uint64_t start = 0;                ///< launch cycle
         std::uint64_t issued = 0;               ///< instructions issued by this warp
-        mem_op op;
+        std::vector<mem_op> ops;                ///< its memory instructions (in flight or done)
     };
 
     /// What the shell keeps of one CTA slot (state and warp slots: m_slots).
@@ -151,7 +155,8 @@ private:
     struct lsu_job {
         std::uint16_t slot;
         std::uint16_t line;
-        bool fetch = false; ///< program fetch: lines line, line + fetch_threads, ...
+        std::uint8_t op = 0; ///< index into the warp's ops
+        bool fetch = false;  ///< program fetch: lines line, line + fetch_threads, ...
     };
 
     /// The program fetch in progress (its lines may be fetched by LSU threads).
@@ -203,10 +208,14 @@ private:
     void issue(unsigned slot);
     void update_next(unsigned slot);
     void issue_mem(unsigned slot, const step_result& r);
-    /// Performs line request `line` of `slot`'s memory instruction with `delay` as offset.
-    void do_line(unsigned slot, unsigned line, sc_core::sc_time& delay, std::uint8_t* buf,
-                 std::uint8_t* be);
-    void finish_mem(unsigned slot);
+    /// True when `b` must wait for `a` (same warp): their lines overlap and one is a store.
+    static bool ordered(const mem_op& a, const mem_op& b);
+    /// Accurate mode: hands the line requests of op k of `slot` to LSU threads.
+    void dispatch_mem(unsigned slot, unsigned k);
+    /// Performs line request `line` of op k of `slot` with `delay` as offset.
+    void do_line(unsigned slot, unsigned k, unsigned line, sc_core::sc_time& delay,
+                 std::uint8_t* buf, std::uint8_t* be);
+    void finish_mem(unsigned slot, unsigned k);
     void arrive(unsigned slot, std::uint32_t pc);
     /// Statistics, trace and issue times of the warps a barrier released (bit w: slot w).
     void release_barrier(std::uint64_t released);

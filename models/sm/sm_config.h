@@ -47,7 +47,7 @@ struct units_config {
             "Integer multiplies (IMUL, IMAD).",
             "fp32 arithmetic and compares (FADD..FABS, FSETP).",
             "Conversions (I2F, F2I).",
-            "Memory instructions (LD, ST, CDL): the address stage ahead of the L1.",
+            "Memory instructions (LD, ST, CDL, MEMBAR): the address stage ahead of the L1.",
             "Control (BRA, BAR, EXIT)."};
         for (unsigned c = 0; c < num_unit_classes; ++c)
             v.section(name(static_cast<unit_class>(c)), by_class[c], docs[c]);
@@ -64,6 +64,8 @@ struct sm_config {
     units_config units;                         ///< functional units of each sub-core
     unsigned alu_latency = 4;                   ///< cycles until an integer/ALU result can be read
     unsigned fp_latency = 4;                    ///< cycles until an fp32 result can be read
+    unsigned max_loads_per_warp = 8;            ///< loads (LD, CDL) a warp keeps in flight
+    unsigned max_stores_per_warp = 8; ///< stores a warp keeps in flight (its store buffer)
     unsigned lsu_threads = 8; ///< accurate mode: LSU threads started at once (more on demand)
     std::uint64_t max_cta_cycles = 50000000; ///< a CTA running longer is stopped with a fault
 
@@ -91,6 +93,15 @@ struct sm_config {
                 spec("cycles until an fp32 result can be read by a dependent instruction")
                     .range(1, 1000)
                     .unit("cycles"));
+        v.value("max_loads_per_warp", max_loads_per_warp,
+                spec("loads (LD, CDL) a warp keeps in flight: it issues further independent "
+                     "instructions, loads included, while earlier loads are outstanding, and "
+                     "waits only for a register a load has not yet written, or for a free entry")
+                    .range(1, 32));
+        v.value("max_stores_per_warp", max_stores_per_warp,
+                spec("stores a warp keeps in flight: a store does not block the warp; "
+                     "outstanding stores drain before BAR, EXIT and MEMBAR")
+                    .range(1, 32));
         v.value("lsu_threads", lsu_threads,
                 spec("accurate mode: LSU threads started with the SM; more start whenever every "
                      "one is busy, so this changes neither timing nor results (a simulator "

@@ -889,3 +889,142 @@ TEST_CASE("branch latency holds the warp's next instruction")
     // MOV at 0, BRA (taken, to the next line) at 1, MOV at 1 + 5 = 6, EXIT at 7: 8 cycles.
     CHECK(exec_cycles(cfg, "MOV R1, 1\nBRA next\nnext: MOV R2, 2\nEXIT", 32) == 8);
 }
+
+// ---- loads in flight per warp, stores that do not block ----
+// The bench's memory answers in 100 ns + 0.25 ns of transfer: a line access issued at cycle c
+// (1 GHz) completes at c + 101. Translation takes no time.
+
+namespace {
+/// Done time of one CTA of one warp running `text` with parameter p = 0x20000 (4 KiB mapped,
+/// words i hold i); checks the word at p + 1024 against `expect`.
+sc_time run_memory_warp(const sm::sm_config& cfg, const std::string& text, std::uint32_t expect,
+                        bool accurate)
+{
+    bench tb(cfg, accurate);
+    const std::uint32_t p = 0x20000;
+    const auto bytes = tb.load(text, {{"p", 0}});
+    tb.map(p, 4096);
+    for (std::uint32_t i = 0; i < 1024; ++i)
+        tb.write32(p + 4 * i, i);
+    tb.launch(bytes, 32, {p});
+    sc_core::sc_start();
+    REQUIRE(tb.violations() == 0);
+    REQUIRE(tb.cp.dones.size() == 1);
+    REQUIRE(tb.cp.dones[0].d.status == cp::cta_status::ok);
+    CHECK(tb.read32(p + 1024) == expect);
+    return tb.cp.dones[0].at;
+}
+
+// Four independent loads of four lines, summed, stored at p + 1024; 10 instructions (3 lines
+// of 64 B fetched at cycles 0..2, so the warp starts at 103).
+const char* four_loads = R"(
+        LDP R0, p
+        LD R1, [R0]
+        LD R2, [R0+64]
+        LD R3, [R0+128]
+        LD R4, [R0+192]
+        IADD R5, R1, R2
+        IADD R6, R3, R4
+        IADD R7, R5, R6
+        ST [R0+1024], R7
+        EXIT
+)";
+} // namespace
+
+namespace {
+// From the warp's start (103): LDP 0 (R0 at 4); LDs at 4, 5, 6, 7 (data at 105..108); IADDs at
+// 106, 108, 112; ST at 116, complete at 217; EXIT drains it at 217, the CTA ends at 218:
+// 103 + 218 = 321 ns. Words 0, 16, 32, 48 hold 0, 16, 32, 48: sum 96.
+void four_loads_in_flight(bool accurate)
+{
+    auto cfg = default_cfg();
+    cfg.max_loads_per_warp = 4;
+    CHECK(run_memory_warp(cfg, four_loads, 96, accurate) == sc_time(321, SC_NS));
+}
+
+// 6 instructions, 2 lines (the warp starts at 102). LDP 0; ST at 4 (done 105); LD of another
+// line at 5 (data 106); IADD at 106; ST at 110 (done 211); EXIT at 211; end 212: 102 + 212 =
+// 314 ns (a blocking store would add 100). Word 64 + 1 = 65.
+void store_then_independent_load(bool accurate)
+{
+    const char* text = R"(
+        LDP R0, p
+        ST [R0+4], R9
+        LD R1, [R0+256]
+        IADD R2, R1, 1
+        ST [R0+1024], R2
+        EXIT
+    )";
+    CHECK(run_memory_warp(default_cfg(), text, 65, accurate) == sc_time(314, SC_NS));
+}
+
+// MOV at 1 (R9 at 5); ST at 5 (done 106); the LD of the same word issues at 6 but its request
+// leaves when the store completed, at 106 (data 207); ST at 207 (done 308); EXIT at 308; end
+// 309: 102 + 309 = 411 ns, and the load read the stored 1234.
+void store_then_same_line_load(bool accurate)
+{
+    const char* text = R"(
+        LDP R0, p
+        MOV R9, 1234
+        ST [R0+8], R9
+        LD R1, [R0+8]
+        ST [R0+1024], R1
+        EXIT
+    )";
+    CHECK(run_memory_warp(default_cfg(), text, 1234, accurate) == sc_time(411, SC_NS));
+}
+} // namespace
+
+TEST_CASE("a warp keeps 4 independent loads in flight: one memory latency, not four (fast)")
+{
+    four_loads_in_flight(false);
+}
+
+TEST_CASE("a warp keeps 4 independent loads in flight: one memory latency, not four (accurate)")
+{
+    four_loads_in_flight(true);
+}
+
+TEST_CASE("one load entry per warp serialises the same loads: four memory latencies")
+{
+    auto cfg = default_cfg();
+    cfg.max_loads_per_warp = 1;
+    // LDs at 4, 105, 206, 307 (data at 105, 206, 307, 408); IADD R5 at 206, R6 at 408, R7 at
+    // 412; ST at 416, complete at 517; end 518: 103 + 518 = 621 ns.
+    CHECK(run_memory_warp(cfg, four_loads, 96, false) == sc_time(621, SC_NS));
+}
+
+TEST_CASE("a store does not block the warp: an independent load issues the next cycle (fast)")
+{
+    store_then_independent_load(false);
+}
+
+TEST_CASE("a store does not block the warp: an independent load issues the next cycle (accurate)")
+{
+    store_then_independent_load(true);
+}
+
+TEST_CASE("a load after a store to the same line waits for it, reads the stored value (fast)")
+{
+    store_then_same_line_load(false);
+}
+
+TEST_CASE("a load after a store to the same line waits for it, reads the stored value (accurate)")
+{
+    store_then_same_line_load(true);
+}
+
+TEST_CASE("MEMBAR waits for the warp's loads and stores")
+{
+    // LDP 0; ST at 4 (done 105); MEMBAR waits until 105; LD at 106 (data 207); ST at 207
+    // (done 308); EXIT at 308; end 309: 102 + 309 = 411 ns (without MEMBAR the LD would go at 5).
+    const char* text = R"(
+        LDP R0, p
+        ST [R0+4], R9
+        MEMBAR
+        LD R1, [R0+256]
+        ST [R0+1024], R1
+        EXIT
+    )";
+    CHECK(run_memory_warp(default_cfg(), text, 64, false) == sc_time(411, SC_NS));
+}

@@ -35,6 +35,7 @@ unit_class unit_of(opcode op)
     case opcode::LD:
     case opcode::ST:
     case opcode::CDL:
+    case opcode::MEMBAR:
         return unit_class::lsu;
     case opcode::BRA:
     case opcode::BAR:

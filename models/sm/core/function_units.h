@@ -16,7 +16,7 @@ enum class unit_class : std::uint8_t {
     mul,     ///< "mul": integer multiplies (IMUL, IMAD)
     fp32,    ///< "fp32": fp32 arithmetic and compares
     sfu,     ///< "sfu": conversions (I2F, F2I)
-    lsu,     ///< "lsu": memory instructions (LD, ST, CDL)
+    lsu,     ///< "lsu": memory instructions (LD, ST, CDL, MEMBAR)
     branch   ///< "branch": control (BRA, BAR, EXIT)
 };
 constexpr unsigned num_unit_classes = 6; ///< number of unit classes

@@ -10,6 +10,7 @@
 #include <bitset>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace vgpu::sm {
 
@@ -17,7 +18,7 @@ namespace vgpu::sm {
 enum class wait_reason : std::uint8_t {
     none,       ///< nothing: the warp can issue
     scoreboard, ///< an ALU or fp32 result it reads is not readable yet
-    memory,     ///< a load result or its previous memory instruction is outstanding
+    memory,     ///< a load result, a free load/store entry or a drain of its accesses
     barrier     ///< it waits at a BAR
 };
 
@@ -33,9 +34,12 @@ public:
     static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max(); ///< no time
 
     /// Result latencies per unit class (function_units::latency), in cycles from issue to
-    /// readable; regs_per_thread in 1..max_registers.
-    scoreboard(unsigned regs_per_thread, const std::array<unsigned, num_unit_classes>& latency);
-    /// int and mul results after alu_latency, fp32 and sfu results after fp_latency.
+    /// readable; regs_per_thread in 1..max_registers; a warp keeps at most max_loads loads
+    /// (LD, CDL) and max_stores stores in flight (both >= 1).
+    scoreboard(unsigned regs_per_thread, const std::array<unsigned, num_unit_classes>& latency,
+               unsigned max_loads = 1, unsigned max_stores = 1);
+    /// int and mul results after alu_latency, fp32 and sfu results after fp_latency; one load
+    /// and one store in flight.
     scoreboard(unsigned regs_per_thread, unsigned alu_latency, unsigned fp_latency);
 
     unsigned regs_per_thread() const { return m_regs; } ///< registers tracked (R0..R<n-1>)
@@ -50,14 +54,15 @@ public:
     void hold_until(std::uint64_t cycle) { m_hold = std::max(m_hold, cycle); }
     /// A load's data arrived in reg, readable at cycle (RZ and registers out of range: none).
     void write_load(std::uint8_t reg, std::uint64_t cycle);
-    /// A memory instruction was issued whose completion is not known yet (accurate mode).
-    void memory_issued() { m_mem_busy = true; }
-    /// The warp's memory instruction completed at cycle.
-    void memory_done(std::uint64_t cycle);
-    /// A memory instruction is in flight with an unknown completion.
-    bool memory_busy() const { return m_mem_busy; }
-    /// Cycle the warp's last memory instruction completed.
-    std::uint64_t memory_ready() const { return m_mem_ready; }
+    /// A load (store: `store`) issued at `cycle`, its completion not known yet. Completions
+    /// at or before `cycle` are forgotten (issue cycles of a warp never decrease).
+    void memory_issued(bool store, std::uint64_t cycle);
+    /// A load or store issued before completed at `cycle` (fast mode: right after issue).
+    void memory_done(bool store, std::uint64_t cycle);
+    /// A load or store is in flight with an unknown completion.
+    bool memory_busy() const { return m_loads.unknown + m_stores.unknown > 0; }
+    /// Latest completion of the loads and stores known so far (0: none).
+    std::uint64_t memory_ready() const;
 
     /// Cycle register r is readable (registers out of range: 0).
     std::uint64_t reg_ready(unsigned r) const { return r < m_regs ? m_reg_ready[r] : 0; }
@@ -69,9 +74,10 @@ public:
     /// When the warp can issue next, given its next instruction (nullptr: none), whether the
     /// warp core is ready (no pending load in the way) and whether it waits at a barrier.
     /// Barrier, then an unready core (memory, never), then no instruction (cycle 0); else the
-    /// latest of hold_until(), the guard, the sources and, for LD/ST/CDL/BAR, the previous memory
-    /// instruction; the reason is memory when that latest time is a load's or the memory
-    /// order's, scoreboard otherwise.
+    /// latest of hold_until(), the guard, the sources and the memory condition: LD/CDL a free
+    /// load entry, ST a free store entry, EXIT every store complete, BAR and MEMBAR every load
+    /// and store complete (never while one has an unknown completion). The reason is memory
+    /// when that latest time is a load's or the memory condition's, scoreboard otherwise.
     issue_time next_issue(const instruction* inst, bool warp_ready, bool at_barrier) const;
 
 private:
@@ -81,8 +87,17 @@ private:
     std::array<std::uint64_t, max_registers> m_reg_ready{};
     std::bitset<max_registers> m_reg_from_load;
     std::array<std::uint64_t, num_predicates + 1> m_pred_ready{};
-    bool m_mem_busy = false;
-    std::uint64_t m_mem_ready = 0;
+    /// Loads or stores in flight: those with unknown completion, and known completions.
+    struct in_flight {
+        unsigned unknown = 0;
+        std::vector<std::uint64_t> ends;
+        /// First cycle at which fewer than `max` are in flight (never: not knowable yet).
+        std::uint64_t free_entry(unsigned max) const;
+        /// First cycle at which none is in flight.
+        std::uint64_t drained() const;
+    };
+    in_flight m_loads, m_stores;
+    unsigned m_max_loads, m_max_stores;
 };
 
 } // namespace vgpu::sm
