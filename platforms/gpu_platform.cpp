@@ -130,9 +130,11 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                     }),
       m_active(m_stats, "active_cycles", "cycles", "SM cycles with a resident CTA, all SMs",
                [this] { return sum_over_sms(&sm::sm::active_cycles); }),
-      m_issue_share(m_stats, "issue_share", "ratio",
-                    "share of active SM cycles that issued an instruction",
-                    [this] { return share(&sm::sm::instructions); }),
+      m_issue_share(
+          m_stats, "issue_share", "ratio",
+          "share of active SM cycles that issued an instruction or had a ready warp "
+          "whose functional unit was busy",
+          [this] { return share(&sm::sm::issue_cycles) + share(&sm::sm::stall_structural); }),
       m_memory_share(m_stats, "memory_stall_share", "ratio",
                      "share of active SM cycles with no warp ready, mostly waiting for memory",
                      [this] { return share(&sm::sm::stall_memory); }),
@@ -349,6 +351,8 @@ window_deltas gpu_platform::deltas(int start_mark, int end_mark, const std::vect
         d.stall_memory += delta(sm + ".stall_memory");
         d.stall_scoreboard += delta(sm + ".stall_scoreboard");
         d.stall_barrier += delta(sm + ".stall_barrier");
+        d.issue_cycles += delta(sm + ".issue_cycles");
+        d.stall_structural += delta(sm + ".stall_structural");
         d.l1_hits += delta(l1 + ".hits");
         d.l1_misses += delta(l1 + ".misses");
         d.l1_merges += delta(l1 + ".mshr_merges");

@@ -31,7 +31,8 @@ window_figures compute_figures(const window_deltas& d)
     f.dram_bw_util =
         ratio(d.dram_read_bytes + d.dram_write_bytes, d.dram_peak_bytes_per_ps * d.window_ps);
     f.link_bytes = d.link_bytes;
-    f.issue_share = ratio(d.instructions, d.active_cycles);
+    // A cycle lost to a busy functional unit is the issue side's limit, not a wait.
+    f.issue_share = ratio(d.issue_cycles + d.stall_structural, d.active_cycles);
     f.memory_share = ratio(d.stall_memory, d.active_cycles);
     f.alu_share = ratio(d.stall_scoreboard, d.active_cycles);
     f.barrier_share = ratio(d.stall_barrier, d.active_cycles);

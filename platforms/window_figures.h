@@ -18,13 +18,14 @@ struct window_deltas {
     unsigned sms_active = 0; ///< of those, SMs with at least one active cycle in the window
     double instructions = 0, active_cycles = 0;                       ///< SM-side
     double stall_memory = 0, stall_scoreboard = 0, stall_barrier = 0; ///< SM-side
-    double l1_hits = 0, l1_misses = 0, l1_merges = 0;                 ///< the window's SMs' L1s
-    double llc_hits = 0, llc_misses = 0, llc_merges = 0;              ///< every LLC slice
-    double dram_read_bytes = 0, dram_write_bytes = 0;                 ///< every DRAM controller
-    double dram_peak_bytes_per_ps = 0; ///< all channels of all modules
-    double link_bytes = 0;             ///< every inter-module link
-    double busiest_busy_ps = 0;        ///< busy time of the busiest memory-side shared resource
-    std::string busiest;               ///< its name
+    double issue_cycles = 0, stall_structural = 0;       ///< SM-side: cycles that issued, unit busy
+    double l1_hits = 0, l1_misses = 0, l1_merges = 0;    ///< the window's SMs' L1s
+    double llc_hits = 0, llc_misses = 0, llc_merges = 0; ///< every LLC slice
+    double dram_read_bytes = 0, dram_write_bytes = 0;    ///< every DRAM controller
+    double dram_peak_bytes_per_ps = 0;                   ///< all channels of all modules
+    double link_bytes = 0;                               ///< every inter-module link
+    double busiest_busy_ps = 0; ///< busy time of the busiest memory-side shared resource
+    std::string busiest;        ///< its name
 };
 
 /// Share of a window's busiest memory resource at or above which memory stalls are

@@ -31,9 +31,34 @@ sm::slot_stats::slot_stats(stats::group& g, unsigned slot)
 {
 }
 
-sm::warp_slot::warp_slot(const sm_config& cfg)
-    : board(cfg.regs_per_thread, cfg.alu_latency, cfg.fp_latency)
+namespace {
+std::array<unsigned, num_unit_classes> result_latencies(const sm_config& cfg)
 {
+    std::array<unsigned, num_unit_classes> l{};
+    const auto t = cfg.unit_timings();
+    for (unsigned c = 0; c < num_unit_classes; ++c)
+        l[c] = t[c].latency;
+    return l;
+}
+} // namespace
+
+sm::warp_slot::warp_slot(const sm_config& cfg)
+    : board(cfg.regs_per_thread, result_latencies(cfg), cfg.max_loads_per_warp,
+            cfg.max_stores_per_warp),
+      ops(cfg.max_loads_per_warp + cfg.max_stores_per_warp)
+{
+}
+
+sm::sub_core::sub_core(stats::group& g, unsigned index, unsigned warp_slots, unsigned schedulers,
+                       sched_policy policy)
+    : sched(warp_slots, policy), slots(0),
+      instructions(g, "core" + std::to_string(index) + ".instructions", "count",
+                   "warp-instructions issued by this sub-core"),
+      structural_stalls(g, "core" + std::to_string(index) + ".structural_stalls", "cycles",
+                        "cycles this sub-core had a ready warp but its unit was busy")
+{
+    for (unsigned w = index; w < warp_slots; w += schedulers)
+        slots |= 1ull << w;
 }
 
 sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_params& clk,
@@ -41,7 +66,7 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
     : sc_module(name), ctrl("ctrl"), mem("mem"), done("done"), m_cfg(cfg), m_clk(clk),
       m_sm_id(sm_id), m_module(module), m_cluster(cluster), m_line_bytes(line_bytes),
       m_period_ticks(sc_core::sc_time(static_cast<double>(clk.core_ps), sc_core::SC_PS).value()),
-      m_coalescer(line_bytes, 4), m_sched(cfg.warp_slots, cfg.scheduler), m_log(this->name()),
+      m_coalescer(line_bytes, 4), m_units(cfg.schedulers, cfg.unit_timings()), m_log(this->name()),
       m_warps(cfg.warp_slots, warp_slot(cfg)), m_cta_slots(cfg.cta_slots),
       m_slots(cfg.cta_slots, cfg.warp_slots), m_barriers(cfg.warp_slots, cfg.cta_slots),
       m_watchdog(cfg.cta_slots, cfg.max_cta_cycles), m_progs(cfg.cta_slots), m_stats(this->name()),
@@ -65,6 +90,10 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
       m_barrier_wait_cycles(m_stats, "barrier_wait_cycles", "cycles",
                             "warp-cycles spent waiting at barriers"),
       m_trace_events(m_stats, "trace_events", "count", "TRACE instructions executed"),
+      m_issue_cycles(m_stats, "issue_cycles", "cycles", "cycles in which a sub-core issued"),
+      m_stall_structural(m_stats, "stall_structural", "cycles",
+                         "cycles no sub-core issued although a warp was ready: its functional "
+                         "unit was busy (counted toward issue in the bound)"),
       m_ipc(m_stats, "ipc", "instructions/cycle", "warp-instructions per active cycle", [this] {
           const auto c = m_active_cycles.value();
           return c ? static_cast<double>(m_instructions.value()) / static_cast<double>(c) : 0.0;
@@ -76,6 +105,13 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
         SC_REPORT_ERROR("vgpu/sm", "warp_slots must be 1..64 and cta_slots >= 1");
     if (m_period_ticks == 0)
         SC_REPORT_ERROR("vgpu/sm", "core clock period below the time resolution");
+    if (cfg.schedulers == 0 || cfg.schedulers > cfg.warp_slots)
+        SC_REPORT_ERROR("vgpu/sm", "schedulers must be 1..warp_slots");
+    for (unsigned k = 0; k < cfg.schedulers; ++k)
+        m_cores.push_back(
+            std::make_unique<sub_core>(m_stats, k, cfg.warp_slots, cfg.schedulers, cfg.scheduler));
+    for (unsigned w = 0; w < cfg.warp_slots; ++w)
+        m_warps[w].core = w % cfg.schedulers;
     for (auto& c : m_cta_slots)
         c.ctx.params.reserve(cp::max_params);
     m_line_bufs.resize(line_bytes);
@@ -280,7 +316,7 @@ int sm::fetch_program(cta_slot& c, std::uint64_t& ready)
         const unsigned threads = std::min(m_fetch.lines, fetch_threads);
         m_fetch.left = threads;
         for (unsigned k = 0; k < threads; ++k)
-            hand_to_lsu({0, static_cast<std::uint16_t>(k), true});
+            hand_to_lsu({0, static_cast<std::uint16_t>(k), 0, true});
         while (m_fetch.left > 0)
             sc_core::wait(m_fetch_done);
     } else {
@@ -365,10 +401,14 @@ void sm::start_cta(int ci)
         ws.cta = ci;
         ws.next = ready;
         ws.reason = wait_reason::memory;
+        if (const instruction* first = ws.w->next())
+            ws.unit = unit_of(first->op);
         ws.board.reset();
+        for (mem_op& o : ws.ops) // the previous warp's accesses are complete
+            o.end = 0;
         ws.start = ready;
         ws.issued = 0;
-        m_sched.launch(s);
+        m_cores[ws.core]->sched.launch(s);
         m_live |= 1ull << s;
     }
     m_watchdog.watch(static_cast<unsigned>(ci), start);
@@ -385,6 +425,8 @@ void sm::update_next(unsigned slot)
         ws.board.next_issue(ws.w->next(), ws.w->ready(), m_barriers.at_barrier(slot));
     ws.next = t.cycle;
     ws.reason = t.reason;
+    if (const instruction* next = ws.w->next())
+        ws.unit = unit_of(next->op);
 }
 
 void sm::issue(unsigned slot)
@@ -402,6 +444,7 @@ void sm::issue(unsigned slot)
             ws.board.write_alu(*r.inst, m_cycle);
         break;
     case step_kind::branch:
+        ws.board.hold_until(m_cycle + m_units.latency(unit_class::branch));
         break;
     case step_kind::load:
     case step_kind::store:
@@ -431,17 +474,37 @@ void sm::issue(unsigned slot)
         update_next(slot);
 }
 
+bool sm::ordered(const mem_op& a, const mem_op& b)
+{
+    if ((!a.store && !b.store) || (a.lines_sig & b.lines_sig) == 0)
+        return false;
+    for (unsigned i = 0; i < a.lines.count; ++i)
+        for (unsigned j = 0; j < b.lines.count; ++j)
+            if (a.lines.requests[i].line_addr == b.lines.requests[j].line_addr)
+                return true;
+    return false;
+}
+
 void sm::issue_mem(unsigned slot, const step_result& r)
 {
     warp_slot& ws = m_warps[slot];
     cta_slot& c = m_cta_slots[ws.cta];
     const mem_access& a = *r.access;
-    mem_op& op = ws.op;
+    // An entry not in flight; the scoreboard's limits leave one (loads + stores < entries).
+    unsigned k = 0;
+    while (k < ws.ops.size() && (ws.ops[k].busy || ws.ops[k].end > m_cycle))
+        ++k;
+    if (k == ws.ops.size())
+        SC_REPORT_ERROR("vgpu/sm", "no free memory-instruction entry (scoreboard limits broken)");
+    mem_op& op = ws.ops[k];
     op.lines = m_coalescer.coalesce(a.lane_mask, a.addr);
     if (op.lines.misaligned) {
         fault_cta(ws.cta, slot, r.pc, a.addr[ctz64(op.lines.misaligned)], "misaligned access");
         return;
     }
+    op.lines_sig = 0;
+    for (unsigned i = 0; i < op.lines.count; ++i)
+        op.lines_sig |= 1ull << ((op.lines.requests[i].line_addr / m_line_bytes) % 64);
     op.addr = a.addr;
     op.store = r.kind == step_kind::store;
     if (op.store)
@@ -449,8 +512,8 @@ void sm::issue_mem(unsigned slot, const step_result& r)
     op.lane_mask = a.lane_mask;
     op.reg = a.reg;
     op.pc = r.pc;
-    op.issue = m_cycle;
-    op.end = m_cycle;
+    op.issue = m_cycle + m_cfg.lsu_delay(); // address stage (sm.units.lsu.latency)
+    op.end = op.issue;
     op.remaining = op.lines.count;
     op.failed = false;
     if (op.store)
@@ -459,28 +522,50 @@ void sm::issue_mem(unsigned slot, const step_result& r)
         ++m_loads;
     m_mem_requests += op.lines.count;
     ++c.outstanding;
+    ws.board.memory_issued(op.store, m_cycle);
+    // A warp's accesses to one line keep program order where one of them is a store: the
+    // later waits in the LSU until the earlier completed (both modes, so that they agree).
+    op.waits = 0;
+    for (unsigned j = 0; j < ws.ops.size(); ++j) {
+        const mem_op& o = ws.ops[j];
+        if (j == k || !(o.busy || o.end > op.issue) || !ordered(o, op))
+            continue;
+        if (o.busy)
+            op.waits |= 1ull << j;
+        else
+            op.issue = std::max(op.issue, o.end);
+    }
     if (m_clk.accurate) {
-        ws.board.memory_issued();
-        // One LSU thread per line request, woken in request order (so the order in which the
-        // requests reach the L1 does not depend on which thread takes which).
-        for (unsigned i = 0; i < op.lines.count; ++i)
-            hand_to_lsu({static_cast<std::uint16_t>(slot), static_cast<std::uint16_t>(i)});
+        op.busy = true;
+        if (op.waits == 0)
+            dispatch_mem(slot, k);
         return;
     }
+    op.end = op.issue;
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     for (unsigned i = 0; i < op.lines.count; ++i) {
-        sc_core::sc_time delay = time_of(m_cycle + i) - now;
-        do_line(slot, i, delay, m_line_bufs.data(), m_be_bufs.data());
+        sc_core::sc_time delay = time_of(op.issue + i) - now;
+        do_line(slot, k, i, delay, m_line_bufs.data(), m_be_bufs.data());
     }
     op.remaining = 0;
-    finish_mem(slot);
+    finish_mem(slot, k);
 }
 
-void sm::do_line(unsigned slot, unsigned line, sc_core::sc_time& delay, std::uint8_t* buf,
-                 std::uint8_t* be)
+void sm::dispatch_mem(unsigned slot, unsigned k)
+{
+    // One LSU thread per line request, woken in request order (so the order in which the
+    // requests reach the L1 does not depend on which thread takes which).
+    const mem_op& op = m_warps[slot].ops[k];
+    for (unsigned i = 0; i < op.lines.count; ++i)
+        hand_to_lsu({static_cast<std::uint16_t>(slot), static_cast<std::uint16_t>(i),
+                     static_cast<std::uint8_t>(k)});
+}
+
+void sm::do_line(unsigned slot, unsigned k, unsigned line, sc_core::sc_time& delay,
+                 std::uint8_t* buf, std::uint8_t* be)
 {
     warp_slot& ws = m_warps[slot];
-    mem_op& op = ws.op;
+    mem_op& op = ws.ops[k];
     const coalescer::request& req = op.lines.requests[line];
     const std::uint64_t va = req.line_addr + req.offset;
     const unsigned len = req.bytes;
@@ -514,13 +599,22 @@ void sm::do_line(unsigned slot, unsigned line, sc_core::sc_time& delay, std::uin
     }
 }
 
-void sm::finish_mem(unsigned slot)
+void sm::finish_mem(unsigned slot, unsigned k)
 {
     warp_slot& ws = m_warps[slot];
     cta_slot& c = m_cta_slots[ws.cta];
-    mem_op& op = ws.op;
+    mem_op& op = ws.ops[k];
     --c.outstanding;
-    ws.board.memory_done(op.end);
+    ws.board.memory_done(op.store, op.end);
+    if (op.busy) {
+        op.busy = false;
+        // Accesses of this warp that waited for this one may go now.
+        for (unsigned j = 0; j < ws.ops.size(); ++j) {
+            mem_op& o = ws.ops[j];
+            if (o.busy && (o.waits >> k & 1) && (o.waits &= ~(1ull << k)) == 0)
+                dispatch_mem(slot, j);
+        }
+    }
     c.end = std::max(c.end, op.end);
     if (op.failed) {
         char msg[96];
@@ -774,16 +868,44 @@ void sm::issue_loop()
                 stalls.add(ws.reason);
             }
         }
-        if (ready != 0) {
-            issue(static_cast<unsigned>(m_sched.pick(ready)));
+        bool issued = false, structural = false;
+        for (std::size_t k = 0; ready != 0 && k < m_cores.size(); ++k) {
+            sub_core& core = *m_cores[k];
+            // A warp another sub-core's issue ended (fault) or stopped is no longer live.
+            std::uint64_t can = ready & core.slots & m_live;
+            if (can == 0)
+                continue;
+            for (std::uint64_t m = can; m != 0; m &= m - 1) {
+                const unsigned s = ctz64(m);
+                const std::uint64_t free =
+                    m_units.free_at(static_cast<unsigned>(k), m_warps[s].unit);
+                if (free > m_cycle) {
+                    can &= ~(1ull << s);
+                    earliest = std::min(earliest, free);
+                }
+            }
+            if (can == 0) {
+                ++core.structural_stalls;
+                structural = true;
+                continue;
+            }
+            const auto s = static_cast<unsigned>(core.sched.pick(can));
+            m_units.issue(static_cast<unsigned>(k), m_warps[s].unit, m_cycle);
+            ++core.instructions;
+            issue(s);
+            issued = true;
+        }
+        if (issued) {
             ++m_cycle;
             ++m_active_cycles;
+            ++m_issue_cycles;
             keep_time();
             continue;
         }
 
         const wait_reason why = stalls.classify();
-        stats::counter& stall = why == wait_reason::memory    ? m_stall_memory
+        stats::counter& stall = structural                    ? m_stall_structural
+                                : why == wait_reason::memory  ? m_stall_memory
                                 : why == wait_reason::barrier ? m_stall_barrier
                                                               : m_stall_scoreboard;
         const std::uint64_t target = std::min(earliest, m_watchdog.next_limit());
@@ -855,13 +977,13 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
             m_fetch_done.notify(sc_core::SC_ZERO_TIME);
         return;
     }
-    mem_op& op = m_warps[job.slot].op;
+    mem_op& op = m_warps[job.slot].ops[job.op];
     const sc_core::sc_time at = time_of(op.issue + job.line);
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
-    do_line(job.slot, job.line, delay, w.buf.data(), w.be.data());
+    do_line(job.slot, job.op, job.line, delay, w.buf.data(), w.be.data());
     if (--op.remaining == 0) {
-        finish_mem(job.slot);
+        finish_mem(job.slot, job.op);
         ++m_wakeups;
         m_wake.notify(sc_core::SC_ZERO_TIME);
     }

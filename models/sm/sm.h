@@ -9,6 +9,7 @@
 #include "models/sm/core/barrier_tracker.h"
 #include "models/sm/core/coalescer.h"
 #include "models/sm/core/cta_slots.h"
+#include "models/sm/core/function_units.h"
 #include "models/sm/core/isa.h"
 #include "models/sm/core/scoreboard.h"
 #include "models/sm/core/warp.h"
@@ -62,6 +63,10 @@ public:
     std::uint64_t stall_scoreboard() const { return m_stall_scoreboard.value(); }
     /// Cycles no warp could issue, mostly waiting at barriers.
     std::uint64_t stall_barrier() const { return m_stall_barrier.value(); }
+    /// Cycles in which at least one sub-core issued.
+    std::uint64_t issue_cycles() const { return m_issue_cycles.value(); }
+    /// Cycles no sub-core issued although a warp was ready: its unit was busy.
+    std::uint64_t stall_structural() const { return m_stall_structural.value(); }
     std::uint64_t cycles() const { return m_cycle; } ///< current core cycle of the issue loop
     /// Full text of the last fault (cta_done.message holds its first 95 characters).
     const std::string& last_fault() const { return m_last_fault; }
@@ -79,7 +84,17 @@ private:
         stats::counter instructions, barrier_wait_cycles, stall_cycles;
     };
 
-    /// The memory instruction a warp has in flight (at most one, per-warp memory order).
+    /// One sub-core: its warp scheduler and statistics (its units are in m_units).
+    struct sub_core {
+        sub_core(stats::group& g, unsigned index, unsigned warp_slots, unsigned schedulers,
+                 sched_policy policy);
+        warp_scheduler sched;
+        std::uint64_t slots; ///< bit w: warp slot w belongs to this sub-core
+        stats::counter instructions, structural_stalls;
+    };
+
+    /// A memory instruction of a warp (up to sm.max_loads_per_warp + sm.max_stores_per_warp
+    /// per warp in flight).
     struct mem_op {
         coalescer::result lines; ///< line requests
         lane_values addr{};      ///< per-lane virtual addresses
@@ -94,6 +109,9 @@ private:
         bool failed = false;     ///< a line got an error response
         std::uint64_t fail_vaddr = 0;
         tlm::tlm_response_status fail_status = tlm::TLM_OK_RESPONSE;
+        bool busy = false;           ///< accurate mode: issued, not yet finished
+        std::uint64_t waits = 0;     ///< accurate mode: ops of the warp it must follow (bit = op)
+        std::uint64_t lines_sig = 0; ///< one bit per line address hash (overlap pre-check)
     };
 
     /// One warp slot.
@@ -104,10 +122,12 @@ private:
         int cta = -1;                           ///< CTA slot
         std::uint64_t next = 0;                 ///< earliest cycle the next instruction can issue
         wait_reason reason = wait_reason::none; ///< why next is in the future
+        unit_class unit = unit_class::int_alu;  ///< unit of the next instruction
+        unsigned core = 0;                      ///< sub-core (slot mod sm.schedulers)
         scoreboard board;                       ///< register, predicate and memory-order readiness
         std::uint64_t start = 0;                ///< launch cycle
         std::uint64_t issued = 0;               ///< instructions issued by this warp
-        mem_op op;
+        std::vector<mem_op> ops;                ///< its memory instructions (in flight or done)
     };
 
     /// What the shell keeps of one CTA slot (state and warp slots: m_slots).
@@ -136,7 +156,8 @@ private:
     struct lsu_job {
         std::uint16_t slot;
         std::uint16_t line;
-        bool fetch = false; ///< program fetch: lines line, line + fetch_threads, ...
+        std::uint8_t op = 0; ///< index into the warp's ops
+        bool fetch = false;  ///< program fetch: lines line, line + fetch_threads, ...
     };
 
     /// The program fetch in progress (its lines may be fetched by LSU threads).
@@ -188,10 +209,14 @@ private:
     void issue(unsigned slot);
     void update_next(unsigned slot);
     void issue_mem(unsigned slot, const step_result& r);
-    /// Performs line request `line` of `slot`'s memory instruction with `delay` as offset.
-    void do_line(unsigned slot, unsigned line, sc_core::sc_time& delay, std::uint8_t* buf,
-                 std::uint8_t* be);
-    void finish_mem(unsigned slot);
+    /// True when `b` must wait for `a` (same warp): their lines overlap and one is a store.
+    static bool ordered(const mem_op& a, const mem_op& b);
+    /// Accurate mode: hands the line requests of op k of `slot` to LSU threads.
+    void dispatch_mem(unsigned slot, unsigned k);
+    /// Performs line request `line` of op k of `slot` with `delay` as offset.
+    void do_line(unsigned slot, unsigned k, unsigned line, sc_core::sc_time& delay,
+                 std::uint8_t* buf, std::uint8_t* be);
+    void finish_mem(unsigned slot, unsigned k);
     void arrive(unsigned slot, std::uint32_t pc);
     /// Statistics, trace and issue times of the warps a barrier released (bit w: slot w).
     void release_barrier(std::uint64_t released);
@@ -210,7 +235,7 @@ private:
     const unsigned m_sm_id, m_module, m_cluster, m_line_bytes;
     const std::uint64_t m_period_ticks;
     coalescer m_coalescer;
-    warp_scheduler m_sched;
+    function_units m_units; ///< per sub-core and class: when the unit is free
     logger m_log;
 
     std::vector<warp_slot> m_warps;
@@ -244,8 +269,10 @@ private:
     stats::group m_stats;
     stats::counter m_instructions, m_lane_instructions, m_loads, m_stores, m_mem_requests,
         m_fetches, m_ctas, m_faults, m_active_cycles, m_idle_cycles, m_stall_scoreboard,
-        m_stall_barrier, m_stall_memory, m_barrier_wait_cycles, m_trace_events;
+        m_stall_barrier, m_stall_memory, m_barrier_wait_cycles, m_trace_events, m_issue_cycles,
+        m_stall_structural;
     stats::formula m_ipc;
+    std::vector<std::unique_ptr<sub_core>> m_cores;        ///< sm.schedulers sub-cores
     std::vector<std::unique_ptr<slot_stats>> m_slot_stats; ///< empty unless per_warp_stats
 };
 

@@ -3,12 +3,56 @@
 #pragma once
 
 #include "models/common/config.h"
+#include "models/sm/core/function_units.h"
 #include "models/sm/core/isa.h"
 #include "models/sm/core/warp_scheduler.h"
 
+#include <array>
 #include <cstdint>
 
 namespace vgpu::sm {
+
+/// Section `sm.units.<class>`: one unit class in each sub-core.
+struct unit_config {
+    unsigned lanes = warp_size; ///< lanes; a warp-instruction holds the unit ceil(32/lanes) cycles
+    unsigned latency = 0;       ///< cycles from issue to a readable result; 0 = the class default
+
+    void declare(config::visitor& v)
+    {
+        using config::spec;
+        v.value("lanes", lanes,
+                spec("lanes of this unit in each sub-core: a warp-instruction occupies it for "
+                     "ceil(32 / lanes) cycles, during which the sub-core issues no other "
+                     "instruction of this class")
+                    .range(1, warp_size));
+        v.value("latency", latency,
+                spec("cycles from issue until a dependent instruction can issue (int, mul: "
+                     "0 = sm.alu_latency; fp32, sfu: 0 = sm.fp_latency; lsu: cycles before the "
+                     "first line request leaves, 0 = none; branch: cycles until the warp's next "
+                     "instruction, 0 = 1)")
+                    .range(0, 1000)
+                    .unit("cycles"));
+    }
+};
+
+/// Section `sm.units`: the functional units of each sub-core, by class (models/sm/README.md).
+struct units_config {
+    std::array<unit_config, num_unit_classes> by_class{}; ///< indexed by unit_class
+
+    void declare(config::visitor& v)
+    {
+        static const char* const docs[num_unit_classes] = {
+            "Integer and logic operations, moves, compares, selects (IADD..SAR, MOV, S2R, LDP, "
+            "ISETP, USETP, SEL, NOP, TRACE).",
+            "Integer multiplies (IMUL, IMAD).",
+            "fp32 arithmetic and compares (FADD..FABS, FSETP).",
+            "Conversions (I2F, F2I).",
+            "Memory instructions (LD, ST, CDL, MEMBAR): the address stage ahead of the L1.",
+            "Control (BRA, BAR, EXIT)."};
+        for (unsigned c = 0; c < num_unit_classes; ++c)
+            v.section(name(static_cast<unit_class>(c)), by_class[c], docs[c]);
+    }
+};
 
 /// Section `sm`: resources, issue policy and timing of one SM.
 struct sm_config {
@@ -16,8 +60,12 @@ struct sm_config {
     unsigned cta_slots = 8;                     ///< resident CTAs
     unsigned regs_per_thread = 64;              ///< registers per thread (R0..R<n-1>)
     sched_policy scheduler = sched_policy::gto; ///< warp issue policy
+    unsigned schedulers = 1;                    ///< sub-cores, each with a scheduler and units
+    units_config units;                         ///< functional units of each sub-core
     unsigned alu_latency = 4;                   ///< cycles until an integer/ALU result can be read
     unsigned fp_latency = 4;                    ///< cycles until an fp32 result can be read
+    unsigned max_loads_per_warp = 8;            ///< loads (LD, CDL) a warp keeps in flight
+    unsigned max_stores_per_warp = 8; ///< stores a warp keeps in flight (its store buffer)
     unsigned lsu_threads = 8; ///< accurate mode: LSU threads started at once (more on demand)
     std::uint64_t max_cta_cycles = 50000000; ///< a CTA running longer is stopped with a fault
 
@@ -30,6 +78,13 @@ struct sm_config {
                 spec("registers per thread").range(1, max_registers));
         v.choice("scheduler", scheduler,
                  spec("warp issue policy: loose round-robin or greedy-then-oldest"));
+        v.value("schedulers", schedulers,
+                spec("sub-cores (warp schedulers) per SM: warp slot w belongs to sub-core "
+                     "w mod schedulers, and each sub-core issues at most one warp-instruction "
+                     "per cycle from its warps, with its own policy and functional units")
+                    .range(1, 8));
+        v.section("units", units,
+                  "Functional units per sub-core and class: throughput (lanes) and latency.");
         v.value("alu_latency", alu_latency,
                 spec("cycles until an ALU result can be read by a dependent instruction")
                     .range(1, 1000)
@@ -38,6 +93,15 @@ struct sm_config {
                 spec("cycles until an fp32 result can be read by a dependent instruction")
                     .range(1, 1000)
                     .unit("cycles"));
+        v.value("max_loads_per_warp", max_loads_per_warp,
+                spec("loads (LD, CDL) a warp keeps in flight: it issues further independent "
+                     "instructions, loads included, while earlier loads are outstanding, and "
+                     "waits only for a register a load has not yet written, or for a free entry")
+                    .range(1, 32));
+        v.value("max_stores_per_warp", max_stores_per_warp,
+                spec("stores a warp keeps in flight: a store does not block the warp; "
+                     "outstanding stores drain before BAR, EXIT and MEMBAR")
+                    .range(1, 32));
         v.value("lsu_threads", lsu_threads,
                 spec("accurate mode: LSU threads started with the SM; more start whenever every "
                      "one is busy, so this changes neither timing nor results (a simulator "
@@ -50,8 +114,40 @@ struct sm_config {
                     .unit("cycles"));
     }
 
+    /// The effective timing of each unit class (defaults resolved).
+    std::array<unit_timing, num_unit_classes> unit_timings() const
+    {
+        std::array<unit_timing, num_unit_classes> t{};
+        for (unsigned c = 0; c < num_unit_classes; ++c) {
+            const unit_config& u = units.by_class[c];
+            unsigned fallback = 1;
+            switch (static_cast<unit_class>(c)) {
+            case unit_class::int_alu:
+            case unit_class::mul:
+                fallback = alu_latency;
+                break;
+            case unit_class::fp32:
+            case unit_class::sfu:
+                fallback = fp_latency;
+                break;
+            default:
+                break;
+            }
+            t[c].lanes = u.lanes;
+            t[c].latency = u.latency != 0 ? u.latency : fallback;
+        }
+        return t;
+    }
+    /// Cycles before a memory instruction's first line request leaves (sm.units.lsu.latency).
+    unsigned lsu_delay() const
+    {
+        return units.by_class[static_cast<unsigned>(unit_class::lsu)].latency;
+    }
+
     void validate(config::checker& c) const
     {
+        if (schedulers > warp_slots)
+            c.error("sm.schedulers", "more sub-cores than warp slots");
         if (cta_slots > warp_slots)
             c.error("sm.cta_slots", "more CTA slots than warp slots (every CTA needs a warp)");
     }

@@ -15,6 +15,7 @@ window_deltas base()
     d.sms = 8;
     d.sms_active = 4;
     d.instructions = 20'000;
+    d.issue_cycles = 20'000; // one sub-core: one instruction per issuing cycle
     d.active_cycles = 40'000;
     d.stall_memory = 15'000;
     d.stall_scoreboard = 3'000;
@@ -57,7 +58,7 @@ TEST_CASE("window figures: cycles, IPC, hit rates (merges count as hits), DRAM u
 TEST_CASE("window figures: memory stalls are bandwidth-bound at >= 70 % busy, else latency")
 {
     window_deltas d = base();
-    d.instructions = 5'000; // issue share 0.125 < memory share 0.375
+    d.issue_cycles = 5'000; // issue share 0.125 < memory share 0.375
     d.busiest_busy_ps = 7'000'000;
     CHECK(compute_figures(d).bound == "memory_bandwidth"); // exactly 70 %
     d.busiest_busy_ps = 6'999'999;
@@ -74,20 +75,37 @@ TEST_CASE("window figures: a saturated memory resource bounds the window whateve
     CHECK(compute_figures(d).bound == "issue");
     // Saturated, but issue took an even larger share of the cycles: issue.
     d.busiest_busy_ps = 9'600'000;
-    d.instructions = 39'000; // issue share 0.975
+    d.issue_cycles = 39'000; // issue share 0.975
     CHECK(compute_figures(d).bound == "issue");
 }
 
 TEST_CASE("window figures: ALU latency and barriers win when they are the largest share")
 {
     window_deltas d = base();
-    d.instructions = 1'000;
+    d.issue_cycles = 1'000;
     d.stall_memory = 1'000;
     d.stall_scoreboard = 30'000;
     CHECK(compute_figures(d).bound == "alu_latency");
     d.stall_scoreboard = 1'000;
     d.stall_barrier = 30'000;
     CHECK(compute_figures(d).bound == "barriers");
+}
+
+TEST_CASE("window figures: cycles lost to a busy functional unit count toward issue")
+{
+    window_deltas d = base();
+    // Four sub-cores: 20,000 instructions issued in 8,000 cycles; 12,000 cycles had ready
+    // warps whose unit was busy. Issue share (8,000 + 12,000) / 40,000 = 0.5 > memory 0.375.
+    d.issue_cycles = 8'000;
+    d.stall_structural = 12'000;
+    d.stall_memory = 15'000;
+    d.busiest_busy_ps = 1'000'000; // memory latency, not bandwidth, when memory wins
+    const window_figures f = compute_figures(d);
+    CHECK(f.issue_share == Approx(0.5));
+    CHECK(f.ipc == Approx(2.0)); // IPC still counts instructions
+    CHECK(f.bound == "issue");
+    d.stall_structural = 0; // without them: 0.2 < 0.375, memory
+    CHECK(compute_figures(d).bound == "memory_latency");
 }
 
 TEST_CASE("window figures: an empty window divides by nothing")

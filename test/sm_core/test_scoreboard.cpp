@@ -127,42 +127,64 @@ TEST_CASE("scoreboard: guards and SEL predicates wait for the SETP that writes t
     REQUIRE(sb.pred_ready(pred_true) == 0);
 }
 
-TEST_CASE("scoreboard: LD/ST/BAR wait for the previous memory instruction, ALU ops do not")
+TEST_CASE("scoreboard: loads and stores in flight up to their limits; BAR/MEMBAR drain both")
 {
-    scoreboard sb(64, 4, 4);
+    const std::array<unsigned, num_unit_classes> lat{4, 4, 4, 4, 1, 1};
+    scoreboard sb(64, lat, 2, 1); // 2 loads, 1 store
     const instruction ld = one("LD R5, [R1]");
     const instruction st = one("ST [R1], R2");
     const instruction bar = one("BAR");
+    const instruction membar = one("MEMBAR");
+    const instruction exit = one("EXIT");
     const instruction add = one("IADD R6, R0, 1");
-    // Accurate mode: in flight with unknown completion -> never, memory.
-    sb.memory_issued();
+    // Accurate mode: one load in flight, completion unknown: a second load may issue, a store
+    // too; BAR and MEMBAR wait for it (never while unknown), EXIT does not (loads only).
+    sb.memory_issued(false, 10);
     REQUIRE(sb.memory_busy());
-    for (const instruction* i : {&ld, &st, &bar}) {
+    CHECK(sb.next_issue(&ld, true, false).cycle == 0);
+    CHECK(sb.next_issue(&st, true, false).cycle == 0);
+    CHECK(sb.next_issue(&exit, true, false).cycle == 0);
+    for (const instruction* i : {&bar, &membar}) {
         const issue_time t = sb.next_issue(i, true, false);
-        REQUIRE(t.cycle == scoreboard::never);
-        REQUIRE(t.reason == wait_reason::memory);
+        CHECK(t.cycle == scoreboard::never);
+        CHECK(t.reason == wait_reason::memory);
     }
-    REQUIRE(sb.next_issue(&add, true, false).cycle == 0);
-    // Completed at 80: the next memory instruction may issue at 80.
-    sb.memory_done(80);
+    // A second load: the limit of 2 is reached, a third waits (never: unknown completions).
+    sb.memory_issued(false, 11);
+    CHECK(sb.next_issue(&ld, true, false).cycle == scoreboard::never);
+    CHECK(sb.next_issue(&add, true, false).cycle == 0);
+    // They complete at 80 and 60: the next load may issue when the first of them is done (60).
+    sb.memory_done(false, 80);
+    sb.memory_done(false, 60);
     REQUIRE_FALSE(sb.memory_busy());
-    REQUIRE(sb.memory_ready() == 80);
-    for (const instruction* i : {&ld, &st, &bar}) {
-        const issue_time t = sb.next_issue(i, true, false);
-        REQUIRE(t.cycle == 80);
-        REQUIRE(t.reason == wait_reason::memory);
-    }
-    REQUIRE(sb.next_issue(&add, true, false).cycle == 0);
-    // A source register readable later than the memory order decides: scoreboard at 94.
-    sb.write_alu(one("IADD R1, R0, 1"), 90);
-    const issue_time t = sb.next_issue(&ld, true, false);
-    REQUIRE(t.cycle == 94);
-    REQUIRE(t.reason == wait_reason::scoreboard);
+    issue_time t = sb.next_issue(&ld, true, false);
+    CHECK(t.cycle == 60);
+    CHECK(t.reason == wait_reason::memory);
+    CHECK(sb.next_issue(&bar, true, false).cycle == 80);
+    CHECK(sb.memory_ready() == 80);
+    // A store (fast mode: issued and done at once) completing at 120: a second store waits for
+    // it (limit 1), EXIT drains it, MEMBAR waits for everything.
+    sb.memory_issued(true, 12);
+    sb.memory_done(true, 120);
+    CHECK(sb.next_issue(&st, true, false).cycle == 120);
+    CHECK(sb.next_issue(&exit, true, false).cycle == 120);
+    CHECK(sb.next_issue(&membar, true, false).cycle == 120);
+    // Completions at or before a later issue are forgotten: a load issued at 70 leaves only
+    // the load ending at 80 in flight (plus the new one).
+    sb.memory_issued(false, 70);
+    sb.memory_done(false, 90);
+    CHECK(sb.next_issue(&ld, true, false).cycle == 80);
+    // A source register readable later than the memory condition decides: scoreboard at 204.
+    sb.write_alu(one("IADD R1, R0, 1"), 200);
+    t = sb.next_issue(&ld, true, false);
+    CHECK(t.cycle == 204);
+    CHECK(t.reason == wait_reason::scoreboard);
     // reset() forgets everything.
     sb.reset();
-    REQUIRE(sb.next_issue(&ld, true, false).cycle == 0);
-    REQUIRE(sb.memory_ready() == 0);
-    REQUIRE(sb.reg_ready(1) == 0);
+    CHECK(sb.next_issue(&ld, true, false).cycle == 0);
+    CHECK(sb.memory_ready() == 0);
+    CHECK(sb.reg_ready(1) == 0);
+    CHECK_THROWS_AS(scoreboard(64, lat, 0, 1), std::invalid_argument);
 }
 
 TEST_CASE("scoreboard: a barrier and an unready warp core take precedence")

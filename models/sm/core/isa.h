@@ -29,7 +29,7 @@ enum class opcode : std::uint8_t {
     AND, OR, XOR, NOT, SHL, SHR, SAR,
     FADD, FSUB, FMUL, FFMA, FMIN, FMAX, FNEG, FABS, I2F, F2I,
     ISETP, USETP, FSETP, SEL,
-    BRA, LD, ST, BAR, EXIT, TRACE, CDL,
+    BRA, LD, ST, BAR, EXIT, TRACE, CDL, MEMBAR,
     INVALID
 };
 // clang-format on

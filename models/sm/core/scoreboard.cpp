@@ -2,31 +2,29 @@
 // cycle (and the reason) the warp's next instruction can issue. No SystemC; models/sm/README.md.
 #include "models/sm/core/scoreboard.h"
 
+#include <algorithm>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
 namespace vgpu::sm {
 
-namespace {
-bool is_fp(opcode op)
+scoreboard::scoreboard(unsigned regs_per_thread,
+                       const std::array<unsigned, num_unit_classes>& latency, unsigned max_loads,
+                       unsigned max_stores)
+    : m_regs(regs_per_thread), m_latency(latency), m_max_loads(max_loads), m_max_stores(max_stores)
 {
-    return (op >= opcode::FADD && op <= opcode::F2I) || op == opcode::FSETP;
-}
-
-} // namespace
-
-scoreboard::scoreboard(unsigned regs_per_thread, unsigned alu_latency, unsigned fp_latency)
-    : m_regs(regs_per_thread), m_alu_latency(alu_latency), m_fp_latency(fp_latency)
-{
+    if (max_loads == 0 || max_stores == 0)
+        throw std::invalid_argument("scoreboard: at least one load and one store in flight");
     if (regs_per_thread == 0 || regs_per_thread > max_registers)
         throw std::invalid_argument("scoreboard: regs_per_thread must be in 1.." +
                                     std::to_string(max_registers) + ", got " +
                                     std::to_string(regs_per_thread));
 }
 
-unsigned scoreboard::latency(opcode op) const
+scoreboard::scoreboard(unsigned regs_per_thread, unsigned alu_latency, unsigned fp_latency)
+    : scoreboard(regs_per_thread, {alu_latency, alu_latency, fp_latency, fp_latency, 1, 1})
 {
-    return is_fp(op) ? m_fp_latency : m_alu_latency;
 }
 
 void scoreboard::reset()
@@ -34,8 +32,9 @@ void scoreboard::reset()
     m_reg_ready.fill(0);
     m_reg_from_load.reset();
     m_pred_ready.fill(0);
-    m_mem_busy = false;
-    m_mem_ready = 0;
+    m_loads = in_flight{};
+    m_stores = in_flight{};
+    m_hold = 0;
 }
 
 void scoreboard::write_alu(const instruction& inst, std::uint64_t cycle)
@@ -60,10 +59,48 @@ void scoreboard::write_load(std::uint8_t reg, std::uint64_t cycle)
     m_reg_from_load.set(reg);
 }
 
-void scoreboard::memory_done(std::uint64_t cycle)
+void scoreboard::memory_issued(bool store, std::uint64_t cycle)
 {
-    m_mem_busy = false;
-    m_mem_ready = cycle;
+    in_flight& f = store ? m_stores : m_loads;
+    f.ends.erase(std::remove_if(f.ends.begin(), f.ends.end(),
+                                [cycle](std::uint64_t e) { return e <= cycle; }),
+                 f.ends.end());
+    ++f.unknown;
+}
+
+void scoreboard::memory_done(bool store, std::uint64_t cycle)
+{
+    in_flight& f = store ? m_stores : m_loads;
+    if (f.unknown > 0)
+        --f.unknown;
+    f.ends.push_back(cycle);
+}
+
+std::uint64_t scoreboard::memory_ready() const
+{
+    return std::max(m_loads.drained() == never ? 0 : m_loads.drained(),
+                    m_stores.drained() == never ? 0 : m_stores.drained());
+}
+
+std::uint64_t scoreboard::in_flight::free_entry(unsigned max) const
+{
+    if (unknown >= max)
+        return never;
+    // At most max - 1 in flight: known completions beyond the (allowed + 1)-th latest remain.
+    const std::size_t allowed = max - 1 - unknown;
+    if (ends.size() <= allowed)
+        return 0;
+    std::vector<std::uint64_t> e(ends);
+    std::nth_element(e.begin(), e.begin() + static_cast<std::ptrdiff_t>(allowed), e.end(),
+                     std::greater<>());
+    return e[allowed];
+}
+
+std::uint64_t scoreboard::in_flight::drained() const
+{
+    if (unknown > 0)
+        return never;
+    return ends.empty() ? 0 : *std::max_element(ends.begin(), ends.end());
 }
 
 issue_time scoreboard::next_issue(const instruction* inst, bool warp_ready, bool at_barrier) const
@@ -74,7 +111,8 @@ issue_time scoreboard::next_issue(const instruction* inst, bool warp_ready, bool
         return {never, wait_reason::memory};
     if (!inst)
         return {0, wait_reason::none};
-    std::uint64_t t = m_pred_ready[inst->guard <= num_predicates ? inst->guard : pred_true];
+    std::uint64_t t =
+        std::max(m_hold, m_pred_ready[inst->guard <= num_predicates ? inst->guard : pred_true]);
     bool from_mem = false;
     for (const operand& o : inst->src) {
         if (o.kind == operand_kind::reg && o.value < m_regs) {
@@ -89,15 +127,32 @@ issue_time scoreboard::next_issue(const instruction* inst, bool warp_ready, bool
             }
         }
     }
-    // Per-warp memory order; a BAR also waits, so that the CTA sees the warp's stores after it.
-    if (inst->op == opcode::LD || inst->op == opcode::ST || inst->op == opcode::CDL ||
-        inst->op == opcode::BAR) {
-        if (m_mem_busy)
-            return {never, wait_reason::memory};
-        if (m_mem_ready > t) {
-            t = m_mem_ready;
-            from_mem = true;
-        }
+    // Entries for loads and stores in flight; the CTA sees a warp's accesses complete at a
+    // BAR or MEMBAR, and its stores complete at EXIT.
+    std::uint64_t mem = 0;
+    switch (inst->op) {
+    case opcode::LD:
+    case opcode::CDL:
+        mem = m_loads.free_entry(m_max_loads);
+        break;
+    case opcode::ST:
+        mem = m_stores.free_entry(m_max_stores);
+        break;
+    case opcode::EXIT:
+        mem = m_stores.drained();
+        break;
+    case opcode::BAR:
+    case opcode::MEMBAR:
+        mem = std::max(m_loads.drained(), m_stores.drained());
+        break;
+    default:
+        break;
+    }
+    if (mem == never)
+        return {never, wait_reason::memory};
+    if (mem > t) {
+        t = mem;
+        from_mem = true;
     }
     return {t, from_mem ? wait_reason::memory : wait_reason::scoreboard};
 }

@@ -2,12 +2,15 @@
 // cycle (and the reason) the warp's next instruction can issue. No SystemC; models/sm/README.md.
 #pragma once
 
+#include "models/sm/core/function_units.h"
 #include "models/sm/core/isa.h"
 
+#include <algorithm>
 #include <array>
 #include <bitset>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace vgpu::sm {
 
@@ -15,7 +18,7 @@ namespace vgpu::sm {
 enum class wait_reason : std::uint8_t {
     none,       ///< nothing: the warp can issue
     scoreboard, ///< an ALU or fp32 result it reads is not readable yet
-    memory,     ///< a load result or its previous memory instruction is outstanding
+    memory,     ///< a load result, a free load/store entry or a drain of its accesses
     barrier     ///< it waits at a BAR
 };
 
@@ -30,27 +33,36 @@ class scoreboard {
 public:
     static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max(); ///< no time
 
-    /// regs_per_thread in 1..max_registers; latencies in cycles from issue to readable.
+    /// Result latencies per unit class (function_units::latency), in cycles from issue to
+    /// readable; regs_per_thread in 1..max_registers; a warp keeps at most max_loads loads
+    /// (LD, CDL) and max_stores stores in flight (both >= 1).
+    scoreboard(unsigned regs_per_thread, const std::array<unsigned, num_unit_classes>& latency,
+               unsigned max_loads = 1, unsigned max_stores = 1);
+    /// int and mul results after alu_latency, fp32 and sfu results after fp_latency; one load
+    /// and one store in flight.
     scoreboard(unsigned regs_per_thread, unsigned alu_latency, unsigned fp_latency);
 
     unsigned regs_per_thread() const { return m_regs; } ///< registers tracked (R0..R<n-1>)
-    /// Cycles from the issue of op until its result can be read (fp32 or ALU latency).
-    unsigned latency(opcode op) const;
+    /// Cycles from the issue of op until its result can be read (its unit class's latency).
+    unsigned latency(opcode op) const { return m_latency[static_cast<unsigned>(unit_of(op))]; }
 
     /// A new warp: everything readable from cycle 0, no memory instruction in flight.
     void reset();
     /// inst (ALU class) issued at cycle: its destination is readable at cycle + latency.
     void write_alu(const instruction& inst, std::uint64_t cycle);
+    /// The warp's next instruction issues no earlier than cycle (a branch resolving).
+    void hold_until(std::uint64_t cycle) { m_hold = std::max(m_hold, cycle); }
     /// A load's data arrived in reg, readable at cycle (RZ and registers out of range: none).
     void write_load(std::uint8_t reg, std::uint64_t cycle);
-    /// A memory instruction was issued whose completion is not known yet (accurate mode).
-    void memory_issued() { m_mem_busy = true; }
-    /// The warp's memory instruction completed at cycle.
-    void memory_done(std::uint64_t cycle);
-    /// A memory instruction is in flight with an unknown completion.
-    bool memory_busy() const { return m_mem_busy; }
-    /// Cycle the warp's last memory instruction completed.
-    std::uint64_t memory_ready() const { return m_mem_ready; }
+    /// A load (store: `store`) issued at `cycle`, its completion not known yet. Completions
+    /// at or before `cycle` are forgotten (issue cycles of a warp never decrease).
+    void memory_issued(bool store, std::uint64_t cycle);
+    /// A load or store issued before completed at `cycle` (fast mode: right after issue).
+    void memory_done(bool store, std::uint64_t cycle);
+    /// A load or store is in flight with an unknown completion.
+    bool memory_busy() const { return m_loads.unknown + m_stores.unknown > 0; }
+    /// Latest completion of the loads and stores known so far (0: none).
+    std::uint64_t memory_ready() const;
 
     /// Cycle register r is readable (registers out of range: 0).
     std::uint64_t reg_ready(unsigned r) const { return r < m_regs ? m_reg_ready[r] : 0; }
@@ -62,20 +74,30 @@ public:
     /// When the warp can issue next, given its next instruction (nullptr: none), whether the
     /// warp core is ready (no pending load in the way) and whether it waits at a barrier.
     /// Barrier, then an unready core (memory, never), then no instruction (cycle 0); else the
-    /// latest of the guard, the sources and, for LD/ST/CDL/BAR, the previous memory
-    /// instruction; the reason is memory when that latest time is a load's or the memory
-    /// order's, scoreboard otherwise.
+    /// latest of hold_until(), the guard, the sources and the memory condition: LD/CDL a free
+    /// load entry, ST a free store entry, EXIT every store complete, BAR and MEMBAR every load
+    /// and store complete (never while one has an unknown completion). The reason is memory
+    /// when that latest time is a load's or the memory condition's, scoreboard otherwise.
     issue_time next_issue(const instruction* inst, bool warp_ready, bool at_barrier) const;
 
 private:
     unsigned m_regs;
-    unsigned m_alu_latency;
-    unsigned m_fp_latency;
+    std::array<unsigned, num_unit_classes> m_latency{};
+    std::uint64_t m_hold = 0;
     std::array<std::uint64_t, max_registers> m_reg_ready{};
     std::bitset<max_registers> m_reg_from_load;
     std::array<std::uint64_t, num_predicates + 1> m_pred_ready{};
-    bool m_mem_busy = false;
-    std::uint64_t m_mem_ready = 0;
+    /// Loads or stores in flight: those with unknown completion, and known completions.
+    struct in_flight {
+        unsigned unknown = 0;
+        std::vector<std::uint64_t> ends;
+        /// First cycle at which fewer than `max` are in flight (never: not knowable yet).
+        std::uint64_t free_entry(unsigned max) const;
+        /// First cycle at which none is in flight.
+        std::uint64_t drained() const;
+    };
+    in_flight m_loads, m_stores;
+    unsigned m_max_loads, m_max_stores;
 };
 
 } // namespace vgpu::sm

@@ -241,6 +241,7 @@ step_result warp::step()
         std::uint32_t p = 0; // *SETP result bits
         switch (inst.op) {
         case opcode::NOP:
+        case opcode::MEMBAR: // its ordering is the SM's (the scoreboard holds it)
             break;
         case opcode::MOV:
             for_lanes(exec, [&](unsigned l) { d[l] = a[l]; });
