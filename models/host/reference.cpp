@@ -192,6 +192,25 @@ void saxpy(arg_reader& r, std::vector<std::uint32_t>& out)
         out[i] = f32_bits(std::fma(a, bits_f32(x[i]), bits_f32(y[i])));
 }
 
+void fma_chain(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& in = r.buffer("in");
+    const auto a = static_cast<float>(r.number("a"));
+    const auto b = static_cast<float>(r.number("b"));
+    const std::uint64_t count = r.count("count");
+    const std::uint64_t n = r.count("n", out.size());
+    r.fits("in", n, in.size());
+    r.fits("the checked buffer", n, out.size());
+    if (!r.error().empty())
+        return;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        float x = bits_f32(in[i]);
+        for (std::uint64_t k = 0; k < count; ++k)
+            x = std::fma(x, a, b);
+        out[i] = f32_bits(x);
+    }
+}
+
 void strided_sum(arg_reader& r, std::vector<std::uint32_t>& out)
 {
     const auto& in = r.buffer("in");
@@ -358,6 +377,18 @@ reference_work saxpy_work(shape_reader& r)
     return elementwise(r, {"x", "y"});
 }
 
+reference_work fma_chain_work(shape_reader& r)
+{
+    const std::uint64_t in = r.size("in");
+    r.number("a");
+    r.number("b");
+    const std::uint64_t count = r.count("count");
+    const std::uint64_t n = r.count("n", r.out());
+    r.fits("in", n, in);
+    r.fits("the checked buffer", n, r.out());
+    return {saturating_mul(n, count), "count", {}};
+}
+
 reference_work strided_sum_work(shape_reader& r)
 {
     const std::uint64_t in = r.size("in");
@@ -511,6 +542,16 @@ const std::vector<entry>& table()
           "out[i] = in[i] * k + c (mod 2^32), i < n"},
          stream,
          stream_work},
+        {{"fma_chain",
+          {{"in", arg_kind::buffer, true, {F}},
+           {"a", arg_kind::scalar, true, {}},
+           {"b", arg_kind::scalar, true, {}},
+           {"count", arg_kind::scalar, true, {}},
+           n_opt},
+          {F},
+          "x = in[i]; count times: x = fma(x, a, b) in fp32; out[i] = x"},
+         fma_chain,
+         fma_chain_work},
         {{"axpby",
           {{"x", arg_kind::buffer, true, {U, I}},
            {"y", arg_kind::buffer, true, {U, I}},
