@@ -1,0 +1,371 @@
+// The microbenchmarks that decide, one per resource, against the figures their effective
+// configuration implies. Cases, formulas and rules: testbenches/workloads/micro/README.md.
+#include "test/platform/cli_runner.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+using vgpu::test::cli_runner;
+
+namespace {
+const std::string micro = VGPU_SOURCE_DIR "/testbenches/workloads/micro/";
+const std::string mcm4 = VGPU_SOURCE_DIR "/platforms/mcm4.yaml";
+
+/// The effective configuration of a run (its config.yaml), read with units.
+struct config {
+    YAML::Node root;
+    std::string text(const std::string& section, const std::string& key) const
+    {
+        return root[section][key].as<std::string>();
+    }
+    double num(const std::string& section, const std::string& key) const
+    {
+        return std::stod(text(section, key));
+    }
+    /// A time ("22500 ps", "1 ns") in ns.
+    double ns(const std::string& section, const std::string& key) const
+    {
+        const std::string t = text(section, key);
+        const std::size_t u = t.find_first_not_of("0123456789.");
+        const double v = std::stod(t.substr(0, u));
+        const std::string unit = t.substr(t.find_first_not_of(' ', u));
+        if (unit == "ps")
+            return v / 1000;
+        if (unit == "ns")
+            return v;
+        if (unit == "us")
+            return v * 1000;
+        FAIL(section << "." << key << ": unexpected time '" << t << "'");
+        return 0;
+    }
+    /// A size ("1 KiB", "128") in bytes.
+    double bytes(const std::string& section, const std::string& key) const
+    {
+        const std::string t = text(section, key);
+        const double v = std::stod(t);
+        if (t.find("KiB") != std::string::npos)
+            return v * 1024;
+        if (t.find("MiB") != std::string::npos)
+            return v * 1024 * 1024;
+        return v;
+    }
+};
+
+/// The path's contention-free times (ns) and capacities, from the configuration alone.
+struct path {
+    const config& c;
+    double core, noc, link_bpc;
+    double xbar_req_w, xbar_rsp_w, noc_req_w, noc_rsp_w, xbar_hop, xbar_rsp_hop, hop, rsp_hop;
+    double sector, line;
+
+    explicit path(const config& cfg) : c(cfg)
+    {
+        core = ns_of(c.root["platform"]["clocks"]["core"].as<std::string>());
+        noc = ns_of(c.root["platform"]["clocks"]["noc"].as<std::string>());
+        const double w = c.num("noc", "width_bytes");
+        auto or_w = [&](const char* k) { return c.num("noc", k) > 0 ? c.num("noc", k) : w; };
+        xbar_req_w = or_w("xbar_request_width_bytes");
+        xbar_rsp_w = or_w("xbar_response_width_bytes");
+        noc_req_w = or_w("request_width_bytes");
+        noc_rsp_w = or_w("response_width_bytes");
+        xbar_hop = c.num("noc", "xbar_hop_latency");
+        xbar_rsp_hop = c.num("noc", "xbar_response_hop_latency") < 0
+                           ? xbar_hop
+                           : c.num("noc", "xbar_response_hop_latency");
+        hop = c.num("noc", "hop_latency");
+        rsp_hop =
+            c.num("noc", "response_hop_latency") < 0 ? hop : c.num("noc", "response_hop_latency");
+        link_bpc = c.num("noc", "link_bandwidth_gbps") * noc;
+        sector = c.bytes("l1", "sector_bytes");
+        line = c.bytes("l1", "line_bytes");
+    }
+    static double ns_of(const std::string& t)
+    {
+        const double v = std::stod(t);
+        return t.find("ps") != std::string::npos ? v / 1000 : v;
+    }
+    /// NoC cycles a channel of `width` bytes per cycle is held for `b` bytes (8 at least).
+    static double cyc(double b, double width)
+    {
+        return std::max(1.0, std::ceil(std::max(b, 8.0) / width - 1e-9));
+    }
+    double l1() const { return c.num("l1", "hit_latency") * core; }
+    double local(double below) const
+    {
+        const double s = sector;
+        return l1() + (xbar_hop + cyc(8, xbar_req_w)) * noc + (hop + cyc(8, noc_req_w)) * noc +
+               llc(s) + below + (rsp_hop + cyc(s, noc_rsp_w)) * noc +
+               (xbar_rsp_hop + cyc(s, xbar_rsp_w)) * noc;
+    }
+    double remote() const
+    {
+        const double s = sector, link = c.ns("noc", "link_latency");
+        return local(0) + (hop + cyc(8, noc_req_w)) * noc + cyc(8, link_bpc) * noc + link +
+               (rsp_hop + cyc(s, noc_rsp_w)) * noc + cyc(s, link_bpc) * noc + link;
+    }
+    double llc(double s) const
+    {
+        return (std::max(1.0, std::ceil(s / c.num("llc", "bank_bytes_per_cycle"))) +
+                c.num("llc", "hit_latency")) *
+               noc;
+    }
+    /// A row conflict: PRECHARGE, ACTIVATE, column, transfer, controller latency.
+    double dram_conflict(double s) const
+    {
+        return c.ns("dram", "tRP") + c.ns("dram", "tRCD") + c.ns("dram", "tCL") +
+               std::max(c.ns("dram", "tBURST"), s / c.num("dram", "bandwidth_gbps")) +
+               c.ns("dram", "latency");
+    }
+    double to_core(double t) const { return std::ceil(t / core - 1e-9) * core; }
+};
+
+/// One microbenchmark run into `out`; its stats.json and config.yaml.
+struct run_result {
+    nlohmann::json stats;
+    config cfg;
+};
+
+run_result run(const cli_runner& r, const std::string& args, const std::string& out)
+{
+    const auto res = r.run(args + " -o " + out);
+    INFO("vgpu-sim " << args << "\n" << res.out << res.err);
+    REQUIRE(res.code == 0);
+    return {nlohmann::json::parse(r.read(out + "/stats.json")),
+            config{YAML::LoadFile((r.dir() / out / "config.yaml").string())}};
+}
+
+double window(const nlohmann::json& rec)
+{
+    return rec.at("end_ns").get<double>() - rec.at("start_ns").get<double>();
+}
+
+/// Sum of `field` (the window when empty) over the kernel records named `name`.
+double kernels(const nlohmann::json& s, const std::string& name, const std::string& field = "")
+{
+    double sum = 0;
+    for (const auto& k : s.at("kernels"))
+        if (k.at("name") == name)
+            sum += field.empty() ? window(k) : k.at(field).get<double>();
+    return sum;
+}
+
+std::string mode_args(const std::string& mode)
+{
+    return " -s platform.timing.mode=" + mode;
+}
+
+/// Load latency of a pointer chase: per-hop time of two runs minus the AND, SHL, IADD chain.
+void latency_case(const std::string& tag, const std::string& args, unsigned lo, unsigned hi,
+                  const std::string& mode, double (*implied)(const path&))
+{
+    cli_runner r("micro_" + tag + "_" + mode);
+    const std::string base = args + " -w '" + micro + "chase.yaml'" + mode_args(mode);
+    const run_result a = run(r, base + " -D hops=" + std::to_string(lo), "a");
+    const run_result b = run(r, base + " -D hops=" + std::to_string(hi), "b");
+    const path p(a.cfg);
+    const double per_hop = (kernels(b.stats, "chase") - kernels(a.stats, "chase")) / (hi - lo);
+    const double measured = per_hop - 3 * a.cfg.num("sm", "alu_latency") * p.core;
+    const double expected = implied(p);
+    INFO(tag << " " << mode << ": load latency " << measured << " ns, implied " << expected
+             << " ns");
+    CHECK(std::abs(measured - expected) <= 0.03 * expected);
+}
+
+/// Bandwidth: bytes of the two runs' difference over their windows' difference at least 90 %
+/// of the peak; the longer run's whole window at most the peak.
+void bandwidth_case(const std::string& tag, const std::string& args, const std::string& var,
+                    unsigned lo, unsigned hi, const std::string& kernel,
+                    double (*bytes)(const nlohmann::json&, unsigned), const std::string& mode,
+                    double (*peak)(const path&))
+{
+    cli_runner r("micro_" + tag + "_" + mode);
+    const std::string base = args + " -s sm.scheduler=lrr" + mode_args(mode);
+    const run_result a = run(r, base + " -D " + var + "=" + std::to_string(lo), "a");
+    const run_result b = run(r, base + " -D " + var + "=" + std::to_string(hi), "b");
+    const double dt = kernels(b.stats, kernel) - kernels(a.stats, kernel);
+    const double measured = (bytes(b.stats, hi) - bytes(a.stats, lo)) / dt;
+    const double whole = bytes(b.stats, hi) / kernels(b.stats, kernel);
+    const double expected = peak(path(a.cfg));
+    INFO(tag << " " << mode << ": " << measured << " GB/s (longer run " << whole << " GB/s), peak "
+             << expected << " GB/s");
+    CHECK(measured >= 0.9 * expected);
+    CHECK(whole <= expected * (1 + 1e-9));
+}
+
+// ---- the cases ----
+
+double l1_hit(const path& p)
+{
+    return p.to_core(p.l1());
+}
+double llc_hit(const path& p)
+{
+    return p.to_core(p.local(0));
+}
+double row_conflict(const path& p)
+{
+    return p.to_core(p.local(p.dram_conflict(p.sector)));
+}
+double remote_hit(const path& p)
+{
+    return p.to_core(p.remote());
+}
+double l1_peak(const path& p)
+{
+    return p.c.num("l1", "lines_per_cycle") * p.line / p.core;
+}
+double dram_peak(const path& p)
+{
+    // DRAM binds with the NoC's response channels widened to 128 B (checked: they carry more).
+    const double noc_rsp = 2 * p.line / (path::cyc(p.line, p.noc_rsp_w) * p.noc);
+    const double dram = p.c.num("dram", "channels") * p.c.num("dram", "bandwidth_gbps");
+    REQUIRE(noc_rsp > dram);
+    return dram;
+}
+double slice_peak(const path& p)
+{
+    // One slice: its banks and its NoC request port (one 8-byte read header per cycle).
+    const double banks = p.c.num("llc", "banks") * p.line /
+                         (std::ceil(p.line / p.c.num("llc", "bank_bytes_per_cycle")) * p.noc);
+    const double port = p.line / (path::cyc(8, p.noc_req_w) * p.noc);
+    return std::min(banks, port);
+}
+double bank_peak(const path& p)
+{
+    return p.line / (std::ceil(p.line / p.c.num("llc", "bank_bytes_per_cycle")) * p.noc);
+}
+double l1_bytes(const nlohmann::json&, unsigned iters)
+{
+    return 32.0 * 64 * iters * 128; // 32 warps x 64 line loads x iterations
+}
+double dram_bytes(const nlohmann::json& s, unsigned)
+{
+    return kernels(s, "lines", "dram_read_bytes");
+}
+template <unsigned Lines> double line_bytes(const nlohmann::json&, unsigned passes)
+{
+    return 128.0 * Lines * passes;
+}
+
+const std::string lines_wl = " -w '" + micro + "lines.yaml'";
+const std::string wide = " -s noc.response_width_bytes=128 -s noc.xbar_response_width_bytes=128";
+} // namespace
+
+TEST_CASE("micro fidelity: L1 hit latency, accurate")
+{
+    latency_case("l1_hit", "", 64, 320, "accurate", l1_hit);
+}
+TEST_CASE("micro fidelity: L1 hit latency, fast")
+{
+    latency_case("l1_hit", "", 64, 320, "fast", l1_hit);
+}
+TEST_CASE("micro fidelity: LLC hit latency, accurate")
+{
+    latency_case("llc_hit", "-D chain=32768", 1024, 2048, "accurate", llc_hit);
+}
+TEST_CASE("micro fidelity: LLC hit latency, fast")
+{
+    latency_case("llc_hit", "-D chain=32768", 1024, 2048, "fast", llc_hit);
+}
+TEST_CASE("micro fidelity: DRAM row-miss latency, accurate")
+{
+    latency_case("row_miss", "-D chain=2097152 -D stride=512", 4096, 8192, "accurate",
+                 row_conflict);
+}
+TEST_CASE("micro fidelity: DRAM row-miss latency, fast")
+{
+    latency_case("row_miss", "-D chain=2097152 -D stride=512", 4096, 8192, "fast", row_conflict);
+}
+TEST_CASE("micro fidelity: remote latency, accurate")
+{
+    latency_case("remote", "-c '" + mcm4 + "' -D chain=32768 -D home=8", 1024, 2048, "accurate",
+                 remote_hit);
+}
+TEST_CASE("micro fidelity: remote latency, fast")
+{
+    latency_case("remote", "-c '" + mcm4 + "' -D chain=32768 -D home=8", 1024, 2048, "fast",
+                 remote_hit);
+}
+TEST_CASE("micro fidelity: L1 bandwidth, accurate")
+{
+    bandwidth_case("l1_bw", " -w '" + micro + "l1_bw.yaml'", "iters", 8, 32, "l1_bw", l1_bytes,
+                   "accurate", l1_peak);
+}
+TEST_CASE("micro fidelity: L1 bandwidth, fast")
+{
+    bandwidth_case("l1_bw", " -w '" + micro + "l1_bw.yaml'", "iters", 8, 32, "l1_bw", l1_bytes,
+                   "fast", l1_peak);
+}
+// Known model gap, so [!mayfail] (the figures print on every run): 86.2 GB/s of 128 (67 %).
+// Accurate mode finds 80 % of this stream's DRAM accesses row conflicts (fast mode 26 %).
+TEST_CASE("micro fidelity: DRAM bandwidth, accurate", "[!mayfail]")
+{
+    bandwidth_case("dram_bw",
+                   lines_wl + " -D lines=8192 -D step=8 -D lane=32 -s noc.response_width_bytes=128",
+                   "passes", 1, 3, "lines", dram_bytes, "accurate", dram_peak);
+}
+TEST_CASE("micro fidelity: DRAM bandwidth, fast")
+{
+    bandwidth_case("dram_bw",
+                   lines_wl + " -D lines=8192 -D step=8 -D lane=32 -s noc.response_width_bytes=128",
+                   "passes", 1, 3, "lines", dram_bytes, "fast", dram_peak);
+}
+TEST_CASE("micro fidelity: all SMs on one LLC slice, accurate")
+{
+    bandwidth_case("llc_slice", lines_wl + " -D lines=256 -D step=4" + wide, "passes", 32, 128,
+                   "lines", line_bytes<256>, "accurate", slice_peak);
+}
+TEST_CASE("micro fidelity: all SMs on one LLC slice, fast")
+{
+    bandwidth_case("llc_slice", lines_wl + " -D lines=256 -D step=4" + wide, "passes", 32, 128,
+                   "lines", line_bytes<256>, "fast", slice_peak);
+}
+TEST_CASE("micro fidelity: one LLC bank, accurate")
+{
+    bandwidth_case("llc_bank", lines_wl + " -D lines=128 -D step=512 -D threads=512" + wide,
+                   "passes", 32, 128, "lines", line_bytes<128>, "accurate", bank_peak);
+}
+TEST_CASE("micro fidelity: one LLC bank, fast")
+{
+    bandwidth_case("llc_bank", lines_wl + " -D lines=128 -D step=512 -D threads=512" + wide,
+                   "passes", 32, 128, "lines", line_bytes<128>, "fast", bank_peak);
+}
+
+namespace {
+/// Remote read and write side by side (phase 5) against the longer alone (phases 2 and 4),
+/// each the difference of two runs.
+void remote_rw(const std::string& mode)
+{
+    cli_runner r("micro_remote_rw_" + mode);
+    const std::string base =
+        "-c '" + mcm4 + "' -w '" + micro + "remote_rw.yaml' -s sm.scheduler=lrr" + mode_args(mode);
+    const run_result a = run(r, base + " -D passes=2", "a");
+    const run_result b = run(r, base + " -D passes=6", "b");
+    auto phase = [&](unsigned i) {
+        return window(b.stats.at("phases").at(i)) - window(a.stats.at("phases").at(i));
+    };
+    const double read = phase(2), write = phase(4), both = phase(5);
+    INFO(mode << ": read alone " << read << " ns, write alone " << write << " ns, side by side "
+              << both << " ns: " << both / std::max(read, write) << "x");
+    CHECK(both <= 1.05 * std::max(read, write));
+}
+} // namespace
+
+// Known model gap, so [!mayfail]: side by side takes 1.25x (accurate) and 1.38x (fast, default
+// quantum) the time of either alone. A read's 8-byte header and a write's 8-byte acknowledgement
+// each hold a 32-byte-per-cycle link channel for a whole cycle: 5 cycles per line pair on each
+// channel instead of 4.
+TEST_CASE("micro fidelity: remote read and write side by side, accurate", "[!mayfail]")
+{
+    remote_rw("accurate");
+}
+TEST_CASE("micro fidelity: remote read and write side by side, fast", "[!mayfail]")
+{
+    remote_rw("fast");
+}
