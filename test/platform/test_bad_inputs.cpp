@@ -188,6 +188,10 @@ const bad_input catalogue[] = {
      "bad.yaml:2:9: error: dram.size: the gpu platform needs at least 16 MiB per module (the page table alone takes 8 MiB of module 0)"},
     {"DRAM row shorter than a line", "dram:\n  row_bytes: 64\n", "-c bad.yaml",
      "bad.yaml:2:14: error: dram.row_bytes: must be at least llc.line_bytes (128)"},
+    {"log.debug naming no instance", "log:\n  debug: gpu.m0.c0.sm0,gpu.m0.c0.sm9\n", "-c bad.yaml",
+     "bad.yaml:2:10: error: log.debug: 'gpu.m0.c0.sm9' is the start of no instance path of this platform (they begin 'gpu.')"},
+    {"log.debug naming an instance of the other platform", "", "-s platform.kind=traffic -s log.debug=gpu",
+     "-s log.debug=gpu: error: log.debug: 'gpu' is the start of no instance path of this platform (they begin 'traffic.')"},
     {"output folder cannot be created", "", "-o /proc/vgpu_no_such_dir",
      "vgpu-sim: error: cannot create output folder '/proc/vgpu_no_such_dir'"},
     // Limits: work that would hang a host reference, what cannot fit the platform or finish
@@ -282,4 +286,18 @@ TEST_CASE("a program longer than the SM's program limit is refused when the work
     auto ok = cli.run("-w ok.yaml");
     INFO(ok.err);
     CHECK(ok.code == 0);
+}
+
+TEST_CASE("log.debug naming instances turns on their debug lines and no others")
+{
+    cli_runner cli("log_debug");
+    // "gpu.cp" is a prefix of the CP's path only; a later entry of the list counts too.
+    auto r = cli.run("-s log.debug=gpu.cp,gpu.m0.c1.sm3");
+    CHECK(r.code == 0);
+    CHECK(r.err.find(" debug gpu.cp: ") != std::string::npos);
+    CHECK(r.err.find(" debug gpu.m0.c0") == std::string::npos);
+    // Without it the same run prints no debug line.
+    auto quiet = cli.run("");
+    CHECK(quiet.code == 0);
+    CHECK(quiet.err.find(" debug ") == std::string::npos);
 }
