@@ -292,7 +292,7 @@ TEST_CASE("log.debug naming instances turns on their debug lines and no others")
 {
     cli_runner cli("log_debug");
     // "gpu.cp" is a prefix of the CP's path only; a later entry of the list counts too.
-    auto r = cli.run("-s log.debug=gpu.cp,gpu.m0.c1.sm3");
+    auto r = cli.run("-s log.debug=gpu.cp,gpu.m0.c1.sm7");
     CHECK(r.code == 0);
     CHECK(r.err.find(" debug gpu.cp: ") != std::string::npos);
     CHECK(r.err.find(" debug gpu.m0.c0") == std::string::npos);
