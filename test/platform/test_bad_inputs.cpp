@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <string_view>
 
@@ -329,4 +331,25 @@ TEST_CASE("extreme clock ratios run to the right result in both timing modes")
     CHECK(r.code == 1);
     CHECK(r.err.find("CTA ran more than 50000000 cycles (sm.max_cta_cycles)") != std::string::npos);
     CHECK(r.err.find("deadlock") == std::string::npos);
+}
+
+TEST_CASE("a kernel cut off by platform.max_time records no end and no kernel time")
+{
+    // Once printed and recorded as 1.84467e+16 ns (an unsigned wrap of end - start).
+    cli_runner cli("cut_off");
+    cli.write("spin.yaml", "name: spin\nbuffers:\n  - {name: a, type: u32, elements: 64}\n"
+                           "kernels:\n  - name: spin\n    grid: 4\n    block: 32\n"
+                           "    program: |\n      top: BRA top\n");
+    auto r = cli.run("-w spin.yaml -s \"platform.max_time=5 us\"");
+    CHECK(r.code == 1);
+    CHECK(r.out.find("kernel spin (phase 0, queue 0, 8 SMs): did not complete") !=
+          std::string::npos);
+    CHECK(r.out.find("kernel time 0.0 ns") != std::string::npos);
+    CHECK(r.out.find("e+") == std::string::npos);
+    const auto j = nlohmann::json::parse(cli.read("out/stats.json"));
+    const auto& k = j["kernels"][0];
+    CHECK(k["completed"] == false);
+    CHECK(k["end_ns"].is_null());
+    CHECK(j["stats"]["gpu.host.kernel_time.spin.samples"] == 0);
+    CHECK(j["stats"]["gpu.kernel_time"] == 0);
 }
