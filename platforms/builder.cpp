@@ -1,12 +1,35 @@
 // Platform assembly: picks the top level from the configuration. See docs/architecture.md.
 #include "platforms/builder.h"
 
+#include "models/common/location.h"
+#include "models/common/logger.h"
 #include "models/common/trace_events.h"
 #include "platforms/default_config.h"
 #include "platforms/gpu_platform.h"
 #include "platforms/traffic_platform.h"
 
 namespace vgpu::platforms {
+
+namespace {
+/// The built platform, unless a log.debug entry is the prefix of no instance path of it (only
+/// the built platform knows its instances): a silently ignored entry would be a typo unnoticed.
+std::unique_ptr<platform> checked(std::unique_ptr<platform> top, const std::string& name,
+                                  const run_options& opts)
+{
+    const std::vector<std::string> unmatched = logger::unmatched_debug_prefixes();
+    if (unmatched.empty())
+        return top;
+    const auto at = opts.sources.find("log.debug");
+    const config::location where =
+        at == opts.sources.end() ? config::location{"(configuration)"} : at->second;
+    config::errors errors;
+    for (const auto& p : unmatched)
+        errors.add(where, "log.debug",
+                   "'" + p + "' is the start of no instance path of this platform (they begin '" +
+                       name + ".')");
+    throw build_error(errors.messages());
+}
+} // namespace
 
 std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
 {
@@ -17,7 +40,7 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
                               "`traffic` section");
         if (!cfg.workload.vars.empty())
             throw build_error("the traffic platform takes no workload variables (-D)");
-        return std::make_unique<traffic_platform>("traffic", cfg);
+        return checked(std::make_unique<traffic_platform>("traffic", cfg), "traffic", opts);
     }
     host::workload_options wo;
     wo.seed = cfg.platform.seed;
@@ -54,7 +77,7 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
     }
     if (!errors.empty())
         throw build_error(errors);
-    return std::make_unique<gpu_platform>("gpu", cfg, parsed.wl);
+    return checked(std::make_unique<gpu_platform>("gpu", cfg, parsed.wl), "gpu", opts);
 }
 
 } // namespace vgpu::platforms

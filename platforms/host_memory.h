@@ -2,6 +2,7 @@
 // platform.max_host_memory when the configuration is read. See docs/architecture.md.
 #pragma once
 
+#include "models/cache/core/cache_array.h"
 #include "models/common/config.h"
 #include "models/l1/l1_config.h"
 #include "models/llc/llc_config.h"
@@ -24,7 +25,10 @@ constexpr std::uint64_t link_bytes = 64ull << 10;         ///< one inter-module 
 constexpr std::uint64_t sm_bytes = 112ull << 10;          ///< SM, L1 and crossbar-port shells
 constexpr std::uint64_t warp_slot_bytes = 5ull << 10;     ///< one warp slot's state
 constexpr std::uint64_t warp_stats_bytes = 5ull << 10;    ///< one warp slot's stats.per_warp
-constexpr std::uint64_t cache_line_state_bytes = 24;      ///< tag, LRU stamp, flags per line
+/// Tag, flags, LRU stamp and sector bits per line (models/cache/core/cache_array.h).
+constexpr std::uint64_t cache_line_state_bytes = cache::cache_array::state_bytes_per_line();
+/// Fast-mode arrival time per sector of a line.
+constexpr std::uint64_t cache_ready_bytes = cache::cache_array::ready_bytes_per_sector;
 /// Stack a thread touches (the most measured, of 256 KiB reserved and never touched).
 constexpr std::uint64_t thread_touched_bytes = 16ull << 10;
 
@@ -61,12 +65,16 @@ inline std::uint64_t add(std::uint64_t a, std::uint64_t b)
 {
     return b > ~0ull - a ? ~0ull : a + b;
 }
-/// Bytes of one cache: data and per-line state of every line, plus its MSHR line buffers
-/// (two per MSHR at most).
-inline std::uint64_t cache_bytes(unsigned sets, unsigned ways, unsigned line, unsigned mshrs)
+/// Bytes of one cache with every line touched: data and per-line state of every line (in fast
+/// mode also an arrival time per sector), plus its MSHR line buffers (two per MSHR at most) and
+/// write-back buffer entries.
+inline std::uint64_t cache_bytes(unsigned sets, unsigned ways, unsigned line, unsigned sector,
+                                 bool fast, unsigned mshrs, unsigned wb_entries)
 {
-    return add(mul(mul(sets, ways), std::uint64_t{line} + cache_line_state_bytes),
-               2ull * mshrs * line);
+    const std::uint64_t sectors = sector == 0 || sector > line ? 1 : line / sector;
+    const std::uint64_t per_line =
+        std::uint64_t{line} + cache_line_state_bytes + (fast ? sectors * cache_ready_bytes : 0);
+    return add(mul(mul(sets, ways), per_line), (2ull * mshrs + wb_entries) * line);
 }
 /// "17.2 GiB", "640 MiB".
 inline std::string gib(std::uint64_t bytes)
@@ -82,7 +90,8 @@ inline std::string gib(std::uint64_t bytes)
 } // namespace detail
 
 /// The host memory a gpu platform of this configuration could need: every array the models
-/// allocate when built (L1 and LLC arrays are dense), the register files of every warp slot
+/// could fill (the L1 and LLC arrays reserve their whole size but take host memory only as lines
+/// are used: this is their worst case, every line touched), the register files of every warp slot
 /// at full occupancy, per-SM and per-warp-slot state, and the stack each thread touches
 /// (fast mode: one thread per SM; accurate mode: also sm.lsu_threads LSU threads and two
 /// crossbar-port threads per SM). DRAM contents are sparse (they grow with the workload's
@@ -95,16 +104,19 @@ inline memory_estimate estimate_host_memory(const platform_config& p, const sm::
     using detail::mul;
     const std::uint64_t sms = std::uint64_t{p.modules} * p.clusters_per_module * p.sms_per_cluster;
     const std::uint64_t slices = std::uint64_t{p.modules} * llc.slices_per_module;
+    const bool fast = p.timing.mode == timing_mode::fast;
     memory_estimate e;
-    const std::uint64_t l1_each = detail::cache_bytes(l1.sets, l1.ways, l1.line_bytes, l1.mshrs);
+    // The L1 is write-through: no write-back buffer.
+    const std::uint64_t l1_each =
+        detail::cache_bytes(l1.sets, l1.ways, l1.line_bytes, l1.sector_bytes, fast, l1.mshrs, 0);
     e.shares.push_back({"the L1 data arrays",
                         std::to_string(sms) + " L1s of " + std::to_string(l1.sets) + " sets x " +
                             std::to_string(l1.ways) + " ways x " + std::to_string(l1.line_bytes) +
                             " B",
                         mul(sms, l1_each),
                         {"l1.sets", "l1.ways", "l1.line_bytes", "l1.mshrs"}});
-    const std::uint64_t llc_each =
-        detail::cache_bytes(llc.sets, llc.ways, llc.line_bytes, llc.mshrs);
+    const std::uint64_t llc_each = detail::cache_bytes(
+        llc.sets, llc.ways, llc.line_bytes, llc.sector_bytes, fast, llc.mshrs, llc.wb_entries);
     e.shares.push_back(
         {"the LLC data arrays",
          std::to_string(slices) + " slices of " + std::to_string(llc.sets) + " sets x " +
@@ -125,8 +137,7 @@ inline memory_estimate estimate_host_memory(const platform_config& p, const sm::
                         mul(sms, add(sm_bytes, mul(sm.warp_slots, slot))),
                         {"sm.warp_slots", "stats.per_warp", "platform.sms_per_cluster",
                          "platform.clusters_per_module", "platform.modules"}});
-    const bool accurate = p.timing.mode == timing_mode::accurate;
-    const std::uint64_t threads_per_sm = accurate ? 3ull + sm.lsu_threads : 1ull;
+    const std::uint64_t threads_per_sm = fast ? 1ull : 3ull + sm.lsu_threads;
     e.shares.push_back({"the thread stacks",
                         std::to_string(sms) + " SMs x " + std::to_string(threads_per_sm) +
                             " threads x " + std::to_string(thread_touched_bytes >> 10) +

@@ -11,6 +11,7 @@ namespace {
 struct settings {
     log_level level = log_level::warn;
     std::vector<std::string> debug_prefixes;
+    std::vector<bool> matched; // per debug prefix: a logger was created under it
     std::function<std::string()> now;
     unsigned long problems = 0;
 };
@@ -23,9 +24,12 @@ settings& global()
 
 logger::logger(std::string name) : m_name(std::move(name)), m_level(global().level)
 {
-    for (const auto& p : global().debug_prefixes)
-        if (m_name.compare(0, p.size(), p) == 0)
+    const auto& prefixes = global().debug_prefixes;
+    for (std::size_t i = 0; i < prefixes.size(); ++i)
+        if (m_name.compare(0, prefixes[i].size(), prefixes[i]) == 0) {
             m_level = log_level::debug;
+            global().matched[i] = true;
+        }
 }
 
 void logger::log(log_level l, const char* fmt, ...) const
@@ -51,6 +55,16 @@ void logger::configure(log_level level, const std::string& debug_prefixes)
     for (std::string p; std::getline(ss, p, ',');)
         if (!p.empty())
             global().debug_prefixes.push_back(p);
+    global().matched.assign(global().debug_prefixes.size(), false);
+}
+
+std::vector<std::string> logger::unmatched_debug_prefixes()
+{
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < global().debug_prefixes.size(); ++i)
+        if (!global().matched[i])
+            out.push_back(global().debug_prefixes[i]);
+    return out;
 }
 
 void logger::set_time_source(std::function<std::string()> now)

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace vgpu {
 
@@ -22,6 +23,9 @@ public:
     /// Sets the level of loggers created afterwards; `debug_prefixes` is a comma-separated
     /// list of instance-path prefixes that log at debug level.
     static void configure(log_level level, const std::string& debug_prefixes);
+    /// The prefixes of the last configure() that no logger created since has matched (a
+    /// log.debug entry naming no instance), in their order.
+    static std::vector<std::string> unmatched_debug_prefixes();
     /// Supplies the current simulated time for the line prefix (set by the platform).
     static void set_time_source(std::function<std::string()> now);
     /// Number of warnings and errors printed so far.

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <string_view>
 
@@ -188,6 +190,10 @@ const bad_input catalogue[] = {
      "bad.yaml:2:9: error: dram.size: the gpu platform needs at least 16 MiB per module (the page table alone takes 8 MiB of module 0)"},
     {"DRAM row shorter than a line", "dram:\n  row_bytes: 64\n", "-c bad.yaml",
      "bad.yaml:2:14: error: dram.row_bytes: must be at least llc.line_bytes (128)"},
+    {"log.debug naming no instance", "log:\n  debug: gpu.m0.c0.sm0,gpu.m0.c0.sm9\n", "-c bad.yaml",
+     "bad.yaml:2:10: error: log.debug: 'gpu.m0.c0.sm9' is the start of no instance path of this platform (they begin 'gpu.')"},
+    {"log.debug naming an instance of the other platform", "", "-s platform.kind=traffic -s log.debug=gpu",
+     "-s log.debug=gpu: error: log.debug: 'gpu' is the start of no instance path of this platform (they begin 'traffic.')"},
     {"output folder cannot be created", "", "-o /proc/vgpu_no_such_dir",
      "vgpu-sim: error: cannot create output folder '/proc/vgpu_no_such_dir'"},
     // Limits: work that would hang a host reference, what cannot fit the platform or finish
@@ -206,9 +212,9 @@ const bad_input catalogue[] = {
     {"workload: a grid that cannot finish within host.kernel_timeout", "name: x\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n  - name: k\n    grid: [65535, 65535]\n    block: 1\n    program: |\n      # one instruction per CTA\n      EXIT\n", "-w bad.yaml -s host.kernel_timeout=\"1 ms\"",
      "bad.yaml:5:5: error: kernels[0].grid: 4294836225 CTAs of 1 warp(s) on 8 SMs take at least 5.37 s of simulated time (an SM starts one CTA per cp.cta_dispatch_interval = 10 cycles and issues one warp-instruction per cycle), more than host.kernel_timeout (1 ms)"},
     {"caches beyond platform.max_host_memory", "l1:\n  sets: 65536\n  ways: 64\n", "-c bad.yaml",
-     "bad.yaml:2:9: error: l1.sets: the configuration could need about 4.77 GiB of host memory, more than platform.max_host_memory (4 GiB): the L1 data arrays take 4.75 GiB (8 L1s of 65536 sets x 64 ways x 128 B)"},
+     "bad.yaml:2:9: error: l1.sets: the configuration could need about 6.27 GiB of host memory, more than platform.max_host_memory (4 GiB): the L1 data arrays take 6.25 GiB (8 L1s of 65536 sets x 64 ways x 128 B)"},
     {"LLC slices beyond platform.max_host_memory", "llc:\n  sets: 1048576\n", "-c bad.yaml",
-     "bad.yaml:2:9: error: llc.sets: the configuration could need about 4.77 GiB of host memory, more than platform.max_host_memory (4 GiB): the LLC data arrays take 4.75 GiB (4 slices of 1048576 sets x 8 ways x 128 B)"},
+     "bad.yaml:2:9: error: llc.sets: the configuration could need about 6.27 GiB of host memory, more than platform.max_host_memory (4 GiB): the LLC data arrays take 6.25 GiB (4 slices of 1048576 sets x 8 ways x 128 B)"},
 };
 // clang-format on
 } // namespace
@@ -282,4 +288,68 @@ TEST_CASE("a program longer than the SM's program limit is refused when the work
     auto ok = cli.run("-w ok.yaml");
     INFO(ok.err);
     CHECK(ok.code == 0);
+}
+
+TEST_CASE("log.debug naming instances turns on their debug lines and no others")
+{
+    cli_runner cli("log_debug");
+    // "gpu.cp" is a prefix of the CP's path only; a later entry of the list counts too.
+    auto r = cli.run("-s log.debug=gpu.cp,gpu.m0.c1.sm7");
+    CHECK(r.code == 0);
+    CHECK(r.err.find(" debug gpu.cp: ") != std::string::npos);
+    CHECK(r.err.find(" debug gpu.m0.c0") == std::string::npos);
+    // Without it the same run prints no debug line.
+    auto quiet = cli.run("");
+    CHECK(quiet.code == 0);
+    CHECK(quiet.err.find(" debug ") == std::string::npos);
+}
+
+TEST_CASE("extreme clock ratios run to the right result in both timing modes")
+{
+    cli_runner cli("clocks");
+    // The ends of the clock ranges against each other (ratios of 10^6). A slow NoC under fast
+    // SMs makes a CTA wait 10^6 core cycles per NoC cycle, so the CTA watchdog (core cycles)
+    // is raised for it.
+    const char* cases[] = {
+        "-s platform.clocks.core=\"1 ps\" -s platform.clocks.noc=\"1000 ns\" "
+        "-s sm.max_cta_cycles=1000000000000",
+        "-s platform.clocks.core=\"1000 ns\" -s platform.clocks.noc=\"1 ps\" "
+        "-s platform.clocks.dram=\"1 ps\"",
+        "-s platform.clocks.core=\"1 ps\" -s platform.clocks.noc=\"1 ps\" "
+        "-s platform.clocks.dram=\"1000 ns\" -s sm.max_cta_cycles=1000000000000",
+    };
+    for (const char* clocks : cases)
+        for (const char* mode : {"fast", "accurate"}) {
+            INFO(clocks << " in " << mode << " mode");
+            auto r = cli.run(std::string(clocks) + " -s platform.timing.mode=" + mode);
+            INFO(r.err);
+            CHECK(r.code == 0);
+            CHECK(r.out.find("verdict: pass") != std::string::npos);
+        }
+    // With the default watchdog the first ratio stops for the real reason, named.
+    auto r = cli.run("-s platform.clocks.core=\"1 ps\" -s platform.clocks.noc=\"1000 ns\"");
+    CHECK(r.code == 1);
+    CHECK(r.err.find("CTA ran more than 50000000 cycles (sm.max_cta_cycles)") != std::string::npos);
+    CHECK(r.err.find("deadlock") == std::string::npos);
+}
+
+TEST_CASE("a kernel cut off by platform.max_time records no end and no kernel time")
+{
+    // Once printed and recorded as 1.84467e+16 ns (an unsigned wrap of end - start).
+    cli_runner cli("cut_off");
+    cli.write("spin.yaml", "name: spin\nbuffers:\n  - {name: a, type: u32, elements: 64}\n"
+                           "kernels:\n  - name: spin\n    grid: 4\n    block: 32\n"
+                           "    program: |\n      top: BRA top\n");
+    auto r = cli.run("-w spin.yaml -s \"platform.max_time=5 us\"");
+    CHECK(r.code == 1);
+    CHECK(r.out.find("kernel spin (phase 0, queue 0, 8 SMs): did not complete") !=
+          std::string::npos);
+    CHECK(r.out.find("kernel time 0.0 ns") != std::string::npos);
+    CHECK(r.out.find("e+") == std::string::npos);
+    const auto j = nlohmann::json::parse(cli.read("out/stats.json"));
+    const auto& k = j["kernels"][0];
+    CHECK(k["completed"] == false);
+    CHECK(k["end_ns"].is_null());
+    CHECK(j["stats"]["gpu.host.kernel_time.spin.samples"] == 0);
+    CHECK(j["stats"]["gpu.kernel_time"] == 0);
 }

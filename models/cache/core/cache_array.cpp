@@ -56,9 +56,24 @@ cache_array::cache_array(unsigned sets, unsigned ways, unsigned line_bytes, inde
     m_sectors = line_bytes / m_sector_bytes;
     m_sector_shift = log2u(m_sector_bytes);
     m_all = m_sectors == 64 ? ~sector_mask{0} : (sector_mask{1} << m_sectors) - 1;
-    m_meta.resize(std::size_t{sets} * ways);
-    m_data.resize(m_meta.size() * line_bytes);
+    // Nothing here writes the arrays: their pages cost memory once a line in them is allocated.
+    const std::size_t lines = std::size_t{sets} * ways;
+    m_way_pages = zeroed_pages(lines * sizeof(way));
+    m_state_pages = zeroed_pages(lines * sizeof(line_state));
+    m_data_pages = zeroed_pages(lines * line_bytes);
+    m_way = reinterpret_cast<way*>(m_way_pages.data());
+    m_state = reinterpret_cast<line_state*>(m_state_pages.data());
+    m_data = m_data_pages.data();
     m_victim_data.resize(line_bytes);
+    m_touched.assign((sets + 63) / 64, 0);
+}
+
+std::size_t cache_array::touched_sets() const
+{
+    std::size_t n = 0;
+    for (const std::uint64_t w : m_touched)
+        n += static_cast<std::size_t>(__builtin_popcountll(w));
+    return n;
 }
 
 unsigned cache_array::set_of(std::uint64_t addr) const
@@ -86,7 +101,7 @@ std::size_t cache_array::find(std::uint64_t addr) const
     const std::uint64_t line = line_addr(addr);
     const std::size_t base = slot(set_of(addr), 0);
     for (std::size_t s = base; s < base + m_ways; ++s) {
-        if (m_meta[s].resident && m_meta[s].tag == line)
+        if (m_way[s].resident && m_way[s].tag == line)
             return s;
     }
     return npos;
@@ -98,7 +113,7 @@ std::optional<unsigned> cache_array::lookup(std::uint64_t addr, bool touch)
     if (s == npos)
         return std::nullopt;
     if (touch)
-        m_meta[s].stamp = ++m_clock;
+        state(s).stamp = ++m_clock;
     return static_cast<unsigned>(s % m_ways);
 }
 
@@ -115,13 +130,13 @@ bool cache_array::is_dirty(std::uint64_t addr) const
 sector_mask cache_array::valid_sectors(std::uint64_t addr) const
 {
     const std::size_t s = find(addr);
-    return s == npos ? 0 : m_meta[s].valid;
+    return s == npos ? 0 : state(s).valid;
 }
 
 sector_mask cache_array::dirty_sectors(std::uint64_t addr) const
 {
     const std::size_t s = find(addr);
-    return s == npos ? 0 : m_meta[s].dirty;
+    return s == npos ? 0 : state(s).dirty;
 }
 
 std::size_t cache_array::resident_slot(std::uint64_t addr, std::size_t size, const char* what) const
@@ -134,7 +149,7 @@ std::size_t cache_array::resident_slot(std::uint64_t addr, std::size_t size, con
     if (s == npos)
         throw std::logic_error(std::string("cache_array::") + what + ": line of address " +
                                hex(addr) + " is not resident");
-    if (size > 0 && (sectors_of(addr, size) & ~m_meta[s].valid) != 0)
+    if (size > 0 && (sectors_of(addr, size) & ~state(s).valid) != 0)
         throw std::logic_error(std::string("cache_array::") + what + ": " + std::to_string(size) +
                                " bytes at " + hex(addr) + " touch a sector that holds no data");
     return s;
@@ -146,7 +161,7 @@ void cache_array::read(std::uint64_t addr, void* dst, std::size_t size) const
     std::memcpy(dst, data_of(s) + (addr & m_offset_mask), size);
 }
 
-void cache_array::set_dirty(meta& m, sector_mask dirty)
+void cache_array::set_dirty(line_state& m, sector_mask dirty)
 {
     if (m.dirty == 0 && dirty != 0)
         ++m_dirty_count;
@@ -160,7 +175,7 @@ void cache_array::write(std::uint64_t addr, const void* src, std::size_t size, b
     const std::size_t s = resident_slot(addr, size, "write");
     std::memcpy(data_of(s) + (addr & m_offset_mask), src, size);
     if (mark_dirty && size > 0)
-        set_dirty(m_meta[s], m_meta[s].dirty | sectors_of(addr, size));
+        set_dirty(state(s), state(s).dirty | sectors_of(addr, size));
 }
 
 void cache_array::write_valid(std::uint64_t addr, const void* src, std::size_t size,
@@ -179,20 +194,20 @@ void cache_array::write_valid(std::uint64_t addr, const void* src, std::size_t s
         const auto sector = static_cast<unsigned>(o >> m_sector_shift);
         const std::size_t n =
             std::min<std::size_t>(size - k, (std::uint64_t{sector + 1} << m_sector_shift) - o);
-        if (m_meta[s].valid & (sector_mask{1} << sector)) {
+        if (state(s).valid & (sector_mask{1} << sector)) {
             std::memcpy(data_of(s) + o, from + k, n);
             written |= sector_mask{1} << sector;
         }
         k += n;
     }
     if (mark_dirty)
-        set_dirty(m_meta[s], m_meta[s].dirty | written);
+        set_dirty(state(s), state(s).dirty | written);
 }
 
 void cache_array::set_valid(std::uint64_t addr, sector_mask sectors)
 {
     const std::size_t s = resident_slot(line_addr(addr), 0, "set_valid");
-    m_meta[s].valid |= sectors & m_all;
+    state(s).valid |= sectors & m_all;
 }
 
 void cache_array::fill(std::uint64_t addr, const void* line_data, sector_mask sectors)
@@ -208,55 +223,66 @@ void cache_array::fill(std::uint64_t addr, const void* line_data, sector_mask se
             std::memcpy(data_of(s) + off, src + off, m_sector_bytes);
         }
     }
-    m_meta[s].valid |= sectors;
-    set_dirty(m_meta[s], m_meta[s].dirty & ~sectors);
+    state(s).valid |= sectors;
+    set_dirty(state(s), state(s).dirty & ~sectors);
 }
 
 void cache_array::clear_ready(std::size_t s)
 {
-    if (!m_ready.empty())
-        std::fill_n(m_ready.begin() + static_cast<std::ptrdiff_t>(s * m_sectors), m_sectors, 0);
+    if (m_ready == nullptr)
+        return;
+    // Only times that were set are cleared, so a page never set stays unwritten.
+    std::uint64_t* const first = m_ready + entry_of(s) * m_sectors;
+    for (std::uint64_t* t = first; t != first + m_sectors; ++t)
+        if (*t != 0)
+            *t = 0;
 }
 
 void cache_array::set_ready(std::uint64_t addr, sector_mask sectors, std::uint64_t t)
 {
     const std::size_t s = resident_slot(line_addr(addr), 0, "set_ready");
-    if (m_ready.empty())
-        m_ready.assign(m_meta.size() * m_sectors, 0);
+    if (m_ready == nullptr) {
+        m_ready_pages =
+            zeroed_pages(std::size_t{m_sets} * m_ways * m_sectors * ready_bytes_per_sector);
+        m_ready = reinterpret_cast<std::uint64_t*>(m_ready_pages.data());
+    }
     for (sector_mask m = sectors & m_all; m != 0; m &= m - 1)
-        m_ready[s * m_sectors + static_cast<unsigned>(__builtin_ctzll(m))] = t;
+        m_ready[entry_of(s) * m_sectors + static_cast<unsigned>(__builtin_ctzll(m))] = t;
 }
 
 std::uint64_t cache_array::ready(std::uint64_t addr, sector_mask sectors) const
 {
-    if (m_ready.empty())
+    if (m_ready == nullptr)
         return 0;
     const std::size_t s = find(addr);
     if (s == npos)
         return 0;
     std::uint64_t t = 0;
     for (sector_mask m = sectors & m_all; m != 0; m &= m - 1)
-        t = std::max(t, m_ready[s * m_sectors + static_cast<unsigned>(__builtin_ctzll(m))]);
+        t = std::max(t,
+                     m_ready[entry_of(s) * m_sectors + static_cast<unsigned>(__builtin_ctzll(m))]);
     return t;
 }
 
 cache_array::victim cache_array::remove(std::size_t s)
 {
-    meta& m = m_meta[s];
+    way& w = m_way[s];
     victim v;
-    if (!m.resident)
+    if (!w.resident)
         return v;
+    line_state& m = state(s);
     v.valid = true;
     v.dirty = m.dirty != 0;
-    v.line_addr = m.tag;
+    v.line_addr = w.tag;
     v.valid_sectors = m.valid;
     v.dirty_sectors = m.dirty;
     std::memcpy(m_victim_data.data(), data_of(s), m_line_bytes);
     v.data = m_victim_data.data();
     --m_valid_count;
     set_dirty(m, 0);
-    m = meta{};
+    m = line_state{};
     clear_ready(s);
+    w = way{0, w.entry, false, false}; // the way keeps its entry
     return v;
 }
 
@@ -266,9 +292,17 @@ std::size_t cache_array::lru_slot(std::uint64_t addr) const
     // the first invalid way or else the LRU way; pinned ways are never chosen.
     const std::size_t base = slot(set_of(addr), 0);
     std::size_t pick = npos;
+    std::uint64_t oldest = 0;
     for (std::size_t s = base; s < base + m_ways; ++s) {
-        if (!m_meta[s].pinned && (pick == npos || m_meta[s].stamp < m_meta[pick].stamp))
+        if (m_way[s].pinned)
+            continue;
+        const std::uint64_t stamp = m_way[s].entry == 0 ? 0 : state(s).stamp;
+        if (stamp == 0)
+            return s; // the first invalid way
+        if (pick == npos || stamp < oldest) {
             pick = s;
+            oldest = stamp;
+        }
     }
     return pick;
 }
@@ -281,7 +315,7 @@ bool cache_array::can_allocate(std::uint64_t addr) const
 bool cache_array::victim_dirty(std::uint64_t addr) const
 {
     const std::size_t s = lru_slot(addr);
-    return s != npos && m_meta[s].resident && m_meta[s].dirty != 0;
+    return s != npos && m_way[s].resident && state(s).dirty != 0;
 }
 
 void cache_array::pin(std::uint64_t addr, bool pinned)
@@ -290,7 +324,7 @@ void cache_array::pin(std::uint64_t addr, bool pinned)
     if (s == npos)
         throw std::logic_error("cache_array::pin: line of address " + hex(addr) +
                                " is not resident");
-    m_meta[s].pinned = pinned;
+    m_way[s].pinned = pinned;
 }
 
 cache_array::victim cache_array::allocate(std::uint64_t addr)
@@ -303,12 +337,16 @@ cache_array::victim cache_array::allocate(std::uint64_t addr)
         throw std::logic_error("cache_array::allocate: every way of the set of " +
                                hex(line_addr(addr)) + " is pinned");
     const victim v = remove(pick);
-    meta& m = m_meta[pick];
-    m.tag = line_addr(addr);
-    m.resident = true;
-    m.stamp = ++m_clock;
+    mark_touched(static_cast<unsigned>(pick / m_ways));
+    way& w = m_way[pick];
+    if (w.entry == 0)
+        w.entry = static_cast<std::uint32_t>(++m_entries); // the pool's next entry, zeroed
+    else
+        std::memset(data_of(pick), 0, m_line_bytes);
+    w.tag = line_addr(addr);
+    w.resident = true;
+    state(pick).stamp = ++m_clock;
     ++m_valid_count;
-    std::memset(data_of(pick), 0, m_line_bytes);
     return v;
 }
 

@@ -2,11 +2,15 @@
 // line data. Pure C++ core of the L1/LLC models, no SystemC; see models/cache/README.md.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <type_traits>
 #include <vector>
+
+#include "models/cache/core/zeroed_pages.h"
 
 namespace vgpu::cache {
 
@@ -20,6 +24,14 @@ using sector_mask = std::uint64_t;
 /// is divided into sectors of sector_bytes: a resident line (its tag present) holds valid data
 /// only in its valid sectors, and its dirty sectors (always valid) hold data not yet written
 /// below. Tags are full line addresses, so any index function is correct.
+///
+/// Host memory grows with what a run touches. A way's tag and flags (16 B, by set) are
+/// zeroed_pages, so a page costs memory once a set in it is allocated into. A way's LRU stamp,
+/// sector bits, data and fast-mode arrival times live in an entry of a pool (zeroed_pages too)
+/// that the way takes on its first allocation and keeps: the pool fills from its start, one
+/// entry per way ever used, however the sets are spread. The walks over every line
+/// (for_each_valid, flush, invalidate_all) visit only the sets allocated into since the last
+/// invalidate_all, found from a bit per set.
 class cache_array {
 public:
     /// A line removed from the array by allocate() or invalidate().
@@ -113,27 +125,51 @@ public:
 
     unsigned valid_count() const { return m_valid_count; } ///< resident lines
     unsigned dirty_count() const { return m_dirty_count; } ///< lines with a dirty sector
+    /// Sets allocated into since construction or the last invalidate_all (what walks visit).
+    std::size_t touched_sets() const;
+
+    /// Ways that hold a pool entry (at most sets x ways): the lines whose memory the run uses.
+    std::size_t entries_used() const { return m_entries; }
+    /// Host bytes of tag, LRU and sector state per line when every line is touched.
+    static constexpr std::size_t state_bytes_per_line();
+    /// Host bytes of fast-mode arrival times per sector (allocated on the first set_ready()).
+    static constexpr std::size_t ready_bytes_per_sector = sizeof(std::uint64_t);
 
 private:
-    struct meta {
-        std::uint64_t tag = 0;   // full line address
-        std::uint64_t stamp = 0; // last use; the smallest stamp in a set is the LRU way
-        sector_mask valid = 0;   // sectors holding data
-        sector_mask dirty = 0;   // sectors holding data not yet written below
-        bool resident = false;   // the tag is present
-        bool pinned = false;     // not to be replaced (a miss on it is in flight)
+    // All zero is an empty way (and an unused entry), so zeroed pages hold empty ways.
+    struct way {
+        std::uint64_t tag;   // full line address
+        std::uint32_t entry; // pool entry + 1 holding its state and data (0: none yet)
+        bool resident;       // the tag is present
+        bool pinned;         // not to be replaced (a miss on it is in flight)
     };
+    struct line_state {
+        std::uint64_t stamp; // last use; the smallest stamp in a set is the LRU way (0: empty)
+        sector_mask valid;   // sectors holding data
+        sector_mask dirty;   // sectors holding data not yet written below
+    };
+    static_assert(std::is_trivial_v<way> && std::is_trivial_v<line_state>,
+                  "zeroed pages must hold empty ways");
 
     static constexpr std::size_t npos = ~std::size_t{0};
 
     std::size_t find(std::uint64_t addr) const; // slot of addr's line, or npos
     std::size_t slot(unsigned set, unsigned way) const { return std::size_t{set} * m_ways + way; }
     std::size_t lru_slot(std::uint64_t addr) const; // the way allocate(addr) would take, or npos
-    std::uint8_t* data_of(std::size_t slot) { return &m_data[slot * m_line_bytes]; }
-    const std::uint8_t* data_of(std::size_t slot) const { return &m_data[slot * m_line_bytes]; }
+    // A resident slot always holds an entry.
+    std::size_t entry_of(std::size_t slot) const { return m_way[slot].entry - 1u; }
+    line_state& state(std::size_t slot) { return m_state[entry_of(slot)]; }
+    const line_state& state(std::size_t slot) const { return m_state[entry_of(slot)]; }
+    std::uint8_t* data_of(std::size_t slot) { return m_data + entry_of(slot) * m_line_bytes; }
+    const std::uint8_t* data_of(std::size_t slot) const
+    {
+        return m_data + entry_of(slot) * m_line_bytes;
+    }
+    void mark_touched(unsigned set) { m_touched[set >> 6] |= std::uint64_t{1} << (set & 63); }
+    template <class F> void for_each_touched_slot(F&& f) const; // f(slot), in slot order
     std::size_t resident_slot(std::uint64_t addr, std::size_t size, const char* what) const;
     void clear_ready(std::size_t slot);
-    void set_dirty(meta& m, sector_mask dirty);
+    void set_dirty(line_state& m, sector_mask dirty);
     victim remove(std::size_t slot);
 
     unsigned m_sets;
@@ -146,41 +182,73 @@ private:
     std::uint64_t m_offset_mask;
     unsigned m_line_shift;
     index_fn m_index;
-    std::vector<meta> m_meta;
-    std::vector<std::uint8_t> m_data;
+    zeroed_pages m_way_pages;   // sets x ways, by set
+    zeroed_pages m_state_pages; // the pool: a line_state per entry
+    zeroed_pages m_data_pages;  // the pool: line_bytes per entry
+    way* m_way;
+    line_state* m_state;
+    std::uint8_t* m_data;
+    std::size_t m_entries = 0; // pool entries taken, from the start
     std::vector<std::uint8_t> m_victim_data;
-    std::vector<std::uint64_t> m_ready; // per slot and sector; sized on first set_ready()
+    zeroed_pages m_ready_pages; // the pool: a time per entry and sector; on first set_ready()
+    std::uint64_t* m_ready = nullptr;
+    std::vector<std::uint64_t> m_touched; // a bit per set allocated into since the last reset
     std::uint64_t m_clock = 0;
     unsigned m_valid_count = 0;
     unsigned m_dirty_count = 0;
 };
 
+constexpr std::size_t cache_array::state_bytes_per_line()
+{
+    return sizeof(way) + sizeof(line_state);
+}
+
+template <class F> void cache_array::for_each_touched_slot(F&& f) const
+{
+    // Only sets allocated into can hold a resident line: an untouched set is all empty ways.
+    for (std::size_t w = 0; w < m_touched.size(); ++w) {
+        for (std::uint64_t bits = m_touched[w]; bits != 0; bits &= bits - 1) {
+            const std::size_t set = w * 64 + static_cast<unsigned>(__builtin_ctzll(bits));
+            for (std::size_t s = set * m_ways; s < (set + 1) * m_ways; ++s)
+                f(s);
+        }
+    }
+}
+
 template <class F> void cache_array::for_each_valid(F&& f) const
 {
-    for (std::size_t s = 0; s < m_meta.size(); ++s) {
-        if (m_meta[s].resident)
-            f(m_meta[s].tag, m_meta[s].dirty, data_of(s));
-    }
+    for_each_touched_slot([&](std::size_t s) {
+        if (m_way[s].resident)
+            f(m_way[s].tag, state(s).dirty, data_of(s));
+    });
 }
 
 template <class F> void cache_array::flush(F&& write_back)
 {
-    for (std::size_t s = 0; s < m_meta.size(); ++s) {
-        if (m_meta[s].resident && m_meta[s].dirty) {
-            write_back(m_meta[s].tag, static_cast<const std::uint8_t*>(data_of(s)),
-                       m_meta[s].dirty);
-            set_dirty(m_meta[s], 0);
+    if (m_dirty_count == 0)
+        return;
+    for_each_touched_slot([&](std::size_t s) {
+        if (m_way[s].resident && state(s).dirty) {
+            write_back(m_way[s].tag, static_cast<const std::uint8_t*>(data_of(s)), state(s).dirty);
+            set_dirty(state(s), 0);
         }
-    }
+    });
 }
 
 template <class F> void cache_array::invalidate_all(F&& write_back)
 {
     flush(write_back);
-    for (auto& m : m_meta)
-        m = meta{};
+    if (m_valid_count != 0) {
+        for_each_touched_slot([&](std::size_t s) {
+            if (m_way[s].resident) {
+                clear_ready(s);
+                state(s) = line_state{};
+                m_way[s] = way{0, m_way[s].entry, false, false}; // the way keeps its entry
+            }
+        });
+    }
     m_valid_count = 0;
-    m_ready.clear();
+    std::fill(m_touched.begin(), m_touched.end(), 0);
 }
 
 } // namespace vgpu::cache

@@ -53,9 +53,9 @@ cache_controller::cache_controller(const controller_params& p)
     m_stale.reserve(p.mshrs);
     m_free_buffers.reserve(line_buffers(p));
     for (std::size_t i = 0; i < line_buffers(p); ++i)
-        m_free_buffers.push_back(&m_buffer_store[i * p.line_bytes]);
+        m_free_buffers.push_back(m_buffer_store.data() + i * p.line_bytes);
     for (std::size_t i = 0; i < m_wb.size(); ++i)
-        m_wb[i].data = &m_wb_store[i * p.line_bytes];
+        m_wb[i].data = m_wb_store.data() + i * p.line_bytes;
 }
 
 void cache_controller::cover(sector_cover& c, std::uint64_t addr, std::size_t n) const

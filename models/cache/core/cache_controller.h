@@ -7,6 +7,7 @@
 #include "models/cache/core/capacity_timeline.h"
 #include "models/cache/core/mshr_table.h"
 #include "models/cache/core/set_index.h"
+#include "models/cache/core/zeroed_pages.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -263,10 +264,10 @@ private:
     mshr_table<std::uint8_t> m_mshr; // misses and (write-back policy) buffered write-backs
     unsigned m_misses_in_flight = 0;
     std::vector<std::uint64_t> m_stale; // lines whose fill in flight was overtaken by a write
-    std::vector<std::uint8_t> m_buffer_store;
+    zeroed_pages m_buffer_store;        // line buffers: pages cost memory once a buffer is used
     std::vector<std::uint8_t*> m_free_buffers;
     std::vector<wb_entry> m_wb;
-    std::vector<std::uint8_t> m_wb_store;
+    zeroed_pages m_wb_store;
     unsigned m_wb_in_use = 0;
     capacity_timeline m_fast_mshrs;
     capacity_timeline m_fast_wb;
