@@ -252,7 +252,7 @@ TEST_CASE("work estimates: inner-loop steps of each reference and the limit", "[
         for (const auto& arg : spec.args)
             if (arg.kind == arg_kind::buffer)
                 any.buffers[arg.name] = 1u << 28;
-        for (const char* k : {"a", "k", "c", "alpha", "beta", "stride", "block"})
+        for (const char* k : {"a", "b", "k", "c", "alpha", "beta", "stride", "block"})
             any.scalars[k] = 1;
         any.scalars["count"] = 1;
         any.scalars["iterations"] = 1;

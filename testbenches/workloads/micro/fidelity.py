@@ -247,11 +247,12 @@ CASES = [
          vars={"lines": 4096, "home": 8}, config=MCM4, remote=True, implied=line_path),
     dict(name="llc_slice", workload="lines.yaml", kind="bandwidth", var="passes", runs=(32, 128),
          vars={"lines": 256, "step": 4}, slices=1, implied=line_path, ctest=True,
+         bytes="llc_responses",
          sets=["noc.response_width_bytes=128", "noc.xbar_response_width_bytes=128"]),
     # 16 warps per SM x 8 lines = the 128 lines: no two warps of an SM share a line.
     dict(name="llc_bank", workload="lines.yaml", kind="bandwidth", var="passes", runs=(32, 128),
          vars={"lines": 128, "step": 512, "threads": 512}, slices=1, banks=1,
-         implied=line_path, ctest=True,
+         implied=line_path, ctest=True, bytes="llc_responses",
          sets=["noc.response_width_bytes=128", "noc.xbar_response_width_bytes=128"]),
     dict(name="remote_rw", workload="remote_rw.yaml", kind="ratio", var="passes", runs=(2, 6),
          vars={}, config=MCM4, ctest=True),
@@ -326,7 +327,12 @@ def measure(sim, case, mode, quantum, tmp):
     if case["kind"] == "bandwidth":
         name = "l1_bw" if case["name"] == "l1_bw" else "lines"
         dt = kernel_ns(b, name) - kernel_ns(a, name)
-        if case.get("bytes"):
+        if case.get("bytes") == "llc_responses":
+            # Lines the LLC slices answered (hits, fills and merged misses): with loads in
+            # flight a warp's passes over a line overlap, and the L1 answers some of them.
+            field = lambda s: 128 * sum(v for n, v in s["stats"].items() if re.match(
+                r".*\.llc\d+\.(hits|misses|mshr_merges)$", n))
+        elif case.get("bytes"):
             field = lambda s: sum(k[case["bytes"]] for k in s["kernels"] if k["name"] == name)
         else:
             field = lambda s: work_bytes(case, hi if s is b else lo)
