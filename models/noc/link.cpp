@@ -7,8 +7,6 @@
 namespace vgpu::noc {
 
 namespace {
-/// The smallest transfer: a request without data still moves one header flit.
-constexpr unsigned min_transfer_bytes = 8;
 
 /// Simulated time so far in NoC cycles (for the dump-time formulas).
 double elapsed(const sc_core::sc_time& unit)
@@ -32,7 +30,8 @@ link::link(const sc_core::sc_module_name& name, const noc_config& cfg, const clo
       response("response", channel_params(cfg, clocks)),
       m_latency(sc_core::sc_time::from_value(cfg.link_latency.ps)),
       m_cycle(sc_core::sc_time::from_value(clocks.noc_ps)),
-      m_bytes_per_cycle(cfg.link_bytes_per_cycle(clocks.noc_ps)), m_stats(this->name()),
+      m_bytes_per_cycle(cfg.link_bytes_per_cycle(clocks.noc_ps)),
+      m_header_bytes(cfg.link_header_bytes), m_stats(this->name()),
       m_requests(m_stats, "requests", "count", "requests carried"),
       m_bytes(m_stats, "bytes", "bytes", "data bytes carried (writes out, reads back)"),
       m_busy_cycles(m_stats, "busy_cycles", "cycles",
@@ -61,10 +60,8 @@ link::link(const sc_core::sc_module_name& name, const noc_config& cfg, const clo
 
 unsigned link::occupancy_cycles(unsigned bytes) const
 {
-    const double moved = std::max(bytes, min_transfer_bytes);
     // The tolerance keeps exact quotients (64 B at 12.8 B/cycle) from rounding up a cycle.
-    const double cycles = std::ceil(moved / m_bytes_per_cycle - 1e-9);
-    return std::max(1u, static_cast<unsigned>(cycles));
+    return static_cast<unsigned>(std::ceil(bytes / m_bytes_per_cycle - 1e-9));
 }
 
 void link::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
@@ -72,16 +69,20 @@ void link::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     const unsigned len = gp.get_data_length();
     const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
     // A read sends a header and gets its data back; a write sends its data and gets an ack.
-    const unsigned req_cycles = occupancy_cycles(gp.is_write() ? len : 0);
-    const unsigned rsp_cycles = occupancy_cycles(gp.is_read() ? len : 0);
+    const unsigned req_cycles = occupancy_cycles(gp.is_write() ? len : m_header_bytes);
+    const unsigned rsp_cycles = occupancy_cycles(gp.is_read() ? len : m_header_bytes);
     ++m_requests;
     m_bytes += len;
     m_busy_cycles += req_cycles;
     m_rsp_busy_cycles += rsp_cycles;
-    channel.use(0, ext, req_cycles, delay);
+    // A header or an acknowledgement on the command sideband (link_header_bytes = 0) takes no
+    // data-channel time: only the flight.
+    if (req_cycles > 0)
+        channel.use(0, ext, req_cycles, delay);
     delay += m_latency;
     out->b_transport(gp, delay);
-    response.use(0, ext, rsp_cycles, delay);
+    if (rsp_cycles > 0)
+        response.use(0, ext, rsp_cycles, delay);
     delay += m_latency;
 }
 

@@ -17,9 +17,11 @@ namespace vgpu::noc {
 
 /// Carries requests from module a to module b (`link_<a>_<b>`) and their responses back, on
 /// two channels of link_bandwidth_gbps each: a request occupies `channel` for its request bytes
-/// (write data, or an 8-byte read header) and flies link_latency to b; its response occupies
-/// `response` for its response bytes (read data, or an 8-byte write acknowledgement) and flies
-/// link_latency back. A read and a write side by side therefore do not share a channel's data.
+/// (write data, or link_header_bytes of read header) and flies link_latency to b; its response
+/// occupies `response` for its response bytes (read data, or link_header_bytes of write
+/// acknowledgement) and flies link_latency back. With link_header_bytes = 0 (the default)
+/// headers and acknowledgements ride a command sideband, so a read and a write side by side
+/// share no channel time.
 class link : public sc_core::sc_module {
 public:
     tlm_utils::simple_target_socket<link> in;     ///< requests entering at module a
@@ -44,6 +46,7 @@ private:
     const sc_core::sc_time m_latency;
     const sc_core::sc_time m_cycle;
     const double m_bytes_per_cycle;
+    const unsigned m_header_bytes;
     stats::group m_stats;
     stats::counter m_requests, m_bytes, m_busy_cycles, m_rsp_busy_cycles;
     stats::formula m_utilisation, m_bandwidth;

@@ -34,16 +34,17 @@ struct path_params {
 struct noc_config {
     topology_kind topology = topology_kind::crossbar; ///< shape of the module NoC
     arbiter_kind arbiter = arbiter_kind::round_robin; ///< output-port grant policy (accurate mode)
-    unsigned hop_latency = 2;               ///< module NoC: cycles a request spends in a hop
-    unsigned width_bytes = 32;              ///< bytes a crossbar or NoC port moves per NoC cycle
-    unsigned xbar_hop_latency = 1;          ///< cluster crossbar: cycles a request spends in it
-    duration link_latency{20000};           ///< inter-module link: one-way flight time
-    double link_bandwidth_gbps = 64.0;      ///< inter-module link: bytes per ns, each direction
-    unsigned request_width_bytes = 0;       ///< module NoC request channels; 0 = width_bytes
-    unsigned response_width_bytes = 0;      ///< module NoC response channels; 0 = width_bytes
-    std::int64_t response_hop_latency = -1; ///< module NoC responses; -1 = hop_latency
-    unsigned xbar_request_width_bytes = 0;  ///< cluster crossbar requests; 0 = width_bytes
-    unsigned xbar_response_width_bytes = 0; ///< cluster crossbar responses; 0 = width_bytes
+    unsigned hop_latency = 2;          ///< module NoC: cycles a request spends in a hop
+    unsigned width_bytes = 32;         ///< bytes a crossbar or NoC port moves per NoC cycle
+    unsigned xbar_hop_latency = 1;     ///< cluster crossbar: cycles a request spends in it
+    duration link_latency{20000};      ///< inter-module link: one-way flight time
+    double link_bandwidth_gbps = 64.0; ///< inter-module link: bytes per ns, each direction
+    unsigned link_header_bytes = 0;    ///< link data-channel bytes of a read header or a write ack
+    unsigned request_width_bytes = 0;  ///< module NoC request channels; 0 = width_bytes
+    unsigned response_width_bytes = 0; ///< module NoC response channels; 0 = width_bytes
+    std::int64_t response_hop_latency = -1;      ///< module NoC responses; -1 = hop_latency
+    unsigned xbar_request_width_bytes = 0;       ///< cluster crossbar requests; 0 = width_bytes
+    unsigned xbar_response_width_bytes = 0;      ///< cluster crossbar responses; 0 = width_bytes
     std::int64_t xbar_response_hop_latency = -1; ///< cluster crossbar; -1 = xbar_hop_latency
 
     void declare(config::visitor& v)
@@ -103,6 +104,14 @@ struct noc_config {
                      "= this x the NoC clock period")
                     .range(0.01, 1e4)
                     .unit("GB/s"));
+        v.value("link_header_bytes", link_header_bytes,
+                spec("inter-module link: data-channel bytes a read's request header or a "
+                     "write's acknowledgement occupies; 0 = they travel on the link's command "
+                     "sideband (as AXI's address and write-response channels) and cost only "
+                     "the flight time, so a remote read and a remote write side by side share "
+                     "no channel")
+                    .range(0, 4096)
+                    .unit("bytes"));
     }
 
     /// Ranges are checked by the declaration; no combination of `noc` keys is invalid.

@@ -29,12 +29,14 @@ std::uint64_t test_seed()
     return s ? std::strtoull(s, nullptr, 0) : 20240601;
 }
 
-/// 20 ns flight time; 64 GB/s at a 1 ns NoC clock is 64 bytes per cycle.
-noc::noc_config link_cfg(double gbps = 64.0)
+/// 20 ns flight time; 64 GB/s at a 1 ns NoC clock is 64 bytes per cycle; read headers and
+/// write acknowledgements of `header` bytes on the data channels (one flit).
+noc::noc_config link_cfg(double gbps = 64.0, unsigned header = 8)
 {
     noc::noc_config c;
     c.link_latency = duration{20000};
     c.link_bandwidth_gbps = gbps;
+    c.link_header_bytes = header;
     return c;
 }
 
@@ -131,9 +133,33 @@ TEST_CASE("link bandwidth: bytes per cycle come from GB/s and the NoC clock")
     sc_core::sc_start();
     REQUIRE(tb.init.done);
     REQUIRE(tb.violations() == 0);
-    CHECK(tb.link.occupancy_cycles(0) == 1);
+    CHECK(tb.link.occupancy_cycles(0) == 0);
+    CHECK(tb.link.occupancy_cycles(8) == 1);
     CHECK(tb.link.occupancy_cycles(64) == 5);
     CHECK(tb.link.occupancy_cycles(65) == 6);
+}
+
+TEST_CASE("link with headers on the command sideband: a read and a write share no channel time")
+{
+    bench tb(link_cfg(64.0, 0)); // noc.link_header_bytes = 0, the default
+    std::uint8_t buf[256] = {};
+    tb.init.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        CHECK(i.mem.access(tlm::TLM_WRITE_COMMAND, 0x0, buf, 256, d) == tlm::TLM_OK_RESPONSE);
+        // 4 cycles of data out, flight, memory, the acknowledgement on the sideband, flight.
+        CHECK(d == sc_time(4 + 20 + 10 + 20, SC_NS));
+        d = sc_core::SC_ZERO_TIME;
+        CHECK(i.mem.access(tlm::TLM_READ_COMMAND, 0x0, buf, 256, d) == tlm::TLM_OK_RESPONSE);
+        // Issued at the same time: the header does not wait behind the write's data, and the
+        // data comes back on the response channel the write never used.
+        CHECK(d == sc_time(20 + 10 + 4 + 20, SC_NS));
+        sc_core::wait(100, SC_NS);
+    };
+    sc_core::sc_start();
+    REQUIRE(tb.init.done);
+    REQUIRE(tb.violations() == 0);
+    CHECK(tb.link.channel.grants() == 1);  // the write's data only
+    CHECK(tb.link.response.grants() == 1); // the read's data only
 }
 
 TEST_CASE("link accurate mode: the channel grants on the arrival edge, then the flights")
