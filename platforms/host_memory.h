@@ -7,8 +7,10 @@
 #include "models/l1/l1_config.h"
 #include "models/llc/llc_config.h"
 #include "models/sm/sm_config.h"
+#include "models/traffic/traffic_config.h"
 #include "platforms/platform_config.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -150,6 +152,35 @@ inline memory_estimate estimate_host_memory(const platform_config& p, const sm::
          add(process_base_bytes,
              add(mul(p.modules, module_bytes), mul(mul(p.modules, p.modules - 1ull), link_bytes))),
          {"platform.modules"}});
+    for (const auto& s : e.shares)
+        e.total = add(e.total, s.bytes);
+    return e;
+}
+
+/// What a traffic configuration could need: DRAM contents and (with traffic.check) the
+/// generators' reference memory are sparse, one 4 KiB page each (plus its map entry) per page a
+/// generator may write: at most its footprint's pages, and at most the pages its transactions
+/// can touch (every transaction a write, each touching ceil(access_bytes / 4 KiB) + 1 pages).
+inline memory_estimate estimate_traffic_memory(const traffic::traffic_config& t)
+{
+    using detail::add;
+    using detail::mul;
+    constexpr std::uint64_t page = 4096, entry = 64;
+    const std::uint64_t in_footprint = t.footprint.bytes / page + 1;
+    const std::uint64_t by_transactions =
+        mul(t.transactions, (t.access_bytes + page - 1) / page + 1);
+    const std::uint64_t pages = std::min(in_footprint, by_transactions);
+    const std::uint64_t per_page = (t.check ? 2 * page : page) + entry;
+    memory_estimate e;
+    e.shares.push_back(
+        {"the written pages",
+         std::to_string(t.generators) + " generators x " + std::to_string(pages) + " pages x " +
+             std::to_string(per_page) + " B (DRAM contents" +
+             (t.check ? " and reference memory)" : ")"),
+         mul(mul(t.generators, pages), per_page),
+         {"traffic.transactions", "traffic.footprint", "traffic.generators", "traffic.check"}});
+    e.shares.push_back(
+        {"the process", "libraries and the platform", process_base_bytes, {"traffic.generators"}});
     for (const auto& s : e.shares)
         e.total = add(e.total, s.bytes);
     return e;

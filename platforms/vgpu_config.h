@@ -89,6 +89,8 @@ struct vgpu_config {
         if (platform.kind == platform_kind::gpu)
             check_host_memory(estimate_host_memory(platform, sm, l1, llc, stats.per_warp),
                               platform.max_host_memory.bytes, c);
+        else
+            check_host_memory(estimate_traffic_memory(traffic), platform.max_host_memory.bytes, c);
     }
 };
 

@@ -219,3 +219,41 @@ TEST_CASE("host memory: LLC slices of 4 GiB in all take memory only for the line
         CHECK(r.peak_rss < small.peak_rss + (64ull << 20));
     }
 }
+
+TEST_CASE("host memory estimate of a traffic configuration: the pages its generators may write",
+          "[host_memory]")
+{
+    traffic::traffic_config t;
+    t.generators = 4;
+    t.footprint = byte_size{1 << 20};
+    t.access_bytes = 64;
+    t.transactions = 20000;
+    t.check = true;
+    // The footprint bounds it: 256 + 1 pages (a region need not start on a page), each a DRAM
+    // page, a reference page and a 64-byte map entry, per generator; plus the process.
+    memory_estimate e = estimate_traffic_memory(t);
+    CHECK(e.shares[0].bytes == 4ull * 257 * (2 * 4096 + 64));
+    CHECK(e.total == 4ull * 257 * (2 * 4096 + 64) + (16ull << 20));
+    // Few transactions bound it: 10 writes touch at most 2 pages each; no reference memory.
+    t.transactions = 10;
+    t.check = false;
+    e = estimate_traffic_memory(t);
+    CHECK(e.shares[0].bytes == 4ull * 20 * (4096 + 64));
+    // 64 generators over 16 GiB each with 10^9 transactions: far above the default limit, at
+    // the key the user set.
+    t.generators = 64;
+    t.footprint = byte_size{16ull << 30};
+    t.transactions = 1000000000;
+    t.check = true;
+    e = estimate_traffic_memory(t);
+    CHECK(e.largest().bytes == 64ull * ((16ull << 30) / 4096 + 1) * (2 * 4096 + 64));
+    config::errors errs;
+    config::provenance prov;
+    prov["traffic.footprint"] = config::location{"t.yaml", 7, 14};
+    config::checker chk(errs, prov);
+    check_host_memory(e, 4ull << 30, chk);
+    REQUIRE(errs.messages().size() == 1);
+    CHECK(errs.messages()[0].rfind("t.yaml:7:14: error: traffic.footprint: the configuration "
+                                   "could need about ",
+                                   0) == 0);
+}
