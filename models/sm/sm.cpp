@@ -542,6 +542,8 @@ void sm::request_fill(std::uint64_t va, std::uint64_t at, const cp::cta_launch& 
 {
     at = std::max(at, m_fill_port);
     m_fill_port = at + 1;
+    VGPU_DEBUG(m_log, "instruction line 0x%llx requested at cycle %llu",
+               static_cast<unsigned long long>(va), static_cast<unsigned long long>(at));
     ++m_fetches;
     const tlm_bus::gpu_extension ext = request_ext(-1, tlm_bus::access_kind::instruction, va, 0, l);
     if (m_clk.accurate) {
@@ -566,6 +568,9 @@ void sm::request_fill(std::uint64_t va, std::uint64_t at, const cp::cta_launch& 
 
 void sm::fill_done(std::uint64_t va, std::uint64_t ready, tlm::tlm_response_status st)
 {
+    VGPU_DEBUG(m_log, "instruction line 0x%llx arrives at cycle %llu (%s)",
+               static_cast<unsigned long long>(va), static_cast<unsigned long long>(ready),
+               tlm_bus::response_name(st));
     if (st == tlm::TLM_OK_RESPONSE)
         m_icache->filled(va, ready);
     else
