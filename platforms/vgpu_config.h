@@ -74,6 +74,10 @@ struct vgpu_config {
                     "must be at least llc.line_bytes (" + std::to_string(llc.line_bytes) + ")");
         if (memory.page_bytes.bytes < l1.line_bytes)
             c.error("memory.page_bytes", "must be at least l1.line_bytes");
+        if (sm.icache_bytes.bytes != 0 && sm.icache_bytes.bytes / l1.line_bytes < sm.icache_ways)
+            c.error("sm.icache_bytes", "must hold at least sm.icache_ways (" +
+                                           std::to_string(sm.icache_ways) + ") lines of " +
+                                           std::to_string(l1.line_bytes) + " B (l1.line_bytes)");
         // Sizes of up to 2^64 - 1 are valid alone: the sum and product are checked, not formed
         // blindly (a wrapped end would pass the fit check and the regions would overlap).
         std::uint64_t regions = 0, end = 0;

@@ -87,7 +87,8 @@ tlm::tlm_response_status initiator_port::access(tlm::tlm_command cmd, std::uint6
     return status;
 }
 
-unsigned initiator_port::debug(tlm::tlm_command cmd, std::uint64_t addr, void* data, unsigned len)
+unsigned initiator_port::debug(tlm::tlm_command cmd, std::uint64_t addr, void* data, unsigned len,
+                               const gpu_extension* attrs)
 {
     tlm::tlm_generic_payload* gp = m_pool.acquire();
     gp->set_command(cmd);
@@ -95,6 +96,8 @@ unsigned initiator_port::debug(tlm::tlm_command cmd, std::uint64_t addr, void* d
     gp->set_data_ptr(static_cast<unsigned char*>(data));
     gp->set_data_length(len);
     gp->set_streaming_width(len);
+    if (attrs)
+        ext(*gp) = *attrs;
     unsigned n = (*this)->transport_dbg(*gp);
     gp->release();
     return n;

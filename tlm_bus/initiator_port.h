@@ -30,8 +30,10 @@ public:
     tlm::tlm_response_status access(tlm::tlm_command cmd, std::uint64_t addr, void* data,
                                     unsigned len, tlm_utils::tlm_quantumkeeper& qk,
                                     const gpu_extension* attrs = nullptr);
-    /// Debug access (no time, no side effects); returns the bytes transferred.
-    unsigned debug(tlm::tlm_command cmd, std::uint64_t addr, void* data, unsigned len);
+    /// Debug access (no time, no side effects); returns the bytes transferred. `attrs`, when
+    /// given, travels as the payload's gpu_extension (e.g. for address translation).
+    unsigned debug(tlm::tlm_command cmd, std::uint64_t addr, void* data, unsigned len,
+                   const gpu_extension* attrs = nullptr);
 
     void set_dmi_enabled(bool on);                                ///< DMI is off until enabled
     std::uint64_t transactions() const { return m_transactions; } ///< b_transport calls

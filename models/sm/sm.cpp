@@ -76,7 +76,9 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
       m_loads(m_stats, "loads", "count", "warp LD instructions"),
       m_stores(m_stats, "stores", "count", "warp ST instructions"),
       m_mem_requests(m_stats, "mem_requests", "count", "line requests of LD/ST"),
-      m_fetches(m_stats, "fetch_requests", "count", "line requests of program fetches"),
+      m_fetches(m_stats, "fetch_requests", "count",
+                "line requests of instruction fetches (icache fills and prefetches, or whole "
+                "programs when sm.icache_bytes is 0)"),
       m_ctas(m_stats, "ctas", "count", "CTAs ended (including faulted ones)"),
       m_faults(m_stats, "faults", "count", "CTAs ended by a fault"),
       m_active_cycles(m_stats, "active_cycles", "cycles", "cycles with at least one resident CTA"),
@@ -94,6 +96,15 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
       m_stall_structural(m_stats, "stall_structural", "cycles",
                          "cycles no sub-core issued although a warp was ready: its functional "
                          "unit was busy (counted toward issue in the bound)"),
+      m_icache_hits(m_stats, "icache_hits", "count",
+                    "instruction-line lookups of warps that found the line present"),
+      m_icache_misses(m_stats, "icache_misses", "count",
+                      "instruction-line lookups that found the line absent and started its fill"),
+      m_icache_pending_hits(m_stats, "icache_pending_hits", "count",
+                            "instruction-line lookups that found their line being filled (another "
+                            "warp's miss or a prefetch) and waited for that fill"),
+      m_icache_prefetches(m_stats, "icache_prefetches", "count",
+                          "next-line prefetch fills of the instruction cache"),
       m_ipc(m_stats, "ipc", "instructions/cycle", "warp-instructions per active cycle", [this] {
           const auto c = m_active_cycles.value();
           return c ? static_cast<double>(m_instructions.value()) / static_cast<double>(c) : 0.0;
@@ -116,6 +127,13 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
         c.ctx.params.reserve(cp::max_params);
     m_line_bufs.resize(line_bytes);
     m_be_bufs.resize(line_bytes);
+    m_fill_buf.resize(line_bytes);
+    if (cfg.icache_bytes.bytes > 0) {
+        if (cfg.icache_ways == 0 || cfg.icache_bytes.bytes / line_bytes < cfg.icache_ways)
+            SC_REPORT_ERROR("vgpu/sm", "sm.icache_bytes must hold at least sm.icache_ways lines");
+        else
+            m_icache.emplace(cfg.icache_bytes.bytes, line_bytes, cfg.icache_ways);
+    }
     for (unsigned w = 0; w < cfg.warp_slots; ++w) {
         if (per_warp_stats)
             m_slot_stats.push_back(std::make_unique<slot_stats>(m_stats, w));
@@ -304,33 +322,45 @@ int sm::fetch_program(cta_slot& c, std::uint64_t& ready)
     const std::uint64_t first = l.prog_addr & ~(line - 1);
     const std::uint64_t last = (std::uint64_t{l.prog_addr} + l.prog_bytes + line - 1) & ~(line - 1);
     m_fetch_buf.resize(last - first);
-    m_fetch = fetch_state{};
-    m_fetch.launch = &l;
-    m_fetch.first = first;
-    m_fetch.lines = static_cast<unsigned>((last - first) / line);
-    m_fetch.ready = ready;
-    m_fetch.end = ready;
-    if (m_clk.accurate) {
-        // The lines are requested one per cycle, as in fast mode, by LSU threads (a blocking
-        // fetch by this thread would serialise them); this thread waits for all of them.
-        const unsigned threads = std::min(m_fetch.lines, fetch_threads);
-        m_fetch.left = threads;
-        for (unsigned k = 0; k < threads; ++k)
-            hand_to_lsu({0, static_cast<std::uint16_t>(k), 0, true});
-        while (m_fetch.left > 0)
-            sc_core::wait(m_fetch_done);
-    } else {
-        for (unsigned i = 0; i < m_fetch.lines && fetch_line(i); ++i) {
+    std::uint64_t end = ready; // the warps start when the program arrived
+    if (m_icache) {
+        // The program is decoded from a debug read (no time): the warps' instruction fetches
+        // are timed by the instruction cache (fetch_next).
+        if (const auto bad = read_program(l, &m_fetch_buf[l.prog_addr - first])) {
+            char msg[96];
+            std::snprintf(msg, sizeof msg, "instruction fetch at VA 0x%llx failed (not readable)",
+                          static_cast<unsigned long long>(*bad));
+            return fail(*bad, msg);
         }
+    } else {
+        m_fetch = fetch_state{};
+        m_fetch.launch = &l;
+        m_fetch.first = first;
+        m_fetch.lines = static_cast<unsigned>((last - first) / line);
+        m_fetch.ready = ready;
+        m_fetch.end = ready;
+        if (m_clk.accurate) {
+            // The lines are requested one per cycle, as in fast mode, by LSU threads (a blocking
+            // fetch by this thread would serialise them); this thread waits for all of them.
+            const unsigned threads = std::min(m_fetch.lines, fetch_threads);
+            m_fetch.left = threads;
+            for (unsigned k = 0; k < threads; ++k)
+                hand_to_lsu({0, static_cast<std::uint16_t>(k), 0, true});
+            while (m_fetch.left > 0)
+                sc_core::wait(m_fetch_done);
+        } else {
+            for (unsigned i = 0; i < m_fetch.lines && fetch_line(i); ++i) {
+            }
+        }
+        if (m_fetch.failed) {
+            char msg[96];
+            std::snprintf(msg, sizeof msg, "instruction fetch at VA 0x%llx failed (%s)",
+                          static_cast<unsigned long long>(m_fetch.fail_va),
+                          tlm_bus::response_name(m_fetch.fail_status));
+            return fail(m_fetch.fail_va, msg);
+        }
+        end = m_fetch.end;
     }
-    if (m_fetch.failed) {
-        char msg[96];
-        std::snprintf(msg, sizeof msg, "instruction fetch at VA 0x%llx failed (%s)",
-                      static_cast<unsigned long long>(m_fetch.fail_va),
-                      tlm_bus::response_name(m_fetch.fail_status));
-        return fail(m_fetch.fail_va, msg);
-    }
-    const std::uint64_t end = m_fetch.end;
     victim->code = decode_program(&m_fetch_buf[l.prog_addr - first], l.prog_bytes);
     for (std::size_t pc = 0; pc < victim->code.size(); ++pc)
         if (victim->code[pc].op == opcode::INVALID)
@@ -369,6 +399,26 @@ bool sm::fetch_line(unsigned i)
     return true;
 }
 
+std::optional<std::uint64_t> sm::read_program(const cp::cta_launch& l, std::uint8_t* buf)
+{
+    std::uint64_t va = l.prog_addr;
+    const std::uint64_t end = va + l.prog_bytes;
+    while (va < end) {
+        // One line at a time: the caches below hold (and interleave) data by line, and a
+        // debug read is served whole by the target its first address decodes to.
+        const std::uint64_t line_end = (va | (m_line_bytes - 1)) + 1;
+        const auto len = static_cast<unsigned>(std::min(end, line_end) - va);
+        const tlm_bus::gpu_extension ext =
+            request_ext(-1, tlm_bus::access_kind::instruction, va, 0, l);
+        const unsigned n =
+            mem.debug(tlm::TLM_READ_COMMAND, va, buf + (va - l.prog_addr), len, &ext);
+        if (n == 0)
+            return va;
+        va += n;
+    }
+    return std::nullopt;
+}
+
 void sm::start_cta(int ci)
 {
     cta_slot& c = m_cta_slots[ci];
@@ -379,6 +429,12 @@ void sm::start_cta(int ci)
     m_barriers.start(ci, m_slots.warp_mask(ci));
     c.start = start;
     c.end = start;
+    if (m_icache && m_icache_ptbr != l.ptbr) {
+        // Lines are tagged by virtual address: another address space starts empty.
+        if (m_icache_ptbr)
+            m_icache->invalidate();
+        m_icache_ptbr = l.ptbr;
+    }
     std::uint64_t ready = start;
     c.prog = fetch_program(c, ready);
     m_cycle = std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
@@ -408,8 +464,13 @@ void sm::start_cta(int ci)
             o.end = 0;
         ws.start = ready;
         ws.issued = 0;
+        ws.prog_va = l.prog_addr;
+        ws.prog_end = std::uint64_t{l.prog_addr} + l.prog_bytes;
+        ws.fetch_line = never;
+        ws.fetch_ready = 0;
         m_cores[ws.core]->sched.launch(s);
         m_live |= 1ull << s;
+        fetch_next(s, ready);
     }
     m_watchdog.watch(static_cast<unsigned>(ci), start);
     VGPU_DEBUG(m_log, "CTA (%u,%u) of kernel %u started at cycle %llu with %u warps", l.cta_x,
@@ -427,6 +488,109 @@ void sm::update_next(unsigned slot)
     ws.reason = t.reason;
     if (const instruction* next = ws.w->next())
         ws.unit = unit_of(next->op);
+    fetch_next(slot, fetch_cycle());
+}
+
+std::uint64_t sm::fetch_cycle() const
+{
+    return std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
+}
+
+void sm::fetch_next(unsigned slot, std::uint64_t at)
+{
+    warp_slot& ws = m_warps[slot];
+    if (!m_icache || !(m_live >> slot & 1) || !ws.w->next())
+        return;
+    const std::uint64_t line =
+        m_icache->line_of(ws.prog_va + std::uint64_t{ws.w->pc()} * instruction_bytes);
+    if (line != ws.fetch_line) {
+        // The warp holds the instructions of the line it looked up last (its fetch buffer);
+        // another line is looked up in the instruction cache.
+        const cp::cta_launch& l = m_cta_slots[ws.cta].launch;
+        const std::uint64_t now = fetch_cycle();
+        const icache::result r = m_icache->access(line, now);
+        ws.fetch_line = line;
+        ws.fetch_ready = r.ready;
+        switch (r.kind) {
+        case icache::outcome::hit:
+            ++m_icache_hits;
+            break;
+        case icache::outcome::in_flight:
+            ++m_icache_pending_hits;
+            break;
+        case icache::outcome::miss:
+            ++m_icache_misses;
+            // Fast mode: fill_done() sets fetch_ready (or faults the CTA) before this returns.
+            request_fill(line, std::max(at, now), l);
+            break;
+        }
+        if (!(m_live >> slot & 1))
+            return; // the fill failed: the CTA faulted
+        const std::uint64_t next = line + m_line_bytes;
+        if (r.prefetch_next && next < ws.prog_end && m_icache->prefetch(next, now)) {
+            ++m_icache_prefetches;
+            request_fill(next, std::max(at, now), l);
+        }
+    }
+    if (ws.fetch_ready > ws.next) {
+        ws.next = ws.fetch_ready;
+        ws.reason = wait_reason::memory;
+    }
+}
+
+void sm::request_fill(std::uint64_t va, std::uint64_t at, const cp::cta_launch& l)
+{
+    at = std::max(at, m_fill_port);
+    m_fill_port = at + 1;
+    VGPU_DEBUG(m_log, "instruction line 0x%llx requested at cycle %llu",
+               static_cast<unsigned long long>(va), static_cast<unsigned long long>(at));
+    ++m_fetches;
+    const tlm_bus::gpu_extension ext = request_ext(-1, tlm_bus::access_kind::instruction, va, 0, l);
+    if (m_clk.accurate) {
+        auto f = std::find_if(m_fills.begin(), m_fills.end(),
+                              [](const fill_request& r) { return !r.busy; });
+        if (f == m_fills.end())
+            f = m_fills.insert(m_fills.end(), fill_request{});
+        const auto index = static_cast<std::size_t>(f - m_fills.begin());
+        if (index > 0xffff)
+            SC_REPORT_ERROR("vgpu/sm", "too many instruction fills in flight");
+        *f = {true, va, at, ext};
+        hand_to_lsu({0, static_cast<std::uint16_t>(index), 0, false, true});
+        return;
+    }
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time t = time_of(at);
+    sc_core::sc_time delay = t > now ? t - now : sc_core::SC_ZERO_TIME;
+    const auto st =
+        mem.access(tlm::TLM_READ_COMMAND, va, m_fill_buf.data(), m_line_bytes, delay, &ext);
+    fill_done(va, cycle_of(sc_core::sc_time_stamp() + delay), st);
+}
+
+void sm::fill_done(std::uint64_t va, std::uint64_t ready, tlm::tlm_response_status st)
+{
+    VGPU_DEBUG(m_log, "instruction line 0x%llx arrives at cycle %llu (%s)",
+               static_cast<unsigned long long>(va), static_cast<unsigned long long>(ready),
+               tlm_bus::response_name(st));
+    if (st == tlm::TLM_OK_RESPONSE)
+        m_icache->filled(va, ready);
+    else
+        m_icache->fill_failed(va);
+    for (std::uint64_t m = m_live; m != 0; m &= m - 1) {
+        const unsigned s = ctz64(m);
+        warp_slot& ws = m_warps[s];
+        if (ws.fetch_line != va || ws.fetch_ready != never || !(m_live >> s & 1))
+            continue;
+        if (st != tlm::TLM_OK_RESPONSE) {
+            char msg[96];
+            std::snprintf(msg, sizeof msg, "instruction fetch at VA 0x%llx failed (%s)",
+                          static_cast<unsigned long long>(va), tlm_bus::response_name(st));
+            fault_cta(ws.cta, s, ws.w->pc(), va, msg);
+            continue;
+        }
+        ws.fetch_ready = ready;
+        if (m_clk.accurate)
+            update_next(s); // fast mode: the warp that missed is the only one waiting
+    }
 }
 
 void sm::issue(unsigned slot)
@@ -709,6 +873,8 @@ std::string sm::wait_report(const cta_slot& c) const
                           m_barriers.pc(s), m_barriers.arrived(ci), m_barriers.warps(ci));
         else if (ws.board.memory_busy() || !ws.w->ready())
             std::snprintf(part, sizeof part, "warp %u at pc %u: memory", s, ws.w->pc());
+        else if (m_icache && ws.fetch_ready > m_cycle)
+            std::snprintf(part, sizeof part, "warp %u at pc %u: instruction fetch", s, ws.w->pc());
         else if (ws.next > m_cycle)
             std::snprintf(part, sizeof part, "warp %u at pc %u: scoreboard", s, ws.w->pc());
         else
@@ -969,6 +1135,20 @@ void sm::hand_to_lsu(const lsu_job& job)
 
 void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
 {
+    if (job.fill) {
+        // The vector may grow while this thread waits in the access: copy, index again after.
+        const fill_request f = m_fills[job.line];
+        const sc_core::sc_time at = time_of(f.cycle);
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+        const auto st =
+            mem.access(tlm::TLM_READ_COMMAND, f.va, w.buf.data(), m_line_bytes, delay, &f.ext);
+        m_fills[job.line].busy = false;
+        fill_done(f.va, cycle_of(sc_core::sc_time_stamp() + delay), st);
+        ++m_wakeups;
+        m_wake.notify(sc_core::SC_ZERO_TIME);
+        return;
+    }
     if (job.fetch) {
         for (unsigned i = job.line; i < m_fetch.lines; i += fetch_threads)
             if (!fetch_line(i))

@@ -10,6 +10,7 @@
 #include "models/sm/core/coalescer.h"
 #include "models/sm/core/cta_slots.h"
 #include "models/sm/core/function_units.h"
+#include "models/sm/core/icache.h"
 #include "models/sm/core/isa.h"
 #include "models/sm/core/scoreboard.h"
 #include "models/sm/core/warp.h"
@@ -68,6 +69,14 @@ public:
     /// Cycles no sub-core issued although a warp was ready: its unit was busy.
     std::uint64_t stall_structural() const { return m_stall_structural.value(); }
     std::uint64_t cycles() const { return m_cycle; } ///< current core cycle of the issue loop
+    /// Instruction-line lookups that found the line present (0 without an instruction cache).
+    std::uint64_t icache_hits() const { return m_icache_hits.value(); }
+    /// Instruction-line lookups that found the line absent and started its fill.
+    std::uint64_t icache_misses() const { return m_icache_misses.value(); }
+    /// Instruction-line lookups that found their line being filled and waited for that fill.
+    std::uint64_t icache_pending_hits() const { return m_icache_pending_hits.value(); }
+    /// Next-line prefetch fills requested.
+    std::uint64_t icache_prefetches() const { return m_icache_prefetches.value(); }
     /// Full text of the last fault (cta_done.message holds its first 95 characters).
     const std::string& last_fault() const { return m_last_fault; }
     /// Resident CTAs (launched or being started, not yet ended).
@@ -127,6 +136,10 @@ private:
         scoreboard board;                       ///< register, predicate and memory-order readiness
         std::uint64_t start = 0;                ///< launch cycle
         std::uint64_t issued = 0;               ///< instructions issued by this warp
+        std::uint64_t prog_va = 0;              ///< VA of its program's first instruction
+        std::uint64_t prog_end = 0;             ///< VA just past its program
+        std::uint64_t fetch_line = never;       ///< line of its next instruction, looked up
+        std::uint64_t fetch_ready = 0;          ///< cycle fetch_line arrives (never: not known yet)
         std::vector<mem_op> ops;                ///< its memory instructions (in flight or done)
     };
 
@@ -158,6 +171,15 @@ private:
         std::uint16_t line;
         std::uint8_t op = 0; ///< index into the warp's ops
         bool fetch = false;  ///< program fetch: lines line, line + fetch_threads, ...
+        bool fill = false;   ///< instruction-cache fill m_fills[line]
+    };
+
+    /// An instruction-cache fill handed to an LSU thread (accurate mode).
+    struct fill_request {
+        bool busy = false;
+        std::uint64_t va = 0;    ///< the line
+        std::uint64_t cycle = 0; ///< cycle it is requested
+        tlm_bus::gpu_extension ext{};
     };
 
     /// The program fetch in progress (its lines may be fetched by LSU threads).
@@ -206,8 +228,23 @@ private:
     /// Fetches line i of m_fetch into m_fetch_buf (delay: until cycle ready + i); false if it
     /// failed.
     bool fetch_line(unsigned i);
+    /// Reads the program of `l` into buf with debug reads (no time); the first VA that could
+    /// not be read, if any.
+    std::optional<std::uint64_t> read_program(const cp::cta_launch& l, std::uint8_t* buf);
     void issue(unsigned slot);
     void update_next(unsigned slot);
+    /// Instruction cache: the line of the warp's next instruction is looked up when it differs
+    /// from the last one the warp looked up (a miss requests it, no earlier than `at`, and the
+    /// next line is prefetched), and the warp's next issue waits until that line arrived.
+    void fetch_next(unsigned slot, std::uint64_t at);
+    /// Requests an instruction line through `mem` at cycle `at` or the next free fill cycle
+    /// (one per cycle): inline in fast mode, by an LSU thread in accurate mode.
+    void request_fill(std::uint64_t va, std::uint64_t at, const cp::cta_launch& l);
+    /// The fill of line va arrived at cycle `ready` (or failed with st): installs it, and
+    /// releases (accurate mode: wakes) or faults the warps waiting for it.
+    void fill_done(std::uint64_t va, std::uint64_t ready, tlm::tlm_response_status st);
+    /// The current cycle for the instruction cache: never decreases, also in an LSU thread.
+    std::uint64_t fetch_cycle() const;
     void issue_mem(unsigned slot, const step_result& r);
     /// True when `b` must wait for `a` (same warp): their lines overlap and one is a store.
     static bool ordered(const mem_op& a, const mem_op& b);
@@ -244,8 +281,13 @@ private:
     barrier_tracker m_barriers; ///< BAR arrivals and exits per CTA
     watchdog m_watchdog;        ///< sm.max_cta_cycles per running CTA
     std::vector<prog_entry> m_progs;
-    std::uint64_t m_live = 0; ///< bit w: warp slot w may issue (resident, not done)
-    unsigned m_resident = 0;  ///< CTA slots not free (traced as resident_ctas)
+    std::optional<icache> m_icache; ///< absent when sm.icache_bytes is 0
+    std::uint64_t m_fill_port = 0;  ///< first cycle the next instruction fill may be requested
+    std::optional<std::uint64_t> m_icache_ptbr; ///< page table of the lines held
+    std::vector<fill_request> m_fills;          ///< accurate mode: fills handed to LSU threads
+    std::vector<std::uint8_t> m_fill_buf; ///< fast mode: fill data (not used: decoded at launch)
+    std::uint64_t m_live = 0;             ///< bit w: warp slot w may issue (resident, not done)
+    unsigned m_resident = 0;              ///< CTA slots not free (traced as resident_ctas)
     std::uint64_t m_cycle = 0;
     bool m_check = false; ///< a CTA may have finished or deadlocked
     tlm_utils::tlm_quantumkeeper m_qk;
@@ -270,7 +312,8 @@ private:
     stats::counter m_instructions, m_lane_instructions, m_loads, m_stores, m_mem_requests,
         m_fetches, m_ctas, m_faults, m_active_cycles, m_idle_cycles, m_stall_scoreboard,
         m_stall_barrier, m_stall_memory, m_barrier_wait_cycles, m_trace_events, m_issue_cycles,
-        m_stall_structural;
+        m_stall_structural, m_icache_hits, m_icache_misses, m_icache_pending_hits,
+        m_icache_prefetches;
     stats::formula m_ipc;
     std::vector<std::unique_ptr<sub_core>> m_cores;        ///< sm.schedulers sub-cores
     std::vector<std::unique_ptr<slot_stats>> m_slot_stats; ///< empty unless per_warp_stats

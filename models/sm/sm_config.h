@@ -67,6 +67,8 @@ struct sm_config {
     unsigned max_loads_per_warp = 8;            ///< loads (LD, CDL) a warp keeps in flight
     unsigned max_stores_per_warp = 8; ///< stores a warp keeps in flight (its store buffer)
     unsigned lsu_threads = 8; ///< accurate mode: LSU threads started at once (more on demand)
+    byte_size icache_bytes{32 * 1024}; ///< instruction cache capacity (0: whole-program fetch)
+    unsigned icache_ways = 4;          ///< instruction cache associativity
     std::uint64_t max_cta_cycles = 50000000; ///< a CTA running longer is stopped with a fault
 
     void declare(config::visitor& v)
@@ -108,6 +110,16 @@ struct sm_config {
                      "detail kept for old configurations; the L1's MSHRs bound the requests in "
                      "flight)")
                     .range(1, 256));
+        v.value("icache_bytes", icache_bytes,
+                spec("instruction cache of the SM, shared by its warps: a warp whose next "
+                     "instruction's line is absent waits while the line is read through the "
+                     "memory system (with a next-line prefetch); 0 = no instruction cache: each "
+                     "launch's whole program is read at CTA start and the warps start when it "
+                     "arrived. Lines are l1.line_bytes; at least icache_ways lines")
+                    .range(0, 16 << 20)
+                    .unit("B"));
+        v.value("icache_ways", icache_ways,
+                spec("instruction cache associativity (LRU replacement)").range(1, 64));
         v.value("max_cta_cycles", max_cta_cycles,
                 spec("a CTA running longer is stopped with a fault naming what each warp waits on")
                     .range(1, 1e15)
