@@ -50,7 +50,7 @@ struct clocks_config {
 /// `platform.timing`.
 struct timing_config {
     timing_mode mode = timing_mode::fast; ///< fast (loosely timed) or accurate (cycle arbitration)
-    std::uint64_t quantum_ns = 500;       ///< fast mode: global quantum; 0 = lock-step
+    std::uint64_t quantum_ns = 100;       ///< fast mode: global quantum; 0 = lock-step
 
     void declare(config::visitor& v)
     {
