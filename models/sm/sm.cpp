@@ -104,7 +104,7 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
                             "instruction-line lookups that found their line being filled (another "
                             "warp's miss or a prefetch) and waited for that fill"),
       m_icache_prefetches(m_stats, "icache_prefetches", "count",
-                          "next-line prefetch fills of the instruction cache"),
+                          "prefetch fills of the instruction cache (sm.icache_prefetch_lines)"),
       m_ipc(m_stats, "ipc", "instructions/cycle", "warp-instructions per active cycle", [this] {
           const auto c = m_active_cycles.value();
           return c ? static_cast<double>(m_instructions.value()) / static_cast<double>(c) : 0.0;
@@ -526,10 +526,16 @@ void sm::fetch_next(unsigned slot, std::uint64_t at)
         }
         if (!(m_live >> slot & 1))
             return; // the fill failed: the CTA faulted
-        const std::uint64_t next = line + m_line_bytes;
-        if (r.prefetch_next && next < ws.prog_end && m_icache->prefetch(next, now)) {
-            ++m_icache_prefetches;
-            request_fill(next, std::max(at, now), l);
+        // The window of sm.icache_prefetch_lines lines after this one, those not yet present
+        // or requested (in steady state one new line per line used).
+        for (unsigned k = 1; r.prefetch_next && k <= m_cfg.icache_prefetch_lines; ++k) {
+            const std::uint64_t next = line + std::uint64_t{k} * m_line_bytes;
+            if (next >= ws.prog_end)
+                break;
+            if (m_icache->prefetch(next, now)) {
+                ++m_icache_prefetches;
+                request_fill(next, std::max(at, now), l);
+            }
         }
     }
     if (ws.fetch_ready > ws.next) {

@@ -67,8 +67,9 @@ struct sm_config {
     unsigned max_loads_per_warp = 8;            ///< loads (LD, CDL) a warp keeps in flight
     unsigned max_stores_per_warp = 8; ///< stores a warp keeps in flight (its store buffer)
     unsigned lsu_threads = 8; ///< accurate mode: LSU threads started at once (more on demand)
-    byte_size icache_bytes{32 * 1024}; ///< instruction cache capacity (0: whole-program fetch)
-    unsigned icache_ways = 4;          ///< instruction cache associativity
+    byte_size icache_bytes{32 * 1024};  ///< instruction cache capacity (0: whole-program fetch)
+    unsigned icache_ways = 4;           ///< instruction cache associativity
+    unsigned icache_prefetch_lines = 1; ///< lines prefetched ahead of a miss or prefetched use
     std::uint64_t max_cta_cycles = 50000000; ///< a CTA running longer is stopped with a fault
 
     void declare(config::visitor& v)
@@ -120,6 +121,11 @@ struct sm_config {
                     .unit("B"));
         v.value("icache_ways", icache_ways,
                 spec("instruction cache associativity (LRU replacement)").range(1, 64));
+        v.value("icache_prefetch_lines", icache_prefetch_lines,
+                spec("instruction prefetch depth: on a miss and on the first use of a "
+                     "prefetched line, the next this many lines of the program are requested "
+                     "when absent (1 = next-line prefetch, 0 = none)")
+                    .range(0, 64));
         v.value("max_cta_cycles", max_cta_cycles,
                 spec("a CTA running longer is stopped with a fault naming what each warp waits on")
                     .range(1, 1e15)

@@ -1192,3 +1192,47 @@ TEST_CASE("icache: a program that cannot be read faults the CTA at pc 0 with its
     CHECK(std::string(d.message) == "instruction fetch at VA 0x10000 failed (not readable)");
     CHECK(stat("sm.fetch_requests") == 0);
 }
+
+namespace {
+/// Done time of one warp running 32 independent MOVs and EXIT (33 instructions, 9 lines of
+/// 64 B) with the instruction cache and `depth` lines of prefetch.
+sc_time straight_line_with_prefetch(unsigned depth)
+{
+    auto cfg = icache_cfg();
+    cfg.icache_prefetch_lines = depth;
+    bench tb(cfg);
+    std::string text;
+    for (unsigned r = 1; r <= 32; ++r)
+        text += "MOV R" + std::to_string(r) + ", " + std::to_string(r) + "\n";
+    const auto bytes = tb.load(text + "EXIT\n");
+    tb.launch(bytes, 32, {});
+    sc_core::sc_start();
+    REQUIRE(tb.violations() == 0);
+    REQUIRE(tb.cp.dones.size() == 1);
+    CHECK(stat("sm.icache_misses") == 1); // every other line was prefetched
+    CHECK(stat("sm.icache_prefetches") == 8);
+    return tb.cp.dones[0].at;
+}
+} // namespace
+
+TEST_CASE("instruction prefetch, one line ahead: straight-line code gets two lines per fill")
+{
+    // A warp looks up its next line when it issues the last instruction of the current one.
+    // Line 0 misses at 0 (ready 101) and line 1 is prefetched (ready 102); the first use of a
+    // prefetched line, even in flight, prefetches the next: line 2 at about 104 (ready about
+    // 205), line 3 when the warp reaches line 2, and so on: two lines per 104 cycles or so,
+    // 101 + 4 x 104 = 517 for the 9 lines (a fill per line would need about 9 x 101).
+    const sc_time t = straight_line_with_prefetch(1);
+    CHECK(t >= sc_time(505, SC_NS));
+    CHECK(t <= sc_time(530, SC_NS));
+}
+
+TEST_CASE("instruction prefetch, four lines ahead: the fills overlap")
+{
+    // Line 0 misses at 0 (ready 101), lines 1..4 are prefetched at cycles 1..4 (ready 102..105);
+    // the first use of lines 1..4 (cycles 104..117) prefetches lines 5..8 (ready about 206,
+    // 210, 214, 218): the warp waits once more, and EXIT (line 8) issues at about 218.
+    const sc_time t = straight_line_with_prefetch(4);
+    CHECK(t >= sc_time(212, SC_NS));
+    CHECK(t <= sc_time(225, SC_NS));
+}
