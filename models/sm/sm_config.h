@@ -42,8 +42,8 @@ struct units_config {
     void declare(config::visitor& v)
     {
         static const char* const docs[num_unit_classes] = {
-            "Integer and logic operations, moves, compares, selects (IADD..SAR, MOV, S2R, LDP, "
-            "ISETP, USETP, SEL, NOP, TRACE).",
+            ("Integer and logic operations, moves, compares, selects (IADD..SAR, MOV, S2R, LDP, "
+             "ISETP, USETP, SEL, NOP, TRACE)."),
             "Integer multiplies (IMUL, IMAD).",
             "fp32 arithmetic and compares (FADD..FABS, FSETP).",
             "Conversions (I2F, F2I).",
