@@ -377,16 +377,22 @@ reference_work saxpy_work(shape_reader& r)
     return elementwise(r, {"x", "y"});
 }
 
-reference_work fma_chain_work(shape_reader& r)
+/// Work of out[i] = f^k(in[i]) for i < n: n x k inner steps, scaled by the loop count `loop`.
+reference_work repeated_per_element(shape_reader& r, const char* loop)
 {
     const std::uint64_t in = r.size("in");
-    r.number("a");
-    r.number("b");
-    const std::uint64_t count = r.count("count");
+    const std::uint64_t k = r.count(loop);
     const std::uint64_t n = r.count("n", r.out());
     r.fits("in", n, in);
     r.fits("the checked buffer", n, r.out());
-    return {saturating_mul(n, count), "count", {}};
+    return {saturating_mul(n, k), loop, {}};
+}
+
+reference_work fma_chain_work(shape_reader& r)
+{
+    r.number("a");
+    r.number("b");
+    return repeated_per_element(r, "count");
 }
 
 reference_work strided_sum_work(shape_reader& r)
@@ -441,12 +447,7 @@ reference_work matmul_work(shape_reader& r)
 
 reference_work compute_bound_work(shape_reader& r)
 {
-    const std::uint64_t in = r.size("in");
-    const std::uint64_t iterations = r.count("iterations");
-    const std::uint64_t n = r.count("n", r.out());
-    r.fits("in", n, in);
-    r.fits("the checked buffer", n, r.out());
-    return {saturating_mul(n, iterations), "iterations", {}};
+    return repeated_per_element(r, "iterations");
 }
 
 reference_work stream_work(shape_reader& r)
