@@ -96,9 +96,10 @@ void channel_state::commit(unsigned bank, std::uint64_t row, const access_plan& 
     // The column commands of the access span its data transfer; the bank's next command
     // (another column command, or a PRECHARGE) follows them.
     b.after.ready_ps = p.column_ps + (p.end_ps - p.data_ps);
-    auto [at, added] = tl.booked.emplace(p.first_ps, b);
-    if (!added)
+    auto at = tl.booked.lower_bound(p.first_ps);
+    if (at != tl.booked.end() && at->first == p.first_ps)
         throw std::logic_error("dram bank booking collides with an earlier booking");
+    at = tl.booked.insert(at, p.first_ps, b);
     // A row hit booked after it that needs another row gets it back just in time (fits()
     // checked there is room): that row's ACTIVATE moves to then, for tRAS.
     auto next = std::next(at);
@@ -112,9 +113,9 @@ void channel_state::commit(unsigned bank, std::uint64_t row, const access_plan& 
 void channel_state::forget(std::uint64_t now)
 {
     for (timeline& tl : m_banks)
-        while (!tl.booked.empty() && tl.booked.begin()->second.after.ready_ps <= now) {
-            tl.base = tl.booked.begin()->second.after;
-            tl.booked.erase(tl.booked.begin());
+        while (!tl.booked.empty() && tl.booked.front().second.after.ready_ps <= now) {
+            tl.base = tl.booked.front().second.after;
+            tl.booked.pop_front();
         }
     m_bus.forget(now);
 }
@@ -122,7 +123,7 @@ void channel_state::forget(std::uint64_t now)
 bank_state channel_state::bank(unsigned b) const
 {
     const timeline& tl = m_banks.at(b);
-    return tl.booked.empty() ? tl.base : tl.booked.rbegin()->second.after;
+    return tl.booked.empty() ? tl.base : tl.booked.back().second.after;
 }
 
 } // namespace vgpu::dram
