@@ -2,10 +2,12 @@
 // See docs/tlm-bus.md ("Contention in fast mode").
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <limits>
-#include <map>
+#include <vector>
 
 namespace vgpu::tlm_bus {
 
@@ -29,73 +31,106 @@ public:
     /// to a request, because no initiator is behind global time).
     booking reserve(std::uint64_t arrival, std::uint64_t occupancy, std::uint64_t now)
     {
-        while (!m_booked.empty() && m_booked.begin()->second <= now)
-            m_booked.erase(m_booked.begin());
+        prune(now);
         std::uint64_t t = arrival;
-        auto it = m_booked.upper_bound(t);
-        if (it != m_booked.begin() && std::prev(it)->second > t)
-            t = std::prev(it)->second; // arrival falls inside a booked interval
+        // Most requests arrive after everything booked: no search.
+        std::size_t i = m_booked.size();
+        if (i > m_head && m_booked.back().start > t)
+            i = static_cast<std::size_t>(
+                std::upper_bound(m_booked.begin() + static_cast<std::ptrdiff_t>(m_head),
+                                 m_booked.end(), t,
+                                 [](std::uint64_t v, const span& s) { return v < s.start; }) -
+                m_booked.begin());
+        if (i > m_head && m_booked[i - 1].end > t)
+            t = m_booked[i - 1].end; // arrival falls inside a booked interval
         if (occupancy == 0)
             return {t, t};
         const std::uint64_t first = t;
         std::uint64_t remaining = occupancy;
         for (;;) {
-            // t is free; `it` is the first interval that starts after t (or none).
-            const std::uint64_t gap_end =
-                it == m_booked.end() ? std::numeric_limits<std::uint64_t>::max() : it->first;
+            // t is free; i is the first interval that starts after t (or none).
+            const std::uint64_t gap_end = i == m_booked.size()
+                                              ? std::numeric_limits<std::uint64_t>::max()
+                                              : m_booked[i].start;
             const std::uint64_t take = remaining < gap_end - t ? remaining : gap_end - t;
-            const auto merged = insert(t, t + take);
+            // Book [t, t + take), merged with the neighbours it touches; i becomes the index of
+            // the interval holding it.
+            const bool joins_prev = i > m_head && m_booked[i - 1].end == t;
+            const bool joins_next = i < m_booked.size() && t + take == gap_end;
+            if (joins_prev && joins_next) {
+                m_booked[i - 1].end = m_booked[i].end;
+                m_booked.erase(m_booked.begin() + static_cast<std::ptrdiff_t>(i));
+                --i;
+            } else if (joins_prev) {
+                m_booked[i - 1].end = t + take;
+                --i;
+            } else if (joins_next) {
+                m_booked[i].start = t;
+            } else {
+                m_booked.insert(m_booked.begin() + static_cast<std::ptrdiff_t>(i),
+                                span{t, t + take});
+            }
             remaining -= take;
             if (remaining == 0) {
                 compact();
                 return {first, t + take};
             }
             // The gap is full and merged with the interval after it: continue after that.
-            t = merged->second;
-            it = std::next(merged);
+            t = m_booked[i].end;
+            ++i;
         }
     }
     /// Intervals kept at most. Only an initiator that never synchronises can exceed it; the
     /// oldest gaps are then filled (counted in lost_ps): the resource serves less, never more.
     static constexpr std::size_t max_intervals = 4096;
     /// End of the latest booking (0 when idle).
-    std::uint64_t busy_until() const { return m_booked.empty() ? 0 : m_booked.rbegin()->second; }
+    std::uint64_t busy_until() const { return m_booked.size() == m_head ? 0 : m_booked.back().end; }
     /// Booked intervals still remembered (for tests).
-    std::size_t intervals() const { return m_booked.size(); }
+    std::size_t intervals() const { return m_booked.size() - m_head; }
     /// Free time given up by compaction (0 unless an initiator never synchronised).
     std::uint64_t lost_ps() const { return m_lost_ps; }
 
 private:
-    using map = std::map<std::uint64_t, std::uint64_t>;
+    struct span {
+        std::uint64_t start, end;
+    };
 
-    /// Books the free interval [s, e), merging with neighbours that touch it.
-    map::iterator insert(std::uint64_t s, std::uint64_t e)
+    /// Forgets the intervals that ended by `now`: they leave from the front, and the storage
+    /// they held is reclaimed once they are the larger part of it (amortised constant time).
+    void prune(std::uint64_t now)
     {
-        auto next = m_booked.find(e);
-        if (next != m_booked.end()) {
-            e = next->second;
-            m_booked.erase(next);
+        while (m_head < m_booked.size() && m_booked[m_head].end <= now)
+            ++m_head;
+        if (m_head == m_booked.size()) {
+            m_booked.clear();
+            m_head = 0;
+        } else if (m_head > 32 && 2 * m_head > m_booked.size()) {
+            m_booked.erase(m_booked.begin(),
+                           m_booked.begin() + static_cast<std::ptrdiff_t>(m_head));
+            m_head = 0;
         }
-        auto at = m_booked.lower_bound(s);
-        if (at != m_booked.begin() && std::prev(at)->second == s) {
-            std::prev(at)->second = e;
-            return std::prev(at);
-        }
-        return m_booked.emplace_hint(at, s, e);
     }
 
+    /// Merges the oldest intervals (filling the gaps between them) until at most max_intervals
+    /// remain.
     void compact()
     {
-        while (m_booked.size() > max_intervals) {
-            auto a = m_booked.begin();
-            auto b = std::next(a);
-            m_lost_ps += b->first - a->second;
-            a->second = b->second;
-            m_booked.erase(b);
-        }
+        const std::size_t live = m_booked.size() - m_head;
+        if (live <= max_intervals)
+            return;
+        const std::size_t k = live - max_intervals; // intervals merged into the first
+        span& a = m_booked[m_head];
+        for (std::size_t j = m_head + 1; j <= m_head + k; ++j)
+            m_lost_ps += m_booked[j].start - m_booked[j - 1].end;
+        a.end = m_booked[m_head + k].end;
+        m_booked.erase(m_booked.begin() + static_cast<std::ptrdiff_t>(m_head + 1),
+                       m_booked.begin() + static_cast<std::ptrdiff_t>(m_head + k + 1));
     }
 
-    map m_booked; ///< start -> end, disjoint, never touching
+    /// Booked intervals from m_head on: sorted, disjoint, never touching (the ones before
+    /// m_head ended by the last `now`).
+    std::vector<span> m_booked;
+    std::size_t m_head = 0;
     std::uint64_t m_lost_ps = 0;
 };
 

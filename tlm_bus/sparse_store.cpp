@@ -3,13 +3,30 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 namespace vgpu::tlm_bus {
 
+sparse_store::chunk* sparse_store::find_chunk(std::uint64_t page_no) const
+{
+    const std::uint64_t no = page_no / chunk_pages;
+    if (no == m_last_no)
+        return m_last;
+    auto it = m_chunks.find(no);
+    if (it == m_chunks.end())
+        return nullptr;
+    m_last_no = no;
+    m_last = it->second.get();
+    return m_last;
+}
+
 const std::uint8_t* sparse_store::find(std::uint64_t page_no) const
 {
-    auto it = m_pages.find(page_no);
-    return it == m_pages.end() ? nullptr : it->second.get();
+    const chunk* c = find_chunk(page_no);
+    const std::uint64_t i = page_no % chunk_pages;
+    if (!c || !(c->used[i / 64] >> (i % 64) & 1))
+        return nullptr;
+    return c->data.get() + i * page_bytes;
 }
 
 void sparse_store::read(std::uint64_t addr, void* dst, std::uint64_t len) const
@@ -43,10 +60,26 @@ void sparse_store::write(std::uint64_t addr, const void* src, std::uint64_t len)
 
 std::uint8_t* sparse_store::page(std::uint64_t addr)
 {
-    auto& p = m_pages[addr / page_bytes];
-    if (!p)
-        p = std::make_unique<std::uint8_t[]>(page_bytes); // value-initialised: zero
-    return p.get();
+    const std::uint64_t page_no = addr / page_bytes;
+    chunk* c = find_chunk(page_no);
+    if (!c) {
+        auto fresh = std::make_unique<chunk>();
+        // calloc of a large block maps fresh pages that the system zeroes on first touch.
+        fresh->data.reset(static_cast<std::uint8_t*>(std::calloc(chunk_pages, page_bytes)));
+        if (!fresh->data)
+            throw std::bad_alloc();
+        c = fresh.get();
+        m_chunks.emplace(page_no / chunk_pages, std::move(fresh));
+        m_last_no = page_no / chunk_pages;
+        m_last = c;
+    }
+    const std::uint64_t i = page_no % chunk_pages;
+    std::uint64_t& word = c->used[i / 64];
+    if (!(word >> (i % 64) & 1)) {
+        word |= std::uint64_t{1} << (i % 64);
+        ++m_pages;
+    }
+    return c->data.get() + i * page_bytes;
 }
 
 } // namespace vgpu::tlm_bus

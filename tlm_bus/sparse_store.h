@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <unordered_map>
 
@@ -17,11 +18,30 @@ public:
     void write(std::uint64_t addr, const void* src, std::uint64_t len);
     /// The page holding `addr`, allocated (zeroed) if needed; for DMI.
     std::uint8_t* page(std::uint64_t addr);
-    std::size_t pages() const { return m_pages.size(); }
+    /// Pages allocated so far.
+    std::size_t pages() const { return m_pages; }
 
 private:
+    /// Pages are reserved a chunk at a time in one zero-filled block (the host system zeroes
+    /// its pages when first touched), so a lookup searches a small table of chunks and a page
+    /// costs no explicit clearing; a page counts as allocated from its first write or DMI grant.
+    static constexpr std::uint64_t chunk_pages = 512;
+    struct free_block {
+        void operator()(std::uint8_t* p) const { std::free(p); }
+    };
+    struct chunk {
+        std::unique_ptr<std::uint8_t, free_block> data; ///< chunk_pages pages, zero-filled
+        std::uint64_t used[chunk_pages / 64] = {};      ///< allocated pages, a bit each
+    };
+    /// The chunk of page `page_no`, or nullptr.
+    chunk* find_chunk(std::uint64_t page_no) const;
     const std::uint8_t* find(std::uint64_t page_no) const;
-    std::unordered_map<std::uint64_t, std::unique_ptr<std::uint8_t[]>> m_pages;
+
+    std::unordered_map<std::uint64_t, std::unique_ptr<chunk>> m_chunks;
+    std::size_t m_pages = 0;
+    // The last chunk found (accesses cluster), a cache only.
+    mutable std::uint64_t m_last_no = ~std::uint64_t{0};
+    mutable chunk* m_last = nullptr;
 };
 
 } // namespace vgpu::tlm_bus

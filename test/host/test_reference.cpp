@@ -153,6 +153,40 @@ TEST_CASE("compute_bound, stream and axpby: exact u32 arithmetic", "[reference]"
     CHECK(r.words == std::vector<std::uint32_t>{23, 46});
 }
 
+TEST_CASE("fma_chain: count fused multiply-adds per element, elements beyond n keep their value",
+          "[reference]")
+{
+    reference_args a;
+    // x = 1 + 2^-23, a = 1 - 2^-24, b = -1: fused, x * a + b = 2^-24 - 2^-47 exactly; a separate
+    // multiply would round x * a to 1 and give 0.
+    const float x = 1.0f + std::ldexp(1.0f, -23);
+    a.buffers["in"] = f32s({x, 1.0f});
+    a.scalars["a"] = 1.0 - std::ldexp(1.0, -24);
+    a.scalars["b"] = -1;
+    a.scalars["count"] = 1;
+    a.scalars["n"] = 1;
+    auto r = call("fma_chain", a, f32s({7.0f, 7.0f}));
+    REQUIRE(r.ok());
+    CHECK(floats(r.words) ==
+          std::vector<float>{std::ldexp(1.0f, -24) - std::ldexp(1.0f, -47), 7.0f});
+    // x -> 2x + 1 three times from 1, 2, ...: 8x + 7, for 19 elements (not a multiple of the
+    // eight chains run side by side); the 20th keeps its value.
+    reference_args c;
+    std::vector<float> in, want;
+    for (int i = 0; i < 20; ++i) {
+        in.push_back(static_cast<float>(i + 1));
+        want.push_back(i < 19 ? static_cast<float>(8 * (i + 1) + 7) : -1.0f);
+    }
+    c.buffers["in"] = f32s(in);
+    c.scalars["a"] = 2;
+    c.scalars["b"] = 1;
+    c.scalars["count"] = 3;
+    c.scalars["n"] = 19;
+    r = call("fma_chain", c, f32s(std::vector<float>(20, -1.0f)));
+    REQUIRE(r.ok());
+    CHECK(floats(r.words) == want);
+}
+
 TEST_CASE("reference argument errors", "[reference]")
 {
     reference_args a;

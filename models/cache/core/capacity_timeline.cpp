@@ -31,6 +31,7 @@ void capacity_timeline::clear()
     m_base = 0;
     m_cursor_t = m_pruned;
     m_cursor_c = 0;
+    m_cursor_i = 0;
 }
 
 void capacity_timeline::prune(std::uint64_t now)
@@ -40,16 +41,18 @@ void capacity_timeline::prune(std::uint64_t now)
     m_pruned = now;
     while (m_head < m_delta.size() && m_delta[m_head].first <= now)
         m_base += m_delta[m_head++].second;
+    if (m_cursor_t < now) {
+        m_cursor_t = now;
+        m_cursor_c = m_base;
+        m_cursor_i = m_head;
+    }
     if (m_head > 64 && 2 * m_head > m_delta.size()) {
         m_delta.erase(m_delta.begin(), m_delta.begin() + static_cast<std::ptrdiff_t>(m_head));
+        m_cursor_i -= m_head;
         m_head = 0;
     }
     while (!m_ends.empty() && m_ends.top() <= now)
         m_ends.pop();
-    if (m_cursor_t < now) {
-        m_cursor_t = now;
-        m_cursor_c = m_base;
-    }
 }
 
 std::size_t capacity_timeline::after(std::uint64_t t) const
@@ -68,13 +71,21 @@ void capacity_timeline::change(std::uint64_t t, int d)
         m_base += d;
         return;
     }
-    const auto at = m_delta.begin() + static_cast<std::ptrdiff_t>(after(t));
-    if (at != m_delta.begin() + static_cast<std::ptrdiff_t>(m_head) && std::prev(at)->first == t) {
+    // Bookings mostly end after every change point: append without a search.
+    const std::size_t i =
+        m_delta.size() == m_head || m_delta.back().first < t ? m_delta.size() : after(t);
+    const auto at = m_delta.begin() + static_cast<std::ptrdiff_t>(i);
+    if (i != m_head && std::prev(at)->first == t) {
         std::prev(at)->second += d;
-        if (std::prev(at)->second == 0)
+        if (std::prev(at)->second == 0) {
             m_delta.erase(std::prev(at));
+            if (t <= m_cursor_t)
+                --m_cursor_i;
+        }
     } else {
         m_delta.insert(at, {t, d});
+        if (t <= m_cursor_t)
+            ++m_cursor_i;
     }
 }
 
@@ -83,7 +94,7 @@ int capacity_timeline::count_at(std::uint64_t t, std::size_t& next) const
     if (t < m_pruned)
         t = m_pruned;
     int c = m_cursor_c;
-    std::size_t i = after(m_cursor_t);
+    std::size_t i = m_cursor_i;
     if (t >= m_cursor_t) {
         for (; i < m_delta.size() && m_delta[i].first <= t; ++i)
             c += m_delta[i].second;
@@ -97,6 +108,7 @@ int capacity_timeline::count_at(std::uint64_t t, std::size_t& next) const
     next = i;
     m_cursor_t = t;
     m_cursor_c = c;
+    m_cursor_i = i;
     return c;
 }
 

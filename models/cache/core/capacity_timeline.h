@@ -97,6 +97,7 @@ private:
     // of the last query, so it does not change what the timeline holds.
     mutable std::uint64_t m_cursor_t = 0;
     mutable int m_cursor_c = 0;
+    mutable std::size_t m_cursor_i = 0; ///< index of the first change point after m_cursor_t
     bool m_pending = false;
     std::uint64_t m_hold = 0;
     std::uint64_t m_overrun = 0;

@@ -38,13 +38,13 @@ void bus_booking::book(std::uint64_t start, std::uint64_t length)
     if (next != m_busy.begin() && std::prev(next)->second == start)
         std::prev(next)->second = end;
     else
-        m_busy.emplace_hint(next, start, end);
+        m_busy.insert(next, start, end);
 }
 
 void bus_booking::forget(std::uint64_t now)
 {
-    while (!m_busy.empty() && m_busy.begin()->second <= now)
-        m_busy.erase(m_busy.begin());
+    while (!m_busy.empty() && m_busy.front().second <= now)
+        m_busy.pop_front();
 }
 
 } // namespace vgpu::dram

@@ -2,7 +2,7 @@
 // models/dram/README.md ("Timing modes").
 #pragma once
 
-#include "models/dram/core/node_pool.h"
+#include "models/dram/core/front_map.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -25,10 +25,10 @@ public:
     /// Intervals remembered (touching bookings are merged into one).
     std::size_t intervals() const { return m_busy.size(); }
     /// End of the latest booking (0 when none is remembered).
-    std::uint64_t busy_until() const { return m_busy.empty() ? 0 : m_busy.rbegin()->second; }
+    std::uint64_t busy_until() const { return m_busy.empty() ? 0 : m_busy.back().second; }
 
 private:
-    pooled_map<std::uint64_t, std::uint64_t> m_busy; ///< start -> end, disjoint, not touching
+    front_map<std::uint64_t, std::uint64_t> m_busy; ///< start -> end, disjoint, not touching
 };
 
 } // namespace vgpu::dram

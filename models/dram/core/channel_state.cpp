@@ -23,7 +23,7 @@ channel_state::channel_state(const dram_timing& t, unsigned banks) : m_t(t), m_b
 }
 
 access_plan channel_state::plan_after(const bank_state& prev, std::uint64_t row,
-                                      std::uint64_t bytes, std::uint64_t start) const
+                                      std::uint64_t occupancy, std::uint64_t start, bool bus) const
 {
     access_plan p;
     p.outcome = prev.outcome(row);
@@ -43,8 +43,7 @@ access_plan channel_state::plan_after(const bank_state& prev, std::uint64_t row,
         column = p.activate_ps + m_t.tRCD;
         break;
     }
-    const std::uint64_t occupancy = m_t.transfer_ps(bytes);
-    p.data_ps = m_bus.first_fit(column + m_t.tCL, occupancy);
+    p.data_ps = bus ? m_bus.first_fit(column + m_t.tCL, occupancy) : column + m_t.tCL;
     p.column_ps = p.data_ps - m_t.tCL;
     if (p.outcome == row_outcome::hit)
         p.first_ps = p.column_ps;
@@ -76,10 +75,17 @@ access_plan channel_state::plan(unsigned bank, std::uint64_t row, std::uint64_t 
     const timeline& tl = m_banks.at(bank);
     auto next = tl.booked.upper_bound(start);
     bank_state prev = next == tl.booked.begin() ? tl.base : std::prev(next)->second.after;
+    const std::uint64_t occupancy = m_t.transfer_ps(bytes);
     for (;;) {
-        const access_plan p = plan_after(prev, row, bytes, start);
-        if (next == tl.booked.end() || fits(p, row, next->first, next->second))
-            return p;
+        // A later data slot only ends the access later, so a gap that cannot hold it with the
+        // bus free cannot hold it at all: skip the bus search there.
+        const bool last = next == tl.booked.end();
+        if (last ||
+            fits(plan_after(prev, row, occupancy, start, false), row, next->first, next->second)) {
+            const access_plan p = plan_after(prev, row, occupancy, start, true);
+            if (last || fits(p, row, next->first, next->second))
+                return p;
+        }
         prev = next->second.after;
         ++next;
     }
@@ -96,9 +102,10 @@ void channel_state::commit(unsigned bank, std::uint64_t row, const access_plan& 
     // The column commands of the access span its data transfer; the bank's next command
     // (another column command, or a PRECHARGE) follows them.
     b.after.ready_ps = p.column_ps + (p.end_ps - p.data_ps);
-    auto [at, added] = tl.booked.emplace(p.first_ps, b);
-    if (!added)
+    auto at = tl.booked.lower_bound(p.first_ps);
+    if (at != tl.booked.end() && at->first == p.first_ps)
         throw std::logic_error("dram bank booking collides with an earlier booking");
+    at = tl.booked.insert(at, p.first_ps, b);
     // A row hit booked after it that needs another row gets it back just in time (fits()
     // checked there is room): that row's ACTIVATE moves to then, for tRAS.
     auto next = std::next(at);
@@ -112,9 +119,9 @@ void channel_state::commit(unsigned bank, std::uint64_t row, const access_plan& 
 void channel_state::forget(std::uint64_t now)
 {
     for (timeline& tl : m_banks)
-        while (!tl.booked.empty() && tl.booked.begin()->second.after.ready_ps <= now) {
-            tl.base = tl.booked.begin()->second.after;
-            tl.booked.erase(tl.booked.begin());
+        while (!tl.booked.empty() && tl.booked.front().second.after.ready_ps <= now) {
+            tl.base = tl.booked.front().second.after;
+            tl.booked.pop_front();
         }
     m_bus.forget(now);
 }
@@ -122,7 +129,7 @@ void channel_state::forget(std::uint64_t now)
 bank_state channel_state::bank(unsigned b) const
 {
     const timeline& tl = m_banks.at(b);
-    return tl.booked.empty() ? tl.base : tl.booked.rbegin()->second.after;
+    return tl.booked.empty() ? tl.base : tl.booked.back().second.after;
 }
 
 } // namespace vgpu::dram

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "models/dram/core/bus_booking.h"
+#include "models/dram/core/front_map.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -97,12 +98,13 @@ private:
         bank_state after;    ///< the bank after it (ready_ps = end of the booking)
     };
     struct timeline {
-        bank_state base;                           ///< after every forgotten booking
-        pooled_map<std::uint64_t, booking> booked; ///< first command -> booking, disjoint
+        bank_state base;                          ///< after every forgotten booking
+        front_map<std::uint64_t, booking> booked; ///< first command -> booking, disjoint
     };
-    /// Plan from the bank state `prev` (before the access), no earlier than `start`.
-    access_plan plan_after(const bank_state& prev, std::uint64_t row, std::uint64_t bytes,
-                           std::uint64_t start) const;
+    /// Plan of an access holding the bus `occupancy` ps from the bank state `prev` (before
+    /// the access), no earlier than `start`; with `bus` false, as if the data bus were free.
+    access_plan plan_after(const bank_state& prev, std::uint64_t row, std::uint64_t occupancy,
+                           std::uint64_t start, bool bus) const;
     /// True when `a` (to `row`), placed before `next` (first command at `next_first`), leaves
     /// the bank so that `next` still runs as planned.
     bool fits(const access_plan& a, std::uint64_t row, std::uint64_t next_first,

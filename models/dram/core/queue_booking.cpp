@@ -32,22 +32,29 @@ std::optional<std::uint64_t> queue_booking::blocked(std::uint64_t enter, std::ui
     throw std::logic_error("dram queue booking: a stay never ends");
 }
 
-pooled_map<std::uint64_t, long>::iterator queue_booking::split(std::uint64_t t)
+front_map<std::uint64_t, long>::iterator queue_booking::split(std::uint64_t t)
 {
     auto it = m_steps.lower_bound(t);
     if (it != m_steps.end() && it->first == t)
         return it;
     const long held = it == m_steps.begin() ? m_base : std::prev(it)->second;
-    return m_steps.emplace_hint(it, t, held);
+    return m_steps.insert(it, t, held);
 }
 
 unsigned queue_booking::book(std::uint64_t enter, std::uint64_t leave)
 {
     leave = std::max(leave, enter + 1);
-    auto last = split(leave);
-    for (auto it = split(enter); it != last; ++it)
+    // Split at leave first (it holds what was held there), then at enter; count the split
+    // points as positions, since a split moves the entries after it.
+    const auto at_leave = split(leave);
+    const auto last = at_leave - m_steps.begin();
+    const std::size_t before = m_steps.size();
+    auto it = split(enter);
+    auto end = m_steps.begin() + last + static_cast<std::ptrdiff_t>(m_steps.size() - before);
+    const long held = ++it->second;
+    for (++it; it != end; ++it)
         ++it->second;
-    return held_at(enter);
+    return static_cast<unsigned>(std::max(0L, held));
 }
 
 unsigned queue_booking::held_at(std::uint64_t t) const
@@ -59,9 +66,9 @@ unsigned queue_booking::held_at(std::uint64_t t) const
 
 void queue_booking::forget(std::uint64_t now)
 {
-    while (!m_steps.empty() && m_steps.begin()->first <= now) {
-        m_base = m_steps.begin()->second;
-        m_steps.erase(m_steps.begin());
+    while (!m_steps.empty() && m_steps.front().first <= now) {
+        m_base = m_steps.front().second;
+        m_steps.pop_front();
     }
 }
 

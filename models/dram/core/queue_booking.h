@@ -2,7 +2,7 @@
 // Pure C++, times in picoseconds; see models/dram/README.md ("Timing modes").
 #pragma once
 
-#include "models/dram/core/node_pool.h"
+#include "models/dram/core/front_map.h"
 
 #include <cstdint>
 #include <optional>
@@ -32,14 +32,14 @@ public:
 
 private:
     /// Makes a step start at `t` (holding what was held there) and returns it.
-    pooled_map<std::uint64_t, long>::iterator split(std::uint64_t t);
+    front_map<std::uint64_t, long>::iterator split(std::uint64_t t);
 
     unsigned m_capacity;
     long m_base = 0; ///< entries held before the first step
     /// time -> entries held from it to the next step. Booking a stay touches only the steps it
     /// covers and a query only those of the stay, so the cost does not grow with the number of
     /// stays remembered (with temporal decoupling, several microseconds of them).
-    pooled_map<std::uint64_t, long> m_steps;
+    front_map<std::uint64_t, long> m_steps;
 };
 
 } // namespace vgpu::dram

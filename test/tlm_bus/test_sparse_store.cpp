@@ -1,0 +1,80 @@
+// Unit tests of the sparse backing store. See tlm_bus/sparse_store.h.
+#include "tlm_bus/sparse_store.h"
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <vector>
+
+using vgpu::tlm_bus::sparse_store;
+
+TEST_CASE("sparse store: unwritten bytes read zero, pages count on first write")
+{
+    sparse_store s;
+    std::vector<std::uint8_t> buf(10000, 0xaa);
+    s.read(0x123456789, buf.data(), buf.size());
+    for (auto b : buf)
+        REQUIRE(b == 0);
+    CHECK(s.pages() == 0);
+    // A write across a 2 MiB boundary: the last page below it and the first above.
+    const std::uint64_t edge = 2 * 1024 * 1024;
+    const std::uint32_t v = 0x11223344;
+    s.write(edge - 2, &v, 4);
+    CHECK(s.pages() == 2);
+    std::uint32_t got = 0;
+    s.read(edge - 2, &got, 4);
+    CHECK(got == v);
+    // Its neighbours on the same pages are still zero; so is a page beside them.
+    std::uint8_t z[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    s.read(edge + 2, z, 8);
+    for (auto b : z)
+        CHECK(b == 0);
+    s.read(edge + 4096, z, 8);
+    for (auto b : z)
+        CHECK(b == 0);
+    s.write(edge + 10, &v, 4); // same page again: no new page
+    CHECK(s.pages() == 2);
+    // page() hands out zeroed storage, counts it once and keeps what is written through it.
+    std::uint8_t* p = s.page(5 * 4096 + 7);
+    CHECK(s.pages() == 3);
+    for (int i = 0; i < 4096; ++i)
+        REQUIRE(p[i] == 0);
+    p[7] = 0x5a;
+    std::uint8_t one = 0;
+    s.read(5 * 4096 + 7, &one, 1);
+    CHECK(one == 0x5a);
+    CHECK(s.page(5 * 4096) == p);
+    CHECK(s.pages() == 3);
+}
+
+TEST_CASE("sparse store: random writes and reads match a byte map")
+{
+    const unsigned seed = 7;
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    sparse_store s;
+    std::map<std::uint64_t, std::uint8_t> ref;
+    const std::uint64_t span = 64ull << 20; // 64 MiB: many chunks
+    for (int i = 0; i < 3000; ++i) {
+        const std::uint64_t addr = rng() % span, len = 1 + rng() % 9000;
+        std::vector<std::uint8_t> data(len);
+        if (rng() % 2) {
+            for (auto& b : data)
+                b = static_cast<std::uint8_t>(rng());
+            s.write(addr, data.data(), len);
+            for (std::uint64_t k = 0; k < len; ++k)
+                ref[addr + k] = data[k];
+        } else {
+            s.read(addr, data.data(), len);
+            for (std::uint64_t k = 0; k < len; ++k) {
+                auto it = ref.find(addr + k);
+                REQUIRE(data[k] == (it == ref.end() ? 0 : it->second));
+            }
+        }
+    }
+    std::map<std::uint64_t, bool> pages;
+    for (const auto& [a, b] : ref)
+        pages[a / 4096] = true;
+    CHECK(s.pages() == pages.size());
+}
