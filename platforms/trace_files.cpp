@@ -25,6 +25,10 @@ trace_files::trace_files(const std::string& dir, bool json, bool vcd)
             m_error = "cannot create '" + m_json_file + "': " + reason();
             return;
         }
+        // Written as the run goes: the recorder keeps only a chunk of events in memory.
+        trace::recorder::instance().stream_to(m_json, [] {
+            return sc_core::sc_time_stamp().value(); // the kernel's resolution is 1 ps
+        });
     }
     if (vcd) {
         errno = 0;
@@ -46,7 +50,7 @@ std::vector<std::string> trace_files::finish()
     }
     if (m_json.is_open()) {
         errno = 0;
-        bool ok = trace::recorder::instance().write_json(m_json);
+        bool ok = trace::recorder::instance().finish_stream();
         m_json.close();
         ok = ok && !m_json.fail();
         if (!ok)

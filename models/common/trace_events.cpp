@@ -81,7 +81,11 @@ std::uint32_t recorder::track_of(const std::string& process, const std::string& 
     if (added) {
         it->second = static_cast<std::uint32_t>(m_tracks.size());
         const bool host = !counter && process == host_process;
-        m_tracks.push_back({process, thread, counter, host ? m_host_tracks++ : -1,
+        const auto p = std::find(m_processes.begin(), m_processes.end(), process);
+        const int pid = static_cast<int>(p - m_processes.begin()) + 1;
+        if (p == m_processes.end())
+            m_processes.push_back(process);
+        m_tracks.push_back({process, thread, counter, host ? m_host_tracks++ : -1, pid,
                             std::string::npos, std::string::npos});
     }
     return it->second;
@@ -90,17 +94,21 @@ std::uint32_t recorder::track_of(const std::string& process, const std::string& 
 void recorder::span(const std::string& process, const std::string& thread, const std::string& name,
                     std::uint64_t begin_ps, std::uint64_t end_ps, std::uint32_t kernel)
 {
-    if (m_on)
-        m_events.push_back({track_of(process, thread, false), event_kind::span, kernel, name,
-                            begin_ps, std::max(begin_ps, end_ps), 0.0});
+    if (!m_on)
+        return;
+    m_events.push_back({track_of(process, thread, false), event_kind::span, kernel, name,
+                        begin_ps, std::max(begin_ps, end_ps), 0.0});
+    recorded();
 }
 
 void recorder::instant(const std::string& process, const std::string& thread,
                        const std::string& name, std::uint64_t at_ps, std::uint32_t kernel)
 {
-    if (m_on)
-        m_events.push_back({track_of(process, thread, false), event_kind::instant, kernel, name,
-                            at_ps, at_ps, 0.0});
+    if (!m_on)
+        return;
+    m_events.push_back({track_of(process, thread, false), event_kind::instant, kernel, name,
+                        at_ps, at_ps, 0.0});
+    recorded();
 }
 
 void recorder::counter(const std::string& process, const std::string& name, double value,
@@ -116,6 +124,7 @@ void recorder::counter(const std::string& process, const std::string& name, doub
     }
     last = m_events.size();
     m_events.push_back({track, event_kind::counter, 0, {}, at_ps, at_ps, value});
+    recorded();
 }
 
 std::uint32_t recorder::level_track(const std::string& process, const std::string& name, bool bit)
@@ -147,6 +156,12 @@ void recorder::host_span(const std::string& track, const std::string& name, std:
 
 void recorder::clear()
 {
+    m_out = nullptr;
+    m_now_ps = nullptr;
+    m_first = true;
+    m_failed = false;
+    m_pending_steps = 0;
+    m_processes.clear();
     m_events.clear();
     m_tracks.clear();
     m_track_ids.clear();
@@ -155,147 +170,211 @@ void recorder::clear()
     m_host_tracks = 0;
 }
 
-bool recorder::write_json(std::ostream& os) const
+void recorder::stream_to(std::ostream& os, std::function<std::uint64_t()> now_ps,
+                         std::size_t chunk)
 {
-    // Processes get pids in display order (groups, then instance paths in natural order) and
-    // a process_sort_index; tracks get tids in display order within their process and a
-    // thread_sort_index, so Perfetto lists gpu.m0.c0.sm2 before gpu.m0.c1.sm10.
-    std::vector<std::string> processes;
-    for (const auto& t : m_tracks)
-        processes.push_back(t.process);
-    std::sort(processes.begin(), processes.end(), process_less);
-    processes.erase(std::unique(processes.begin(), processes.end()), processes.end());
-    std::vector<int> pid(m_tracks.size());
-    for (std::size_t k = 0; k < m_tracks.size(); ++k)
-        pid[k] = static_cast<int>(std::lower_bound(processes.begin(), processes.end(),
-                                                   m_tracks[k].process, process_less) -
-                                  processes.begin()) +
-                 1;
+    m_out = &os;
+    m_now_ps = std::move(now_ps);
+    m_chunk = std::max<std::size_t>(chunk, 1);
+    m_flush_at = m_chunk;
+    m_first = true;
+    m_failed = false;
+    os << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+    m_failed = !os;
+}
 
-    std::vector<std::uint32_t> order(m_tracks.size());
-    for (std::uint32_t i = 0; i < order.size(); ++i)
-        order[i] = i;
+void recorder::recorded()
+{
+    if (m_out && m_events.size() >= m_flush_at) {
+        flush(m_now_ps(), false);
+        m_flush_at = m_events.size() + m_chunk; // what stays (a few events) is not rewritten
+    }
+}
+
+void recorder::put(const std::string& json_object)
+{
+    if (m_failed)
+        return;
+    *m_out << (m_first ? "\n" : ",\n") << json_object;
+    m_first = false;
+    m_failed = !*m_out;
+}
+
+void recorder::write_event(const event& e)
+{
+    const track_info& t = m_tracks[e.track];
+    nlohmann::json j = {{"pid", t.pid}, {"ts", to_us(e.begin_ps)}};
+    switch (e.kind) {
+    case event_kind::counter:
+        j["ph"] = "C";
+        j["name"] = t.thread;
+        j["args"] = {{"value", e.value}};
+        break;
+    case event_kind::instant:
+        j["ph"] = "i";
+        j["s"] = "t";
+        break;
+    case event_kind::span:
+        j["ph"] = "X";
+        j["dur"] = to_us(e.end_ps - e.begin_ps);
+        break;
+    }
+    if (e.kind != event_kind::counter) {
+        j["tid"] = e.track + 1;
+        std::string name = e.name;
+        if (e.kernel != 0) {
+            const std::string::size_type at = name.find("{kernel}");
+            if (at != std::string::npos)
+                name.replace(at, 8, kernel_label(e.kernel));
+            j["args"] = {{"kernel_seq", e.kernel}};
+        }
+        j["name"] = std::move(name);
+    }
+    put(j.dump());
+}
+
+void recorder::write_level_change(std::uint32_t track, std::uint64_t at_ps, double value)
+{
+    put(nlohmann::json({{"ph", "C"},
+                        {"name", m_tracks[track].thread},
+                        {"pid", m_tracks[track].pid},
+                        {"ts", to_us(at_ps)},
+                        {"args", {{"value", value}}}})
+            .dump());
+}
+
+void recorder::flush(std::uint64_t horizon_ps, bool all)
+{
+    // Events: a counter's latest value may still be replaced within its instant, and a kernel
+    // event may still get its kernel's name; those stay (unless `all`), the rest are written.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < m_events.size(); ++i) {
+        event& e = m_events[i];
+        track_info& t = m_tracks[e.track];
+        const bool latest_counter = e.kind == event_kind::counter && t.last == i;
+        const bool unnamed = e.kernel != 0 && m_kernel_names.count(e.kernel) == 0 &&
+                             e.name.find("{kernel}") != std::string::npos;
+        if (!all && (latest_counter || unnamed)) {
+            if (latest_counter)
+                t.last = kept;
+            if (kept != i)
+                m_events[kept] = std::move(e);
+            ++kept;
+            continue;
+        }
+        if (latest_counter)
+            t.last = std::string::npos;
+        write_event(e);
+    }
+    m_events.resize(kept);
+
+    // Level tracks: the booked steps before the horizon in time order, one counter event per
+    // change of the value (the last value of an instant wins), from 0 at time 0. A change is
+    // written once a later one exists, since a step at its own time could still replace it.
+    for (std::uint32_t k = 0; k < m_tracks.size(); ++k) {
+        if (m_tracks[k].level == std::string::npos)
+            continue;
+        level_info& l = m_levels[m_tracks[k].level];
+        std::stable_sort(l.steps.begin(), l.steps.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::size_t i = 0;
+        while (i < l.steps.size() && (all || l.steps[i].first < horizon_ps)) {
+            // A step booked for a time already made final counts from the end of that time.
+            const std::uint64_t t = std::max(l.steps[i].first, l.final_to);
+            for (; i < l.steps.size() && std::max(l.steps[i].first, l.final_to) == t; ++i)
+                l.sum += l.steps[i].second;
+            const double v = l.bit ? (l.sum > 0 ? 1.0 : 0.0) : static_cast<double>(l.sum);
+            if (t == l.change_ps) {
+                l.change_value = v;
+            } else if (v != l.change_value) {
+                write_level_change(k, l.change_ps, l.change_value);
+                l.change_ps = t;
+                l.change_value = v;
+            }
+        }
+        l.steps.erase(l.steps.begin(), l.steps.begin() + static_cast<std::ptrdiff_t>(i));
+        if (!all)
+            l.final_to = std::max(l.final_to, horizon_ps);
+        else
+            write_level_change(k, l.change_ps, l.change_value);
+    }
+    m_pending_steps = 0;
+}
+
+bool recorder::finish_stream()
+{
+    if (!m_out)
+        return false;
+    flush(0, true);
+
+    // Metadata: every process and track gets a sort index, groups first, then instance paths
+    // in natural order, tracks in natural order within their process (the host's in the order
+    // of first use), so Perfetto lists gpu.m0.c0.sm2 before gpu.m0.c1.sm10.
+    std::vector<std::string> processes = m_processes;
+    std::sort(processes.begin(), processes.end(), process_less);
+    for (std::size_t p = 0; p < m_processes.size(); ++p) {
+        const int index = static_cast<int>(std::lower_bound(processes.begin(), processes.end(),
+                                                            m_processes[p], process_less) -
+                                           processes.begin()) +
+                          1;
+        const int pid = static_cast<int>(p) + 1;
+        put(nlohmann::json({{"ph", "M"},
+                            {"name", "process_name"},
+                            {"pid", pid},
+                            {"args", {{"name", m_processes[p]}}}})
+                .dump());
+        put(nlohmann::json({{"ph", "M"},
+                            {"name", "process_sort_index"},
+                            {"pid", pid},
+                            {"args", {{"sort_index", index}}}})
+                .dump());
+    }
+    std::vector<std::uint32_t> order;
+    for (std::uint32_t k = 0; k < m_tracks.size(); ++k)
+        if (!m_tracks[k].counter)
+            order.push_back(k);
     std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
         const track_info &a = m_tracks[x], &b = m_tracks[y];
-        if (pid[x] != pid[y])
-            return pid[x] < pid[y];
-        if (a.counter != b.counter)
-            return !a.counter;
+        if (a.pid != b.pid)
+            return a.pid < b.pid;
         if (a.host_order != b.host_order)
             return a.host_order < b.host_order;
         return natural_less(a.thread, b.thread);
     });
-    std::vector<int> tid(m_tracks.size(), 0);
-
-    bool first = true;
-    auto put = [&](const nlohmann::json& j) {
-        os << (first ? "\n" : ",\n") << j.dump();
-        first = false;
-    };
-    os << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
-    for (std::size_t i = 0; i < processes.size(); ++i) {
-        const int p = static_cast<int>(i) + 1;
-        put({{"ph", "M"},
-             {"name", "process_name"},
-             {"pid", p},
-             {"args", {{"name", processes[i]}}}});
-        put({{"ph", "M"},
-             {"name", "process_sort_index"},
-             {"pid", p},
-             {"args", {{"sort_index", p}}}});
-    }
-    int next_tid = 1, in_process = 0, current = 0;
+    int in_process = 0, current = 0;
     for (std::uint32_t k : order) {
         const track_info& t = m_tracks[k];
-        if (pid[k] != current) {
-            current = pid[k];
-            in_process = 0;
-        }
-        tid[k] = next_tid++;
-        if (t.counter)
-            continue;
-        ++in_process;
-        const int p = pid[k];
-        put({{"ph", "M"},
-             {"name", "thread_name"},
-             {"pid", p},
-             {"tid", tid[k]},
-             {"args", {{"name", t.thread}}}});
-        put({{"ph", "M"},
-             {"name", "thread_sort_index"},
-             {"pid", p},
-             {"tid", tid[k]},
-             {"args", {{"sort_index", in_process}}}});
+        in_process = t.pid == current ? in_process + 1 : 1;
+        current = t.pid;
+        const int tid = static_cast<int>(k) + 1;
+        put(nlohmann::json({{"ph", "M"},
+                            {"name", "thread_name"},
+                            {"pid", t.pid},
+                            {"tid", tid},
+                            {"args", {{"name", t.thread}}}})
+                .dump());
+        put(nlohmann::json({{"ph", "M"},
+                            {"name", "thread_sort_index"},
+                            {"pid", t.pid},
+                            {"tid", tid},
+                            {"args", {{"sort_index", in_process}}}})
+                .dump());
     }
-    for (const auto& e : m_events) {
-        const track_info& t = m_tracks[e.track];
-        nlohmann::json j = {{"pid", pid[e.track]}, {"ts", to_us(e.begin_ps)}};
-        switch (e.kind) {
-        case event_kind::counter:
-            j["ph"] = "C";
-            j["name"] = t.thread;
-            j["args"] = {{"value", e.value}};
-            break;
-        case event_kind::instant:
-            j["ph"] = "i";
-            j["s"] = "t";
-            break;
-        case event_kind::span:
-            j["ph"] = "X";
-            j["dur"] = to_us(e.end_ps - e.begin_ps);
-            break;
-        }
-        if (e.kind != event_kind::counter) {
-            j["tid"] = tid[e.track];
-            std::string name = e.name;
-            if (e.kernel != 0) {
-                const std::string::size_type at = name.find("{kernel}");
-                if (at != std::string::npos)
-                    name.replace(at, 8, kernel_label(e.kernel));
-                j["args"] = {{"kernel_seq", e.kernel}};
-            }
-            j["name"] = std::move(name);
-        }
-        put(j);
-        if (!os)
-            return false;
+    if (!m_failed) {
+        *m_out << "\n]}\n";
+        m_out->flush();
+        m_failed = !*m_out;
     }
-    // Level tracks: the booked steps in time order, one counter event per change of the
-    // value (the last value of an instant wins), from 0 at time 0.
-    std::vector<std::pair<std::uint64_t, int>> steps;
-    std::vector<std::pair<std::uint64_t, double>> changes;
-    for (std::uint32_t k = 0; k < m_tracks.size(); ++k) {
-        if (m_tracks[k].level == std::string::npos)
-            continue;
-        const level_info& l = m_levels[m_tracks[k].level];
-        steps = l.steps;
-        std::stable_sort(steps.begin(), steps.end(),
-                         [](const auto& a, const auto& b) { return a.first < b.first; });
-        changes.assign(1, {0, 0.0});
-        std::int64_t sum = 0;
-        for (std::size_t i = 0; i < steps.size();) {
-            const std::uint64_t t = steps[i].first;
-            for (; i < steps.size() && steps[i].first == t; ++i)
-                sum += steps[i].second;
-            const double v = l.bit ? (sum > 0 ? 1.0 : 0.0) : static_cast<double>(sum);
-            if (changes.back().first == t)
-                changes.back().second = v;
-            else if (changes.back().second != v)
-                changes.emplace_back(t, v);
-        }
-        for (const auto& [t, v] : changes) {
-            put({{"ph", "C"},
-                 {"name", m_tracks[k].thread},
-                 {"pid", pid[k]},
-                 {"ts", to_us(t)},
-                 {"args", {{"value", v}}}});
-            if (!os)
-                return false;
-        }
-    }
-    os << "\n]}\n";
-    os.flush();
-    return static_cast<bool>(os);
+    m_out = nullptr;
+    m_now_ps = nullptr;
+    return !m_failed;
+}
+
+bool recorder::write_json(std::ostream& os) const
+{
+    recorder copy = *this;
+    copy.stream_to(os, [] { return std::uint64_t{0}; }, copy.m_events.size() + 1);
+    return copy.finish_stream();
 }
 
 std::string recorder::to_json() const

@@ -298,7 +298,7 @@ TEST_CASE("cache_array sectors: valid and dirty per sector, partial fills, skipp
     CHECK(cache_array(2, 2, 4096, {}, 64).all_sectors() == ~vgpu::cache::sector_mask{0});
 }
 
-TEST_CASE("cache_array pinned lines are never replaced; arrival times per sector")
+TEST_CASE("cache_array pinned lines are never replaced, arrival times per sector")
 {
     cache_array c(1, 2, 64, {}, 16);
     c.allocate(0x000);

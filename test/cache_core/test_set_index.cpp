@@ -151,7 +151,7 @@ TEST_CASE("index descriptions are checked with a clear message")
     CHECK_NOTHROW(make_index(spec(index_kind::modulo, 6, 7)));
 }
 
-TEST_CASE("line_index describes a cache's sets; cache_array uses it like its default")
+TEST_CASE("line_index describes a cache's sets, cache_array uses it like its default")
 {
     const index_spec s = vgpu::cache::line_index(index_kind::modulo, 64, 128);
     CHECK(s.kind == index_kind::modulo);

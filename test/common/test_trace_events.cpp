@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <streambuf>
@@ -185,7 +187,7 @@ TEST_CASE("counters are written as Chrome counter events on their process")
             FAIL("unexpected thread " << e["args"]["name"]);
 }
 
-TEST_CASE("nothing is recorded while tracing is off; a failing stream is reported")
+TEST_CASE("nothing is recorded while tracing is off, a failing stream is reported")
 {
     auto& r = trace::recorder::instance();
     r.clear();
@@ -205,4 +207,79 @@ TEST_CASE("nothing is recorded while tracing is off; a failing stream is reporte
     std::ostream full(&buf);
     CHECK_FALSE(r.write_json(full));
     CHECK(fine.str().size() > 4096);
+}
+
+namespace {
+/// The events of a trace document other than metadata, each as its JSON text, sorted.
+std::vector<std::string> event_texts(const std::string& json)
+{
+    std::vector<std::string> out;
+    for (const auto& e : nlohmann::json::parse(json)["traceEvents"])
+        if (e["ph"] != "M")
+            out.push_back(e.dump());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+/// Records a long run: spans of 4 warps, a counter, a level booked ahead of `now`, and a
+/// kernel event named only after it was recorded. `step` is called after each cycle.
+void record_run(trace::recorder& r, std::uint64_t& now, const std::function<void()>& step)
+{
+    const std::uint32_t level = r.level_track("gpu.m0.llc0", "mshrs_in_use", false);
+    r.instant("kernels", "queue 0", "bad launch {kernel}", 0, 1);
+    r.name_kernel(1, "k");
+    for (unsigned c = 0; c < 5000; ++c) {
+        now = c * 1000ull;
+        r.span("gpu.m0.c0.sm0", "warp " + std::to_string(c % 4), "w", now, now + 700);
+        r.counter("gpu.m0.dram", "ch0_busy", c % 3, now);
+        r.counter("gpu.m0.dram", "ch0_busy", c % 2, now); // replaces the value of this instant
+        r.level_step(level, now + 3000, 1);               // booked ahead, freed later still
+        r.level_step(level, now + 9000, -1);
+        step();
+    }
+}
+} // namespace
+
+TEST_CASE("a streamed trace keeps a bounded number of events and writes the same events")
+{
+    auto& r = trace::recorder::instance();
+    std::uint64_t now = 0;
+    r.clear();
+    r.enable(true);
+    record_run(r, now, [] {});
+    const std::vector<std::string> whole = event_texts(r.to_json());
+    CHECK(r.size() > 10000); // without a stream, everything stays until written
+
+    r.clear();
+    r.enable(true);
+    std::ostringstream os;
+    r.stream_to(os, [&] { return now; }, 100);
+    std::size_t most = 0;
+    record_run(r, now, [&] { most = std::max(most, r.size()); });
+    CHECK(most <= 100 + 4); // a chunk, plus what may still change (a counter's latest value)
+    CHECK(os.str().size() > 100000); // written while the run went on
+    REQUIRE(r.finish_stream());
+    CHECK(r.size() == 0);
+    const std::vector<std::string> streamed = event_texts(os.str());
+    CHECK(streamed.size() == whole.size());
+    CHECK(streamed == whole);
+    // The metadata, written last, still names every process.
+    CHECK(sorted_names(nlohmann::json::parse(os.str()), "process_name", "process_sort_index") ==
+          std::vector<std::string>{"kernels", "gpu.m0.c0.sm0", "gpu.m0.dram", "gpu.m0.llc0"});
+    r.clear();
+}
+
+TEST_CASE("a stream that fails during the run is reported when the trace is finished")
+{
+    auto& r = trace::recorder::instance();
+    std::uint64_t now = 0;
+    r.clear();
+    r.enable(true);
+    full_buffer buf(4096);
+    std::ostream full(&buf);
+    r.stream_to(full, [&] { return now; }, 10);
+    record_run(r, now, [] {});
+    CHECK(r.size() < 100); // a failed stream does not make the recorder keep everything
+    CHECK_FALSE(r.finish_stream());
+    r.clear();
 }

@@ -117,7 +117,7 @@ TEST_CASE("nesting is limited to max_nesting levels, aliases are followed once")
     CHECK(problems(text).empty());
 }
 
-TEST_CASE("input files are read with a size cap; folders and missing files are errors")
+TEST_CASE("input files are read with a size cap, folders and missing files are errors")
 {
     errors errs;
     CHECK_FALSE(read_input_file("/nonexistent/x.yaml", "workload file", errs));

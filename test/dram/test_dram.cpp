@@ -132,8 +132,8 @@ tlm::tlm_response_status write_be(test::test_initiator& i, std::uint64_t addr, v
 }
 } // namespace
 
-TEST_CASE("channels interleave by line; a read pays its bank timing, the exact transfer and the "
-          "pipeline latency; a write is posted")
+TEST_CASE("channels interleave by line, a read pays its bank timing, the exact transfer and the "
+          "pipeline latency, a write is posted")
 {
     bench tb;
     tb.init.body = [&](test::test_initiator& i) {
@@ -272,7 +272,7 @@ TEST_CASE("posted writes return at once, occupy bank and bus, and later reads se
     CHECK(stat("mem.ch0.busy_ps") == 6000);
 }
 
-TEST_CASE("fast mode: a request waits for a free queue entry; a posted write is acknowledged "
+TEST_CASE("fast mode: a request waits for a free queue entry, a posted write is acknowledged "
           "when it gets one")
 {
     auto c = dram_cfg();
@@ -409,7 +409,7 @@ TEST_CASE("DMI is granted page by page in fast mode and withdrawn by invalidate_
     CHECK(stat("mem.dmi_grants") >= 2);
 }
 
-TEST_CASE("accurate mode grants no DMI; of two reads of one row, the second is a row hit")
+TEST_CASE("accurate mode grants no DMI, of two reads of one row, the second is a row hit")
 {
     auto c = dram_cfg();
     c.dmi = true; // ignored: accurate mode never grants DMI
@@ -467,7 +467,7 @@ TEST_CASE("accurate mode, FR-FCFS: a younger row hit is served before an older r
     CHECK(stat("mem.ch0.row_conflicts") == 1);
 }
 
-TEST_CASE("accurate mode: a full queue holds a posted write back until an entry frees; the "
+TEST_CASE("accurate mode: a full queue holds a posted write back until an entry frees, the "
           "write's data is visible to a later read")
 {
     auto c = dram_cfg();

@@ -81,7 +81,7 @@ TEST_CASE("barrier_tracker: exited warps never arrive, so the barrier deadlocks"
     REQUIRE(b.arrived(0) == 2);
 }
 
-TEST_CASE("barrier_tracker: an exit leaving only waiting warps deadlocks; the last exit ends")
+TEST_CASE("barrier_tracker: an exit leaving only waiting warps deadlocks, the last exit ends")
 {
     barrier_tracker b(4, 1);
     b.start(0, 0xf);

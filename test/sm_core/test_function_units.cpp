@@ -66,7 +66,7 @@ TEST_CASE("function_units refuses zero sub-cores, zero or too many lanes, zero l
     CHECK_THROWS_WITH(function_units(1, t), Catch::Contains("int"));
 }
 
-TEST_CASE("scoreboard: results readable after their class's latency; hold_until delays issue")
+TEST_CASE("scoreboard: results readable after their class's latency, hold_until delays issue")
 {
     scoreboard b(16, {3, 9, 5, 7, 1, 1});
     CHECK(b.latency(opcode::IADD) == 3);

@@ -127,7 +127,7 @@ TEST_CASE("scoreboard: guards and SEL predicates wait for the SETP that writes t
     REQUIRE(sb.pred_ready(pred_true) == 0);
 }
 
-TEST_CASE("scoreboard: loads and stores in flight up to their limits; BAR/MEMBAR drain both")
+TEST_CASE("scoreboard: loads and stores in flight up to their limits, BAR/MEMBAR drain both")
 {
     const std::array<unsigned, num_unit_classes> lat{4, 4, 4, 4, 1, 1};
     scoreboard sb(64, lat, 2, 1); // 2 loads, 1 store

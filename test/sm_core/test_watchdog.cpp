@@ -36,7 +36,7 @@ TEST_CASE("watchdog: the next limit is the earliest start + max_cycles + 1 acros
     REQUIRE_FALSE(w.expired(1, 5000)); // never watched
 }
 
-TEST_CASE("watchdog: a forgotten CTA stops counting; refresh() recomputes the limit")
+TEST_CASE("watchdog: a forgotten CTA stops counting, refresh() recomputes the limit")
 {
     watchdog w(3, 50);
     w.watch(0, 10); // 61
