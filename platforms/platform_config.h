@@ -76,7 +76,10 @@ struct platform_config {
     clocks_config clocks;
     timing_config timing;
     std::uint64_t seed = 1;             ///< seed of every random generator (--seed overrides)
-    duration max_time{100000000000ull}; ///< simulated-time limit; reaching it fails the run
+    /// Simulated-time limit; reaching it fails the run. 10 ms: a runaway kernel (every SM
+    /// issuing every cycle) on the default platform reaches it in about 12 s of host time in
+    /// fast mode and 22 s in accurate mode (docs/architecture.md, "Host limits").
+    duration max_time{10000000000ull};
 
     byte_size max_host_memory{4ull << 30}; ///< host memory a gpu configuration may need
 
@@ -94,7 +97,7 @@ struct platform_config {
         v.value("seed", seed, spec("seed of every random generator in the platform"));
         v.value("max_time", max_time,
                 spec("simulated time after which the run is stopped and fails; at least the "
-                     "quantum of fast mode")
+                     "quantum of fast mode; raise it for kernels that run longer")
                     .min(1));
         v.value("max_host_memory", max_host_memory,
                 spec("host memory a gpu configuration may need by the estimate of its arrays, "
