@@ -493,7 +493,7 @@ TEST_CASE("host.load backdoor: the kernel writes back only what it wrote")
     CHECK(j["kernels"][0]["dram_write_bytes"].get<double>() <= 65536);
 }
 
-TEST_CASE("-s platform.timing.mode=accurate alone switches a configuration with a quantum")
+TEST_CASE("a -s platform.timing.mode=accurate alone switches a configuration with a quantum")
 {
     cli_runner cli("accurate");
     cli.write("q.yaml", "platform:\n  timing:\n    quantum_ns: 500\n");
