@@ -75,7 +75,7 @@ struct platform_config {
     unsigned sms_per_cluster = 4;                ///< SMs in each cluster
     clocks_config clocks;
     timing_config timing;
-    std::uint64_t seed = 1;             ///< seed of every random generator (--seed overrides)
+    std::uint64_t seed = 1; ///< seed of every random generator (--seed overrides)
     /// Simulated-time limit; reaching it fails the run. 10 ms: a runaway kernel (every SM
     /// issuing every cycle) on the default platform reaches it in about 12 s of host time in
     /// fast mode and 22 s in accurate mode (docs/architecture.md, "Host limits").

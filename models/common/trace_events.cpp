@@ -96,8 +96,8 @@ void recorder::span(const std::string& process, const std::string& thread, const
 {
     if (!m_on)
         return;
-    m_events.push_back({track_of(process, thread, false), event_kind::span, kernel, name,
-                        begin_ps, std::max(begin_ps, end_ps), 0.0});
+    m_events.push_back({track_of(process, thread, false), event_kind::span, kernel, name, begin_ps,
+                        std::max(begin_ps, end_ps), 0.0});
     recorded();
 }
 
@@ -106,8 +106,8 @@ void recorder::instant(const std::string& process, const std::string& thread,
 {
     if (!m_on)
         return;
-    m_events.push_back({track_of(process, thread, false), event_kind::instant, kernel, name,
-                        at_ps, at_ps, 0.0});
+    m_events.push_back(
+        {track_of(process, thread, false), event_kind::instant, kernel, name, at_ps, at_ps, 0.0});
     recorded();
 }
 
@@ -170,8 +170,7 @@ void recorder::clear()
     m_host_tracks = 0;
 }
 
-void recorder::stream_to(std::ostream& os, std::function<std::uint64_t()> now_ps,
-                         std::size_t chunk)
+void recorder::stream_to(std::ostream& os, std::function<std::uint64_t()> now_ps, std::size_t chunk)
 {
     m_out = &os;
     m_now_ps = std::move(now_ps);
@@ -373,7 +372,8 @@ bool recorder::finish_stream()
 bool recorder::write_json(std::ostream& os) const
 {
     recorder copy = *this;
-    copy.stream_to(os, [] { return std::uint64_t{0}; }, copy.m_events.size() + 1);
+    copy.stream_to(
+        os, [] { return std::uint64_t{0}; }, copy.m_events.size() + 1);
     return copy.finish_stream();
 }
 

@@ -135,10 +135,10 @@ private:
     struct level_info {
         bool bit;                                         ///< counter is level > 0
         std::vector<std::pair<std::uint64_t, int>> steps; ///< (time, delta), any order
-        std::int64_t sum = 0;         ///< the level after the steps already turned into changes
-        std::uint64_t final_to = 0;   ///< steps before this time have been turned into changes
-        std::uint64_t change_ps = 0;  ///< the latest change, not written yet: its time...
-        double change_value = 0.0;    ///< ...and value (0 at time 0 to begin with)
+        std::int64_t sum = 0;        ///< the level after the steps already turned into changes
+        std::uint64_t final_to = 0;  ///< steps before this time have been turned into changes
+        std::uint64_t change_ps = 0; ///< the latest change, not written yet: its time...
+        double change_value = 0.0;   ///< ...and value (0 at time 0 to begin with)
     };
     std::uint32_t track_of(const std::string& process, const std::string& thread, bool counter);
     void recorded(); ///< after an event is added: writes a chunk when one is due

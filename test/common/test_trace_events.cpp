@@ -253,7 +253,8 @@ TEST_CASE("a streamed trace keeps a bounded number of events and writes the same
     r.clear();
     r.enable(true);
     std::ostringstream os;
-    r.stream_to(os, [&] { return now; }, 100);
+    r.stream_to(
+        os, [&] { return now; }, 100);
     std::size_t most = 0;
     record_run(r, now, [&] { most = std::max(most, r.size()); });
     CHECK(most <= 100 + 4); // a chunk, plus what may still change (a counter's latest value)
@@ -277,7 +278,8 @@ TEST_CASE("a stream that fails during the run is reported when the trace is fini
     r.enable(true);
     full_buffer buf(4096);
     std::ostream full(&buf);
-    r.stream_to(full, [&] { return now; }, 10);
+    r.stream_to(
+        full, [&] { return now; }, 10);
     record_run(r, now, [] {});
     CHECK(r.size() < 100); // a failed stream does not make the recorder keep everything
     CHECK_FALSE(r.finish_stream());
