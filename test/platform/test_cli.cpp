@@ -519,7 +519,7 @@ TEST_CASE("vgpu-sim -D gives a workload variable its value: the run and its reco
     CHECK(small["stats"]["gpu.host.checks_passed"] == 1);
     const std::string source = source_file("testbenches/workloads/vector_add.yaml");
     CHECK(cli.read("small/workload.yaml") ==
-          replaced(source, "vars: {n: 16384}", "vars: {n: 1000}"));
+          replaced(source, "vars: {n: 16384, ctas: 16}", "vars: {n: 1000, ctas: 16}"));
     CHECK(cli.read("default/workload.yaml") == source);
     CHECK(cli.read("small/config.yaml").find("  vars:\n    n: 1000\n") != std::string::npos);
     CHECK(small["meta"]["workload"] == "vector_add");

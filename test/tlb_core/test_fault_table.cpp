@@ -5,7 +5,7 @@
 
 using namespace vgpu::tlb;
 
-TEST_CASE("256 warps faulting on one page make one record; all replay when it is serviced")
+TEST_CASE("256 warps faulting on one page make one record, and all replay when it is serviced")
 {
     fault_table f;
     std::vector<std::uint64_t> expected;

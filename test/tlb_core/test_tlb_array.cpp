@@ -120,7 +120,8 @@ TEST_CASE("a random access stream: hits, misses, evictions and contents as a ref
         std::map<unsigned, std::list<std::uint64_t>> ref; // per set, most recent first
         std::uint64_t hits = 0, misses = 0, evictions = 0;
         for (unsigned k = 0; k < 20000; ++k) {
-            const std::uint64_t vpn = rng() % 64 * (rng() % 2 ? 1 : 8); // some sharing, some conflict
+            const std::uint64_t vpn =
+                rng() % 64 * (rng() % 2 ? 1 : 8); // some sharing, some conflict
             std::list<std::uint64_t>& set = ref[f(vpn) % sets];
             auto it = std::find(set.begin(), set.end(), vpn);
             const bool hit = it != set.end();

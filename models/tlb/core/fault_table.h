@@ -25,8 +25,8 @@ public:
     std::size_t pages() const { return m_pages.size(); } ///< pages with a service pending
     std::size_t waiting() const { return m_waiting; }    ///< accesses waiting on them
 
-    std::uint64_t faults() const { return m_faults; }       ///< add() calls
-    std::uint64_t records() const { return m_records; }     ///< add() calls that returned true
+    std::uint64_t faults() const { return m_faults; }   ///< add() calls
+    std::uint64_t records() const { return m_records; } ///< add() calls that returned true
     std::uint64_t coalesced() const { return m_faults - m_records; } ///< that joined a pending one
 
 private:

@@ -31,8 +31,8 @@ public:
     /// is vpn % sets.
     tlb_array(unsigned sets, unsigned ways, index_fn index = {});
 
-    unsigned sets() const { return m_sets; } ///< number of sets
-    unsigned ways() const { return m_ways; } ///< entries per set
+    unsigned sets() const { return m_sets; }  ///< number of sets
+    unsigned ways() const { return m_ways; }  ///< entries per set
     unsigned set_of(std::uint64_t vpn) const; ///< the set vpn maps to
 
     /// The translation of vpn, made most recently used, or nothing (a miss). Counted.

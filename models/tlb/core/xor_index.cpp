@@ -15,8 +15,7 @@ unsigned log2_exact(std::uint64_t v)
     return n;
 }
 
-std::string index_error(index_kind kind, std::uint64_t sets, unsigned xor_bits,
-                        unsigned vpn_bits)
+std::string index_error(index_kind kind, std::uint64_t sets, unsigned xor_bits, unsigned vpn_bits)
 {
     if (sets == 0 || (sets & (sets - 1)) != 0)
         return "sets must be a power of two (got " + std::to_string(sets) + ")";

@@ -40,8 +40,7 @@ unsigned log2_exact(std::uint64_t v);
 /// sets, and every index bit must combine at least two VPN bits (the patent's point): the
 /// bits it folds (xor_bits, or all vpn_bits when xor_bits is 0) must number at least twice
 /// the index width, and xor_bits may not exceed vpn_bits.
-std::string index_error(index_kind kind, std::uint64_t sets, unsigned xor_bits,
-                        unsigned vpn_bits);
+std::string index_error(index_kind kind, std::uint64_t sets, unsigned xor_bits, unsigned vpn_bits);
 
 /// The index function of a TLB with `sets` sets (a valid combination, see index_error();
 /// otherwise std::invalid_argument with its message).
