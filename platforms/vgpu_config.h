@@ -66,9 +66,6 @@ struct vgpu_config {
                        "must equal l1.line_bytes (" + std::to_string(l1.line_bytes) + ")",
                        "l1.line_bytes",
                        "must equal llc.line_bytes (" + std::to_string(llc.line_bytes) + ")");
-        if (platform.kind == platform_kind::gpu && dram.size.bytes < (16ull << 20))
-            c.error("dram.size", "the gpu platform needs at least 16 MiB per module (the page "
-                                 "table alone takes 8 MiB of module 0)");
         if (dram.row_bytes.bytes < llc.line_bytes)
             c.error("dram.row_bytes",
                     "must be at least llc.line_bytes (" + std::to_string(llc.line_bytes) + ")");
@@ -87,7 +84,8 @@ struct vgpu_config {
             c.error("traffic.footprint",
                     "the generators' regions (traffic.base + traffic.footprint x "
                     "traffic.generators) end beyond the 64-bit address space");
-        else if (end > dram.size.bytes * platform.modules)
+        else if (platform.kind == platform_kind::traffic &&
+                 end > dram.size.bytes * platform.modules)
             c.error("traffic.footprint", "the generators' regions do not fit in the memory "
                                          "(dram.size x platform.modules)");
         if (platform.kind == platform_kind::gpu)

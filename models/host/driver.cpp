@@ -42,18 +42,10 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f)
     memory_plan plan;
     const std::uint64_t page = f.page_bytes;
     const unsigned modules = std::max(1u, f.modules);
-    plan.ptbr = 0;
-    plan.table_bytes = round_up(page_table::table_bytes(page), page);
     plan.bytes_per_module.assign(modules, 0);
     std::vector<std::uint64_t> next(modules);
     for (unsigned m = 0; m < modules; ++m)
         next[m] = m * f.dram_bytes;
-    next[0] += plan.table_bytes;
-    if (plan.table_bytes >= f.dram_bytes) {
-        plan.error = "the page table (" + std::to_string(plan.table_bytes) +
-                     " bytes) does not fit in module 0's DRAM";
-        return plan;
-    }
 
     auto module_of_sm = [&](unsigned sm) {
         return std::min(modules - 1, sm / std::max(1u, f.sms_per_module));
@@ -117,6 +109,12 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f)
             plan.error_buffer = static_cast<int>(b);
         }
     }
+    // The page table's nodes follow the frames on module 0 (page-aligned, so node-aligned).
+    plan.table_bytes = page_table::builder::bytes_for(plan.pages, page);
+    plan.ptbr = next[0];
+    if (plan.error.empty() && next[0] + plan.table_bytes > f.dram_bytes)
+        plan.error = "the page table (" + std::to_string(plan.table_bytes) +
+                     " bytes) does not fit in module 0's DRAM after the frames placed there";
     return plan;
 }
 
@@ -127,8 +125,7 @@ std::vector<std::string> check_memory_fit(const workload& wl, const platform_fac
         return {};
     const std::string limits = " (dram.size is " + std::to_string(facts.dram_bytes) +
                                " bytes per module, " + std::to_string(facts.modules) +
-                               " module(s); the page table takes " +
-                               std::to_string(plan.table_bytes) + " bytes of module 0)";
+                               " module(s))";
     if (plan.error_buffer >= 0) {
         const buffer_decl& b = wl.buffers[static_cast<std::size_t>(plan.error_buffer)];
         return {b.where.str() + ": error: buffers[" + std::to_string(plan.error_buffer) +
@@ -331,24 +328,30 @@ void driver::dma_engine()
 bool driver::load_memory()
 {
     const sc_core::sc_time start = now();
-    // Page table: one 8-byte entry per mapped page, laid out in virtual page order.
-    std::vector<std::uint64_t> entries;
-    entries.reserve(m_plan.pages.size());
+    // Page table: a radix tree of the mapped pages (models/common/page_table.h); its entries,
+    // written in runs of consecutive addresses.
+    page_table::builder table(m_plan.ptbr, m_facts.page_bytes);
     for (const auto& [vpn, pa] : m_plan.pages)
-        entries.push_back(page_table::encode(pa, true));
+        table.map(vpn * m_facts.page_bytes,
+                  page_table::encode(
+                      pa, true, false,
+                      static_cast<unsigned>(pa / std::max<std::uint64_t>(1, m_facts.dram_bytes))));
+    std::vector<std::uint64_t> entries;
+    entries.reserve(table.entries().size());
+    for (const auto& [pa, raw] : table.entries())
+        entries.push_back(raw);
     std::vector<transfer_piece> pieces;
     std::size_t e = 0;
-    for (auto it = m_plan.pages.begin(); it != m_plan.pages.end();) {
-        // A run of consecutive virtual pages is a run of consecutive entries.
+    for (auto it = table.entries().begin(); it != table.entries().end();) {
         auto end = std::next(it);
         std::size_t n = 1;
-        while (end != m_plan.pages.end() && end->first == std::prev(end)->first + 1) {
+        while (end != table.entries().end() &&
+               end->first == std::prev(end)->first + page_table::entry_bytes) {
             ++end;
             ++n;
         }
-        pieces_physical(page_table::entry_address(m_plan.ptbr, it->first),
-                        reinterpret_cast<std::uint8_t*>(&entries[e]), n * page_table::entry_bytes,
-                        pieces);
+        pieces_physical(it->first, reinterpret_cast<std::uint8_t*>(&entries[e]),
+                        n * page_table::entry_bytes, pieces);
         e += n;
         it = end;
     }

@@ -36,8 +36,8 @@ struct region {
 
 /// Where everything of a workload lives: computed before the simulation starts (no SystemC).
 struct memory_plan {
-    std::uint64_t ptbr = 0;        ///< physical address of the flat page table (module 0)
-    std::uint64_t table_bytes = 0; ///< bytes reserved for the page table (whole 32-bit space)
+    std::uint64_t ptbr = 0;        ///< physical address of the page table's root (module 0)
+    std::uint64_t table_bytes = 0; ///< bytes of the page table's nodes, after module 0's frames
     std::vector<region> buffers;   ///< one per workload buffer, in declaration order
     std::vector<region> programs;  ///< one per kernel, in declaration order
     std::map<std::uint64_t, std::uint64_t> pages; ///< virtual page number -> physical address
@@ -50,8 +50,8 @@ struct memory_plan {
 };
 
 /// Lays out wl: programs from program_va_base, buffers from buffer_va_base, each page-aligned
-/// and followed by one unmapped guard page; frames per module from a bump allocator (module
-/// 0's starts after the page table).
+/// and followed by one unmapped guard page; frames per module from a bump allocator; the page
+/// table's nodes after module 0's frames.
 memory_plan plan_memory(const workload& wl, const platform_facts& facts);
 
 /// Located errors ("file:line:col: error: buffers[i]: ...") for what plan_memory(wl, facts)

@@ -69,11 +69,16 @@ xlate::result xlate::translate(std::uint64_t va, bool write, const tlm_bus::gpu_
         if (fill)
             ++m_pte_hits;
     } else {
-        if (walk.debug(tlm::TLM_READ_COMMAND, page_table::entry_address(ext.ptbr, vpn), &pte,
-                       sizeof pte) != sizeof pte)
-            pte = 0;
+        unsigned reads = 0;
+        const auto leaf = page_table::walk(
+            ext.ptbr, va, m_page_bytes,
+            [this](std::uint64_t pa, std::uint64_t& raw) {
+                return walk.debug(tlm::TLM_READ_COMMAND, pa, &raw, sizeof raw) == sizeof raw;
+            },
+            &reads);
+        pte = leaf.value_or(0);
         if (fill) {
-            ++m_pte_reads;
+            m_pte_reads += reads;
             if (page_table::decode(pte, m_page_bytes).present) {
                 e.vpn = vpn;
                 e.pte = pte;

@@ -1,5 +1,5 @@
 // Ideal VA -> PA translation stage between an SM and its L1 (until the TLB block lands):
-// flat page table walked with debug reads, a PTE cache flushed per epoch. See models/sm/README.md.
+// radix page table walked with debug reads, a PTE cache flushed per epoch. See models/sm/README.md.
 #pragma once
 
 #include "models/common/logger.h"

@@ -1,5 +1,6 @@
 // Shell tests of the SM: kernels run through xlate into memory, with a stub CP on the control
 // path and the protocol checker on every socket. See models/sm/README.md.
+#include "models/common/page_table.h"
 #include "models/common/stats.h"
 #include "models/common/trace_events.h"
 #include "models/cp/cta_launch.h"
@@ -159,6 +160,7 @@ struct bench {
         pc_out{"pc_out"}, pc_walk{"pc_walk"}, pc_ram{"pc_ram"}, pc_be{"pc_be"};
     std::map<std::uint64_t, std::uint64_t> pages; ///< vpn -> physical page address
     std::uint64_t next_pa = 0x100000, next_be = be_base;
+    vgpu::page_table::builder table{ptbr, page}; ///< nodes from ptbr on, below next_pa
 
     explicit bench(const sm::sm_config& cfg = default_cfg(), bool accurate = false,
                    double latency_ns = 100)
@@ -202,9 +204,10 @@ struct bench {
                 pa = be ? next_be : next_pa;
                 (be ? next_be : next_pa) += page;
             }
-            const std::uint64_t pte = pa | 1 | (writable ? 2 : 0);
-            ram.store().write(ptbr + (v / page) * 8, &pte, 8);
+            table.map(v, vgpu::page_table::encode(pa, writable));
         }
+        for (const auto& [at, raw] : table.entries())
+            ram.store().write(at, &raw, 8);
     }
     std::uint64_t pa_of(std::uint64_t va) const { return pages.at(va / page) + va % page; }
     void write32(std::uint64_t va, std::uint32_t v)

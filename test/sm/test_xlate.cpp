@@ -1,5 +1,6 @@
 // Shell tests of the ideal translation stage: VA -> PA, faults, PTE cache flush per epoch,
 // debug transport. See models/sm/README.md.
+#include "models/common/page_table.h"
 #include "models/sm/xlate.h"
 #include "test/tlm_bus/bench_util.h"
 #include "tlm_bus/memory.h"
@@ -21,6 +22,7 @@ struct bench {
     sm::xlate xl{"xl", 4096};
     tlm_bus::router bus{"bus"};
     tlm_bus::memory ram{"ram", params()};
+    page_table::builder table{ptbr, 4096}; ///< nodes from ptbr on, below the test's frames
     tlm_bus::protocol_checker pc_in{"pc_in"}, pc_out{"pc_out"}, pc_walk{"pc_walk"},
         pc_ram{"pc_ram"};
     bench()
@@ -41,8 +43,9 @@ struct bench {
     }
     void map(std::uint64_t va, std::uint64_t pa, bool writable)
     {
-        const std::uint64_t pte = pa | 1 | (writable ? 2 : 0);
-        ram.store().write(ptbr + (va / 4096) * 8, &pte, 8);
+        table.map(va, vgpu::page_table::encode(pa, writable));
+        for (const auto& [at, raw] : table.entries())
+            ram.store().write(at, &raw, 8);
     }
     std::size_t violations() const
     {
@@ -132,10 +135,11 @@ TEST_CASE("xlate caches PTEs within an epoch and flushes them on a new epoch or 
     CHECK(r[1] == 1u);
     CHECK(r[2] == 1u); // same epoch: the cached PTE still applies
     CHECK(r[3] == 2u); // new epoch: flushed, the new PTE is read
-    CHECK(reads_after[0] == 1);
-    CHECK(reads_after[1] == 1);
-    CHECK(reads_after[2] == 1);
-    CHECK(reads_after[3] == 2);
+    // A walk reads one entry per level: 3 with 4 KiB pages.
+    CHECK(reads_after[0] == 3);
+    CHECK(reads_after[1] == 3);
+    CHECK(reads_after[2] == 3);
+    CHECK(reads_after[3] == 6);
     CHECK(tb.xl.flushes() == 2);
 }
 
