@@ -19,7 +19,7 @@ struct dram_config {
     duration tRP{14000};          ///< PRECHARGE to ACTIVATE
     duration tRAS{33000};         ///< ACTIVATE to PRECHARGE, at least
     duration tBURST{500};         ///< shortest data-bus occupancy of an access (one burst)
-    unsigned queue_entries = 64;  ///< request queue entries per channel
+    unsigned queue_entries = 128; ///< request queue entries per channel
     bool dmi = true;              ///< grant DMI pointers in fast mode
 
     void declare(config::visitor& v)

@@ -7,19 +7,31 @@
 namespace vgpu::noc {
 
 namespace {
-/// The smallest transfer: a request without data still moves one header flit.
+/// The smallest data-channel transfer: one 8-byte flit.
 constexpr unsigned min_transfer_bytes = 8;
 } // namespace
 
-crossbar::out_port::out_port(stats::group& g, const std::string& port, const resource_params& p)
-    : res(port.c_str(), p),
+namespace {
+/// The command channel of `port`, or nothing when headers travel on the data channel.
+std::unique_ptr<shared_resource> command_channel(const std::string& port, const resource_params& p,
+                                                 bool command)
+{
+    return command ? std::make_unique<shared_resource>((port + "_cmd").c_str(), p) : nullptr;
+}
+} // namespace
+
+crossbar::out_port::out_port(stats::group& g, const std::string& port, const resource_params& p,
+                             bool command)
+    : res(port.c_str(), p), cmd(command_channel(port, p, command)),
       requests(g, port + ".requests", "count", "requests forwarded to output " + port),
       bytes(g, port + ".bytes", "bytes", "write data bytes carried to output " + port)
 {
 }
 
-crossbar::in_port::in_port(stats::group& g, const std::string& port, const resource_params& p)
-    : res(port.c_str(), p), requests(g, port + ".requests", "count", "requests from input " + port),
+crossbar::in_port::in_port(stats::group& g, const std::string& port, const resource_params& p,
+                           bool command)
+    : res(port.c_str(), p), cmd(command_channel(port, p, command)),
+      requests(g, port + ".requests", "count", "requests from input " + port),
       bytes(g, port + ".response_bytes", "bytes", "data bytes returned to input " + port)
 {
 }
@@ -53,14 +65,14 @@ unsigned crossbar::response_cycles(unsigned bytes) const
     return (moved + m_path.response_width - 1) / m_path.response_width;
 }
 
-unsigned crossbar::request_bytes(const tlm::tlm_generic_payload& gp)
+unsigned crossbar::request_bytes(const tlm::tlm_generic_payload& gp) const
 {
-    return gp.is_write() ? std::max(gp.get_data_length(), min_transfer_bytes) : min_transfer_bytes;
+    return gp.is_write() ? std::max(gp.get_data_length(), min_transfer_bytes) : m_path.header_bytes;
 }
 
-unsigned crossbar::response_bytes(const tlm::tlm_generic_payload& gp)
+unsigned crossbar::response_bytes(const tlm::tlm_generic_payload& gp) const
 {
-    return gp.is_read() ? std::max(gp.get_data_length(), min_transfer_bytes) : min_transfer_bytes;
+    return gp.is_read() ? std::max(gp.get_data_length(), min_transfer_bytes) : m_path.header_bytes;
 }
 
 std::uint64_t crossbar::requests(unsigned output) const
@@ -77,13 +89,14 @@ void crossbar::create_ports()
     p.cycle = sc_core::sc_time::from_value(m_clocks.noc_ps);
     p.policy = m_cfg.arbiter;
     p.inputs = std::max(1u, m_inputs);
+    const bool command = m_path.header_bytes == 0;
     for (unsigned o = 0; o < m_outputs; ++o)
-        m_out.push_back(std::make_unique<out_port>(m_stats, output_name(o), p));
+        m_out.push_back(std::make_unique<out_port>(m_stats, output_name(o), p, command));
     // A response channel serves the one input it returns to; its contenders are the outputs.
     resource_params rp = p;
     rp.inputs = std::max(1u, m_outputs);
     for (unsigned i = 0; i < m_inputs; ++i)
-        m_in.push_back(std::make_unique<in_port>(m_stats, input_name(i), rp));
+        m_in.push_back(std::make_unique<in_port>(m_stats, input_name(i), rp, command));
 }
 
 void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
@@ -105,14 +118,21 @@ void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_tim
     port.bytes += gp.is_write() ? len : 0;
     const sc_core::sc_time entry = sc_core::sc_time_stamp() + delay;
     delay += m_hop;
-    port.res.use(static_cast<unsigned>(id), ext, occupancy_cycles(request_bytes(gp)), delay);
+    // A read's header on the command channel leaves the data channel to writes' data.
+    if (port.cmd && !gp.is_write())
+        port.cmd->use(static_cast<unsigned>(id), ext, 1, delay);
+    else
+        port.res.use(static_cast<unsigned>(id), ext, occupancy_cycles(request_bytes(gp)), delay);
     m_latency.sample((sc_core::sc_time_stamp() + delay - entry).to_seconds() * 1e9);
     out[o]->b_transport(gp, delay);
     // The response returns on the input's own channel; a read's data occupies it.
     const sc_core::sc_time back = sc_core::sc_time_stamp() + delay;
     src.bytes += gp.is_read() ? len : 0;
     delay += m_rsp_hop;
-    src.res.use(static_cast<unsigned>(o), ext, response_cycles(response_bytes(gp)), delay);
+    if (src.cmd && !gp.is_read())
+        src.cmd->use(static_cast<unsigned>(o), ext, 1, delay);
+    else
+        src.res.use(static_cast<unsigned>(o), ext, response_cycles(response_bytes(gp)), delay);
     m_rsp_latency.sample((sc_core::sc_time_stamp() + delay - back).to_seconds() * 1e9);
 }
 

@@ -23,7 +23,11 @@ namespace vgpu::noc {
 /// responses back to it. A request pays the request hop, then occupies its output for its
 /// request bytes; after the target, the response pays the response hop and occupies its input
 /// for its response bytes. A read moves a header one way and its data back; a write its data
-/// one way and an acknowledgement back; a header or an acknowledgement is one 8-byte flit.
+/// one way and an acknowledgement back. With path_params::header_bytes = 0 every port also has
+/// a command channel (`<port>_cmd`) beside its data channel: a read's header takes one cycle of
+/// its output's command channel and a write's acknowledgement one cycle of its input's, so
+/// neither takes data-channel cycles; otherwise they occupy the data channel for header_bytes
+/// (one 8-byte flit at least).
 class crossbar : public interconnect {
 public:
     /// Widths and hops per direction (noc_config::module_noc() or cluster_xbar()).
@@ -34,25 +38,29 @@ public:
     unsigned occupancy_cycles(unsigned bytes) const;
     /// NoC cycles a response channel is occupied by a transfer of `bytes`.
     unsigned response_cycles(unsigned bytes) const;
-    /// Bytes a request of `gp` moves on the request channel (write data or a read's header).
-    static unsigned request_bytes(const tlm::tlm_generic_payload& gp);
-    /// Bytes its response moves back (read data or a write's acknowledgement).
-    static unsigned response_bytes(const tlm::tlm_generic_payload& gp);
+    /// Bytes a request of `gp` moves on the request data channel: write data, or a read's
+    /// header of path_params::header_bytes (0: the header takes the command channel).
+    unsigned request_bytes(const tlm::tlm_generic_payload& gp) const;
+    /// Bytes its response moves on the response data channel: read data, or a write's
+    /// acknowledgement of path_params::header_bytes (0: the command channel).
+    unsigned response_bytes(const tlm::tlm_generic_payload& gp) const;
 
     std::uint64_t requests(unsigned output) const; ///< requests forwarded to an output
     std::uint64_t unmapped() const { return m_unmapped.value(); } ///< address errors returned
 
 private:
-    /// Statistics and request channel of one output port.
+    /// Statistics and request channels of one output port.
     struct out_port {
-        out_port(stats::group& g, const std::string& port, const resource_params& p);
-        shared_resource res;
+        out_port(stats::group& g, const std::string& port, const resource_params& p, bool command);
+        shared_resource res;                  ///< data channel
+        std::unique_ptr<shared_resource> cmd; ///< command channel (read headers), if any
         stats::counter requests, bytes;
     };
-    /// Statistics and response channel of one input port.
+    /// Statistics and response channels of one input port.
     struct in_port {
-        in_port(stats::group& g, const std::string& port, const resource_params& p);
-        shared_resource res;
+        in_port(stats::group& g, const std::string& port, const resource_params& p, bool command);
+        shared_resource res;                  ///< data channel
+        std::unique_ptr<shared_resource> cmd; ///< command channel (write acks), if any
         stats::counter requests, bytes;
     };
 

@@ -28,6 +28,9 @@ struct path_params {
     unsigned response_width = 32; ///< bytes a response channel moves per NoC cycle
     unsigned request_hop = 1;     ///< NoC cycles of a request's hop, besides its transfer
     unsigned response_hop = 1;    ///< NoC cycles of a response's hop, besides its transfer
+    /// Data-channel bytes of a read's request header or a write's acknowledgement; 0 = they
+    /// take one cycle of the port's command channel instead (one header per NoC cycle).
+    unsigned header_bytes = 0;
 };
 
 /// Section `noc`: topology, arbitration, latencies and widths of the on-chip networks.
@@ -46,6 +49,8 @@ struct noc_config {
     unsigned xbar_request_width_bytes = 0;       ///< cluster crossbar requests; 0 = width_bytes
     unsigned xbar_response_width_bytes = 0;      ///< cluster crossbar responses; 0 = width_bytes
     std::int64_t xbar_response_hop_latency = -1; ///< cluster crossbar; -1 = xbar_hop_latency
+    unsigned header_bytes = 0;      ///< module NoC data-channel bytes of a read header / write ack
+    unsigned xbar_header_bytes = 0; ///< cluster crossbar: the same; 0 = command channel
 
     void declare(config::visitor& v)
     {
@@ -99,6 +104,20 @@ struct noc_config {
                      "noc.xbar_hop_latency")
                     .range(-1, 1000)
                     .unit("cycles"));
+        v.value("header_bytes", header_bytes,
+                spec("module NoC: data-channel bytes a read's request header or a write's "
+                     "acknowledgement occupies on a port; 0 = they travel on the port's command "
+                     "channel (one header per NoC cycle per port and direction, as AXI's address "
+                     "and write-response channels), so reads and writes through one port share "
+                     "no data-channel cycles")
+                    .range(0, 4096)
+                    .unit("bytes"));
+        v.value("xbar_header_bytes", xbar_header_bytes,
+                spec("cluster crossbar: data-channel bytes a read's request header or a "
+                     "write's acknowledgement occupies on a port; 0 = the port's command channel "
+                     "(as noc.header_bytes)")
+                    .range(0, 4096)
+                    .unit("bytes"));
         v.value("link_bandwidth_gbps", link_bandwidth_gbps,
                 spec("inter-module link: peak bandwidth of each direction; bytes per NoC cycle "
                      "= this x the NoC clock period")
@@ -123,7 +142,8 @@ struct noc_config {
         return {request_width_bytes ? request_width_bytes : width_bytes,
                 response_width_bytes ? response_width_bytes : width_bytes, hop_latency,
                 response_hop_latency < 0 ? hop_latency
-                                         : static_cast<unsigned>(response_hop_latency)};
+                                         : static_cast<unsigned>(response_hop_latency),
+                header_bytes};
     }
     /// The cluster crossbar's widths and hops per direction, defaults resolved.
     path_params cluster_xbar() const
@@ -132,7 +152,8 @@ struct noc_config {
                 xbar_response_width_bytes ? xbar_response_width_bytes : width_bytes,
                 xbar_hop_latency,
                 xbar_response_hop_latency < 0 ? xbar_hop_latency
-                                              : static_cast<unsigned>(xbar_response_hop_latency)};
+                                              : static_cast<unsigned>(xbar_response_hop_latency),
+                xbar_header_bytes};
     }
 
     /// Bytes one direction of a link moves per NoC cycle of `noc_ps` picoseconds.

@@ -54,16 +54,17 @@ tlm_bus::memory_params mem_params(std::uint64_t size, bool dmi)
     return p;
 }
 
-/// i0, i1 -> checkers -> xbar (2-cycle request hop, 1-cycle response hop, 32-byte channels) ->
-/// checkers -> a [0, window), b [window, 2 window).
+/// i0, i1 -> checkers -> xbar (2-cycle request hop, 1-cycle response hop, 32-byte channels;
+/// read headers and write acknowledgements on command channels, or `header_bytes` of the data
+/// channels) -> checkers -> a [0, window), b [window, 2 window).
 /// No address translation: b is twice as large and sees global addresses.
 struct bench {
     test::test_initiator i0{"i0"}, i1{"i1"};
     tlm_bus::protocol_checker pc_i0{"pc_i0"}, pc_i1{"pc_i1"}, pc_a{"pc_a"}, pc_b{"pc_b"};
     noc::crossbar xbar;
     tlm_bus::memory a, b;
-    explicit bench(bool accurate = false, bool dmi = false)
-        : xbar("xbar", noc_cfg(), clocks(accurate), noc::path_params{32, 32, 2, 1}),
+    explicit bench(bool accurate = false, bool dmi = false, unsigned header_bytes = 0)
+        : xbar("xbar", noc_cfg(), clocks(accurate), noc::path_params{32, 32, 2, 1, header_bytes}),
           a("a", mem_params(window, dmi)), b("b", mem_params(2 * window, dmi))
     {
         tlm_bus::bind_checked(i0.mem, pc_i0, xbar.in);
@@ -118,9 +119,14 @@ TEST_CASE("noc config: defaults, YAML values, and range and name errors")
     CHECK(r.noc.link_latency.ps == 20000);
     CHECK(r.noc.link_bytes_per_cycle(1000) == Approx(64.0));
     CHECK(r.noc.link_bytes_per_cycle(1250) == Approx(80.0));
+    CHECK(r.noc.module_noc().header_bytes == 0);
+    CHECK(r.noc.cluster_xbar().header_bytes == 0);
     REQUIRE(load(r, "noc: {hop_latency: 3, width_bytes: 64, link_latency: 15 ns, "
-                    "link_bandwidth_gbps: 32, arbiter: round_robin, topology: crossbar}")
+                    "link_bandwidth_gbps: 32, arbiter: round_robin, topology: crossbar, "
+                    "header_bytes: 8, xbar_header_bytes: 16}")
                 .empty());
+    CHECK(r.noc.module_noc().header_bytes == 8);
+    CHECK(r.noc.cluster_xbar().header_bytes == 16);
     CHECK(r.noc.hop_latency == 3);
     CHECK(r.noc.width_bytes == 64);
     CHECK(r.noc.link_latency.ps == 15000);
@@ -163,12 +169,15 @@ TEST_CASE("crossbar routes by the route function and answers unmapped addresses 
     CHECK(s["xbar.out1.bytes"] == 4);         // write data only: a read sends a header
     CHECK(s["xbar.in0.response_bytes"] == 8); // the two reads' data came back to input 0
     CHECK(s["xbar.unmapped"] == 1);
-    CHECK(s["xbar.out0.grants"] == 2); // the output port's shared resource
+    CHECK(s["xbar.out0.grants"] == 1);     // the write's data on the output's data channel
+    CHECK(s["xbar.out0_cmd.grants"] == 1); // the read's header on its command channel
+    CHECK(s["xbar.in0.grants"] == 2);      // the reads' data back to input 0
+    CHECK(s["xbar.in0_cmd.grants"] == 2);  // the writes' acknowledgements
 }
 
 TEST_CASE("crossbar fast mode: two inputs on one output, the second waits for the occupancy")
 {
-    bench tb;
+    bench tb(false, false, 8); // headers and acknowledgements take a data-channel flit
     std::uint8_t line[64] = {};
     tb.i0.body = [&](test::test_initiator& i) {
         sc_time d = sc_core::SC_ZERO_TIME;
@@ -202,6 +211,70 @@ TEST_CASE("crossbar fast mode: two inputs on one output, the second waits for th
     CHECK(s["xbar.latency.max"] == Approx(7));
     CHECK(s["xbar.response_latency"] == Approx(2)); // hop + one cycle each
     CHECK(tb.xbar.response_cycles(64) == 2);
+}
+
+TEST_CASE("crossbar fast mode: read headers and write acknowledgements take command channels")
+{
+    bench tb;
+    std::uint8_t line[64] = {};
+    tb.i0.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        i.mem.access(tlm::TLM_WRITE_COMMAND, 0x0, line, 64, d);
+        // Request hop, 64 B at 32 B/cycle, memory, response hop, the acknowledgement's cycle
+        // on input 0's command channel.
+        CHECK(d == sc_time(2 + 2 + 10 + 1 + 1, SC_NS));
+    };
+    tb.i1.body = [&](test::test_initiator& i) {
+        sc_core::wait(sc_core::SC_ZERO_TIME); // after i0, at the same time
+        sc_time d = sc_core::SC_ZERO_TIME;
+        std::uint8_t data[64];
+        i.mem.access(tlm::TLM_READ_COMMAND, 0x40, data, 64, d);
+        // Output 0's data channel is busy with i0's write until 4 ns, but the read's header
+        // takes the output's command channel at 2 ns; its 64 bytes of data two cycles of
+        // input 1's response channel.
+        CHECK(d == sc_time(2 + 1 + 10 + 1 + 2, SC_NS));
+        d = sc_core::SC_ZERO_TIME;
+        i.mem.access(tlm::TLM_WRITE_COMMAND, window, line, 64, d);
+        // Output 1 is free; the acknowledgement reaches input 1 at 15 ns, while the read's data
+        // holds its response data channel (14..16 ns), and takes the command channel at once.
+        CHECK(d == sc_time(2 + 2 + 10 + 1 + 1, SC_NS));
+    };
+    sc_core::sc_start();
+    REQUIRE(tb.i0.done);
+    REQUIRE(tb.i1.done);
+    REQUIRE(tb.violations() == 0);
+    auto s = stats_by_name();
+    CHECK(s["xbar.out0.grants"] == 1);
+    CHECK(s["xbar.out0.busy_cycles"] == 2); // i0's write data only
+    CHECK(s["xbar.out0_cmd.grants"] == 1);
+    CHECK(s["xbar.out0_cmd.busy_cycles"] == 1);
+    CHECK(s["xbar.in1.busy_cycles"] == 2); // the read's data
+    CHECK(s["xbar.in1_cmd.busy_cycles"] == 1);
+}
+
+TEST_CASE("crossbar accurate mode: a read header and a write meet at one output in one cycle")
+{
+    tlm::tlm_global_quantum::instance().set(sc_core::SC_ZERO_TIME);
+    bench tb(true);
+    sc_time done[2];
+    tb.i0.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        CHECK(i.write32(0x10, 1, d) == tlm::TLM_OK_RESPONSE);
+        done[0] = sc_core::sc_time_stamp() + d;
+    };
+    tb.i1.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        i.read32(0x20, d);
+        done[1] = sc_core::sc_time_stamp() + d;
+    };
+    sc_core::sc_start();
+    REQUIRE(tb.i0.done);
+    REQUIRE(tb.i1.done);
+    REQUIRE(tb.violations() == 0);
+    // Both reach output 0 at the 2 ns edge and are granted there, the write on the data
+    // channel, the read's header on the command channel: neither waits for the other.
+    CHECK(done[0] == sc_time(2 + 1 + 10 + 1 + 1, SC_NS));
+    CHECK(done[1] == sc_time(2 + 1 + 10 + 1 + 1, SC_NS));
 }
 
 TEST_CASE("crossbar accurate mode: requests of the same cycle on one output are granted in turn")

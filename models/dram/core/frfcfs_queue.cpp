@@ -20,16 +20,30 @@ void frfcfs_queue::push(const dram_request& r)
     m_q.push_back(r);
 }
 
+const access_plan& frfcfs_queue::plan_of(const channel_state& ch, const dram_request& r,
+                                         std::uint64_t start) const
+{
+    bank_plan& b = m_last[r.bank];
+    if (!b.valid || b.row != r.row || b.bytes != r.bytes) {
+        b.plan = ch.plan(r.bank, r.row, r.bytes, start);
+        b.valid = true;
+        b.row = r.row;
+        b.bytes = r.bytes;
+    }
+    return b.plan;
+}
+
 std::optional<std::size_t> frfcfs_queue::pick(const channel_state& ch, std::uint64_t edge,
                                               std::uint64_t cycle) const
 {
     // One plan per request: what it finds (and whether it can start this cycle) is kept for
     // the second pass, which needs the banks with queued hits.
     m_hit_banks.assign(ch.banks(), 0);
+    m_last.assign(ch.banks(), bank_plan{});
     m_scratch.resize(m_q.size());
     for (std::size_t i = 0; i < m_q.size(); ++i) {
         const dram_request& r = m_q[i];
-        const access_plan p = ch.plan(r.bank, r.row, r.bytes, edge);
+        const access_plan& p = plan_of(ch, r, edge);
         const bool ready = p.first_ps < edge + cycle;
         if (p.outcome == row_outcome::hit) {
             if (ready)
@@ -64,10 +78,11 @@ std::optional<std::uint64_t> frfcfs_queue::next_edge(const channel_state& ch, st
     // bank waits for them (one of them names the edge).
     const std::uint64_t from = edge + cycle;
     m_hit_banks.assign(ch.banks(), 0);
+    m_last.assign(ch.banks(), bank_plan{});
     m_scratch.resize(m_q.size());
     for (std::size_t i = 0; i < m_q.size(); ++i) {
         const dram_request& r = m_q[i];
-        const access_plan p = ch.plan(r.bank, r.row, r.bytes, from);
+        const access_plan& p = plan_of(ch, r, from);
         if (p.outcome == row_outcome::hit)
             m_hit_banks[r.bank] = 1;
         m_scratch[i] = {p.outcome, false, p.first_ps};

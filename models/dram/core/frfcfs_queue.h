@@ -60,7 +60,19 @@ private:
         std::uint64_t first_ps; ///< its first command
     };
 
+    /// The last plan computed for a bank in one pick() or next_edge() call: requests to one
+    /// row of a bank, queued together, find the same thing at the same start.
+    struct bank_plan {
+        bool valid = false;
+        std::uint64_t row = 0, bytes = 0;
+        access_plan plan;
+    };
+    /// The plan of `r` at `start`, from `m_last` when its bank's last plan was for its row.
+    const access_plan& plan_of(const channel_state& ch, const dram_request& r,
+                               std::uint64_t start) const;
+
     unsigned m_capacity;
+    mutable std::vector<bank_plan> m_last;         ///< per bank, valid within one call
     mutable std::vector<std::uint8_t> m_hit_banks; ///< per bank: a queued request hits its row
     mutable std::vector<planned> m_scratch;        ///< per queued request, oldest first
     std::vector<dram_request> m_q;                 ///< oldest first
