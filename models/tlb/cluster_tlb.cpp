@@ -1,0 +1,216 @@
+// Shared translation state of a cluster: L2 TLB, page-walk cache, walkers. See
+// models/tlb/README.md.
+#include "models/tlb/cluster_tlb.h"
+
+#include "models/common/page_table.h"
+
+namespace vgpu::tlb {
+
+namespace {
+unsigned vpn_bits(std::uint64_t page_bytes)
+{
+    return page_table::va_bits - page_table::page_shift(page_bytes);
+}
+
+/// The TLB entry of a present leaf PTE.
+translation to_translation(std::uint64_t pte, std::uint64_t page_bytes)
+{
+    const page_table::entry e = page_table::decode(pte, page_bytes);
+    return translation{e.frame / page_bytes, e.writable, e.read_only, e.home};
+}
+} // namespace
+
+std::uint64_t to_pte(const translation& t, std::uint64_t page_bytes)
+{
+    return page_table::encode(t.pfn * page_bytes, t.writable, t.read_only_hint, t.home);
+}
+
+cluster_tlb::cluster_tlb(const std::string& name, const tlb_config& cfg, const clock_params& clk,
+                         std::uint64_t page_bytes)
+    : m_cfg(cfg), m_accurate(clk.accurate), m_cycle_ps(clk.core_ps), m_page_bytes(page_bytes),
+      m_l2(cfg.l2.sets == 0
+               ? nullptr
+               : std::make_unique<tlb_array>(
+                     cfg.l2.sets, cfg.l2.ways,
+                     make_index(cfg.index, cfg.l2.sets, cfg.xor_bits, vpn_bits(page_bytes)))),
+      m_pwc(cfg.pwc_entries), m_walkers(cfg.walkers), m_walker_waits(1), m_stats(name),
+      m_walks(m_stats, "walks", "count", "page-table walks started"),
+      m_pte_reads(m_stats, "pte_reads", "count", "page-table entries read by the walkers"),
+      m_merged(m_stats, "walks_merged", "count",
+               "L2 TLB misses served by a walk already in flight for their page"),
+      m_walker_stalls(m_stats, "walker_stalls", "count",
+                      "walks that waited because every walker was busy"),
+      m_flushes(m_stats, "flushes", "count", "L2 TLB and page-walk cache flushes (new epoch)"),
+      m_l2_hits(m_stats, "l2.hits", "count", "L2 TLB lookups that found their page",
+                [this] { return m_l2 ? static_cast<double>(m_l2->hits()) : 0.0; }),
+      m_l2_misses(m_stats, "l2.misses", "count", "L2 TLB lookups that did not",
+                  [this] { return m_l2 ? static_cast<double>(m_l2->misses()) : 0.0; }),
+      m_l2_evictions(m_stats, "l2.evictions", "count", "valid L2 TLB entries replaced",
+                     [this] { return m_l2 ? static_cast<double>(m_l2->evictions()) : 0.0; }),
+      m_pwc_hits(m_stats, "pwc.hits", "count", "page-walk cache lookups that found their entry",
+                 [this] { return static_cast<double>(m_pwc.hits()); }),
+      m_pwc_misses(m_stats, "pwc.misses", "count", "page-walk cache lookups that did not",
+                   [this] { return static_cast<double>(m_pwc.misses()); }),
+      m_walk_latency(m_stats, "walk_latency", "ns",
+                     "time from a walk's start (a walker free) to its last PTE read's data"),
+      m_walker_wait(m_stats, "walker_wait", "ns", "time a walk waited for a free walker"),
+      m_walk_hist(m_stats, "walk_latency_hist", "ns", "walk latency, 50 ns buckets", 50.0, 40)
+{
+}
+
+void cluster_tlb::check_context(const tlm_bus::gpu_extension& ext)
+{
+    if (m_context_valid && ext.epoch <= m_epoch && ext.ptbr == m_ptbr)
+        return;
+    m_context_valid = true;
+    m_epoch = std::max(m_epoch, ext.epoch);
+    m_ptbr = ext.ptbr;
+    ++m_flushes;
+    if (m_l2)
+        m_l2->invalidate_all();
+    m_pwc.invalidate_all();
+    m_pending.clear();
+}
+
+lookup_result cluster_tlb::translate(std::uint64_t va, std::uint64_t arrival_ps,
+                                     const tlm_bus::gpu_extension& ext,
+                                     tlm_bus::initiator_port& port)
+{
+    check_context(ext);
+    const std::uint64_t vpn = va / m_page_bytes;
+    return m_accurate ? translate_accurate(va, vpn, arrival_ps, ext, port)
+                      : translate_fast(va, vpn, arrival_ps, ext, port);
+}
+
+lookup_result cluster_tlb::walk(std::uint64_t va, std::uint64_t start_ps,
+                                const tlm_bus::gpu_extension& ext, tlm_bus::initiator_port& port)
+{
+    const unsigned levels = page_table::levels(m_page_bytes);
+    // The deepest level whose table the page-walk cache knows; the root otherwise.
+    std::uint64_t table = ext.ptbr;
+    unsigned level = 0;
+    for (unsigned l = levels - 1; l-- > 0;)
+        if (const auto t = m_pwc.lookup(l, page_table::prefix(va, l, m_page_bytes))) {
+            table = *t;
+            level = l + 1;
+            break;
+        }
+    tlm_bus::gpu_extension w;
+    w.module = ext.module;
+    w.cluster = ext.cluster;
+    w.sm = ext.sm;
+    w.kind = tlm_bus::access_kind::page_walk;
+    w.vaddr = va;
+    w.epoch = ext.epoch;
+    w.ptbr = ext.ptbr;
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    sc_core::sc_time d = sc_core::sc_time::from_value(start_ps > now ? start_ps - now : 0);
+    lookup_result r;
+    ++m_walks;
+    for (; level < levels; ++level) {
+        std::uint64_t raw = 0;
+        const tlm::tlm_response_status s = port.access(
+            tlm::TLM_READ_COMMAND, page_table::entry_address(table, va, level, m_page_bytes), &raw,
+            sizeof raw, d, &w);
+        ++m_pte_reads;
+        if (m_accurate) {
+            sc_core::wait(d); // the next read starts when this one's data is back
+            d = sc_core::SC_ZERO_TIME;
+        }
+        if (s != tlm::TLM_OK_RESPONSE) {
+            r.ok = false;
+            break;
+        }
+        if ((raw & page_table::present_bit) == 0)
+            break; // not present: r.pte stays 0
+        if (level + 1 == levels) {
+            r.pte = raw;
+            break;
+        }
+        table = page_table::table_of(raw);
+        m_pwc.insert(level, page_table::prefix(va, level, m_page_bytes), table);
+    }
+    r.ready_ps = sc_core::sc_time_stamp().value() + d.value();
+    const double ns = static_cast<double>(r.ready_ps - std::min(r.ready_ps, start_ps)) / 1000.0;
+    m_walk_latency.sample(ns);
+    m_walk_hist.sample(ns);
+    return r;
+}
+
+lookup_result cluster_tlb::translate_fast(std::uint64_t va, std::uint64_t vpn, std::uint64_t t,
+                                          const tlm_bus::gpu_extension& ext,
+                                          tlm_bus::initiator_port& port)
+{
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    if (m_pending.size() > 4096)
+        for (auto it = m_pending.begin(); it != m_pending.end();)
+            it = it->second.ready_ps <= now ? m_pending.erase(it) : std::next(it);
+    const auto pending = m_pending.find(vpn);
+    if (m_l2) {
+        t += std::uint64_t{m_cfg.l2.hit_latency} * m_cycle_ps;
+        if (const auto hit = m_l2->lookup(vpn)) {
+            // Entered by a walk that may still be in flight at t (booked ahead).
+            const std::uint64_t fill = pending != m_pending.end() ? pending->second.ready_ps : 0;
+            return {to_pte(*hit, m_page_bytes), std::max(t, fill), true};
+        }
+    }
+    if (pending != m_pending.end() && pending->second.ready_ps > t) {
+        ++m_merged; // a walk for this page is in flight at t: wait for it
+        return {pending->second.pte, pending->second.ready_ps, true};
+    }
+    cache::capacity_timeline::reservation slot = m_walkers.reserve(t, now);
+    if (slot.start > t)
+        ++m_walker_stalls;
+    m_walker_wait.sample(static_cast<double>(slot.start - t) / 1000.0);
+    const lookup_result r = walk(va, slot.start, ext, port);
+    m_walkers.finish(slot, r.ready_ps);
+    if (r.ok && r.pte != 0) {
+        if (m_l2)
+            m_l2->insert(vpn, to_translation(r.pte, m_page_bytes));
+        m_pending[vpn] = pending_fill{r.pte, r.ready_ps};
+    }
+    return r;
+}
+
+lookup_result cluster_tlb::translate_accurate(std::uint64_t va, std::uint64_t vpn, std::uint64_t t,
+                                              const tlm_bus::gpu_extension& ext,
+                                              tlm_bus::initiator_port& port)
+{
+    auto wait_until = [](std::uint64_t ps) {
+        const std::uint64_t now = sc_core::sc_time_stamp().value();
+        if (ps > now)
+            sc_core::wait(sc_core::sc_time::from_value(ps - now));
+    };
+    wait_until(t + (m_l2 ? std::uint64_t{m_cfg.l2.hit_latency} * m_cycle_ps : 0));
+    if (m_l2)
+        if (const auto hit = m_l2->lookup(vpn))
+            return {to_pte(*hit, m_page_bytes), sc_core::sc_time_stamp().value(), true};
+    if (const auto it = m_walking.find(vpn); it != m_walking.end()) {
+        ++m_merged;
+        const std::shared_ptr<walk_in_flight> w = it->second; // outlives the map entry
+        sc_core::wait(w->done);
+        return {w->pte, sc_core::sc_time_stamp().value(), w->ok};
+    }
+    const auto w = std::make_shared<walk_in_flight>();
+    m_walking[vpn] = w; // later misses on this page wait for this walk
+    const std::uint64_t asked = sc_core::sc_time_stamp().value();
+    for (bool woken = false; m_walkers_busy >= m_cfg.walkers; woken = true) {
+        if (!woken)
+            ++m_walker_stalls;
+        m_walker_waits.wait_free(woken);
+    }
+    m_walker_wait.sample(static_cast<double>(sc_core::sc_time_stamp().value() - asked) / 1000.0);
+    ++m_walkers_busy;
+    lookup_result r = walk(va, sc_core::sc_time_stamp().value(), ext, port);
+    --m_walkers_busy;
+    m_walker_waits.pass_on();
+    if (m_l2 && r.ok && r.pte != 0)
+        m_l2->insert(vpn, to_translation(r.pte, m_page_bytes));
+    w->pte = r.pte;
+    w->ok = r.ok;
+    w->done.notify(); // waiters resume in this evaluation phase's next delta
+    m_walking.erase(vpn);
+    return r;
+}
+
+} // namespace vgpu::tlb

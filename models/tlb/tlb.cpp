@@ -1,0 +1,158 @@
+// An SM's L1 TLB. See models/tlb/README.md.
+#include "models/tlb/tlb.h"
+
+#include "models/common/page_table.h"
+
+namespace vgpu::tlb {
+
+namespace {
+/// The extension of a request, or the defaults (ptbr 0, epoch 0) for one without.
+const tlm_bus::gpu_extension& attrs(const tlm::tlm_generic_payload& gp)
+{
+    static const tlm_bus::gpu_extension none;
+    const auto* e = gp.get_extension<tlm_bus::gpu_extension>();
+    return e ? *e : none;
+}
+
+unsigned vpn_bits(std::uint64_t page_bytes)
+{
+    return page_table::va_bits - page_table::page_shift(page_bytes);
+}
+} // namespace
+
+tlb::tlb(const sc_core::sc_module_name& name, const tlb_config& cfg, const clock_params& clk,
+         std::uint64_t page_bytes, cluster_tlb& shared)
+    : sc_module(name), in("in"), out("out"), walk("walk"), m_cfg(cfg), m_page_bytes(page_bytes),
+      m_cycle_ps(clk.core_ps), m_shared(shared),
+      m_l1(cfg.l1.sets, cfg.l1.ways,
+           make_index(cfg.index, cfg.l1.sets, cfg.xor_bits, vpn_bits(page_bytes))),
+      m_log(this->name()), m_stats(this->name()),
+      m_translations(m_stats, "translations", "count", "requests translated (b_transport)"),
+      m_faults(m_stats, "faults", "count",
+               "requests answered with an address error (not present, not writable, crossing "
+               "a page)"),
+      m_flushes(m_stats, "flushes", "count", "L1 TLB flushes (new epoch or page table)"),
+      m_hits(m_stats, "hits", "count", "L1 TLB lookups that found their page",
+             [this] { return static_cast<double>(m_l1.hits()); }),
+      m_misses(m_stats, "misses", "count", "L1 TLB lookups that did not",
+               [this] { return static_cast<double>(m_l1.misses()); }),
+      m_evictions(m_stats, "evictions", "count", "valid L1 TLB entries replaced",
+                  [this] { return static_cast<double>(m_l1.evictions()); })
+{
+    if (!page_table::valid_page_bytes(page_bytes))
+        SC_REPORT_ERROR("vgpu/tlb", "page_bytes must be a power of two >= 4096");
+    in.register_b_transport(this, &tlb::b_transport);
+    in.register_transport_dbg(this, &tlb::transport_dbg);
+}
+
+void tlb::check_context(const tlm_bus::gpu_extension& ext)
+{
+    if (m_context_valid && ext.epoch <= m_epoch && ext.ptbr == m_ptbr)
+        return;
+    m_context_valid = true;
+    m_epoch = std::max(m_epoch, ext.epoch);
+    m_ptbr = ext.ptbr;
+    ++m_flushes;
+    m_l1.invalidate_all();
+    m_fill_ready.clear();
+}
+
+std::uint64_t tlb::debug_pte(std::uint64_t va, std::uint64_t ptbr)
+{
+    return page_table::walk(ptbr, va, m_page_bytes,
+                            [this](std::uint64_t pa, std::uint64_t& raw) {
+                                return walk.debug(tlm::TLM_READ_COMMAND, pa, &raw, sizeof raw) ==
+                                       sizeof raw;
+                            })
+        .value_or(0);
+}
+
+lookup_result tlb::lookup(std::uint64_t va, std::uint64_t arrival_ps,
+                          const tlm_bus::gpu_extension& ext)
+{
+    if (m_cfg.model == model_kind::ideal)
+        return {debug_pte(va, ext.ptbr), arrival_ps, true};
+    check_context(ext);
+    const std::uint64_t vpn = va / m_page_bytes;
+    const std::uint64_t t = arrival_ps + std::uint64_t{m_cfg.l1.hit_latency} * m_cycle_ps;
+    if (const auto hit = m_l1.lookup(vpn)) {
+        // Entered by a miss whose translation may still be on its way at t (fast mode).
+        const auto fill = m_fill_ready.find(vpn);
+        return {to_pte(*hit, m_page_bytes),
+                fill != m_fill_ready.end() ? std::max(t, fill->second) : t, true};
+    }
+    const lookup_result r = m_shared.translate(va, t, ext, walk);
+    if (r.ok && r.pte != 0) {
+        const page_table::entry e = page_table::decode(r.pte, m_page_bytes);
+        m_l1.insert(vpn, translation{e.frame / m_page_bytes, e.writable, e.read_only, e.home});
+        const std::uint64_t now = sc_core::sc_time_stamp().value();
+        if (m_fill_ready.size() > 1024)
+            for (auto it = m_fill_ready.begin(); it != m_fill_ready.end();)
+                it = it->second <= now ? m_fill_ready.erase(it) : std::next(it);
+        if (r.ready_ps > now)
+            m_fill_ready[vpn] = r.ready_ps;
+    }
+    return r;
+}
+
+void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
+{
+    const tlm_bus::gpu_extension& ext = attrs(gp);
+    ++m_translations;
+    const std::uint64_t va = gp.get_address();
+    if ((va & (m_page_bytes - 1)) + gp.get_data_length() > m_page_bytes ||
+        !page_table::covers(va)) {
+        VGPU_WARN(m_log, "request at VA 0x%llx (%u bytes) crosses a page or the VA space",
+                  static_cast<unsigned long long>(va), gp.get_data_length());
+        ++m_faults;
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    const lookup_result r = lookup(va, sc_core::sc_time_stamp().value() + delay.value(), ext);
+    const page_table::entry e = page_table::decode(r.pte, m_page_bytes);
+    if (!r.ok || !e.present || (gp.is_write() && !e.writable)) {
+        VGPU_DEBUG(m_log, "%s at VA 0x%llx (pc %u, warp %d)",
+                   !r.ok        ? "PTE read error"
+                   : !e.present ? "not-present fault"
+                                : "write-protection fault",
+                   static_cast<unsigned long long>(va), ext.pc, ext.warp);
+        ++m_faults;
+        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        return;
+    }
+    // The page's read-only hint travels with the request (the remote LLC uses it).
+    if (auto* x = gp.get_extension<tlm_bus::gpu_extension>())
+        x->read_only = e.read_only;
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    delay = sc_core::sc_time::from_value(r.ready_ps > now ? r.ready_ps - now : 0);
+    gp.set_address(page_table::physical(e, va, m_page_bytes));
+    out->b_transport(gp, delay);
+    gp.set_address(va);
+    // Grants below are for physical addresses; the SM sees virtual ones.
+    gp.set_dmi_allowed(false);
+}
+
+unsigned tlb::transport_dbg(tlm::tlm_generic_payload& gp)
+{
+    const tlm_bus::gpu_extension& ext = attrs(gp);
+    const std::uint64_t va = gp.get_address();
+    if (!page_table::covers(va))
+        return 0;
+    const page_table::entry e = page_table::decode(debug_pte(va, ext.ptbr), m_page_bytes);
+    if (!e.present || (gp.is_write() && !e.writable))
+        return 0;
+    // A debug access may span pages: serve the part in the first page only.
+    const unsigned len = gp.get_data_length();
+    const std::uint64_t room = m_page_bytes - (va & (m_page_bytes - 1));
+    const unsigned n = room < len ? static_cast<unsigned>(room) : len;
+    gp.set_address(page_table::physical(e, va, m_page_bytes));
+    gp.set_data_length(n);
+    gp.set_streaming_width(n);
+    const unsigned done = out->transport_dbg(gp);
+    gp.set_address(va);
+    gp.set_data_length(len);
+    gp.set_streaming_width(len);
+    return done;
+}
+
+} // namespace vgpu::tlb

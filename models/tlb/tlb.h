@@ -1,0 +1,72 @@
+// An SM's L1 TLB: the stage between the SM and its L1 that translates virtual to physical
+// addresses, with the cluster's shared L2 TLB and walkers behind it. See models/tlb/README.md.
+#pragma once
+
+#include "models/common/logger.h"
+#include "models/common/stats.h"
+#include "models/common/timing.h"
+#include "models/tlb/cluster_tlb.h"
+#include "models/tlb/core/tlb_array.h"
+#include "models/tlb/tlb_config.h"
+#include "tlm_bus/gpu_extension.h"
+#include "tlm_bus/initiator_port.h"
+#include "tlm_bus/path_stage.h"
+
+#include <cstdint>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+#include <unordered_map>
+#include <vector>
+
+namespace vgpu::tlb {
+
+/// Translates each request (virtual addresses, the `gpu_extension`'s ptbr and epoch) and
+/// forwards it at its physical address; a page that is not present, a store to a page that is
+/// not writable and a request crossing a page come back as TLM_ADDRESS_ERROR_RESPONSE.
+class tlb : public sc_core::sc_module, public tlm_bus::path_stage {
+public:
+    tlm_utils::simple_target_socket<tlb> in; ///< virtual-address requests from the SM
+    tlm_bus::initiator_port out;             ///< the same requests at physical addresses (L1)
+    tlm_bus::initiator_port walk;            ///< PTE reads of the walks this TLB's misses start
+
+    /// page_bytes: memory.page_bytes; `shared`: the cluster's L2 TLB and walkers.
+    tlb(const sc_core::sc_module_name& name, const tlb_config& cfg, const clock_params& clk,
+        std::uint64_t page_bytes, cluster_tlb& shared);
+
+    tlm::tlm_target_socket<>& path_in() override { return in; }      ///< = in
+    tlm::tlm_initiator_socket<>& path_out() override { return out; } ///< = out
+    std::vector<tlm_bus::side_port> side_ports() override { return {{"walk", &walk}}; }
+    const char* stage_name() const override { return name(); } ///< SystemC instance name
+
+    const tlb_array& array() const { return m_l1; }                       ///< the L1 TLB
+    std::uint64_t translations() const { return m_translations.value(); } ///< b_transport calls
+    std::uint64_t faults() const { return m_faults.value(); }             ///< error responses
+
+private:
+    void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    unsigned transport_dbg(tlm::tlm_generic_payload& gp);
+    /// Flushes the L1 TLB when ext names a newer epoch or another page table.
+    void check_context(const tlm_bus::gpu_extension& ext);
+    /// The leaf PTE of va (0: not present) for a request at arrival_ps, and when it is known;
+    /// ok false when a PTE read failed.
+    lookup_result lookup(std::uint64_t va, std::uint64_t arrival_ps,
+                         const tlm_bus::gpu_extension& ext);
+    /// The leaf PTE of va read with debug transport (zero time, no side effects).
+    std::uint64_t debug_pte(std::uint64_t va, std::uint64_t ptbr);
+
+    const tlb_config m_cfg;
+    const std::uint64_t m_page_bytes, m_cycle_ps;
+    cluster_tlb& m_shared;
+    tlb_array m_l1;
+    std::unordered_map<std::uint64_t, std::uint64_t> m_fill_ready; ///< fast: VPN -> fill time
+    std::uint32_t m_epoch = 0;
+    std::uint64_t m_ptbr = 0;
+    bool m_context_valid = false;
+    logger m_log;
+    stats::group m_stats;
+    stats::counter m_translations, m_faults, m_flushes;
+    stats::formula m_hits, m_misses, m_evictions;
+};
+
+} // namespace vgpu::tlb

@@ -1,0 +1,280 @@
+// Shell tests of the TLB block: two SMs' L1 TLBs sharing a cluster's L2 TLB, page-walk cache and
+// walkers over a memory with a known latency; every latency below is computed by hand from the
+// configuration. The protocol checker sits on every socket. See models/tlb/README.md.
+#include "models/common/page_table.h"
+#include "models/tlb/tlb.h"
+#include "test/tlm_bus/bench_util.h"
+#include "tlm_bus/memory.h"
+#include "tlm_bus/protocol_checker.h"
+#include "tlm_bus/router.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+using namespace vgpu;
+using sc_core::SC_NS;
+using sc_core::sc_time;
+
+namespace {
+constexpr std::uint64_t ptbr = 0x1000; ///< the table's nodes from here, below the frames
+constexpr std::uint64_t page = 4096;
+// The memory: 10 ns after a transfer of 16 B/ns, one transfer at a time.
+constexpr double pte_read_ns = 10.5;   // 8 bytes
+constexpr double data_read_ns = 10.25; // 4 bytes
+constexpr double l2_hit_ns = 10;       // tlb.l2.hit_latency 10 cycles of 1 ns
+
+tlb::tlb_config make_config(unsigned walkers = 8, tlb::model_kind model = tlb::model_kind::timed)
+{
+    tlb::tlb_config c;
+    c.model = model;
+    c.l1 = {16, 4, 0};
+    c.l2 = {64, 8, 10};
+    c.walkers = walkers;
+    c.pwc_entries = 16;
+    return c;
+}
+
+clock_params clocks(bool accurate)
+{
+    clock_params c;
+    c.accurate = accurate;
+    c.core_ps = 1000;
+    return c;
+}
+
+/// Two initiators (SMs) -> checker -> L1 TLB -> checker -> router -> checker -> memory; both
+/// TLBs' walk ports -> checker -> router; one cluster_tlb behind both.
+struct bench {
+    tlb::tlb_config cfg;
+    tlb::cluster_tlb shared;
+    test::test_initiator i0{"i0"}, i1{"i1"};
+    tlb::tlb t0, t1;
+    tlm_bus::router bus{"bus"};
+    tlm_bus::memory ram{"ram", params()};
+    page_table::builder table{ptbr, page};
+    tlm_bus::protocol_checker pc_in0{"pc_in0"}, pc_in1{"pc_in1"}, pc_out0{"pc_out0"},
+        pc_out1{"pc_out1"}, pc_walk0{"pc_walk0"}, pc_walk1{"pc_walk1"}, pc_ram{"pc_ram"};
+
+    explicit bench(const tlb::tlb_config& c, bool accurate = false)
+        : cfg(c), shared("c0.tlb", cfg, clocks(accurate), page),
+          t0("t0", cfg, clocks(accurate), page, shared),
+          t1("t1", cfg, clocks(accurate), page, shared)
+    {
+        tlm_bus::bind_checked(i0.mem, pc_in0, t0.in);
+        tlm_bus::bind_checked(i1.mem, pc_in1, t1.in);
+        tlm_bus::bind_checked(t0.out, pc_out0, bus.in);
+        tlm_bus::bind_checked(t1.out, pc_out1, bus.in);
+        tlm_bus::bind_checked(t0.walk, pc_walk0, bus.in);
+        tlm_bus::bind_checked(t1.walk, pc_walk1, bus.in);
+        tlm_bus::bind_checked(bus.out, pc_ram, ram.in);
+        bus.map({0, 1 << 20, 0, 0, "ram"});
+        i1.body = [](test::test_initiator&) {};
+    }
+    static tlm_bus::memory_params params()
+    {
+        tlm_bus::memory_params p;
+        p.size = 1 << 20;
+        p.latency = sc_time(10, SC_NS);
+        p.dmi = false;
+        return p;
+    }
+    /// Maps va's page to frame pa and puts `value` at the frame's first word.
+    void map(std::uint64_t va, std::uint64_t pa, bool writable, std::uint32_t value)
+    {
+        table.map(va, page_table::encode(pa, writable));
+        for (const auto& [at, raw] : table.entries())
+            ram.store().write(at, &raw, 8);
+        ram.store().write(pa, &value, 4);
+    }
+    std::size_t violations() const
+    {
+        return pc_in0.violations() + pc_in1.violations() + pc_out0.violations() +
+               pc_out1.violations() + pc_walk0.violations() + pc_walk1.violations() +
+               pc_ram.violations();
+    }
+};
+
+tlm_bus::gpu_extension ctx(int sm)
+{
+    tlm_bus::gpu_extension e;
+    e.epoch = 1;
+    e.ptbr = ptbr;
+    e.sm = static_cast<std::int16_t>(sm);
+    return e;
+}
+
+/// A read of 4 bytes at va by `i` from time 0 + d; returns the value, updates d to the end.
+std::uint32_t read(test::test_initiator& i, std::uint64_t va, sc_time& d, int sm,
+                   tlm::tlm_response_status* status = nullptr)
+{
+    const auto e = ctx(sm);
+    std::uint32_t v = 0;
+    const auto s = i.mem.access(tlm::TLM_READ_COMMAND, va, &v, 4, d, &e);
+    if (status)
+        *status = s;
+    return v;
+}
+
+double ns(const sc_time& t)
+{
+    return t.to_seconds() * 1e9;
+}
+
+/// The time an access ended: the initiator's current time plus its remaining offset.
+double end_ns(const sc_time& d)
+{
+    return ns(sc_core::sc_time_stamp() + d);
+}
+
+/// L1 miss, L2 miss and a 3-level walk; an L1 hit; a neighbouring page whose walk finds its
+/// leaf node in the page-walk cache. Same figures in both timing modes.
+void one_sm(bool accurate)
+{
+    bench b(make_config(), accurate);
+    b.map(0x5000, 0x20000, true, 11);
+    b.map(0x6000, 0x31000, true, 22);
+    std::vector<double> ends;
+    std::uint32_t v[3] = {};
+    b.i0.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        v[0] = read(i, 0x5000, d, 0);
+        ends.push_back(end_ns(d));
+        v[1] = read(i, 0x5000, d, 0);
+        ends.push_back(end_ns(d));
+        v[2] = read(i, 0x6000, d, 0);
+        ends.push_back(end_ns(d));
+    };
+    sc_core::sc_start();
+    REQUIRE(b.i0.done);
+    CHECK(b.violations() == 0);
+    CHECK(v[0] == 11);
+    CHECK(v[1] == 11);
+    CHECK(v[2] == 22);
+    const double first = l2_hit_ns + 3 * pte_read_ns + data_read_ns;      // 51.75
+    const double second = first + data_read_ns;                           // L1 hit: 62.0
+    const double third = second + l2_hit_ns + pte_read_ns + data_read_ns; // PWC hit: 92.75
+    REQUIRE(ends.size() == 3);
+    CHECK(ends[0] == Approx(first));
+    CHECK(ends[1] == Approx(second));
+    CHECK(ends[2] == Approx(third));
+    CHECK(b.t0.array().hits() == 1);
+    CHECK(b.t0.array().misses() == 2);
+    CHECK(b.shared.walks() == 2);
+    CHECK(b.shared.pte_reads() == 4);
+    CHECK(b.shared.pwc().hits() == 1);
+    CHECK(b.shared.pwc().misses() == 2); // the first walk probed both upper levels
+    REQUIRE(b.shared.l2());
+    CHECK(b.shared.l2()->misses() == 2);
+}
+} // namespace
+
+TEST_CASE("tlb, fast: an L1 miss walks 3 levels, an L1 hit costs nothing, the page-walk cache "
+          "shortens the next walk")
+{
+    one_sm(false);
+}
+
+TEST_CASE("tlb, accurate: the same latencies as fast mode, computed by hand")
+{
+    one_sm(true);
+}
+
+TEST_CASE("tlb: two SMs missing on one page at once share one walk through the L2 TLB")
+{
+    bench b(make_config());
+    b.map(0x5000, 0x20000, true, 7);
+    double e0 = 0, e1 = 0;
+    std::uint32_t v0 = 0, v1 = 0;
+    b.i0.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        v0 = read(i, 0x5000, d, 0);
+        e0 = end_ns(d);
+    };
+    b.i1.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        v1 = read(i, 0x5000, d, 1);
+        e1 = end_ns(d);
+    };
+    sc_core::sc_start();
+    CHECK(b.violations() == 0);
+    CHECK(v0 == 7);
+    CHECK(v1 == 7);
+    CHECK(b.shared.walks() == 1);
+    CHECK(b.shared.l2()->hits() == 1); // the second found the walk's entry, ready at its end
+    // Both data reads start when the walk ends; the memory takes one transfer at a time.
+    const double walk_end = l2_hit_ns + 3 * pte_read_ns;
+    CHECK(std::min(e0, e1) == Approx(walk_end + data_read_ns));
+    CHECK(std::max(e0, e1) == Approx(walk_end + data_read_ns + 0.25));
+}
+
+TEST_CASE("tlb: with one walker, a miss on another page waits for the walk in progress")
+{
+    bench b(make_config(1));
+    b.map(0x5000, 0x20000, true, 1);
+    b.map(0x9000, 0x30000, true, 2);
+    double e0 = 0, e1 = 0;
+    b.i0.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        CHECK(read(i, 0x5000, d, 0) == 1);
+        e0 = end_ns(d);
+    };
+    b.i1.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        CHECK(read(i, 0x9000, d, 1) == 2);
+        e1 = end_ns(d);
+    };
+    sc_core::sc_start();
+    CHECK(b.violations() == 0);
+    CHECK(b.shared.walks() == 2);
+    // The first walk: 3 reads from 10 ns, then its data read, which takes the memory's port
+    // at 41.5 for 0.25 ns. The second walk starts when the walker frees (41.5), finds the
+    // leaf node in the page-walk cache, and its one PTE read waits for that port.
+    const double walk1 = l2_hit_ns + 3 * pte_read_ns;
+    const double first = walk1 + data_read_ns;
+    const double second = walk1 + 0.25 + pte_read_ns + data_read_ns;
+    CHECK(std::min(e0, e1) == Approx(first));
+    CHECK(std::max(e0, e1) == Approx(second));
+}
+
+TEST_CASE("tlb: absent pages and stores to read-only pages are address errors")
+{
+    bench b(make_config());
+    b.map(0x5000, 0x20000, false, 3);
+    tlm::tlm_response_status st[3] = {};
+    b.i0.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        read(i, 0x5000, d, 0, &st[0]);
+        read(i, 0x7000, d, 0, &st[1]);
+        const auto e = ctx(0);
+        std::uint32_t v = 5;
+        st[2] = i.mem.access(tlm::TLM_WRITE_COMMAND, 0x5000, &v, 4, d, &e);
+    };
+    sc_core::sc_start();
+    CHECK(b.violations() == 0);
+    CHECK(st[0] == tlm::TLM_OK_RESPONSE);
+    CHECK(st[1] == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    CHECK(st[2] == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    CHECK(b.t0.faults() == 2);
+    std::uint32_t kept = 0;
+    b.ram.store().read(0x20000, &kept, 4);
+    CHECK(kept == 3); // the refused store changed nothing
+}
+
+TEST_CASE("tlb, ideal model: translation in zero time, no TLB traffic")
+{
+    bench b(make_config(8, tlb::model_kind::ideal));
+    b.map(0x5000, 0x20000, true, 9);
+    double end = 0;
+    b.i0.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        CHECK(read(i, 0x5000, d, 0) == 9);
+        end = end_ns(d);
+    };
+    sc_core::sc_start();
+    CHECK(end == Approx(data_read_ns));
+    CHECK(b.shared.walks() == 0);
+    CHECK(b.t0.array().misses() == 0);
+}
