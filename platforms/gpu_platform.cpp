@@ -48,19 +48,23 @@ clock_params make_clock_params(const platform_config& p)
     return c;
 }
 
-std::vector<std::unique_ptr<tlm_bus::path_stage>>
-memory_path_stages(const std::string& sm_name, const vgpu_config& cfg, const clock_params&)
+std::vector<std::unique_ptr<tlm_bus::path_stage>> memory_path_stages(const std::string& sm_name,
+                                                                     const vgpu_config& cfg,
+                                                                     const clock_params& clk,
+                                                                     cluster_unit& cluster)
 {
     std::vector<std::unique_ptr<tlm_bus::path_stage>> stages;
-    // One line per stage, SM side first (a TLB, CDL controller or trace unit goes here).
-    stages.push_back(
-        std::make_unique<sm::xlate>((sm_name + "_xlate").c_str(), cfg.memory.page_bytes.bytes));
+    // One line per stage, SM side first (a CDL controller or trace unit goes here too).
+    stages.push_back(std::make_unique<tlb::tlb>((sm_name + "_tlb").c_str(), cfg.tlb, clk,
+                                                cfg.memory.page_bytes.bytes, cluster.tlb));
     return stages;
 }
 
 cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                            const clock_params& clk, unsigned module, unsigned cluster)
-    : sc_module(name), xbar(noc::make_interconnect("xbar", cfg.noc, clk, cfg.noc.cluster_xbar()))
+    : sc_module(name),
+      tlb(std::string(this->name()) + ".tlb", cfg.tlb, clk, cfg.memory.page_bytes.bytes),
+      xbar(noc::make_interconnect("xbar", cfg.noc, clk, cfg.noc.cluster_xbar()))
 {
     const auto& p = cfg.platform;
     for (unsigned i = 0; i < p.sms_per_cluster; ++i) {
@@ -69,7 +73,7 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
         sms.push_back(std::make_unique<sm::sm>(sm_name.c_str(), cfg.sm, clk, id, module, cluster,
                                                cfg.l1.line_bytes, cfg.stats.per_warp));
         l1s.push_back(std::make_unique<l1::l1>((sm_name + "_l1").c_str(), cfg.l1, clk));
-        stages.push_back(memory_path_stages(sm_name, cfg, clk));
+        stages.push_back(memory_path_stages(sm_name, cfg, clk, *this));
         // SM -> stages -> L1 -> cluster crossbar; then the stages' side ports -> the crossbar.
         tlm::tlm_initiator_socket<>* prev = &sms.back()->mem;
         for (auto& st : stages.back()) {

@@ -14,7 +14,8 @@
 #include "models/noc/interconnect.h"
 #include "models/noc/link.h"
 #include "models/sm/sm.h"
-#include "models/sm/xlate.h"
+#include "models/tlb/cluster_tlb.h"
+#include "models/tlb/tlb.h"
 #include "platforms/builder.h"
 #include "platforms/window_figures.h"
 #include "tlm_bus/path_stage.h"
@@ -26,20 +27,27 @@
 
 namespace vgpu::platforms {
 
-/// The stages between SM `sm_name` and its L1, SM side first: the one place where a block
-/// that sits on the per-SM memory path (TLB, CDL controller, trace unit) is inserted.
-std::vector<std::unique_ptr<tlm_bus::path_stage>>
-memory_path_stages(const std::string& sm_name, const vgpu_config& cfg, const clock_params& clk);
+class cluster_unit;
+
+/// The stages between SM `sm_name` of `cluster` and its L1, SM side first: the one place where
+/// a block that sits on the per-SM memory path (TLB, CDL controller, trace unit) is inserted;
+/// what a block's stages share within the cluster lives in the cluster_unit.
+std::vector<std::unique_ptr<tlm_bus::path_stage>> memory_path_stages(const std::string& sm_name,
+                                                                     const vgpu_config& cfg,
+                                                                     const clock_params& clk,
+                                                                     cluster_unit& cluster);
 
 /// One cluster: SMs with their memory-path stages and L1, and the cluster crossbar.
 class cluster_unit : public sc_core::sc_module {
 public:
     cluster_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                  const clock_params& clk, unsigned module, unsigned cluster);
+    /// The cluster's shared L2 TLB, page-walk cache and walkers (stats `<cluster>.tlb.*`).
+    tlb::cluster_tlb tlb;
     std::vector<std::unique_ptr<sm::sm>> sms;
     std::vector<std::vector<std::unique_ptr<tlm_bus::path_stage>>> stages; ///< per SM
     std::vector<std::unique_ptr<l1::l1>> l1s;
-    /// Inputs `sm<i>_l1` and each stage's side ports (`sm<i>_xlate_walk`); output `noc`.
+    /// Inputs `sm<i>_l1` and each stage's side ports (`sm<i>_tlb_walk`); output `noc`.
     std::unique_ptr<noc::interconnect> xbar;
 };
 

@@ -8,6 +8,7 @@
 #include "models/llc/llc_config.h"
 #include "models/noc/noc_config.h"
 #include "models/sm/sm_config.h"
+#include "models/tlb/tlb_config.h"
 #include "models/traffic/traffic_config.h"
 #include "platforms/host_memory.h"
 #include "platforms/platform_config.h"
@@ -19,6 +20,7 @@ struct vgpu_config {
     platform_config platform;
     sm::sm_config sm;
     l1::l1_config l1;
+    tlb::tlb_config tlb;
     noc::noc_config noc;
     llc::llc_config llc;
     memory_config memory;
@@ -36,6 +38,8 @@ struct vgpu_config {
                   "Shape of the platform, clocks, timing mode, seed, limits.");
         v.section("sm", sm, "Streaming multiprocessors (models/sm/README.md).");
         v.section("l1", l1, "L1 data cache of each SM (models/l1/README.md).");
+        v.section("tlb", tlb,
+                  "TLBs, page-walk caches and page-table walkers (models/tlb/README.md).");
         v.section("noc", noc,
                   "Cluster crossbars, module NoC and inter-module links (models/noc/README.md).");
         v.section("llc", llc, "Last-level cache slices of each module (models/llc/README.md).");
@@ -55,6 +59,7 @@ struct vgpu_config {
         platform.validate(c);
         sm.validate(c);
         l1.validate(c);
+        tlb.validate(c, memory.page_bytes.bytes);
         noc.validate(c);
         llc.validate(c);
         dram.validate(c);

@@ -21,7 +21,7 @@ namespace vgpu::l1 {
 /// The L1 of one SM; lines are never dirty, so it never writes back.
 class l1 : public sc_core::sc_module {
 public:
-    tlm_utils::simple_target_socket<l1> in; ///< physical requests from the SM's xlate
+    tlm_utils::simple_target_socket<l1> in; ///< physical requests from the SM's TLB
     tlm_bus::initiator_port out;            ///< line fills and write-through to the crossbar
 
     /// Timing from `clk`: the hit latency is in core cycles; fast or accurate MSHR model.

@@ -53,6 +53,7 @@ public:
 
     std::uint64_t walks() const { return m_walks.value(); }         ///< walks started
     std::uint64_t pte_reads() const { return m_pte_reads.value(); } ///< PTEs read
+    std::uint64_t merged() const { return m_merged.value(); }       ///< misses that joined a walk
     const tlb_array* l2() const { return m_l2.get(); }              ///< nullptr: no L2 TLB
     const page_walk_cache& pwc() const { return m_pwc; }            ///< page-walk cache
 
@@ -85,6 +86,7 @@ private:
     cache::capacity_timeline m_walkers; ///< fast mode: walks in progress as intervals
     cache::mshr_waits m_walker_waits;   ///< accurate mode: misses waiting for a walker
     unsigned m_walkers_busy = 0;        ///< accurate mode: walks in progress
+    std::uint64_t m_l2_inflight = 0;    ///< fast mode: L2 lookups that found a walk in flight
     std::unordered_map<std::uint64_t, pending_fill> m_pending; ///< fast: fills by VPN
     std::unordered_map<std::uint64_t, std::shared_ptr<walk_in_flight>> m_walking; ///< accurate
     std::uint32_t m_epoch = 0;

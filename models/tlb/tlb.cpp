@@ -35,7 +35,7 @@ tlb::tlb(const sc_core::sc_module_name& name, const tlb_config& cfg, const clock
       m_hits(m_stats, "hits", "count", "L1 TLB lookups that found their page",
              [this] { return static_cast<double>(m_l1.hits()); }),
       m_misses(m_stats, "misses", "count", "L1 TLB lookups that did not",
-               [this] { return static_cast<double>(m_l1.misses()); }),
+               [this] { return static_cast<double>(m_l1.misses() + m_inflight_misses); }),
       m_evictions(m_stats, "evictions", "count", "valid L1 TLB entries replaced",
                   [this] { return static_cast<double>(m_l1.evictions()); })
 {
@@ -75,12 +75,13 @@ lookup_result tlb::lookup(std::uint64_t va, std::uint64_t arrival_ps,
     check_context(ext);
     const std::uint64_t vpn = va / m_page_bytes;
     const std::uint64_t t = arrival_ps + std::uint64_t{m_cfg.l1.hit_latency} * m_cycle_ps;
-    if (const auto hit = m_l1.lookup(vpn)) {
-        // Entered by a miss whose translation may still be on its way at t (fast mode).
-        const auto fill = m_fill_ready.find(vpn);
-        return {to_pte(*hit, m_page_bytes),
-                fill != m_fill_ready.end() ? std::max(t, fill->second) : t, true};
-    }
+    // An entry whose translation is still on its way at t (fast mode books ahead) counts as a
+    // miss that asks the cluster again, as in accurate mode, where it is not entered yet.
+    const auto fill = m_fill_ready.find(vpn);
+    if (fill != m_fill_ready.end() && fill->second > t)
+        ++m_inflight_misses;
+    else if (const auto hit = m_l1.lookup(vpn))
+        return {to_pte(*hit, m_page_bytes), t, true};
     const lookup_result r = m_shared.translate(va, t, ext, walk);
     if (r.ok && r.pte != 0) {
         const page_table::entry e = page_table::decode(r.pte, m_page_bytes);

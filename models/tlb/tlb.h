@@ -39,7 +39,9 @@ public:
     std::vector<tlm_bus::side_port> side_ports() override { return {{"walk", &walk}}; }
     const char* stage_name() const override { return name(); } ///< SystemC instance name
 
-    const tlb_array& array() const { return m_l1; }                       ///< the L1 TLB
+    const tlb_array& array() const { return m_l1; }    ///< the L1 TLB
+    std::uint64_t hits() const { return m_l1.hits(); } ///< lookups that found their page
+    std::uint64_t misses() const { return m_l1.misses() + m_inflight_misses; } ///< the others
     std::uint64_t translations() const { return m_translations.value(); } ///< b_transport calls
     std::uint64_t faults() const { return m_faults.value(); }             ///< error responses
 
@@ -60,6 +62,7 @@ private:
     cluster_tlb& m_shared;
     tlb_array m_l1;
     std::unordered_map<std::uint64_t, std::uint64_t> m_fill_ready; ///< fast: VPN -> fill time
+    std::uint64_t m_inflight_misses = 0; ///< fast: lookups of an entry not filled yet
     std::uint32_t m_epoch = 0;
     std::uint64_t m_ptbr = 0;
     bool m_context_valid = false;

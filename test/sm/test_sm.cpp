@@ -1,12 +1,12 @@
-// Shell tests of the SM: kernels run through xlate into memory, with a stub CP on the control
-// path and the protocol checker on every socket. See models/sm/README.md.
+// Shell tests of the SM: kernels run through an ideal TLB into memory, with a stub CP on the
+// control path and the protocol checker on every socket. See models/sm/README.md.
 #include "models/common/page_table.h"
 #include "models/common/stats.h"
 #include "models/common/trace_events.h"
 #include "models/cp/cta_launch.h"
 #include "models/sm/core/assembler.h"
 #include "models/sm/sm.h"
-#include "models/sm/xlate.h"
+#include "models/tlb/tlb.h"
 #include "tlm_bus/memory.h"
 #include "tlm_bus/protocol_checker.h"
 #include "tlm_bus/router.h"
@@ -148,11 +148,14 @@ sm::sm_config icache_cfg()
     return c;
 }
 
-/// cp -> sm.ctrl; sm.mem -> xlate -> router -> {memory, be_memory}; xlate.walk -> router.
+/// cp -> sm.ctrl; sm.mem -> TLB (ideal: zero-time walks) -> router -> {memory, be_memory};
+/// the TLB's walk port -> router.
 struct bench {
     cp_stub cp{"cp"};
     sm::sm sm;
-    sm::xlate xl{"xl", page};
+    tlb::tlb_config tlb_cfg = ideal_tlb();
+    tlb::cluster_tlb shared;
+    tlb::tlb xl;
     tlm_bus::router bus{"bus"};
     tlm_bus::memory ram;
     be_memory bemem{"bemem"};
@@ -165,7 +168,8 @@ struct bench {
     explicit bench(const sm::sm_config& cfg = default_cfg(), bool accurate = false,
                    double latency_ns = 100)
         : sm("sm", cfg, clock(accurate), sm_id, 1, 2, line_bytes, /*per_warp_stats=*/true),
-          ram("ram", ram_params(latency_ns))
+          shared("c0.tlb", tlb_cfg, clock(accurate), page),
+          xl("xl", tlb_cfg, clock(accurate), page, shared), ram("ram", ram_params(latency_ns))
     {
         tlm::tlm_global_quantum::instance().set(accurate ? sc_core::SC_ZERO_TIME
                                                          : sc_time(1, sc_core::SC_US));
@@ -178,6 +182,12 @@ struct bench {
         tlm_bus::bind_checked(bus.out, pc_be, bemem.in);
         bus.map({0, ram_size, 0, 0, "ram"});
         bus.map({be_base, be_size, 1, 0, "bemem"});
+    }
+    static tlb::tlb_config ideal_tlb()
+    {
+        tlb::tlb_config c;
+        c.model = tlb::model_kind::ideal;
+        return c;
     }
     static clock_params clock(bool accurate)
     {

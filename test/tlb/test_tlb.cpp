@@ -182,9 +182,12 @@ TEST_CASE("tlb, accurate: the same latencies as fast mode, computed by hand")
     one_sm(true);
 }
 
-TEST_CASE("tlb: two SMs missing on one page at once share one walk through the L2 TLB")
+namespace {
+/// Two SMs miss on one page at time 0: the second joins the first's walk (an L2 miss that
+/// merged, in both modes), and both data reads wait for its end.
+void shared_walk(bool accurate)
 {
-    bench b(make_config());
+    bench b(make_config(), accurate);
     b.map(0x5000, 0x20000, true, 7);
     double e0 = 0, e1 = 0;
     std::uint32_t v0 = 0, v1 = 0;
@@ -203,16 +206,32 @@ TEST_CASE("tlb: two SMs missing on one page at once share one walk through the L
     CHECK(v0 == 7);
     CHECK(v1 == 7);
     CHECK(b.shared.walks() == 1);
-    CHECK(b.shared.l2()->hits() == 1); // the second found the walk's entry, ready at its end
+    CHECK(b.shared.merged() == 1);
+    CHECK(b.shared.l2()->hits() == 0);
+    CHECK(b.t0.misses() == 1);
+    CHECK(b.t1.misses() == 1);
     // Both data reads start when the walk ends; the memory takes one transfer at a time.
     const double walk_end = l2_hit_ns + 3 * pte_read_ns;
     CHECK(std::min(e0, e1) == Approx(walk_end + data_read_ns));
     CHECK(std::max(e0, e1) == Approx(walk_end + data_read_ns + 0.25));
 }
+} // namespace
 
-TEST_CASE("tlb: with one walker, a miss on another page waits for the walk in progress")
+TEST_CASE("tlb, fast: two SMs missing on one page at once share one walk")
 {
-    bench b(make_config(1));
+    shared_walk(false);
+}
+
+TEST_CASE("tlb, accurate: two SMs missing on one page at once share one walk")
+{
+    shared_walk(true);
+}
+
+namespace {
+/// One walker: a miss on another page waits for the walk in progress.
+void one_walker(bool accurate)
+{
+    bench b(make_config(1), accurate);
     b.map(0x5000, 0x20000, true, 1);
     b.map(0x9000, 0x30000, true, 2);
     double e0 = 0, e1 = 0;
@@ -237,6 +256,18 @@ TEST_CASE("tlb: with one walker, a miss on another page waits for the walk in pr
     const double second = walk1 + 0.25 + pte_read_ns + data_read_ns;
     CHECK(std::min(e0, e1) == Approx(first));
     CHECK(std::max(e0, e1) == Approx(second));
+}
+} // namespace
+
+TEST_CASE("tlb, fast: with one walker, a miss on another page waits for the walk in progress")
+{
+    one_walker(false);
+}
+
+TEST_CASE("tlb, accurate: with one walker, a miss on another page waits for the walk in "
+          "progress")
+{
+    one_walker(true);
 }
 
 TEST_CASE("tlb: absent pages and stores to read-only pages are address errors")
@@ -277,4 +308,45 @@ TEST_CASE("tlb, ideal model: translation in zero time, no TLB traffic")
     CHECK(end == Approx(data_read_ns));
     CHECK(b.shared.walks() == 0);
     CHECK(b.t0.array().misses() == 0);
+}
+
+TEST_CASE("tlb: debug accesses translate without side effects and are clipped to the page")
+{
+    bench b(make_config());
+    b.map(0x5000, 0x20000, true, 0);
+    std::uint8_t pattern[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    b.ram.store().write(0x20ff8, pattern, 8);
+    unsigned n[3] = {};
+    std::uint8_t buf[16] = {};
+    b.i0.body = [&](test::test_initiator& i) {
+        auto debug = [&](tlm::tlm_command cmd, std::uint64_t va, void* data, unsigned len) {
+            tlm::tlm_generic_payload gp;
+            gp.set_extension(new tlm_bus::gpu_extension(ctx(0)));
+            gp.set_command(cmd);
+            gp.set_address(va);
+            gp.set_data_ptr(static_cast<unsigned char*>(data));
+            gp.set_data_length(len);
+            gp.set_streaming_width(len);
+            return i.mem->transport_dbg(gp);
+        };
+        n[0] = debug(tlm::TLM_READ_COMMAND, 0x5ff8, buf, 16);
+        std::uint32_t v = 0x55aa55aa;
+        n[1] = debug(tlm::TLM_WRITE_COMMAND, 0x5010, &v, 4);
+        n[2] = debug(tlm::TLM_READ_COMMAND, 0x9000, &v, 4);
+        CHECK(sc_core::sc_time_stamp() == sc_core::SC_ZERO_TIME);
+    };
+    sc_core::sc_start();
+    REQUIRE(b.i0.done);
+    CHECK(b.violations() == 0);
+    CHECK(n[0] == 8u); // the rest of the first page only
+    CHECK(std::equal(pattern, pattern + 8, buf));
+    CHECK(n[1] == 4u);
+    std::uint32_t w = 0;
+    b.ram.store().read(0x20010, &w, 4);
+    CHECK(w == 0x55aa55aau);
+    CHECK(n[2] == 0u); // not mapped
+    CHECK(b.t0.translations() == 0);
+    CHECK(b.t0.misses() == 0);
+    CHECK(b.shared.walks() == 0);
+    CHECK(b.ram.reads() + b.ram.writes() == 0);
 }
