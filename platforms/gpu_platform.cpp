@@ -122,6 +122,14 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                      [this] { return sum_over_sms(&sm::sm::instructions); }),
       m_mem_requests(m_stats, "mem_requests", "count", "line requests of all SMs",
                      [this] { return sum_over_sms(&sm::sm::mem_requests); }),
+      m_tlb_hits(m_stats, "tlb_hits", "count",
+                 "L1 TLB lookups that found their page, all SMs (data and instruction fetch; "
+                 "0 with tlb.model ideal)",
+                 [this] { return sum_over_tlbs(&tlb::tlb::hits); }),
+      m_tlb_misses(m_stats, "tlb_misses", "count",
+                   "L1 TLB lookups that did not, all SMs (per level: <sm>_tlb.misses, "
+                   "<cluster>.tlb.l2.misses)",
+                   [this] { return sum_over_tlbs(&tlb::tlb::misses); }),
       m_kernel_time(m_stats, "kernel_time", "ns",
                     "sum of the phase windows (first LAUNCH to last interrupt of each phase; "
                     "kernels side by side count once)",
@@ -222,6 +230,18 @@ double gpu_platform::sum_over_sms(std::uint64_t (sm::sm::*stat)() const) const
         for (const auto& cl : mod->clusters)
             for (const auto& s : cl->sms)
                 total += static_cast<double>(((*s).*stat)());
+    return total;
+}
+
+double gpu_platform::sum_over_tlbs(std::uint64_t (tlb::tlb::*stat)() const) const
+{
+    double total = 0;
+    for (const auto& mod : modules)
+        for (const auto& cl : mod->clusters)
+            for (const auto& per_sm : cl->stages)
+                for (const auto& st : per_sm)
+                    if (const auto* t = dynamic_cast<const tlb::tlb*>(st.get()))
+                        total += static_cast<double>((t->*stat)());
     return total;
 }
 

@@ -114,12 +114,14 @@ private:
 
     /// Sum of one SM statistic over every SM.
     double sum_over_sms(std::uint64_t (sm::sm::*stat)() const) const;
+    /// The sum of `stat` over every SM's L1 TLB.
+    double sum_over_tlbs(std::uint64_t (tlb::tlb::*stat)() const) const;
     /// sum_over_sms(stat) as a share of all SMs' active cycles.
     double share(std::uint64_t (sm::sm::*stat)() const) const;
 
     const vgpu_config m_cfg;
     stats::group m_stats;
-    stats::formula m_instructions, m_mem_requests, m_kernel_time;
+    stats::formula m_instructions, m_mem_requests, m_tlb_hits, m_tlb_misses, m_kernel_time;
     stats::formula m_active, m_issue_share, m_memory_share, m_alu_share, m_barrier_share;
 
 public:
