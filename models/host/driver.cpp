@@ -9,6 +9,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstring>
+#include <set>
 
 namespace vgpu::host {
 
@@ -330,12 +331,21 @@ bool driver::load_memory()
     const sc_core::sc_time start = now();
     // Page table: a radix tree of the mapped pages (models/common/page_table.h); its entries,
     // written in runs of consecutive addresses.
-    page_table::builder table(m_plan.ptbr, m_facts.page_bytes);
-    for (const auto& [vpn, pa] : m_plan.pages)
-        table.map(vpn * m_facts.page_bytes,
-                  page_table::encode(
-                      pa, true, false,
-                      static_cast<unsigned>(pa / std::max<std::uint64_t>(1, m_facts.dram_bytes))));
+    // Pages of read_only buffers are not writable and carry the read-only hint.
+    const std::uint64_t page = m_facts.page_bytes;
+    std::set<std::uint64_t> read_only;
+    for (std::size_t b = 0; b < m_wl.buffers.size(); ++b)
+        if (m_wl.buffers[b].read_only)
+            for (std::uint64_t v = m_plan.buffers[b].va / page;
+                 v * page < m_plan.buffers[b].va + m_plan.buffers[b].bytes; ++v)
+                read_only.insert(v);
+    page_table::builder table(m_plan.ptbr, page);
+    for (const auto& [vpn, pa] : m_plan.pages) {
+        const bool ro = read_only.count(vpn) != 0;
+        const auto home =
+            static_cast<unsigned>(pa / std::max<std::uint64_t>(1, m_facts.dram_bytes));
+        table.map(vpn * page, page_table::encode(pa, !ro, ro, home));
+    }
     std::vector<std::uint64_t> entries;
     entries.reserve(table.entries().size());
     for (const auto& [pa, raw] : table.entries())

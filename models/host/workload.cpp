@@ -681,9 +681,11 @@ private:
         std::uint64_t total = 0;
         for (std::size_t i = 0; i < f.value.size(); ++i) {
             const field it = item(f, i);
-            if (!m_r.is_map(it, "a buffer (a mapping with name, type, elements, init)"))
+            if (!m_r.is_map(it, "a buffer (a mapping with name, type, elements, init, "
+                                "read_only)"))
                 continue;
-            const fields b = m_r.open(it.value, it.path, {"name", "type", "elements", "init"});
+            const fields b =
+                m_r.open(it.value, it.path, {"name", "type", "elements", "init", "read_only"});
             buffer_decl d;
             d.where = m_r.where(it.value);
             for (const char* k : {"name", "type", "elements"})
@@ -716,6 +718,9 @@ private:
             }
             if (const field* x = b.get("init"))
                 read_init(*x, d);
+            if (const field* x = b.get("read_only"))
+                if (auto ro = m_r.choice<bool>(*x, {{"true", true}, {"false", false}}))
+                    d.read_only = *ro;
             // A buffer with errors still reserves its name so that later uses do not cascade.
             m_wl.buffers.push_back(d);
         }

@@ -38,11 +38,12 @@ struct buffer_init {
 
 /// A buffer the driver allocates in GPU virtual memory.
 struct buffer_decl {
-    std::string name;                                    ///< name used by params and checks
-    elem_type type = elem_type::u32;                     ///< element type
-    std::uint64_t elements = 0;                          ///< number of 32-bit elements
-    buffer_init init;                                    ///< initial contents
-    config::location where;                              ///< position of the declaration
+    std::string name;                ///< name used by params and checks
+    elem_type type = elem_type::u32; ///< element type
+    std::uint64_t elements = 0;      ///< number of 32-bit elements
+    buffer_init init;                ///< initial contents
+    bool read_only = false; ///< its pages are not writable (a store faults) and carry the hint
+    config::location where; ///< position of the declaration
     std::uint64_t bytes() const { return elements * 4; } ///< size in bytes
 };
 

@@ -787,10 +787,16 @@ void sm::finish_mem(unsigned slot, unsigned k)
     }
     c.end = std::max(c.end, op.end);
     if (op.failed) {
+        // The translation answers an unmapped page with an address error and a store to a
+        // page that is not writable with a command error (TLM-2.0's meaning of each).
+        const char* why = op.fail_status == tlm::TLM_ADDRESS_ERROR_RESPONSE ? "not mapped"
+                          : op.fail_status != tlm::TLM_COMMAND_ERROR_RESPONSE
+                              ? tlm_bus::response_name(op.fail_status)
+                          : op.store ? "read-only"
+                                     : "not readable";
         char msg[96];
         std::snprintf(msg, sizeof msg, "%s at VA 0x%llx failed (%s)", op.store ? "ST" : "LD",
-                      static_cast<unsigned long long>(op.fail_vaddr),
-                      tlm_bus::response_name(op.fail_status));
+                      static_cast<unsigned long long>(op.fail_vaddr), why);
         fault_cta(ws.cta, slot, op.pc, op.fail_vaddr, msg);
         m_check = true;
         return;

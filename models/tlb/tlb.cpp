@@ -118,7 +118,9 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
                                 : "write-protection fault",
                    static_cast<unsigned long long>(va), ext.pc, ext.warp);
         ++m_faults;
-        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        // A store to a page that is not writable is a command the page refuses.
+        gp.set_response_status(r.ok && e.present ? tlm::TLM_COMMAND_ERROR_RESPONSE
+                                                 : tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
     // The page's read-only hint travels with the request (the remote LLC uses it).

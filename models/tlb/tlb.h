@@ -22,8 +22,9 @@
 namespace vgpu::tlb {
 
 /// Translates each request (virtual addresses, the `gpu_extension`'s ptbr and epoch) and
-/// forwards it at its physical address; a page that is not present, a store to a page that is
-/// not writable and a request crossing a page come back as TLM_ADDRESS_ERROR_RESPONSE.
+/// forwards it at its physical address; a page that is not present and a request crossing a
+/// page come back as TLM_ADDRESS_ERROR_RESPONSE, a store to a page that is not writable as
+/// TLM_COMMAND_ERROR_RESPONSE.
 class tlb : public sc_core::sc_module, public tlm_bus::path_stage {
 public:
     tlm_utils::simple_target_socket<tlb> in; ///< virtual-address requests from the SM

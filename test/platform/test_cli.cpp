@@ -687,3 +687,69 @@ TEST_CASE("4096 SMs, the documented maximum, build and run in accurate mode")
 {
     run_4096_sms("accurate");
 }
+
+namespace {
+/// "0, 1, ..., n - 1".
+std::string iota_list(unsigned n)
+{
+    std::string out;
+    for (unsigned i = 0; i < n; ++i)
+        out += (i ? ", " : "") + std::to_string(i);
+    return out;
+}
+
+/// A workload reading `src` (read_only as given) into `dst`, or (store) writing into `src`.
+std::string read_only_workload(bool read_only, bool store)
+{
+    return std::string("name: ro\nbuffers:\n") +
+           "  - {name: src, type: u32, elements: 64, init: iota, read_only: " +
+           (read_only ? "true" : "false") +
+           "}\n"
+           "  - {name: dst, type: u32, elements: 64}\n"
+           "kernels:\n"
+           "  - name: k\n"
+           "    params:\n"
+           "      - {name: src, buffer: src}\n"
+           "      - {name: dst, buffer: dst}\n"
+           "    grid: 1\n"
+           "    block: 64\n"
+           "    program: |\n"
+           "              S2R  R0, SR_TID_X\n"
+           "              SHL  R1, R0, 2\n"
+           "              LDP  R2, src\n"
+           "              LDP  R3, dst\n"
+           "              IADD R4, R2, R1\n"
+           "              LD   R5, [R4]\n" +
+           (store ? "              ST   [R4], R5\n"
+                  : "              IADD R6, R3, R1\n"
+                    "              ST   [R6], R5\n") +
+           "              EXIT\n"
+           "checks:\n"
+           "  - {buffer: dst, expect: [" +
+           iota_list(64) + "]}\n";
+}
+} // namespace
+
+TEST_CASE("a read_only buffer is read normally and a store to it fails the kernel, naming why")
+{
+    cli_runner cli("read_only");
+    cli.write("read.yaml", read_only_workload(true, false));
+    auto r = cli.run("-w read.yaml -o read");
+    INFO(r.err);
+    CHECK(r.code == 0);
+    cli.write("store.yaml", read_only_workload(true, true));
+    r = cli.run("-w store.yaml -o store");
+    CHECK(r.code == 1);
+    CHECK(r.err.find("ST at VA 0x10000000 failed (read-only)") != std::string::npos);
+    // The same store to a writable buffer is fine (the check of dst then fails: exit 1 too,
+    // but for the data, not the store).
+    cli.write("rw.yaml", read_only_workload(false, true));
+    r = cli.run("-w rw.yaml -o rw");
+    CHECK(r.err.find("failed (read-only)") == std::string::npos);
+    for (const char* mode : {"accurate", "fast"}) {
+        r = cli.run(std::string("-w store.yaml -o s2 -s tlb.model=timed -s platform.timing.mode=") +
+                    mode);
+        CHECK(r.code == 1);
+        CHECK(r.err.find("ST at VA 0x10000000 failed (read-only)") != std::string::npos);
+    }
+}

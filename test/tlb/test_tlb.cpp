@@ -270,7 +270,7 @@ TEST_CASE("tlb, accurate: with one walker, a miss on another page waits for the 
     one_walker(true);
 }
 
-TEST_CASE("tlb: absent pages and stores to read-only pages are address errors")
+TEST_CASE("tlb: an absent page is an address error, a store to a read-only page a command error")
 {
     bench b(make_config());
     b.map(0x5000, 0x20000, false, 3);
@@ -287,7 +287,7 @@ TEST_CASE("tlb: absent pages and stores to read-only pages are address errors")
     CHECK(b.violations() == 0);
     CHECK(st[0] == tlm::TLM_OK_RESPONSE);
     CHECK(st[1] == tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    CHECK(st[2] == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    CHECK(st[2] == tlm::TLM_COMMAND_ERROR_RESPONSE); // the page refuses a write
     CHECK(b.t0.faults() == 2);
     std::uint32_t kept = 0;
     b.ram.store().read(0x20000, &kept, 4);
