@@ -30,6 +30,7 @@ host::platform_facts driver_facts(const vgpu_config& cfg, std::uint64_t cp_base)
     f.dram_bytes = cfg.dram.size.bytes;
     f.page_bytes = cfg.memory.page_bytes.bytes;
     f.alloc = cfg.memory.page_alloc;
+    f.balance_ratio = cfg.memory.balance_ratio;
     f.sms_per_module = sms_per_module(cfg.platform);
     f.cp_base = cp_base;
     f.line_bytes = cfg.l1.line_bytes;

@@ -152,14 +152,22 @@ struct workload_config {
 struct memory_config {
     host::page_alloc page_alloc = host::page_alloc::first_touch; ///< home-module policy
     byte_size page_bytes{4096}; ///< page size of the GPU's virtual memory
+    double balance_ratio = 1.5; ///< adaptive: most pages a module may hold / the mean
 
     void declare(config::visitor& v)
     {
         using config::spec;
         v.choice("page_alloc", page_alloc,
                  spec("first_touch: a buffer's pages live on the module of the first SM that "
-                      "uses it; round_robin: page i on module i mod modules"));
+                      "uses it; round_robin: page i on module i mod modules; adaptive: first "
+                      "touch while the page's module would hold at most memory.balance_ratio "
+                      "times the mean pages per module, else the next module of a round-robin "
+                      "pointer"));
         v.value("page_bytes", page_bytes, spec("page size").range(4096, 1 << 21).pow2());
+        v.value("balance_ratio", balance_ratio,
+                spec("adaptive placement: the most pages a module may take by first touch, as "
+                     "a multiple of the mean pages per module (with the page placed)")
+                    .range(1.0, 1024.0));
     }
 };
 

@@ -62,6 +62,28 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f)
                         static_cast<int>(module_of_sm(wl.kernels[k].sms.first));
             }
 
+    // The module of page vpn, first touched by touch_module. Adaptive (seed 004, MCM-GPU page
+    // allocation): first touch if, with the page, that module holds at most balance_ratio x the
+    // mean pages per module; otherwise the module of a round-robin pointer, which advances
+    // only on such placements.
+    std::vector<std::uint64_t> pages(modules, 0);
+    std::uint64_t placed = 0;
+    unsigned rr = 0;
+    auto home = [&](std::uint64_t vpn, unsigned touch_module) {
+        unsigned m = touch_module;
+        if (f.alloc == page_alloc::round_robin) {
+            m = static_cast<unsigned>(vpn % modules);
+        } else if (f.alloc == page_alloc::adaptive &&
+                   static_cast<double>(pages[m] + 1) >
+                       f.balance_ratio * static_cast<double>(placed + 1) / modules) {
+            m = rr;
+            rr = (rr + 1) % modules;
+        }
+        ++pages[m];
+        ++placed;
+        return m;
+    };
+
     // `what` is the kernel (>= 0) or ~buffer (< 0) being placed, recorded with a first error.
     auto place = [&](std::uint64_t& va, std::uint64_t bytes, unsigned touch_module, region& r,
                      int what) {
@@ -71,9 +93,7 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f)
         const std::uint64_t npages = round_up(bytes, page) / page;
         for (std::uint64_t i = 0; i < npages; ++i) {
             const std::uint64_t vpn = va / page + i;
-            const unsigned m = f.alloc == page_alloc::round_robin
-                                   ? static_cast<unsigned>(vpn % modules)
-                                   : touch_module;
+            const unsigned m = home(vpn, touch_module);
             if (next[m] + page > (m + 1ull) * f.dram_bytes) {
                 if (plan.error.empty()) {
                     plan.error = "module " + std::to_string(m) + "'s DRAM (" +
@@ -166,6 +186,12 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
                 [this] { return static_cast<double>(m_load_time.value()) / 1000.0; })
 {
     m_ext.kind = tlm_bus::access_kind::host;
+    for (std::size_t m = 0; m < m_plan.bytes_per_module.size(); ++m)
+        m_pages.push_back(std::make_unique<stats::formula>(
+            m_stats, "pages.m" + std::to_string(m), "count",
+            "pages placed on module " + std::to_string(m) + " (memory.page_alloc)", [this, m] {
+                return static_cast<double>(m_plan.bytes_per_module[m] / m_facts.page_bytes);
+            }));
     for (const auto& k : wl.kernels)
         if (!m_kernel_time.count(k.name))
             m_kernel_time.emplace(

@@ -170,6 +170,7 @@ private:
         m_checks_failed;
     stats::formula m_load_ns;
     std::map<std::string, std::unique_ptr<stats::average>> m_kernel_time;
+    std::vector<std::unique_ptr<stats::formula>> m_pages; ///< pages placed on each module
 };
 
 } // namespace vgpu::host

@@ -22,7 +22,8 @@ enum class load_kind : std::uint8_t {
 /// How the driver picks the home module of a physical page (`memory.page_alloc`).
 enum class page_alloc : std::uint8_t {
     first_touch, ///< the module of the first SM of the first kernel (in schedule order) using it
-    round_robin  ///< virtual page number modulo the number of modules
+    round_robin, ///< virtual page number modulo the number of modules
+    adaptive     ///< first touch while it keeps the modules balanced, else round robin
 };
 } // namespace vgpu::host
 
@@ -37,7 +38,8 @@ template <> struct vgpu::enum_names<vgpu::host::load_kind> {
 template <> struct vgpu::enum_names<vgpu::host::page_alloc> {
     static constexpr std::pair<std::string_view, host::page_alloc> table[] = {
         {"first_touch", host::page_alloc::first_touch},
-        {"round_robin", host::page_alloc::round_robin}};
+        {"round_robin", host::page_alloc::round_robin},
+        {"adaptive", host::page_alloc::adaptive}};
 };
 
 namespace vgpu::host {
@@ -87,6 +89,7 @@ struct platform_facts {
     std::uint64_t dram_bytes = 1ull << 30; ///< DRAM per module; module m owns [m*size, (m+1)*size)
     std::uint64_t page_bytes = 4096;       ///< `memory.page_bytes`
     page_alloc alloc = page_alloc::first_touch; ///< `memory.page_alloc`
+    double balance_ratio = 1.5;                 ///< `memory.balance_ratio` (adaptive placement)
     unsigned sms_per_module = 8;                ///< SMs per module (SM s is on module s / this)
     std::uint64_t cp_base = 0;                  ///< address of the CP register window on `mmio`
     unsigned line_bytes = 64; ///< cache line size (DMA transactions stay within one)

@@ -490,3 +490,31 @@ TEST_CASE("a workload that does not fit the DRAM is reported before any launch",
                                    "checks skipped: the run did not complete"});
     CHECK(b.cp.launches.empty());
 }
+
+TEST_CASE("adaptive placement: first touch while balanced, round robin otherwise (by hand)")
+{
+    // One kernel on SMs 0..3 (module 0): its program (1 page), then buffer a (10 pages), all
+    // first touched by module 0, 2 modules, balance_ratio 1.5. Page k goes to module 0 if
+    // module 0 would then hold at most 1.5 x (k + 1) / 2 pages, else to the round-robin
+    // pointer (0, 1, 0, ...):
+    //   k:       0    1    2    3    4    5    6    7    8    9    10
+    //   m0 + 1:  1    2    2    3    4    5    5    6    7    8    8
+    //   limit:   .75  1.5  2.25 3    3.75 4.5  5.25 6    6.75 7.5  8.25
+    //   module:  rr0  rr1  0    0    rr0  rr1  0    0    rr0  rr1  0
+    const workload wl = parse("name: a\nbuffers:\n  - {name: a, type: u32, elements: 10240}\n"
+                              "kernels:\n  - name: k\n    params:\n      - {name: a, buffer: a}\n"
+                              "    grid: 1\n    block: 32\n    sms: {first: 0, count: 4}\n"
+                              "    program: |\n      EXIT\n");
+    platform_facts f = facts(page_alloc::adaptive);
+    f.balance_ratio = 1.5;
+    const memory_plan p = plan_memory(wl, f);
+    REQUIRE(p.error.empty());
+    std::vector<unsigned> modules;
+    for (const auto& [vpn, pa] : p.pages)
+        modules.push_back(static_cast<unsigned>(pa / dram));
+    CHECK(modules == std::vector<unsigned>{0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0});
+    CHECK(p.bytes_per_module == std::vector<std::uint64_t>{8 * 4096, 3 * 4096});
+    // A ratio no placement reaches is plain first touch; round_robin ignores the touch.
+    f.balance_ratio = 1024;
+    CHECK(plan_memory(wl, f).bytes_per_module == std::vector<std::uint64_t>{11 * 4096, 0});
+}
