@@ -62,11 +62,8 @@ cluster_tlb::cluster_tlb(const std::string& name, const tlb_config& cfg, const c
 
 void cluster_tlb::check_context(const tlm_bus::gpu_extension& ext)
 {
-    if (m_context_valid && ext.epoch <= m_epoch && ext.ptbr == m_ptbr)
+    if (!m_context.changes(ext.epoch, ext.ptbr))
         return;
-    m_context_valid = true;
-    m_epoch = std::max(m_epoch, ext.epoch);
-    m_ptbr = ext.ptbr;
     ++m_flushes;
     if (m_l2)
         m_l2->invalidate_all();

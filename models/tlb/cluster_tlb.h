@@ -6,6 +6,7 @@
 #include "models/cache/mshr_waits.h"
 #include "models/common/stats.h"
 #include "models/common/timing.h"
+#include "models/tlb/core/context.h"
 #include "models/tlb/core/page_walk_cache.h"
 #include "models/tlb/core/tlb_array.h"
 #include "models/tlb/tlb_config.h"
@@ -89,9 +90,7 @@ private:
     std::uint64_t m_l2_inflight = 0;    ///< fast mode: L2 lookups that found a walk in flight
     std::unordered_map<std::uint64_t, pending_fill> m_pending; ///< fast: fills by VPN
     std::unordered_map<std::uint64_t, std::shared_ptr<walk_in_flight>> m_walking; ///< accurate
-    std::uint32_t m_epoch = 0;
-    std::uint64_t m_ptbr = 0;
-    bool m_context_valid = false;
+    context m_context; ///< the page table and newest epoch the entries belong to
     stats::group m_stats;
     stats::counter m_walks, m_pte_reads, m_merged, m_walker_stalls, m_flushes;
     stats::formula m_l2_hits, m_l2_misses, m_l2_evictions, m_pwc_hits, m_pwc_misses;

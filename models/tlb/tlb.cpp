@@ -47,11 +47,8 @@ tlb::tlb(const sc_core::sc_module_name& name, const tlb_config& cfg, const clock
 
 void tlb::check_context(const tlm_bus::gpu_extension& ext)
 {
-    if (m_context_valid && ext.epoch <= m_epoch && ext.ptbr == m_ptbr)
+    if (!m_context.changes(ext.epoch, ext.ptbr))
         return;
-    m_context_valid = true;
-    m_epoch = std::max(m_epoch, ext.epoch);
-    m_ptbr = ext.ptbr;
     ++m_flushes;
     m_l1.invalidate_all();
     m_fill_ready.clear();

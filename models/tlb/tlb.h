@@ -6,6 +6,7 @@
 #include "models/common/stats.h"
 #include "models/common/timing.h"
 #include "models/tlb/cluster_tlb.h"
+#include "models/tlb/core/context.h"
 #include "models/tlb/core/tlb_array.h"
 #include "models/tlb/tlb_config.h"
 #include "tlm_bus/gpu_extension.h"
@@ -64,9 +65,7 @@ private:
     tlb_array m_l1;
     std::unordered_map<std::uint64_t, std::uint64_t> m_fill_ready; ///< fast: VPN -> fill time
     std::uint64_t m_inflight_misses = 0; ///< fast: lookups of an entry not filled yet
-    std::uint32_t m_epoch = 0;
-    std::uint64_t m_ptbr = 0;
-    bool m_context_valid = false;
+    context m_context;                   ///< the page table and newest epoch the entries belong to
     logger m_log;
     stats::group m_stats;
     stats::counter m_translations, m_faults, m_flushes;

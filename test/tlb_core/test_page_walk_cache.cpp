@@ -1,4 +1,5 @@
-// Unit tests of the page-walk cache. See models/tlb/core/page_walk_cache.h.
+// Unit tests of the page-walk cache and the translation context. See models/tlb/core/.
+#include "models/tlb/core/context.h"
 #include "models/tlb/core/page_walk_cache.h"
 
 #include <catch2/catch.hpp>
@@ -31,4 +32,15 @@ TEST_CASE("page-walk cache of 0 entries: every lookup misses")
     CHECK_FALSE(c.lookup(0, 1));
     CHECK(c.misses() == 1);
     CHECK(c.invalidate_all() == 0);
+}
+
+TEST_CASE("translation context: the first request, a newer epoch or another table flush")
+{
+    vgpu::tlb::context c;
+    CHECK(c.changes(1, 0x1000));       // first
+    CHECK_FALSE(c.changes(1, 0x1000)); // same
+    CHECK_FALSE(c.changes(0, 0x1000)); // an older kernel still running: no flush
+    CHECK(c.changes(2, 0x1000));       // a newer kernel
+    CHECK(c.changes(2, 0x2000));       // another table
+    CHECK_FALSE(c.changes(1, 0x2000));
 }
