@@ -177,6 +177,18 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                 s->done.bind(cp.cta_done);
             }
 
+    // TLB shootdown (the CP's TLB_INVALIDATE register): every SM's L1 TLB and every cluster's.
+    cp.tlb_invalidate = [this](std::uint64_t va, std::uint64_t bytes) {
+        for (auto& mod : modules)
+            for (auto& cl : mod->clusters) {
+                cl->tlb.invalidate(va, bytes);
+                for (auto& per_sm : cl->stages)
+                    for (auto& st : per_sm)
+                        if (auto* t = dynamic_cast<tlb::tlb*>(st.get()))
+                            t->invalidate(va, bytes);
+            }
+    };
+
     // Host DMA and backdoor accesses enter module 0's NoC.
     modules[0]->noc->bind_input("host", host.dma);
 

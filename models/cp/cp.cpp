@@ -40,6 +40,8 @@ cp::cp(const sc_core::sc_module_name& name, const cp_config& cfg, const clock_pa
                         "CTAs that waited for a free CTA or warp slot on the queue's SMs"),
       m_bad_done(m_stats, "bad_done_records", "count",
                  "cta_done records refused (unknown queue, kernel or CTA, bad size)"),
+      m_tlb_invalidations(m_stats, "tlb_invalidations", "count",
+                          "TLB_INVALIDATE writes (shootdowns of every TLB)"),
       m_mmio_errors(m_stats, "mmio_errors", "count",
                     "register accesses answered with an error response",
                     [this] { return static_cast<double>(m_regs.errors()); })
@@ -139,6 +141,19 @@ void cp::define_registers()
     add("LAUNCH_SEQ", reg::LAUNCH_SEQ, reg_access::ro, 0, ~0u);
     add("VERSION", reg::VERSION, reg_access::ro, reg::VERSION_VALUE, ~0u);
     add("NUM_QUEUES", reg::NUM_QUEUES, reg_access::ro, m_cfg.queues, ~0u);
+    add("TLB_INV_VA_LO", reg::TLB_INV_VA_LO, reg_access::rw, 0, ~0u);
+    add("TLB_INV_VA_HI", reg::TLB_INV_VA_HI, reg_access::rw, 0, ~0u);
+    add("TLB_INV_BYTES", reg::TLB_INV_BYTES, reg_access::rw, 0, ~0u);
+    add("TLB_INVALIDATE", reg::TLB_INVALIDATE, reg_access::wo, 0, 1, [this](const reg_write& w) {
+        if ((w.new_value & 1) == 0)
+            return true;
+        ++m_tlb_invalidations;
+        if (tlb_invalidate)
+            tlb_invalidate(std::uint64_t{m_regs.get(reg::TLB_INV_VA_HI)} << 32 |
+                               m_regs.get(reg::TLB_INV_VA_LO),
+                           m_regs.get(reg::TLB_INV_BYTES));
+        return true;
+    });
 }
 
 void cp::trace(sc_core::sc_trace_file* tf) const

@@ -11,6 +11,7 @@
 #include "tlm_bus/reg_bank.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -53,15 +54,19 @@ inline constexpr std::uint64_t PARAM0 = 0x60;          ///< RW PARAM0..PARAM15 a
 inline constexpr std::uint64_t ERROR_MSG = 0xa0;       ///< RO 96-byte NUL-terminated message
 inline constexpr unsigned ERROR_MSG_BYTES = 96;        ///< size of the ERROR_MSG window
 
-inline constexpr std::uint64_t GLOBAL = 0x1000;     ///< start of the global block
-inline constexpr std::uint64_t IRQ_STATUS = 0x1000; ///< W1C bit q: queue q finished or failed
-inline constexpr std::uint64_t IRQ_ENABLE = 0x1004; ///< RW bit q: queue q drives irq
-inline constexpr std::uint64_t PTBR_LO = 0x1008;    ///< RW page-table base, bits 0..31
-inline constexpr std::uint64_t PTBR_HI = 0x100c;    ///< RW page-table base, bits 32..63
-inline constexpr std::uint64_t NUM_SMS = 0x1010;    ///< RO SMs the CP dispatches to
-inline constexpr std::uint64_t LAUNCH_SEQ = 0x1014; ///< RO launches so far (latest kernel_seq)
-inline constexpr std::uint64_t VERSION = 0x1018;    ///< RO register-map version
-inline constexpr std::uint64_t NUM_QUEUES = 0x101c; ///< RO queues (cp.queues)
+inline constexpr std::uint64_t GLOBAL = 0x1000;         ///< start of the global block
+inline constexpr std::uint64_t IRQ_STATUS = 0x1000;     ///< W1C bit q: queue q finished or failed
+inline constexpr std::uint64_t IRQ_ENABLE = 0x1004;     ///< RW bit q: queue q drives irq
+inline constexpr std::uint64_t PTBR_LO = 0x1008;        ///< RW page-table base, bits 0..31
+inline constexpr std::uint64_t PTBR_HI = 0x100c;        ///< RW page-table base, bits 32..63
+inline constexpr std::uint64_t NUM_SMS = 0x1010;        ///< RO SMs the CP dispatches to
+inline constexpr std::uint64_t LAUNCH_SEQ = 0x1014;     ///< RO launches so far (latest kernel_seq)
+inline constexpr std::uint64_t VERSION = 0x1018;        ///< RO register-map version
+inline constexpr std::uint64_t NUM_QUEUES = 0x101c;     ///< RO queues (cp.queues)
+inline constexpr std::uint64_t TLB_INV_VA_LO = 0x1020;  ///< RW first VA to invalidate, bits 0..31
+inline constexpr std::uint64_t TLB_INV_VA_HI = 0x1024;  ///< RW first VA, bits 32..63
+inline constexpr std::uint64_t TLB_INV_BYTES = 0x1028;  ///< RW bytes from it (0: every page)
+inline constexpr std::uint64_t TLB_INVALIDATE = 0x102c; ///< WO bit 0 = 1: invalidate the TLBs
 
 inline constexpr std::uint64_t WINDOW_BYTES = 0x2000;      ///< size to map for the CP window
 inline constexpr std::uint32_t VERSION_VALUE = 0x00010000; ///< 1.0
@@ -109,6 +114,9 @@ public:
     std::uint64_t ctas_done() const { return m_ctas_done.value(); } ///< CTAs finished ok
     std::uint64_t faults() const { return m_faults.value(); }       ///< fault records received
     std::uint64_t bad_done_records() const { return m_bad_done.value(); } ///< refused records
+    /// TLB shootdown: called on a TLB_INVALIDATE write with the range of TLB_INV_VA and
+    /// TLB_INV_BYTES (bytes 0: every page); the platform connects it to every TLB.
+    std::function<void(std::uint64_t va, std::uint64_t bytes)> tlb_invalidate;
     /// Registers `<path>.queue<q>.busy` (a kernel runs on queue q) with the waveform.
     void trace(sc_core::sc_trace_file* tf) const override;
 
@@ -176,7 +184,7 @@ private:
     logger m_log;
     stats::group m_stats;
     stats::counter m_launches, m_bad_launches, m_refused_launches, m_ctas_dispatched, m_ctas_done,
-        m_faults, m_dispatch_stalls, m_bad_done;
+        m_faults, m_dispatch_stalls, m_bad_done, m_tlb_invalidations;
     stats::formula m_mmio_errors;
     std::vector<std::unique_ptr<stats::average>> m_kernel_time;
 };

@@ -71,6 +71,22 @@ void cluster_tlb::check_context(const tlm_bus::gpu_extension& ext)
     m_pending.clear();
 }
 
+void cluster_tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
+{
+    m_pwc.invalidate_all();
+    if (bytes == 0) {
+        if (m_l2)
+            m_l2->invalidate_all();
+        m_pending.clear();
+        return;
+    }
+    const std::uint64_t first = va / m_page_bytes, last = (va + bytes - 1) / m_page_bytes;
+    if (m_l2)
+        m_l2->invalidate_range(first, last);
+    for (auto it = m_pending.begin(); it != m_pending.end();)
+        it = it->first >= first && it->first <= last ? m_pending.erase(it) : std::next(it);
+}
+
 lookup_result cluster_tlb::translate(std::uint64_t va, std::uint64_t arrival_ps,
                                      const tlm_bus::gpu_extension& ext,
                                      tlm_bus::initiator_port& port)

@@ -51,6 +51,9 @@ public:
     /// Drops every L2 TLB and page-walk cache entry when ext names a newer epoch or another
     /// page table than seen so far (as the L1 TLBs do).
     void check_context(const tlm_bus::gpu_extension& ext);
+    /// Shootdown: drops the L2 TLB entries of the pages of [va, va + bytes) (bytes 0: every
+    /// page) and the whole page-walk cache (a table may have changed).
+    void invalidate(std::uint64_t va, std::uint64_t bytes);
 
     std::uint64_t walks() const { return m_walks.value(); }         ///< walks started
     std::uint64_t pte_reads() const { return m_pte_reads.value(); } ///< PTEs read

@@ -54,6 +54,19 @@ void tlb::check_context(const tlm_bus::gpu_extension& ext)
     m_fill_ready.clear();
 }
 
+void tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
+{
+    if (bytes == 0) {
+        m_l1.invalidate_all();
+        m_fill_ready.clear();
+        return;
+    }
+    const std::uint64_t first = va / m_page_bytes, last = (va + bytes - 1) / m_page_bytes;
+    m_l1.invalidate_range(first, last);
+    for (std::uint64_t v = first; v <= last && !m_fill_ready.empty(); ++v)
+        m_fill_ready.erase(v);
+}
+
 std::uint64_t tlb::debug_pte(std::uint64_t va, std::uint64_t ptbr)
 {
     return page_table::walk(ptbr, va, m_page_bytes,

@@ -41,6 +41,8 @@ public:
     std::vector<tlm_bus::side_port> side_ports() override { return {{"walk", &walk}}; }
     const char* stage_name() const override { return name(); } ///< SystemC instance name
 
+    /// Shootdown: drops the entries of the pages of [va, va + bytes) (bytes 0: every page).
+    void invalidate(std::uint64_t va, std::uint64_t bytes);
     const tlb_array& array() const { return m_l1; }    ///< the L1 TLB
     std::uint64_t hits() const { return m_l1.hits(); } ///< lookups that found their page
     std::uint64_t misses() const { return m_l1.misses() + m_inflight_misses; } ///< the others

@@ -254,7 +254,7 @@ TEST_CASE("cp: register reset values and RW/RO/W1C/WO/hole responses")
         CHECK(s == tlm::TLM_ADDRESS_ERROR_RESPONSE);
         h.read32(reg::queue(4, reg::GRID_X), d, &s); // queue 4 does not exist
         CHECK(s == tlm::TLM_ADDRESS_ERROR_RESPONSE);
-        CHECK(h.write32(0x1020, 1, d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        CHECK(h.write32(0x1030, 1, d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
         CHECK(access(h, tlm::TLM_READ_COMMAND, 0x2, 4) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
         CHECK(access(h, tlm::TLM_READ_COMMAND, reg::PTBR_LO, 8) == tlm::TLM_BURST_ERROR_RESPONSE);
         sc_core::wait(1, sc_core::SC_US);
@@ -268,6 +268,35 @@ TEST_CASE("cp: register reset values and RW/RO/W1C/WO/hole responses")
     CHECK(tb.irq_mon.changes.empty());
     for (const auto& sm : tb.sms)
         CHECK(sm->launches.empty());
+}
+
+TEST_CASE("cp: TLB_INVALIDATE calls the shootdown with TLB_INV_VA and TLB_INV_BYTES")
+{
+    bench tb;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> calls;
+    tb.dut.tlb_invalidate = [&](std::uint64_t va, std::uint64_t bytes) {
+        calls.emplace_back(va, bytes);
+    };
+    tb.host.body = [&](test::test_initiator& h) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        tlm::tlm_response_status s;
+        CHECK(h.write32(reg::TLB_INV_VA_LO, 0x10003000, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(h.write32(reg::TLB_INV_VA_HI, 1, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(h.write32(reg::TLB_INV_BYTES, 0x2000, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(h.write32(reg::TLB_INVALIDATE, 0, d) == tlm::TLM_OK_RESPONSE); // bit 0 clear
+        CHECK(calls.empty());
+        CHECK(h.write32(reg::TLB_INVALIDATE, 1, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(h.write32(reg::TLB_INV_BYTES, 0, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(h.write32(reg::TLB_INVALIDATE, 1, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(rd(h, reg::TLB_INV_VA_LO) == 0x10003000u);
+        h.read32(reg::TLB_INVALIDATE, d, &s); // write-only
+        CHECK(s == tlm::TLM_COMMAND_ERROR_RESPONSE);
+    };
+    sc_core::sc_start();
+    REQUIRE(tb.host.done);
+    CHECK(tb.violations() == 0);
+    CHECK(calls == std::vector<std::pair<std::uint64_t, std::uint64_t>>{{0x110003000ull, 0x2000},
+                                                                        {0x110003000ull, 0}});
 }
 
 TEST_CASE("cp: transport_dbg reads and writes registers without side effects")
@@ -290,7 +319,7 @@ TEST_CASE("cp: transport_dbg reads and writes registers without side effects")
               sizeof msg);
         std::uint32_t v = 0;
         CHECK(h.mem.debug(tlm::TLM_READ_COMMAND, reg::IRQ_STATUS, &v, 4) == 4u);
-        CHECK(h.mem.debug(tlm::TLM_READ_COMMAND, 0x1020, &v, 4) == 0u);
+        CHECK(h.mem.debug(tlm::TLM_READ_COMMAND, 0x1030, &v, 4) == 0u);
         CHECK(sc_core::sc_time_stamp() == sc_core::SC_ZERO_TIME);
         sc_core::wait(2, sc_core::SC_US);
         CHECK(rd(h, reg::queue(0, reg::STATUS)) == status(cp::queue_status::idle));

@@ -350,3 +350,30 @@ TEST_CASE("tlb: debug accesses translate without side effects and are clipped to
     CHECK(b.shared.walks() == 0);
     CHECK(b.ram.reads() + b.ram.writes() == 0);
 }
+
+TEST_CASE("tlb: a shootdown of a page makes its next access walk again, others stay")
+{
+    bench b(make_config());
+    b.map(0x5000, 0x20000, true, 1);
+    b.map(0x6000, 0x21000, true, 2);
+    b.i0.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        read(i, 0x5000, d, 0);
+        read(i, 0x6000, d, 0);
+        CHECK(b.shared.walks() == 2);
+        b.t0.invalidate(0x5000, 4096); // what the CP's TLB_INVALIDATE does, per TLB
+        b.shared.invalidate(0x5000, 4096);
+        read(i, 0x6000, d, 0); // still in the L1 TLB
+        CHECK(b.shared.walks() == 2);
+        read(i, 0x5000, d, 0); // gone from both levels: a new walk
+        CHECK(b.shared.walks() == 3);
+        b.t0.invalidate(0, 0); // every page
+        b.shared.invalidate(0, 0);
+        read(i, 0x6000, d, 0);
+        CHECK(b.shared.walks() == 4);
+    };
+    sc_core::sc_start();
+    REQUIRE(b.i0.done);
+    CHECK(b.violations() == 0);
+    CHECK(b.t0.array().hits() == 1);
+}
