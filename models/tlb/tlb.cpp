@@ -29,8 +29,8 @@ tlb::tlb(const sc_core::sc_module_name& name, const tlb_config& cfg, const clock
       m_log(this->name()), m_stats(this->name()),
       m_translations(m_stats, "translations", "count", "requests translated (b_transport)"),
       m_faults(m_stats, "faults", "count",
-               "requests answered with an address error (not present, not writable, crossing "
-               "a page)"),
+               "requests answered with an error (address error: not present or crossing a "
+               "page; command error: a store to a page that is not writable)"),
       m_flushes(m_stats, "flushes", "count", "L1 TLB flushes (new epoch or page table)"),
       m_hits(m_stats, "hits", "count", "L1 TLB lookups that found their page",
              [this] { return static_cast<double>(m_l1.hits()); }),
@@ -52,6 +52,7 @@ void tlb::check_context(const tlm_bus::gpu_extension& ext)
     ++m_flushes;
     m_l1.invalidate_all();
     m_fill_ready.clear();
+    m_ideal.clear();
 }
 
 void tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
@@ -59,12 +60,15 @@ void tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
     if (bytes == 0) {
         m_l1.invalidate_all();
         m_fill_ready.clear();
+        m_ideal.clear();
         return;
     }
     const std::uint64_t first = va / m_page_bytes, last = (va + bytes - 1) / m_page_bytes;
     m_l1.invalidate_range(first, last);
-    for (std::uint64_t v = first; v <= last && !m_fill_ready.empty(); ++v)
+    for (std::uint64_t v = first; v <= last && !(m_fill_ready.empty() && m_ideal.empty()); ++v) {
         m_fill_ready.erase(v);
+        m_ideal.erase(v);
+    }
 }
 
 std::uint64_t tlb::debug_pte(std::uint64_t va, std::uint64_t ptbr)
@@ -80,10 +84,18 @@ std::uint64_t tlb::debug_pte(std::uint64_t va, std::uint64_t ptbr)
 lookup_result tlb::lookup(std::uint64_t va, std::uint64_t arrival_ps,
                           const tlm_bus::gpu_extension& ext)
 {
-    if (m_cfg.model == model_kind::ideal)
-        return {debug_pte(va, ext.ptbr), arrival_ps, true};
     check_context(ext);
     const std::uint64_t vpn = va / m_page_bytes;
+    if (m_cfg.model == model_kind::ideal) {
+        // Zero time; present PTEs are kept (the table does not change within a context) so
+        // that a request costs one walk of debug reads per page, not one per request.
+        if (const auto it = m_ideal.find(vpn); it != m_ideal.end())
+            return {it->second, arrival_ps, true};
+        const std::uint64_t pte = debug_pte(va, ext.ptbr);
+        if (pte != 0)
+            m_ideal.emplace(vpn, pte);
+        return {pte, arrival_ps, true};
+    }
     const std::uint64_t t = arrival_ps + std::uint64_t{m_cfg.l1.hit_latency} * m_cycle_ps;
     // An entry whose translation is still on its way at t (fast mode books ahead) counts as a
     // miss that asks the cluster again, as in accurate mode, where it is not entered yet.

@@ -67,7 +67,8 @@ private:
     tlb_array m_l1;
     std::unordered_map<std::uint64_t, std::uint64_t> m_fill_ready; ///< fast: VPN -> fill time
     std::uint64_t m_inflight_misses = 0; ///< fast: lookups of an entry not filled yet
-    context m_context;                   ///< the page table and newest epoch the entries belong to
+    std::unordered_map<std::uint64_t, std::uint64_t> m_ideal; ///< ideal model: VPN -> PTE
+    context m_context; ///< the page table and newest epoch the entries belong to
     logger m_log;
     stats::group m_stats;
     stats::counter m_translations, m_faults, m_flushes;
