@@ -214,7 +214,8 @@ namespace {
 std::vector<std::string> event_texts(const std::string& json)
 {
     std::vector<std::string> out;
-    for (const auto& e : nlohmann::json::parse(json)["traceEvents"])
+    const nlohmann::json doc = nlohmann::json::parse(json); // the loop below refers into it
+    for (const auto& e : doc["traceEvents"])
         if (e["ph"] != "M")
             out.push_back(e.dump());
     std::sort(out.begin(), out.end());
