@@ -34,6 +34,7 @@ cluster_tlb::cluster_tlb(const std::string& name, const tlb_config& cfg, const c
                      cfg.l2.sets, cfg.l2.ways,
                      make_index(cfg.index, cfg.l2.sets, cfg.xor_bits, vpn_bits(page_bytes)))),
       m_pwc(cfg.pwc_entries), m_walkers(cfg.walkers), m_walker_waits(1), m_stats(name),
+      m_lookups(m_stats, "lookups", "count", "L1 TLB misses that reached the cluster"),
       m_walks(m_stats, "walks", "count", "page-table walks started"),
       m_pte_reads(m_stats, "pte_reads", "count", "page-table entries read by the walkers"),
       m_merged(m_stats, "walks_merged", "count",
@@ -53,6 +54,15 @@ cluster_tlb::cluster_tlb(const std::string& name, const tlb_config& cfg, const c
                  [this] { return static_cast<double>(m_pwc.hits()); }),
       m_pwc_misses(m_stats, "pwc.misses", "count", "page-walk cache lookups that did not",
                    [this] { return static_cast<double>(m_pwc.misses()); }),
+      m_walks_per_miss(m_stats, "walks_per_miss", "ratio",
+                       "walks started per L1 TLB miss that reached the cluster (the rest hit "
+                       "the L2 TLB or joined a walk in flight)",
+                       [this] {
+                           return m_lookups.value() == 0
+                                      ? 0.0
+                                      : static_cast<double>(m_walks.value()) /
+                                            static_cast<double>(m_lookups.value());
+                       }),
       m_walk_latency(m_stats, "walk_latency", "ns",
                      "time from a walk's start (a walker free) to its last PTE read's data"),
       m_walker_wait(m_stats, "walker_wait", "ns", "time a walk waited for a free walker"),
@@ -92,6 +102,7 @@ lookup_result cluster_tlb::translate(std::uint64_t va, std::uint64_t arrival_ps,
                                      tlm_bus::initiator_port& port)
 {
     check_context(ext);
+    ++m_lookups;
     const std::uint64_t vpn = va / m_page_bytes;
     return m_accurate ? translate_accurate(va, vpn, arrival_ps, ext, port)
                       : translate_fast(va, vpn, arrival_ps, ext, port);

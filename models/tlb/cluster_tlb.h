@@ -95,8 +95,9 @@ private:
     std::unordered_map<std::uint64_t, std::shared_ptr<walk_in_flight>> m_walking; ///< accurate
     context m_context; ///< the page table and newest epoch the entries belong to
     stats::group m_stats;
-    stats::counter m_walks, m_pte_reads, m_merged, m_walker_stalls, m_flushes;
-    stats::formula m_l2_hits, m_l2_misses, m_l2_evictions, m_pwc_hits, m_pwc_misses;
+    stats::counter m_lookups, m_walks, m_pte_reads, m_merged, m_walker_stalls, m_flushes;
+    stats::formula m_l2_hits, m_l2_misses, m_l2_evictions, m_pwc_hits, m_pwc_misses,
+        m_walks_per_miss;
     stats::average m_walk_latency, m_walker_wait;
     stats::histogram m_walk_hist;
 };
