@@ -127,7 +127,7 @@ private:
     struct warp_slot {
         explicit warp_slot(const sm_config& cfg);
         std::optional<warp> w;                  ///< the warp, while resident
-        std::vector<std::uint32_t> spare_regs;  ///< the last warp's register storage, reused
+        register_storage spare_regs;            ///< the last warp's register storage, reused
         int cta = -1;                           ///< CTA slot
         std::uint64_t next = 0;                 ///< earliest cycle the next instruction can issue
         wait_reason reason = wait_reason::none; ///< why next is in the future

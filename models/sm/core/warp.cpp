@@ -2,6 +2,7 @@
 // See docs/isa.md.
 #include "models/sm/core/warp.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -153,16 +154,19 @@ const char* name(step_kind k)
 }
 
 warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs)
-    : warp(prog, ctx, warp_in_cta, nregs, {})
+    : warp(prog, ctx, warp_in_cta, nregs, register_storage{})
 {
 }
 
 warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs,
-           std::vector<std::uint32_t>&& storage)
+           register_storage&& storage)
     : m_prog(&prog), m_ctx(&ctx), m_warp_in_cta(warp_in_cta), m_nregs(checked_nregs(nregs)),
-      m_regs(std::move(storage))
+      m_regs(std::move(storage.words))
 {
-    m_regs.assign(static_cast<std::size_t>(m_nregs) * warp_size, 0);
+    // Only the words the last warp may have written need clearing (a warp of a small program
+    // writes a few of its up to 255 registers); the others are zero already.
+    std::fill_n(m_regs.begin(), std::min(storage.dirty, m_regs.size()), 0u);
+    m_regs.resize(static_cast<std::size_t>(m_nregs) * warp_size, 0);
     if (ctx.ntid_x == 0 || ctx.ntid_y == 0)
         throw std::invalid_argument("warp: CTA dimensions must not be zero");
     m_preds[pred_true] = ~0u;
@@ -475,6 +479,7 @@ void warp::complete_load(unsigned reg, const lane_values& values, std::uint32_t 
 {
     if (reg >= m_nregs)
         return;
+    m_written_regs = std::max(m_written_regs, reg + 1);
     std::uint32_t* d = &m_regs[reg * warp_size];
     for_lanes(lane_mask, [&](unsigned l) { d[l] = values[l]; });
     m_pending.reset(reg);
@@ -489,8 +494,10 @@ std::uint32_t warp::reg(unsigned r, unsigned lane) const
 
 void warp::set_reg(unsigned r, unsigned lane, std::uint32_t value)
 {
-    if (r < m_nregs && lane < warp_size)
+    if (r < m_nregs && lane < warp_size) {
+        m_written_regs = std::max(m_written_regs, r + 1);
         m_regs[r * warp_size + lane] = value;
+    }
 }
 
 bool warp::pred(unsigned p, unsigned lane) const
@@ -517,7 +524,10 @@ const std::uint32_t* warp::source(const operand& o, lane_values& scratch) const
 
 std::uint32_t* warp::dest(unsigned r)
 {
-    return r < m_nregs ? &m_regs[r * warp_size] : m_discard.data();
+    if (r >= m_nregs)
+        return m_discard.data();
+    m_written_regs = std::max(m_written_regs, r + 1);
+    return &m_regs[r * warp_size];
 }
 
 std::uint32_t warp::special(special_reg s, unsigned lane) const
