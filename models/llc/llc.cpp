@@ -467,14 +467,14 @@ unsigned llc::transport_dbg(tlm::tlm_generic_payload& gp)
                 // driver's loads and checks move whole buffers through here).
                 for (unsigned k = 0; k < n;) {
                     const std::uint64_t off = (s.addr & (m_cfg.line_bytes - 1)) + k;
-                    const auto len = static_cast<unsigned>(std::min<std::uint64_t>(
-                        n - k, sb - off % sb));
+                    const auto len =
+                        static_cast<unsigned>(std::min<std::uint64_t>(n - k, sb - off % sb));
                     const cache::sector_mask bit = cache::sector_mask{1} << (off / sb);
                     if (valid & bit)
                         m_core.read(line + off, s.data + k, len);
                     else if (e >= 0 && (m_core.writeback(static_cast<unsigned>(e)).dirty & bit))
-                        std::memcpy(s.data + k, m_core.writeback(static_cast<unsigned>(e)).data + off,
-                                    len);
+                        std::memcpy(s.data + k,
+                                    m_core.writeback(static_cast<unsigned>(e)).data + off, len);
                     k += len;
                 }
             }

@@ -137,7 +137,7 @@ private:
     const launch_context* m_ctx;
     unsigned m_warp_in_cta;
     unsigned m_nregs;
-    std::vector<std::uint32_t> m_regs;                       ///< m_regs[r * warp_size + lane]
+    std::vector<std::uint32_t> m_regs; ///< m_regs[r * warp_size + lane]
     unsigned m_written_regs = 0; ///< registers from this index on were never written (still 0)
     std::array<std::uint32_t, num_predicates + 1> m_preds{}; ///< lane masks; [pred_true] = all
     std::array<std::uint32_t, warp_size> m_pcs{}; ///< per-lane PCs, stale while converged
