@@ -91,6 +91,19 @@ access_plan channel_state::plan(unsigned bank, std::uint64_t row, std::uint64_t 
     }
 }
 
+const bank_state& channel_state::state_at(unsigned bank, std::uint64_t start) const
+{
+    const timeline& tl = m_banks.at(bank);
+    const auto next = tl.booked.upper_bound(start);
+    return next == tl.booked.begin() ? tl.base : std::prev(next)->second.after;
+}
+
+bool channel_state::booked_after(unsigned bank, std::uint64_t start) const
+{
+    const timeline& tl = m_banks.at(bank);
+    return !tl.booked.empty() && start < tl.booked.back().first;
+}
+
 void channel_state::commit(unsigned bank, std::uint64_t row, const access_plan& p)
 {
     timeline& tl = m_banks.at(bank);
