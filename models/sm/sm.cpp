@@ -44,9 +44,12 @@ std::array<unsigned, num_unit_classes> result_latencies(const sm_config& cfg)
 
 sm::warp_slot::warp_slot(const sm_config& cfg)
     : board(cfg.regs_per_thread, result_latencies(cfg), cfg.max_loads_per_warp,
-            cfg.max_stores_per_warp),
-      ops(cfg.max_loads_per_warp + cfg.max_stores_per_warp)
+            cfg.max_stores_per_warp)
 {
+    // Entries are added as the warps of this slot need them (issue_mem): most slots never use
+    // most of theirs, and a platform has thousands of slots. The storage is reserved whole, so
+    // adding one never moves the others (an LSU thread holds a reference across its access).
+    ops.reserve(cfg.max_loads_per_warp + cfg.max_stores_per_warp);
 }
 
 sm::sub_core::sub_core(stats::group& g, unsigned index, unsigned warp_slots, unsigned schedulers,
@@ -67,9 +70,9 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
       m_sm_id(sm_id), m_module(module), m_cluster(cluster), m_line_bytes(line_bytes),
       m_period_ticks(sc_core::sc_time(static_cast<double>(clk.core_ps), sc_core::SC_PS).value()),
       m_coalescer(line_bytes, 4), m_units(cfg.schedulers, cfg.unit_timings()), m_log(this->name()),
-      m_warps(cfg.warp_slots, warp_slot(cfg)), m_cta_slots(cfg.cta_slots),
-      m_slots(cfg.cta_slots, cfg.warp_slots), m_barriers(cfg.warp_slots, cfg.cta_slots),
-      m_watchdog(cfg.cta_slots, cfg.max_cta_cycles), m_progs(cfg.cta_slots), m_stats(this->name()),
+      m_cta_slots(cfg.cta_slots), m_slots(cfg.cta_slots, cfg.warp_slots),
+      m_barriers(cfg.warp_slots, cfg.cta_slots), m_watchdog(cfg.cta_slots, cfg.max_cta_cycles),
+      m_progs(cfg.cta_slots), m_stats(this->name()),
       m_instructions(m_stats, "instructions", "count", "warp-instructions issued"),
       m_lane_instructions(m_stats, "lane_instructions", "count",
                           "thread-instructions executed (active lanes with a true guard)"),
@@ -118,6 +121,11 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
         SC_REPORT_ERROR("vgpu/sm", "core clock period below the time resolution");
     if (cfg.schedulers == 0 || cfg.schedulers > cfg.warp_slots)
         SC_REPORT_ERROR("vgpu/sm", "schedulers must be 1..warp_slots");
+    // Built in place, not copied from one prototype: a copy would not keep each slot's
+    // reserved memory-instruction storage (warp_slot::ops).
+    m_warps.reserve(cfg.warp_slots);
+    for (unsigned w = 0; w < cfg.warp_slots; ++w)
+        m_warps.emplace_back(cfg);
     for (unsigned k = 0; k < cfg.schedulers; ++k)
         m_cores.push_back(
             std::make_unique<sub_core>(m_stats, k, cfg.warp_slots, cfg.schedulers, cfg.scheduler));
@@ -664,8 +672,14 @@ void sm::issue_mem(unsigned slot, const step_result& r)
     unsigned k = 0;
     while (k < ws.ops.size() && (ws.ops[k].busy || ws.ops[k].end > m_cycle))
         ++k;
-    if (k == ws.ops.size())
-        SC_REPORT_ERROR("vgpu/sm", "no free memory-instruction entry (scoreboard limits broken)");
+    if (k == ws.ops.size()) {
+        if (k == m_cfg.max_loads_per_warp + m_cfg.max_stores_per_warp) {
+            SC_REPORT_ERROR("vgpu/sm",
+                            "no free memory-instruction entry (scoreboard limits broken)");
+            return;
+        }
+        ws.ops.emplace_back(); // a fresh entry is free, as the ones not yet added would be
+    }
     mem_op& op = ws.ops[k];
     op.lines = m_coalescer.coalesce(a.lane_mask, a.addr);
     if (op.lines.misaligned) {

@@ -140,7 +140,9 @@ private:
         std::uint64_t prog_end = 0;             ///< VA just past its program
         std::uint64_t fetch_line = never;       ///< line of its next instruction, looked up
         std::uint64_t fetch_ready = 0;          ///< cycle fetch_line arrives (never: not known yet)
-        std::vector<mem_op> ops;                ///< its memory instructions (in flight or done)
+        /// Its memory instructions (in flight or done); grows up to sm.max_loads_per_warp +
+        /// sm.max_stores_per_warp entries, never moved.
+        std::vector<mem_op> ops;
     };
 
     /// What the shell keeps of one CTA slot (state and warp slots: m_slots).
