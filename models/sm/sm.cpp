@@ -70,7 +70,7 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
       m_sm_id(sm_id), m_module(module), m_cluster(cluster), m_line_bytes(line_bytes),
       m_period_ticks(sc_core::sc_time(static_cast<double>(clk.core_ps), sc_core::SC_PS).value()),
       m_coalescer(line_bytes, 4), m_units(cfg.schedulers, cfg.unit_timings()), m_log(this->name()),
-      m_cta_slots(cfg.cta_slots), m_slots(cfg.cta_slots, cfg.warp_slots),
+      m_issue(cfg.warp_slots), m_cta_slots(cfg.cta_slots), m_slots(cfg.cta_slots, cfg.warp_slots),
       m_barriers(cfg.warp_slots, cfg.cta_slots), m_watchdog(cfg.cta_slots, cfg.max_cta_cycles),
       m_progs(cfg.cta_slots), m_stats(this->name()),
       m_instructions(m_stats, "instructions", "count", "warp-instructions issued"),
@@ -463,10 +463,11 @@ void sm::start_cta(int ci)
         ws.w.emplace(m_progs[c.prog].code, c.ctx, k, m_cfg.regs_per_thread,
                      std::move(ws.spare_regs));
         ws.cta = ci;
-        ws.next = ready;
-        ws.reason = wait_reason::memory;
+        issue_state& is = m_issue[s];
+        is.next = ready;
+        is.reason = wait_reason::memory;
         if (const instruction* first = ws.w->next())
-            ws.unit = unit_of(first->op);
+            is.unit = unit_of(first->op);
         ws.board.reset();
         for (mem_op& o : ws.ops) // the previous warp's accesses are complete
             o.end = 0;
@@ -492,10 +493,11 @@ void sm::update_next(unsigned slot)
     warp_slot& ws = m_warps[slot];
     const issue_time t =
         ws.board.next_issue(ws.w->next(), ws.w->ready(), m_barriers.at_barrier(slot));
-    ws.next = t.cycle;
-    ws.reason = t.reason;
+    issue_state& is = m_issue[slot];
+    is.next = t.cycle;
+    is.reason = t.reason;
     if (const instruction* next = ws.w->next())
-        ws.unit = unit_of(next->op);
+        is.unit = unit_of(next->op);
     fetch_next(slot, fetch_cycle());
 }
 
@@ -546,9 +548,10 @@ void sm::fetch_next(unsigned slot, std::uint64_t at)
             }
         }
     }
-    if (ws.fetch_ready > ws.next) {
-        ws.next = ws.fetch_ready;
-        ws.reason = wait_reason::memory;
+    issue_state& is = m_issue[slot];
+    if (ws.fetch_ready > is.next) {
+        is.next = ws.fetch_ready;
+        is.reason = wait_reason::memory;
     }
 }
 
@@ -824,8 +827,8 @@ void sm::finish_mem(unsigned slot, unsigned k)
 void sm::arrive(unsigned slot, std::uint32_t pc)
 {
     warp_slot& ws = m_warps[slot];
-    ws.next = never;
-    ws.reason = wait_reason::barrier;
+    m_issue[slot].next = never;
+    m_issue[slot].reason = wait_reason::barrier;
     const barrier_tracker::arrival a = m_barriers.arrive(slot, pc, m_cycle);
     if (a.result == barrier_tracker::outcome::released)
         release_barrier(a.released);
@@ -895,7 +898,7 @@ std::string sm::wait_report(const cta_slot& c) const
             std::snprintf(part, sizeof part, "warp %u at pc %u: memory", s, ws.w->pc());
         else if (m_icache && ws.fetch_ready > m_cycle)
             std::snprintf(part, sizeof part, "warp %u at pc %u: instruction fetch", s, ws.w->pc());
-        else if (ws.next > m_cycle)
+        else if (m_issue[s].next > m_cycle)
             std::snprintf(part, sizeof part, "warp %u at pc %u: scoreboard", s, ws.w->pc());
         else
             std::snprintf(part, sizeof part, "warp %u at pc %u: ready", s, ws.w->pc());
@@ -1046,12 +1049,12 @@ void sm::issue_loop()
         stalls.clear();
         for (std::uint64_t m = m_live; m != 0; m &= m - 1) {
             const unsigned s = ctz64(m);
-            const warp_slot& ws = m_warps[s];
-            if (ws.next <= m_cycle) {
+            const issue_state& is = m_issue[s];
+            if (is.next <= m_cycle) {
                 ready |= 1ull << s;
             } else {
-                earliest = std::min(earliest, ws.next);
-                stalls.add(ws.reason);
+                earliest = std::min(earliest, is.next);
+                stalls.add(is.reason);
             }
         }
         bool issued = false, structural = false;
@@ -1064,7 +1067,7 @@ void sm::issue_loop()
             for (std::uint64_t m = can; m != 0; m &= m - 1) {
                 const unsigned s = ctz64(m);
                 const std::uint64_t free =
-                    m_units.free_at(static_cast<unsigned>(k), m_warps[s].unit);
+                    m_units.free_at(static_cast<unsigned>(k), m_issue[s].unit);
                 if (free > m_cycle) {
                     can &= ~(1ull << s);
                     earliest = std::min(earliest, free);
@@ -1076,7 +1079,7 @@ void sm::issue_loop()
                 continue;
             }
             const auto s = static_cast<unsigned>(core.sched.pick(can));
-            m_units.issue(static_cast<unsigned>(k), m_warps[s].unit, m_cycle);
+            m_units.issue(static_cast<unsigned>(k), m_issue[s].unit, m_cycle);
             ++core.instructions;
             issue(s);
             issued = true;
