@@ -128,6 +128,8 @@ private:
 
     dram_timing m_t;
     std::vector<timeline> m_banks;
+    mutable std::uint64_t m_occupancy_bytes = ~std::uint64_t{0}; ///< plan(): the last size...
+    mutable std::uint64_t m_occupancy_ps = 0;                    ///< ...and its transfer_ps()
     bus_booking m_bus;
 };
 
