@@ -13,11 +13,22 @@ namespace vgpu::cache {
 /// release wakes no more requests than can use it, however many wait.
 class mshr_waits {
 public:
-    /// entries: MSHR-table entries (controller entries()).
-    explicit mshr_waits(unsigned entries) : m_entry(new sc_core::sc_event[entries]) {}
+    /// entries: MSHR-table entries (controller entries()); 0 in fast mode, where nothing
+    /// waits (constructing an event per entry costs set-up time on large platforms).
+    explicit mshr_waits(unsigned entries)
+        : m_entries(entries), m_entry(entries ? new sc_core::sc_event[entries] : nullptr)
+    {
+    }
 
-    /// Waits until entry e (>= 0) is released: a request merging into a fill or write-back.
-    void wait_entry(int e) { sc_core::wait(m_entry[e]); }
+    /// Waits until entry e (0 .. entries - 1) is released: a request merging into a fill or
+    /// write-back.
+    void wait_entry(int e)
+    {
+        if (e < 0 || static_cast<unsigned>(e) >= m_entries)
+            SC_REPORT_ERROR("vgpu/cache", "mshr_waits: wait for an entry that does not exist");
+        else
+            sc_core::wait(m_entry[e]);
+    }
 
     /// Waits in line for a free MSHR: a miss that stalled. `again`: it was woken before and
     /// stalled again (the MSHR went to a newer request), so it keeps its place at the front.
@@ -34,7 +45,7 @@ public:
     /// Entry e was released; `mshr_freed`: a miss's MSHR with it, for the oldest stalled miss.
     void released(int e, bool mshr_freed)
     {
-        if (e >= 0)
+        if (e >= 0 && static_cast<unsigned>(e) < m_entries) // without events nothing waits
             m_entry[e].notify(sc_core::SC_ZERO_TIME);
         if (mshr_freed)
             pass_on();
@@ -53,6 +64,7 @@ public:
     std::size_t stalled() const { return m_stalled.size(); }
 
 private:
+    unsigned m_entries;
     std::unique_ptr<sc_core::sc_event[]> m_entry;
     std::deque<sc_core::sc_event*> m_stalled;
 };

@@ -45,8 +45,8 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
     : sc_module(name), in("in"), out("out"), m_cfg(cfg), m_accurate(clk.accurate),
       m_cycle(static_cast<double>(clk.noc_ps), sc_core::SC_PS),
       m_hit(static_cast<double>(cfg.hit_latency) * static_cast<double>(clk.noc_ps), sc_core::SC_PS),
-      m_core(core_params(cfg)), m_waits(m_core.entries()), m_mshrs_in_use("mshrs_in_use", false),
-      m_log(this->name()), m_stats(this->name()),
+      m_core(core_params(cfg)), m_waits(clk.accurate ? m_core.entries() : 0),
+      m_mshrs_in_use("mshrs_in_use", false), m_log(this->name()), m_stats(this->name()),
       m_reads(m_stats, "reads", "count", "read requests"),
       m_writes(m_stats, "writes", "count", "write requests"),
       m_errors(m_stats, "errors", "count", "requests answered with an error response"),
@@ -463,13 +463,19 @@ unsigned llc::transport_dbg(tlm::tlm_generic_payload& gp)
             } else {
                 const int e = m_core.find_writeback(line);
                 const cache::sector_mask valid = m_core.array().valid_sectors(line);
-                for (unsigned k = 0; k < n; ++k) {
+                // Every byte of a sector has the same source: one copy per sector (the
+                // driver's loads and checks move whole buffers through here).
+                for (unsigned k = 0; k < n;) {
                     const std::uint64_t off = (s.addr & (m_cfg.line_bytes - 1)) + k;
+                    const auto len =
+                        static_cast<unsigned>(std::min<std::uint64_t>(n - k, sb - off % sb));
                     const cache::sector_mask bit = cache::sector_mask{1} << (off / sb);
                     if (valid & bit)
-                        m_core.read(line + off, s.data + k, 1);
+                        m_core.read(line + off, s.data + k, len);
                     else if (e >= 0 && (m_core.writeback(static_cast<unsigned>(e)).dirty & bit))
-                        s.data[k] = m_core.writeback(static_cast<unsigned>(e)).data[off];
+                        std::memcpy(s.data + k,
+                                    m_core.writeback(static_cast<unsigned>(e)).data + off, len);
+                    k += len;
                 }
             }
             moved += n;

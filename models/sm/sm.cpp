@@ -44,9 +44,12 @@ std::array<unsigned, num_unit_classes> result_latencies(const sm_config& cfg)
 
 sm::warp_slot::warp_slot(const sm_config& cfg)
     : board(cfg.regs_per_thread, result_latencies(cfg), cfg.max_loads_per_warp,
-            cfg.max_stores_per_warp),
-      ops(cfg.max_loads_per_warp + cfg.max_stores_per_warp)
+            cfg.max_stores_per_warp)
 {
+    // Entries are added as the warps of this slot need them (issue_mem): most slots never use
+    // most of theirs, and a platform has thousands of slots. The storage is reserved whole, so
+    // adding one never moves the others (an LSU thread holds a reference across its access).
+    ops.reserve(cfg.max_loads_per_warp + cfg.max_stores_per_warp);
 }
 
 sm::sub_core::sub_core(stats::group& g, unsigned index, unsigned warp_slots, unsigned schedulers,
@@ -67,9 +70,9 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
       m_sm_id(sm_id), m_module(module), m_cluster(cluster), m_line_bytes(line_bytes),
       m_period_ticks(sc_core::sc_time(static_cast<double>(clk.core_ps), sc_core::SC_PS).value()),
       m_coalescer(line_bytes, 4), m_units(cfg.schedulers, cfg.unit_timings()), m_log(this->name()),
-      m_warps(cfg.warp_slots, warp_slot(cfg)), m_cta_slots(cfg.cta_slots),
-      m_slots(cfg.cta_slots, cfg.warp_slots), m_barriers(cfg.warp_slots, cfg.cta_slots),
-      m_watchdog(cfg.cta_slots, cfg.max_cta_cycles), m_progs(cfg.cta_slots), m_stats(this->name()),
+      m_issue(cfg.warp_slots), m_cta_slots(cfg.cta_slots), m_slots(cfg.cta_slots, cfg.warp_slots),
+      m_barriers(cfg.warp_slots, cfg.cta_slots), m_watchdog(cfg.cta_slots, cfg.max_cta_cycles),
+      m_progs(cfg.cta_slots), m_stats(this->name()),
       m_instructions(m_stats, "instructions", "count", "warp-instructions issued"),
       m_lane_instructions(m_stats, "lane_instructions", "count",
                           "thread-instructions executed (active lanes with a true guard)"),
@@ -118,6 +121,11 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
         SC_REPORT_ERROR("vgpu/sm", "core clock period below the time resolution");
     if (cfg.schedulers == 0 || cfg.schedulers > cfg.warp_slots)
         SC_REPORT_ERROR("vgpu/sm", "schedulers must be 1..warp_slots");
+    // Built in place, not copied from one prototype: a copy would not keep each slot's
+    // reserved memory-instruction storage (warp_slot::ops).
+    m_warps.reserve(cfg.warp_slots);
+    for (unsigned w = 0; w < cfg.warp_slots; ++w)
+        m_warps.emplace_back(cfg);
     for (unsigned k = 0; k < cfg.schedulers; ++k)
         m_cores.push_back(
             std::make_unique<sub_core>(m_stats, k, cfg.warp_slots, cfg.schedulers, cfg.scheduler));
@@ -455,10 +463,11 @@ void sm::start_cta(int ci)
         ws.w.emplace(m_progs[c.prog].code, c.ctx, k, m_cfg.regs_per_thread,
                      std::move(ws.spare_regs));
         ws.cta = ci;
-        ws.next = ready;
-        ws.reason = wait_reason::memory;
+        issue_state& is = m_issue[s];
+        is.next = ready;
+        is.reason = wait_reason::memory;
         if (const instruction* first = ws.w->next())
-            ws.unit = unit_of(first->op);
+            is.unit = unit_of(first->op);
         ws.board.reset();
         for (mem_op& o : ws.ops) // the previous warp's accesses are complete
             o.end = 0;
@@ -484,10 +493,11 @@ void sm::update_next(unsigned slot)
     warp_slot& ws = m_warps[slot];
     const issue_time t =
         ws.board.next_issue(ws.w->next(), ws.w->ready(), m_barriers.at_barrier(slot));
-    ws.next = t.cycle;
-    ws.reason = t.reason;
+    issue_state& is = m_issue[slot];
+    is.next = t.cycle;
+    is.reason = t.reason;
     if (const instruction* next = ws.w->next())
-        ws.unit = unit_of(next->op);
+        is.unit = unit_of(next->op);
     fetch_next(slot, fetch_cycle());
 }
 
@@ -538,9 +548,10 @@ void sm::fetch_next(unsigned slot, std::uint64_t at)
             }
         }
     }
-    if (ws.fetch_ready > ws.next) {
-        ws.next = ws.fetch_ready;
-        ws.reason = wait_reason::memory;
+    issue_state& is = m_issue[slot];
+    if (ws.fetch_ready > is.next) {
+        is.next = ws.fetch_ready;
+        is.reason = wait_reason::memory;
     }
 }
 
@@ -664,8 +675,14 @@ void sm::issue_mem(unsigned slot, const step_result& r)
     unsigned k = 0;
     while (k < ws.ops.size() && (ws.ops[k].busy || ws.ops[k].end > m_cycle))
         ++k;
-    if (k == ws.ops.size())
-        SC_REPORT_ERROR("vgpu/sm", "no free memory-instruction entry (scoreboard limits broken)");
+    if (k == ws.ops.size()) {
+        if (k == m_cfg.max_loads_per_warp + m_cfg.max_stores_per_warp) {
+            SC_REPORT_ERROR("vgpu/sm",
+                            "no free memory-instruction entry (scoreboard limits broken)");
+            return;
+        }
+        ws.ops.emplace_back(); // a fresh entry is free, as the ones not yet added would be
+    }
     mem_op& op = ws.ops[k];
     op.lines = m_coalescer.coalesce(a.lane_mask, a.addr);
     if (op.lines.misaligned) {
@@ -816,8 +833,8 @@ void sm::finish_mem(unsigned slot, unsigned k)
 void sm::arrive(unsigned slot, std::uint32_t pc)
 {
     warp_slot& ws = m_warps[slot];
-    ws.next = never;
-    ws.reason = wait_reason::barrier;
+    m_issue[slot].next = never;
+    m_issue[slot].reason = wait_reason::barrier;
     const barrier_tracker::arrival a = m_barriers.arrive(slot, pc, m_cycle);
     if (a.result == barrier_tracker::outcome::released)
         release_barrier(a.released);
@@ -887,7 +904,7 @@ std::string sm::wait_report(const cta_slot& c) const
             std::snprintf(part, sizeof part, "warp %u at pc %u: memory", s, ws.w->pc());
         else if (m_icache && ws.fetch_ready > m_cycle)
             std::snprintf(part, sizeof part, "warp %u at pc %u: instruction fetch", s, ws.w->pc());
-        else if (ws.next > m_cycle)
+        else if (m_issue[s].next > m_cycle)
             std::snprintf(part, sizeof part, "warp %u at pc %u: scoreboard", s, ws.w->pc());
         else
             std::snprintf(part, sizeof part, "warp %u at pc %u: ready", s, ws.w->pc());
@@ -1038,12 +1055,12 @@ void sm::issue_loop()
         stalls.clear();
         for (std::uint64_t m = m_live; m != 0; m &= m - 1) {
             const unsigned s = ctz64(m);
-            const warp_slot& ws = m_warps[s];
-            if (ws.next <= m_cycle) {
+            const issue_state& is = m_issue[s];
+            if (is.next <= m_cycle) {
                 ready |= 1ull << s;
             } else {
-                earliest = std::min(earliest, ws.next);
-                stalls.add(ws.reason);
+                earliest = std::min(earliest, is.next);
+                stalls.add(is.reason);
             }
         }
         bool issued = false, structural = false;
@@ -1056,7 +1073,7 @@ void sm::issue_loop()
             for (std::uint64_t m = can; m != 0; m &= m - 1) {
                 const unsigned s = ctz64(m);
                 const std::uint64_t free =
-                    m_units.free_at(static_cast<unsigned>(k), m_warps[s].unit);
+                    m_units.free_at(static_cast<unsigned>(k), m_issue[s].unit);
                 if (free > m_cycle) {
                     can &= ~(1ull << s);
                     earliest = std::min(earliest, free);
@@ -1068,7 +1085,7 @@ void sm::issue_loop()
                 continue;
             }
             const auto s = static_cast<unsigned>(core.sched.pick(can));
-            m_units.issue(static_cast<unsigned>(k), m_warps[s].unit, m_cycle);
+            m_units.issue(static_cast<unsigned>(k), m_issue[s].unit, m_cycle);
             ++core.instructions;
             issue(s);
             issued = true;

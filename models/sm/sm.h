@@ -126,21 +126,28 @@ private:
     /// One warp slot.
     struct warp_slot {
         explicit warp_slot(const sm_config& cfg);
-        std::optional<warp> w;                  ///< the warp, while resident
-        std::vector<std::uint32_t> spare_regs;  ///< the last warp's register storage, reused
-        int cta = -1;                           ///< CTA slot
+        std::optional<warp> w;            ///< the warp, while resident
+        register_storage spare_regs;      ///< the last warp's register storage, reused
+        int cta = -1;                     ///< CTA slot
+        unsigned core = 0;                ///< sub-core (slot mod sm.schedulers)
+        scoreboard board;                 ///< register, predicate and memory-order readiness
+        std::uint64_t start = 0;          ///< launch cycle
+        std::uint64_t issued = 0;         ///< instructions issued by this warp
+        std::uint64_t prog_va = 0;        ///< VA of its program's first instruction
+        std::uint64_t prog_end = 0;       ///< VA just past its program
+        std::uint64_t fetch_line = never; ///< line of its next instruction, looked up
+        std::uint64_t fetch_ready = 0;    ///< cycle fetch_line arrives (never: not known yet)
+        /// Its memory instructions (in flight or done); grows up to sm.max_loads_per_warp +
+        /// sm.max_stores_per_warp entries, never moved.
+        std::vector<mem_op> ops;
+    };
+
+    /// The part of a warp slot that the issue loop reads every cycle, apart from warp_slot
+    /// (kilobytes each), so that a cycle's scan of the slots touches a few cache lines.
+    struct issue_state {
         std::uint64_t next = 0;                 ///< earliest cycle the next instruction can issue
         wait_reason reason = wait_reason::none; ///< why next is in the future
         unit_class unit = unit_class::int_alu;  ///< unit of the next instruction
-        unsigned core = 0;                      ///< sub-core (slot mod sm.schedulers)
-        scoreboard board;                       ///< register, predicate and memory-order readiness
-        std::uint64_t start = 0;                ///< launch cycle
-        std::uint64_t issued = 0;               ///< instructions issued by this warp
-        std::uint64_t prog_va = 0;              ///< VA of its program's first instruction
-        std::uint64_t prog_end = 0;             ///< VA just past its program
-        std::uint64_t fetch_line = never;       ///< line of its next instruction, looked up
-        std::uint64_t fetch_ready = 0;          ///< cycle fetch_line arrives (never: not known yet)
-        std::vector<mem_op> ops;                ///< its memory instructions (in flight or done)
     };
 
     /// What the shell keeps of one CTA slot (state and warp slots: m_slots).
@@ -276,6 +283,7 @@ private:
     logger m_log;
 
     std::vector<warp_slot> m_warps;
+    std::vector<issue_state> m_issue; ///< per warp slot
     std::vector<cta_slot> m_cta_slots;
     cta_slots m_slots;          ///< CTA slot states, warp-slot allocation, pending launches
     barrier_tracker m_barriers; ///< BAR arrivals and exits per CTA

@@ -787,3 +787,40 @@ TEST_CASE("the vector-add example of docs/isa.md", "[warp]")
               bits_of(0.5f * static_cast<float>(i) + (1000.25f - static_cast<float>(i))));
     CHECK(mem.words.count(0x30000 + 4 * n) == 0);
 }
+
+TEST_CASE("FFMA is bit-exact with std::fma in every lane", "[warp]")
+{
+    // The warp may compute FFMA with the CPU's fused multiply-add instruction; its results must
+    // be those of std::fma bit for bit (rounding, subnormals, infinities, signed zeros), and a
+    // NaN operand in any lane must not change the other lanes.
+    const std::uint64_t seed = 12345;
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    const float inf = std::numeric_limits<float>::infinity();
+    const float specials[] = {0.0f,     -0.0f, 1e-45f, -1e-40f, 1.17549435e-38f, 3.4e38f,
+                              -3.4e38f, inf,   -inf,   1.0f,    -1.0f,           0.1f};
+    auto pick = [&]() -> std::uint32_t {
+        if (rng() % 4 == 0)
+            return bits_of(specials[rng() % (sizeof specials / sizeof specials[0])]);
+        std::uint32_t v = static_cast<std::uint32_t>(rng());
+        if (std::isnan(float_of(v)))
+            v &= ~0x00400000u & 0xff7fffffu; // not a NaN: clear an exponent bit
+        return v;
+    };
+    for (unsigned round = 0; round < 200; ++round) {
+        lane_values a{}, b{}, c{};
+        for (unsigned l = 0; l < warp_size; ++l) {
+            a[l] = pick();
+            b[l] = pick();
+            c[l] = pick();
+        }
+        if (round % 10 == 9)
+            a[round % warp_size] = bits_of(std::numeric_limits<float>::quiet_NaN());
+        const auto got = run_binary("FFMA", a, b, c);
+        for (unsigned l = 0; l < warp_size; ++l) {
+            CAPTURE(round, l, a[l], b[l], c[l]);
+            const float want = std::fma(float_of(a[l]), float_of(b[l]), float_of(c[l]));
+            CHECK(got[l] == bits_of(want));
+        }
+    }
+}

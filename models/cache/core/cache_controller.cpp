@@ -280,6 +280,8 @@ void cache_controller::count_wb_stall(request& r)
 
 int cache_controller::find_writeback(std::uint64_t line) const
 {
+    if (m_wb_in_use == 0)
+        return -1; // the common case (always in fast mode): no scan of every entry
     line = line_addr(line);
     for (std::size_t i = 0; i < m_wb.size(); ++i)
         if (m_wb[i].busy && m_wb[i].line == line)

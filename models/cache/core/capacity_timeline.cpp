@@ -25,6 +25,7 @@ capacity_timeline::capacity_timeline(unsigned capacity) : m_capacity(capacity)
 
 void capacity_timeline::clear()
 {
+    ++m_version;
     m_delta.clear();
     m_head = 0;
     m_ends = {};
@@ -65,6 +66,7 @@ std::size_t capacity_timeline::after(std::uint64_t t) const
 
 void capacity_timeline::change(std::uint64_t t, int d)
 {
+    ++m_version;
     if (t <= m_cursor_t)
         m_cursor_c += d;
     if (t <= m_pruned) {
@@ -146,6 +148,16 @@ std::uint64_t capacity_timeline::earliest(std::uint64_t arrival, std::uint64_t l
         return arrival;
     if (length == 0)
         length = 1;
+    if (m_memo.valid && m_memo.version == m_version && m_memo.pruned == m_pruned &&
+        m_memo.length == length && (arrival == m_memo.arrival || arrival == m_memo.start))
+        return m_memo.start;
+    const std::uint64_t t = search(arrival, length);
+    m_memo = {true, m_version, m_pruned, length, arrival, t};
+    return t;
+}
+
+std::uint64_t capacity_timeline::search(std::uint64_t arrival, std::uint64_t length) const
+{
     const auto cap = static_cast<int>(m_capacity);
     std::uint64_t t = arrival;
     std::size_t i = 0;
@@ -180,10 +192,17 @@ bool capacity_timeline::book(std::uint64_t start, std::uint64_t end)
 {
     if (m_pending)
         throw std::logic_error("capacity_timeline: a booking while a reservation is pending");
+    return book_checked_from(start, end, start);
+}
+
+bool capacity_timeline::book_checked_from(std::uint64_t start, std::uint64_t end,
+                                          std::uint64_t check_from)
+{
     if (end <= start)
         return true;
     // With fewer live intervals than entries nothing can be full.
-    const std::uint64_t over = m_ends.size() < m_capacity ? 0 : full_time(start, end);
+    const std::uint64_t over =
+        m_ends.size() < m_capacity || check_from >= end ? 0 : full_time(check_from, end);
     m_overrun += over;
     change(start, +1);
     change(end, -1);
@@ -210,6 +229,8 @@ capacity_timeline::reservation capacity_timeline::reserve(std::uint64_t arrival,
     r.start = earliest(arrival, m_hold, now);
     r.end = plus(r.start, m_hold);
     m_pending = true;
+    m_pending_pruned = m_pruned;
+    m_pending_free_until = r.end;
     return r;
 }
 
@@ -221,8 +242,10 @@ bool capacity_timeline::finish(reservation& r, std::uint64_t end)
     if (end < r.start)
         end = r.start;
     // [r.start, start + estimate) was found free and nothing was booked since: only the part
-    // beyond it can overrun, and full_time finds exactly that part.
-    const bool ok = book(r.start, end);
+    // beyond it can overrun, and full_time finds exactly that part. (A prune since the search
+    // may have moved the time full_time starts from: then the whole interval is checked.)
+    const std::uint64_t free_until = m_pruned == m_pending_pruned ? m_pending_free_until : r.start;
+    const bool ok = book_checked_from(r.start, end, std::max(r.start, std::min(free_until, end)));
     r.end = end;
     if (end - r.start > m_hold)
         m_hold = end - r.start;

@@ -79,8 +79,13 @@ private:
     /// The number of intervals booked at t and the index of the first change after t; keeps
     /// t as the cursor, so a query near the previous one costs little.
     int count_at(std::uint64_t t, std::size_t& next) const;
+    /// earliest() without the shortcuts: scans the change points from arrival.
+    std::uint64_t search(std::uint64_t arrival, std::uint64_t length) const;
     /// Entry-time in [s, e) at which capacity or more intervals are booked (s < e).
     std::uint64_t full_time(std::uint64_t s, std::uint64_t e) const;
+    /// book() whose overrun check starts at check_from (the time before it is known to have
+    /// room).
+    bool book_checked_from(std::uint64_t start, std::uint64_t end, std::uint64_t check_from);
 
     unsigned m_capacity;
     /// Intervals are kept as changes of the count, +1 at a start and -1 at an end, sorted by
@@ -99,6 +104,20 @@ private:
     mutable int m_cursor_c = 0;
     mutable std::size_t m_cursor_i = 0; ///< index of the first change point after m_cursor_t
     bool m_pending = false;
+    /// The pending reservation's [start, m_pending_free_until) had room when reserve() found
+    /// it; while m_pruned is still m_pending_pruned, nothing has changed there since.
+    std::uint64_t m_pending_pruned = 0;
+    std::uint64_t m_pending_free_until = 0;
+    /// The last search of earliest(): with the same bookings (m_version), m_pruned and length,
+    /// a search from memo_arrival or from its answer memo_start returns memo_start again
+    /// (earliest() of its own answer is that answer). reserve() repeats the search its caller
+    /// has just made; this spares the second scan of the change points.
+    struct search_memo {
+        bool valid = false;
+        std::uint64_t version = 0, pruned = 0, length = 0, arrival = 0, start = 0;
+    };
+    search_memo m_memo;
+    std::uint64_t m_version = 0; ///< counts changes of the bookings
     std::uint64_t m_hold = 0;
     std::uint64_t m_overrun = 0;
 };

@@ -2,6 +2,7 @@
 // Pure C++ core of the cache models, no SystemC; see models/cache/README.md.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <utility>
@@ -10,7 +11,9 @@
 namespace vgpu::cache {
 
 /// Up to capacity outstanding misses keyed by line address, each holding up to max_merged
-/// waiting targets of type T. Storage is preallocated: no allocation per access.
+/// waiting targets of type T. Storage is preallocated: no allocation per access. A line finds
+/// its entry through a hash index, and a new miss takes the lowest free entry (a bit per entry),
+/// so neither scans every entry (hundreds in an L1 or LLC slice).
 template <class T> class mshr_table {
 public:
     /// One outstanding miss.
@@ -34,6 +37,15 @@ public:
             throw std::invalid_argument("mshr_table: capacity and max_merged must be at least 1");
         for (auto& e : m_entries)
             e.m_targets.reserve(max_merged);
+        // At most half the index's slots are used, so probe sequences stay short.
+        unsigned bits = 1;
+        while ((std::size_t{1} << bits) < 2 * std::size_t{capacity})
+            ++bits;
+        m_shift = 64 - bits;
+        m_index.assign(std::size_t{1} << bits, empty_slot);
+        m_free.assign((capacity + 63) / 64, 0);
+        for (unsigned i = 0; i < capacity; ++i)
+            m_free[i / 64] |= std::uint64_t{1} << (i % 64);
     }
 
     unsigned capacity() const { return static_cast<unsigned>(m_entries.size()); } ///< entries
@@ -43,21 +55,20 @@ public:
     /// The entry of line, or nullptr if no miss on it is outstanding.
     entry* lookup(std::uint64_t line)
     {
-        for (auto& e : m_entries) {
-            if (e.m_busy && e.m_line == line)
-                return &e;
-        }
-        return nullptr;
+        const int i = index_of(line);
+        return i < 0 ? nullptr : &m_entries[static_cast<std::size_t>(i)];
     }
 
     /// Index (0 .. capacity-1) of line's entry, or -1 if no miss on it is outstanding.
     int index_of(std::uint64_t line) const
     {
-        for (std::size_t i = 0; i < m_entries.size(); ++i) {
-            if (m_entries[i].m_busy && m_entries[i].m_line == line)
-                return static_cast<int>(i);
+        for (std::size_t s = home(line);; s = next(s)) {
+            const std::int32_t i = m_index[s];
+            if (i == empty_slot)
+                return -1;
+            if (m_entries[static_cast<std::size_t>(i)].m_line == line)
+                return i;
         }
-        return -1;
     }
 
     /// True if a free entry is left.
@@ -68,14 +79,21 @@ public:
     {
         if (lookup(line))
             throw std::logic_error("mshr_table::allocate: line already has an entry");
-        for (auto& e : m_entries) {
-            if (!e.m_busy) {
-                e.m_busy = true;
-                e.m_line = line;
-                ++m_in_use;
-                ++m_allocations;
-                return e;
-            }
+        for (std::size_t w = 0; w < m_free.size(); ++w) {
+            if (m_free[w] == 0)
+                continue;
+            const std::size_t i = w * 64 + static_cast<unsigned>(__builtin_ctzll(m_free[w]));
+            m_free[w] &= m_free[w] - 1;
+            entry& e = m_entries[i];
+            e.m_busy = true;
+            e.m_line = line;
+            std::size_t s = home(line);
+            while (m_index[s] != empty_slot)
+                s = next(s);
+            m_index[s] = static_cast<std::int32_t>(i);
+            ++m_in_use;
+            ++m_allocations;
+            return e;
         }
         throw std::logic_error("mshr_table::allocate: table full (check can_allocate first)");
     }
@@ -129,11 +147,37 @@ private:
 
     void free(entry& e)
     {
+        const auto i = static_cast<std::size_t>(&e - m_entries.data());
+        // Linear probing without tombstones: the entries after the freed slot move back to
+        // where their probe sequence still finds them.
+        std::size_t hole = home(e.m_line);
+        while (m_index[hole] != static_cast<std::int32_t>(i))
+            hole = next(hole);
+        for (std::size_t s = next(hole); m_index[s] != empty_slot; s = next(s)) {
+            const std::size_t h = home(m_entries[static_cast<std::size_t>(m_index[s])].m_line);
+            // The entry at s may fill the hole if its home is not within (hole, s] (cyclically).
+            if ((s > hole && (h <= hole || h > s)) || (s < hole && h <= hole && h > s)) {
+                m_index[hole] = m_index[s];
+                hole = s;
+            }
+        }
+        m_index[hole] = empty_slot;
+        m_free[i / 64] |= std::uint64_t{1} << (i % 64);
         e.m_busy = false;
         --m_in_use;
     }
 
+    static constexpr std::int32_t empty_slot = -1;
+    std::size_t home(std::uint64_t line) const
+    {
+        return static_cast<std::size_t>((line * 0x9e3779b97f4a7c15ull) >> m_shift);
+    }
+    std::size_t next(std::size_t s) const { return (s + 1) & (m_index.size() - 1); }
+
     std::vector<entry> m_entries;
+    std::vector<std::int32_t> m_index; // entry indices by line hash, linear probing
+    std::vector<std::uint64_t> m_free; // bit i: entry i is free
+    unsigned m_shift = 63;
     unsigned m_max_merged;
     unsigned m_in_use = 0;
     std::uint64_t m_allocations = 0;

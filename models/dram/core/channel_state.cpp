@@ -75,7 +75,13 @@ access_plan channel_state::plan(unsigned bank, std::uint64_t row, std::uint64_t 
     const timeline& tl = m_banks.at(bank);
     auto next = tl.booked.upper_bound(start);
     bank_state prev = next == tl.booked.begin() ? tl.base : std::prev(next)->second.after;
-    const std::uint64_t occupancy = m_t.transfer_ps(bytes);
+    // Accesses are nearly always one size: the last size's transfer time is kept (the
+    // computation takes a floating-point division and rounding, per plan).
+    if (bytes != m_occupancy_bytes) {
+        m_occupancy_bytes = bytes;
+        m_occupancy_ps = m_t.transfer_ps(bytes);
+    }
+    const std::uint64_t occupancy = m_occupancy_ps;
     for (;;) {
         // A later data slot only ends the access later, so a gap that cannot hold it with the
         // bus free cannot hold it at all: skip the bus search there.
@@ -89,6 +95,19 @@ access_plan channel_state::plan(unsigned bank, std::uint64_t row, std::uint64_t 
         prev = next->second.after;
         ++next;
     }
+}
+
+const bank_state& channel_state::state_at(unsigned bank, std::uint64_t start) const
+{
+    const timeline& tl = m_banks.at(bank);
+    const auto next = tl.booked.upper_bound(start);
+    return next == tl.booked.begin() ? tl.base : std::prev(next)->second.after;
+}
+
+bool channel_state::booked_after(unsigned bank, std::uint64_t start) const
+{
+    const timeline& tl = m_banks.at(bank);
+    return !tl.booked.empty() && start < tl.booked.back().first;
 }
 
 void channel_state::commit(unsigned bank, std::uint64_t row, const access_plan& p)

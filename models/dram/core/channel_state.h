@@ -5,6 +5,7 @@
 #include "models/dram/core/bus_booking.h"
 #include "models/dram/core/front_map.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -79,6 +80,21 @@ public:
     /// The plan of an access of `bytes` to `row` of `bank` started no earlier than `start`.
     access_plan plan(unsigned bank, std::uint64_t row, std::uint64_t bytes,
                      std::uint64_t start) const;
+    /// `bank` as an access started at `start` finds it first: after its last booking whose
+    /// first command is at or before start.
+    const bank_state& state_at(unsigned bank, std::uint64_t start) const;
+    /// True when `bank` has a booking whose first command is after `start`. Without one,
+    /// plan(bank, row, bytes, start) depends on the row only through
+    /// state_at(bank, start).outcome(row).
+    bool booked_after(unsigned bank, std::uint64_t start) const;
+    /// No plan(bank, any row, any bytes, start) has its first command before this time:
+    /// max(start, state_at(bank, start).ready_ps). (Along a bank's timeline the ready times
+    /// never decrease, and a plan starts no earlier than the ready time of the booking before
+    /// its gap.)
+    std::uint64_t earliest_first(unsigned bank, std::uint64_t start) const
+    {
+        return std::max(start, state_at(bank, start).ready_ps);
+    }
     /// Applies `p` (from plan() with the same bank and row, nothing committed in between).
     void commit(unsigned bank, std::uint64_t row, const access_plan& p);
     /// Forgets the bank and bus bookings that ended at or before `now` (global time).
@@ -112,6 +128,8 @@ private:
 
     dram_timing m_t;
     std::vector<timeline> m_banks;
+    mutable std::uint64_t m_occupancy_bytes = ~std::uint64_t{0}; ///< plan(): the last size...
+    mutable std::uint64_t m_occupancy_ps = 0;                    ///< ...and its transfer_ps()
     bus_booking m_bus;
 };
 

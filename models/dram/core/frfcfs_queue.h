@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace vgpu::dram {
@@ -60,22 +61,42 @@ private:
         std::uint64_t first_ps; ///< its first command
     };
 
-    /// The last plan computed for a bank in one pick() or next_edge() call: requests to one
-    /// row of a bank, queued together, find the same thing at the same start.
+    /// A plan computed in one pick() or next_edge() call: requests to one row of a bank find
+    /// the same thing at the same start, so each (bank, row, bytes) is planned once per call
+    /// (each (bank, outcome, bytes) where the bank has nothing booked after the start).
     struct bank_plan {
-        bool valid = false;
         std::uint64_t row = 0, bytes = 0;
         access_plan plan;
+        std::size_t next = 0; ///< the bank's previous entry in m_plans, or none
     };
-    /// The plan of `r` at `start`, from `m_last` when its bank's last plan was for its row.
+    static constexpr std::size_t none = ~std::size_t{0};
+    /// Forgets the plans of the last call.
+    void clear_plans(unsigned banks) const;
+    /// The plan of `r` at `start`, computed once per call for its bank, row and size.
     const access_plan& plan_of(const channel_state& ch, const dram_request& r,
                                std::uint64_t start) const;
 
+    /// True unless `bank` has no command before `before` when started at `start` (cached in
+    /// m_may_start within one call).
+    bool may_start(const channel_state& ch, unsigned bank, std::uint64_t start,
+                   std::uint64_t before) const;
+
     unsigned m_capacity;
-    mutable std::vector<bank_plan> m_last;         ///< per bank, valid within one call
+    mutable std::vector<bank_plan> m_plans;        ///< the plans of this call
+    mutable std::vector<std::size_t> m_first_plan; ///< per bank: its latest entry, or none
+    /// Per bank, within one call: null (not known yet), &m_booked_after (it has a booking
+    /// after the start), else channel_state::state_at() (its plans depend on the row only
+    /// through the outcome).
+    mutable std::vector<const bank_state*> m_state_at;
+    bank_state m_booked_after;                     ///< a marker, never read
     mutable std::vector<std::uint8_t> m_hit_banks; ///< per bank: a queued request hits its row
-    mutable std::vector<planned> m_scratch;        ///< per queued request, oldest first
-    std::vector<dram_request> m_q;                 ///< oldest first
+    mutable std::vector<planned> m_scratch;        ///< per queued request
+    mutable std::vector<std::uint8_t> m_may_start; ///< per bank: 0 unknown, 1 may, 2 may not
+    // next_edge(): the queue's indices grouped by bank, where each bank's begin, and the banks
+    // with requests by the earliest edge any of them could start.
+    mutable std::vector<std::size_t> m_order, m_bank_begin, m_fill;
+    mutable std::vector<std::pair<std::uint64_t, unsigned>> m_bounds;
+    std::vector<dram_request> m_q; ///< oldest first
 };
 
 } // namespace vgpu::dram

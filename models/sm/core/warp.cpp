@@ -2,6 +2,7 @@
 // See docs/isa.md.
 #include "models/sm/core/warp.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -48,6 +49,48 @@ std::uint32_t u32(float f)
     std::memcpy(&bits, &f, sizeof bits);
     return bits;
 }
+
+/// FFMA of the lanes in exec: d = a * b + c rounded once (IEEE 754 fusedMultiplyAdd).
+void ffma_lanes(std::uint32_t exec, const std::uint32_t* a, const std::uint32_t* b,
+                const std::uint32_t* c, std::uint32_t* d)
+{
+    for_lanes(exec, [&](unsigned l) { d[l] = u32(std::fma(f32(a[l]), f32(b[l]), f32(c[l]))); });
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// Why a second FFMA: std::fma(float) is a library call per lane on baseline x86-64, a large
+// part of an FFMA-bound run. Compiled for FMA3 (used only where the CPU has it), the lanes run
+// through the fused multiply-add instruction, whose result is the same single rounding (glibc's
+// fmaf uses that instruction on such CPUs). Lanes are computed into r (d may be a source) and
+// copied for the lanes in exec. A NaN operand in any lane leaves the warp to ffma_lanes, so
+// which NaN comes out never depends on the instruction's operand order. False then.
+__attribute__((target("avx2,fma"))) bool ffma_lanes_fma3(std::uint32_t exec, const std::uint32_t* a,
+                                                         const std::uint32_t* b,
+                                                         const std::uint32_t* c, std::uint32_t* d)
+{
+    std::uint32_t r[warp_size];
+    bool nan = false;
+    for (unsigned l = 0; l < warp_size; ++l) {
+        float x, y, z;
+        std::memcpy(&x, &a[l], sizeof x);
+        std::memcpy(&y, &b[l], sizeof y);
+        std::memcpy(&z, &c[l], sizeof z);
+        nan |= std::isnan(x) | std::isnan(y) | std::isnan(z);
+        const float f = __builtin_fmaf(x, y, z);
+        std::memcpy(&r[l], &f, sizeof f);
+    }
+    if (nan)
+        return false;
+    for_lanes(exec, [&](unsigned l) { d[l] = r[l]; });
+    return true;
+}
+
+bool cpu_has_fma3()
+{
+    static const bool has = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+    return has;
+}
+#endif
 
 std::int32_t s32(std::uint32_t v)
 {
@@ -153,16 +196,19 @@ const char* name(step_kind k)
 }
 
 warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs)
-    : warp(prog, ctx, warp_in_cta, nregs, {})
+    : warp(prog, ctx, warp_in_cta, nregs, register_storage{})
 {
 }
 
 warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs,
-           std::vector<std::uint32_t>&& storage)
+           register_storage&& storage)
     : m_prog(&prog), m_ctx(&ctx), m_warp_in_cta(warp_in_cta), m_nregs(checked_nregs(nregs)),
-      m_regs(std::move(storage))
+      m_regs(std::move(storage.words))
 {
-    m_regs.assign(static_cast<std::size_t>(m_nregs) * warp_size, 0);
+    // Only the words the last warp may have written need clearing (a warp of a small program
+    // writes a few of its up to 255 registers); the others are zero already.
+    std::fill_n(m_regs.begin(), std::min(storage.dirty, m_regs.size()), 0u);
+    m_regs.resize(static_cast<std::size_t>(m_nregs) * warp_size, 0);
     if (ctx.ntid_x == 0 || ctx.ntid_y == 0)
         throw std::invalid_argument("warp: CTA dimensions must not be zero");
     m_preds[pred_true] = ~0u;
@@ -313,8 +359,11 @@ step_result warp::step()
             for_lanes(exec, [&](unsigned l) { d[l] = u32(f32(a[l]) * f32(b[l])); });
             break;
         case opcode::FFMA:
-            for_lanes(exec,
-                      [&](unsigned l) { d[l] = u32(std::fma(f32(a[l]), f32(b[l]), f32(c[l]))); });
+#if defined(__x86_64__) && defined(__GNUC__)
+            if (cpu_has_fma3() && ffma_lanes_fma3(exec, a, b, c, d))
+                break;
+#endif
+            ffma_lanes(exec, a, b, c, d);
             break;
         case opcode::FMIN:
             for_lanes(exec, [&](unsigned l) { d[l] = fmin_bits(a[l], b[l]); });
@@ -475,6 +524,7 @@ void warp::complete_load(unsigned reg, const lane_values& values, std::uint32_t 
 {
     if (reg >= m_nregs)
         return;
+    m_written_regs = std::max(m_written_regs, reg + 1);
     std::uint32_t* d = &m_regs[reg * warp_size];
     for_lanes(lane_mask, [&](unsigned l) { d[l] = values[l]; });
     m_pending.reset(reg);
@@ -489,8 +539,10 @@ std::uint32_t warp::reg(unsigned r, unsigned lane) const
 
 void warp::set_reg(unsigned r, unsigned lane, std::uint32_t value)
 {
-    if (r < m_nregs && lane < warp_size)
+    if (r < m_nregs && lane < warp_size) {
+        m_written_regs = std::max(m_written_regs, r + 1);
         m_regs[r * warp_size + lane] = value;
+    }
 }
 
 bool warp::pred(unsigned p, unsigned lane) const
@@ -517,7 +569,10 @@ const std::uint32_t* warp::source(const operand& o, lane_values& scratch) const
 
 std::uint32_t* warp::dest(unsigned r)
 {
-    return r < m_nregs ? &m_regs[r * warp_size] : m_discard.data();
+    if (r >= m_nregs)
+        return m_discard.data();
+    m_written_regs = std::max(m_written_regs, r + 1);
+    return &m_regs[r * warp_size];
 }
 
 std::uint32_t warp::special(special_reg s, unsigned lane) const
