@@ -126,17 +126,17 @@ private:
     /// One warp slot.
     struct warp_slot {
         explicit warp_slot(const sm_config& cfg);
-        std::optional<warp> w;            ///< the warp, while resident
-        register_storage spare_regs;      ///< the last warp's register storage, reused
-        int cta = -1;                     ///< CTA slot
-        unsigned core = 0;                ///< sub-core (slot mod sm.schedulers)
-        scoreboard board;                 ///< register, predicate and memory-order readiness
-        std::uint64_t start = 0;          ///< launch cycle
-        std::uint64_t issued = 0;         ///< instructions issued by this warp
-        std::uint64_t prog_va = 0;        ///< VA of its program's first instruction
-        std::uint64_t prog_end = 0;       ///< VA just past its program
-        std::uint64_t fetch_line = never; ///< line of its next instruction, looked up
-        std::uint64_t fetch_ready = 0;    ///< cycle fetch_line arrives (never: not known yet)
+        std::optional<warp> w;                 ///< the warp, while resident
+        std::vector<std::uint32_t> spare_regs; ///< the last warp's register storage, reused
+        int cta = -1;                          ///< CTA slot
+        unsigned core = 0;                     ///< sub-core (slot mod sm.schedulers)
+        scoreboard board;                      ///< register, predicate and memory-order readiness
+        std::uint64_t start = 0;               ///< launch cycle
+        std::uint64_t issued = 0;              ///< instructions issued by this warp
+        std::uint64_t prog_va = 0;             ///< VA of its program's first instruction
+        std::uint64_t prog_end = 0;            ///< VA just past its program
+        std::uint64_t fetch_line = never;      ///< line of its next instruction, looked up
+        std::uint64_t fetch_ready = 0;         ///< cycle fetch_line arrives (never: not known yet)
         /// Its memory instructions (in flight or done); grows up to sm.max_loads_per_warp +
         /// sm.max_stores_per_warp entries, never moved.
         std::vector<mem_op> ops;

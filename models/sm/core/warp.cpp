@@ -196,19 +196,17 @@ const char* name(step_kind k)
 }
 
 warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs)
-    : warp(prog, ctx, warp_in_cta, nregs, register_storage{})
+    : warp(prog, ctx, warp_in_cta, nregs, std::vector<std::uint32_t>{})
 {
 }
 
 warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs,
-           register_storage&& storage)
+           std::vector<std::uint32_t>&& storage)
     : m_prog(&prog), m_ctx(&ctx), m_warp_in_cta(warp_in_cta), m_nregs(checked_nregs(nregs)),
-      m_regs(std::move(storage.words))
+      m_regs(std::move(storage))
 {
-    // Only the words the last warp may have written need clearing (a warp of a small program
-    // writes a few of its up to 255 registers); the others are zero already.
-    std::fill_n(m_regs.begin(), std::min(storage.dirty, m_regs.size()), 0u);
-    m_regs.resize(static_cast<std::size_t>(m_nregs) * warp_size, 0);
+    // Registers are added (zero) as they are written, see writable(); the capacity stays.
+    m_regs.clear();
     if (ctx.ntid_x == 0 || ctx.ntid_y == 0)
         throw std::invalid_argument("warp: CTA dimensions must not be zero");
     m_preds[pred_true] = ~0u;
@@ -279,10 +277,11 @@ step_result warp::step()
     std::uint32_t exited = 0; // lanes that leave
 
     if (exec != 0) {
+        // The destination first: adding it to m_regs may move the sources' storage.
+        std::uint32_t* d = dest(inst.dst);
         const std::uint32_t* a = source(inst.src[0], m_scratch[0]);
         const std::uint32_t* b = source(inst.src[1], m_scratch[1]);
         const std::uint32_t* c = source(inst.src[2], m_scratch[2]);
-        std::uint32_t* d = dest(inst.dst);
         const auto cond = inst.cond;
         std::uint32_t p = 0; // *SETP result bits
         switch (inst.op) {
@@ -524,8 +523,7 @@ void warp::complete_load(unsigned reg, const lane_values& values, std::uint32_t 
 {
     if (reg >= m_nregs)
         return;
-    m_written_regs = std::max(m_written_regs, reg + 1);
-    std::uint32_t* d = &m_regs[reg * warp_size];
+    std::uint32_t* d = writable(reg);
     for_lanes(lane_mask, [&](unsigned l) { d[l] = values[l]; });
     m_pending.reset(reg);
 }
@@ -534,15 +532,14 @@ std::uint32_t warp::reg(unsigned r, unsigned lane) const
 {
     if (r >= m_nregs || lane >= warp_size)
         return 0;
-    return m_regs[r * warp_size + lane];
+    const std::size_t i = std::size_t{r} * warp_size + lane;
+    return i < m_regs.size() ? m_regs[i] : 0;
 }
 
 void warp::set_reg(unsigned r, unsigned lane, std::uint32_t value)
 {
-    if (r < m_nregs && lane < warp_size) {
-        m_written_regs = std::max(m_written_regs, r + 1);
-        m_regs[r * warp_size + lane] = value;
-    }
+    if (r < m_nregs && lane < warp_size)
+        writable(r)[lane] = value;
 }
 
 bool warp::pred(unsigned p, unsigned lane) const
@@ -558,8 +555,10 @@ void warp::set_pred(unsigned p, std::uint32_t lanes)
 
 const std::uint32_t* warp::source(const operand& o, lane_values& scratch) const
 {
-    if (o.kind == operand_kind::reg && o.value != reg_zero)
-        return &m_regs[o.value * warp_size];
+    if (o.kind == operand_kind::reg && o.value != reg_zero) {
+        const std::size_t i = std::size_t{o.value} * warp_size;
+        return i < m_regs.size() ? &m_regs[i] : zero_lanes.data(); // not written yet: 0
+    }
     if (o.kind == operand_kind::imm) {
         scratch.fill(o.value);
         return scratch.data();
@@ -567,12 +566,19 @@ const std::uint32_t* warp::source(const operand& o, lane_values& scratch) const
     return zero_lanes.data();
 }
 
+std::uint32_t* warp::writable(unsigned r)
+{
+    const std::size_t end = (std::size_t{r} + 1) * warp_size;
+    if (end > m_regs.size())
+        m_regs.resize(end, 0);
+    return &m_regs[std::size_t{r} * warp_size];
+}
+
 std::uint32_t* warp::dest(unsigned r)
 {
     if (r >= m_nregs)
         return m_discard.data();
-    m_written_regs = std::max(m_written_regs, r + 1);
-    return &m_regs[r * warp_size];
+    return writable(r);
 }
 
 std::uint32_t warp::special(special_reg s, unsigned lane) const

@@ -54,13 +54,6 @@ struct mem_access {
     std::uint32_t count = 0;     ///< CDL: dwords of the bulk form, 0 for the per-lane form
 };
 
-/// A register file's storage, handed from a finished warp to the next one (take_registers()),
-/// so that launching a warp need not allocate nor clear registers no warp wrote.
-struct register_storage {
-    std::vector<std::uint32_t> words; ///< words[r * warp_size + lane]
-    std::size_t dirty = 0;            ///< words from index `dirty` on are known to be zero
-};
-
 /// Outcome of warp::step().
 struct step_result {
     step_kind kind = step_kind::alu;    ///< what happened
@@ -82,12 +75,9 @@ public:
     /// As above, with the register file built in `storage` (e.g. a finished warp's, from
     /// take_registers()) so that launching a warp need not allocate; its contents are cleared.
     warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs,
-         register_storage&& storage);
+         std::vector<std::uint32_t>&& storage);
     /// Hands the register file's storage over (for the next warp); the warp is unusable after.
-    register_storage take_registers()
-    {
-        return {std::move(m_regs), std::size_t{m_written_regs} * warp_size};
-    }
+    std::vector<std::uint32_t> take_registers() { return std::move(m_regs); }
 
     bool done() const { return m_live == 0 || m_faulted; }       ///< exited or stopped by an error
     bool faulted() const { return m_faulted; }                   ///< stopped by an error
@@ -127,6 +117,8 @@ public:
 private:
     const std::uint32_t* source(const operand& o, lane_values& scratch) const;
     std::uint32_t* dest(unsigned r);
+    /// Register r's lanes (r < m_nregs), adding it and the ones below it to m_regs if needed.
+    std::uint32_t* writable(unsigned r);
     std::uint32_t special(special_reg s, unsigned lane) const;
     void select_next();
     step_result fault(step_result r, std::string message);
@@ -137,8 +129,10 @@ private:
     const launch_context* m_ctx;
     unsigned m_warp_in_cta;
     unsigned m_nregs;
-    std::vector<std::uint32_t> m_regs; ///< m_regs[r * warp_size + lane]
-    unsigned m_written_regs = 0; ///< registers from this index on were never written (still 0)
+    /// m_regs[r * warp_size + lane]; holds the registers up to the highest one written, the
+    /// ones beyond are 0 (a program uses a few of its up to 255 registers, and a platform has
+    /// thousands of warp slots: storage for all of them would be touched for nothing).
+    std::vector<std::uint32_t> m_regs;
     std::array<std::uint32_t, num_predicates + 1> m_preds{}; ///< lane masks; [pred_true] = all
     std::array<std::uint32_t, warp_size> m_pcs{}; ///< per-lane PCs, stale while converged
     std::bitset<max_registers> m_pending;
