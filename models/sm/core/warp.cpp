@@ -75,7 +75,7 @@ __attribute__((target("avx2,fma"))) bool ffma_lanes_fma3(std::uint32_t exec, con
         std::memcpy(&x, &a[l], sizeof x);
         std::memcpy(&y, &b[l], sizeof y);
         std::memcpy(&z, &c[l], sizeof z);
-        nan |= std::isnan(x) | std::isnan(y) | std::isnan(z);
+        nan = nan || std::isnan(x) || std::isnan(y) || std::isnan(z);
         const float f = __builtin_fmaf(x, y, z);
         std::memcpy(&r[l], &f, sizeof f);
     }
