@@ -178,15 +178,18 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
             }
 
     // TLB shootdown (the CP's TLB_INVALIDATE register): every SM's L1 TLB and every cluster's.
+    for (auto& mod : modules)
+        for (auto& cl : mod->clusters)
+            for (auto& per_sm : cl->stages)
+                for (auto& st : per_sm)
+                    if (auto* t = dynamic_cast<tlb::tlb*>(st.get()))
+                        m_tlbs.push_back(t);
     cp.tlb_invalidate = [this](std::uint64_t va, std::uint64_t bytes) {
         for (auto& mod : modules)
-            for (auto& cl : mod->clusters) {
+            for (auto& cl : mod->clusters)
                 cl->tlb.invalidate(va, bytes);
-                for (auto& per_sm : cl->stages)
-                    for (auto& st : per_sm)
-                        if (auto* t = dynamic_cast<tlb::tlb*>(st.get()))
-                            t->invalidate(va, bytes);
-            }
+        for (tlb::tlb* t : m_tlbs)
+            t->invalidate(va, bytes);
     };
 
     // Host DMA and backdoor accesses enter module 0's NoC.
@@ -249,12 +252,8 @@ double gpu_platform::sum_over_sms(std::uint64_t (sm::sm::*stat)() const) const
 double gpu_platform::sum_over_tlbs(std::uint64_t (tlb::tlb::*stat)() const) const
 {
     double total = 0;
-    for (const auto& mod : modules)
-        for (const auto& cl : mod->clusters)
-            for (const auto& per_sm : cl->stages)
-                for (const auto& st : per_sm)
-                    if (const auto* t = dynamic_cast<const tlb::tlb*>(st.get()))
-                        total += static_cast<double>((t->*stat)());
+    for (const tlb::tlb* t : m_tlbs)
+        total += static_cast<double>((t->*stat)());
     return total;
 }
 
