@@ -72,7 +72,7 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
         for (auto& e : host::check_against_platform(parsed.wl, limits))
             errors.push_back(e);
         // What the driver would find only when it allocates: the DRAM fit.
-        for (auto& e : host::check_memory_fit(parsed.wl, driver_facts(cfg, gpu_platform::cp_base)))
+        for (auto& e : host::check_memory_fit(parsed.wl, driver_facts(cfg)))
             errors.push_back(e);
     }
     if (!errors.empty())

@@ -23,7 +23,7 @@ unsigned sms_per_module(const platform_config& p)
 
 } // namespace
 
-host::platform_facts driver_facts(const vgpu_config& cfg, std::uint64_t cp_base)
+host::platform_facts driver_facts(const vgpu_config& cfg)
 {
     host::platform_facts f;
     f.modules = cfg.platform.modules;
@@ -32,7 +32,8 @@ host::platform_facts driver_facts(const vgpu_config& cfg, std::uint64_t cp_base)
     f.alloc = cfg.memory.page_alloc;
     f.balance_ratio = cfg.memory.balance_ratio;
     f.sms_per_module = sms_per_module(cfg.platform);
-    f.cp_base = cp_base;
+    f.cp_base = gpu_platform::cp_base;
+    f.fault_base = gpu_platform::fault_base;
     f.line_bytes = cfg.l1.line_bytes;
     f.port_bytes_per_ps =
         static_cast<double>(cfg.noc.width_bytes) / static_cast<double>(cfg.platform.clocks.noc.ps);
@@ -114,11 +115,13 @@ module_unit::module_unit(const sc_core::sc_module_name& name, const vgpu_config&
 
 gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                            const host::workload& wl)
-    : sc_module(name), m_workload(wl),
-      host("host", cfg.host, m_workload, driver_facts(cfg, cp_base)),
+    : sc_module(name), m_workload(wl), host("host", cfg.host, m_workload, driver_facts(cfg)),
       cp("cp", cfg.cp, make_clock_params(cfg.platform),
          cfg.platform.modules * sms_per_module(cfg.platform), cfg.sm.cta_slots, cfg.sm.warp_slots),
-      mmio_bus("mmio_bus"), irq("irq"), m_cfg(cfg), m_stats(this->name()),
+      mmio_bus("mmio_bus"), irq("irq"),
+      faults("faults", cfg.tlb.fault_buffer, cfg.memory.page_bytes.bytes,
+             cfg.host.fault_timeout.ps),
+      fault_irq("fault_irq"), m_cfg(cfg), m_stats(this->name()),
       m_instructions(m_stats, "instructions", "count", "warp-instructions of all SMs",
                      [this] { return sum_over_sms(&sm::sm::instructions); }),
       m_mem_requests(m_stats, "mem_requests", "count", "line requests of all SMs",
@@ -131,6 +134,21 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                    "L1 TLB lookups that did not, all SMs (per level: <sm>_tlb.misses, "
                    "<cluster>.tlb.l2.misses)",
                    [this] { return sum_over_tlbs(&tlb::tlb::misses); }),
+      m_page_faults(m_stats, "page_faults", "count",
+                    "fault records the GPU wrote (one per faulting page, however many accesses "
+                    "faulted on it; gpu.faults.faults counts the accesses)",
+                    [this] { return static_cast<double>(faults.records()); }),
+      m_fault_services(m_stats, "fault_services", "count",
+                       "pages the host serviced (mapped after a fault)",
+                       [this] { return static_cast<double>(host.fault_services()); }),
+      m_fault_batches(m_stats, "fault_batches", "count",
+                      "service rounds of the host's shadow thread (each up to host.fault_batch "
+                      "records)",
+                      [this] { return static_cast<double>(host.fault_batches()); }),
+      m_fault_stall_cycles(m_stats, "fault_stall_cycles", "cycles",
+                           "cycles LD/ST instructions waited on page faults, all SMs (per SM: "
+                           "<sm>.fault_stall_cycles)",
+                           [this] { return sum_over_sms(&sm::sm::fault_stall_cycles); }),
       m_kernel_time(m_stats, "kernel_time", "ns",
                     "sum of the phase windows (first LAUNCH to last interrupt of each phase; "
                     "kernels side by side count once)",
@@ -168,8 +186,12 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
     host.mmio.bind(mmio_bus.in);
     mmio_bus.out.bind(cp.mmio);
     mmio_bus.map({cp_base, ::vgpu::cp::reg::WINDOW_BYTES, 0, 0, "cp"});
+    mmio_bus.out.bind(faults.mmio);
+    mmio_bus.map({fault_base, tlb::fault_reg::WINDOW_BYTES, 1, 0, "faults"});
     cp.irq(irq);
     host.irq(irq);
+    faults.irq(fault_irq);
+    host.fault_irq(fault_irq);
     for (auto& mod : modules)
         for (auto& cl : mod->clusters)
             for (auto& s : cl->sms) {
@@ -182,8 +204,10 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
         for (auto& cl : mod->clusters)
             for (auto& per_sm : cl->stages)
                 for (auto& st : per_sm)
-                    if (auto* t = dynamic_cast<tlb::tlb*>(st.get()))
+                    if (auto* t = dynamic_cast<tlb::tlb*>(st.get())) {
                         m_tlbs.push_back(t);
+                        t->set_fault_unit(&faults);
+                    }
     cp.tlb_invalidate = [this](std::uint64_t va, std::uint64_t bytes) {
         for (auto& mod : modules)
             for (auto& cl : mod->clusters)

@@ -15,6 +15,7 @@
 #include "models/noc/link.h"
 #include "models/sm/sm.h"
 #include "models/tlb/cluster_tlb.h"
+#include "models/tlb/fault_unit.h"
 #include "models/tlb/tlb.h"
 #include "platforms/builder.h"
 #include "platforms/window_figures.h"
@@ -83,11 +84,15 @@ public:
 
     /// Physical address of the command processor's register window on the MMIO bus.
     static constexpr std::uint64_t cp_base = 0x40000000;
+    /// Physical address of the fault unit's register window on the MMIO bus.
+    static constexpr std::uint64_t fault_base = 0x40010000;
 
-    ::vgpu::host::driver host;                         ///< native driver running the workload
-    ::vgpu::cp::cp cp;                                 ///< command processor
-    tlm_bus::router mmio_bus;                          ///< host MMIO -> register windows
-    sc_core::sc_signal<bool> irq;                      ///< CP -> host interrupt line
+    ::vgpu::host::driver host;          ///< native driver running the workload
+    ::vgpu::cp::cp cp;                  ///< command processor
+    tlm_bus::router mmio_bus;           ///< host MMIO -> register windows
+    sc_core::sc_signal<bool> irq;       ///< CP -> host interrupt line
+    tlb::fault_unit faults;             ///< page faults of every TLB -> the host's shadow thread
+    sc_core::sc_signal<bool> fault_irq; ///< fault unit -> host interrupt line
     std::vector<std::unique_ptr<module_unit>> modules; ///< m0, m1, ...
     std::vector<std::unique_ptr<noc::link>> links;     ///< link_<a>_<b>: module a -> module b
 
@@ -121,7 +126,8 @@ private:
 
     const vgpu_config m_cfg;
     stats::group m_stats;
-    stats::formula m_instructions, m_mem_requests, m_tlb_hits, m_tlb_misses, m_kernel_time;
+    stats::formula m_instructions, m_mem_requests, m_tlb_hits, m_tlb_misses, m_page_faults,
+        m_fault_services, m_fault_batches, m_fault_stall_cycles, m_kernel_time;
     std::vector<tlb::tlb*> m_tlbs; ///< every SM's L1 TLB (owned by the clusters' stages)
     stats::formula m_active, m_issue_share, m_memory_share, m_alu_share, m_barrier_share;
 
@@ -132,8 +138,9 @@ public:
     std::string bound_by() const;
 };
 
-/// What the host driver knows of the platform cfg describes (memory layout, SMs, CP window).
-host::platform_facts driver_facts(const vgpu_config& cfg, std::uint64_t cp_base);
+/// What the host driver knows of the platform cfg describes (memory layout, SMs, register
+/// windows).
+host::platform_facts driver_facts(const vgpu_config& cfg);
 
 /// Clock parameters of the models, from the platform section.
 clock_params make_clock_params(const platform_config& p);

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <systemc>
 #include <tlm>
 
 namespace vgpu::tlm_bus {
@@ -17,6 +19,18 @@ enum class access_kind : std::uint8_t {
     host,        ///< driver/firmware access through MMIO or DMA
     writeback,   ///< cache eviction or flush
     other,       ///< traffic generators and tests
+};
+
+/// A recoverable page fault the host is servicing (models/tlb/fault_unit.h). Translation
+/// answers the faulting access with TLM_ADDRESS_ERROR_RESPONSE and sets gpu_extension::fault;
+/// the initiator waits for `done` and replays the access once `resolved` (a replay is not a new
+/// instruction). Every access that faulted on the page shares the one object.
+struct fault_wait {
+    sc_core::sc_event done;        ///< notified when the host has answered the page
+    bool resolved = false;         ///< the host has answered
+    const char* fatal = nullptr;   ///< answered without a page: why (e.g. "read-only")
+    std::uint64_t raised_ps = 0;   ///< simulated time of the first fault on the page
+    std::uint64_t deadline_ps = 0; ///< raised_ps + host.fault_timeout: report a waiter after it
 };
 
 /// Attributes of a GPU memory transaction, attached to every pooled payload.
@@ -35,6 +49,7 @@ public:
                                            ///< caches and translation caches of an SM drop what
                                            ///< they hold when they see a newer epoch
     std::uint64_t ptbr = 0;                ///< page-table base of the issuing context
+    std::shared_ptr<fault_wait> fault;     ///< set by translation on a recoverable page fault
 
     tlm::tlm_extension_base* clone() const override { return new gpu_extension(*this); }
     void copy_from(const tlm::tlm_extension_base& other) override

@@ -32,7 +32,8 @@ const tlm::tlm_dmi* initiator_port::find_dmi(std::uint64_t addr, unsigned len,
 tlm::tlm_response_status initiator_port::access(tlm::tlm_command cmd, std::uint64_t addr,
                                                 void* data, unsigned len, sc_core::sc_time& delay,
                                                 const gpu_extension* attrs,
-                                                const std::uint8_t* byte_enable)
+                                                const std::uint8_t* byte_enable,
+                                                std::shared_ptr<fault_wait>* fault)
 {
     if (m_dmi_enabled && len > 0 && !byte_enable) {
         if (const tlm::tlm_dmi* d = find_dmi(addr, len, cmd)) {
@@ -64,6 +65,11 @@ tlm::tlm_response_status initiator_port::access(tlm::tlm_command cmd, std::uint6
     (*this)->b_transport(*gp, delay);
     ++m_transactions;
     tlm::tlm_response_status status = gp->get_response_status();
+    if (std::shared_ptr<fault_wait>& f = ext(*gp).fault) {
+        if (fault)
+            *fault = std::move(f);
+        f.reset(); // the pooled payload's extension outlives this access
+    }
     if (m_dmi_enabled && gp->is_dmi_allowed() && status == tlm::TLM_OK_RESPONSE) {
         tlm::tlm_dmi dmi;
         gp->set_address(addr);

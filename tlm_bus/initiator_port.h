@@ -21,10 +21,13 @@ public:
     /// Blocking access with `delay` as the annotated local time offset (updated on return).
     /// Uses DMI when a granted region covers the access and DMI is enabled. `byte_enable`,
     /// when given, holds `len` bytes of 0x00/0xff (TLM byte enables; such accesses skip DMI).
+    /// `fault`, when given, receives gpu_extension::fault of an access that page-faulted
+    /// (replay it once the host has answered); it is left alone otherwise.
     tlm::tlm_response_status access(tlm::tlm_command cmd, std::uint64_t addr, void* data,
                                     unsigned len, sc_core::sc_time& delay,
                                     const gpu_extension* attrs = nullptr,
-                                    const std::uint8_t* byte_enable = nullptr);
+                                    const std::uint8_t* byte_enable = nullptr,
+                                    std::shared_ptr<fault_wait>* fault = nullptr);
     /// Access timed by `qk`: starts at its local time, advances it, syncs when the quantum is
     /// used up (lock-step when the global quantum is zero).
     tlm::tlm_response_status access(tlm::tlm_command cmd, std::uint64_t addr, void* data,

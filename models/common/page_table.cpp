@@ -26,7 +26,7 @@ builder::builder(std::uint64_t pool, std::uint64_t page_bytes)
 {
 }
 
-void builder::map(std::uint64_t va, std::uint64_t raw)
+std::uint64_t builder::map(std::uint64_t va, std::uint64_t raw)
 {
     const unsigned n = levels(m_page_bytes);
     std::uint64_t table = m_pool;
@@ -36,7 +36,9 @@ void builder::map(std::uint64_t va, std::uint64_t raw)
             e = encode_table(m_pool + node_bytes * m_nodes++);
         table = table_of(e);
     }
-    m_entries[entry_address(table, va, n - 1, m_page_bytes)] = raw;
+    const std::uint64_t leaf = entry_address(table, va, n - 1, m_page_bytes);
+    m_entries[leaf] = raw;
+    return leaf;
 }
 
 std::uint64_t builder::bytes_for(const std::map<std::uint64_t, std::uint64_t>& vpns,

@@ -140,14 +140,15 @@ std::optional<std::uint64_t> walk(std::uint64_t root, std::uint64_t va, std::uin
 class builder {
 public:
     builder(std::uint64_t pool, std::uint64_t page_bytes);
-    /// Maps the page of va to the leaf entry raw (see encode()), creating nodes as needed.
-    void map(std::uint64_t va, std::uint64_t raw);
+    /// Maps the page of va to the leaf entry raw (see encode(); 0: not present, its nodes
+    /// built), creating nodes as needed; returns the leaf entry's physical address.
+    std::uint64_t map(std::uint64_t va, std::uint64_t raw);
     std::uint64_t root() const { return m_pool; }                ///< the PTBR
     std::uint64_t bytes() const { return m_nodes * node_bytes; } ///< pool bytes used
     /// Bytes a tree mapping these VPNs needs (without building it).
     static std::uint64_t bytes_for(const std::map<std::uint64_t, std::uint64_t>& vpns,
                                    std::uint64_t page_bytes);
-    /// Physical address -> raw entry, for every entry that is not 0.
+    /// Physical address -> raw entry, for every entry mapped (leaves mapped as 0 included).
     const std::map<std::uint64_t, std::uint64_t>& entries() const { return m_entries; }
 
 private:

@@ -4,6 +4,7 @@
 
 #include "models/common/trace_events.h"
 #include "models/cp/cp.h"
+#include "models/tlb/fault_unit.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -38,15 +39,55 @@ std::optional<std::uint64_t> memory_plan::translate(std::uint64_t va,
     return it->second + va % page_bytes;
 }
 
-memory_plan plan_memory(const workload& wl, const platform_facts& f)
+page_placer::page_placer(const platform_facts& f)
+    : m_f(f), m_next(std::max(1u, f.modules)), m_bytes(std::max(1u, f.modules)),
+      m_pages(std::max(1u, f.modules))
+{
+    for (unsigned m = 0; m < modules(); ++m)
+        m_next[m] = m * f.dram_bytes;
+}
+
+unsigned page_placer::home(std::uint64_t vpn, unsigned touch_module)
+{
+    const unsigned n = modules();
+    unsigned m = std::min(touch_module, n - 1);
+    if (m_f.alloc == page_alloc::round_robin) {
+        m = static_cast<unsigned>(vpn % n);
+    } else if (m_f.alloc == page_alloc::adaptive &&
+               static_cast<double>(m_pages[m] + 1) >
+                   m_f.balance_ratio * static_cast<double>(m_placed + 1) / n) {
+        m = m_rr;
+        m_rr = (m_rr + 1) % n;
+    }
+    ++m_pages[m];
+    ++m_placed;
+    return m;
+}
+
+std::optional<std::uint64_t> page_placer::frame(unsigned m)
+{
+    if (m_next[m] + m_f.page_bytes > (m + 1ull) * m_f.dram_bytes)
+        return std::nullopt;
+    const std::uint64_t pa = m_next[m];
+    m_next[m] += m_f.page_bytes;
+    m_bytes[m] += m_f.page_bytes;
+    return pa;
+}
+
+std::uint64_t page_placer::reserve(unsigned m, std::uint64_t bytes)
+{
+    const std::uint64_t at = m_next[m];
+    m_next[m] += round_up(bytes, m_f.page_bytes);
+    return at;
+}
+
+memory_plan plan_memory(const workload& wl, const platform_facts& f, page_placer* placer)
 {
     memory_plan plan;
     const std::uint64_t page = f.page_bytes;
     const unsigned modules = std::max(1u, f.modules);
-    plan.bytes_per_module.assign(modules, 0);
-    std::vector<std::uint64_t> next(modules);
-    for (unsigned m = 0; m < modules; ++m)
-        next[m] = m * f.dram_bytes;
+    page_placer local(f);
+    page_placer& frames = placer ? *placer : local;
 
     auto module_of_sm = [&](unsigned sm) {
         return std::min(modules - 1, sm / std::max(1u, f.sms_per_module));
@@ -62,28 +103,6 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f)
                         static_cast<int>(module_of_sm(wl.kernels[k].sms.first));
             }
 
-    // The module of page vpn, first touched by touch_module. Adaptive (seed 004, MCM-GPU page
-    // allocation): first touch if, with the page, that module holds at most balance_ratio x the
-    // mean pages per module; otherwise the module of a round-robin pointer, which advances
-    // only on such placements.
-    std::vector<std::uint64_t> pages(modules, 0);
-    std::uint64_t placed = 0;
-    unsigned rr = 0;
-    auto home = [&](std::uint64_t vpn, unsigned touch_module) {
-        unsigned m = touch_module;
-        if (f.alloc == page_alloc::round_robin) {
-            m = static_cast<unsigned>(vpn % modules);
-        } else if (f.alloc == page_alloc::adaptive &&
-                   static_cast<double>(pages[m] + 1) >
-                       f.balance_ratio * static_cast<double>(placed + 1) / modules) {
-            m = rr;
-            rr = (rr + 1) % modules;
-        }
-        ++pages[m];
-        ++placed;
-        return m;
-    };
-
     // `what` is the kernel (>= 0) or ~buffer (< 0) being placed, recorded with a first error.
     auto place = [&](std::uint64_t& va, std::uint64_t bytes, unsigned touch_module, region& r,
                      int what) {
@@ -93,8 +112,13 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f)
         const std::uint64_t npages = round_up(bytes, page) / page;
         for (std::uint64_t i = 0; i < npages; ++i) {
             const std::uint64_t vpn = va / page + i;
-            const unsigned m = home(vpn, touch_module);
-            if (next[m] + page > (m + 1ull) * f.dram_bytes) {
+            if (r.on_demand) { // the fault handler places it when an access faults
+                plan.on_demand.emplace(vpn, 0);
+                continue;
+            }
+            const unsigned m = frames.home(vpn, touch_module);
+            const std::optional<std::uint64_t> pa = frames.frame(m);
+            if (!pa) {
                 if (plan.error.empty()) {
                     plan.error = "module " + std::to_string(m) + "'s DRAM (" +
                                  std::to_string(f.dram_bytes) + " bytes) is full";
@@ -102,9 +126,7 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f)
                 }
                 return;
             }
-            plan.pages[vpn] = next[m];
-            next[m] += page;
-            plan.bytes_per_module[m] += page;
+            plan.pages[vpn] = *pa;
         }
         // One unmapped page after each region turns an overrun into a page fault.
         va += (npages + 1) * page;
@@ -123,6 +145,7 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f)
     va = std::max(va, round_up(buffer_va_base, page));
     for (std::size_t b = 0; b < wl.buffers.size(); ++b) {
         plan.buffers.emplace_back();
+        plan.buffers.back().on_demand = wl.buffers[b].on_demand;
         place(va, wl.buffers[b].bytes(), static_cast<unsigned>(std::max(0, first_module[b])),
               plan.buffers.back(), ~static_cast<int>(b));
         if (va > va_limit && plan.error.empty()) {
@@ -130,12 +153,17 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f)
             plan.error_buffer = static_cast<int>(b);
         }
     }
-    // The page table's nodes follow the frames on module 0 (page-aligned, so node-aligned).
-    plan.table_bytes = page_table::builder::bytes_for(plan.pages, page);
-    plan.ptbr = next[0];
-    if (plan.error.empty() && next[0] + plan.table_bytes > f.dram_bytes)
+    // The page table's nodes follow the frames on module 0 (page-aligned, so node-aligned),
+    // with the nodes of on_demand pages too, so that the fault handler only writes leaves.
+    std::map<std::uint64_t, std::uint64_t> vpns = plan.pages;
+    vpns.insert(plan.on_demand.begin(), plan.on_demand.end());
+    plan.table_bytes = page_table::builder::bytes_for(vpns, page);
+    plan.ptbr = frames.next(0);
+    if (plan.error.empty() && plan.ptbr + plan.table_bytes > f.dram_bytes)
         plan.error = "the page table (" + std::to_string(plan.table_bytes) +
                      " bytes) does not fit in module 0's DRAM after the frames placed there";
+    frames.reserve(0, plan.table_bytes);
+    plan.bytes_per_module = frames.bytes_per_module();
     return plan;
 }
 
@@ -165,8 +193,8 @@ std::vector<std::string> check_memory_fit(const workload& wl, const platform_fac
 
 driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, const workload& wl,
                const platform_facts& facts)
-    : sc_module(name), mmio("mmio"), dma("dma"), irq("irq"), m_cfg(cfg), m_wl(wl), m_facts(facts),
-      m_plan(plan_memory(wl, facts)),
+    : sc_module(name), mmio("mmio"), dma("dma"), irq("irq"), fault_irq("fault_irq"), m_cfg(cfg),
+      m_wl(wl), m_facts(facts), m_placer(facts), m_plan(plan_memory(wl, facts, &m_placer)),
       m_chunk(cfg.load == load_kind::dma ? std::max(4u, std::min(cfg.dma_bytes, facts.line_bytes))
                                          : facts.line_bytes),
       m_piece_interval(sc_core::sc_time::from_value(static_cast<std::uint64_t>(
@@ -181,6 +209,20 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
       m_kernels(m_stats, "kernels", "count", "kernel launches"),
       m_checks_passed(m_stats, "checks_passed", "count", "result checks that passed"),
       m_checks_failed(m_stats, "checks_failed", "count", "result checks that failed"),
+      m_fault_records(m_stats, "fault_records", "count",
+                      "fault records the shadow thread took from the fault buffer"),
+      m_fault_services(m_stats, "fault_services", "count",
+                       "pages the host's fault handler mapped (one per page however many "
+                       "accesses faulted on it)"),
+      m_fault_batches(m_stats, "fault_batches", "count",
+                      "service rounds of the shadow thread (each up to host.fault_batch records)"),
+      m_fatal_faults(m_stats, "fatal_faults", "count",
+                     "records the host refused (not mapped, read-only, memory full, not a page "
+                     "fault): the kernel fails"),
+      m_evictions(m_stats, "evictions", "count",
+                  "resident pages the driver evicted (copied out, unmapped, shot down)"),
+      m_service_time(m_stats, "fault_service_time", "ns",
+                     "time of a service round, from taking its records to the last answer"),
       m_load_ns(m_stats, "load_time", "ns",
                 "simulated time of the set-up before the first launch (0 with host.load backdoor)",
                 [this] { return static_cast<double>(m_load_time.value()) / 1000.0; })
@@ -200,7 +242,13 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
                             "time from LAUNCH to the interrupt of kernel '" + k.name + "'"));
     SC_HAS_PROCESS(driver);
     SC_THREAD(run);
-    if (cfg.load == load_kind::dma)
+    if (facts.fault_base != 0) // a platform with a fault unit
+        SC_THREAD(shadow_thread);
+    // The copy engine serves host.load dma, and the fault handler's fills and evictions.
+    const bool faults_move_data =
+        !wl.evictions.empty() || std::any_of(wl.buffers.begin(), wl.buffers.end(),
+                                             [](const buffer_decl& b) { return b.on_demand; });
+    if (cfg.load == load_kind::dma || faults_move_data)
         for (unsigned i = 0; i < cfg.dma_outstanding; ++i)
             sc_core::sc_spawn([this] { dma_engine(); }, sc_core::sc_gen_unique_name("dma_engine"));
 }
@@ -272,6 +320,15 @@ bool driver::pieces_virtual(std::uint64_t va, std::uint8_t* data, std::uint64_t 
         const std::uint64_t a = va + done_bytes;
         const std::uint64_t len = std::min(page - a % page, bytes - done_bytes);
         const auto pa = m_plan.translate(a, page);
+        std::size_t b = 0;
+        if (!pa && region_of(a, &b) && (m_plan.buffers[b].on_demand || m_evicted.count(a / page))) {
+            // Not on the GPU (never touched, or evicted): the host's copy is the data.
+            std::vector<std::uint8_t> copy(page, 0);
+            host_copy(b, a / page, copy);
+            std::memcpy(data + done_bytes, copy.data() + a % page, len);
+            done_bytes += len;
+            continue;
+        }
         if (!pa) {
             fail("driver bug: virtual address " + hex(a) + " is not mapped");
             return false;
@@ -286,7 +343,7 @@ bool driver::transfer(tlm::tlm_command cmd, const std::vector<transfer_piece>& p
 {
     const bool read = cmd == tlm::TLM_READ_COMMAND;
     if (m_cfg.load == load_kind::dma) {
-        if (!transfer_dma(cmd, pieces))
+        if (!transfer_dma(cmd, pieces, m_qk))
             return false;
     } else {
         for (const transfer_piece& p : pieces) {
@@ -303,20 +360,24 @@ bool driver::transfer(tlm::tlm_command cmd, const std::vector<transfer_piece>& p
     return true;
 }
 
-bool driver::transfer_dma(tlm::tlm_command cmd, const std::vector<transfer_piece>& pieces)
+bool driver::transfer_dma(tlm::tlm_command cmd, const std::vector<transfer_piece>& pieces,
+                          tlm_utils::tlm_quantumkeeper& qk)
 {
     if (pieces.empty())
         return true;
+    qk.sync();         // the engine's slots start from simulated time
+    m_dma_lock.lock(); // one batch at a time (driver, shadow thread, evictions)
     m_batch = &pieces;
     m_batch_cmd = cmd;
     m_batch_next = m_batch_done = 0;
-    m_batch_start = m_batch_end = now();
+    m_batch_start = m_batch_end = sc_core::sc_time_stamp();
     m_batch_error.clear();
     m_batch_posted.notify(sc_core::SC_ZERO_TIME);
     sc_core::wait(m_batch_finished);
     m_batch = nullptr;
-    m_qk.set(m_batch_end > sc_core::sc_time_stamp() ? m_batch_end - sc_core::sc_time_stamp()
-                                                    : sc_core::SC_ZERO_TIME);
+    m_dma_lock.unlock();
+    qk.set(m_batch_end > sc_core::sc_time_stamp() ? m_batch_end - sc_core::sc_time_stamp()
+                                                  : sc_core::SC_ZERO_TIME);
     if (!m_batch_error.empty()) {
         fail(m_batch_error);
         return false;
@@ -359,19 +420,21 @@ bool driver::load_memory()
     // written in runs of consecutive addresses.
     // Pages of read_only buffers are not writable and carry the read-only hint.
     const std::uint64_t page = m_facts.page_bytes;
-    std::set<std::uint64_t> read_only;
     for (std::size_t b = 0; b < m_wl.buffers.size(); ++b)
         if (m_wl.buffers[b].read_only)
             for (std::uint64_t v = m_plan.buffers[b].va / page;
                  v * page < m_plan.buffers[b].va + m_plan.buffers[b].bytes; ++v)
-                read_only.insert(v);
+                m_read_only.insert(v);
     page_table::builder table(m_plan.ptbr, page);
     for (const auto& [vpn, pa] : m_plan.pages) {
-        const bool ro = read_only.count(vpn) != 0;
+        const bool ro = m_read_only.count(vpn) != 0;
         const auto home =
             static_cast<unsigned>(pa / std::max<std::uint64_t>(1, m_facts.dram_bytes));
-        table.map(vpn * page, page_table::encode(pa, !ro, ro, home));
+        m_leaf[vpn] = table.map(vpn * page, page_table::encode(pa, !ro, ro, home));
     }
+    // On_demand pages: not present, their nodes built; the fault handler writes the leaves.
+    for (const auto& [vpn, unused] : m_plan.on_demand)
+        m_leaf[vpn] = table.map(vpn * page, 0);
     std::vector<std::uint64_t> entries;
     entries.reserve(table.entries().size());
     for (const auto& [pa, raw] : table.entries())
@@ -392,11 +455,17 @@ bool driver::load_memory()
         it = end;
     }
     // Memory is zero at reset and frames are never reused: zero buffers need no writes.
+    // An on_demand buffer's initial data stays staged on the host until its pages fault.
     std::vector<std::vector<std::uint32_t>> words(m_wl.buffers.size());
+    m_staged.assign(m_wl.buffers.size(), {});
     for (std::size_t b = 0; b < m_wl.buffers.size(); ++b) {
         const buffer_decl& d = m_wl.buffers[b];
         if (d.init.kind == init_kind::zero)
             continue;
+        if (d.on_demand) {
+            m_staged[b] = initial_words(d);
+            continue;
+        }
         words[b] = initial_words(d);
         if (!pieces_virtual(m_plan.buffers[b].va, reinterpret_cast<std::uint8_t*>(words[b].data()),
                             d.bytes(), pieces))
@@ -578,6 +647,20 @@ bool driver::run_phase(unsigned p)
     }
     m_phases.back().start = m_runs[first_run].start;
     m_phases.back().start_mark = m_runs[first_run].start_mark;
+    for (const evict_decl& e : m_wl.evictions)
+        if (e.phase == p) {
+            const sc_core::sc_time at =
+                m_phases.back().start +
+                sc_core::sc_time(static_cast<double>(e.after_ns), sc_core::SC_NS);
+            const auto b = static_cast<std::size_t>(m_wl.buffer_index(e.buffer));
+            sc_core::sc_spawn(
+                [this, at, b] {
+                    if (at > sc_core::sc_time_stamp())
+                        sc_core::wait(at - sc_core::sc_time_stamp());
+                    evict(b);
+                },
+                sc_core::sc_gen_unique_name("evict"));
+        }
     m_qk.sync();
     const sc_core::sc_time deadline =
         sc_core::sc_time_stamp() + sc_core::sc_time::from_value(m_cfg.kernel_timeout.ps);
@@ -689,6 +772,253 @@ void driver::run_checks()
         fail(text);
     }
     m_qk.sync();
+}
+
+// ---- page faults (seed 003) ----
+
+const region* driver::region_of(std::uint64_t va, std::size_t* buffer) const
+{
+    for (std::size_t b = 0; b < m_plan.buffers.size(); ++b)
+        if (m_plan.buffers[b].contains(va)) {
+            if (buffer)
+                *buffer = b;
+            return &m_plan.buffers[b];
+        }
+    for (const region& r : m_plan.programs)
+        if (r.contains(va))
+            return &r;
+    return nullptr;
+}
+
+bool driver::host_copy(std::size_t b, std::uint64_t vpn, std::vector<std::uint8_t>& out) const
+{
+    const std::uint64_t page = m_facts.page_bytes;
+    out.assign(page, 0);
+    if (const auto it = m_evicted.find(vpn); it != m_evicted.end()) {
+        out = it->second;
+        return true;
+    }
+    const std::vector<std::uint32_t>& words = m_staged[b];
+    if (words.empty())
+        return false;
+    const std::uint64_t off = vpn * page - m_plan.buffers[b].va;
+    const std::uint64_t bytes = words.size() * 4;
+    if (off < bytes)
+        std::memcpy(out.data(), reinterpret_cast<const std::uint8_t*>(words.data()) + off,
+                    std::min(page, bytes - off));
+    return true;
+}
+
+std::uint32_t driver::fault_read(std::uint64_t off, tlm_utils::tlm_quantumkeeper& qk)
+{
+    std::uint32_t v = 0;
+    const auto rsp = mmio.access(tlm::TLM_READ_COMMAND, m_facts.fault_base + off, &v, 4, qk);
+    if (rsp != tlm::TLM_OK_RESPONSE)
+        fail("MMIO read of fault-unit register " + hex(off) + " failed (" +
+             tlm_bus::response_name(rsp) + ")");
+    return v;
+}
+
+bool driver::fault_write(std::uint64_t off, std::uint32_t value, tlm_utils::tlm_quantumkeeper& qk)
+{
+    const auto rsp = mmio.access(tlm::TLM_WRITE_COMMAND, m_facts.fault_base + off, &value, 4, qk);
+    if (rsp != tlm::TLM_OK_RESPONSE) {
+        fail("MMIO write of " + hex(value) + " to fault-unit register " + hex(off) + " failed (" +
+             tlm_bus::response_name(rsp) + ")");
+        return false;
+    }
+    return true;
+}
+
+bool driver::set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk)
+{
+    namespace reg = cp::reg;
+    const std::uint64_t page = m_facts.page_bytes;
+    const auto leaf = m_leaf.find(va / page);
+    if (leaf == m_leaf.end()) {
+        fail("driver bug: no page-table leaf for VA " + hex(va));
+        return false;
+    }
+    const auto rsp = dma.access(tlm::TLM_WRITE_COMMAND, leaf->second, &raw, sizeof raw, qk, &m_ext);
+    if (rsp != tlm::TLM_OK_RESPONSE) {
+        fail("PTE write at physical " + hex(leaf->second) + " failed (" +
+             tlm_bus::response_name(rsp) + ")");
+        return false;
+    }
+    m_bytes_written += sizeof raw;
+    // (5) Stale translations of the page go (a TLB never holds a not-present entry, but the
+    // page may have been mapped to another frame before an eviction).
+    const std::uint64_t first = va / page * page;
+    for (const auto& [off, v] : {std::pair<std::uint64_t, std::uint32_t>{
+                                     reg::TLB_INV_VA_LO, static_cast<std::uint32_t>(first)},
+                                 {reg::TLB_INV_VA_HI, static_cast<std::uint32_t>(first >> 32)},
+                                 {reg::TLB_INV_BYTES, static_cast<std::uint32_t>(page)},
+                                 {reg::TLB_INVALIDATE, 1u}}) {
+        std::uint32_t value = v;
+        if (mmio.access(tlm::TLM_WRITE_COMMAND, m_facts.cp_base + off, &value, 4, qk) !=
+            tlm::TLM_OK_RESPONSE) {
+            fail("TLB shootdown for VA " + hex(first) + " failed");
+            return false;
+        }
+    }
+    return true;
+}
+
+void driver::shadow_thread()
+{
+    namespace fr = tlb::fault_reg;
+    tlm_utils::tlm_quantumkeeper& qk = m_sqk;
+    qk.reset();
+    if (!fault_write(fr::IRQ_ENABLE, 1, qk))
+        return;
+    qk.sync();
+    for (unsigned idle = 0;;) {
+        // (1) The blocking read: asleep until the fault buffer holds records.
+        if (!fault_irq.read()) {
+            sc_core::wait(fault_irq.posedge_event());
+            continue;
+        }
+        qk.reset();
+        const std::uint32_t count = fault_read(fr::COUNT, qk);
+        if (count == 0) {
+            // The level drops a delta after the last pop; give it that delta (and a
+            // nanosecond once in a while, should a late pop still be on its way).
+            qk.sync();
+            sc_core::wait(++idle % 64 == 0 ? sc_core::sc_time(1, sc_core::SC_NS)
+                                           : sc_core::SC_ZERO_TIME);
+            continue;
+        }
+        idle = 0;
+        const sc_core::sc_time start = sc_core::sc_time_stamp() + qk.get_local_time();
+        std::vector<fault_entry> batch(std::min(count, m_cfg.fault_batch));
+        for (fault_entry& f : batch) {
+            f.va = fault_read(fr::VA_LO, qk) | std::uint64_t{fault_read(fr::VA_HI, qk)} << 32;
+            f.sm = fault_read(fr::SM, qk);
+            f.warp = fault_read(fr::WARP, qk);
+            f.pc = fault_read(fr::PC, qk);
+            f.info = fault_read(fr::INFO, qk);
+            fault_write(fr::POP, 1, qk);
+        }
+        m_fault_records += batch.size();
+        ++m_fault_batches;
+        qk.inc(sc_core::sc_time::from_value(m_cfg.fault_latency.ps));
+        qk.sync();
+        m_mm_lock.lock();
+        for (const fault_entry& f : batch) {
+            std::uint32_t reason = 0;
+            const std::uint32_t ack = service(f, reason);
+            if (ack == 2)
+                fault_write(fr::ACK_REASON, reason, qk);
+            // (6) The answer: the accesses waiting on the page replay (or fail).
+            fault_write(fr::ACK_VA_LO, static_cast<std::uint32_t>(f.va), qk);
+            fault_write(fr::ACK_VA_HI, static_cast<std::uint32_t>(f.va >> 32), qk);
+            fault_write(fr::ACK, ack, qk);
+        }
+        m_mm_lock.unlock();
+        m_service_time.sample(
+            (sc_core::sc_time_stamp() + qk.get_local_time() - start).to_seconds() * 1e9);
+        qk.sync(); // (7) back to the blocking read
+    }
+}
+
+std::uint32_t driver::service(const fault_entry& f, std::uint32_t& reason)
+{
+    using tlb::fault_reason;
+    // (2) Only a page fault is serviced; anything else takes the other-exception path: the
+    // accesses fail and the kernel reports it.
+    if ((f.info >> 8 & 0xff) != 0) {
+        ++m_fatal_faults;
+        reason = static_cast<std::uint32_t>(fault_reason::not_a_fault);
+        return 2;
+    }
+    const bool write = (f.info & 0xff) == static_cast<std::uint32_t>(tlb::fault_access::store);
+    // (3) The same access in the host's view of the shared address space: a page that is
+    // resident there needs nothing (another record of the batch mapped it).
+    const std::uint64_t vpn = f.va / m_facts.page_bytes;
+    std::uint32_t r = 0;
+    if (m_plan.pages.count(vpn) == 0)
+        r = map_page(f.va, write, f.sm); // (4) it faults: the host's page-fault handler
+    else if (write && m_read_only.count(vpn))
+        r = static_cast<std::uint32_t>(fault_reason::read_only);
+    if (r == 0)
+        return 1;
+    ++m_fatal_faults;
+    reason = r;
+    VGPU_DEBUG(m_log, "fault at VA %s refused: %s", hex(f.va).c_str(),
+               tlb::reason_text(static_cast<fault_reason>(r)));
+    return 2;
+}
+
+std::uint32_t driver::map_page(std::uint64_t va, bool write, unsigned sm)
+{
+    using tlb::fault_reason;
+    const std::uint64_t page = m_facts.page_bytes;
+    const std::uint64_t vpn = va / page;
+    std::size_t b = 0;
+    const region* r = region_of(va, &b);
+    if (!r || (!r->on_demand && m_evicted.count(vpn) == 0) || r < m_plan.buffers.data() ||
+        r >= m_plan.buffers.data() + m_plan.buffers.size())
+        return static_cast<std::uint32_t>(fault_reason::not_mapped);
+    const bool ro = m_read_only.count(vpn) != 0;
+    if (write && ro)
+        return static_cast<std::uint32_t>(fault_reason::read_only);
+    // Placement: first touch is the module of the SM whose access faulted first.
+    const unsigned touch = sm / std::max(1u, m_facts.sms_per_module);
+    const unsigned m = m_placer.home(vpn, touch);
+    const std::optional<std::uint64_t> pa = m_placer.frame(m);
+    if (!pa)
+        return static_cast<std::uint32_t>(fault_reason::memory_full);
+    // Fill: the staged initial data or the evicted copy, by DMA (a new frame reads as zero).
+    std::vector<std::uint8_t> data;
+    if (host_copy(b, vpn, data)) {
+        std::vector<transfer_piece> pieces;
+        pieces_physical(*pa, data.data(), page, pieces);
+        if (!transfer_dma(tlm::TLM_WRITE_COMMAND, pieces, m_sqk))
+            return static_cast<std::uint32_t>(fault_reason::memory_full);
+        m_bytes_written += page;
+    }
+    if (!set_pte(va, page_table::encode(*pa, !ro, ro, m), m_sqk))
+        return static_cast<std::uint32_t>(fault_reason::not_mapped);
+    m_plan.pages[vpn] = *pa;
+    m_plan.bytes_per_module = m_placer.bytes_per_module();
+    m_evicted.erase(vpn);
+    ++m_fault_services;
+    return 0;
+}
+
+void driver::evict(std::size_t b)
+{
+    namespace reg = cp::reg;
+    const std::uint64_t page = m_facts.page_bytes;
+    const region& r = m_plan.buffers[b];
+    tlm_utils::tlm_quantumkeeper qk;
+    qk.reset();
+    m_mm_lock.lock();
+    std::vector<std::uint64_t> vpns;
+    for (auto it = m_plan.pages.lower_bound(r.va / page);
+         it != m_plan.pages.end() && it->first * page < r.va + r.bytes; ++it)
+        vpns.push_back(it->first);
+    // Unmap first, so that no access reaches the old frames after the copy: clear the PTEs,
+    // shoot the buffer's range down, give accesses translated before it time to land, copy.
+    for (std::uint64_t vpn : vpns)
+        if (!set_pte(vpn * page, 0, qk)) {
+            m_mm_lock.unlock();
+            return;
+        }
+    qk.inc(sc_core::sc_time(evict_drain_ns, sc_core::SC_NS));
+    std::vector<transfer_piece> pieces;
+    for (std::uint64_t vpn : vpns)
+        m_evicted[vpn].assign(page, 0);
+    for (std::uint64_t vpn : vpns)
+        pieces_physical(m_plan.pages.at(vpn), m_evicted[vpn].data(), page, pieces);
+    if (transfer_dma(tlm::TLM_READ_COMMAND, pieces, qk))
+        m_bytes_read += vpns.size() * page;
+    for (std::uint64_t vpn : vpns)
+        m_plan.pages.erase(vpn);
+    m_evictions += vpns.size();
+    VGPU_INFO(m_log, "evicted %zu pages of buffer '%s'", vpns.size(), m_wl.buffers[b].name.c_str());
+    qk.sync();
+    m_mm_lock.unlock();
 }
 
 } // namespace vgpu::host

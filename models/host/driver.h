@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ namespace vgpu::host {
 
 constexpr std::uint64_t program_va_base = 0x01000000; ///< first virtual address of programs
 constexpr std::uint64_t buffer_va_base = 0x10000000;  ///< first virtual address of buffers
+/// Time an eviction waits after its TLB shootdown before it copies the pages out, for accesses
+/// translated before the shootdown to land (models/host/README.md, "Page faults").
+constexpr double evict_drain_ns = 2000;
 using page_table::va_limit; ///< virtual addresses are 32 bits (models/common/page_table.h)
 
 /// A buffer or program placed in virtual memory.
@@ -32,6 +36,36 @@ struct region {
     std::uint64_t va = 0;    ///< first virtual address (page-aligned)
     std::uint64_t bytes = 0; ///< size in bytes
     unsigned module = 0;     ///< first-touch module (the page's module under first_touch)
+    bool on_demand = false;  ///< no frames until an access faults (buffer alloc: on_demand)
+    /// True if va lies in [this->va, this->va + bytes).
+    bool contains(std::uint64_t a) const { return a >= va && a - va < bytes; }
+};
+
+/// The driver's physical-memory manager: picks each new page's home module
+/// (`memory.page_alloc`) and hands out frames from one bump allocator per module (frames are
+/// never reused, so a new frame reads as zero). Used at set-up and by the page-fault handler.
+class page_placer {
+public:
+    explicit page_placer(const platform_facts& f);
+    /// The home of page vpn first touched from touch_module. Adaptive (seed 004): first touch
+    /// while, with the page, that module holds at most balance_ratio x the mean pages per
+    /// module; otherwise the module of a round-robin pointer that advances only on such
+    /// placements.
+    unsigned home(std::uint64_t vpn, unsigned touch_module);
+    /// A free frame on module m, or nullopt when its DRAM is full.
+    std::optional<std::uint64_t> frame(unsigned m);
+    /// Reserves `bytes` (page-aligned) on module m after its frames so far; returns the start.
+    std::uint64_t reserve(unsigned m, std::uint64_t bytes);
+    std::uint64_t next(unsigned m) const { return m_next[m]; } ///< next free byte of module m
+    unsigned modules() const { return static_cast<unsigned>(m_next.size()); }
+    /// Bytes handed out per module (frames and reservations).
+    const std::vector<std::uint64_t>& bytes_per_module() const { return m_bytes; }
+
+private:
+    platform_facts m_f;
+    std::vector<std::uint64_t> m_next, m_bytes, m_pages;
+    std::uint64_t m_placed = 0;
+    unsigned m_rr = 0;
 };
 
 /// Where everything of a workload lives: computed before the simulation starts (no SystemC).
@@ -40,9 +74,10 @@ struct memory_plan {
     std::uint64_t table_bytes = 0; ///< bytes of the page table's nodes, after module 0's frames
     std::vector<region> buffers;   ///< one per workload buffer, in declaration order
     std::vector<region> programs;  ///< one per kernel, in declaration order
-    std::map<std::uint64_t, std::uint64_t> pages; ///< virtual page number -> physical address
-    std::vector<std::uint64_t> bytes_per_module;  ///< physical bytes allocated per module
-    std::string error;                            ///< non-empty when the workload does not fit
+    std::map<std::uint64_t, std::uint64_t> pages;     ///< virtual page number -> physical address
+    std::map<std::uint64_t, std::uint64_t> on_demand; ///< VPNs of on_demand buffers -> 0
+    std::vector<std::uint64_t> bytes_per_module;      ///< physical bytes allocated per module
+    std::string error;                                ///< non-empty when the workload does not fit
     int error_kernel = -1; ///< with error: the kernel whose program could not be placed, or -1
     int error_buffer = -1; ///< with error: the buffer that could not be placed, or -1
     /// Physical address of va, or nullopt when its page is not mapped.
@@ -50,9 +85,11 @@ struct memory_plan {
 };
 
 /// Lays out wl: programs from program_va_base, buffers from buffer_va_base, each page-aligned
-/// and followed by one unmapped guard page; frames per module from a bump allocator; the page
-/// table's nodes after module 0's frames.
-memory_plan plan_memory(const workload& wl, const platform_facts& facts);
+/// and followed by one unmapped guard page; frames per module from a bump allocator (none for
+/// on_demand buffers); the page table's nodes after module 0's frames. `placer`, when given,
+/// receives the allocator's state, for the frames the fault handler allocates later.
+memory_plan plan_memory(const workload& wl, const platform_facts& facts,
+                        page_placer* placer = nullptr);
 
 /// Located errors ("file:line:col: error: buffers[i]: ...") for what plan_memory(wl, facts)
 /// cannot place: the load-time form of the driver's allocation failure.
@@ -94,10 +131,11 @@ struct transfer_piece {
 /// The native driver: one SC_THREAD that loads, runs and checks one workload.
 class driver : public sc_core::sc_module {
 public:
-    tlm_bus::initiator_port mmio; ///< CP registers (window at platform_facts::cp_base)
-    tlm_bus::initiator_port dma;  ///< GPU physical memory, through the memory system
-    sc_core::sc_in<bool> irq;     ///< CP interrupt (level)
-    sc_core::sc_event done;       ///< notified when the driver has finished
+    tlm_bus::initiator_port mmio;   ///< CP registers (window at platform_facts::cp_base)
+    tlm_bus::initiator_port dma;    ///< GPU physical memory, through the memory system
+    sc_core::sc_in<bool> irq;       ///< CP interrupt (level)
+    sc_core::sc_in<bool> fault_irq; ///< fault unit interrupt (level): records in the fault buffer
+    sc_core::sc_event done;         ///< notified when the driver has finished
 
     driver(const sc_core::sc_module_name& name, const host_config& cfg, const workload& wl,
            const platform_facts& facts);
@@ -108,13 +146,15 @@ public:
     std::vector<std::string> failures() const { return m_failures; }
     const std::vector<kernel_run>& runs() const { return m_runs; }    ///< launches in order
     const std::vector<phase_run>& phases() const { return m_phases; } ///< phases run so far
-    const memory_plan& plan() const { return m_plan; }                ///< the memory layout
+    const memory_plan& plan() const { return m_plan; } ///< the memory layout (pages: resident)
     /// Called at every kernel window boundary (LAUNCH write, interrupt seen), in the driver's
     /// process at that simulated time; returns an id stored in kernel_run's marks. The
     /// platform uses it to snapshot its statistics, so figures cover a kernel's own window.
     void set_window_marker(std::function<int()> marker) { m_marker = std::move(marker); }
     /// Simulated time spent loading memory before the first launch (0 with host.load backdoor).
     sc_core::sc_time load_time() const { return m_load_time; }
+    std::uint64_t fault_services() const { return m_fault_services.value(); } ///< pages mapped
+    std::uint64_t fault_batches() const { return m_fault_batches.value(); }   ///< service rounds
 
 private:
     void run();
@@ -132,7 +172,36 @@ private:
                          std::vector<transfer_piece>& out) const;
     /// Moves every piece by host.load: debug transport (zero time) or the DMA copy engine.
     bool transfer(tlm::tlm_command cmd, const std::vector<transfer_piece>& pieces);
-    bool transfer_dma(tlm::tlm_command cmd, const std::vector<transfer_piece>& pieces);
+    /// Moves the pieces with the DMA copy engine, timed from qk's local time (advanced).
+    bool transfer_dma(tlm::tlm_command cmd, const std::vector<transfer_piece>& pieces,
+                      tlm_utils::tlm_quantumkeeper& qk);
+
+    // ---- page faults (seed 003) ----
+    /// A record of the fault buffer as the shadow thread read it.
+    struct fault_entry {
+        std::uint64_t va = 0;
+        std::uint32_t sm = 0, warp = 0, pc = 0, info = 0;
+    };
+    /// The shadow thread: asleep in a blocking read of the fault buffer (fault_irq); takes up to
+    /// host.fault_batch records per round and services them in the patent's order.
+    void shadow_thread();
+    /// Steps (2) to (6) for one record: returns the FAULT_ACK value (1 mapped, 2 refused) and
+    /// sets reason for a refusal.
+    std::uint32_t service(const fault_entry& f, std::uint32_t& reason);
+    /// The host's page-fault handler (the memory manager): places, allocates, fills and maps
+    /// the page of va; 0 or a fault_reason.
+    std::uint32_t map_page(std::uint64_t va, bool write, unsigned sm);
+    /// Evicts every resident page of buffer b (the unpinned memory of seed 003).
+    void evict(std::size_t b);
+    /// The region (buffer or program) holding va, or nullptr.
+    const region* region_of(std::uint64_t va, std::size_t* buffer = nullptr) const;
+    /// The host's copy of page vpn of buffer b (initial data, or the page evicted last), into
+    /// `out` (page_bytes); false if it is all zero.
+    bool host_copy(std::size_t b, std::uint64_t vpn, std::vector<std::uint8_t>& out) const;
+    bool fault_write(std::uint64_t off, std::uint32_t value, tlm_utils::tlm_quantumkeeper& qk);
+    std::uint32_t fault_read(std::uint64_t off, tlm_utils::tlm_quantumkeeper& qk);
+    /// Writes PTE raw at the leaf of va (timed) and shoots down the TLBs for the page.
+    bool set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk);
     void dma_engine(); ///< one copy-engine slot (host.dma_outstanding of them, dma mode)
     int mark() { return m_marker ? m_marker() : -1; }
     bool reg_write(std::uint64_t off, std::uint32_t value);
@@ -143,11 +212,13 @@ private:
     const host_config m_cfg;
     const workload& m_wl;
     const platform_facts m_facts;
+    page_placer m_placer; ///< frames and home modules, at set-up and at fault time
     memory_plan m_plan;
     unsigned m_chunk; ///< largest piece: min(dma_bytes, line) (dma), line (backdoor)
     sc_core::sc_time m_piece_interval; ///< DMA: port time of one full piece (issue pacing)
     tlm_bus::gpu_extension m_ext;
-    tlm_utils::tlm_quantumkeeper m_qk;
+    tlm_utils::tlm_quantumkeeper m_qk;  ///< the driver thread's
+    tlm_utils::tlm_quantumkeeper m_sqk; ///< the shadow thread's
     bool m_finished = false;
     std::vector<std::string> m_failures;
     std::vector<kernel_run> m_runs;
@@ -164,10 +235,21 @@ private:
     std::string m_batch_error;
     sc_core::sc_event m_batch_posted, m_batch_finished;
 
+    // Page faults: leaf-entry addresses of on_demand pages, the host's copies of evicted pages,
+    // the staged initial data of on_demand buffers; one lock for the memory manager and one
+    // for the copy engine (the shadow thread and eviction threads share both).
+    std::map<std::uint64_t, std::uint64_t> m_leaf;                ///< VPN -> leaf PTE address
+    std::map<std::uint64_t, std::vector<std::uint8_t>> m_evicted; ///< VPN -> page contents
+    std::vector<std::vector<std::uint32_t>> m_staged;             ///< per buffer, or empty
+    std::set<std::uint64_t> m_read_only;                          ///< read_only VPNs
+    sc_core::sc_mutex m_mm_lock, m_dma_lock;
+
     logger m_log;
     stats::group m_stats;
     stats::counter m_bytes_written, m_bytes_read, m_transactions, m_kernels, m_checks_passed,
-        m_checks_failed;
+        m_checks_failed, m_fault_records, m_fault_services, m_fault_batches, m_fatal_faults,
+        m_evictions;
+    stats::average m_service_time;
     stats::formula m_load_ns;
     std::map<std::string, std::unique_ptr<stats::average>> m_kernel_time;
     std::vector<std::unique_ptr<stats::formula>> m_pages; ///< pages placed on each module

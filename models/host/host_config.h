@@ -52,6 +52,9 @@ struct host_config {
     unsigned dma_outstanding = 32;        ///< DMA transactions the copy engine keeps in flight
     duration kernel_timeout{1000000000000ull}; ///< simulated time a phase may take (1 s)
     unsigned max_mismatches = 8;               ///< mismatching elements listed per failed check
+    duration fault_latency{20000000};          ///< host time to service a batch (20 us)
+    unsigned fault_batch = 256;                ///< fault records taken per service round
+    duration fault_timeout{10000000000};       ///< a faulting access waits at most this (10 ms)
 
     void declare(config::visitor& v)
     {
@@ -78,6 +81,18 @@ struct host_config {
                     .min(1));
         v.value("max_mismatches", max_mismatches,
                 spec("mismatching elements listed per failed check").range(1, 1000));
+        v.value("fault_latency", fault_latency,
+                spec("time the host's fault handler takes per service round before its own DMA "
+                     "and register accesses (interrupt, driver and OS work); real unified-memory "
+                     "systems measure tens of microseconds (models/host/README.md)"));
+        v.value("fault_batch", fault_batch,
+                spec("fault records the host's shadow thread takes per service round (1: one at "
+                     "a time, as in the patent)")
+                    .range(1, 65536));
+        v.value("fault_timeout", fault_timeout,
+                spec("longest a faulting access waits for the host's answer before its kernel "
+                     "fails with a report of what it waits on")
+                    .min(1));
     }
 
     void validate(config::checker&) const {}
@@ -92,6 +107,9 @@ struct platform_facts {
     double balance_ratio = 1.5;                 ///< `memory.balance_ratio` (adaptive placement)
     unsigned sms_per_module = 8;                ///< SMs per module (SM s is on module s / this)
     std::uint64_t cp_base = 0;                  ///< address of the CP register window on `mmio`
+    /// Address of the fault unit's register window on `mmio`; 0: no fault unit (no shadow
+    /// thread, fault_irq unused)
+    std::uint64_t fault_base = 0;
     unsigned line_bytes = 64; ///< cache line size (DMA transactions stay within one)
     /// Bytes per picosecond of the NoC input port the DMA engine uses (its peak rate).
     double port_bytes_per_ps = 0.032;

@@ -328,7 +328,8 @@ public:
             return;
         }
         const fields top = m_r.open(
-            root, "", {"name", "description", "vars", "buffers", "kernels", "schedule", "checks"});
+            root, "",
+            {"name", "description", "vars", "buffers", "kernels", "schedule", "checks", "evict"});
         const std::size_t errors_before = m_r.error_count();
         read_vars(top.get("vars"));
         for (const auto& [key, f] : top.found)
@@ -357,6 +358,44 @@ public:
                 m_wl.schedule.push_back({i});
         if (const field* f = top.get("checks"))
             read_checks(*f);
+        if (const field* f = top.get("evict"))
+            read_evictions(*f);
+    }
+
+    void read_evictions(const field& f)
+    {
+        if (!list(f))
+            return;
+        for (std::size_t i = 0; i < f.value.size(); ++i) {
+            const field it = item(f, i);
+            if (!m_r.is_map(it, "an eviction (a mapping with buffer, phase, after_ns)"))
+                continue;
+            const fields e = m_r.open(it.value, it.path, {"buffer", "phase", "after_ns"});
+            evict_decl d;
+            d.where = m_r.where(it.value);
+            for (const char* k : {"buffer", "after_ns"})
+                m_r.require(e, it.value, it.path, k);
+            if (const field* x = e.get("buffer"))
+                if (auto n = m_r.identifier(*x)) {
+                    d.buffer = *n;
+                    if (m_wl.buffer_index(*n) < 0)
+                        m_r.error(m_r.where(*x), x->path, "no buffer named '" + *n + "'");
+                }
+            if (const field* x = e.get("phase"))
+                if (auto p = m_r.uint(*x, 0, 1u << 20)) {
+                    d.phase = static_cast<unsigned>(*p);
+                    if (!m_wl.schedule.empty() && d.phase >= m_wl.schedule.size())
+                        m_r.error(m_r.where(*x), x->path,
+                                  "phase " + std::to_string(d.phase) +
+                                      " does not exist (the "
+                                      "schedule has " +
+                                      std::to_string(m_wl.schedule.size()) + " phases)");
+                }
+            if (const field* x = e.get("after_ns"))
+                if (auto t = m_r.uint(*x, 0, 1000000000))
+                    d.after_ns = *t;
+            m_wl.evictions.push_back(d);
+        }
     }
 
     /// The text as used: the values of the variables that the options replaced rewritten in
@@ -682,10 +721,10 @@ private:
         for (std::size_t i = 0; i < f.value.size(); ++i) {
             const field it = item(f, i);
             if (!m_r.is_map(it, "a buffer (a mapping with name, type, elements, init, "
-                                "read_only)"))
+                                "read_only, alloc)"))
                 continue;
-            const fields b =
-                m_r.open(it.value, it.path, {"name", "type", "elements", "init", "read_only"});
+            const fields b = m_r.open(it.value, it.path,
+                                      {"name", "type", "elements", "init", "read_only", "alloc"});
             buffer_decl d;
             d.where = m_r.where(it.value);
             for (const char* k : {"name", "type", "elements"})
@@ -721,6 +760,9 @@ private:
             if (const field* x = b.get("read_only"))
                 if (auto ro = m_r.choice<bool>(*x, {{"true", true}, {"false", false}}))
                     d.read_only = *ro;
+            if (const field* x = b.get("alloc"))
+                if (auto a = m_r.choice<bool>(*x, {{"eager", false}, {"on_demand", true}}))
+                    d.on_demand = *a;
             // A buffer with errors still reserves its name so that later uses do not cascade.
             m_wl.buffers.push_back(d);
         }

@@ -43,6 +43,7 @@ struct buffer_decl {
     std::uint64_t elements = 0;      ///< number of 32-bit elements
     buffer_init init;                ///< initial contents
     bool read_only = false; ///< its pages are not writable (a store faults) and carry the hint
+    bool on_demand = false; ///< alloc: on_demand: no pages until a kernel's access faults
     config::location where; ///< position of the declaration
     std::uint64_t bytes() const { return elements * 4; } ///< size in bytes
 };
@@ -101,6 +102,15 @@ struct check_decl {
 };
 
 /// A parsed, validated workload.
+/// An eviction of a buffer's resident pages by the driver, in the middle of a phase (the
+/// unpinned memory of seed 003): copied out, unmapped, shot down; the next access faults.
+struct evict_decl {
+    std::string buffer;         ///< the buffer whose resident pages are evicted
+    unsigned phase = 0;         ///< schedule phase during which it happens
+    std::uint64_t after_ns = 0; ///< time after the phase's first LAUNCH write
+    config::location where;     ///< position of the entry
+};
+
 struct workload {
     std::string file;                               ///< file (or display) name
     std::string name;                               ///< workload name
@@ -112,6 +122,7 @@ struct workload {
     std::vector<std::vector<std::size_t>> schedule; ///< phases of kernel indices
     std::vector<config::location> schedule_where;   ///< each phase's position (none: default)
     std::vector<check_decl> checks;                 ///< run after the last phase
+    std::vector<evict_decl> evictions;              ///< `evict` entries, in file order
     /// Index of the buffer called name, or -1.
     int buffer_index(std::string_view name) const;
     /// Index of the kernel called name, or -1.

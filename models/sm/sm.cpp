@@ -108,6 +108,13 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
                             "warp's miss or a prefetch) and waited for that fill"),
       m_icache_prefetches(m_stats, "icache_prefetches", "count",
                           "prefetch fills of the instruction cache (sm.icache_prefetch_lines)"),
+      m_page_faults(m_stats, "page_faults", "count",
+                    "line requests of LD/ST that page-faulted and waited for the host (each "
+                    "replay that faults again counts again)"),
+      m_fault_stall_cycles(m_stats, "fault_stall_cycles", "cycles",
+                           "cycles from an LD/ST's first page fault to its completion, summed "
+                           "over LD/ST instructions (two faulting loads of a warp in flight "
+                           "both count)"),
       m_ipc(m_stats, "ipc", "instructions/cycle", "warp-instructions per active cycle", [this] {
           const auto c = m_active_cycles.value();
           return c ? static_cast<double>(m_instructions.value()) / static_cast<double>(c) : 0.0;
@@ -703,6 +710,7 @@ void sm::issue_mem(unsigned slot, const step_result& r)
     op.end = op.issue;
     op.remaining = op.lines.count;
     op.failed = false;
+    op.fail_reason = nullptr;
     if (op.store)
         ++m_stores;
     else
@@ -722,20 +730,38 @@ void sm::issue_mem(unsigned slot, const step_result& r)
         else
             op.issue = std::max(op.issue, o.end);
     }
-    if (m_clk.accurate) {
+    op.fault_cycle = 0;
+    if (m_clk.accurate || op.waits != 0) {
+        // Accurate mode; or fast mode behind an access of this warp that waits for a page
+        // fault (op.waits is only ever set then): LSU threads perform it when it may go.
         op.busy = true;
+        if (!m_clk.accurate)
+            ++m_busy_ops;
         if (op.waits == 0)
             dispatch_mem(slot, k);
         return;
     }
     op.end = op.issue;
+    op.remaining = 0;
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     for (unsigned i = 0; i < op.lines.count; ++i) {
         sc_core::sc_time delay = time_of(op.issue + i) - now;
-        do_line(slot, k, i, delay, m_line_bufs.data(), m_be_bufs.data());
+        if (auto f = do_line(slot, k, i, delay, m_line_bufs.data(), m_be_bufs.data())) {
+            // The page is being faulted in: an LSU thread waits for the host's answer and
+            // replays the line; the SM goes on issuing the other warps.
+            if (op.remaining++ == 0) {
+                op.busy = true;
+                ++m_busy_ops;
+                op.fault_cycle = op.issue + i;
+            }
+            lsu_job job{static_cast<std::uint16_t>(slot), static_cast<std::uint16_t>(i),
+                        static_cast<std::uint8_t>(k)};
+            job.fault = std::move(f);
+            hand_to_lsu(job);
+        }
     }
-    op.remaining = 0;
-    finish_mem(slot, k);
+    if (op.remaining == 0)
+        finish_mem(slot, k);
 }
 
 void sm::dispatch_mem(unsigned slot, unsigned k)
@@ -748,8 +774,9 @@ void sm::dispatch_mem(unsigned slot, unsigned k)
                      static_cast<std::uint8_t>(k)});
 }
 
-void sm::do_line(unsigned slot, unsigned k, unsigned line, sc_core::sc_time& delay,
-                 std::uint8_t* buf, std::uint8_t* be)
+std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsigned line,
+                                                 sc_core::sc_time& delay, std::uint8_t* buf,
+                                                 std::uint8_t* be)
 {
     warp_slot& ws = m_warps[slot];
     mem_op& op = ws.ops[k];
@@ -759,8 +786,9 @@ void sm::do_line(unsigned slot, unsigned k, unsigned line, sc_core::sc_time& del
     const tlm_bus::gpu_extension ext = request_ext(
         static_cast<int>(slot), tlm_bus::access_kind::data, va, op.pc, m_cta_slots[ws.cta].launch);
     tlm::tlm_response_status st;
+    std::shared_ptr<tlm_bus::fault_wait> fault;
     if (!op.store) {
-        st = mem.access(tlm::TLM_READ_COMMAND, va, buf, len, delay, &ext);
+        st = mem.access(tlm::TLM_READ_COMMAND, va, buf, len, delay, &ext, nullptr, &fault);
         if (st == tlm::TLM_OK_RESPONSE)
             for (std::uint32_t m = req.lane_mask; m != 0; m &= m - 1) {
                 const unsigned l = static_cast<unsigned>(__builtin_ctz(m));
@@ -776,13 +804,51 @@ void sm::do_line(unsigned slot, unsigned k, unsigned line, sc_core::sc_time& del
         }
         // Lanes that leave holes in the segment write with TLM byte enables.
         const bool holes = std::memchr(be, 0, len) != nullptr;
-        st = mem.access(tlm::TLM_WRITE_COMMAND, va, buf, len, delay, &ext, holes ? be : nullptr);
+        st = mem.access(tlm::TLM_WRITE_COMMAND, va, buf, len, delay, &ext, holes ? be : nullptr,
+                        &fault);
+    }
+    if (fault) {
+        ++m_page_faults;
+        return fault;
     }
     op.end = std::max(op.end, cycle_of(sc_core::sc_time_stamp() + delay));
     if (st != tlm::TLM_OK_RESPONSE && !op.failed) {
         op.failed = true;
         op.fail_vaddr = op.addr[static_cast<unsigned>(__builtin_ctz(req.lane_mask))];
         op.fail_status = st;
+    }
+    return nullptr;
+}
+
+void sm::replay_line(unsigned slot, unsigned k, unsigned line,
+                     std::shared_ptr<tlm_bus::fault_wait> f, std::uint8_t* buf, std::uint8_t* be)
+{
+    mem_op& op = m_warps[slot].ops[k]; // ops never move (reserved whole)
+    while (f) {
+        if (op.fault_cycle == 0)
+            op.fault_cycle = std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp()));
+        while (!f->resolved && sc_core::sc_time_stamp().value() < f->deadline_ps)
+            sc_core::wait(
+                sc_core::sc_time::from_value(f->deadline_ps - sc_core::sc_time_stamp().value()),
+                f->done);
+        if (!f->resolved || f->fatal) {
+            if (!op.failed) {
+                const coalescer::request& req = op.lines.requests[line];
+                op.failed = true;
+                op.fail_vaddr = op.addr[static_cast<unsigned>(__builtin_ctz(req.lane_mask))];
+                op.fail_status = tlm::TLM_ADDRESS_ERROR_RESPONSE;
+                op.fail_reason = f->resolved ? f->fatal
+                                             : "page fault not answered by the host within "
+                                               "host.fault_timeout";
+            }
+            op.end = std::max(op.end, cycle_of(sc_core::sc_time_stamp()));
+            return;
+        }
+        // The replay: the same line request again, now (not a new instruction).
+        const sc_core::sc_time at = time_of(op.issue + line);
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+        f = do_line(slot, k, line, delay, buf, be);
     }
 }
 
@@ -802,11 +868,17 @@ void sm::finish_mem(unsigned slot, unsigned k)
                 dispatch_mem(slot, j);
         }
     }
+    if (op.busy && !m_clk.accurate)
+        --m_busy_ops;
+    if (op.fault_cycle != 0)
+        m_fault_stall_cycles += op.end - std::min(op.end, op.fault_cycle);
     c.end = std::max(c.end, op.end);
     if (op.failed) {
         // The translation answers an unmapped page with an address error and a store to a
-        // page that is not writable with a command error (TLM-2.0's meaning of each).
-        const char* why = op.fail_status == tlm::TLM_ADDRESS_ERROR_RESPONSE ? "not mapped"
+        // page that is not writable with a command error (TLM-2.0's meaning of each); a page
+        // fault the host refused carries the host's reason.
+        const char* why = op.fail_reason                                      ? op.fail_reason
+                          : op.fail_status == tlm::TLM_ADDRESS_ERROR_RESPONSE ? "not mapped"
                           : op.fail_status != tlm::TLM_COMMAND_ERROR_RESPONSE
                               ? tlm_bus::response_name(op.fail_status)
                           : op.store ? "read-only"
@@ -1111,7 +1183,8 @@ void sm::issue_loop()
         // time order, each at its share, as round-robin arbitration gives them in accurate
         // mode, and a CTA launched meanwhile starts at its time. Other stalls (ALU latency, a
         // barrier) are short and jump.
-        const bool wait_memory = why == wait_reason::memory && target != never;
+        // An access waiting for a page fault completes in an LSU thread, which wakes the SM.
+        const bool wait_memory = why == wait_reason::memory && (target != never || m_busy_ops != 0);
         if (!m_clk.accurate && target != never && !wait_memory)
             m_cycle = target; // nothing can change before target: jump (idle costs nothing)
         else if (!m_clk.accurate && !wait_memory && m_slots.pending().empty())
@@ -1187,10 +1260,15 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
         return;
     }
     mem_op& op = m_warps[job.slot].ops[job.op];
-    const sc_core::sc_time at = time_of(op.issue + job.line);
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
-    do_line(job.slot, job.op, job.line, delay, w.buf.data(), w.be.data());
+    std::shared_ptr<tlm_bus::fault_wait> f = job.fault;
+    if (!f) {
+        const sc_core::sc_time at = time_of(op.issue + job.line);
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+        f = do_line(job.slot, job.op, job.line, delay, w.buf.data(), w.be.data());
+    }
+    if (f)
+        replay_line(job.slot, job.op, job.line, std::move(f), w.buf.data(), w.be.data());
     if (--op.remaining == 0) {
         finish_mem(job.slot, job.op);
         ++m_wakeups;

@@ -54,9 +54,11 @@ public:
     std::uint64_t instructions() const { return m_instructions.value(); } ///< warp-instructions
     /// Thread-instructions (active lanes with a true guard).
     std::uint64_t lane_instructions() const { return m_lane_instructions.value(); }
-    std::uint64_t ctas() const { return m_ctas.value(); }                 ///< CTAs finished
-    std::uint64_t faults() const { return m_faults.value(); }             ///< CTAs ended by a fault
-    std::uint64_t mem_requests() const { return m_mem_requests.value(); } ///< line requests
+    std::uint64_t ctas() const { return m_ctas.value(); }     ///< CTAs finished
+    std::uint64_t faults() const { return m_faults.value(); } ///< CTAs ended by a fault
+    /// Cycles LD/STs waited on page faults (from the first fault to completion, summed).
+    std::uint64_t fault_stall_cycles() const { return m_fault_stall_cycles.value(); }
+    std::uint64_t mem_requests() const { return m_mem_requests.value(); }   ///< line requests
     std::uint64_t active_cycles() const { return m_active_cycles.value(); } ///< cycles with CTAs
     /// Cycles no warp could issue, mostly waiting for memory.
     std::uint64_t stall_memory() const { return m_stall_memory.value(); }
@@ -114,12 +116,14 @@ private:
         std::uint32_t pc = 0;
         std::uint64_t issue = 0; ///< issue cycle
         std::uint64_t end = 0;   ///< cycle the last line completed
-        unsigned remaining = 0;  ///< lines not yet completed (accurate mode)
+        unsigned remaining = 0;  ///< lines not yet completed (LSU threads)
         bool failed = false;     ///< a line got an error response
         std::uint64_t fail_vaddr = 0;
         tlm::tlm_response_status fail_status = tlm::TLM_OK_RESPONSE;
-        bool busy = false;           ///< accurate mode: issued, not yet finished
-        std::uint64_t waits = 0;     ///< accurate mode: ops of the warp it must follow (bit = op)
+        const char* fail_reason = nullptr; ///< the host's reason for a refused page fault
+        std::uint64_t fault_cycle = 0;     ///< cycle of its first page fault (0: none)
+        bool busy = false;           ///< in LSU threads (accurate mode; a page fault in fast mode)
+        std::uint64_t waits = 0;     ///< ops of the warp it must follow (bit = op), while busy
         std::uint64_t lines_sig = 0; ///< one bit per line address hash (overlap pre-check)
     };
 
@@ -174,11 +178,19 @@ private:
 
     /// A line request handed to an LSU thread (accurate mode).
     struct lsu_job {
-        std::uint16_t slot;
-        std::uint16_t line;
+        lsu_job() = default;
+        lsu_job(std::uint16_t s, std::uint16_t l, std::uint8_t o = 0, bool fe = false,
+                bool fi = false)
+            : slot(s), line(l), op(o), fetch(fe), fill(fi)
+        {
+        }
+        std::uint16_t slot = 0;
+        std::uint16_t line = 0;
         std::uint8_t op = 0; ///< index into the warp's ops
         bool fetch = false;  ///< program fetch: lines line, line + fetch_threads, ...
         bool fill = false;   ///< instruction-cache fill m_fills[line]
+        /// Fast mode: the line page-faulted; wait for the host's answer, then replay it.
+        std::shared_ptr<tlm_bus::fault_wait> fault;
     };
 
     /// An instruction-cache fill handed to an LSU thread (accurate mode).
@@ -257,9 +269,16 @@ private:
     static bool ordered(const mem_op& a, const mem_op& b);
     /// Accurate mode: hands the line requests of op k of `slot` to LSU threads.
     void dispatch_mem(unsigned slot, unsigned k);
-    /// Performs line request `line` of op k of `slot` with `delay` as offset.
-    void do_line(unsigned slot, unsigned k, unsigned line, sc_core::sc_time& delay,
-                 std::uint8_t* buf, std::uint8_t* be);
+    /// Performs line request `line` of op k of `slot` with `delay` as offset. Returns the
+    /// page fault the line is waiting on (replay it after the host's answer), or nullptr.
+    std::shared_ptr<tlm_bus::fault_wait> do_line(unsigned slot, unsigned k, unsigned line,
+                                                 sc_core::sc_time& delay, std::uint8_t* buf,
+                                                 std::uint8_t* be);
+    /// In an LSU thread: waits for the host's answer to fault f of a line of op k of `slot`
+    /// and replays the line until it completes; a refused page or no answer within
+    /// host.fault_timeout fails the op instead.
+    void replay_line(unsigned slot, unsigned k, unsigned line,
+                     std::shared_ptr<tlm_bus::fault_wait> f, std::uint8_t* buf, std::uint8_t* be);
     void finish_mem(unsigned slot, unsigned k);
     void arrive(unsigned slot, std::uint32_t pc);
     /// Statistics, trace and issue times of the warps a barrier released (bit w: slot w).
@@ -307,6 +326,7 @@ private:
     std::vector<std::unique_ptr<lsu_worker>> m_lsu;
     std::vector<unsigned> m_lsu_idle;  ///< idle LSU threads
     std::deque<lsu_job> m_lsu_waiting; ///< jobs past the host's thread budget (rare)
+    unsigned m_busy_ops = 0;           ///< fast mode: LD/STs in LSU threads (page faults)
     bool m_lsu_budget_warned = false;
     std::vector<std::uint8_t> m_line_bufs; ///< fast mode: line data
     std::vector<std::uint8_t> m_be_bufs;   ///< fast mode: byte enables
@@ -321,7 +341,7 @@ private:
         m_fetches, m_ctas, m_faults, m_active_cycles, m_idle_cycles, m_stall_scoreboard,
         m_stall_barrier, m_stall_memory, m_barrier_wait_cycles, m_trace_events, m_issue_cycles,
         m_stall_structural, m_icache_hits, m_icache_misses, m_icache_pending_hits,
-        m_icache_prefetches;
+        m_icache_prefetches, m_page_faults, m_fault_stall_cycles;
     stats::formula m_ipc;
     std::vector<std::unique_ptr<sub_core>> m_cores;        ///< sm.schedulers sub-cores
     std::vector<std::unique_ptr<slot_stats>> m_slot_stats; ///< empty unless per_warp_stats

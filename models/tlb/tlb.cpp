@@ -31,6 +31,9 @@ tlb::tlb(const sc_core::sc_module_name& name, const tlb_config& cfg, const clock
       m_faults(m_stats, "faults", "count",
                "requests answered with an error (address error: not present or crossing a "
                "page; command error: a store to a page that is not writable)"),
+      m_page_faults(m_stats, "page_faults", "count",
+                    "requests whose page was not present, raised with the fault unit (replayed "
+                    "after the host's answer; counted in faults too)"),
       m_flushes(m_stats, "flushes", "count", "L1 TLB flushes (new epoch or page table)"),
       m_hits(m_stats, "hits", "count", "L1 TLB lookups that found their page",
              [this] { return static_cast<double>(m_l1.hits()); }),
@@ -140,6 +143,17 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
                                 : "write-protection fault",
                    static_cast<unsigned long long>(va), ext.pc, ext.warp);
         ++m_faults;
+        auto* x = gp.get_extension<tlm_bus::gpu_extension>();
+        if (r.ok && !e.present && m_fault_unit && x) {
+            // A page fault: the host maps the page (or refuses it); the requester waits on
+            // x->fault and replays.
+            ++m_page_faults;
+            const fault_access access = gp.is_write() ? fault_access::store
+                                        : ext.kind == tlm_bus::access_kind::instruction
+                                            ? fault_access::fetch
+                                            : fault_access::load;
+            x->fault = m_fault_unit->raise(va, ext, access, r.ready_ps);
+        }
         // A store to a page that is not writable is a command the page refuses.
         gp.set_response_status(r.ok && e.present ? tlm::TLM_COMMAND_ERROR_RESPONSE
                                                  : tlm::TLM_ADDRESS_ERROR_RESPONSE);

@@ -8,6 +8,7 @@
 #include "models/tlb/cluster_tlb.h"
 #include "models/tlb/core/context.h"
 #include "models/tlb/core/tlb_array.h"
+#include "models/tlb/fault_unit.h"
 #include "models/tlb/tlb_config.h"
 #include "tlm_bus/gpu_extension.h"
 #include "tlm_bus/initiator_port.h"
@@ -25,7 +26,8 @@ namespace vgpu::tlb {
 /// Translates each request (virtual addresses, the `gpu_extension`'s ptbr and epoch) and
 /// forwards it at its physical address; a page that is not present and a request crossing a
 /// page come back as TLM_ADDRESS_ERROR_RESPONSE, a store to a page that is not writable as
-/// TLM_COMMAND_ERROR_RESPONSE.
+/// TLM_COMMAND_ERROR_RESPONSE. With a fault unit, a page that is not present is a page fault
+/// the host services: the response carries gpu_extension::fault, and the requester replays.
 class tlb : public sc_core::sc_module, public tlm_bus::path_stage {
 public:
     tlm_utils::simple_target_socket<tlb> in; ///< virtual-address requests from the SM
@@ -41,6 +43,9 @@ public:
     std::vector<tlm_bus::side_port> side_ports() override { return {{"walk", &walk}}; }
     const char* stage_name() const override { return name(); } ///< SystemC instance name
 
+    /// Pages that are not present become page faults raised with `faults` (nullptr: plain
+    /// address errors, as without a host that services faults).
+    void set_fault_unit(fault_unit* faults) { m_fault_unit = faults; }
     /// Shootdown: drops the entries of the pages of [va, va + bytes) (bytes 0: every page).
     void invalidate(std::uint64_t va, std::uint64_t bytes);
     const tlb_array& array() const { return m_l1; }    ///< the L1 TLB
@@ -64,6 +69,7 @@ private:
     const tlb_config m_cfg;
     const std::uint64_t m_page_bytes, m_cycle_ps;
     cluster_tlb& m_shared;
+    fault_unit* m_fault_unit = nullptr;
     tlb_array m_l1;
     std::unordered_map<std::uint64_t, std::uint64_t> m_fill_ready; ///< fast: VPN -> fill time
     std::uint64_t m_inflight_misses = 0; ///< fast: lookups of an entry not filled yet
@@ -71,7 +77,7 @@ private:
     context m_context; ///< the page table and newest epoch the entries belong to
     logger m_log;
     stats::group m_stats;
-    stats::counter m_translations, m_faults, m_flushes;
+    stats::counter m_translations, m_faults, m_page_faults, m_flushes;
     stats::formula m_hits, m_misses, m_evictions;
 };
 

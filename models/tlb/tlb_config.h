@@ -59,6 +59,7 @@ struct tlb_config {
     unsigned xor_bits = 0;                   ///< VPN bits the XOR index folds (0: all)
     unsigned walkers = 8;                    ///< concurrent page walks per cluster
     unsigned pwc_entries = 16;               ///< page-walk cache entries per cluster
+    unsigned fault_buffer = 256;             ///< fault-buffer entries of the fault unit
 
     struct l1_section {
         level_config& c;
@@ -95,6 +96,10 @@ struct tlb_config {
                 spec("entries of each cluster's page-walk cache (upper levels of recent walks; "
                      "0: none)")
                     .range(0, 4096));
+        v.value("fault_buffer", fault_buffer,
+                spec("entries of the GPU's fault buffer (one record per faulting page); records "
+                     "beyond it wait in the fault unit, counted, until the host pops one")
+                    .range(1, 65536));
     }
 
     /// Cross-field checks against the VPN width (32-bit VAs, pages of `page_bytes`).

@@ -231,7 +231,7 @@ struct bench {
     tlm_bus::memory mem;
     tlm_bus::protocol_checker mmio_pc{"mmio_pc"};
     tlm_bus::protocol_checker dma_pc{"dma_pc"};
-    sc_core::sc_signal<bool> irq{"irq"};
+    sc_core::sc_signal<bool> irq{"irq"}, fault_irq{"fault_irq"};
     driver drv;
     page_walker walk{mem};
 
@@ -249,6 +249,7 @@ struct bench {
         tlm_bus::bind_checked(drv.mmio, mmio_pc, cp.mmio);
         tlm_bus::bind_checked(drv.dma, dma_pc, mem.in);
         drv.irq(irq);
+        drv.fault_irq(fault_irq); // no fault unit here (facts.fault_base 0)
         cp.irq(irq);
     }
 

@@ -389,9 +389,11 @@ std::string list(const std::vector<std::uint32_t>& v)
     return s + "]";
 }
 
-/// The workload file; `corrupt` changes one expected result (the negative control).
-std::string workload(const program& p, const model_result& m, bool corrupt)
+/// The workload file; `corrupt` changes one expected result (the negative control);
+/// `on_demand` gives every buffer `alloc: on_demand` (its pages are faulted in by the host).
+std::string workload(const program& p, const model_result& m, bool corrupt, bool on_demand)
 {
+    const std::string alloc = on_demand ? ", alloc: on_demand" : "";
     std::vector<std::uint32_t> res = m.res;
     if (corrupt)
         res[res.size() / 2] ^= 1u;
@@ -399,13 +401,13 @@ std::string workload(const program& p, const model_result& m, bool corrupt)
     w << "name: consistency\n"
       << "buffers:\n"
       << "  - {name: priv, type: u32, elements: " << p.priv0.size()
-      << ", init: {values: " << list(p.priv0) << "}}\n"
+      << ", init: {values: " << list(p.priv0) << "}" << alloc << "}\n"
       << "  - {name: shr, type: u32, elements: " << p.shared0.size()
-      << ", init: {values: " << list(p.shared0) << "}}\n"
+      << ", init: {values: " << list(p.shared0) << "}" << alloc << "}\n"
       << "  - {name: tab, type: u32, elements: " << p.table.size()
-      << ", init: {values: " << list(p.table) << "}}\n"
+      << ", init: {values: " << list(p.table) << "}" << alloc << "}\n"
       << "  - {name: res, type: u32, elements: " << res.size() << ", init: {fill: " << res_fill
-      << "}}\n"
+      << "}" << alloc << "}\n"
       << "kernels:\n"
       << "  - name: mix\n"
       << "    params:\n"
@@ -437,13 +439,13 @@ std::uint32_t seed_or(std::uint32_t fallback)
 /// Generates, models and runs one workload; checks the exit code and verdict (exit code 1 and
 /// exactly one differing result when `corrupt`), and returns the run's statistics.
 nlohmann::json run_case(const std::string& tag, std::uint32_t seed, const std::string& options,
-                        bool corrupt = false)
+                        bool corrupt = false, bool on_demand = false)
 {
     const program p = generate(seed);
     const model_result m = run_model(p);
     REQUIRE(m.valid);
     cli_runner cli("consistency_" + tag);
-    const std::string text = workload(p, m, corrupt);
+    const std::string text = workload(p, m, corrupt, on_demand);
     cli.write("w.yaml", text);
     const std::string args = "-s platform.kind=gpu " + options + " -w w.yaml";
     const auto r = cli.run(args);
@@ -540,4 +542,29 @@ TEST_CASE("consistency: negative control, one corrupted expected value fails wit
     const std::uint32_t seed = seed_or(1);
     CAPTURE(seed);
     run_case("corrupt", seed, "-s platform.timing.mode=fast", true);
+}
+
+// The same programs with every buffer on_demand: each page arrives through a page fault that
+// the host's shadow thread services (its initial values staged on the host), while the
+// accesses of other warps go on.
+TEST_CASE("consistency: random race-free accesses on on_demand buffers (page faults), fast")
+{
+    const std::uint32_t seed = seed_or(5);
+    CAPTURE(seed);
+    const nlohmann::json st =
+        run_case("on_demand_fast", seed, "-s platform.timing.mode=fast", false, true);
+    REQUIRE(st.contains("stats"));
+    CHECK(st["stats"]["gpu.fault_services"].get<double>() > 0);
+    CHECK(st["stats"]["gpu.fault_services"] == st["stats"]["gpu.page_faults"]);
+}
+
+TEST_CASE("consistency: random race-free accesses on on_demand buffers (page faults), accurate")
+{
+    const std::uint32_t seed = seed_or(6);
+    CAPTURE(seed);
+    const nlohmann::json st =
+        run_case("on_demand_accurate", seed, "-s platform.timing.mode=accurate", false, true);
+    REQUIRE(st.contains("stats"));
+    CHECK(st["stats"]["gpu.fault_services"].get<double>() > 0);
+    CHECK(st["stats"]["gpu.fault_services"] == st["stats"]["gpu.page_faults"]);
 }

@@ -377,3 +377,167 @@ TEST_CASE("tlb: a shootdown of a page makes its next access walk again, others s
     CHECK(b.violations() == 0);
     CHECK(b.t0.array().hits() == 1);
 }
+
+// ---- page faults: the TLB raises them, the fault unit holds the records, a host answers ----
+
+namespace {
+
+/// Two SMs (i0, i1) -> checker -> L1 TLB (each) -> router -> memory, as above, with a fault
+/// unit behind every TLB, and a host initiator -> checker -> the fault unit's registers.
+struct fault_bench : bench {
+    tlb::fault_unit faults;
+    test::test_initiator host{"host"};
+    tlm_bus::protocol_checker pc_mmio{"pc_mmio"};
+    sc_core::sc_signal<bool> irq{"fault_irq"};
+
+    explicit fault_bench(unsigned capacity, bool accurate = false)
+        : bench(make_config(8, tlb::model_kind::ideal), accurate),
+          faults("faults", capacity, page, 1000000000)
+    {
+        tlm_bus::bind_checked(host.mem, pc_mmio, faults.mmio);
+        faults.irq(irq);
+        t0.set_fault_unit(&faults);
+        t1.set_fault_unit(&faults);
+    }
+    std::uint32_t reg(std::uint64_t off, sc_time& d)
+    {
+        return host.read32(off, d); // the host is bound to the window directly
+    }
+    tlm::tlm_response_status set(std::uint64_t off, std::uint32_t v, sc_time& d)
+    {
+        return host.write32(off, v, d);
+    }
+};
+
+/// Reads va as SM `sm` until it succeeds, waiting for the host's answer after each fault;
+/// returns the value and counts the faults.
+std::uint32_t read_replaying(test::test_initiator& i, std::uint64_t va, int sm, unsigned& faults,
+                             const char** fatal = nullptr)
+{
+    for (;;) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        const auto e = ctx(sm);
+        std::uint32_t v = 0;
+        std::shared_ptr<tlm_bus::fault_wait> f;
+        const auto s = i.mem.access(tlm::TLM_READ_COMMAND, va, &v, 4, d, &e, nullptr, &f);
+        if (s == tlm::TLM_OK_RESPONSE)
+            return v;
+        REQUIRE(f);
+        ++faults;
+        while (!f->resolved)
+            sc_core::wait(f->done);
+        if (f->fatal) {
+            if (fatal)
+                *fatal = f->fatal;
+            return 0;
+        }
+    }
+}
+
+} // namespace
+
+/// Two SMs fault on one page; the host reads the one record, maps the page and answers it.
+void one_record_two_replays(bool accurate)
+{
+    {
+        fault_bench b(4, accurate);
+        unsigned f0 = 0, f1 = 0;
+        std::uint32_t v0 = 0, v1 = 0;
+        b.i0.body = [&](test::test_initiator& i) { v0 = read_replaying(i, 0x400000, 0, f0); };
+        b.i1.body = [&](test::test_initiator& i) {
+            sc_core::wait(5, SC_NS);
+            v1 = read_replaying(i, 0x400010, 1, f1);
+        };
+        std::vector<std::uint32_t> seen;
+        b.host.body = [&](test::test_initiator&) {
+            sc_time d;
+            REQUIRE(b.set(tlb::fault_reg::IRQ_ENABLE, 1, d) == tlm::TLM_OK_RESPONSE);
+            sc_core::wait(b.irq.posedge_event());
+            sc_core::wait(20, SC_NS); // the second SM's fault joins the pending record
+            d = sc_core::SC_ZERO_TIME;
+            seen = {b.reg(tlb::fault_reg::COUNT, d), b.reg(tlb::fault_reg::VA_LO, d),
+                    b.reg(tlb::fault_reg::SM, d), b.reg(tlb::fault_reg::INFO, d)};
+            REQUIRE(b.set(tlb::fault_reg::POP, 1, d) == tlm::TLM_OK_RESPONSE);
+            CHECK(b.reg(tlb::fault_reg::COUNT, d) == 0);
+            CHECK(b.set(tlb::fault_reg::POP, 1, d) == tlm::TLM_COMMAND_ERROR_RESPONSE);
+            // The host maps the page (frame 0x20000, value 77) and answers it.
+            b.map(0x400000, 0x20000, true, 77);
+            b.set(tlb::fault_reg::ACK_VA_LO, 0x400abc, d);
+            b.set(tlb::fault_reg::ACK_VA_HI, 0, d);
+            CHECK(b.set(tlb::fault_reg::ACK, 1, d) == tlm::TLM_OK_RESPONSE);
+            // A second answer for the page: nothing is pending any more.
+            CHECK(b.set(tlb::fault_reg::ACK, 1, d) == tlm::TLM_COMMAND_ERROR_RESPONSE);
+        };
+        // The rest of the page table exists; the page is not present until the host maps it.
+        b.map(0x200000, 0x10000, true, 1);
+        sc_core::sc_start();
+        REQUIRE(seen.size() == 4);
+        CHECK(seen[0] == 1);        // one record for the page
+        CHECK(seen[1] == 0x400000); // the first fault's VA
+        CHECK(seen[2] == 0);        // from SM 0
+        CHECK(seen[3] == 0);        // a load, page not present
+        CHECK(f0 == 1);
+        CHECK(f1 == 1);
+        CHECK(v0 == 77);
+        std::uint32_t at16 = 0;
+        b.ram.store().read(0x20010, &at16, 4);
+        CHECK(v1 == at16);
+        CHECK(b.faults.faults() == 2);
+        CHECK(b.faults.records() == 1);
+        CHECK(b.faults.answered() == 1);
+        CHECK(b.t0.translations() == 2); // the fault and its replay
+        CHECK(b.violations() + b.pc_mmio.violations() == 0);
+    }
+}
+
+TEST_CASE("fault unit, fast: two SMs faulting on one page make one record, and the answer replays "
+          "both")
+{
+    one_record_two_replays(false);
+}
+
+TEST_CASE("fault unit, accurate: two SMs faulting on one page make one record, and the answer "
+          "replays both")
+{
+    one_record_two_replays(true);
+}
+
+TEST_CASE("fault unit: records beyond the buffer wait in order, and a refusal fails the access")
+{
+    fault_bench b(1);
+    unsigned f0 = 0, f1 = 0;
+    const char* why0 = nullptr;
+    const char* why1 = nullptr;
+    b.i0.body = [&](test::test_initiator& i) { read_replaying(i, 0x400000, 0, f0, &why0); };
+    b.i1.body = [&](test::test_initiator& i) {
+        sc_core::wait(1, SC_NS);
+        read_replaying(i, 0x401000, 1, f1, &why1);
+    };
+    std::vector<std::uint32_t> vas, overflows;
+    b.host.body = [&](test::test_initiator&) {
+        sc_time d;
+        b.set(tlb::fault_reg::IRQ_ENABLE, 1, d);
+        for (int k = 0; k < 2; ++k) {
+            if (!b.irq.read())
+                sc_core::wait(b.irq.posedge_event());
+            sc_core::wait(10, SC_NS);
+            d = sc_core::SC_ZERO_TIME;
+            CHECK(b.reg(tlb::fault_reg::COUNT, d) == 1); // capacity 1
+            overflows.push_back(b.reg(tlb::fault_reg::OVERFLOWS, d));
+            vas.push_back(b.reg(tlb::fault_reg::VA_LO, d));
+            b.set(tlb::fault_reg::POP, 1, d);
+            b.set(tlb::fault_reg::ACK_VA_LO, vas.back(), d);
+            b.set(tlb::fault_reg::ACK_REASON,
+                  static_cast<std::uint32_t>(tlb::fault_reason::read_only), d);
+            b.set(tlb::fault_reg::ACK, 2, d);
+            sc_core::wait(d);
+        }
+    };
+    b.map(0x200000, 0x10000, true, 1);
+    sc_core::sc_start();
+    CHECK(vas == std::vector<std::uint32_t>{0x400000, 0x401000});
+    CHECK(overflows == std::vector<std::uint32_t>{1, 1});
+    CHECK(std::string(why0 ? why0 : "") == "read-only");
+    CHECK(std::string(why1 ? why1 : "") == "read-only");
+    CHECK(b.violations() + b.pc_mmio.violations() == 0);
+}

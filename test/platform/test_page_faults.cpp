@@ -1,0 +1,290 @@
+// Page faults end to end (seed 003): on_demand buffers faulted in by the host's shadow thread,
+// coalescing, eviction, fatal faults, time-outs and placement at fault time. Every expected
+// count is computed here from the workload's shape. See models/host/README.md ("Page faults").
+#include "test/platform/cli_runner.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using vgpu::test::cli_result;
+using vgpu::test::cli_runner;
+
+namespace {
+
+const std::string workloads = VGPU_SOURCE_DIR "/testbenches/workloads/";
+
+/// One run: the exit code, outputs and stats.json's "stats" (empty when there is none).
+struct run_result {
+    cli_result r;
+    nlohmann::json stats = nlohmann::json::object();
+    double stat(const std::string& name) const
+    {
+        return stats.contains(name) ? stats[name].get<double>() : -1.0;
+    }
+};
+
+run_result run(const cli_runner& cli, const std::string& args)
+{
+    run_result out;
+    out.r = cli.run(args + " -o out");
+    if (cli.exists("out/stats.json")) {
+        const nlohmann::json doc = nlohmann::json::parse(cli.read("out/stats.json"));
+        out.stats = doc["stats"];
+    }
+    return out;
+}
+
+/// A kernel of `ctas` x 256 threads on SMs [first, first + count) (count 0: all) whose
+/// thread i stores i + 1 to dst[i * stride] for i < n, and loads src[0] first when `src`.
+std::string store_kernel(const std::string& name, const std::string& dst, unsigned ctas, unsigned n,
+                         unsigned stride, unsigned first = 0, unsigned count = 0,
+                         const std::string& src = "")
+{
+    std::string k = "  - name: " + name + "\n    params:\n      - {name: dst, buffer: " + dst +
+                    "}\n      - {name: n, value: " + std::to_string(n) + "}\n";
+    if (!src.empty())
+        k += "      - {name: src, buffer: " + src + "}\n";
+    k += "    grid: [" + std::to_string(ctas) + ", 1]\n    block: [256, 1]\n";
+    if (count != 0)
+        k += "    sms: {first: " + std::to_string(first) + ", count: " + std::to_string(count) +
+             "}\n";
+    k += "    program: |\n"
+         "      # the first line sets the block's indentation (labels and predicates at 6)\n"
+         "              S2R  R0, SR_GLOBAL_TID_X\n"
+         "              LDP  R2, n\n"
+         "              ISETP.GE P0, R0, R2\n"
+         "      @P0     EXIT\n"
+         "              LDP  R3, dst\n";
+    if (!src.empty())
+        k += "              LDP  R5, src\n"
+             "              LD   R6, [R5]\n"
+             "              IADD R6, R6, R0\n";
+    else
+        k += "              IADD R6, R0, 1\n";
+    k += "              IMUL R4, R0, " + std::to_string(stride * 4) +
+         "\n"
+         "              IADD R4, R3, R4\n"
+         "              ST   [R4], R6\n"
+         "              EXIT\n";
+    return k;
+}
+
+const char* const modes[] = {"fast", "accurate"};
+
+/// "[start, start + 1, ..., start + n - 1]"
+std::string iota_list(unsigned start, unsigned n)
+{
+    std::string s = "[";
+    for (unsigned i = 0; i < n; ++i)
+        s += (i ? ", " : "") + std::to_string(start + i);
+    return s + "]";
+}
+
+} // namespace
+
+TEST_CASE("faults: every on_demand page touched is serviced exactly once, both modes")
+{
+    // page_faults.yaml: `pages` threads, each loading from its own page of src, then one store
+    // each to the on_demand out (pages * 4 bytes).
+    const unsigned pages = 300;
+    const unsigned out_pages = (pages * 4 + 4095) / 4096;
+    for (const char* mode : modes) {
+        cli_runner cli(std::string("faults_once_") + mode);
+        const run_result r =
+            run(cli, "-w " + workloads + "page_faults.yaml -D pages=" + std::to_string(pages) +
+                         " -s platform.timing.mode=" + mode);
+        INFO(mode << "\n" << r.r.out << r.r.err);
+        CHECK(r.r.code == 0);
+        CHECK(r.stat("gpu.fault_services") == pages + out_pages);
+        CHECK(r.stat("gpu.page_faults") == pages + out_pages);
+        CHECK(r.stat("gpu.host.fault_records") == pages + out_pages);
+        CHECK(r.stat("gpu.host.fatal_faults") == 0);
+        // Several records per round (host.fault_batch 256): fewer rounds than pages.
+        CHECK(r.stat("gpu.fault_batches") >= (pages + out_pages + 255) / 256);
+        CHECK(r.stat("gpu.fault_batches") < pages + out_pages);
+        CHECK(r.stat("gpu.fault_stall_cycles") > 0);
+    }
+}
+
+TEST_CASE("faults: with host.fault_batch 1 every record is its own service round")
+{
+    cli_runner cli("faults_batch1");
+    const run_result r =
+        run(cli, "-w " + workloads + "page_faults.yaml -D pages=40 -s host.fault_batch=1");
+    INFO(r.r.out << r.r.err);
+    CHECK(r.r.code == 0);
+    CHECK(r.stat("gpu.fault_services") == 41);
+    CHECK(r.stat("gpu.fault_batches") == 41);
+}
+
+TEST_CASE("faults: 256 warps faulting on one page make one record and one service")
+{
+    // 32 CTAs x 256 threads = 256 warps, all loading src[0] (one on_demand page, value 5),
+    // each thread storing src[0] + i to its own word of an eager buffer.
+    const std::string wl =
+        "name: one_page\n"
+        "buffers:\n"
+        "  - {name: src, type: u32, elements: 16, init: {fill: 5}, alloc: on_demand}\n"
+        "  - {name: dst, type: u32, elements: 8192, init: zero}\n"
+        "kernels:\n" +
+        store_kernel("k", "dst", 32, 8192, 1, 0, 0, "src") +
+        "checks:\n"
+        "  - {buffer: dst, expect: " +
+        iota_list(5, 8192) + "}\n";
+    for (const char* mode : modes) {
+        cli_runner cli(std::string("faults_one_page_") + mode);
+        cli.write("w.yaml", wl);
+        const run_result r = run(cli, std::string("-w w.yaml -s platform.timing.mode=") + mode);
+        INFO(mode << "\n" << r.r.out << r.r.err);
+        CHECK(r.r.code == 0);
+        CHECK(r.stat("gpu.page_faults") == 1);
+        CHECK(r.stat("gpu.fault_services") == 1);
+        // Every warp's load faults before the host's answer (20 us away).
+        CHECK(r.stat("gpu.faults.faults") == 256);
+        CHECK(r.stat("gpu.faults.coalesced") == 255);
+    }
+}
+
+TEST_CASE("faults: an evicted page is faulted in again from the host's copy")
+{
+    // strided_sum reads `in` (eager) for a while; the driver evicts it 1 us into the kernel.
+    // Every page of `in` read after that faults once more and is served from the copy, and
+    // the sums are still right.
+    const unsigned in_pages = 65536 * 4 / 4096;
+    for (const char* mode : modes) {
+        cli_runner cli(std::string("faults_evict_") + mode);
+        std::string text;
+        {
+            std::ifstream f(workloads + "strided_sum.yaml");
+            std::stringstream ss;
+            ss << f.rdbuf();
+            text = ss.str();
+        }
+        cli.write("w.yaml", text + "evict:\n  - {buffer: in, phase: 0, after_ns: 1000}\n");
+        const run_result r =
+            run(cli, std::string("-w w.yaml -D count=64 -s platform.timing.mode=") + mode);
+        INFO(mode << "\n" << r.r.out << r.r.err);
+        CHECK(r.r.code == 0);
+        CHECK(r.stat("gpu.host.evictions") > 0);
+        CHECK(r.stat("gpu.host.evictions") <= in_pages);
+        // Each evicted page that the kernel touches again: one fault, one service.
+        CHECK(r.stat("gpu.fault_services") > 0);
+        CHECK(r.stat("gpu.fault_services") <= r.stat("gpu.host.evictions"));
+        CHECK(r.stat("gpu.fault_services") == r.stat("gpu.page_faults"));
+    }
+}
+
+TEST_CASE("faults: a store to a read_only on_demand buffer is fatal and reported")
+{
+    const std::string wl = "name: ro\n"
+                           "buffers:\n"
+                           "  - {name: t, type: u32, elements: 1024, init: zero, read_only: true,"
+                           " alloc: on_demand}\n"
+                           "kernels:\n" +
+                           store_kernel("k", "t", 1, 1, 1);
+    for (const char* mode : modes) {
+        cli_runner cli(std::string("faults_ro_") + mode);
+        cli.write("w.yaml", wl);
+        const run_result r = run(cli, std::string("-w w.yaml -s platform.timing.mode=") + mode);
+        INFO(mode << "\n" << r.r.out << r.r.err);
+        CHECK(r.r.code == 1);
+        // One message naming SM, warp, PC, the VA in hex and the reason.
+        CHECK(r.r.err.find("CTA fault on SM 0, warp 0, PC 8") != std::string::npos);
+        CHECK(r.r.err.find("VA 0x10000000: ST at VA 0x10000000 failed (read-only)") !=
+              std::string::npos);
+        CHECK(r.stat("gpu.host.fatal_faults") == 1);
+        CHECK(r.stat("gpu.fault_services") == 0);
+    }
+}
+
+TEST_CASE("faults: an access outside every allocation is refused by the host")
+{
+    // Thread 0 stores 4 KiB past a one-page buffer: the guard page after it.
+    const std::string wl = "name: guard\n"
+                           "buffers:\n"
+                           "  - {name: b, type: u32, elements: 1024, init: zero,"
+                           " alloc: on_demand}\n"
+                           "kernels:\n" +
+                           store_kernel("k", "b", 1, 2, 1024);
+    cli_runner cli("faults_guard");
+    cli.write("w.yaml", wl);
+    const run_result r = run(cli, "-w w.yaml");
+    INFO(r.r.out << r.r.err);
+    CHECK(r.r.code == 1);
+    CHECK(r.r.err.find("ST at VA 0x10001000 failed (not mapped)") != std::string::npos);
+    CHECK(r.stat("gpu.host.fatal_faults") == 1);
+    CHECK(r.stat("gpu.fault_services") == 1); // thread 0's page of b was mapped
+}
+
+TEST_CASE("faults: a fault the host does not answer in time is reported, not a hang")
+{
+    cli_runner cli("faults_timeout");
+    // The host needs 20 us per round; the accesses wait at most 5 us.
+    const run_result r =
+        run(cli, "-w " + workloads + "page_faults.yaml -D pages=8 -s host.fault_timeout=5us");
+    INFO(r.r.out << r.r.err);
+    CHECK(r.r.code == 1);
+    CHECK(r.r.err.find("failed (page fault not answered by the host within "
+                       "host.fault_timeout)") != std::string::npos);
+}
+
+TEST_CASE("faults: first_touch places each page on the module whose SM touched it first")
+{
+    // mcm4 (4 modules of 8 SMs): four kernels side by side, kernel m on module m's SMs,
+    // each storing one word per page into its own on_demand buffer of 24 pages.
+    std::string wl = "name: partitioned\nbuffers:\n";
+    for (int m = 0; m < 4; ++m)
+        wl += "  - {name: b" + std::to_string(m) +
+              ", type: u32, elements: 24576, init: zero, alloc: on_demand}\n";
+    wl += "kernels:\n";
+    for (unsigned m = 0; m < 4; ++m)
+        wl += store_kernel("k" + std::to_string(m), "b" + std::to_string(m), 1, 24, 1024, 8 * m, 8);
+    wl += "schedule: [[k0, k1, k2, k3]]\n";
+    cli_runner cli("faults_first_touch");
+    cli.write("w.yaml", wl);
+    const std::string mcm4 = VGPU_SOURCE_DIR "/platforms/mcm4.yaml";
+    const run_result r = run(cli, "-c " + mcm4 + " -w w.yaml");
+    INFO(r.r.out << r.r.err);
+    REQUIRE(r.r.code == 0);
+    CHECK(r.stat("gpu.fault_services") == 96);
+    // Each module: its kernel's program page (eager, first touch) and its buffer's 24 pages;
+    // module 0 also holds nothing else.
+    for (int m = 0; m < 4; ++m)
+        CHECK(r.stat("gpu.host.pages.m" + std::to_string(m)) == 1 + 24);
+}
+
+TEST_CASE("faults: adaptive placement balances pages one module first touches")
+{
+    // One kernel on module 0's SMs touches 64 pages of an on_demand buffer.
+    const std::string wl = "name: one_module\nbuffers:\n"
+                           "  - {name: b, type: u32, elements: 65536, init: zero,"
+                           " alloc: on_demand}\nkernels:\n" +
+                           store_kernel("k", "b", 1, 64, 1024, 0, 8);
+    const std::string mcm4 = VGPU_SOURCE_DIR "/platforms/mcm4.yaml";
+    cli_runner cli("faults_adaptive");
+    cli.write("w.yaml", wl);
+    const run_result ft = run(cli, "-c " + mcm4 + " -w w.yaml");
+    INFO(ft.r.out << ft.r.err);
+    REQUIRE(ft.r.code == 0);
+    CHECK(ft.stat("gpu.host.pages.m0") == 1 + 64); // first touch: all on module 0
+    const run_result ad = run(cli, "-c " + mcm4 +
+                                       " -w w.yaml -s memory.page_alloc=adaptive -s "
+                                       "memory.balance_ratio=1.5");
+    INFO(ad.r.out << ad.r.err);
+    REQUIRE(ad.r.code == 0);
+    // The program page and 64 data pages (65 placed): the policy keeps each module at most
+    // 1.5 x the mean once a second page exists, so module 0 ends at the bound.
+    std::vector<double> pages;
+    for (int m = 0; m < 4; ++m)
+        pages.push_back(ad.stat("gpu.host.pages.m" + std::to_string(m)));
+    const double total = pages[0] + pages[1] + pages[2] + pages[3];
+    CHECK(total == 65);
+    CHECK(*std::max_element(pages.begin(), pages.end()) <= 1.5 * total / 4 + 1);
+    CHECK(*std::min_element(pages.begin(), pages.end()) >= 10);
+}
