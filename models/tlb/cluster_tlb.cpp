@@ -78,7 +78,7 @@ void cluster_tlb::check_context(const tlm_bus::gpu_extension& ext)
     if (m_l2)
         m_l2->invalidate_all();
     m_pwc.invalidate_all();
-    m_pending.clear();
+    m_fills.clear();
 }
 
 void cluster_tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
@@ -87,14 +87,13 @@ void cluster_tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
     if (bytes == 0) {
         if (m_l2)
             m_l2->invalidate_all();
-        m_pending.clear();
+        m_fills.clear();
         return;
     }
     const std::uint64_t first = va / m_page_bytes, last = (va + bytes - 1) / m_page_bytes;
     if (m_l2)
         m_l2->invalidate_range(first, last);
-    for (auto it = m_pending.begin(); it != m_pending.end();)
-        it = it->first >= first && it->first <= last ? m_pending.erase(it) : std::next(it);
+    m_fills.drop(first, last);
 }
 
 lookup_result cluster_tlb::translate(std::uint64_t va, std::uint64_t arrival_ps,
@@ -167,35 +166,30 @@ lookup_result cluster_tlb::translate_fast(std::uint64_t va, std::uint64_t vpn, s
                                           const tlm_bus::gpu_extension& ext,
                                           tlm_bus::initiator_port& port)
 {
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
-    if (m_pending.size() > 4096)
-        for (auto it = m_pending.begin(); it != m_pending.end();)
-            it = it->second.ready_ps <= now ? m_pending.erase(it) : std::next(it);
     if (m_l2)
         t += std::uint64_t{m_cfg.l2.hit_latency} * m_cycle_ps;
-    // A walk for this page in flight at t (booked ahead in call order): wait for it. Its L2
-    // entry exists already, but as in accurate mode the lookup counts as a miss that merged.
-    const auto pending = m_pending.find(vpn);
-    if (pending != m_pending.end() && pending->second.ready_ps > t) {
+    // The L2 TLB as it is at t (its SMs call in their own time order, so only roughly).
+    m_fills.apply_until(t, m_l2.get());
+    // A walk for this page in flight at t: wait for it. As in accurate mode the lookup counts
+    // as a miss that merged.
+    if (const pending_fill* p = m_fills.find(vpn)) {
         ++m_merged;
         if (m_l2)
             ++m_l2_inflight;
-        return {pending->second.pte, pending->second.ready_ps, true};
+        return {p->pte, std::max(p->ready_ps, t), true};
     }
     if (m_l2)
         if (const auto hit = m_l2->lookup(vpn))
             return {to_pte(*hit, m_page_bytes), t, true};
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
     cache::capacity_timeline::reservation slot = m_walkers.reserve(t, now);
     if (slot.start > t)
         ++m_walker_stalls;
     m_walker_wait.sample(static_cast<double>(slot.start - t) / 1000.0);
     const lookup_result r = walk(va, slot.start, ext, port);
     m_walkers.finish(slot, r.ready_ps);
-    if (r.ok && r.pte != 0) {
-        if (m_l2)
-            m_l2->insert(vpn, to_translation(r.pte, m_page_bytes));
-        m_pending[vpn] = pending_fill{r.pte, r.ready_ps};
-    }
+    if (r.ok && r.pte != 0)
+        m_fills.push(vpn, pending_fill{r.pte, to_translation(r.pte, m_page_bytes), r.ready_ps});
     return r;
 }
 

@@ -7,6 +7,7 @@
 #include "models/common/stats.h"
 #include "models/common/timing.h"
 #include "models/tlb/core/context.h"
+#include "models/tlb/core/fill_queue.h"
 #include "models/tlb/core/page_walk_cache.h"
 #include "models/tlb/core/tlb_array.h"
 #include "models/tlb/tlb_config.h"
@@ -62,10 +63,6 @@ public:
     const page_walk_cache& pwc() const { return m_pwc; }            ///< page-walk cache
 
 private:
-    /// A walk whose result is known at `ready_ps` (fast mode: booked ahead).
-    struct pending_fill {
-        std::uint64_t pte = 0, ready_ps = 0;
-    };
     /// Accurate mode: a walk in flight, waited on by the requests that miss on its page.
     struct walk_in_flight {
         sc_core::sc_event done;
@@ -91,7 +88,7 @@ private:
     cache::mshr_waits m_walker_waits;   ///< accurate mode: misses waiting for a walker
     unsigned m_walkers_busy = 0;        ///< accurate mode: walks in progress
     std::uint64_t m_l2_inflight = 0;    ///< fast mode: L2 lookups that found a walk in flight
-    std::unordered_map<std::uint64_t, pending_fill> m_pending; ///< fast: fills by VPN
+    fill_queue m_fills; ///< fast mode: walks booked ahead, entering the L2 TLB at their end
     std::unordered_map<std::uint64_t, std::shared_ptr<walk_in_flight>> m_walking; ///< accurate
     context m_context; ///< the page table and newest epoch the entries belong to
     stats::group m_stats;

@@ -54,7 +54,7 @@ void tlb::check_context(const tlm_bus::gpu_extension& ext)
         return;
     ++m_flushes;
     m_l1.invalidate_all();
-    m_fill_ready.clear();
+    m_fills.clear();
     m_ideal.clear();
 }
 
@@ -62,16 +62,15 @@ void tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
 {
     if (bytes == 0) {
         m_l1.invalidate_all();
-        m_fill_ready.clear();
+        m_fills.clear();
         m_ideal.clear();
         return;
     }
     const std::uint64_t first = va / m_page_bytes, last = (va + bytes - 1) / m_page_bytes;
     m_l1.invalidate_range(first, last);
-    for (std::uint64_t v = first; v <= last && !(m_fill_ready.empty() && m_ideal.empty()); ++v) {
-        m_fill_ready.erase(v);
+    m_fills.drop(first, last);
+    for (std::uint64_t v = first; v <= last && !m_ideal.empty(); ++v)
         m_ideal.erase(v);
-    }
 }
 
 std::uint64_t tlb::debug_pte(std::uint64_t va, std::uint64_t ptbr)
@@ -100,23 +99,22 @@ lookup_result tlb::lookup(std::uint64_t va, std::uint64_t arrival_ps,
         return {pte, arrival_ps, true};
     }
     const std::uint64_t t = arrival_ps + std::uint64_t{m_cfg.l1.hit_latency} * m_cycle_ps;
-    // An entry whose translation is still on its way at t (fast mode books ahead) counts as a
-    // miss that asks the cluster again, as in accurate mode, where it is not entered yet.
-    const auto fill = m_fill_ready.find(vpn);
-    if (fill != m_fill_ready.end() && fill->second > t)
+    // Fast mode: the TLB as it is at t (an SM's requests come in time order). An entry whose
+    // translation is still on its way at t counts as a miss that asks the cluster again, as in
+    // accurate mode, where it is not entered yet.
+    m_fills.apply_until(t, &m_l1);
+    if (m_fills.find(vpn))
         ++m_inflight_misses;
     else if (const auto hit = m_l1.lookup(vpn))
         return {to_pte(*hit, m_page_bytes), t, true};
     const lookup_result r = m_shared.translate(va, t, ext, walk);
     if (r.ok && r.pte != 0) {
         const page_table::entry e = page_table::decode(r.pte, m_page_bytes);
-        m_l1.insert(vpn, translation{e.frame / m_page_bytes, e.writable, e.read_only, e.home});
-        const std::uint64_t now = sc_core::sc_time_stamp().value();
-        if (m_fill_ready.size() > 1024)
-            for (auto it = m_fill_ready.begin(); it != m_fill_ready.end();)
-                it = it->second <= now ? m_fill_ready.erase(it) : std::next(it);
-        if (r.ready_ps > now)
-            m_fill_ready[vpn] = r.ready_ps;
+        const translation entry{e.frame / m_page_bytes, e.writable, e.read_only, e.home};
+        if (r.ready_ps > sc_core::sc_time_stamp().value())
+            m_fills.push(vpn, pending_fill{r.pte, entry, r.ready_ps}); // enters at its time
+        else
+            m_l1.insert(vpn, entry);
     }
     return r;
 }

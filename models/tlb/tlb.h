@@ -7,6 +7,7 @@
 #include "models/common/timing.h"
 #include "models/tlb/cluster_tlb.h"
 #include "models/tlb/core/context.h"
+#include "models/tlb/core/fill_queue.h"
 #include "models/tlb/core/tlb_array.h"
 #include "models/tlb/fault_unit.h"
 #include "models/tlb/tlb_config.h"
@@ -71,7 +72,7 @@ private:
     cluster_tlb& m_shared;
     fault_unit* m_fault_unit = nullptr;
     tlb_array m_l1;
-    std::unordered_map<std::uint64_t, std::uint64_t> m_fill_ready; ///< fast: VPN -> fill time
+    fill_queue m_fills;                  ///< fast mode: translations that enter the L1 TLB later
     std::uint64_t m_inflight_misses = 0; ///< fast: lookups of an entry not filled yet
     std::unordered_map<std::uint64_t, std::uint64_t> m_ideal; ///< ideal model: VPN -> PTE
     context m_context; ///< the page table and newest epoch the entries belong to
