@@ -34,6 +34,8 @@ host::platform_facts driver_facts(const vgpu_config& cfg)
     f.sms_per_module = sms_per_module(cfg.platform);
     f.cp_base = gpu_platform::cp_base;
     f.fault_base = gpu_platform::fault_base;
+    f.cbv_base = gpu_platform::cbv_base;
+    f.cbv_slots = cfg.cdl.cbv_slots;
     f.line_bytes = cfg.l1.line_bytes;
     f.port_bytes_per_ps =
         static_cast<double>(cfg.noc.width_bytes) / static_cast<double>(cfg.platform.clocks.noc.ps);
@@ -121,7 +123,7 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
       mmio_bus("mmio_bus"), irq("irq"),
       faults("faults", cfg.tlb.fault_buffer, cfg.memory.page_bytes.bytes,
              cfg.host.fault_timeout.ps),
-      fault_irq("fault_irq"), m_cfg(cfg), m_stats(this->name()),
+      fault_irq("fault_irq"), cbvs("cbvs", cfg.cdl.cbv_slots), m_cfg(cfg), m_stats(this->name()),
       m_instructions(m_stats, "instructions", "count", "warp-instructions of all SMs",
                      [this] { return sum_over_sms(&sm::sm::instructions); }),
       m_mem_requests(m_stats, "mem_requests", "count", "line requests of all SMs",
@@ -188,6 +190,8 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
     mmio_bus.map({cp_base, ::vgpu::cp::reg::WINDOW_BYTES, 0, 0, "cp"});
     mmio_bus.out.bind(faults.mmio);
     mmio_bus.map({fault_base, tlb::fault_reg::WINDOW_BYTES, 1, 0, "faults"});
+    mmio_bus.out.bind(cbvs.mmio);
+    mmio_bus.map({cbv_base, cbvs.window_bytes(), 2, 0, "cbvs"});
     cp.irq(irq);
     host.irq(irq);
     faults.irq(fault_irq);
@@ -197,6 +201,7 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
             for (auto& s : cl->sms) {
                 cp.dispatch[s->sm_id()]->bind(s->ctrl);
                 s->done.bind(cp.cta_done);
+                s->set_cdl(&cbvs, cfg.cdl);
             }
 
     // TLB shootdown (the CP's TLB_INVALIDATE register): every SM's L1 TLB and every cluster's.

@@ -3,6 +3,7 @@
 // See docs/architecture.md.
 #pragma once
 
+#include "models/cdl/cbv_table.h"
 #include "models/common/stats.h"
 #include "models/common/timing.h"
 #include "models/cp/cp.h"
@@ -86,6 +87,8 @@ public:
     static constexpr std::uint64_t cp_base = 0x40000000;
     /// Physical address of the fault unit's register window on the MMIO bus.
     static constexpr std::uint64_t fault_base = 0x40010000;
+    /// Physical address of the CBV table's register window on the MMIO bus.
+    static constexpr std::uint64_t cbv_base = 0x40020000;
 
     ::vgpu::host::driver host;          ///< native driver running the workload
     ::vgpu::cp::cp cp;                  ///< command processor
@@ -93,6 +96,7 @@ public:
     sc_core::sc_signal<bool> irq;       ///< CP -> host interrupt line
     tlb::fault_unit faults;             ///< page faults of every TLB -> the host's shadow thread
     sc_core::sc_signal<bool> fault_irq; ///< fault unit -> host interrupt line
+    cdl::cbv_table cbvs;                ///< CBV table read by every SM's CDL controller
     std::vector<std::unique_ptr<module_unit>> modules; ///< m0, m1, ...
     std::vector<std::unique_ptr<noc::link>> links;     ///< link_<a>_<b>: module a -> module b
 

@@ -1,6 +1,7 @@
 // The root of the configuration: one member per section. See docs/configuration.md.
 #pragma once
 
+#include "models/cdl/cdl_config.h"
 #include "models/cp/cp_config.h"
 #include "models/dram/dram_config.h"
 #include "models/host/host_config.h"
@@ -21,6 +22,7 @@ struct vgpu_config {
     sm::sm_config sm;
     l1::l1_config l1;
     tlb::tlb_config tlb;
+    cdl::cdl_config cdl;
     noc::noc_config noc;
     llc::llc_config llc;
     memory_config memory;
@@ -40,6 +42,9 @@ struct vgpu_config {
         v.section("l1", l1, "L1 data cache of each SM (models/l1/README.md).");
         v.section("tlb", tlb,
                   "TLBs, page-walk caches and page-table walkers (models/tlb/README.md).");
+        v.section("cdl", cdl,
+                  "CDL access controller: CBV table and bulk constant-data loads "
+                  "(models/cdl/README.md).");
         v.section("noc", noc,
                   "Cluster crossbars, module NoC and inter-module links (models/noc/README.md).");
         v.section("llc", llc, "Last-level cache slices of each module (models/llc/README.md).");

@@ -571,6 +571,8 @@ bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k)
     for (const auto& [off, v] : writes)
         if (!reg_write(reg::queue(q, off), v))
             return false;
+    if (!program_cbvs(k))
+        return false;
     kernel_run r;
     r.name = k.name;
     r.phase = phase;
@@ -1019,6 +1021,33 @@ void driver::evict(std::size_t b)
     VGPU_INFO(m_log, "evicted %zu pages of buffer '%s'", vpns.size(), m_wl.buffers[b].name.c_str());
     qk.sync();
     m_mm_lock.unlock();
+}
+
+bool driver::program_cbvs(const kernel_decl& k)
+{
+    for (const cbv_binding& c : k.cbvs) {
+        if (m_facts.cbv_base == 0 || c.slot >= m_facts.cbv_slots) {
+            fail("kernel '" + k.name + "' binds CBV slot " + std::to_string(c.slot) +
+                 " but the platform's CBV table has " + std::to_string(m_facts.cbv_slots) +
+                 " slots (cdl.cbv_slots)");
+            return false;
+        }
+        const region& b = m_plan.buffers[static_cast<std::size_t>(m_wl.buffer_index(c.buffer))];
+        const std::uint64_t at = m_facts.cbv_base + c.slot * 0x10;
+        for (const auto& [off, v] :
+             {std::pair<std::uint64_t, std::uint32_t>{0x0, static_cast<std::uint32_t>(b.va)},
+              {0x4, static_cast<std::uint32_t>(b.va >> 32)},
+              {0x8, static_cast<std::uint32_t>(b.bytes)}}) {
+            std::uint32_t value = v;
+            const auto rsp = mmio.access(tlm::TLM_WRITE_COMMAND, at + off, &value, 4, m_qk);
+            if (rsp != tlm::TLM_OK_RESPONSE) {
+                fail("MMIO write of CBV slot " + std::to_string(c.slot) + " failed (" +
+                     tlm_bus::response_name(rsp) + ")");
+                return false;
+            }
+        }
+    }
+    return true;
 }
 
 } // namespace vgpu::host

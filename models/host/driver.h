@@ -162,6 +162,8 @@ private:
     bool set_up_cp();
     bool run_phase(unsigned p);
     bool launch(unsigned phase, unsigned queue, const kernel_decl& k);
+    /// Writes the kernel's CBV bindings into the CBV table (docs/registers.md).
+    bool program_cbvs(const kernel_decl& k);
     void report_kernel_error(kernel_run& r, const kernel_decl& k);
     void run_checks();
     /// Appends the pieces of [va, va + bytes) (translated, split at lines) to `out`.

@@ -110,7 +110,9 @@ struct platform_facts {
     /// Address of the fault unit's register window on `mmio`; 0: no fault unit (no shadow
     /// thread, fault_irq unused)
     std::uint64_t fault_base = 0;
-    unsigned line_bytes = 64; ///< cache line size (DMA transactions stay within one)
+    std::uint64_t cbv_base = 0; ///< address of the CBV table's registers on `mmio` (0: none)
+    unsigned cbv_slots = 0;     ///< `cdl.cbv_slots`
+    unsigned line_bytes = 64;   ///< cache line size (DMA transactions stay within one)
     /// Bytes per picosecond of the NoC input port the DMA engine uses (its peak rate).
     double port_bytes_per_ps = 0.032;
 };

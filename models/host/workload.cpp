@@ -362,6 +362,44 @@ public:
             read_evictions(*f);
     }
 
+    /// `cbvs: [{slot: 0, buffer: m}]`: the CBV slots the kernel's CDLs read.
+    void read_cbvs(const field& f, kernel_decl& d)
+    {
+        if (!list(f))
+            return;
+        for (std::size_t i = 0; i < f.value.size(); ++i) {
+            const field it = item(f, i);
+            if (!m_r.is_map(it, "a CBV binding (a mapping with slot, buffer)"))
+                continue;
+            const fields e = m_r.open(it.value, it.path, {"slot", "buffer"});
+            cbv_binding c;
+            c.where = m_r.where(it.value);
+            for (const char* k : {"slot", "buffer"})
+                m_r.require(e, it.value, it.path, k);
+            if (const field* x = e.get("slot"))
+                if (auto v = m_r.uint(*x, 0, 255)) {
+                    c.slot = static_cast<unsigned>(*v);
+                    for (const cbv_binding& o : d.cbvs)
+                        if (o.slot == c.slot)
+                            m_r.error(m_r.where(*x), x->path,
+                                      "CBV slot " + std::to_string(c.slot) + " is bound twice");
+                }
+            if (const field* x = e.get("buffer"))
+                if (auto n = m_r.identifier(*x)) {
+                    c.buffer = *n;
+                    const int b = m_wl.buffer_index(*n);
+                    if (b < 0)
+                        m_r.error(m_r.where(*x), x->path, "no buffer named '" + *n + "'");
+                    else if (m_wl.buffers[static_cast<std::size_t>(b)].on_demand)
+                        m_r.error(m_r.where(*x), x->path,
+                                  "buffer '" + *n +
+                                      "' is on_demand; a CBV's buffer must be "
+                                      "eager (CDL reads do not wait for page faults)");
+                }
+            d.cbvs.push_back(c);
+        }
+    }
+
     void read_evictions(const field& f)
     {
         if (!list(f))
@@ -958,8 +996,8 @@ private:
                 m_kernels_ok = false;
                 continue;
             }
-            const fields k =
-                m_r.open(it.value, it.path, {"name", "program", "params", "grid", "block", "sms"});
+            const fields k = m_r.open(
+                it.value, it.path, {"name", "program", "params", "grid", "block", "sms", "cbvs"});
             kernel_decl d;
             d.where = m_r.where(it.value);
             for (const char* key : {"name", "program", "grid", "block"})
@@ -996,6 +1034,8 @@ private:
                         d.sms.count = static_cast<unsigned>(m_r.uint(*y, 1, 65536).value_or(0));
                 }
             }
+            if (const field* x = k.get("cbvs"))
+                read_cbvs(*x, d);
             if (const field* x = k.get("program"))
                 assemble(*x, d);
             m_wl.kernels.push_back(std::move(d));

@@ -61,6 +61,13 @@ struct kernel_param {
     config::location where; ///< position of the entry
 };
 
+/// A CBV slot a kernel binds to a buffer (base = the buffer's address, size = its bytes).
+struct cbv_binding {
+    unsigned slot = 0;      ///< CBV table slot (< cdl.cbv_slots)
+    std::string buffer;     ///< the buffer
+    config::location where; ///< position of the entry
+};
+
 /// The SMs a kernel's CTAs are dispatched to.
 struct sm_range {
     unsigned first = 0; ///< first SM (global index)
@@ -78,6 +85,7 @@ struct kernel_decl {
     unsigned grid_x = 1, grid_y = 1;   ///< CTAs in the grid
     unsigned block_x = 1, block_y = 1; ///< threads per CTA
     sm_range sms;                      ///< SMs that run the kernel
+    std::vector<cbv_binding> cbvs;     ///< CBV slots the driver programs before its launch
     config::location where;            ///< position of the declaration
     unsigned block_threads() const { return block_x * block_y; } ///< threads per CTA
     /// Warps per CTA.

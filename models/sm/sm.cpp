@@ -78,7 +78,8 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
                           "thread-instructions executed (active lanes with a true guard)"),
       m_loads(m_stats, "loads", "count", "warp LD instructions"),
       m_stores(m_stats, "stores", "count", "warp ST instructions"),
-      m_mem_requests(m_stats, "mem_requests", "count", "line requests of LD/ST"),
+      m_mem_requests(m_stats, "mem_requests", "count",
+                     "line requests of LD/ST and CDL (both forms)"),
       m_fetches(m_stats, "fetch_requests", "count",
                 "line requests of instruction fetches (icache fills and prefetches, or whole "
                 "programs when sm.icache_bytes is 0)"),
@@ -636,7 +637,7 @@ void sm::issue(unsigned slot)
         break;
     case step_kind::load:
     case step_kind::store:
-        issue_mem(slot, r);
+        issue_mem(slot, r, *r.access);
         break;
     case step_kind::barrier:
         arrive(slot, r.pc);
@@ -651,9 +652,15 @@ void sm::issue(unsigned slot)
         ++m_trace_events;
         break;
     case step_kind::cdl:
-        fault_cta(ws.cta, slot, r.pc, 0,
-                  "CDL requires the CDL access controller, not present in this platform");
-        return;
+        if (!m_cbv) {
+            fault_cta(ws.cta, slot, r.pc, 0,
+                      "CDL requires the CDL access controller, not present in this platform");
+            return;
+        }
+        issue_cdl(slot, r);
+        if (!(m_live & (1ull << slot)))
+            return; // an illegal CDL ended the CTA
+        break;
     case step_kind::error:
         fault_cta(ws.cta, slot, r.pc, 0, std::string(r.message));
         return;
@@ -673,11 +680,11 @@ bool sm::ordered(const mem_op& a, const mem_op& b)
     return false;
 }
 
-void sm::issue_mem(unsigned slot, const step_result& r)
+void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
+                   tlm_bus::access_kind kind, std::uint32_t zero_lanes)
 {
     warp_slot& ws = m_warps[slot];
     cta_slot& c = m_cta_slots[ws.cta];
-    const mem_access& a = *r.access;
     // An entry not in flight; the scoreboard's limits leave one (loads + stores < entries).
     unsigned k = 0;
     while (k < ws.ops.size() && (ws.ops[k].busy || ws.ops[k].end > m_cycle))
@@ -704,6 +711,10 @@ void sm::issue_mem(unsigned slot, const step_result& r)
     if (op.store)
         op.data = a.data;
     op.lane_mask = a.lane_mask;
+    op.kind = kind;
+    op.zero_lanes = zero_lanes;
+    for (std::uint32_t m = zero_lanes; m != 0; m &= m - 1)
+        op.data[static_cast<unsigned>(__builtin_ctz(m))] = 0;
     op.reg = a.reg;
     op.pc = r.pc;
     op.issue = m_cycle + m_cfg.lsu_delay(); // address stage (sm.units.lsu.latency)
@@ -731,6 +742,10 @@ void sm::issue_mem(unsigned slot, const step_result& r)
             op.issue = std::max(op.issue, o.end);
     }
     op.fault_cycle = 0;
+    if (op.lines.count == 0) { // a legacy CDL whose lanes all lie beyond the CBV
+        finish_mem(slot, k);
+        return;
+    }
     if (m_clk.accurate || op.waits != 0) {
         // Accurate mode; or fast mode behind an access of this warp that waits for a page
         // fault (op.waits is only ever set then): LSU threads perform it when it may go.
@@ -783,8 +798,8 @@ std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsi
     const coalescer::request& req = op.lines.requests[line];
     const std::uint64_t va = req.line_addr + req.offset;
     const unsigned len = req.bytes;
-    const tlm_bus::gpu_extension ext = request_ext(
-        static_cast<int>(slot), tlm_bus::access_kind::data, va, op.pc, m_cta_slots[ws.cta].launch);
+    const tlm_bus::gpu_extension ext =
+        request_ext(static_cast<int>(slot), op.kind, va, op.pc, m_cta_slots[ws.cta].launch);
     tlm::tlm_response_status st;
     std::shared_ptr<tlm_bus::fault_wait> fault;
     if (!op.store) {
@@ -891,8 +906,212 @@ void sm::finish_mem(unsigned slot, unsigned k)
         return;
     }
     if (!op.store && op.reg != reg_zero) {
-        ws.w->complete_load(op.reg, op.data, op.lane_mask);
+        ws.w->complete_load(op.reg, op.data, op.lane_mask | op.zero_lanes);
         ws.board.write_load(op.reg, op.end);
+    }
+    if (m_live & (1ull << slot))
+        update_next(slot);
+    if (m_slots.state(ws.cta) == cta_state::ending || m_barriers.all_exited(ws.cta))
+        m_check = true;
+}
+
+// ---- CDL access controller (models/cdl) ----
+
+struct sm::cdl_counters {
+    cdl_counters(stats::group& ctrl, stats::group& core)
+        : instructions(ctrl, "instructions", "count", "CDL instructions received"),
+          legacy(ctrl, "legacy", "count", "CDLs of the per-lane form (one register each)"),
+          bulk(ctrl, "bulk", "count", "CDLs of the bulk form (mode identifier set)"),
+          illegal(ctrl, "illegal", "count",
+                  "CDLs refused as illegal (CBV missing, n = 0, registers past the file)"),
+          line_reads(core, "line_reads", "count", "line reads of bulk CDLs"),
+          bytes_read(core, "bytes_read", "bytes", "bytes bulk CDLs read from memory"),
+          out_of_range(core, "out_of_range_bytes", "bytes",
+                       "bytes of CDLs (both forms) beyond their CBV, read as zero"),
+          registers(core, "registers_written", "count", "registers bulk CDLs wrote"),
+          in_flight(core, "reads_in_flight", "count",
+                    "line reads of the bulk CDL in flight, sampled at each read's issue"),
+          read_latency(core, "read_latency", "ns", "issue to data of a bulk CDL's line read")
+    {
+    }
+    stats::counter instructions, legacy, bulk, illegal, line_reads, bytes_read, out_of_range,
+        registers;
+    stats::average in_flight, read_latency;
+};
+
+void sm::set_cdl(const cdl::cbv_table* table, const cdl::cdl_config& cfg)
+{
+    m_cbv = table;
+    m_cdl_cfg = cfg;
+    const std::string base = std::string(name()) + "_cdl";
+    m_cdl_ctrl_stats = std::make_unique<stats::group>(base + ".controller");
+    m_cdl_core_stats = std::make_unique<stats::group>(base + ".core");
+    m_cdl_count = std::make_unique<cdl_counters>(*m_cdl_ctrl_stats, *m_cdl_core_stats);
+}
+
+void sm::issue_cdl(unsigned slot, const step_result& r)
+{
+    warp_slot& ws = m_warps[slot];
+    const mem_access& a = *r.access;
+    cdl::request q;
+    q.bulk = a.count > 0;
+    q.dst = a.reg;
+    q.dwords = a.count;
+    q.offset = a.addr[0]; // a register offset: lane 0 (claim 4); an immediate: every lane
+    for (unsigned l = 0; l < warp_size; ++l)
+        q.offsets[l] = static_cast<std::uint32_t>(a.addr[l]);
+    q.lane_mask = a.lane_mask;
+    // The access controller receives the instruction and checks it.
+    ++m_cdl_count->instructions;
+    ++(q.bulk ? m_cdl_count->bulk : m_cdl_count->legacy);
+    const std::string err = cdl::check(q, m_cbv->entries(), a.cbv, m_cfg.regs_per_thread);
+    if (!err.empty()) {
+        ++m_cdl_count->illegal;
+        fault_cta(ws.cta, slot, r.pc, 0, "illegal instruction: " + err);
+        return;
+    }
+    const cdl::cbv view = m_cbv->entries()[a.cbv];
+    if (!q.bulk) {
+        // The per-lane form is a load of the lanes' dwords (kind constant).
+        const cdl::legacy_plan p = cdl::plan_legacy(view, q.offsets, q.lane_mask);
+        m_cdl_count->out_of_range += 4 * static_cast<unsigned>(__builtin_popcount(p.zero));
+        mem_access load = a;
+        for (unsigned l = 0; l < warp_size; ++l)
+            load.addr[l] = p.read >> l & 1 ? p.addr[l] : 0;
+        load.lane_mask = p.read;
+        issue_mem(slot, r, load, tlm_bus::access_kind::constant, p.zero);
+        return;
+    }
+    // The bulk form: the scheduling/execution core reads the range line by line.
+    unsigned id = 0;
+    while (id < m_cdl_ops.size() && m_cdl_ops[id])
+        ++id;
+    if (id == m_cdl_ops.size())
+        m_cdl_ops.emplace_back();
+    m_cdl_ops[id] = std::make_unique<cdl_op>();
+    cdl_op& op = *m_cdl_ops[id];
+    op.slot = slot;
+    op.pc = r.pc;
+    op.issue = m_cycle + m_cfg.lsu_delay();
+    op.reads = cdl::bulk_reads(view, q.offset, q.dwords, m_line_bytes);
+    op.data.assign(op.reads.size() * m_line_bytes, 0);
+    op.done.assign(op.reads.size(), 0);
+    op.loader.emplace(q.dst, q.dwords);
+    m_cdl_count->out_of_range += cdl::out_of_range_bytes(op.reads);
+    ++m_cta_slots[ws.cta].outstanding;
+    ws.board.memory_issued(false, m_cycle);
+    cdl_issue_reads(id);
+}
+
+void sm::cdl_issue_reads(unsigned id)
+{
+    cdl_op& op = *m_cdl_ops[id];
+    const unsigned max = m_cdl_cfg.max_outstanding;
+    if (m_clk.accurate) {
+        for (; op.next < op.reads.size() && op.in_flight < max; ++op.next) {
+            ++op.in_flight;
+            m_cdl_count->in_flight.sample(op.in_flight);
+            lsu_job job(static_cast<std::uint16_t>(id), static_cast<std::uint16_t>(op.next));
+            job.cdl = true;
+            hand_to_lsu(job);
+        }
+        return;
+    }
+    // Fast mode: read i issues at issue + i (one request per cycle), and not before read
+    // i - max retired (as in accurate mode, a read holds its place until it retires, in
+    // address order); then the reads retire.
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    std::vector<std::uint64_t> retire(op.reads.size());
+    for (; op.next < op.reads.size(); ++op.next) {
+        const std::size_t i = op.next;
+        std::uint64_t at = op.issue + i;
+        if (i >= max)
+            at = std::max(at, retire[i - max]);
+        unsigned flying = 1;
+        for (std::size_t j = i >= max ? i - max + 1 : 0; j < i; ++j)
+            flying += retire[j] > at ? 1 : 0;
+        m_cdl_count->in_flight.sample(flying);
+        sc_core::sc_time delay = time_of(at) > now ? time_of(at) - now : sc_core::SC_ZERO_TIME;
+        op.done[i] = cdl_read(id, i, delay);
+        retire[i] = std::max(op.done[i], i > 0 ? retire[i - 1] : 0);
+    }
+    cdl_retire(id);
+}
+
+std::uint64_t sm::cdl_read(unsigned id, std::size_t i, sc_core::sc_time& delay)
+{
+    cdl_op& op = *m_cdl_ops[id];
+    const cdl::line_read& rd = op.reads[i];
+    const std::uint64_t start = cycle_of(sc_core::sc_time_stamp() + delay);
+    if (rd.valid > 0) {
+        const warp_slot& ws = m_warps[op.slot];
+        const tlm_bus::gpu_extension ext =
+            request_ext(static_cast<int>(op.slot), tlm_bus::access_kind::constant, rd.addr, op.pc,
+                        m_cta_slots[ws.cta].launch);
+        const auto st = mem.access(tlm::TLM_READ_COMMAND, rd.addr, &op.data[i * m_line_bytes],
+                                   rd.valid, delay, &ext);
+        ++m_cdl_count->line_reads;
+        ++m_mem_requests;
+        m_cdl_count->bytes_read += rd.valid;
+        if (st != tlm::TLM_OK_RESPONSE && !op.failed) {
+            op.failed = true;
+            op.fail_vaddr = rd.addr;
+        }
+    }
+    const std::uint64_t done =
+        std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp() + delay));
+    m_cdl_count->read_latency.sample(
+        static_cast<double>((done - std::min(done, start)) * m_clk.core_ps) / 1000.0);
+    return done;
+}
+
+void sm::cdl_retire(unsigned id)
+{
+    cdl_op& op = *m_cdl_ops[id];
+    warp_slot& ws = m_warps[op.slot];
+    const std::uint64_t now = cycle_of(sc_core::sc_time_stamp());
+    // Claim 8: reads retire in address order; each completed 128 bytes writes a register.
+    while (op.retired < op.reads.size() && op.done[op.retired] != 0) {
+        const std::size_t i = op.retired++;
+        --op.in_flight;
+        // Accurate mode retires when the data is here (now); fast mode at the read's end.
+        const std::uint64_t at = std::max({op.end, op.done[i], m_clk.accurate ? now : 0});
+        op.end = at;
+        op.loader->retire(&op.data[i * m_line_bytes], op.reads[i].bytes,
+                          [&](unsigned reg, const cdl::lane_values& v) {
+                              lane_values values{};
+                              for (unsigned l = 0; l < warp_size; ++l)
+                                  values[l] = v[l];
+                              ws.w->complete_load(reg, values, ~0u);
+                              ws.board.write_load(static_cast<std::uint8_t>(reg), at);
+                              ++m_cdl_count->registers;
+                          });
+    }
+    if (m_clk.accurate && op.retired < op.reads.size()) {
+        cdl_issue_reads(id); // the retired reads' places go to the next ones
+        if (m_live & (1ull << op.slot))
+            update_next(op.slot);
+        return;
+    }
+    if (op.retired < op.reads.size())
+        return;
+    // Every read retired: the instruction is complete.
+    cta_slot& c = m_cta_slots[ws.cta];
+    --c.outstanding;
+    ws.board.memory_done(false, op.end);
+    c.end = std::max(c.end, op.end);
+    const bool failed = op.failed;
+    const std::uint64_t va = op.fail_vaddr;
+    const std::uint32_t pc = op.pc;
+    const unsigned slot = op.slot;
+    m_cdl_ops[id].reset();
+    if (failed) {
+        char msg[96];
+        std::snprintf(msg, sizeof msg, "CDL read at VA 0x%llx failed",
+                      static_cast<unsigned long long>(va));
+        fault_cta(ws.cta, slot, pc, va, msg);
+        m_check = true;
+        return;
     }
     if (m_live & (1ull << slot))
         update_next(slot);
@@ -1247,6 +1466,19 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
             mem.access(tlm::TLM_READ_COMMAND, f.va, w.buf.data(), m_line_bytes, delay, &f.ext);
         m_fills[job.line].busy = false;
         fill_done(f.va, cycle_of(sc_core::sc_time_stamp() + delay), st);
+        ++m_wakeups;
+        m_wake.notify(sc_core::SC_ZERO_TIME);
+        return;
+    }
+    if (job.cdl) {
+        cdl_op& op = *m_cdl_ops[job.slot];
+        const sc_core::sc_time at = time_of(op.issue + job.line);
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+        const std::uint64_t done = cdl_read(job.slot, job.line, delay);
+        sc_core::wait(delay); // the read holds its place until its data is here
+        m_cdl_ops[job.slot]->done[job.line] = done;
+        cdl_retire(job.slot);
         ++m_wakeups;
         m_wake.notify(sc_core::SC_ZERO_TIME);
         return;

@@ -2,6 +2,9 @@
 // the `mem` port, CTA completion and fault records to the CP. See models/sm/README.md.
 #pragma once
 
+#include "models/cdl/cbv_table.h"
+#include "models/cdl/cdl_config.h"
+#include "models/cdl/core/cdl_core.h"
 #include "models/common/logger.h"
 #include "models/common/stats.h"
 #include "models/common/timing.h"
@@ -56,6 +59,9 @@ public:
     std::uint64_t lane_instructions() const { return m_lane_instructions.value(); }
     std::uint64_t ctas() const { return m_ctas.value(); }     ///< CTAs finished
     std::uint64_t faults() const { return m_faults.value(); } ///< CTAs ended by a fault
+    /// CDL runs through the CDL access controller with this CBV table (nullptr: CDL faults
+    /// as an instruction the platform lacks). Stats under `<sm>_cdl.`.
+    void set_cdl(const cdl::cbv_table* table, const cdl::cdl_config& cfg);
     /// Cycles LD/STs waited on page faults (from the first fault to completion, summed).
     std::uint64_t fault_stall_cycles() const { return m_fault_stall_cycles.value(); }
     std::uint64_t mem_requests() const { return m_mem_requests.value(); }   ///< line requests
@@ -121,7 +127,9 @@ private:
         std::uint64_t fail_vaddr = 0;
         tlm::tlm_response_status fail_status = tlm::TLM_OK_RESPONSE;
         const char* fail_reason = nullptr; ///< the host's reason for a refused page fault
-        std::uint64_t fault_cycle = 0;     ///< cycle of its first page fault (0: none)
+        std::uint32_t zero_lanes = 0;      ///< legacy CDL: lanes that receive 0 (beyond the CBV)
+        tlm_bus::access_kind kind = tlm_bus::access_kind::data; ///< data, or constant (CDL)
+        std::uint64_t fault_cycle = 0; ///< cycle of its first page fault (0: none)
         bool busy = false;           ///< in LSU threads (accurate mode; a page fault in fast mode)
         std::uint64_t waits = 0;     ///< ops of the warp it must follow (bit = op), while busy
         std::uint64_t lines_sig = 0; ///< one bit per line address hash (overlap pre-check)
@@ -191,6 +199,23 @@ private:
         bool fill = false;   ///< instruction-cache fill m_fills[line]
         /// Fast mode: the line page-faulted; wait for the host's answer, then replay it.
         std::shared_ptr<tlm_bus::fault_wait> fault;
+        bool cdl = false; ///< accurate mode: read `line` of bulk CDL m_cdl_ops[slot]
+    };
+
+    /// A bulk CDL in flight (the scheduling/execution core's state for one instruction).
+    struct cdl_op {
+        unsigned slot = 0;                 ///< warp slot
+        std::uint32_t pc = 0;              ///< PC of the CDL
+        std::uint64_t issue = 0;           ///< cycle its first read may start
+        std::vector<cdl::line_read> reads; ///< in address order
+        std::vector<std::uint8_t> data;    ///< read i at i * line bytes
+        std::vector<std::uint64_t> done;   ///< read i's completion cycle (0: not yet)
+        std::size_t next = 0, retired = 0; ///< next read to issue, reads retired
+        unsigned in_flight = 0;            ///< reads issued, not completed
+        std::optional<cdl::bulk_loader> loader;
+        bool failed = false;
+        std::uint64_t fail_vaddr = 0;
+        std::uint64_t end = 0; ///< cycle of the last register write
     };
 
     /// An instruction-cache fill handed to an LSU thread (accurate mode).
@@ -264,7 +289,22 @@ private:
     void fill_done(std::uint64_t va, std::uint64_t ready, tlm::tlm_response_status st);
     /// The current cycle for the instruction cache: never decreases, also in an LSU thread.
     std::uint64_t fetch_cycle() const;
-    void issue_mem(unsigned slot, const step_result& r);
+    /// Issues LD/ST (or a legacy CDL as a load of `a`: kind constant, zero_lanes read 0).
+    void issue_mem(unsigned slot, const step_result& r, const mem_access& a,
+                   tlm_bus::access_kind kind = tlm_bus::access_kind::data,
+                   std::uint32_t zero_lanes = 0);
+    /// The CDL access controller: checks the instruction, then the legacy form as a load of
+    /// the CBV's dwords, the bulk form by the scheduling/execution core (cdl_read, cdl_retire).
+    void issue_cdl(unsigned slot, const step_result& r);
+    /// Bulk CDL op id: issues its next reads while fewer than cdl.max_outstanding are in
+    /// flight (fast mode: all of them, timed; accurate mode: by LSU threads).
+    void cdl_issue_reads(unsigned id);
+    /// Performs read i of bulk CDL op id (with `delay` as offset); returns its completion
+    /// cycle (the caller records it in done[i] when the data is there).
+    std::uint64_t cdl_read(unsigned id, std::size_t i, sc_core::sc_time& delay);
+    /// Retires the completed reads in address order (claim 8), writing registers; ends the op
+    /// when every read retired.
+    void cdl_retire(unsigned id);
     /// True when `b` must wait for `a` (same warp): their lines overlap and one is a store.
     static bool ordered(const mem_op& a, const mem_op& b);
     /// Accurate mode: hands the line requests of op k of `slot` to LSU threads.
@@ -324,9 +364,15 @@ private:
     /// Accurate mode: LSU threads, as many as line requests in flight (more are started when
     /// every one is busy, so they never bound memory-level parallelism: the L1's MSHRs do).
     std::vector<std::unique_ptr<lsu_worker>> m_lsu;
-    std::vector<unsigned> m_lsu_idle;  ///< idle LSU threads
-    std::deque<lsu_job> m_lsu_waiting; ///< jobs past the host's thread budget (rare)
-    unsigned m_busy_ops = 0;           ///< fast mode: LD/STs in LSU threads (page faults)
+    std::vector<unsigned> m_lsu_idle;      ///< idle LSU threads
+    std::deque<lsu_job> m_lsu_waiting;     ///< jobs past the host's thread budget (rare)
+    unsigned m_busy_ops = 0;               ///< fast mode: LD/STs in LSU threads (page faults)
+    const cdl::cbv_table* m_cbv = nullptr; ///< the CBV table (nullptr: no CDL controller)
+    cdl::cdl_config m_cdl_cfg;
+    std::vector<std::unique_ptr<cdl_op>> m_cdl_ops; ///< bulk CDLs in flight (nullptr: free)
+    std::unique_ptr<stats::group> m_cdl_ctrl_stats, m_cdl_core_stats;
+    struct cdl_counters;
+    std::unique_ptr<cdl_counters> m_cdl_count;
     bool m_lsu_budget_warned = false;
     std::vector<std::uint8_t> m_line_bufs; ///< fast mode: line data
     std::vector<std::uint8_t> m_be_bufs;   ///< fast mode: byte enables

@@ -83,8 +83,10 @@ instruction random_instruction(opcode op, std::mt19937& rng)
         i.dst = random_reg(rng);
         i.src[0] = random_source(rng);
         i.src[1] = imm(rng() % 16);
-        if (rng() % 2)
-            i.src[2] = imm(1 + rng() % 4096);
+        if (rng() % 2) { // the bulk form: its registers must end at R254 (the assembler)
+            i.dst = static_cast<std::uint8_t>(rng() % 128);
+            i.src[2] = imm(1 + static_cast<std::uint32_t>(rng() % 4096));
+        }
         break;
     }
     return i;

@@ -680,7 +680,9 @@ TEST_CASE("execution errors stop the warp with a message and never crash", "[war
     }
     SECTION("bulk CDL past the register file")
     {
-        const program p = assemble_ok("CDL R60, 0, cbv[0], 200\nEXIT");
+        // The assembler refuses it; a program image may still hold it.
+        program p = assemble_ok("CDL R60, 0, cbv[0], 64\nEXIT");
+        p[0].src[2] = imm(200);
         warp w(p, ctx, 0);
         CHECK(w.step().message == "CDL destination R60..R66 past the register file (R0..R63)");
         CHECK_FALSE(w.any_pending());

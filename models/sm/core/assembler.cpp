@@ -465,13 +465,24 @@ private:
         case syntax::trace:
             parse_index(ops[0], inst.src[0]);
             break;
-        case syntax::cdl:
-            parse_dst(ops[0], inst.dst);
+        case syntax::cdl: {
+            const bool dst_ok = parse_dst(ops[0], inst.dst);
             parse_source(ops[1], imm_type::integer, op, inst.src[0]);
             parse_cbv(ops[2], inst.src[1]);
-            if (ops.size() == 4 && parse_index(ops[3], inst.src[2]) && inst.src[2].value == 0)
-                error(ops[3].col, "CDL data amount must be at least 1 dword");
+            if (ops.size() == 4 && parse_index(ops[3], inst.src[2])) {
+                const std::uint64_t n = inst.src[2].value;
+                const std::uint64_t last = inst.dst + (n + 31) / 32 - 1;
+                if (n == 0)
+                    error(ops[3].col, "CDL data amount must be at least 1 dword");
+                else if (dst_ok && inst.dst == reg_zero)
+                    error(ops[0].col, "a bulk CDL needs a destination register, not RZ");
+                else if (dst_ok && last >= m_nregs)
+                    error(ops[0].col, "CDL destination R" + std::to_string(inst.dst) + "..R" +
+                                          std::to_string(last) + " past the register file (R0..R" +
+                                          std::to_string(m_nregs - 1) + ")");
+            }
             break;
+        }
         }
     }
 

@@ -507,6 +507,8 @@ bool warp::cdl_step(const instruction& inst, std::uint32_t exec, step_result& r)
     }
     const std::uint32_t* offsets = source(inst.src[0], m_scratch[0]);
     for_lanes(exec, [&](unsigned l) { m_access.addr[l] = offsets[l]; });
+    if (bulk)
+        m_access.addr[0] = offsets[0]; // the bulk form's offset: lane 0, active or not (claim 4)
     m_access.lane_mask = exec;
     m_access.reg = inst.dst;
     m_access.cbv = inst.src[1].value;
