@@ -16,9 +16,10 @@ namespace {
 
 const std::string dir = std::string(VGPU_SOURCE_DIR) + "/testbenches/workloads/";
 
-const char* const shipped[] = {"vector_add",    "saxpy",     "strided_sum",
-                               "random_gather", "reduction", "matmul",
-                               "compute_bound", "stream",    "multi_kernel"};
+const char* const shipped[] = {"vector_add",   "saxpy",       "strided_sum",   "random_gather",
+                               "reduction",    "matmul",      "compute_bound", "stream",
+                               "multi_kernel", "page_faults", "tlb_reach",     "cdl_bulk",
+                               "cdl_legacy"};
 
 workload load(const std::string& file)
 {
@@ -54,6 +55,36 @@ struct flat_memory {
     }
 };
 
+/// A CDL step, straight from the definition (docs/isa.md): the CBV is the bound buffer; the
+/// legacy form gives lane l the dword at offset addr[l]; the bulk form gives lane l of
+/// register reg + k the dword at offset addr[0] + 4 (32 k + l); dwords past the buffer are 0.
+void run_cdl(const workload& wl, const kernel_decl& k, flat_memory& mem, sm::warp& wp,
+             const sm::mem_access& a)
+{
+    int buffer = -1;
+    for (const auto& c : k.cbvs)
+        if (c.slot == a.cbv)
+            buffer = wl.buffer_index(c.buffer);
+    REQUIRE(buffer >= 0);
+    const std::vector<std::uint32_t>& words = mem.buffers[static_cast<std::size_t>(buffer)];
+    auto dword = [&](std::uint64_t byte) {
+        return byte % 4 == 0 && byte / 4 < words.size() ? words[byte / 4] : 0u;
+    };
+    if (a.count == 0) {
+        sm::lane_values v{};
+        for (unsigned l = 0; l < sm::warp_size; ++l)
+            v[l] = dword(a.addr[l]);
+        wp.complete_load(a.reg, v, a.lane_mask);
+        return;
+    }
+    for (unsigned r = 0; r * 32 < a.count; ++r) {
+        sm::lane_values v{};
+        for (unsigned l = 0; l < sm::warp_size && 32 * r + l < a.count; ++l)
+            v[l] = dword(a.addr[0] + 4ull * (32 * r + l));
+        wp.complete_load(a.reg + r, v, ~0u);
+    }
+}
+
 /// Runs every CTA of k to completion with the warp core; loads complete at once.
 void run_kernel(const workload& wl, const kernel_decl& k, flat_memory& mem)
 {
@@ -86,6 +117,10 @@ void run_kernel(const workload& wl, const kernel_decl& k, flat_memory& mem)
                         FAIL(k.name << ": warp " << w << " at PC " << r.pc << ": " << r.message);
                     if (r.kind == sm::step_kind::barrier)
                         at_bar[w] = true;
+                    if (r.kind == sm::step_kind::cdl) {
+                        run_cdl(wl, k, mem, wp, *r.access);
+                        continue;
+                    }
                     if (r.kind != sm::step_kind::load && r.kind != sm::step_kind::store)
                         continue;
                     sm::lane_values v{};
