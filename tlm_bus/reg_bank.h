@@ -74,6 +74,19 @@ public:
     {
         m_warn = std::move(warn);
     }
+    /// add() of a register built from its fields.
+    void add(std::string name, std::uint64_t offset, reg_access access, std::uint32_t reset,
+             std::uint32_t write_mask, std::function<bool(const reg_write&)> on_write = {})
+    {
+        reg_def r;
+        r.name = std::move(name);
+        r.offset = offset;
+        r.access = access;
+        r.reset = reset;
+        r.write_mask = write_mask;
+        r.on_write = std::move(on_write);
+        add(std::move(r));
+    }
     /// Sets every register to its reset value (no callbacks).
     void reset()
     {

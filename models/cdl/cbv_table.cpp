@@ -13,19 +13,16 @@ cbv_table::cbv_table(const sc_core::sc_module_name& name, unsigned slots)
              {std::pair<const char*, std::uint64_t>{"BASE_LO", cbv_reg::BASE_LO},
               {"BASE_HI", cbv_reg::BASE_HI},
               {"SIZE", cbv_reg::SIZE}}) {
-            tlm_bus::reg_def r;
-            r.name = p + n;
-            r.offset = cbv_reg::slot(i, off);
-            r.access = tlm_bus::reg_access::rw;
             // The descriptor takes effect at the write (the driver programs it before LAUNCH).
-            r.on_write = [this, i](const tlm_bus::reg_write&) {
-                cbv& e = m_entries[i];
-                e.base = std::uint64_t{m_regs.get(cbv_reg::slot(i, cbv_reg::BASE_HI))} << 32 |
-                         m_regs.get(cbv_reg::slot(i, cbv_reg::BASE_LO));
-                e.bytes = m_regs.get(cbv_reg::slot(i, cbv_reg::SIZE));
-                return true;
-            };
-            m_regs.add(std::move(r));
+            m_regs.add(p + n, cbv_reg::slot(i, off), tlm_bus::reg_access::rw, 0, ~0u,
+                       [this, i](const tlm_bus::reg_write&) {
+                           cbv& e = m_entries[i];
+                           e.base = std::uint64_t{m_regs.get(cbv_reg::slot(i, cbv_reg::BASE_HI))}
+                                        << 32 |
+                                    m_regs.get(cbv_reg::slot(i, cbv_reg::BASE_LO));
+                           e.bytes = m_regs.get(cbv_reg::slot(i, cbv_reg::SIZE));
+                           return true;
+                       });
         }
     }
     mmio.register_b_transport(this, &cbv_table::b_transport);

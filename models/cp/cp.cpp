@@ -84,14 +84,7 @@ void cp::define_registers()
     m_regs.set_warning_handler([this](const std::string& m) { VGPU_WARN(m_log, "%s", m.c_str()); });
     auto add = [this](std::string name, std::uint64_t off, reg_access a, std::uint32_t reset,
                       std::uint32_t mask, std::function<bool(const reg_write&)> on_write = {}) {
-        tlm_bus::reg_def r;
-        r.name = std::move(name);
-        r.offset = off;
-        r.access = a;
-        r.reset = reset;
-        r.write_mask = mask;
-        r.on_write = std::move(on_write);
-        m_regs.add(std::move(r));
+        m_regs.add(std::move(name), off, a, reset, mask, std::move(on_write));
     };
     for (unsigned q = 0; q < m_cfg.queues; ++q) {
         const std::string p = "Q" + std::to_string(q) + "_";

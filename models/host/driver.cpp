@@ -2,6 +2,7 @@
 #include "models/host/driver.h"
 #include "tlm_bus/byte_enables.h"
 
+#include "models/cdl/cbv_table.h"
 #include "models/common/trace_events.h"
 #include "models/cp/cp.h"
 #include "models/tlb/fault_unit.h"
@@ -487,27 +488,39 @@ bool driver::load_memory()
     return true;
 }
 
-bool driver::reg_write(std::uint64_t off, std::uint32_t value)
+bool driver::mmio_write(std::uint64_t addr, std::uint32_t value, tlm_utils::tlm_quantumkeeper& qk,
+                        const char* window)
 {
-    const auto rsp = mmio.access(tlm::TLM_WRITE_COMMAND, m_facts.cp_base + off, &value, 4, m_qk);
+    const auto rsp = mmio.access(tlm::TLM_WRITE_COMMAND, addr, &value, 4, qk);
     if (rsp != tlm::TLM_OK_RESPONSE) {
-        fail("MMIO write of " + hex(value) + " to CP register " + hex(off) + " failed (" +
-             tlm_bus::response_name(rsp) + ")");
+        fail("MMIO write of " + hex(value) + " to " + window + " register " + hex(addr) +
+             " failed (" + tlm_bus::response_name(rsp) + ")");
         return false;
     }
     return true;
 }
 
-std::uint32_t driver::reg_read(std::uint64_t off, bool* ok)
+std::uint32_t driver::mmio_read(std::uint64_t addr, tlm_utils::tlm_quantumkeeper& qk,
+                                const char* window, bool* ok)
 {
     std::uint32_t v = 0;
-    const auto rsp = mmio.access(tlm::TLM_READ_COMMAND, m_facts.cp_base + off, &v, 4, m_qk);
+    const auto rsp = mmio.access(tlm::TLM_READ_COMMAND, addr, &v, 4, qk);
     if (rsp != tlm::TLM_OK_RESPONSE)
-        fail("MMIO read of CP register " + hex(off) + " failed (" + tlm_bus::response_name(rsp) +
-             ")");
+        fail(std::string("MMIO read of ") + window + " register " + hex(addr) + " failed (" +
+             tlm_bus::response_name(rsp) + ")");
     if (ok)
         *ok = rsp == tlm::TLM_OK_RESPONSE;
     return v;
+}
+
+bool driver::reg_write(std::uint64_t off, std::uint32_t value)
+{
+    return mmio_write(m_facts.cp_base + off, value, m_qk, "CP");
+}
+
+std::uint32_t driver::reg_read(std::uint64_t off, bool* ok)
+{
+    return mmio_read(m_facts.cp_base + off, m_qk, "CP", ok);
 }
 
 bool driver::set_up_cp()
@@ -813,23 +826,12 @@ bool driver::host_copy(std::size_t b, std::uint64_t vpn, std::vector<std::uint8_
 
 std::uint32_t driver::fault_read(std::uint64_t off, tlm_utils::tlm_quantumkeeper& qk)
 {
-    std::uint32_t v = 0;
-    const auto rsp = mmio.access(tlm::TLM_READ_COMMAND, m_facts.fault_base + off, &v, 4, qk);
-    if (rsp != tlm::TLM_OK_RESPONSE)
-        fail("MMIO read of fault-unit register " + hex(off) + " failed (" +
-             tlm_bus::response_name(rsp) + ")");
-    return v;
+    return mmio_read(m_facts.fault_base + off, qk, "fault-unit");
 }
 
 bool driver::fault_write(std::uint64_t off, std::uint32_t value, tlm_utils::tlm_quantumkeeper& qk)
 {
-    const auto rsp = mmio.access(tlm::TLM_WRITE_COMMAND, m_facts.fault_base + off, &value, 4, qk);
-    if (rsp != tlm::TLM_OK_RESPONSE) {
-        fail("MMIO write of " + hex(value) + " to fault-unit register " + hex(off) + " failed (" +
-             tlm_bus::response_name(rsp) + ")");
-        return false;
-    }
-    return true;
+    return mmio_write(m_facts.fault_base + off, value, qk, "fault-unit");
 }
 
 bool driver::set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk)
@@ -851,19 +853,13 @@ bool driver::set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantum
     // (5) Stale translations of the page go (a TLB never holds a not-present entry, but the
     // page may have been mapped to another frame before an eviction).
     const std::uint64_t first = va / page * page;
-    for (const auto& [off, v] : {std::pair<std::uint64_t, std::uint32_t>{
-                                     reg::TLB_INV_VA_LO, static_cast<std::uint32_t>(first)},
-                                 {reg::TLB_INV_VA_HI, static_cast<std::uint32_t>(first >> 32)},
-                                 {reg::TLB_INV_BYTES, static_cast<std::uint32_t>(page)},
-                                 {reg::TLB_INVALIDATE, 1u}}) {
-        std::uint32_t value = v;
-        if (mmio.access(tlm::TLM_WRITE_COMMAND, m_facts.cp_base + off, &value, 4, qk) !=
-            tlm::TLM_OK_RESPONSE) {
-            fail("TLB shootdown for VA " + hex(first) + " failed");
-            return false;
-        }
-    }
-    return true;
+    return mmio_write(m_facts.cp_base + reg::TLB_INV_VA_LO, static_cast<std::uint32_t>(first), qk,
+                      "CP") &&
+           mmio_write(m_facts.cp_base + reg::TLB_INV_VA_HI, static_cast<std::uint32_t>(first >> 32),
+                      qk, "CP") &&
+           mmio_write(m_facts.cp_base + reg::TLB_INV_BYTES, static_cast<std::uint32_t>(page), qk,
+                      "CP") &&
+           mmio_write(m_facts.cp_base + reg::TLB_INVALIDATE, 1, qk, "CP");
 }
 
 void driver::shadow_thread()
@@ -1033,19 +1029,15 @@ bool driver::program_cbvs(const kernel_decl& k)
             return false;
         }
         const region& b = m_plan.buffers[static_cast<std::size_t>(m_wl.buffer_index(c.buffer))];
-        const std::uint64_t at = m_facts.cbv_base + c.slot * 0x10;
-        for (const auto& [off, v] :
-             {std::pair<std::uint64_t, std::uint32_t>{0x0, static_cast<std::uint32_t>(b.va)},
-              {0x4, static_cast<std::uint32_t>(b.va >> 32)},
-              {0x8, static_cast<std::uint32_t>(b.bytes)}}) {
-            std::uint32_t value = v;
-            const auto rsp = mmio.access(tlm::TLM_WRITE_COMMAND, at + off, &value, 4, m_qk);
-            if (rsp != tlm::TLM_OK_RESPONSE) {
-                fail("MMIO write of CBV slot " + std::to_string(c.slot) + " failed (" +
-                     tlm_bus::response_name(rsp) + ")");
-                return false;
-            }
-        }
+        namespace cr = cdl::cbv_reg;
+        const std::uint64_t base = m_facts.cbv_base;
+        if (!mmio_write(base + cr::slot(c.slot, cr::BASE_LO), static_cast<std::uint32_t>(b.va),
+                        m_qk, "CBV") ||
+            !mmio_write(base + cr::slot(c.slot, cr::BASE_HI),
+                        static_cast<std::uint32_t>(b.va >> 32), m_qk, "CBV") ||
+            !mmio_write(base + cr::slot(c.slot, cr::SIZE), static_cast<std::uint32_t>(b.bytes),
+                        m_qk, "CBV"))
+            return false;
     }
     return true;
 }

@@ -206,6 +206,12 @@ private:
     bool set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk);
     void dma_engine(); ///< one copy-engine slot (host.dma_outstanding of them, dma mode)
     int mark() { return m_marker ? m_marker() : -1; }
+    /// One 32-bit register access on `mmio` at addr, timed by qk; a failure is reported
+    /// naming the register window.
+    bool mmio_write(std::uint64_t addr, std::uint32_t value, tlm_utils::tlm_quantumkeeper& qk,
+                    const char* window);
+    std::uint32_t mmio_read(std::uint64_t addr, tlm_utils::tlm_quantumkeeper& qk,
+                            const char* window, bool* ok = nullptr);
     bool reg_write(std::uint64_t off, std::uint32_t value);
     std::uint32_t reg_read(std::uint64_t off, bool* ok = nullptr);
     void fail(const std::string& msg);

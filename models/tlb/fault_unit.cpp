@@ -42,14 +42,7 @@ void fault_unit::define_registers()
     m_regs.set_warning_handler([this](const std::string& m) { VGPU_WARN(m_log, "%s", m.c_str()); });
     auto add = [this](const char* name, std::uint64_t off, reg_access a, std::uint32_t reset,
                       std::uint32_t mask, std::function<bool(const reg_write&)> on_write = {}) {
-        tlm_bus::reg_def r;
-        r.name = name;
-        r.offset = off;
-        r.access = a;
-        r.reset = reset;
-        r.write_mask = mask;
-        r.on_write = std::move(on_write);
-        m_regs.add(std::move(r));
+        m_regs.add(name, off, a, reset, mask, std::move(on_write));
     };
     add("FAULT_COUNT", fault_reg::COUNT, reg_access::ro, 0, 0);
     add("FAULT_VA_LO", fault_reg::VA_LO, reg_access::ro, 0, 0);

@@ -196,7 +196,7 @@ TEST_CASE("slot buffer: random operations match an ordered model, both policies"
     }
 }
 
-TEST_CASE("packer: groups of G tokens start with FULL; a long delta forces a FULL token")
+TEST_CASE("packer: groups of G tokens start with FULL, and a long delta forces a FULL token")
 {
     packer p(5, 4);
     std::vector<group> out;
