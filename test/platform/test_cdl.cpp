@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <string>
 
 using vgpu::test::cli_runner;
@@ -155,4 +156,25 @@ TEST_CASE("cdl: a CBV that is not programmed and registers past the file are ill
     CHECK(r.err.find("w.yaml:") != std::string::npos);
     CHECK(r.err.find("error: kernels[0].program: CDL destination R60..R67 past the register "
                      "file (R0..R63)") != std::string::npos);
+}
+
+TEST_CASE("cdl: with the constants reused (64x64, 16 loads a chunk), bulk is 1.5x faster")
+{
+    double t[2][2] = {{0, 0}, {0, 0}}; // [mode][form]
+    for (int m = 0; m < 2; ++m)
+        for (int f = 0; f < 2; ++f) {
+            const std::string mode = m ? "accurate" : "fast";
+            cli_runner cli("cdl_reuse_" + mode + std::to_string(f));
+            const run_result r =
+                run(cli, "-w " + workloads + (f ? "cdl_legacy" : "cdl_bulk") +
+                             ".yaml -D n=64 -D reps=16 -D warps=8 -s platform.timing.mode=" + mode);
+            REQUIRE(r.code == 0);
+            t[m][f] = r.stat("gpu.kernel_time");
+        }
+    INFO("bulk / legacy ns: fast " << t[0][0] << " / " << t[0][1] << ", accurate " << t[1][0]
+                                   << " / " << t[1][1]);
+    CHECK(t[0][1] / t[0][0] > 1.5);
+    CHECK(t[1][1] / t[1][0] > 1.5);
+    for (int f = 0; f < 2; ++f)
+        CHECK(std::abs(t[0][f] / t[1][f] - 1) < 0.05);
 }
