@@ -64,7 +64,7 @@ void run(const char* name, full_policy fp, unsigned drain_every, std::uint64_t n
 int main(int argc, char** argv)
 {
     const std::uint64_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10000000;
-    std::printf("%-36s %14s %14s %12s %12s\n", "case", "events/s", "decode tok/s", "stalled st.",
+    std::printf("%-36s %14s %14s %12s %12s\n", "case", "events/s", "decode tok/s", "stall refusals",
                 "groups lost");
     run("replace, engine keeps up", full_policy::replace, 1, n);
     run("replace, engine every 16th event", full_policy::replace, 16, n);
