@@ -724,7 +724,7 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     op.fail_reason = nullptr;
     if (op.store)
         ++m_stores;
-    else
+    else if (kind == tlm_bus::access_kind::data) // a legacy CDL counts with the CDLs
         ++m_loads;
     m_mem_requests += op.lines.count;
     ++c.outstanding;
