@@ -38,9 +38,14 @@ thread_unwinder::~thread_unwinder()
     opts.spawn_method();
     sc_core::sc_spawn(
         [threads] {
+            // One thread whose unwinding reports an error must not keep the others alive.
             for (const auto& h : threads)
-                if (!h.terminated())
-                    sc_core::sc_process_handle(h).kill();
+                if (!h.terminated()) {
+                    try {
+                        sc_core::sc_process_handle(h).kill();
+                    } catch (...) {
+                    }
+                }
         },
         "vgpu_thread_unwinder", &opts);
     try {

@@ -888,7 +888,9 @@ void driver::shadow_thread()
         }
         idle = 0;
         const sc_core::sc_time start = sc_core::sc_time_stamp() + qk.get_local_time();
-        std::vector<fault_entry> batch(std::min(count, m_cfg.fault_batch));
+        // A member, not a local: a run may end while this thread waits mid-round.
+        std::vector<fault_entry>& batch = m_round;
+        batch.assign(std::min(count, m_cfg.fault_batch), fault_entry{});
         for (fault_entry& f : batch) {
             f.va = fault_read(fr::VA_LO, qk) | std::uint64_t{fault_read(fr::VA_HI, qk)} << 32;
             f.sm = fault_read(fr::SM, qk);

@@ -250,6 +250,7 @@ private:
     std::map<std::uint64_t, std::vector<std::uint8_t>> m_evicted; ///< VPN -> page contents
     std::vector<std::vector<std::uint32_t>> m_staged;             ///< per buffer, or empty
     std::set<std::uint64_t> m_read_only;                          ///< read_only VPNs
+    std::vector<fault_entry> m_round; ///< the shadow thread's records of the current round
     sc_core::sc_mutex m_mm_lock, m_dma_lock;
 
     logger m_log;
