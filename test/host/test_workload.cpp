@@ -931,3 +931,42 @@ TEST_CASE("hostile YAML in a workload is an error, not a crash", "[workload]")
         errors_of(std::string("name: t\0\n", 9) + base_head.substr(8) + base_kernel) ==
         std::vector<std::string>{"w.yaml:1:8: error: a NUL character is not allowed in YAML text"});
 }
+
+TEST_CASE("bad page-fault and CBV keys: each error located", "[workload]")
+{
+    const std::string kernel = "kernels:\n"
+                               "  - name: k\n"
+                               "    params: [{name: d, buffer: d}]\n"
+                               "    grid: [1, 1]\n"
+                               "    block: [32, 1]\n"
+                               "    program: \"EXIT\"\n";
+    auto errors = [&](const std::string& bufs, const std::string& kernel_extra,
+                      const std::string& tail) {
+        std::string k = kernel;
+        k.insert(k.find("    grid"), kernel_extra);
+        return errors_of("name: t\nbuffers:\n" + bufs + k + tail);
+    };
+    const std::string d = "  - {name: d, type: u32, elements: 64}\n";
+    auto has = [](const std::vector<std::string>& e, const std::string& what) {
+        for (const auto& s : e)
+            if (s.find(what) != std::string::npos)
+                return true;
+        return false;
+    };
+    CHECK(errors(d, "", "").empty());
+    CHECK(
+        has(errors("  - {name: d, type: u32, elements: 64, alloc: lazy}\n", "", ""), "w.yaml:3:"));
+    CHECK(has(errors(d, "", "evict: [{buffer: x, after_ns: 5}]\n"), "no buffer named 'x'"));
+    CHECK(has(errors(d, "", "evict: [{buffer: d}]\n"), "after_ns"));
+    CHECK(has(errors(d, "", "evict: [{buffer: d, phase: 3, after_ns: 5}]\n"),
+              "phase 3 does not exist"));
+    CHECK(has(errors("  - {name: d, type: u32, elements: 64, alloc: on_demand}\n",
+                     "    cbvs: [{slot: 0, buffer: d}]\n", ""),
+              "buffer 'd' is on_demand; a CBV's buffer must be eager"));
+    CHECK(has(errors(d, "    cbvs: [{slot: 1, buffer: d}, {slot: 1, buffer: d}]\n", ""),
+              "CBV slot 1 is bound twice"));
+    CHECK(has(errors(d, "    cbvs: [{slot: 0, buffer: q}]\n", ""), "no buffer named 'q'"));
+    CHECK(
+        has(errors(d, "    cbvs: [{slot: 0, buffer: d}]\n", "evict: [{buffer: d, after_ns: 5}]\n"),
+            "buffer 'd' is a CBV of kernel 'k'; it cannot be evicted"));
+}
