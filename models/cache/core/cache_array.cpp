@@ -98,6 +98,9 @@ sector_mask cache_array::sectors_of(std::uint64_t addr, std::size_t size) const
 
 std::size_t cache_array::find(std::uint64_t addr) const
 {
+    // An empty cache (every cache while the host loads memory through it) holds no line.
+    if (m_valid_count == 0)
+        return npos;
     const std::uint64_t line = line_addr(addr);
     const std::size_t base = slot(set_of(addr), 0);
     for (std::size_t s = base; s < base + m_ways; ++s) {

@@ -70,7 +70,12 @@ public:
     void clear();
 
 private:
-    using change_point = std::pair<std::uint64_t, int>; // time, change of the count
+    /// A time and the change of the count there. A plain struct, not std::pair: a trivially
+    /// copyable element lets an insertion before the end move the tail with one memmove.
+    struct change_point {
+        std::uint64_t first; ///< time
+        int second;          ///< change of the count
+    };
     void prune(std::uint64_t now);
     /// Adds d to the number of intervals booked from t on.
     void change(std::uint64_t t, int d);

@@ -17,7 +17,12 @@ namespace vgpu::dram {
 /// contiguous memory. Iterators are invalidated by insert, erase and pop_front.
 template <class K, class V> class front_map {
 public:
-    using value_type = std::pair<K, V>;                                      ///< an entry
+    /// An entry. A plain struct, not std::pair: with trivially copyable K and V an insertion
+    /// before the end moves the tail with one memmove instead of element by element.
+    struct value_type {
+        K first;  ///< key
+        V second; ///< value
+    };
     using iterator = typename std::vector<value_type>::iterator;             ///< to an entry
     using const_iterator = typename std::vector<value_type>::const_iterator; ///< to an entry
 
@@ -58,7 +63,7 @@ public:
     /// Inserts (k, v) before `pos` (the caller keeps the order); returns it.
     iterator insert(const_iterator pos, const K& k, const V& v)
     {
-        return m_v.insert(pos, value_type(k, v));
+        return m_v.insert(pos, value_type{k, v});
     }
     /// Removes the entry at `pos`; returns the one after it.
     iterator erase(const_iterator pos) { return m_v.erase(pos); }
