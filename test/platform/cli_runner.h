@@ -2,6 +2,8 @@
 // See test/platform/CMakeLists.txt.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -58,5 +60,27 @@ public:
 private:
     std::filesystem::path m_dir;
 };
+
+/// A run of vgpu-sim with `-o out` and the "stats" object of its stats.json (empty when none
+/// was written).
+struct stats_run {
+    cli_result r;
+    nlohmann::json stats = nlohmann::json::object();
+    /// A statistic's value, or -1 when it is absent.
+    double stat(const std::string& name) const
+    {
+        return stats.contains(name) ? stats[name].get<double>() : -1.0;
+    }
+};
+
+/// Runs vgpu-sim `args -o out` in cli's folder and reads its statistics.
+inline stats_run run_with_stats(const cli_runner& cli, const std::string& args)
+{
+    stats_run out;
+    out.r = cli.run(args + " -o out");
+    if (cli.exists("out/stats.json"))
+        out.stats = nlohmann::json::parse(cli.read("out/stats.json"))["stats"];
+    return out;
+}
 
 } // namespace vgpu::test

@@ -14,23 +14,11 @@ using vgpu::test::cli_runner;
 namespace {
 const std::string workloads = VGPU_SOURCE_DIR "/testbenches/workloads/";
 
-struct run_result {
-    int code = -1;
-    std::string out, err;
-    nlohmann::json stats = nlohmann::json::object();
-    double stat(const std::string& k) const
-    {
-        return stats.contains(k) ? stats[k].get<double>() : -1.0;
-    }
-};
+using run_result = vgpu::test::stats_run;
 
 run_result run(const cli_runner& cli, const std::string& args)
 {
-    const auto r = cli.run(args + " -o out");
-    run_result o{r.code, r.out, r.err};
-    if (cli.exists("out/stats.json"))
-        o.stats = nlohmann::json::parse(cli.read("out/stats.json"))["stats"];
-    return o;
+    return vgpu::test::run_with_stats(cli, args);
 }
 
 /// A one-warp kernel running `body` with buffer c (16 dwords... `dwords` of them) bound to
@@ -72,8 +60,8 @@ TEST_CASE("cdl: both forms load the matrix (16x16 and 64x64) and the host checks
                 const run_result r =
                     run(cli, "-w " + workloads + "cdl_" + form + ".yaml -D n=" + n +
                                  " -s platform.timing.mode=" + mode);
-                INFO(form << " n=" << n << " " << mode << "\n" << r.out << r.err);
-                CHECK(r.code == 0);
+                INFO(form << " n=" << n << " " << mode << "\n" << r.r.out << r.r.err);
+                CHECK(r.r.code == 0);
                 const double bulk = r.stat("gpu.m0.c0.sm0_cdl.controller.bulk");
                 CHECK(bulk == (std::string(form) == "bulk" ? (std::string(n) == "16" ? 1 : 2) : 0));
             }
@@ -87,7 +75,7 @@ TEST_CASE("cdl: a 256-dword bulk load finishes before eight legacy CDLs, in both
             cli_runner cli(std::string("cdl_speed_") + mode + std::to_string(f));
             const run_result r = run(cli, "-w " + workloads + (f ? "cdl_legacy" : "cdl_bulk") +
                                               ".yaml -s platform.timing.mode=" + mode);
-            REQUIRE(r.code == 0);
+            REQUIRE(r.r.code == 0);
             t[f] = r.stat("gpu.kernel_time");
             instr[f] = r.stat("gpu.instructions");
         }
@@ -124,8 +112,8 @@ TEST_CASE("cdl: bytes beyond the CBV read as zero and are counted, both forms")
         cli.write("w.yaml",
                   one_warp(body, 40) + "checks:\n  - {buffer: out, expect: " + expect + "}\n");
         const run_result r = run(cli, std::string("-w w.yaml -s platform.timing.mode=") + mode);
-        INFO(mode << "\n" << r.out << r.err);
-        CHECK(r.code == 0);
+        INFO(mode << "\n" << r.r.out << r.r.err);
+        CHECK(r.r.code == 0);
         // Bulk: 24 dwords beyond; legacy: 24 lanes beyond.
         CHECK(r.stat("gpu.m0.c0.sm0_cdl.core.out_of_range_bytes") == 24 * 4 + 24 * 4);
         CHECK(r.stat("gpu.m0.c0.sm0_cdl.core.registers_written") == 2);
@@ -137,25 +125,26 @@ TEST_CASE("cdl: a CBV that is not programmed and registers past the file are ill
     cli_runner cli("cdl_illegal");
     cli.write("w.yaml", one_warp("              CDL  R16, 0, cbv[1], 64\n", 40));
     run_result r = run(cli, "-w w.yaml");
-    INFO(r.out << r.err);
-    CHECK(r.code == 1);
-    CHECK(r.err.find("CTA fault on SM 0, warp 0, PC 4") != std::string::npos);
-    CHECK(r.err.find("illegal instruction: CBV 1 is not programmed (size 0)") != std::string::npos);
+    INFO(r.r.out << r.r.err);
+    CHECK(r.r.code == 1);
+    CHECK(r.r.err.find("CTA fault on SM 0, warp 0, PC 4") != std::string::npos);
+    CHECK(r.r.err.find("illegal instruction: CBV 1 is not programmed (size 0)") !=
+          std::string::npos);
     CHECK(r.stat("gpu.m0.c0.sm0_cdl.controller.illegal") == 1);
     // Past the register file the platform has (32 registers per thread): found when it runs.
     cli.write("w.yaml", one_warp("              CDL  R20, 0, cbv[0], 512\n", 40));
     r = run(cli, "-w w.yaml -s sm.regs_per_thread=32");
-    INFO(r.out << r.err);
-    CHECK(r.code == 1);
-    CHECK(r.err.find("CDL destination R20..R35 past the register file (R0..R31)") !=
+    INFO(r.r.out << r.r.err);
+    CHECK(r.r.code == 1);
+    CHECK(r.r.err.find("CDL destination R20..R35 past the register file (R0..R31)") !=
           std::string::npos);
     // Past the registers the assembler knows (sm.regs_per_thread, 64): refused, located.
     cli.write("w.yaml", one_warp("              CDL  R60, 0, cbv[0], 256\n", 40));
     r = run(cli, "-w w.yaml");
-    CHECK(r.code == 2);
-    CHECK(r.err.find("w.yaml:") != std::string::npos);
-    CHECK(r.err.find("error: kernels[0].program: CDL destination R60..R67 past the register "
-                     "file (R0..R63)") != std::string::npos);
+    CHECK(r.r.code == 2);
+    CHECK(r.r.err.find("w.yaml:") != std::string::npos);
+    CHECK(r.r.err.find("error: kernels[0].program: CDL destination R60..R67 past the register "
+                       "file (R0..R63)") != std::string::npos);
 }
 
 TEST_CASE("cdl: with the constants reused (64x64, 16 loads a chunk), bulk is 1.5x faster")
@@ -168,7 +157,7 @@ TEST_CASE("cdl: with the constants reused (64x64, 16 loads a chunk), bulk is 1.5
             const run_result r =
                 run(cli, "-w " + workloads + (f ? "cdl_legacy" : "cdl_bulk") +
                              ".yaml -D n=64 -D reps=16 -D warps=8 -s platform.timing.mode=" + mode);
-            REQUIRE(r.code == 0);
+            REQUIRE(r.r.code == 0);
             t[m][f] = r.stat("gpu.kernel_time");
         }
     INFO("bulk / legacy ns: fast " << t[0][0] << " / " << t[0][1] << ", accurate " << t[1][0]

@@ -19,25 +19,11 @@ namespace {
 
 const std::string workloads = VGPU_SOURCE_DIR "/testbenches/workloads/";
 
-/// One run: the exit code, outputs and stats.json's "stats" (empty when there is none).
-struct run_result {
-    cli_result r;
-    nlohmann::json stats = nlohmann::json::object();
-    double stat(const std::string& name) const
-    {
-        return stats.contains(name) ? stats[name].get<double>() : -1.0;
-    }
-};
+using run_result = vgpu::test::stats_run;
 
 run_result run(const cli_runner& cli, const std::string& args)
 {
-    run_result out;
-    out.r = cli.run(args + " -o out");
-    if (cli.exists("out/stats.json")) {
-        const nlohmann::json doc = nlohmann::json::parse(cli.read("out/stats.json"));
-        out.stats = doc["stats"];
-    }
-    return out;
+    return vgpu::test::run_with_stats(cli, args);
 }
 
 /// A kernel of `ctas` x 256 threads on SMs [first, first + count) (count 0: all) whose
