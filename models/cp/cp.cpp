@@ -82,17 +82,13 @@ cp::cp(const sc_core::sc_module_name& name, const cp_config& cfg, const clock_pa
 void cp::define_registers()
 {
     m_regs.set_warning_handler([this](const std::string& m) { VGPU_WARN(m_log, "%s", m.c_str()); });
-    auto add = [this](std::string name, std::uint64_t off, reg_access a, std::uint32_t reset,
-                      std::uint32_t mask, std::function<bool(const reg_write&)> on_write = {}) {
-        m_regs.add(std::move(name), off, a, reset, mask, std::move(on_write));
-    };
     for (unsigned q = 0; q < m_cfg.queues; ++q) {
         const std::string p = "Q" + std::to_string(q) + "_";
         auto rw = [&](const char* n, std::uint64_t off) {
-            add(p + n, reg::queue(q, off), reg_access::rw, 0, ~0u);
+            m_regs.add(p + n, reg::queue(q, off), reg_access::rw, 0, ~0u);
         };
         auto ro = [&](const std::string& n, std::uint64_t off) {
-            add(p + n, reg::queue(q, off), reg_access::ro, 0, ~0u);
+            m_regs.add(p + n, reg::queue(q, off), reg_access::ro, 0, ~0u);
         };
         rw("PROG_ADDR", reg::PROG_ADDR);
         rw("PROG_BYTES", reg::PROG_BYTES);
@@ -103,7 +99,8 @@ void cp::define_registers()
         rw("SM_FIRST", reg::SM_FIRST);
         rw("SM_COUNT", reg::SM_COUNT);
         rw("NPARAMS", reg::NPARAMS);
-        add(p + "LAUNCH", reg::queue(q, reg::LAUNCH), reg_access::wo, 0, 1,
+        m_regs.add(
+            p + "LAUNCH", reg::queue(q, reg::LAUNCH), reg_access::wo, 0, 1,
             [this, q](const reg_write& w) { return (w.new_value & 1) == 0 || launch(q, w.delay); });
         ro("STATUS", reg::STATUS);
         ro("CTAS_DONE", reg::CTAS_DONE);
@@ -116,8 +113,8 @@ void cp::define_registers()
         ro("ERROR_CAUSE", reg::ERROR_CAUSE);
         ro("CTAS_DISPATCHED", reg::CTAS_DISPATCHED);
         for (unsigned i = 0; i < max_params; ++i)
-            add(p + "PARAM" + std::to_string(i), reg::queue(q, reg::PARAM0 + 4 * i), reg_access::rw,
-                0, ~0u);
+            m_regs.add(p + "PARAM" + std::to_string(i), reg::queue(q, reg::PARAM0 + 4 * i),
+                       reg_access::rw, 0, ~0u);
         for (unsigned i = 0; i < reg::ERROR_MSG_BYTES / 4; ++i)
             ro("ERROR_MSG" + std::to_string(i), reg::ERROR_MSG + 4 * i);
     }
@@ -126,27 +123,28 @@ void cp::define_registers()
         m_irq_ev.notify(w.delay);
         return true;
     };
-    add("IRQ_STATUS", reg::IRQ_STATUS, reg_access::w1c, 0, qmask, irq_changed);
-    add("IRQ_ENABLE", reg::IRQ_ENABLE, reg_access::rw, 0, qmask, irq_changed);
-    add("PTBR_LO", reg::PTBR_LO, reg_access::rw, 0, ~0u);
-    add("PTBR_HI", reg::PTBR_HI, reg_access::rw, 0, ~0u);
-    add("NUM_SMS", reg::NUM_SMS, reg_access::ro, m_num_sms, ~0u);
-    add("LAUNCH_SEQ", reg::LAUNCH_SEQ, reg_access::ro, 0, ~0u);
-    add("VERSION", reg::VERSION, reg_access::ro, reg::VERSION_VALUE, ~0u);
-    add("NUM_QUEUES", reg::NUM_QUEUES, reg_access::ro, m_cfg.queues, ~0u);
-    add("TLB_INV_VA_LO", reg::TLB_INV_VA_LO, reg_access::rw, 0, ~0u);
-    add("TLB_INV_VA_HI", reg::TLB_INV_VA_HI, reg_access::rw, 0, ~0u);
-    add("TLB_INV_BYTES", reg::TLB_INV_BYTES, reg_access::rw, 0, ~0u);
-    add("TLB_INVALIDATE", reg::TLB_INVALIDATE, reg_access::wo, 0, 1, [this](const reg_write& w) {
-        if ((w.new_value & 1) == 0)
-            return true;
-        ++m_tlb_invalidations;
-        if (tlb_invalidate)
-            tlb_invalidate(std::uint64_t{m_regs.get(reg::TLB_INV_VA_HI)} << 32 |
-                               m_regs.get(reg::TLB_INV_VA_LO),
-                           m_regs.get(reg::TLB_INV_BYTES));
-        return true;
-    });
+    m_regs.add("IRQ_STATUS", reg::IRQ_STATUS, reg_access::w1c, 0, qmask, irq_changed);
+    m_regs.add("IRQ_ENABLE", reg::IRQ_ENABLE, reg_access::rw, 0, qmask, irq_changed);
+    m_regs.add("PTBR_LO", reg::PTBR_LO, reg_access::rw, 0, ~0u);
+    m_regs.add("PTBR_HI", reg::PTBR_HI, reg_access::rw, 0, ~0u);
+    m_regs.add("NUM_SMS", reg::NUM_SMS, reg_access::ro, m_num_sms, ~0u);
+    m_regs.add("LAUNCH_SEQ", reg::LAUNCH_SEQ, reg_access::ro, 0, ~0u);
+    m_regs.add("VERSION", reg::VERSION, reg_access::ro, reg::VERSION_VALUE, ~0u);
+    m_regs.add("NUM_QUEUES", reg::NUM_QUEUES, reg_access::ro, m_cfg.queues, ~0u);
+    m_regs.add("TLB_INV_VA_LO", reg::TLB_INV_VA_LO, reg_access::rw, 0, ~0u);
+    m_regs.add("TLB_INV_VA_HI", reg::TLB_INV_VA_HI, reg_access::rw, 0, ~0u);
+    m_regs.add("TLB_INV_BYTES", reg::TLB_INV_BYTES, reg_access::rw, 0, ~0u);
+    m_regs.add("TLB_INVALIDATE", reg::TLB_INVALIDATE, reg_access::wo, 0, 1,
+               [this](const reg_write& w) {
+                   if ((w.new_value & 1) == 0)
+                       return true;
+                   ++m_tlb_invalidations;
+                   if (tlb_invalidate)
+                       tlb_invalidate(std::uint64_t{m_regs.get(reg::TLB_INV_VA_HI)} << 32 |
+                                          m_regs.get(reg::TLB_INV_VA_LO),
+                                      m_regs.get(reg::TLB_INV_BYTES));
+                   return true;
+               });
 }
 
 void cp::trace(sc_core::sc_trace_file* tf) const

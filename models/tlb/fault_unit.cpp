@@ -40,18 +40,14 @@ void fault_unit::define_registers()
     using tlm_bus::reg_access;
     using tlm_bus::reg_write;
     m_regs.set_warning_handler([this](const std::string& m) { VGPU_WARN(m_log, "%s", m.c_str()); });
-    auto add = [this](const char* name, std::uint64_t off, reg_access a, std::uint32_t reset,
-                      std::uint32_t mask, std::function<bool(const reg_write&)> on_write = {}) {
-        m_regs.add(name, off, a, reset, mask, std::move(on_write));
-    };
-    add("FAULT_COUNT", fault_reg::COUNT, reg_access::ro, 0, 0);
-    add("FAULT_VA_LO", fault_reg::VA_LO, reg_access::ro, 0, 0);
-    add("FAULT_VA_HI", fault_reg::VA_HI, reg_access::ro, 0, 0);
-    add("FAULT_SM", fault_reg::SM, reg_access::ro, 0, 0);
-    add("FAULT_WARP", fault_reg::WARP, reg_access::ro, 0, 0);
-    add("FAULT_PC", fault_reg::PC, reg_access::ro, 0, 0);
-    add("FAULT_INFO", fault_reg::INFO, reg_access::ro, 0, 0);
-    add("FAULT_POP", fault_reg::POP, reg_access::wo, 0, 1, [this](const reg_write& w) {
+    m_regs.add("FAULT_COUNT", fault_reg::COUNT, reg_access::ro, 0, 0);
+    m_regs.add("FAULT_VA_LO", fault_reg::VA_LO, reg_access::ro, 0, 0);
+    m_regs.add("FAULT_VA_HI", fault_reg::VA_HI, reg_access::ro, 0, 0);
+    m_regs.add("FAULT_SM", fault_reg::SM, reg_access::ro, 0, 0);
+    m_regs.add("FAULT_WARP", fault_reg::WARP, reg_access::ro, 0, 0);
+    m_regs.add("FAULT_PC", fault_reg::PC, reg_access::ro, 0, 0);
+    m_regs.add("FAULT_INFO", fault_reg::INFO, reg_access::ro, 0, 0);
+    m_regs.add("FAULT_POP", fault_reg::POP, reg_access::wo, 0, 1, [this](const reg_write& w) {
         if ((w.new_value & 1) == 0)
             return true;
         if (m_buffer.empty())
@@ -64,10 +60,10 @@ void fault_unit::define_registers()
         m_changed.notify(w.delay);
         return true;
     });
-    add("FAULT_ACK_VA_LO", fault_reg::ACK_VA_LO, reg_access::rw, 0, ~0u);
-    add("FAULT_ACK_VA_HI", fault_reg::ACK_VA_HI, reg_access::rw, 0, ~0u);
-    add("FAULT_ACK_REASON", fault_reg::ACK_REASON, reg_access::rw, 0, 0xff);
-    add("FAULT_ACK", fault_reg::ACK, reg_access::wo, 0, 3, [this](const reg_write& w) {
+    m_regs.add("FAULT_ACK_VA_LO", fault_reg::ACK_VA_LO, reg_access::rw, 0, ~0u);
+    m_regs.add("FAULT_ACK_VA_HI", fault_reg::ACK_VA_HI, reg_access::rw, 0, ~0u);
+    m_regs.add("FAULT_ACK_REASON", fault_reg::ACK_REASON, reg_access::rw, 0, 0xff);
+    m_regs.add("FAULT_ACK", fault_reg::ACK, reg_access::wo, 0, 3, [this](const reg_write& w) {
         if (w.new_value == 0)
             return true;
         if (w.new_value == 3)
@@ -76,13 +72,13 @@ void fault_unit::define_registers()
                           m_regs.get(fault_reg::ACK_VA_LO),
                       w.new_value == 2, w.delay);
     });
-    add("FAULT_IRQ_ENABLE", fault_reg::IRQ_ENABLE, reg_access::rw, 0, 1,
-        [this](const reg_write& w) {
-            m_changed.notify(w.delay);
-            return true;
-        });
-    add("FAULT_CAPACITY", fault_reg::CAPACITY, reg_access::ro, m_capacity, 0);
-    add("FAULT_OVERFLOWS", fault_reg::OVERFLOWS, reg_access::ro, 0, 0);
+    m_regs.add("FAULT_IRQ_ENABLE", fault_reg::IRQ_ENABLE, reg_access::rw, 0, 1,
+               [this](const reg_write& w) {
+                   m_changed.notify(w.delay);
+                   return true;
+               });
+    m_regs.add("FAULT_CAPACITY", fault_reg::CAPACITY, reg_access::ro, m_capacity, 0);
+    m_regs.add("FAULT_OVERFLOWS", fault_reg::OVERFLOWS, reg_access::ro, 0, 0);
 }
 
 std::shared_ptr<tlm_bus::fault_wait> fault_unit::raise(std::uint64_t va,
