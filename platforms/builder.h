@@ -4,6 +4,7 @@
 
 #include "platforms/vgpu_config.h"
 
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -41,6 +42,8 @@ public:
     virtual nlohmann::json records() const { return nlohmann::json::object(); }
     /// The workload being run (its text as used, name, vars), or nullptr.
     virtual const host::workload* workload() const { return nullptr; }
+    /// Further output files (name in OUTDIR -> contents), after the run.
+    virtual std::map<std::string, std::vector<std::uint8_t>> files() const { return {}; }
     /// Registers the platform's signals with a waveform (`--vcd`); before sc_start().
     virtual void trace(sc_core::sc_trace_file* tf) const { (void)tf; }
 };

@@ -23,6 +23,13 @@ unsigned sms_per_module(const platform_config& p)
 
 } // namespace
 
+std::map<std::string, std::vector<std::uint8_t>> gpu_platform::files() const
+{
+    if (!trace_unit)
+        return {};
+    return {{"shader_trace.bin", host.trace_image()}};
+}
+
 host::platform_facts driver_facts(const vgpu_config& cfg)
 {
     host::platform_facts f;
@@ -36,6 +43,12 @@ host::platform_facts driver_facts(const vgpu_config& cfg)
     f.fault_base = gpu_platform::fault_base;
     f.cbv_base = gpu_platform::cbv_base;
     f.cbv_slots = cfg.cdl.cbv_slots;
+    if (cfg.shader_trace.enable) {
+        f.trace_base = gpu_platform::trace_base;
+        f.trace_region_bytes = cfg.shader_trace.region_bytes.bytes;
+        f.trace_wrap = cfg.shader_trace.mode == shader_trace::region_mode::wrap;
+        f.trace_watermark = cfg.shader_trace.watermark;
+    }
     f.line_bytes = cfg.l1.line_bytes;
     f.port_bytes_per_ps =
         static_cast<double>(cfg.noc.width_bytes) / static_cast<double>(cfg.platform.clocks.noc.ps);
@@ -123,7 +136,8 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
       mmio_bus("mmio_bus"), irq("irq"),
       faults("faults", cfg.tlb.fault_buffer, cfg.memory.page_bytes.bytes,
              cfg.host.fault_timeout.ps),
-      fault_irq("fault_irq"), cbvs("cbvs", cfg.cdl.cbv_slots), m_cfg(cfg), m_stats(this->name()),
+      fault_irq("fault_irq"), cbvs("cbvs", cfg.cdl.cbv_slots), trace_irq("trace_irq"), m_cfg(cfg),
+      m_stats(this->name()),
       m_instructions(m_stats, "instructions", "count", "warp-instructions of all SMs",
                      [this] { return sum_over_sms(&sm::sm::instructions); }),
       m_mem_requests(m_stats, "mem_requests", "count", "line requests of all SMs",
@@ -223,6 +237,22 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
 
     // Host DMA and backdoor accesses enter module 0's NoC.
     modules[0]->noc->bind_input("host", host.dma);
+
+    // The shader-trace unit: the CP (CE, RM) and every SM's ISU feed it; its group writes
+    // enter module 0's NoC like any other memory traffic.
+    if (cfg.shader_trace.enable) {
+        trace_unit = std::make_unique<shader_trace::trace_unit>("trace_unit", cfg.shader_trace, clk,
+                                                                p.modules * sms_per_module(p));
+        cp.trace_events(trace_unit->events);
+        for (auto& mod : modules)
+            for (auto& cl : mod->clusters)
+                for (auto& s : cl->sms)
+                    s->trace_events(trace_unit->events);
+        modules[0]->noc->bind_input("trace_unit", trace_unit->mem);
+        mmio_bus.out.bind(trace_unit->mmio);
+        mmio_bus.map({trace_base, shader_trace::trace_reg::WINDOW_BYTES, 3, 0, "trace_unit"});
+        trace_unit->irq(trace_irq);
+    }
 
     // Links: for each ordered pair (a, b), a's NoC output link_<a>_<b> -> link -> b's NoC input
     // of the same name.

@@ -14,6 +14,7 @@
 #include "models/llc/llc.h"
 #include "models/noc/interconnect.h"
 #include "models/noc/link.h"
+#include "models/shader_trace/shader_trace.h"
 #include "models/sm/sm.h"
 #include "models/tlb/cluster_tlb.h"
 #include "models/tlb/fault_unit.h"
@@ -23,6 +24,7 @@
 #include "tlm_bus/path_stage.h"
 #include "tlm_bus/router.h"
 
+#include <map>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -89,6 +91,10 @@ public:
     static constexpr std::uint64_t fault_base = 0x40010000;
     /// Physical address of the CBV table's register window on the MMIO bus.
     static constexpr std::uint64_t cbv_base = 0x40020000;
+    /// Physical address of the shader-trace unit's register window on the MMIO bus.
+    static constexpr std::uint64_t trace_base = 0x40030000;
+    /// OUTDIR/shader_trace.bin when the platform has a shader-trace unit.
+    std::map<std::string, std::vector<std::uint8_t>> files() const override;
 
     ::vgpu::host::driver host;          ///< native driver running the workload
     ::vgpu::cp::cp cp;                  ///< command processor
@@ -97,6 +103,9 @@ public:
     tlb::fault_unit faults;             ///< page faults of every TLB -> the host's shadow thread
     sc_core::sc_signal<bool> fault_irq; ///< fault unit -> host interrupt line
     cdl::cbv_table cbvs;                ///< CBV table read by every SM's CDL controller
+    /// The shader-trace unit (shader_trace.enable), or null.
+    std::unique_ptr<::vgpu::shader_trace::trace_unit> trace_unit;
+    sc_core::sc_signal<bool> trace_irq;                ///< trace unit -> host (watermark)
     std::vector<std::unique_ptr<module_unit>> modules; ///< m0, m1, ...
     std::vector<std::unique_ptr<noc::link>> links;     ///< link_<a>_<b>: module a -> module b
 

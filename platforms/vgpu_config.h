@@ -8,6 +8,7 @@
 #include "models/l1/l1_config.h"
 #include "models/llc/llc_config.h"
 #include "models/noc/noc_config.h"
+#include "models/shader_trace/shader_trace_config.h"
 #include "models/sm/sm_config.h"
 #include "models/tlb/tlb_config.h"
 #include "models/traffic/traffic_config.h"
@@ -23,6 +24,7 @@ struct vgpu_config {
     l1::l1_config l1;
     tlb::tlb_config tlb;
     cdl::cdl_config cdl;
+    ::vgpu::shader_trace::shader_trace_config shader_trace;
     noc::noc_config noc;
     llc::llc_config llc;
     memory_config memory;
@@ -45,6 +47,9 @@ struct vgpu_config {
         v.section("cdl", cdl,
                   "CDL access controller: CBV table and bulk constant-data loads "
                   "(models/cdl/README.md).");
+        v.section("shader_trace", shader_trace,
+                  "Shader-trace unit: events of the CP and the SMs as token groups in memory "
+                  "(models/shader_trace/README.md, docs/trace-format.md).");
         v.section("noc", noc,
                   "Cluster crossbars, module NoC and inter-module links (models/noc/README.md).");
         v.section("llc", llc, "Last-level cache slices of each module (models/llc/README.md).");
@@ -69,6 +74,11 @@ struct vgpu_config {
         llc.validate(c);
         dram.validate(c);
         cp.validate(c);
+        shader_trace.validate(c);
+        if (shader_trace.group_bytes() > l1.line_bytes)
+            c.error("shader_trace.write_bits",
+                    "one group write must fit in a line (l1.line_bytes = " +
+                        std::to_string(l1.line_bytes) + " bytes)");
         host.validate(c);
         traffic.validate(c);
         if (l1.line_bytes != llc.line_bytes)

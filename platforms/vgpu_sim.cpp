@@ -173,6 +173,13 @@ int run(int argc, char** argv)
         std::cerr << "vgpu-sim: error: cannot write the outputs to '" << outdir << "'\n";
         return exit_sim_failure;
     }
+    for (const auto& [file, bytes] : top->files()) {
+        const std::string path = outdir + "/" + file;
+        if (!write_text(path, std::string(bytes.begin(), bytes.end()))) {
+            std::cerr << "vgpu-sim: error: cannot write '" << path << "'\n";
+            return exit_sim_failure;
+        }
+    }
 
     top->summary(std::cout);
     std::cout << "simulated " << sc_core::sc_time_stamp().to_string() << " ("

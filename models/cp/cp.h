@@ -7,6 +7,7 @@
 #include "models/common/timing.h"
 #include "models/cp/cp_config.h"
 #include "models/cp/cta_launch.h"
+#include "models/shader_trace/trace_port.h"
 #include "tlm_bus/initiator_port.h"
 #include "tlm_bus/reg_bank.h"
 
@@ -103,6 +104,7 @@ public:
     /// cta_done records written by the SMs (any number of bindings, any address).
     tlm_utils::multi_passthrough_target_socket<cp> cta_done;
     sc_core::sc_out<bool> irq; ///< level: IRQ_STATUS & IRQ_ENABLE != 0; driven by drive_irq()
+    shader_trace::trace_port trace_events; ///< CE and RM events to the shader-trace unit (optional)
 
     /// `num_sms` SMs, each holding up to `cta_slots_per_sm` CTAs and `warp_slots_per_sm` warps.
     cp(const sc_core::sc_module_name& name, const cp_config& cfg, const clock_params& clk,
@@ -165,6 +167,9 @@ private:
     void process_done();
     void drive_irq();
     sc_core::sc_time cycles(std::uint64_t n) const;
+    /// Hands a CE or RM event at simulated time `at` to the shader-trace unit, if any.
+    void trace_event(shader_trace::source_kind k, shader_trace::event e, std::uint32_t arg,
+                     const sc_core::sc_time& at);
 
     void mmio_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned mmio_transport_dbg(tlm::tlm_generic_payload& gp);

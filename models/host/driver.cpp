@@ -5,6 +5,8 @@
 #include "models/cdl/cbv_table.h"
 #include "models/common/trace_events.h"
 #include "models/cp/cp.h"
+#include "models/shader_trace/core/image.h"
+#include "models/shader_trace/trace_regs.h"
 #include "models/tlb/fault_unit.h"
 
 #include <algorithm>
@@ -276,7 +278,7 @@ void driver::run()
     if (!ok)
         fail("memory allocation: " + m_plan.error);
     sc_core::sc_time t0 = now();
-    ok = ok && load_memory() && set_up_cp();
+    ok = ok && load_memory() && set_up_cp() && set_up_trace();
     if (rec.enabled())
         rec.host_span("load", "load memory, set up the CP", t0.value(), now().value());
     for (unsigned p = 0; ok && p < m_wl.schedule.size(); ++p) {
@@ -286,6 +288,8 @@ void driver::run()
             rec.host_span("phase " + std::to_string(p), "phase " + std::to_string(p), t0.value(),
                           now().value());
     }
+    if (ok && m_facts.trace_base != 0)
+        ok = save_trace();
     if (ok) {
         t0 = now();
         run_checks();
@@ -550,6 +554,100 @@ bool driver::set_up_cp()
     return reg_write(reg::PTBR_LO, static_cast<std::uint32_t>(m_plan.ptbr)) &&
            reg_write(reg::PTBR_HI, static_cast<std::uint32_t>(m_plan.ptbr >> 32)) &&
            reg_write(reg::IRQ_ENABLE, enable);
+}
+
+bool driver::set_up_trace()
+{
+    namespace r = shader_trace::trace_reg;
+    if (m_facts.trace_base == 0)
+        return true;
+    const std::uint64_t bytes = m_facts.trace_region_bytes;
+    // Physically contiguous on module 0, after everything the workload placed there.
+    if (m_placer.next(0) + bytes > m_facts.dram_bytes) {
+        fail("the shader-trace region (shader_trace.region_bytes = " + std::to_string(bytes) +
+             " bytes) does not fit in module 0's DRAM after the workload's memory (" +
+             std::to_string(m_placer.next(0)) + " of " + std::to_string(m_facts.dram_bytes) +
+             " bytes used)");
+        return false;
+    }
+    m_trace_pa = m_placer.reserve(0, bytes);
+    const auto w = [&](std::uint64_t off, std::uint32_t v) {
+        return mmio_write(m_facts.trace_base + off, v, m_qk, "shader-trace");
+    };
+    const auto watermark = static_cast<std::uint64_t>(
+        std::floor(m_facts.trace_watermark * static_cast<double>(bytes)));
+    VGPU_INFO(m_log, "shader trace: %llu-byte region at physical %s",
+              static_cast<unsigned long long>(bytes), hex(m_trace_pa).c_str());
+    return w(r::BASE_LO, static_cast<std::uint32_t>(m_trace_pa)) &&
+           w(r::BASE_HI, static_cast<std::uint32_t>(m_trace_pa >> 32)) &&
+           w(r::SIZE, static_cast<std::uint32_t>(bytes)) &&
+           w(r::MODE, m_facts.trace_wrap ? 1 : 0) &&
+           w(r::WATERMARK, static_cast<std::uint32_t>(watermark)) && w(r::ENABLE, 1);
+}
+
+bool driver::save_trace()
+{
+    namespace r = shader_trace::trace_reg;
+    namespace st = shader_trace::trace_status;
+    bool ok = true;
+    const auto rd = [&](std::uint64_t off) {
+        return mmio_read(m_facts.trace_base + off, m_qk, "shader-trace", &ok);
+    };
+    const auto w = [&](std::uint64_t off, std::uint32_t v) {
+        return mmio_write(m_facts.trace_base + off, v, m_qk, "shader-trace");
+    };
+    // Flush the partial groups, then poll until the buffer is drained into memory.
+    if (!w(r::FLUSH, 1))
+        return false;
+    const sc_core::sc_time poll(100, sc_core::SC_NS);
+    const sc_core::sc_time deadline = now() + sc_core::sc_time::from_value(m_cfg.kernel_timeout.ps);
+    std::uint32_t status = rd(r::STATUS);
+    while (ok && !(status & st::IDLE)) {
+        if (now() > deadline) {
+            fail("the shader-trace unit did not drain within host.kernel_timeout after FLUSH");
+            return false;
+        }
+        m_qk.inc(poll);
+        m_qk.sync();
+        status = rd(r::STATUS);
+    }
+    shader_trace::image im;
+    im.tokens_per_group = rd(r::GROUP_TOKENS);
+    im.cycle_ps = rd(r::CLOCK_PS);
+    const std::uint32_t sources = rd(r::SOURCES);
+    for (std::uint32_t s = 0; ok && s < sources; ++s) {
+        if (!w(r::SRC_SEL, s))
+            return false;
+        const std::uint32_t info = rd(r::SRC_INFO);
+        shader_trace::source_info si;
+        si.kind = static_cast<shader_trace::source_kind>(info & 0xff);
+        si.sm = info >> 8;
+        si.dropped_tokens = rd(r::DROPPED_LO) | std::uint64_t{rd(r::DROPPED_HI)} << 32;
+        im.sources.push_back(si);
+    }
+    const std::uint64_t size = m_facts.trace_region_bytes;
+    const std::uint64_t wptr = rd(r::WPTR);
+    if (!ok)
+        return false;
+    // Oldest group first: from BASE, or from WPTR once the region has wrapped.
+    std::vector<std::uint8_t> bytes(status & st::WRAPPED ? size : wptr);
+    std::vector<transfer_piece> pieces;
+    if (status & st::WRAPPED) {
+        pieces_physical(m_trace_pa + wptr, bytes.data(), size - wptr, pieces);
+        pieces_physical(m_trace_pa, bytes.data() + (size - wptr), wptr, pieces);
+    } else {
+        pieces_physical(m_trace_pa, bytes.data(), wptr, pieces);
+    }
+    if (!transfer(tlm::TLM_READ_COMMAND, pieces))
+        return false;
+    im.tokens.resize(bytes.size() / 8);
+    for (std::size_t i = 0; i < im.tokens.size(); ++i)
+        for (unsigned b = 0; b < 8; ++b)
+            im.tokens[i] |= std::uint64_t{bytes[8 * i + b]} << (8 * b);
+    m_trace_image = shader_trace::encode_image(im);
+    VGPU_INFO(m_log, "shader trace: %zu tokens from %u sources%s", im.tokens.size(), sources,
+              status & st::FULL ? " (the region filled up: later groups were dropped)" : "");
+    return true;
 }
 
 bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k)

@@ -155,11 +155,18 @@ public:
     sc_core::sc_time load_time() const { return m_load_time; }
     std::uint64_t fault_services() const { return m_fault_services.value(); } ///< pages mapped
     std::uint64_t fault_batches() const { return m_fault_batches.value(); }   ///< service rounds
+    /// The shader-trace region as OUTDIR/shader_trace.bin holds it (docs/trace-format.md);
+    /// empty without a trace unit or before the run ended.
+    const std::vector<std::uint8_t>& trace_image() const { return m_trace_image; }
 
 private:
     void run();
     bool load_memory();
     bool set_up_cp();
+    /// Allocates the shader-trace region after the workload's memory and programs the unit.
+    bool set_up_trace();
+    /// Flushes the unit, waits until it is idle and reads the region into m_trace_image.
+    bool save_trace();
     bool run_phase(unsigned p);
     bool launch(unsigned phase, unsigned queue, const kernel_decl& k);
     /// Writes the kernel's CBV bindings into the CBV table (docs/registers.md).
@@ -220,7 +227,9 @@ private:
     const host_config m_cfg;
     const workload& m_wl;
     const platform_facts m_facts;
-    page_placer m_placer; ///< frames and home modules, at set-up and at fault time
+    page_placer m_placer;         ///< frames and home modules, at set-up and at fault time
+    std::uint64_t m_trace_pa = 0; ///< physical start of the shader-trace region
+    std::vector<std::uint8_t> m_trace_image; ///< see trace_image()
     memory_plan m_plan;
     unsigned m_chunk; ///< largest piece: min(dma_bytes, line) (dma), line (backdoor)
     sc_core::sc_time m_piece_interval; ///< DMA: port time of one full piece (issue pacing)

@@ -112,7 +112,13 @@ struct platform_facts {
     std::uint64_t fault_base = 0;
     std::uint64_t cbv_base = 0; ///< address of the CBV table's registers on `mmio` (0: none)
     unsigned cbv_slots = 0;     ///< `cdl.cbv_slots`
-    unsigned line_bytes = 64;   ///< cache line size (DMA transactions stay within one)
+    /// Address of the shader-trace unit's registers on `mmio`; 0: no unit (shader_trace.enable
+    /// false): no region, no shader_trace.bin
+    std::uint64_t trace_base = 0;
+    std::uint64_t trace_region_bytes = 0; ///< `shader_trace.region_bytes`
+    bool trace_wrap = false;              ///< `shader_trace.mode` wrap
+    double trace_watermark = 0;           ///< `shader_trace.watermark`
+    unsigned line_bytes = 64;             ///< cache line size (DMA transactions stay within one)
     /// Bytes per picosecond of the NoC input port the DMA engine uses (its peak rate).
     double port_bytes_per_ps = 0.032;
 };

@@ -66,8 +66,9 @@ sm::sub_core::sub_core(stats::group& g, unsigned index, unsigned warp_slots, uns
 
 sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_params& clk,
        unsigned sm_id, unsigned module, unsigned cluster, unsigned line_bytes, bool per_warp_stats)
-    : sc_module(name), ctrl("ctrl"), mem("mem"), done("done"), m_cfg(cfg), m_clk(clk),
-      m_sm_id(sm_id), m_module(module), m_cluster(cluster), m_line_bytes(line_bytes),
+    : sc_module(name), ctrl("ctrl"), mem("mem"), done("done"), trace_events("trace_events"),
+      m_cfg(cfg), m_clk(clk), m_sm_id(sm_id), m_module(module), m_cluster(cluster),
+      m_line_bytes(line_bytes),
       m_period_ticks(sc_core::sc_time(static_cast<double>(clk.core_ps), sc_core::SC_PS).value()),
       m_coalescer(line_bytes, 4), m_units(cfg.schedulers, cfg.unit_timings()), m_log(this->name()),
       m_issue(cfg.warp_slots), m_cta_slots(cfg.cta_slots), m_slots(cfg.cta_slots, cfg.warp_slots),
@@ -116,6 +117,9 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
                            "cycles from an LD/ST's first page fault to its completion, summed "
                            "over LD/ST instructions (two faulting loads of a warp in flight "
                            "both count)"),
+      m_trace_stall_cycles(m_stats, "trace_stall_cycles", "cycles",
+                           "cycles the issue stage waited for the shader-trace unit to take its "
+                           "groups (shader_trace.full_policy stall)"),
       m_ipc(m_stats, "ipc", "instructions/cycle", "warp-instructions per active cycle", [this] {
           const auto c = m_active_cycles.value();
           return c ? static_cast<double>(m_instructions.value()) / static_cast<double>(c) : 0.0;
@@ -486,6 +490,7 @@ void sm::start_cta(int ci)
         ws.fetch_line = never;
         ws.fetch_ready = 0;
         m_cores[ws.core]->sched.launch(s);
+        trace_event(shader_trace::event::warp_start, s, l.kernel_seq, ready);
         m_live |= 1ull << s;
         fetch_next(s, ready);
     }
@@ -650,6 +655,7 @@ void sm::issue(unsigned slot)
         break;
     case step_kind::trace:
         ++m_trace_events;
+        trace_event(shader_trace::event::user, slot, r.trace_code, m_cycle);
         break;
     case step_kind::cdl:
         if (!m_cbv) {
@@ -1126,11 +1132,30 @@ void sm::arrive(unsigned slot, std::uint32_t pc)
     warp_slot& ws = m_warps[slot];
     m_issue[slot].next = never;
     m_issue[slot].reason = wait_reason::barrier;
+    trace_event(shader_trace::event::barrier_arrive, slot, pc, m_cycle);
     const barrier_tracker::arrival a = m_barriers.arrive(slot, pc, m_cycle);
     if (a.result == barrier_tracker::outcome::released)
         release_barrier(a.released);
     else if (a.result == barrier_tracker::outcome::deadlock)
         fault_cta(ws.cta, slot, pc, 0, "barrier deadlock: " + wait_report(m_cta_slots[ws.cta]));
+}
+
+void sm::trace_event(shader_trace::event e, unsigned slot, std::uint32_t arg, std::uint64_t cycle)
+{
+    if (m_trace_source == shader_trace::event_if::no_source)
+        return;
+    trace_events->post({cycle, m_trace_source, e, slot, arg});
+    if (!trace_events->blocked(m_trace_source))
+        return;
+    // The unit holds this source's groups (full_policy stall): the issue stage waits, in
+    // simulated time, until they are stored.
+    m_qk.sync();
+    while (trace_events->blocked(m_trace_source))
+        sc_core::wait(trace_events->unblocked());
+    const std::uint64_t before = m_cycle;
+    m_cycle = std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
+    m_trace_stall_cycles += m_cycle - before;
+    m_qk.set(time_of(m_cycle) - sc_core::sc_time_stamp());
 }
 
 void sm::release_barrier(std::uint64_t released)
@@ -1146,6 +1171,7 @@ void sm::release_barrier(std::uint64_t released)
         if (rec.enabled())
             rec.span(name(), m_warp_tracks[s], "BAR", since * m_clk.core_ps,
                      m_cycle * m_clk.core_ps);
+        trace_event(shader_trace::event::barrier_release, s, m_barriers.pc(s), m_cycle);
         update_next(s);
     }
 }
@@ -1155,6 +1181,7 @@ void sm::warp_exited(unsigned slot)
     warp_slot& ws = m_warps[slot];
     cta_slot& c = m_cta_slots[ws.cta];
     m_live &= ~(1ull << slot);
+    trace_event(shader_trace::event::warp_exit, slot, c.launch.kernel_seq, m_cycle);
     const barrier_tracker::outcome o = m_barriers.exit(slot);
     const std::uint64_t lifetime = m_cycle + 1 - ws.start;
     if (!m_slot_stats.empty())
@@ -1307,6 +1334,8 @@ void sm::end_cta(int ci)
 void sm::issue_loop()
 {
     m_qk.reset();
+    if (trace_events.size() != 0)
+        m_trace_source = trace_events->source_id(shader_trace::source_kind::isu, m_sm_id);
     m_cycle = cycle_of(sc_core::sc_time_stamp());
     stall_classifier stalls;
     for (;;) {

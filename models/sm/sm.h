@@ -9,6 +9,7 @@
 #include "models/common/stats.h"
 #include "models/common/timing.h"
 #include "models/cp/cta_launch.h"
+#include "models/shader_trace/trace_port.h"
 #include "models/sm/core/barrier_tracker.h"
 #include "models/sm/core/coalescer.h"
 #include "models/sm/core/cta_slots.h"
@@ -44,6 +45,7 @@ public:
     tlm_utils::simple_target_socket<sm> ctrl; ///< CP writes one cp::cta_launch to address 0
     tlm_bus::initiator_port mem;              ///< instruction fetch and LD/ST (virtual addresses)
     tlm_bus::initiator_port done;             ///< writes one cp::cta_done to address 0 per CTA
+    shader_trace::trace_port trace_events;    ///< ISU events to the shader-trace unit (optional)
 
     /// sm_id is the global SM index; module and cluster locate it; line_bytes is the L1 line;
     /// per_warp_stats adds the w<i>.* statistics of each warp slot (config stats.per_warp).
@@ -321,6 +323,9 @@ private:
                      std::shared_ptr<tlm_bus::fault_wait> f, std::uint8_t* buf, std::uint8_t* be);
     void finish_mem(unsigned slot, unsigned k);
     void arrive(unsigned slot, std::uint32_t pc);
+    /// Hands an ISU event of warp `slot` at `cycle` to the shader-trace unit (if any); waits
+    /// while the unit holds this SM's groups (full_policy stall).
+    void trace_event(shader_trace::event e, unsigned slot, std::uint32_t arg, std::uint64_t cycle);
     /// Statistics, trace and issue times of the warps a barrier released (bit w: slot w).
     void release_barrier(std::uint64_t released);
     void warp_exited(unsigned slot);
@@ -387,7 +392,8 @@ private:
         m_fetches, m_ctas, m_faults, m_active_cycles, m_idle_cycles, m_stall_scoreboard,
         m_stall_barrier, m_stall_memory, m_barrier_wait_cycles, m_trace_events, m_issue_cycles,
         m_stall_structural, m_icache_hits, m_icache_misses, m_icache_pending_hits,
-        m_icache_prefetches, m_page_faults, m_fault_stall_cycles;
+        m_icache_prefetches, m_page_faults, m_fault_stall_cycles, m_trace_stall_cycles;
+    unsigned m_trace_source = shader_trace::event_if::no_source; ///< this ISU's source id
     stats::formula m_ipc;
     std::vector<std::unique_ptr<sub_core>> m_cores;        ///< sm.schedulers sub-cores
     std::vector<std::unique_ptr<slot_stats>> m_slot_stats; ///< empty unless per_warp_stats

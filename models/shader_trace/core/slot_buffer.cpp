@@ -95,6 +95,7 @@ store_result slot_buffer::store(unsigned source, group g)
         unlink(a);
         append(a);
     }
+    r.lost = std::move(m_slot[a].g);
     m_slot[a].g = std::move(g);
     m_slot[a].source = source;
     m_in[source].push_back(a);

@@ -27,6 +27,7 @@ struct store_result {
     } what = kind::stored;
     unsigned slot = 0;          ///< stored, replaced: the slot
     unsigned victim_source = 0; ///< replaced: whose group was overwritten
+    group lost;                 ///< replaced: the overwritten group
 };
 
 class slot_buffer {
