@@ -10,10 +10,8 @@ namespace vgpu::shader_trace {
 
 bool trace_unit::queued::operator>(const queued& o) const
 {
-    return std::make_tuple(cycle, kind, e.source, static_cast<unsigned>(e.what), e.warp, e.arg,
-                           seq) > std::make_tuple(o.cycle, o.kind, o.e.source,
-                                                  static_cast<unsigned>(o.e.what), o.e.warp,
-                                                  o.e.arg, o.seq);
+    // Same cycle: by kind (events, idle checks, flushes), then source, then posting order.
+    return std::tie(cycle, kind, e.source, seq) > std::tie(o.cycle, o.kind, o.e.source, o.seq);
 }
 
 namespace {
@@ -49,6 +47,8 @@ trace_unit::trace_unit(const sc_core::sc_module_name& name, const shader_trace_c
       m_buffer(cfg.slots, 2 + sms, cfg.full, cfg.victim, priority_order(cfg, sms)),
       m_regs(this->name()), m_log(this->name()), m_stats(this->name()),
       m_events(m_stats, "events", "count", "events recorded (packed into tokens)"),
+      m_tokens(m_stats, "tokens", "count",
+               "non-PAD tokens packed into groups (= tokens in memory + dropped_tokens)"),
       m_late(m_stats, "late_events", "count",
              "events that arrived after their cycle was packed (packed one cycle late; 0 "
              "unless a source breaks the time contract)"),
@@ -288,6 +288,7 @@ std::uint64_t trace_unit::tokens_in(const group& g)
 
 void trace_unit::store(unsigned source, group g, std::uint64_t cycle)
 {
+    m_tokens += tokens_in(g);
     // A source's groups enter the buffer in order: behind its own waiting groups.
     if (m_held_count[source] != 0 ||
         (m_cfg.full == full_policy::stall && m_buffer.free_slots() == 0)) {

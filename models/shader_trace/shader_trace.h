@@ -48,13 +48,14 @@ public:
     /// Tokens of `source` lost (replaced, dropped by claim 5, or refused by a full region).
     std::uint64_t dropped_tokens(unsigned source) const { return m_dropped[source]; }
     std::uint64_t events_recorded() const { return m_events.value(); }    ///< events packed
+    std::uint64_t tokens_packed() const { return m_tokens.value(); }      ///< non-PAD tokens
     std::uint64_t groups_written() const { return m_written.value(); }    ///< writes completed
     std::uint64_t stall_cycles() const { return m_stall_cycles.value(); } ///< held group-cycles
     bool idle() const; ///< nothing packed, buffered, held or in flight
     const tlm_bus::reg_bank& regs() const { return m_regs; } ///< the register file
 
 private:
-    /// A queued event or flush, ordered by (cycle, kind, source, event, warp, arg, seq).
+    /// A queued event, idle check or flush, ordered by (cycle, kind, source, posting order).
     struct queued {
         std::uint64_t cycle = 0;
         std::uint8_t kind = 0; ///< 0 event, 1 idle check of `source`, 2 flush all
@@ -113,7 +114,7 @@ private:
     tlm_bus::reg_bank m_regs;
     logger m_log;
     stats::group m_stats;
-    stats::counter m_events, m_late, m_stored, m_replaced, m_claim5, m_written, m_bytes,
+    stats::counter m_events, m_tokens, m_late, m_stored, m_replaced, m_claim5, m_written, m_bytes,
         m_region_drops, m_overwritten, m_write_errors, m_stall_cycles, m_flushes, m_idle_flushes;
     stats::formula m_dropped_total;
 };

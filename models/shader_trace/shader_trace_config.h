@@ -70,7 +70,7 @@ struct shader_trace_config {
     region_mode mode = region_mode::stop;
     double watermark = 0.75;            ///< WPTR share of the region that raises trace_irq
     unsigned idle_flush_cycles = 1000;  ///< a partial group older than this is flushed
-    unsigned writes_in_flight = 4;      ///< group writes the write engine keeps outstanding
+    unsigned writes_in_flight = 16;     ///< group writes the write engine keeps outstanding
     unsigned write_interval_cycles = 0; ///< least cycles between two group writes (throttle)
 
     unsigned tokens_per_group() const { return write_bits / token_bits; } ///< G
