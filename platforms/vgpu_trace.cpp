@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -70,7 +71,7 @@ int main(int argc, char** argv)
         return 2;
     }
     const std::uint64_t first = header_bytes + 16 * im.sources.size() + 8;
-    const decode_result d = decode(im.tokens, im.tokens_per_group, first);
+    decode_result d = decode(im.tokens, im.tokens_per_group, first);
     if (!d.ok()) {
         std::cerr << "vgpu-trace: " << in << ": " << d.error << "\n";
         return 2;
@@ -81,11 +82,16 @@ int main(int argc, char** argv)
                       << " is not in the header's source table\n";
             return 2;
         }
+    // Memory order interleaves the sources; users read a timeline. Stable: a gap stays before
+    // the events of the group that follows it (they share its time).
+    std::stable_sort(
+        d.events.begin(), d.events.end(),
+        [](const decoded_event& a, const decoded_event& b) { return a.time < b.time; });
     std::ostringstream c;
     nlohmann::json events = nlohmann::json::array(), trace = nlohmann::json::array();
     c << "time_ns,source,sm,warp,event,opcode,arg,lost\n";
     std::map<std::pair<unsigned, unsigned>, std::uint64_t> warp_start; // (sm, warp) -> ps
-    std::uint64_t kernel_start = 0;
+    std::map<std::uint32_t, std::uint64_t> kernel_start; // kernel sequence number -> ps
     for (const decoded_event& e : d.events) {
         const source_info& s = im.sources[e.source];
         const bool isu = s.kind == source_kind::isu;
@@ -113,14 +119,14 @@ int main(int argc, char** argv)
         const double us = static_cast<double>(ps) / 1e6;
         const int pid = isu ? static_cast<int>(s.sm) + 1 : 0;
         if (!e.is_gap && e.what == event::kernel_begin)
-            kernel_start = ps;
-        else if (!e.is_gap && e.what == event::kernel_end)
+            kernel_start[e.arg] = ps;
+        else if (!e.is_gap && e.what == event::kernel_end && kernel_start.count(e.arg))
             trace.push_back({{"name", "kernel " + std::to_string(e.arg)},
                              {"ph", "X"},
-                             {"ts", static_cast<double>(kernel_start) / 1e6},
-                             {"dur", static_cast<double>(ps - kernel_start) / 1e6},
+                             {"ts", static_cast<double>(kernel_start[e.arg]) / 1e6},
+                             {"dur", static_cast<double>(ps - kernel_start[e.arg]) / 1e6},
                              {"pid", 0},
-                             {"tid", 0}});
+                             {"tid", static_cast<int>(e.arg)}});
         else if (!e.is_gap && e.what == event::warp_start)
             warp_start[{s.sm, e.warp}] = ps;
         else if (!e.is_gap && e.what == event::warp_exit && warp_start.count({s.sm, e.warp}))

@@ -6,6 +6,7 @@
 #include "models/shader_trace/core/slot_buffer.h"
 #include "test/platform/cli_runner.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -88,9 +89,9 @@ TEST_CASE("vgpu-trace: an image decodes to the ground truth as CSV, with gaps")
         im.tokens.insert(im.tokens.end(), g.begin(), g.end());
         buf.write_done(*h);
     }
-    // The CSV expected from the ground truth, group by group in memory order.
-    std::ostringstream want;
-    want << "time_ns,source,sm,warp,event,opcode,arg,lost\n";
+    // The CSV expected from the ground truth: rows group by group in memory order, then
+    // stably in time order (a gap keeps its place before the events of its group).
+    std::vector<std::pair<std::uint64_t, std::string>> rows;
     std::vector<std::uint64_t> next(3, 0);
     unsigned gaps = 0;
     for (std::size_t i = 0; i < im.tokens.size(); i += 4) {
@@ -109,18 +110,25 @@ TEST_CASE("vgpu-trace: an image decodes to the ground truth as CSV, with gaps")
         const std::string sm = s == 0 ? "" : s == 1 ? "3" : "7";
         if (seq != next[s]) {
             ++gaps;
-            want << ns(time_of(im.tokens[i])) << ',' << src << ',' << sm << ",,gap,,,"
-                 << seq - next[s] << '\n';
+            rows.emplace_back(time_of(im.tokens[i]), ns(time_of(im.tokens[i])) + ',' + src + ',' +
+                                                         sm + ",,gap,,," +
+                                                         std::to_string(seq - next[s]) + '\n');
         }
         for (const truth_event& e : groups.at({s, seq})) {
             const bool user = e.what == event::user;
-            want << ns(e.cycles) << ',' << src << ',' << sm << ','
-                 << (s ? std::to_string(e.warp) : "") << ',' << name(e.what) << ','
-                 << (user ? std::to_string(e.arg) : "") << ','
-                 << (user ? "" : std::to_string(e.arg)) << ",\n";
+            rows.emplace_back(e.cycles, ns(e.cycles) + ',' + src + ',' + sm + ',' +
+                                            (s ? std::to_string(e.warp) : "") + ',' + name(e.what) +
+                                            ',' + (user ? std::to_string(e.arg) : "") + ',' +
+                                            (user ? "" : std::to_string(e.arg)) + ",\n");
         }
         next[s] = seq + 1;
     }
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::ostringstream want;
+    want << "time_ns,source,sm,warp,event,opcode,arg,lost\n";
+    for (const auto& row : rows)
+        want << row.second;
     CHECK(gaps > 0); // the case covers lost groups
     cli_runner cli("vgpu_trace");
     save(cli, "shader_trace.bin", encode_image(im));
