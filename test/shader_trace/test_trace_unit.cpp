@@ -305,7 +305,8 @@ TEST_CASE("trace unit: sources running far ahead of simulated time decode to the
     CHECK(tb.dut.regs().get(r::SOURCES) == 4u);
 }
 
-TEST_CASE("trace unit: stop mode drops and counts what does not fit")
+TEST_CASE("trace unit: stop mode drops and counts what does not fit, and the watermark raises the "
+          "interrupt")
 {
     const std::uint32_t seed = seed_or(5);
     INFO("seed " << seed);
@@ -313,10 +314,20 @@ TEST_CASE("trace unit: stop mode drops and counts what does not fit")
     bench tb(full_policy::stall, 8, 3, 300, 10, seed, 20, 16 * 64);
     std::uint32_t status = 0, wptr = 0;
     std::uint64_t dropped = 0;
+    bool irq_before = true, irq_after_clear = true;
     tb.host.body = [&](test::test_initiator& h) {
-        tb.drive(h);
         sc_time z = sc_core::SC_ZERO_TIME;
+        // Watermark at half the region, raising the interrupt.
+        REQUIRE(h.write32(r::WATERMARK, 8 * 64, z) == tlm::TLM_OK_RESPONSE);
+        REQUIRE(h.write32(r::IRQ_ENABLE, 1, z) == tlm::TLM_OK_RESPONSE);
+        irq_before = tb.irq.read();
+        tb.drive(h);
         status = h.read32(r::STATUS, z);
+        CHECK(tb.irq.read());
+        REQUIRE(h.write32(r::STATUS, trace_status::WMARK, z) == tlm::TLM_OK_RESPONSE);
+        sc_core::wait(sc_core::SC_ZERO_TIME);
+        sc_core::wait(sc_core::SC_ZERO_TIME);
+        irq_after_clear = tb.irq.read();
         wptr = h.read32(r::WPTR, z);
         for (unsigned s = 0; s < 3; ++s) {
             REQUIRE(h.write32(r::SRC_SEL, s, z) == tlm::TLM_OK_RESPONSE);
@@ -330,6 +341,9 @@ TEST_CASE("trace unit: stop mode drops and counts what does not fit")
     sc_core::sc_start();
     REQUIRE(tb.host.done);
     CHECK((status & trace_status::FULL) != 0);
+    CHECK((status & trace_status::WMARK) != 0);
+    CHECK_FALSE(irq_before);
+    CHECK_FALSE(irq_after_clear);
     CHECK(wptr == 16u * 64u);
     std::uint64_t in_memory = 0;
     for (std::size_t i = 0; i < tb.memory.bytes.size(); i += 8) {
