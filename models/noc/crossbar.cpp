@@ -88,6 +88,7 @@ void crossbar::create_ports()
     p.accurate = m_clocks.accurate;
     p.cycle = sc_core::sc_time::from_value(m_clocks.noc_ps);
     p.policy = m_cfg.arbiter;
+    p.max_wait_cycles = m_cfg.max_wait_cycles;
     p.inputs = std::max(1u, m_inputs);
     const bool command = m_path.header_bytes == 0;
     for (unsigned o = 0; o < m_outputs; ++o)
@@ -129,10 +130,11 @@ void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_tim
     const sc_core::sc_time back = sc_core::sc_time_stamp() + delay;
     src.bytes += gp.is_read() ? len : 0;
     delay += m_rsp_hop;
+    // Responses carry no barrier count: the arbiter favours the requests that unblock work.
     if (src.cmd && !gp.is_read())
-        src.cmd->use(static_cast<unsigned>(o), ext, 1, delay);
+        src.cmd->use(static_cast<unsigned>(o), nullptr, 1, delay);
     else
-        src.res.use(static_cast<unsigned>(o), ext, response_cycles(response_bytes(gp)), delay);
+        src.res.use(static_cast<unsigned>(o), nullptr, response_cycles(response_bytes(gp)), delay);
     m_rsp_latency.sample((sc_core::sc_time_stamp() + delay - back).to_seconds() * 1e9);
 }
 

@@ -21,6 +21,7 @@ resource_params link::channel_params(const noc_config& cfg, const clock_params& 
     p.accurate = clocks.accurate;
     p.cycle = sc_core::sc_time::from_value(clocks.noc_ps);
     p.policy = cfg.arbiter;
+    p.max_wait_cycles = cfg.max_wait_cycles;
     p.inputs = 1;
     return p;
 }
@@ -82,7 +83,7 @@ void link::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     delay += m_latency;
     out->b_transport(gp, delay);
     if (rsp_cycles > 0)
-        response.use(0, ext, rsp_cycles, delay);
+        response.use(0, nullptr, rsp_cycles, delay); // responses carry no barrier count
     delay += m_latency;
 }
 

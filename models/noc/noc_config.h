@@ -37,6 +37,7 @@ struct path_params {
 struct noc_config {
     topology_kind topology = topology_kind::crossbar; ///< shape of the module NoC
     arbiter_kind arbiter = arbiter_kind::round_robin; ///< output-port grant policy (accurate mode)
+    unsigned max_wait_cycles = 256;    ///< barrier_aware: a request this old wins (0: no ageing)
     unsigned hop_latency = 2;          ///< module NoC: cycles a request spends in a hop
     unsigned width_bytes = 32;         ///< bytes a crossbar or NoC port moves per NoC cycle
     unsigned xbar_hop_latency = 1;     ///< cluster crossbar: cycles a request spends in it
@@ -59,7 +60,16 @@ struct noc_config {
                  spec("shape of the module NoC: crossbar (every input reaches every output in "
                       "one hop)"));
         v.choice("arbiter", arbiter,
-                 spec("grant policy of every crossbar, NoC and link port in accurate mode"));
+                 spec("grant policy of every crossbar, NoC and link port in accurate mode: "
+                      "round_robin; barrier_aware (the request whose SM has the most warps "
+                      "waiting at a barrier first, ties round-robin; seed 004); fifo (oldest "
+                      "first). Fast mode books ports in arrival order: the policy has no effect "
+                      "there (a run that sets it warns once)"));
+        v.value("max_wait_cycles", max_wait_cycles,
+                spec("barrier_aware: a request that has waited this many NoC cycles wins "
+                     "regardless of barrier counts (the oldest first): starvation freedom; 0 "
+                     "disables ageing")
+                    .unit("cycles"));
         v.value("hop_latency", hop_latency,
                 spec("module NoC: cycles a request spends in a hop, besides its transfer")
                     .range(0, 1000)

@@ -7,12 +7,18 @@
 namespace vgpu::noc {
 
 shared_resource::shared_resource(const sc_core::sc_module_name& name, const resource_params& p)
-    : sc_module(name), m_p(p), m_arbiter(make_arbiter(p.policy, p.inputs)), m_waiting(p.inputs),
-      m_cands(p.inputs), m_stats(this->name()),
+    : sc_module(name), m_p(p), m_arbiter(make_arbiter(p.policy, p.inputs, p.max_wait_cycles)),
+      m_waiting(p.inputs), m_cands(p.inputs), m_stats(this->name()),
       m_grants(m_stats, "grants", "count", "requests served"),
       m_busy_cycles(m_stats, "busy_cycles", "cycles", "cycles the resource was occupied"),
       m_busy_ps(m_stats, "busy_ps", "ps",
                 "time the resource was occupied (kernel records compare it to their window)"),
+      m_by_priority(m_stats, "grants_by_priority", "count",
+                    "accurate mode: grants won by a higher barrier count (noc.arbiter "
+                    "barrier_aware)"),
+      m_by_age(m_stats, "grants_by_age", "count",
+               "accurate mode: grants won by age (barrier_aware past noc.max_wait_cycles; fifo "
+               "over a younger request)"),
       m_wait(m_stats, "wait", "ns", "time a request waited before it was served")
 {
     if (p.accurate) {
@@ -48,7 +54,8 @@ void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, uns
     }
     sc_core::wait(delay);
     delay = sc_core::SC_ZERO_TIME;
-    request r{input, ext ? ext->barrier_waiting : 0u, sc_core::sc_time_stamp(), cycles, {}};
+    request r{
+        input, ext ? ext->barrier_waiting : 0u, sc_core::sc_time_stamp(), m_arrivals++, cycles, {}};
     m_waiting[r.input].push_back(&r);
     ++m_pending;
     m_work.notify(sc_core::SC_ZERO_TIME);
@@ -76,13 +83,18 @@ void shared_resource::arbitrate()
             auto& q = m_waiting[i];
             bool eligible = !q.empty() && q.front()->arrival <= edge;
             m_cands[i] = {eligible, eligible ? q.front()->barrier_count : 0u,
-                          eligible ? (edge - q.front()->arrival).value() / c : 0u};
+                          eligible ? (edge - q.front()->arrival).value() / c : 0u,
+                          eligible ? q.front()->order : 0u};
         }
         int g = m_arbiter->grant(m_cands);
         if (g < 0) {
             sc_core::wait(next_edge(edge) - edge); // nothing eligible yet: try the next edge
             continue;
         }
+        if (m_arbiter->last_reason() == grant_reason::priority)
+            ++m_by_priority;
+        else if (m_arbiter->last_reason() == grant_reason::age)
+            ++m_by_age;
         request* r = m_waiting[g].front();
         m_waiting[g].pop_front();
         --m_pending;

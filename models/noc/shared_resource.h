@@ -21,6 +21,7 @@ struct resource_params {
     sc_core::sc_time cycle{1, sc_core::SC_NS};       ///< clock period of the resource
     arbiter_kind policy = arbiter_kind::round_robin; ///< accurate mode: grant policy
     unsigned inputs = 1;                             ///< requesters that compete (input ports)
+    std::uint64_t max_wait_cycles = 0;               ///< barrier_aware ageing (0: none)
 };
 
 /// Serves one request at a time, each for a number of cycles. Call use() from the thread that
@@ -31,6 +32,8 @@ public:
 
     /// Occupies the resource for `cycles` cycles on behalf of input `input`. On return `delay`
     /// includes the queueing and the occupancy. Accurate mode: waits (lock-step callers only).
+    /// `ext` gives the request's barrier count (gpu_extension::barrier_waiting); responses
+    /// and requests without one pass nullptr (count 0).
     void use(unsigned input, const tlm_bus::gpu_extension* ext, unsigned cycles,
              sc_core::sc_time& delay);
 
@@ -41,6 +44,7 @@ private:
         unsigned input;
         unsigned barrier_count;
         sc_core::sc_time arrival;
+        std::uint64_t order; ///< arrival order at this resource
         unsigned cycles;
         sc_core::sc_event granted;
     };
@@ -53,9 +57,10 @@ private:
     std::vector<std::deque<request*>> m_waiting; ///< accurate mode, per input
     std::vector<candidate> m_cands;
     std::size_t m_pending = 0;
+    std::uint64_t m_arrivals = 0;
     sc_core::sc_event m_work;
     stats::group m_stats;
-    stats::counter m_grants, m_busy_cycles, m_busy_ps;
+    stats::counter m_grants, m_busy_cycles, m_busy_ps, m_by_priority, m_by_age;
     stats::average m_wait;
 };
 

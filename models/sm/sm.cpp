@@ -120,6 +120,10 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
       m_trace_stall_cycles(m_stats, "trace_stall_cycles", "cycles",
                            "cycles the issue stage waited for the shader-trace unit to take its "
                            "groups (shader_trace.full_policy stall)"),
+      m_request_barrier_count(m_stats, "request_barrier_count", "warps",
+                              "warps of this SM waiting at a barrier when an LD/ST line request "
+                              "left it (gpu_extension::barrier_waiting; every request is "
+                              "eventually granted)"),
       m_ipc(m_stats, "ipc", "instructions/cycle", "warp-instructions per active cycle", [this] {
           const auto c = m_active_cycles.value();
           return c ? static_cast<double>(m_instructions.value()) / static_cast<double>(c) : 0.0;
@@ -806,6 +810,7 @@ std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsi
     const unsigned len = req.bytes;
     const tlm_bus::gpu_extension ext =
         request_ext(static_cast<int>(slot), op.kind, va, op.pc, m_cta_slots[ws.cta].launch);
+    m_request_barrier_count.sample(ext.barrier_waiting);
     tlm::tlm_response_status st;
     std::shared_ptr<tlm_bus::fault_wait> fault;
     if (!op.store) {

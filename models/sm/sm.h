@@ -394,6 +394,7 @@ private:
         m_stall_structural, m_icache_hits, m_icache_misses, m_icache_pending_hits,
         m_icache_prefetches, m_page_faults, m_fault_stall_cycles, m_trace_stall_cycles;
     unsigned m_trace_source = shader_trace::event_if::no_source; ///< this ISU's source id
+    stats::average m_request_barrier_count;
     stats::formula m_ipc;
     std::vector<std::unique_ptr<sub_core>> m_cores;        ///< sm.schedulers sub-cores
     std::vector<std::unique_ptr<slot_stats>> m_slot_stats; ///< empty unless per_warp_stats

@@ -18,15 +18,30 @@ struct candidate {
     bool valid = false;           ///< the input has a request for this output
     unsigned barrier_count = 0;   ///< warps of the requesting SM waiting at a barrier
     std::uint64_t age_cycles = 0; ///< cycles the request has waited so far
+    std::uint64_t order = 0;      ///< arrival order at the port (smaller = arrived earlier)
 };
 
 /// Arbitration policies (config `noc.arbiter`).
-enum class arbiter_kind { round_robin };
+enum class arbiter_kind {
+    round_robin,   ///< rotate among the inputs with a request
+    barrier_aware, ///< highest barrier count first, ties round-robin, ageing (seed 004)
+    fifo           ///< oldest request first, ties round-robin
+};
+
+/// Why the last grant went where it did.
+enum class grant_reason : std::uint8_t {
+    none,     ///< nothing was granted
+    rotation, ///< round-robin among equals (or the only candidate)
+    priority, ///< a higher barrier count beat a lower one
+    age,      ///< older than max_wait_cycles (ageing), or the oldest (fifo)
+};
 } // namespace vgpu::noc
 
 template <> struct vgpu::enum_names<vgpu::noc::arbiter_kind> {
     static constexpr std::pair<std::string_view, noc::arbiter_kind> table[] = {
-        {"round_robin", noc::arbiter_kind::round_robin}};
+        {"round_robin", noc::arbiter_kind::round_robin},
+        {"barrier_aware", noc::arbiter_kind::barrier_aware},
+        {"fifo", noc::arbiter_kind::fifo}};
 };
 
 namespace vgpu::noc {
@@ -43,6 +58,7 @@ public:
 
     unsigned inputs() const { return m_inputs; } ///< number of inputs
     int last_grant() const { return m_last; }    ///< input granted last, -1 before the first
+    grant_reason last_reason() const { return m_reason; } ///< why the last call granted
 
     /// Input granted among cands[0..count) (count must equal inputs()), or -1 if none valid.
     int grant(const candidate* cands, std::size_t count);
@@ -50,6 +66,7 @@ public:
     int grant(const std::vector<candidate>& cands) { return grant(cands.data(), cands.size()); }
     /// Forgets the priority state, as after reset.
     void reset() { m_last = -1; }
+    void set_reason(grant_reason r) { m_reason = r; } ///< policies: why choose() picked
 
 protected:
     explicit arbiter(unsigned inputs);
@@ -62,6 +79,7 @@ protected:
 private:
     unsigned m_inputs;
     int m_last = -1;
+    grant_reason m_reason = grant_reason::none;
 };
 
 /// Classic fair round-robin: priority rotates to the input after the last one granted, so with
@@ -75,8 +93,37 @@ protected:
     int choose(const candidate* cands) override;
 };
 
-/// An arbiter of the given kind for the given number of inputs.
-std::unique_ptr<arbiter> make_arbiter(arbiter_kind kind, unsigned inputs);
+/// The barrier-aware arbiter (seed 004): a request that has waited `max_wait_cycles` wins (the
+/// earliest arrived of those; 0 disables ageing); otherwise the highest barrier count wins; ties go
+/// round-robin. A request is granted within max_wait_cycles + (requests older than it at the
+/// heads of the other inputs when it reaches that age) grants of the port.
+class barrier_aware_arbiter final : public arbiter {
+public:
+    barrier_aware_arbiter(unsigned inputs, std::uint64_t max_wait_cycles)
+        : arbiter(inputs), m_max_wait(max_wait_cycles)
+    {
+    }
+
+protected:
+    int choose(const candidate* cands) override;
+
+private:
+    std::uint64_t m_max_wait;
+};
+
+/// First come, first served: the earliest arrived head request wins.
+class fifo_arbiter final : public arbiter {
+public:
+    explicit fifo_arbiter(unsigned inputs) : arbiter(inputs) {}
+
+protected:
+    int choose(const candidate* cands) override;
+};
+
+/// An arbiter of the given kind for the given number of inputs (`max_wait_cycles`: ageing of
+/// barrier_aware).
+std::unique_ptr<arbiter> make_arbiter(arbiter_kind kind, unsigned inputs,
+                                      std::uint64_t max_wait_cycles = 0);
 
 template <class Pred> int arbiter::first_after_last(const candidate* cands, Pred&& pred) const
 {
