@@ -66,9 +66,10 @@ struct noc_config {
                       "first). Fast mode books ports in arrival order: the policy has no effect "
                       "there (a run that sets it warns once)"));
         v.value("max_wait_cycles", max_wait_cycles,
-                spec("barrier_aware: a request that has waited this many NoC cycles wins "
-                     "regardless of barrier counts (the oldest first): starvation freedom; 0 "
-                     "disables ageing")
+                spec("barrier_aware: a head request that has waited this many NoC cycles wins "
+                     "regardless of barrier counts (round-robin among such requests): "
+                     "starvation freedom, a request is granted within max_wait_cycles + inputs "
+                     "- 1 grants; 0 disables ageing")
                     .unit("cycles"));
         v.value("hop_latency", hop_latency,
                 spec("module NoC: cycles a request spends in a hop, besides its transfer")

@@ -186,13 +186,14 @@ TEST_CASE("barrier_aware grants the highest barrier count, ties round-robin, and
     }
 }
 
-TEST_CASE("barrier_aware ageing: a request past max_wait_cycles wins, the oldest first")
+TEST_CASE("barrier_aware ageing: a request past max_wait_cycles wins, round-robin among them")
 {
     barrier_aware_arbiter a(3, 10);
     CHECK(a.grant(cands({{0, 10}, {9, 3}, {9, 2}})) == 0);
     CHECK(a.last_reason() == grant_reason::age);
-    CHECK(a.grant(cands({{0, 11}, {9, 12}, {9, 2}})) == 1); // the older of the aged
-    CHECK(a.grant(cands({{0, 9}, {9, 3}, {9, 2}})) == 2);   // nobody aged: priority, rotation
+    CHECK(a.grant(cands({{0, 11}, {9, 12}, {9, 2}})) == 1); // aged: 0 and 1, after 0 comes 1
+    CHECK(a.grant(cands({{0, 12}, {9, 12}, {9, 2}})) == 0); // after 1: 2 is not aged, then 0
+    CHECK(a.grant(cands({{0, 9}, {9, 3}, {9, 2}})) == 1);   // nobody aged: priority, then after 0
     CHECK(a.last_reason() == grant_reason::priority);
     // Ageing off: priority forever.
     barrier_aware_arbiter off(2, 0);

@@ -60,8 +60,12 @@ template <class Pred> int earliest(const candidate* cands, unsigned n, Pred&& pr
 int barrier_aware_arbiter::choose(const candidate* cands)
 {
     if (m_max_wait > 0) {
-        const int aged = earliest(cands, inputs(),
-                                  [&](const candidate& c) { return c.age_cycles >= m_max_wait; });
+        // Aged heads win, round-robin among them: once a request has aged, at most every
+        // other input is served once before it. (Oldest-first among them would turn a
+        // congested port, where every head has aged, into FIFO, which favours the inputs
+        // with the longest queues.)
+        const int aged =
+            first_after_last(cands, [&](const candidate& c) { return c.age_cycles >= m_max_wait; });
         if (aged >= 0) {
             set_reason(grant_reason::age);
             return aged;

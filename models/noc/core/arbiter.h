@@ -93,10 +93,10 @@ protected:
     int choose(const candidate* cands) override;
 };
 
-/// The barrier-aware arbiter (seed 004): a request that has waited `max_wait_cycles` wins (the
-/// earliest arrived of those; 0 disables ageing); otherwise the highest barrier count wins; ties go
-/// round-robin. A request is granted within max_wait_cycles + (requests older than it at the
-/// heads of the other inputs when it reaches that age) grants of the port.
+/// The barrier-aware arbiter (seed 004): a head that has waited `max_wait_cycles` wins
+/// (round-robin among such heads; 0 disables ageing); otherwise the highest barrier count wins;
+/// ties go round-robin. A request is granted within max_wait_cycles + inputs - 1 grants of the
+/// port after it reached the head of its input.
 class barrier_aware_arbiter final : public arbiter {
 public:
     barrier_aware_arbiter(unsigned inputs, std::uint64_t max_wait_cycles)
