@@ -1,0 +1,169 @@
+// L1 sharing in a cluster (seed 004): the L1 index routing of `shared` (which SM's L1 is a
+// line's home, and the home's set index), the per-epoch memory-intensity classification and
+// partner rule of `adaptive`, and the three request queues of one L1 in the patent's order
+// (S11-S15, S21-S24). Pure C++, no SystemC. See models/l1_share/README.md.
+#pragma once
+
+#include "models/common/enum_names.h"
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace vgpu::l1_share {
+
+/// How a cluster's SMs use their L1s (config `l1.sharing`).
+enum class sharing_mode : std::uint8_t {
+    private_l1, ///< each SM its own L1; a miss goes to the NoC (spelled `private`)
+    shared,     ///< one line, one home L1 in the cluster (L1 index routing)
+    adaptive    ///< memory-intensive SMs borrow compute-intensive SMs' L1s
+};
+
+/// The function that picks a line's home SM (config `l1.share_index`).
+enum class home_kind : std::uint8_t {
+    bits, ///< the low log2(N) bits of the line number
+    xor_  ///< the XOR fold of the line number over log2(N)-bit pieces (spelled `xor`)
+};
+
+} // namespace vgpu::l1_share
+
+template <> struct vgpu::enum_names<vgpu::l1_share::sharing_mode> {
+    static constexpr std::pair<std::string_view, l1_share::sharing_mode> table[] = {
+        {"private", l1_share::sharing_mode::private_l1},
+        {"shared", l1_share::sharing_mode::shared},
+        {"adaptive", l1_share::sharing_mode::adaptive}};
+};
+template <> struct vgpu::enum_names<vgpu::l1_share::home_kind> {
+    static constexpr std::pair<std::string_view, l1_share::home_kind> table[] = {
+        {"bits", l1_share::home_kind::bits}, {"xor", l1_share::home_kind::xor_}};
+};
+
+namespace vgpu::l1_share {
+
+/// L1 index routing (`shared`): the home L1 of a line among the N SMs of a cluster, and the
+/// set the home uses. The set index skips the bits that chose the home, so the map from a line
+/// to (home, set, tag) is one to one and the cluster holds N times one L1's lines.
+class home_map {
+public:
+    /// `sms`: SMs per cluster (a power of two); `sets`: sets per L1 (a power of two);
+    /// `line_bytes`: a power of two. Throws std::invalid_argument otherwise.
+    home_map(home_kind kind, unsigned sms, unsigned sets, unsigned line_bytes);
+    unsigned home(std::uint64_t addr) const;      ///< home SM (0 .. N-1) of addr's line
+    unsigned set_index(std::uint64_t addr) const; ///< set of addr's line in its home L1
+    /// The tag the home stores: the line number without the home and set bits.
+    std::uint64_t tag(std::uint64_t addr) const;
+    unsigned sms() const { return 1u << m_home_bits; } ///< N
+
+private:
+    home_kind m_kind;
+    unsigned m_home_bits, m_set_bits, m_line_shift;
+};
+
+/// What an SM ran during one epoch (`adaptive` classification inputs).
+struct epoch_counts {
+    std::uint64_t instructions = 0;     ///< warp-instructions issued
+    std::uint64_t mem_instructions = 0; ///< of which LD/ST (and CDL)
+    std::uint64_t accesses = 0;         ///< L1 line lookups of its own requests
+    std::uint64_t misses = 0;           ///< of which missed its L1
+};
+
+/// An SM's program class for the next epoch.
+enum class intensity : std::uint8_t {
+    compute, ///< lends its L1 (also an idle SM)
+    memory   ///< borrows a compute SM's L1
+};
+
+/// Thresholds of the classification (config `l1.miss_rate_threshold`, `l1.mem_share_threshold`).
+struct classify_params {
+    double miss_rate = 0.5; ///< misses / accesses at or above this ...
+    double mem_share = 0.1; ///< ... and LD/ST share of instructions at or above this: memory
+};
+
+/// Memory-intensive when both the miss rate and the memory-instruction share reach their
+/// thresholds; an SM without accesses is compute-intensive (it can lend its L1).
+intensity classify(const epoch_counts& c, const classify_params& p);
+
+/// The partner rule: the i-th memory-intensive SM (in SM order) borrows the L1 of the
+/// (i mod C)-th compute-intensive SM (C of them, SM order); -1 when there is none (its misses
+/// go to the LLC). Returns the partner of every SM (-1 for compute SMs).
+std::vector<int> assign_partners(const std::vector<intensity>& classes);
+
+/// What an L1 does next, in the patent's order.
+enum class step : std::uint8_t {
+    idle,       ///< nothing queued
+    local,      ///< S11-S15: a request of its own SM (strict priority)
+    remote,     ///< S21-S23: a request of a borrowing SM, then S24 (one pending block)
+    replacement ///< S24 with no remote request: store one pending replacement block
+};
+
+/// The three queues of one L1 in `adaptive`: local requests, remote requests, pending
+/// replacement blocks. Local requests have strict priority (S11); a remote request is served
+/// only when no local one waits (S21), and after each one served, one pending replacement
+/// block is stored (S24). With no request of either kind a pending block is stored too (the
+/// patent leaves S21's empty branch open; storing then keeps blocks from waiting forever).
+/// The replacement queue holds at most `replacement_capacity` blocks: a block that finds it
+/// full is dropped and counted (L1 lines are clean, so nothing is lost but the copy).
+template <class Request, class Block> class share_queues {
+public:
+    explicit share_queues(std::size_t replacement_capacity) : m_cap(replacement_capacity) {}
+
+    void push_local(Request r) { m_local.push_back(std::move(r)); }
+    void push_remote(Request r) { m_remote.push_back(std::move(r)); }
+    /// Queues a replacement block; false (and counted) when the queue is full.
+    bool push_replacement(Block b)
+    {
+        if (m_blocks.size() >= m_cap) {
+            ++m_dropped;
+            return false;
+        }
+        m_blocks.push_back(std::move(b));
+        return true;
+    }
+    /// What to serve next (S11: local first; S21: then remote; S24: blocks).
+    step next() const
+    {
+        if (!m_local.empty())
+            return step::local;
+        if (!m_remote.empty())
+            return step::remote;
+        return m_blocks.empty() ? step::idle : step::replacement;
+    }
+    Request pop_local() { return pop(m_local); }
+    Request pop_remote() { return pop(m_remote); }
+    /// S24: the next pending block, if any (after a remote request, or when idle).
+    std::optional<Block> pop_replacement()
+    {
+        if (m_blocks.empty())
+            return std::nullopt;
+        return pop(m_blocks);
+    }
+    std::size_t local_size() const { return m_local.size(); }
+    std::size_t remote_size() const { return m_remote.size(); }
+    std::size_t replacement_size() const { return m_blocks.size(); }
+    std::uint64_t dropped_blocks() const { return m_dropped; } ///< blocks refused (queue full)
+
+private:
+    template <class T> static T pop(std::deque<T>& q)
+    {
+        T v = std::move(q.front());
+        q.pop_front();
+        return v;
+    }
+    std::size_t m_cap;
+    std::deque<Request> m_local, m_remote;
+    std::deque<Block> m_blocks;
+    std::uint64_t m_dropped = 0;
+};
+
+/// Expected cluster hit rate of the broadcast read: N SMs each read the same array of
+/// `lines` lines `passes` times, round-robin over SMs and lines, with the cluster holding
+/// `capacity_lines` in total (`shared`) or each SM `l1_lines` (`private`). Closed forms used by
+/// the tests and the README.
+double broadcast_hit_rate_private(std::uint64_t lines, std::uint64_t l1_lines, unsigned passes,
+                                  unsigned sms);
+double broadcast_hit_rate_shared(std::uint64_t lines, std::uint64_t capacity_lines, unsigned passes,
+                                 unsigned sms);
+
+} // namespace vgpu::l1_share

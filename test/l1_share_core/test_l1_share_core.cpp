@@ -1,0 +1,249 @@
+// Unit tests of the L1-sharing core: the home map keeps the cluster's capacity, the
+// classification and partner rule, the three queues in the patent's order, and the broadcast
+// closed forms against a brute-force LRU model. See models/l1_share/README.md.
+#include "models/l1_share/core/l1_share.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <list>
+#include <map>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+using namespace vgpu::l1_share;
+
+namespace {
+std::uint32_t seed_or(std::uint32_t fallback)
+{
+    const char* s = std::getenv("VGPU_TEST_SEED");
+    return s && *s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 0)) : fallback;
+}
+
+/// A set-associative LRU cache of line numbers, written for the test.
+class lru_cache {
+public:
+    lru_cache(unsigned sets, unsigned ways) : m_sets(sets), m_ways(ways), m_lru(sets) {}
+    /// True on a hit; a miss allocates (evicting the least recently used line of the set).
+    bool access(unsigned set, std::uint64_t key)
+    {
+        auto& l = m_lru[set];
+        for (auto it = l.begin(); it != l.end(); ++it)
+            if (*it == key) {
+                l.erase(it);
+                l.push_front(key);
+                return true;
+            }
+        l.push_front(key);
+        if (l.size() > m_ways)
+            l.pop_back();
+        return false;
+    }
+
+private:
+    unsigned m_sets, m_ways;
+    std::vector<std::list<std::uint64_t>> m_lru;
+};
+} // namespace
+
+TEST_CASE("home map: every line has one (home, set, tag) and every home set gets its share")
+{
+    for (home_kind k : {home_kind::bits, home_kind::xor_}) {
+        CAPTURE(static_cast<int>(k));
+        const unsigned n = 4, sets = 16, line = 128;
+        home_map m(k, n, sets, line);
+        CHECK(m.sms() == n);
+        std::set<std::tuple<unsigned, unsigned, std::uint64_t>> seen;
+        std::map<std::pair<unsigned, unsigned>, unsigned> per_set;
+        const std::uint64_t lines = n * sets * 8;
+        for (std::uint64_t i = 0; i < lines; ++i) {
+            const std::uint64_t a = 0x40000000 + i * line + (i % 3) * 4; // any byte of a line
+            const unsigned h = m.home(a);
+            REQUIRE(h < n);
+            REQUIRE(m.set_index(a) < sets);
+            CHECK(seen.insert({h, m.set_index(a), m.tag(a)}).second);
+            ++per_set[{h, m.set_index(a)}];
+        }
+        CHECK(per_set.size() == n * sets);
+        for (const auto& [key, count] : per_set)
+            CHECK(count == 8);
+    }
+    CHECK_THROWS_AS(home_map(home_kind::bits, 3, 16, 128), std::invalid_argument);
+    CHECK_THROWS_AS(home_map(home_kind::bits, 4, 12, 128), std::invalid_argument);
+    // bits: consecutive lines go round the SMs; xor: the home also depends on higher bits.
+    home_map b(home_kind::bits, 4, 16, 128), x(home_kind::xor_, 4, 16, 128);
+    for (unsigned i = 0; i < 8; ++i)
+        CHECK(b.home(i * 128) == i % 4);
+    CHECK(x.home(0) == 0);
+    CHECK(x.home(4 * 128) == 1); // line 4 = 0b100: fold 01 ^ 00
+    CHECK(b.home(4 * 128) == 0);
+}
+
+TEST_CASE("home map: a cluster holds N L1s of lines, unlike a set index that reuses home bits")
+{
+    // Sweep exactly N x one L1 of lines twice. With the home map's set index the second pass
+    // hits everywhere; under `bits`, a set index taken from the low line bits (which also
+    // chose the home) uses only sets / N sets of each home, so the second pass misses.
+    for (home_kind k : {home_kind::bits, home_kind::xor_}) {
+        const unsigned n = 4, sets = 16, ways = 4, line = 128;
+        home_map m(k, n, sets, line);
+        std::vector<lru_cache> good(n, lru_cache(sets, ways)), naive(n, lru_cache(sets, ways));
+        const std::uint64_t lines = std::uint64_t{n} * sets * ways;
+        unsigned good_hits = 0, naive_hits = 0;
+        for (int pass = 0; pass < 2; ++pass)
+            for (std::uint64_t i = 0; i < lines; ++i) {
+                const std::uint64_t a = i * line;
+                const bool g = good[m.home(a)].access(m.set_index(a), i);
+                const bool v = naive[m.home(a)].access(static_cast<unsigned>(i % sets), i);
+                if (pass == 1) {
+                    good_hits += g;
+                    naive_hits += v;
+                }
+            }
+        CHECK(good_hits == lines);
+        if (k == home_kind::bits) // xor spreads even the naive index over this sweep
+            CHECK(naive_hits == 0);
+    }
+}
+
+TEST_CASE("classification: both thresholds make an SM memory-intensive; idle SMs lend")
+{
+    classify_params p{0.5, 0.1};
+    CHECK(classify({100, 10, 40, 20}, p) == intensity::memory);  // exactly at both thresholds
+    CHECK(classify({100, 9, 40, 20}, p) == intensity::compute);  // share 0.09
+    CHECK(classify({100, 10, 40, 19}, p) == intensity::compute); // miss rate 0.475
+    CHECK(classify({}, p) == intensity::compute);                // idle
+    CHECK(classify({100, 0, 0, 0}, p) == intensity::compute);    // compute only
+}
+
+TEST_CASE("partner rule: memory SMs borrow compute SMs round-robin in SM order")
+{
+    using I = intensity;
+    CHECK(assign_partners({I::memory, I::compute, I::memory, I::compute}) ==
+          std::vector<int>{1, -1, 3, -1});
+    CHECK(assign_partners({I::memory, I::memory, I::memory, I::compute}) ==
+          std::vector<int>{3, 3, 3, -1});
+    CHECK(assign_partners({I::memory, I::memory}) == std::vector<int>{-1, -1});
+    CHECK(assign_partners({I::compute, I::compute}) == std::vector<int>{-1, -1});
+    CHECK(assign_partners({I::memory, I::memory, I::compute, I::compute}) ==
+          std::vector<int>{2, 3, -1, -1});
+}
+
+TEST_CASE("share queues: local first (S11), then remote with one block after each (S24)")
+{
+    share_queues<int, int> q(2);
+    CHECK(q.next() == step::idle);
+    q.push_remote(10);
+    q.push_local(1);
+    CHECK(q.push_replacement(100));
+    CHECK(q.push_replacement(101));
+    CHECK_FALSE(q.push_replacement(102)); // full: dropped and counted
+    CHECK(q.dropped_blocks() == 1);
+    CHECK(q.next() == step::local);
+    CHECK(q.pop_local() == 1);
+    CHECK(q.next() == step::remote);
+    CHECK(q.pop_remote() == 10);
+    CHECK(q.pop_replacement() == 100); // S24 after the remote request
+    q.push_local(2);                   // a new local request overtakes the pending block
+    CHECK(q.next() == step::local);
+    CHECK(q.pop_local() == 2);
+    CHECK(q.next() == step::replacement); // nothing else: the block is stored
+    CHECK(q.pop_replacement() == 101);
+    CHECK(q.next() == step::idle);
+    CHECK_FALSE(q.pop_replacement().has_value());
+}
+
+TEST_CASE("share queues: a random schedule serves in the patent's order against a reference")
+{
+    const std::uint32_t seed = seed_or(31);
+    INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
+    std::mt19937 rng(seed);
+    share_queues<int, int> q(4);
+    std::deque<int> local, remote, blocks;
+    std::uint64_t dropped = 0;
+    int id = 0;
+    for (int i = 0; i < 20000; ++i) {
+        switch (rng() % 4) {
+        case 0:
+            q.push_local(id);
+            local.push_back(id++);
+            break;
+        case 1:
+            q.push_remote(id);
+            remote.push_back(id++);
+            break;
+        case 2:
+            if (blocks.size() < 4)
+                blocks.push_back(id);
+            else
+                ++dropped;
+            q.push_replacement(id++);
+            break;
+        default: { // serve one step
+            const step s = q.next();
+            if (!local.empty()) {
+                REQUIRE(s == step::local);
+                REQUIRE(q.pop_local() == local.front());
+                local.pop_front();
+            } else if (!remote.empty()) {
+                REQUIRE(s == step::remote);
+                REQUIRE(q.pop_remote() == remote.front());
+                remote.pop_front();
+                const auto b = q.pop_replacement();
+                REQUIRE(b.has_value() == !blocks.empty());
+                if (b) {
+                    REQUIRE(*b == blocks.front());
+                    blocks.pop_front();
+                }
+            } else if (!blocks.empty()) {
+                REQUIRE(s == step::replacement);
+                REQUIRE(q.pop_replacement() == blocks.front());
+                blocks.pop_front();
+            } else {
+                REQUIRE(s == step::idle);
+            }
+        }
+        }
+    }
+    CHECK(q.dropped_blocks() == dropped);
+}
+
+TEST_CASE("broadcast closed forms equal a brute-force LRU cluster")
+{
+    const std::uint32_t seed = seed_or(77);
+    INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
+    std::mt19937 rng(seed);
+    // The case: 4 SMs, an array of 2 L1s, 10 passes.
+    CHECK(broadcast_hit_rate_private(512, 256, 10, 4) == 0.0);
+    CHECK(broadcast_hit_rate_shared(512, 1024, 10, 4) == Approx(0.975));
+    for (int round = 0; round < 40; ++round) {
+        const unsigned n = 1u << (rng() % 3), sets = 1u << (1 + rng() % 4), ways = 1 + rng() % 4;
+        const unsigned passes = 1 + rng() % 5;
+        const std::uint64_t l1_lines = std::uint64_t{sets} * ways;
+        // Arrays that fit one L1, fit the cluster, or exceed it (multiples of N x sets lines,
+        // so every set sees the same number of lines).
+        const std::uint64_t lines = std::uint64_t{n} * sets * (1 + rng() % (2 * ways * n));
+        CAPTURE(round, n, sets, ways, passes, lines);
+        home_map m(home_kind::bits, n, sets, 128);
+        std::vector<lru_cache> priv(n, lru_cache(sets, ways)), shared(n, lru_cache(sets, ways));
+        std::uint64_t priv_hits = 0, shared_hits = 0, total = 0;
+        for (unsigned p = 0; p < passes; ++p)
+            for (std::uint64_t i = 0; i < lines; ++i)
+                for (unsigned s = 0; s < n; ++s) {
+                    const std::uint64_t a = i * 128;
+                    priv_hits += priv[s].access(static_cast<unsigned>(i % sets), i);
+                    shared_hits += shared[m.home(a)].access(m.set_index(a), i);
+                    ++total;
+                }
+        const double tot = static_cast<double>(total);
+        if (lines % l1_lines == 0 || lines < l1_lines)
+            CHECK(static_cast<double>(priv_hits) / tot ==
+                  Approx(broadcast_hit_rate_private(lines, l1_lines, passes, n)));
+        if (lines % (l1_lines * n) == 0 || lines <= l1_lines * n)
+            CHECK(static_cast<double>(shared_hits) / tot ==
+                  Approx(broadcast_hit_rate_shared(lines, l1_lines * n, passes, n)));
+    }
+}
