@@ -375,3 +375,15 @@ TEST_CASE("an undersized buffer refuses exactly the records that do not fit", "[
     flow(seed_or(4002), {true, true}, {3, 5});
     flow(seed_or(5002), {true, true}, {0, 1});
 }
+
+TEST_CASE("the merged trace as CSV", "[instrument]")
+{
+    const std::vector<record> m = {{record_type::control, 3, 1, 0, 0, 0},
+                                   {record_type::memory, 3, 1, 1, 4, 0x2000},
+                                   {record_type::memory, 3, 1, 2, 0, 0x10}};
+    CHECK(trace_csv(m) == "thread,seq,type,block,address,size\n"
+                          "3,0,control,1,,\n"
+                          "3,1,memory,1,0x2000,4\n"
+                          "3,2,memory,1,0x10,0\n");
+    CHECK(trace_csv({}) == "thread,seq,type,block,address,size\n");
+}

@@ -2,6 +2,7 @@
 #include "models/shader_trace/core/instrument.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace vgpu::shader_trace {
 
@@ -340,6 +341,23 @@ instrumented instrument_trace(const sm::program& prog, instrument_types types, u
                            " instructions, more than " +
                            std::to_string(sm::max_program_bytes / sm::instruction_bytes));
     return r;
+}
+
+std::string trace_csv(const std::vector<record>& merged)
+{
+    std::string out = "thread,seq,type,block,address,size\n";
+    for (const record& r : merged) {
+        out += std::to_string(r.thread) + ',' + std::to_string(r.seq) + ',';
+        if (r.type == record_type::control) {
+            out += "control," + std::to_string(r.block) + ",,\n";
+        } else {
+            char addr[24];
+            std::snprintf(addr, sizeof addr, "0x%llx", static_cast<unsigned long long>(r.address));
+            out += "memory," + std::to_string(r.block) + ',' + addr + ',' + std::to_string(r.size) +
+                   '\n';
+        }
+    }
+    return out;
 }
 
 std::uint64_t refused_records(record_type t, std::uint64_t pointer, std::uint64_t capacity)

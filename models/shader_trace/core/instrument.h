@@ -50,6 +50,11 @@ instrumented instrument_trace(const sm::program& prog, instrument_types types, u
 /// `pointer` (every claimed slot advanced it by one record).
 std::uint64_t refused_records(record_type t, std::uint64_t pointer, std::uint64_t capacity);
 
+/// The merged trace as text (docs/trace-format.md, "instrumented_trace.csv"): a header line
+/// `thread,seq,type,block,address,size`, then one line per record in the order given; control
+/// records leave address and size empty.
+std::string trace_csv(const std::vector<record>& merged);
+
 /// Parameters the kernel may have in all (the SM's limit).
 constexpr unsigned max_params = 16;
 
