@@ -19,6 +19,9 @@ enum class access_kind : std::uint8_t {
     host,        ///< driver/firmware access through MMIO or DMA
     writeback,   ///< cache eviction or flush
     other,       ///< traffic generators and tests
+    atomic,      ///< ATOM.ADD of one lane: a 4-byte write whose data is the addend, carried
+                 ///< out at the LLC (read-modify-write), which answers with the old value in
+                 ///< the same data buffer (docs/isa.md, "Atomics")
 };
 
 /// A recoverable page fault the host is servicing (models/tlb/fault_unit.h). Translation

@@ -35,7 +35,9 @@ tlm::tlm_response_status initiator_port::access(tlm::tlm_command cmd, std::uint6
                                                 const std::uint8_t* byte_enable,
                                                 std::shared_ptr<fault_wait>* fault)
 {
-    if (m_dmi_enabled && len > 0 && !byte_enable) {
+    // An atomic must reach the target that executes it: never a DMI copy.
+    if (m_dmi_enabled && len > 0 && !byte_enable &&
+        !(attrs && attrs->kind == access_kind::atomic)) {
         if (const tlm::tlm_dmi* d = find_dmi(addr, len, cmd)) {
             std::uint8_t* p = d->get_dmi_ptr() + (addr - d->get_start_address());
             if (cmd == tlm::TLM_READ_COMMAND) {

@@ -1,8 +1,10 @@
 // Memory target. See docs/tlm-bus.md.
 #include "tlm_bus/memory.h"
 #include "tlm_bus/byte_enables.h"
+#include "tlm_bus/gpu_extension.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace vgpu::tlm_bus {
 
@@ -37,13 +39,24 @@ void memory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         return;
     unsigned len = gp.get_data_length();
     unsigned char* data = gp.get_data_ptr();
-    for_each_run(len, gp.get_byte_enable_ptr(), gp.get_byte_enable_length(), 0,
-                 [&](unsigned off, unsigned n) {
-                     if (gp.is_read())
-                         m_store.read(gp.get_address() + off, data + off, n);
-                     else if (gp.is_write())
-                         m_store.write(gp.get_address() + off, data + off, n);
-                 });
+    const auto* ext = gp.get_extension<gpu_extension>();
+    if (ext && ext->kind == access_kind::atomic && gp.is_write() && len == 4 &&
+        !gp.get_byte_enable_ptr()) {
+        // An ATOM.ADD that reaches memory without an LLC: the memory is its point of coherence.
+        std::uint32_t old = 0, addend = 0;
+        m_store.read(gp.get_address(), &old, 4);
+        std::memcpy(&addend, data, 4);
+        const std::uint32_t sum = old + addend;
+        m_store.write(gp.get_address(), &sum, 4);
+        std::memcpy(data, &old, 4);
+    } else
+        for_each_run(len, gp.get_byte_enable_ptr(), gp.get_byte_enable_length(), 0,
+                     [&](unsigned off, unsigned n) {
+                         if (gp.is_read())
+                             m_store.read(gp.get_address() + off, data + off, n);
+                         else if (gp.is_write())
+                             m_store.write(gp.get_address() + off, data + off, n);
+                     });
     m_reads += gp.is_read();
     m_writes += gp.is_write();
     if (!gp.is_read() && !gp.is_write()) {

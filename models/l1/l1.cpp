@@ -155,10 +155,27 @@ void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
                                   return true;
                               });
     delay = sc_core::sc_time::from_value(start + m_hit.value() - now);
+    const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
+    const bool atomic = ext && ext->kind == tlm_bus::access_kind::atomic;
+    std::uint32_t addend = 0;
+    if (atomic && gp.get_data_length() == 4)
+        std::memcpy(&addend, gp.get_data_ptr(), 4);
     out->b_transport(gp, delay);
     gp.set_dmi_allowed(false);
     if (!gp.is_response_ok())
         return;
+    if (atomic) {
+        // The LLC carried it out and answered with the old value: a present line takes the
+        // new one, as it would a store's (a fill in flight is marked stale).
+        if (gp.get_data_length() != 4)
+            return;
+        std::uint32_t v;
+        std::memcpy(&v, gp.get_data_ptr(), 4);
+        v += addend;
+        if (m_core.wrote_below(gp.get_address()))
+            m_core.write_valid(gp.get_address(), &v, 4);
+        return;
+    }
     tlm_bus::for_each_segment(
         gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), gp.get_byte_enable_ptr(),
         gp.get_byte_enable_length(), m_cfg.line_bytes, [&](const segment& s) {

@@ -35,6 +35,12 @@ cache::controller_params core_params(const llc_config& cfg)
     return p;
 }
 
+/// True for the one-word read-modify-write of an ATOM (checked in b_transport).
+bool atomic(const tlm_bus::line_segment&, bool write, const tlm_bus::gpu_extension* ext)
+{
+    return write && ext && ext->kind == tlm_bus::access_kind::atomic;
+}
+
 double count(std::uint64_t v)
 {
     return static_cast<double>(v);
@@ -162,11 +168,20 @@ void llc::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         return;
     }
     const bool write = gp.is_write();
+    const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
+    if (ext && ext->kind == tlm_bus::access_kind::atomic && write &&
+        (gp.get_data_length() != 4 || (gp.get_address() & 3) != 0 ||
+         gp.get_byte_enable_ptr() != nullptr)) {
+        VGPU_WARN(m_log, "atomic at 0x%llx of %u bytes: an atomic is one aligned 32-bit word",
+                  static_cast<unsigned long long>(gp.get_address()), gp.get_data_length());
+        gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+        ++m_errors;
+        return;
+    }
     if (write)
         ++m_writes;
     else
         ++m_reads;
-    const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
     tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
     tlm_bus::for_each_segment(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(),
                               gp.get_byte_enable_ptr(), gp.get_byte_enable_length(),
@@ -179,8 +194,18 @@ void llc::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     gp.set_response_status(status);
 }
 
-void llc::apply(const segment& s, bool write, cache::sector_mask whole)
+void llc::apply(const segment& s, bool write, bool atomic, cache::sector_mask whole)
 {
+    if (atomic) {
+        // ATOM.ADD: the read-modify-write of the word, the old value back in the buffer.
+        std::uint32_t old = 0, addend = 0;
+        m_core.read(s.addr, &old, 4);
+        std::memcpy(&addend, s.data, 4);
+        const std::uint32_t sum = old + addend;
+        m_core.write(s.addr, &sum, 4);
+        std::memcpy(s.data, &old, 4);
+        return;
+    }
     if (write)
         m_core.array().set_valid(s.addr, whole);
     tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset, [&](unsigned off, unsigned n) {
@@ -258,8 +283,11 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
 {
     using outcome = cache::cache_controller::outcome;
     const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
+    // An atomic holds its bank two cycles: the read and the write of the word.
     const unsigned cycles =
-        std::max(1u, (s.len + m_cfg.bank_bytes_per_cycle - 1) / m_cfg.bank_bytes_per_cycle);
+        atomic(s, write, ext)
+            ? 2
+            : std::max(1u, (s.len + m_cfg.bank_bytes_per_cycle - 1) / m_cfg.bank_bytes_per_cycle);
     m_banks[bank_of(s.addr)]->use(0, ext, cycles, delay);
     const sc_core::sc_time served = sc_core::sc_time_stamp() + delay;
     m_bank_wait.sample((served - arrival - cycles * m_cycle).to_seconds() * 1e9);
@@ -271,7 +299,8 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
                           [&](unsigned off, unsigned n) { m_core.cover(c, s.addr + off, n); });
     // A read needs every sector it touches; a write only those it writes in part (the others
     // it replaces whole).
-    const cache::sector_mask need = write ? c.partial() : c.touched;
+    // An atomic reads the word first: like a read, it needs the sector it touches.
+    const cache::sector_mask need = write && !atomic(s, write, ext) ? c.partial() : c.touched;
     if (c.touched == 0) { // no byte enabled: nothing to move
         delay = until(tag_done);
         return tlm::TLM_OK_RESPONSE;
@@ -282,7 +311,7 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
             m_core.lookup_at(s.addr, need, tag_done.value());
         if (t.result == outcome::miss)
             return miss_fast(s, write, c, t, ext, tag_done.value(), delay);
-        apply(s, write, c.whole);
+        apply(s, write, atomic(s, write, ext), c.whole);
         delay = sc_core::sc_time::from_value(t.ready - sc_core::sc_time_stamp().value());
         return tlm::TLM_OK_RESPONSE;
     }
@@ -298,7 +327,7 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
         if (woken && o != outcome::stall && m_core.misses_in_flight() < m_cfg.mshrs)
             m_waits.pass_on(); // the freed MSHR is not needed here
         if (o == outcome::hit) {
-            apply(s, write, c.whole);
+            apply(s, write, atomic(s, write, ext), c.whole);
             delay = until(tag_done);
             return tlm::TLM_OK_RESPONSE;
         }
@@ -373,7 +402,7 @@ tlm::tlm_response_status llc::miss_fast(const segment& s, bool write, const cach
     if (victim_data)
         m_wb_occupancy.sample(m_core.fast_wb().in_use(m.issue));
     if (status == tlm::TLM_OK_RESPONSE)
-        apply(s, write, c.whole);
+        apply(s, write, atomic(s, write, ext), c.whole);
     delay = sc_core::sc_time::from_value(std::max(ready, t.ready) - now);
     return status;
 }
@@ -420,7 +449,7 @@ llc::miss_accurate(const segment& s, bool write, const cache::sector_cover& c,
         m_core.give_buffer(buf);
     }
     if (status == tlm::TLM_OK_RESPONSE)
-        apply(s, write, c.whole);
+        apply(s, write, atomic(s, write, ext), c.whole);
     const int entry = m_core.entry_of(line);
     m_core.finish_miss(line);
     m_mshrs_in_use.step(sc_core::sc_time_stamp().value(), -1);

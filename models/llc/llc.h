@@ -65,7 +65,7 @@ private:
     void drain(unsigned entry);
     /// Reads `s` out of, or writes it into (dirty), its resident line; a write first makes the
     /// sectors it covers whole valid.
-    void apply(const segment& s, bool write, cache::sector_mask whole);
+    void apply(const segment& s, bool write, bool atomic, cache::sector_mask whole);
     /// Accurate mode: lets the annotated time pass, so the waiting requests see the result then.
     void settle(sc_core::sc_time& delay);
     std::uint8_t* take_buffer();

@@ -120,6 +120,8 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
       m_trace_stall_cycles(m_stats, "trace_stall_cycles", "cycles",
                            "cycles the issue stage waited for the shader-trace unit to take its "
                            "groups (shader_trace.full_policy stall)"),
+      m_atomics(m_stats, "atomics", "count",
+                "warp ATOM instructions (one request per executing lane, executed at the LLC)"),
       m_request_barrier_count(m_stats, "request_barrier_count", "warps",
                               "warps of this SM waiting at a barrier when an LD/ST line request "
                               "left it (gpu_extension::barrier_waiting; every request is "
@@ -648,6 +650,9 @@ void sm::issue(unsigned slot)
     case step_kind::store:
         issue_mem(slot, r, *r.access);
         break;
+    case step_kind::atomic:
+        issue_mem(slot, r, *r.access, tlm_bus::access_kind::atomic);
+        break;
     case step_kind::barrier:
         arrive(slot, r.pc);
         return;
@@ -681,7 +686,10 @@ void sm::issue(unsigned slot)
 
 bool sm::ordered(const mem_op& a, const mem_op& b)
 {
-    if ((!a.store && !b.store) || (a.lines_sig & b.lines_sig) == 0)
+    // An atomic writes as a store does.
+    const bool a_writes = a.store || a.kind == tlm_bus::access_kind::atomic;
+    const bool b_writes = b.store || b.kind == tlm_bus::access_kind::atomic;
+    if ((!a_writes && !b_writes) || (a.lines_sig & b.lines_sig) == 0)
         return false;
     for (unsigned i = 0; i < a.lines.count; ++i)
         for (unsigned j = 0; j < b.lines.count; ++j)
@@ -712,6 +720,21 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     if (op.lines.misaligned) {
         fault_cta(ws.cta, slot, r.pc, a.addr[ctz64(op.lines.misaligned)], "misaligned access");
         return;
+    }
+    if (kind == tlm_bus::access_kind::atomic) {
+        // One request per lane, in lane order, so that lanes on one address are serialised in
+        // lane order at the LLC (docs/isa.md, "Atomics").
+        op.lines.count = 0;
+        for (std::uint32_t m = a.lane_mask; m != 0; m &= m - 1) {
+            const auto l = static_cast<unsigned>(__builtin_ctz(m));
+            coalescer::request& q = op.lines.requests[op.lines.count++];
+            q.line_addr = a.addr[l] & ~std::uint64_t{m_line_bytes - 1};
+            q.lane_mask = 1u << l;
+            q.offset = static_cast<unsigned>(a.addr[l] - q.line_addr);
+            q.bytes = 4;
+        }
+        op.data = a.data;
+        ++m_atomics;
     }
     op.lines_sig = 0;
     for (unsigned i = 0; i < op.lines.count; ++i)
@@ -813,7 +836,14 @@ std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsi
     m_request_barrier_count.sample(ext.barrier_waiting);
     tlm::tlm_response_status st;
     std::shared_ptr<tlm_bus::fault_wait> fault;
-    if (!op.store) {
+    if (op.kind == tlm_bus::access_kind::atomic) {
+        // A write of the addend, answered with the old value in the same buffer.
+        const auto l = static_cast<unsigned>(__builtin_ctz(req.lane_mask));
+        std::memcpy(buf, &op.data[l], 4);
+        st = mem.access(tlm::TLM_WRITE_COMMAND, va, buf, 4, delay, &ext, nullptr, &fault);
+        if (st == tlm::TLM_OK_RESPONSE)
+            std::memcpy(&op.data[l], buf, 4);
+    } else if (!op.store) {
         st = mem.access(tlm::TLM_READ_COMMAND, va, buf, len, delay, &ext, nullptr, &fault);
         if (st == tlm::TLM_OK_RESPONSE)
             for (std::uint32_t m = req.lane_mask; m != 0; m &= m - 1) {
@@ -910,7 +940,10 @@ void sm::finish_mem(unsigned slot, unsigned k)
                           : op.store ? "read-only"
                                      : "not readable";
         char msg[96];
-        std::snprintf(msg, sizeof msg, "%s at VA 0x%llx failed (%s)", op.store ? "ST" : "LD",
+        const char* what = op.kind == tlm_bus::access_kind::atomic ? "ATOM"
+                           : op.store                              ? "ST"
+                                                                   : "LD";
+        std::snprintf(msg, sizeof msg, "%s at VA 0x%llx failed (%s)", what,
                       static_cast<unsigned long long>(op.fail_vaddr), why);
         fault_cta(ws.cta, slot, op.pc, op.fail_vaddr, msg);
         m_check = true;

@@ -130,7 +130,9 @@ private:
         tlm::tlm_response_status fail_status = tlm::TLM_OK_RESPONSE;
         const char* fail_reason = nullptr; ///< the host's reason for a refused page fault
         std::uint32_t zero_lanes = 0;      ///< legacy CDL: lanes that receive 0 (beyond the CBV)
-        tlm_bus::access_kind kind = tlm_bus::access_kind::data; ///< data, or constant (CDL)
+        tlm_bus::access_kind kind = tlm_bus::access_kind::data; ///< data, constant (CDL) or
+                                                                ///< atomic (ATOM: one request
+                                                                ///< per lane, old values in data)
         std::uint64_t fault_cycle = 0; ///< cycle of its first page fault (0: none)
         bool busy = false;           ///< in LSU threads (accurate mode; a page fault in fast mode)
         std::uint64_t waits = 0;     ///< ops of the warp it must follow (bit = op), while busy
@@ -392,7 +394,7 @@ private:
         m_fetches, m_ctas, m_faults, m_active_cycles, m_idle_cycles, m_stall_scoreboard,
         m_stall_barrier, m_stall_memory, m_barrier_wait_cycles, m_trace_events, m_issue_cycles,
         m_stall_structural, m_icache_hits, m_icache_misses, m_icache_pending_hits,
-        m_icache_prefetches, m_page_faults, m_fault_stall_cycles, m_trace_stall_cycles;
+        m_icache_prefetches, m_page_faults, m_fault_stall_cycles, m_trace_stall_cycles, m_atomics;
     unsigned m_trace_source = shader_trace::event_if::no_source; ///< this ISU's source id
     stats::average m_request_barrier_count;
     stats::formula m_ipc;

@@ -275,3 +275,21 @@ TEST_CASE("windows line endings and several labels on one line", "[assembler]")
     CHECK(res.labels.at("b") == 0);
     CHECK(res.labels.at("c") == 1);
 }
+
+TEST_CASE("ATOM.ADD operands and errors", "[assembler]")
+{
+    const program p = assemble_ok("atom.add R1, [R2 + 16], R3\nEXIT");
+    CHECK(p[0].op == opcode::ATOM);
+    CHECK(p[0].dst == 1);
+    CHECK(p[0].src[0] == reg(2));
+    CHECK(p[0].src[1] == reg(3));
+    CHECK(p[0].offset == 16);
+    CHECK(error_of("ATOM R1, [R2], R3\nEXIT") ==
+          "w.yaml:10:9: error: ATOM needs an operation suffix (ATOM.ADD)");
+    CHECK(error_of("ATOM.MAX R1, [R2], R3\nEXIT") ==
+          "w.yaml:10:9: error: unknown atomic operation 'MAX' (expected ATOM.ADD)");
+    CHECK(error_of("ATOM.ADD R1, [R2], 5\nEXIT") ==
+          "w.yaml:10:28: error: expected a register, got '5'");
+    CHECK(error_of("ATOM.ADD R1, [R2]\nEXIT") ==
+          "w.yaml:10:9: error: wrong operand count for ATOM (expected 3, got 2)");
+}

@@ -79,6 +79,12 @@ instruction random_instruction(opcode op, std::mt19937& rng)
     case syntax::trace:
         i.src[0] = imm(static_cast<std::uint32_t>(rng()));
         break;
+    case syntax::atom:
+        i.dst = random_reg(rng);
+        i.src[0] = reg(random_reg(rng));
+        i.src[1] = reg(random_reg(rng));
+        i.offset = static_cast<std::int32_t>(rng());
+        break;
     case syntax::cdl:
         i.dst = random_reg(rng);
         i.src[0] = random_source(rng);
@@ -367,4 +373,28 @@ TEST_CASE("a program image is 16 little-endian bytes per instruction", "[isa]")
     CHECK(p[1].op == opcode::INVALID);
     CHECK(p[2] == res.code[2]);
     CHECK(p[3].op == opcode::INVALID); // the trailing partial slot
+}
+
+TEST_CASE("ATOM.ADD is encoded, decoded and spelled as documented", "[isa]")
+{
+    instruction a;
+    a.op = opcode::ATOM;
+    a.dst = 5;
+    a.src = {reg(2), reg(7), {}};
+    a.offset = -8;
+    CHECK(disassemble(a) == "ATOM.ADD R5, [R2 - 8], R7");
+    const instruction_words w = encode(a);
+    CHECK((w[0] & 0x3f) == 41);
+    CHECK((w[0] >> 6 & 0xff) == 5);
+    CHECK((w[0] >> 26 & 3) == 1); // a: register
+    CHECK((w[0] >> 28 & 3) == 1); // b: register
+    CHECK((w[0] >> 30 & 3) == 0); // c: none (its value slot is the offset)
+    CHECK((w[0] >> 32) == 2);
+    CHECK((w[1] & 0xffffffffu) == 7);
+    CHECK((w[1] >> 32) == 0xfffffff8u);
+    REQUIRE(decode(w));
+    CHECK(*decode(w) == a);
+    CHECK(writes_register(info(opcode::ATOM).form));
+    a.src[1] = imm(1); // the addend is a register
+    CHECK(check(a));
 }

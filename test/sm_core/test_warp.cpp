@@ -64,6 +64,14 @@ void run(warp& w, memory& mem, unsigned max_steps = 100000)
             for (unsigned l = 0; l < warp_size; ++l)
                 if ((r.access->lane_mask >> l) & 1)
                     mem.at(r.access->addr[l]) = r.access->data[l];
+        } else if (r.kind == step_kind::atomic) {
+            lane_values v{};
+            for (unsigned l = 0; l < warp_size; ++l)
+                if ((r.access->lane_mask >> l) & 1) {
+                    v[l] = mem.at(r.access->addr[l]);
+                    mem.at(r.access->addr[l]) += r.access->data[l];
+                }
+            w.complete_load(r.access->reg, v, r.access->lane_mask);
         }
     }
     REQUIRE(w.done());
@@ -825,4 +833,53 @@ TEST_CASE("FFMA is bit-exact with std::fma in every lane", "[warp]")
             CHECK(got[l] == bits_of(want));
         }
     }
+}
+
+TEST_CASE("ATOM.ADD returns the old values, lane by lane, and keeps its register pending", "[warp]")
+{
+    // Every lane adds its lane id + 1 to one counter at 0x100 and keeps the old value.
+    const program p = assemble_ok("S2R R0, SR_LANEID\n"
+                                  "IADD R1, R0, 1\n"
+                                  "MOV R2, 0x100\n"
+                                  "ATOM.ADD R3, [R2 + 4], R1\n"
+                                  "IADD R4, R3, 0\n"
+                                  "EXIT");
+    const launch_context ctx = cta(32);
+    warp w(p, ctx, 0);
+    for (int i = 0; i < 3; ++i)
+        w.step();
+    REQUIRE(w.ready());
+    const step_result r = w.step();
+    REQUIRE(r.kind == step_kind::atomic);
+    CHECK(r.access->lane_mask == 0xffffffffu);
+    CHECK(r.access->reg == 3);
+    CHECK(r.access->addr[31] == 0x104);
+    CHECK(r.access->data[31] == 32);
+    CHECK(w.pending(3));
+    CHECK_FALSE(w.ready()); // IADD R4, R3 waits for the old values
+    lane_values old{};
+    std::uint32_t counter = 0;
+    for (unsigned l = 0; l < warp_size; ++l) {
+        old[l] = counter;
+        counter += r.access->data[l];
+    }
+    w.complete_load(3, old, r.access->lane_mask);
+    CHECK(w.ready());
+    memory mem;
+    run(w, mem);
+    CHECK(counter == 32 * 33 / 2);
+    for (unsigned l = 0; l < warp_size; ++l)
+        CHECK(w.reg(4, l) == l * (l + 1) / 2);
+}
+
+TEST_CASE("a misaligned ATOM stops the warp", "[warp]")
+{
+    const program p = assemble_ok("MOV R2, 0x102\nATOM.ADD R3, [R2], R1\nEXIT");
+    const launch_context ctx = cta(32);
+    warp w(p, ctx, 0);
+    w.step();
+    const step_result r = w.step();
+    REQUIRE(r.kind == step_kind::error);
+    CHECK(std::string(r.message) ==
+          "misaligned address 0x00000102 in lane 0 (ATOM needs 4-byte alignment)");
 }

@@ -21,6 +21,17 @@ typed_buffer::typed_buffer(record_type type, std::uint64_t bytes) : m_type(type)
 {
 }
 
+typed_buffer typed_buffer::from_bytes(record_type type, std::vector<std::uint8_t> used,
+                                      std::uint64_t capacity, std::uint64_t refused)
+{
+    typed_buffer b(type, capacity);
+    if (used.size() > capacity)
+        used.resize(capacity);
+    b.m_data = std::move(used);
+    b.m_refused = refused;
+    return b;
+}
+
 bool typed_buffer::append(const record& r)
 {
     const unsigned n = record_bytes(m_type);

@@ -53,6 +53,10 @@ std::array<std::uint64_t, record_types> buffer_sizes(const instrumentation& ins,
 class typed_buffer {
 public:
     typed_buffer(record_type type, std::uint64_t bytes);
+    /// A buffer as the GPU filled it: `used` bytes read back from memory (at most `capacity`;
+    /// more is cut at the capacity), and the records the instrumentation refused.
+    static typed_buffer from_bytes(record_type type, std::vector<std::uint8_t> used,
+                                   std::uint64_t capacity, std::uint64_t refused = 0);
     /// The atomic add on the next-free pointer, then the store; false if it does not fit.
     bool append(const record& r);
     std::uint64_t used() const { return m_data.size(); }  ///< bytes written

@@ -193,6 +193,7 @@ unsigned operand_count(syntax s)
     case syntax::r_ss:
     case syntax::setp:
     case syntax::cdl:
+    case syntax::atom:
         return 3;
     case syntax::r_sss:
     case syntax::sel:
@@ -367,6 +368,15 @@ private:
         if (oi.form == syntax::setp) {
             if (!parse_cond(inst, suffix, mnemonic))
                 return;
+        } else if (oi.form == syntax::atom) {
+            if (suffix != "ADD") {
+                error(mnemonic.col, suffix.empty()
+                                        ? "ATOM needs an operation suffix (ATOM.ADD)"
+                                        : "unknown atomic operation '" +
+                                              std::string(mnemonic.text.substr(dot + 1)) +
+                                              "' (expected ATOM.ADD)");
+                return;
+            }
         } else if (dot != std::string::npos) {
             error(mnemonic.col, "unexpected suffix '." +
                                     std::string(mnemonic.text.substr(dot + 1)) + "' on " + base);
@@ -459,6 +469,14 @@ private:
             parse_address(ops[0], inst);
             std::uint8_t r = reg_zero;
             parse_dst(ops[1], r);
+            inst.src[1] = reg(r);
+            break;
+        }
+        case syntax::atom: {
+            parse_dst(ops[0], inst.dst);
+            parse_address(ops[1], inst);
+            std::uint8_t r = reg_zero;
+            parse_dst(ops[2], r);
             inst.src[1] = reg(r);
             break;
         }

@@ -36,6 +36,7 @@ unit_class unit_of(opcode op)
     case opcode::ST:
     case opcode::CDL:
     case opcode::MEMBAR:
+    case opcode::ATOM:
         return unit_class::lsu;
     case opcode::BRA:
     case opcode::BAR:

@@ -11,27 +11,49 @@ namespace vgpu::sm {
 namespace {
 
 constexpr opcode_info opcode_table[] = {
-    {"NOP", syntax::none, imm_type::integer},    {"MOV", syntax::r_s, imm_type::raw},
-    {"S2R", syntax::s2r, imm_type::integer},     {"LDP", syntax::ldp, imm_type::integer},
-    {"IADD", syntax::r_ss, imm_type::integer},   {"ISUB", syntax::r_ss, imm_type::integer},
-    {"IMUL", syntax::r_ss, imm_type::integer},   {"IMAD", syntax::r_sss, imm_type::integer},
-    {"IMIN", syntax::r_ss, imm_type::integer},   {"IMAX", syntax::r_ss, imm_type::integer},
-    {"UMIN", syntax::r_ss, imm_type::integer},   {"UMAX", syntax::r_ss, imm_type::integer},
-    {"AND", syntax::r_ss, imm_type::integer},    {"OR", syntax::r_ss, imm_type::integer},
-    {"XOR", syntax::r_ss, imm_type::integer},    {"NOT", syntax::r_s, imm_type::integer},
-    {"SHL", syntax::r_ss, imm_type::integer},    {"SHR", syntax::r_ss, imm_type::integer},
-    {"SAR", syntax::r_ss, imm_type::integer},    {"FADD", syntax::r_ss, imm_type::fp32},
-    {"FSUB", syntax::r_ss, imm_type::fp32},      {"FMUL", syntax::r_ss, imm_type::fp32},
-    {"FFMA", syntax::r_sss, imm_type::fp32},     {"FMIN", syntax::r_ss, imm_type::fp32},
-    {"FMAX", syntax::r_ss, imm_type::fp32},      {"FNEG", syntax::r_s, imm_type::fp32},
-    {"FABS", syntax::r_s, imm_type::fp32},       {"I2F", syntax::r_s, imm_type::integer},
-    {"F2I", syntax::r_s, imm_type::fp32},        {"ISETP", syntax::setp, imm_type::integer},
-    {"USETP", syntax::setp, imm_type::integer},  {"FSETP", syntax::setp, imm_type::fp32},
-    {"SEL", syntax::sel, imm_type::raw},         {"BRA", syntax::bra, imm_type::integer},
-    {"LD", syntax::ld, imm_type::integer},       {"ST", syntax::st, imm_type::integer},
-    {"BAR", syntax::none, imm_type::integer},    {"EXIT", syntax::none, imm_type::integer},
-    {"TRACE", syntax::trace, imm_type::integer}, {"CDL", syntax::cdl, imm_type::integer},
-    {"MEMBAR", syntax::none, imm_type::integer}, {"<invalid>", syntax::none, imm_type::integer},
+    {"NOP", syntax::none, imm_type::integer},
+    {"MOV", syntax::r_s, imm_type::raw},
+    {"S2R", syntax::s2r, imm_type::integer},
+    {"LDP", syntax::ldp, imm_type::integer},
+    {"IADD", syntax::r_ss, imm_type::integer},
+    {"ISUB", syntax::r_ss, imm_type::integer},
+    {"IMUL", syntax::r_ss, imm_type::integer},
+    {"IMAD", syntax::r_sss, imm_type::integer},
+    {"IMIN", syntax::r_ss, imm_type::integer},
+    {"IMAX", syntax::r_ss, imm_type::integer},
+    {"UMIN", syntax::r_ss, imm_type::integer},
+    {"UMAX", syntax::r_ss, imm_type::integer},
+    {"AND", syntax::r_ss, imm_type::integer},
+    {"OR", syntax::r_ss, imm_type::integer},
+    {"XOR", syntax::r_ss, imm_type::integer},
+    {"NOT", syntax::r_s, imm_type::integer},
+    {"SHL", syntax::r_ss, imm_type::integer},
+    {"SHR", syntax::r_ss, imm_type::integer},
+    {"SAR", syntax::r_ss, imm_type::integer},
+    {"FADD", syntax::r_ss, imm_type::fp32},
+    {"FSUB", syntax::r_ss, imm_type::fp32},
+    {"FMUL", syntax::r_ss, imm_type::fp32},
+    {"FFMA", syntax::r_sss, imm_type::fp32},
+    {"FMIN", syntax::r_ss, imm_type::fp32},
+    {"FMAX", syntax::r_ss, imm_type::fp32},
+    {"FNEG", syntax::r_s, imm_type::fp32},
+    {"FABS", syntax::r_s, imm_type::fp32},
+    {"I2F", syntax::r_s, imm_type::integer},
+    {"F2I", syntax::r_s, imm_type::fp32},
+    {"ISETP", syntax::setp, imm_type::integer},
+    {"USETP", syntax::setp, imm_type::integer},
+    {"FSETP", syntax::setp, imm_type::fp32},
+    {"SEL", syntax::sel, imm_type::raw},
+    {"BRA", syntax::bra, imm_type::integer},
+    {"LD", syntax::ld, imm_type::integer},
+    {"ST", syntax::st, imm_type::integer},
+    {"BAR", syntax::none, imm_type::integer},
+    {"EXIT", syntax::none, imm_type::integer},
+    {"TRACE", syntax::trace, imm_type::integer},
+    {"CDL", syntax::cdl, imm_type::integer},
+    {"MEMBAR", syntax::none, imm_type::integer},
+    {"ATOM", syntax::atom, imm_type::integer},
+    {"<invalid>", syntax::none, imm_type::integer},
 };
 static_assert(sizeof(opcode_table) / sizeof(opcode_table[0]) == num_opcodes + 1);
 
@@ -71,6 +93,7 @@ const layout& layout_of(syntax s)
         /* st    */ {dst_kind::none, {R, R, N}, false, false, true},
         /* trace */ {dst_kind::none, {I, N, N}, false, false, false},
         /* cdl   */ {dst_kind::reg, {R | I, I, N | I}, false, false, false},
+        /* atom  */ {dst_kind::reg, {R, R, N}, false, false, true},
     };
     return table[static_cast<unsigned>(s)];
 }
@@ -328,6 +351,10 @@ std::string disassemble(const instruction& inst)
     case syntax::st:
         s += " " + address_text(inst) + ", " + reg_name(src[1].value);
         break;
+    case syntax::atom: // ADD is the only operation
+        s += ".ADD " + reg_name(inst.dst) + ", " + address_text(inst) + ", " +
+             reg_name(src[1].value);
+        break;
     case syntax::cdl:
         s += " " + reg_name(inst.dst) + ", " + a(0) + ", cbv[" + std::to_string(src[1].value) + "]";
         if (src[2].kind == operand_kind::imm)
@@ -381,6 +408,7 @@ bool writes_register(syntax s)
     case syntax::sel:
     case syntax::ld:
     case syntax::cdl:
+    case syntax::atom:
         return true;
     default:
         return false;

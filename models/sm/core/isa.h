@@ -29,7 +29,7 @@ enum class opcode : std::uint8_t {
     AND, OR, XOR, NOT, SHL, SHR, SAR,
     FADD, FSUB, FMUL, FFMA, FMIN, FMAX, FNEG, FABS, I2F, F2I,
     ISETP, USETP, FSETP, SEL,
-    BRA, LD, ST, BAR, EXIT, TRACE, CDL, MEMBAR,
+    BRA, LD, ST, BAR, EXIT, TRACE, CDL, MEMBAR, ATOM,
     INVALID
 };
 // clang-format on
@@ -62,7 +62,8 @@ enum class syntax : std::uint8_t {
     ld,    ///< LD rd, [ra + off]
     st,    ///< ST [ra + off], rs
     trace, ///< TRACE imm
-    cdl    ///< CDL rd, offset, cbv[idx] [, n]
+    cdl,   ///< CDL rd, offset, cbv[idx] [, n]
+    atom   ///< ATOM.ADD rd, [ra + off], rb
 };
 
 /// How an immediate source operand is interpreted.
@@ -124,7 +125,7 @@ struct instruction {
     std::array<operand, 3> src{};          ///< sources a, b, c
     cmp_op cond = cmp_op::EQ;              ///< *SETP comparison
     special_reg sreg = special_reg::TID_X; ///< S2R source
-    std::int32_t offset = 0;               ///< LD/ST byte offset added to the address register
+    std::int32_t offset = 0;               ///< LD/ST/ATOM byte offset added to the address register
     bool operator==(const instruction& o) const;
     bool operator!=(const instruction& o) const { return !(*this == o); }
 };

@@ -45,7 +45,7 @@ void scoreboard::write_alu(const instruction& inst, std::uint64_t cycle)
         if (inst.dst < pred_true)
             m_pred_ready[inst.dst] = ready;
     } else if (writes_register(form) && form != syntax::ld && form != syntax::cdl &&
-               inst.dst < m_regs) {
+               form != syntax::atom && inst.dst < m_regs) {
         m_reg_ready[inst.dst] = ready;
         m_reg_from_load.reset(inst.dst);
     }
@@ -133,6 +133,7 @@ issue_time scoreboard::next_issue(const instruction* inst, bool warp_ready, bool
     switch (inst->op) {
     case opcode::LD:
     case opcode::CDL:
+    case opcode::ATOM: // a load that returns the old values
         mem = m_loads.free_entry(m_max_loads);
         break;
     case opcode::ST:

@@ -199,8 +199,8 @@ unsigned checked_nregs(unsigned nregs)
 
 const char* name(step_kind k)
 {
-    static const char* const names[] = {"alu",  "branch", "load", "store", "barrier",
-                                        "exit", "trace",  "cdl",  "error"};
+    static const char* const names[] = {"alu",  "branch", "load", "store",  "barrier",
+                                        "exit", "trace",  "cdl",  "atomic", "error"};
     const auto i = static_cast<unsigned>(k);
     return i < sizeof names / sizeof names[0] ? names[i] : "??";
 }
@@ -422,6 +422,7 @@ step_result warp::step()
             break;
         case opcode::LD:
         case opcode::ST:
+        case opcode::ATOM:
             if (!memory_step(inst, exec, r))
                 return r;
             break;
@@ -490,6 +491,13 @@ bool warp::memory_step(const instruction& inst, std::uint32_t exec, step_result&
         if (inst.dst != reg_zero)
             m_pending.set(inst.dst);
         r.kind = step_kind::load;
+    } else if (inst.op == opcode::ATOM) {
+        const std::uint32_t* addend = source(inst.src[1], m_scratch[1]);
+        for_lanes(exec, [&](unsigned l) { m_access.data[l] = addend[l]; });
+        m_access.reg = inst.dst;
+        if (inst.dst != reg_zero)
+            m_pending.set(inst.dst);
+        r.kind = step_kind::atomic;
     } else {
         const std::uint32_t* data = source(inst.src[1], m_scratch[1]);
         for_lanes(exec, [&](unsigned l) { m_access.data[l] = data[l]; });

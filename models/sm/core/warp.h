@@ -38,6 +38,8 @@ enum class step_kind : std::uint8_t {
     exit,    ///< EXIT: some lanes finished (done() once all have)
     trace,   ///< TRACE: a user trace event with trace_code
     cdl,     ///< CDL: constant-data load; dst (and the next registers if bulk) pending
+    atomic,  ///< ATOM.ADD: access holds addresses and addends; dst pending until the old
+             ///< values return (complete_load())
     error    ///< the warp stopped at pc; message says why
 };
 
@@ -48,8 +50,8 @@ const char* name(step_kind k);
 struct mem_access {
     std::uint32_t lane_mask = 0; ///< lanes that access memory (never 0 for a memory step)
     lane_values addr{};          ///< per-lane byte address (LD/ST) or CBV byte offset (CDL)
-    lane_values data{};          ///< per-lane store data (ST)
-    std::uint8_t reg = reg_zero; ///< destination register (LD/CDL; RZ: discard the data)
+    lane_values data{};          ///< per-lane store data (ST) or addend (ATOM)
+    std::uint8_t reg = reg_zero; ///< destination register (LD/CDL/ATOM; RZ: discard the data)
     std::uint32_t cbv = 0;       ///< CDL: CBV table index
     std::uint32_t count = 0;     ///< CDL: dwords of the bulk form, 0 for the per-lane form
 };
