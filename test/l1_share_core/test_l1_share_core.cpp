@@ -109,7 +109,7 @@ TEST_CASE("home map: a cluster holds N L1s of lines, unlike a set index that reu
     }
 }
 
-TEST_CASE("classification: both thresholds make an SM memory-intensive; idle SMs lend")
+TEST_CASE("classification: both thresholds make an SM memory-intensive, and idle SMs lend")
 {
     classify_params p{0.5, 0.1};
     CHECK(classify({100, 10, 40, 20}, p) == intensity::memory);  // exactly at both thresholds
