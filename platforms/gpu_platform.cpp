@@ -25,9 +25,14 @@ unsigned sms_per_module(const platform_config& p)
 
 std::map<std::string, std::vector<std::uint8_t>> gpu_platform::files() const
 {
-    if (!trace_unit)
-        return {};
-    return {{"shader_trace.bin", host.trace_image()}};
+    std::map<std::string, std::vector<std::uint8_t>> out;
+    if (trace_unit)
+        out["shader_trace.bin"] = host.trace_image();
+    const std::string& csv = host.instrumented_csv();
+    if (std::any_of(m_workload.kernels.begin(), m_workload.kernels.end(),
+                    [](const host::kernel_decl& k) { return k.instrumented(); }))
+        out["instrumented_trace.csv"] = std::vector<std::uint8_t>(csv.begin(), csv.end());
+    return out;
 }
 
 host::platform_facts driver_facts(const vgpu_config& cfg)
@@ -50,6 +55,8 @@ host::platform_facts driver_facts(const vgpu_config& cfg)
         f.trace_watermark = cfg.shader_trace.watermark;
     }
     f.line_bytes = cfg.l1.line_bytes;
+    f.regs_per_thread = cfg.sm.regs_per_thread;
+    f.instrument_bytes = cfg.host.instrument_bytes.bytes;
     f.port_bytes_per_ps =
         static_cast<double>(cfg.noc.width_bytes) / static_cast<double>(cfg.platform.clocks.noc.ps);
     return f;

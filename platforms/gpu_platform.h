@@ -93,7 +93,8 @@ public:
     static constexpr std::uint64_t cbv_base = 0x40020000;
     /// Physical address of the shader-trace unit's register window on the MMIO bus.
     static constexpr std::uint64_t trace_base = 0x40030000;
-    /// OUTDIR/shader_trace.bin when the platform has a shader-trace unit.
+    /// OUTDIR/shader_trace.bin when the platform has a shader-trace unit, and
+    /// OUTDIR/instrumented_trace.csv when the workload instruments a kernel.
     std::map<std::string, std::vector<std::uint8_t>> files() const override;
 
     ::vgpu::host::driver host;          ///< native driver running the workload

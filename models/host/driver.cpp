@@ -136,10 +136,31 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f, page_placer
     };
 
     std::uint64_t va = round_up(program_va_base, page);
+    plan.instrumented.resize(wl.kernels.size());
     for (std::size_t k = 0; k < wl.kernels.size(); ++k) {
+        const kernel_decl& kd = wl.kernels[k];
+        const unsigned module = module_of_sm(kd.sms.first);
         plan.programs.emplace_back();
-        place(va, wl.kernels[k].code.size() * sm::instruction_bytes,
-              module_of_sm(wl.kernels[k].sms.first), plan.programs.back(), static_cast<int>(k));
+        place(va, kd.code.size() * sm::instruction_bytes, module, plan.programs.back(),
+              static_cast<int>(k));
+        if (kd.instrumented()) {
+            // Seed 002: the profiling and the traced program beside the kernel's own.
+            instrument_plan& ip = plan.instrumented[k];
+            const auto params = static_cast<unsigned>(kd.params.size());
+            ip.profile = shader_trace::instrument_profile(kd.code, params, f.regs_per_thread);
+            ip.traced =
+                shader_trace::instrument_trace(kd.code, kd.instrument, params, f.regs_per_thread);
+            ip.active = ip.profile.error.empty() && ip.traced.error.empty();
+            if (!ip.active && plan.error.empty()) {
+                plan.error = "kernel '" + kd.name + "' cannot be instrumented: " +
+                             (ip.profile.error.empty() ? ip.traced.error : ip.profile.error);
+                plan.error_kernel = static_cast<int>(k);
+            }
+            place(va, ip.profile.code.size() * sm::instruction_bytes, module, ip.profile_prog,
+                  static_cast<int>(k));
+            place(va, ip.traced.code.size() * sm::instruction_bytes, module, ip.traced_prog,
+                  static_cast<int>(k));
+        }
         if (va > buffer_va_base && plan.error.empty()) {
             plan.error = "the programs do not fit below " + hex(buffer_va_base);
             plan.error_kernel = static_cast<int>(k);
@@ -154,6 +175,26 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f, page_placer
         if (va > va_limit && plan.error.empty()) {
             plan.error = "the buffers do not fit in the 32-bit virtual address space";
             plan.error_buffer = static_cast<int>(b);
+        }
+    }
+    // Seed 002: per instrumented kernel its counters and pointers, and one window per record
+    // type, reserved (its page-table nodes built) but mapped only once the profiling run has
+    // sized the buffer.
+    for (std::size_t k = 0; k < wl.kernels.size(); ++k) {
+        instrument_plan& ip = plan.instrumented[k];
+        if (!ip.active)
+            continue;
+        const unsigned module = module_of_sm(wl.kernels[k].sms.first);
+        place(va, 4 * (ip.profile.blocks.size() + shader_trace::record_types), module, ip.control,
+              static_cast<int>(k));
+        for (unsigned t = 0; t < shader_trace::record_types; ++t) {
+            ip.window[t].on_demand = true;
+            place(va, f.instrument_bytes, module, ip.window[t], static_cast<int>(k));
+        }
+        if (va > va_limit && plan.error.empty()) {
+            plan.error = "the trace buffers of kernel '" + wl.kernels[k].name +
+                         "' do not fit in the 32-bit virtual address space (host.instrument_bytes)";
+            plan.error_kernel = static_cast<int>(k);
         }
     }
     // The page table's nodes follow the frames on module 0 (page-aligned, so node-aligned),
@@ -237,12 +278,35 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
             "pages placed on module " + std::to_string(m) + " (memory.page_alloc)", [this, m] {
                 return static_cast<double>(m_plan.bytes_per_module[m] / m_facts.page_bytes);
             }));
-    for (const auto& k : wl.kernels)
-        if (!m_kernel_time.count(k.name))
-            m_kernel_time.emplace(
-                k.name, std::make_unique<stats::average>(
-                            m_stats, "kernel_time." + k.name, "ns",
-                            "time from LAUNCH to the interrupt of kernel '" + k.name + "'"));
+    for (const auto& k : wl.kernels) {
+        std::vector<std::string> records{k.name};
+        if (k.instrumented())
+            records.push_back(k.name + ".profile");
+        for (const std::string& n : records)
+            if (!m_kernel_time.count(n))
+                m_kernel_time.emplace(
+                    n, std::make_unique<stats::average>(
+                           m_stats, "kernel_time." + n, "ns",
+                           "time from LAUNCH to the interrupt of kernel '" + n + "'"));
+    }
+    // Seed 002's per-type statistics, when a kernel is instrumented.
+    if (std::any_of(wl.kernels.begin(), wl.kernels.end(),
+                    [](const kernel_decl& k) { return k.instrumented(); }))
+        for (unsigned t = 0; t < shader_trace::record_types; ++t) {
+            const std::string type = t == 0 ? "control" : "memory";
+            const auto add = [&](const std::string& n, const char* unit, const std::string& doc,
+                                 const std::uint64_t* v) {
+                m_instrument_stats.push_back(
+                    std::make_unique<stats::formula>(m_stats, "instrument." + type + "." + n, unit,
+                                                     doc, [v] { return static_cast<double>(*v); }));
+            };
+            add("records", "count", type + " records the instrumented kernel wrote",
+                &m_instrument_records[t]);
+            add("refused", "count", type + " records that did not fit their buffer (not written)",
+                &m_instrument_refused[t]);
+            add("bytes", "bytes", type + " trace buffer bytes the profiling run sized",
+                &m_instrument_bytes[t]);
+        }
     SC_HAS_PROCESS(driver);
     SC_THREAD(run);
     if (facts.fault_base != 0) // a platform with a fault unit
@@ -476,10 +540,18 @@ bool driver::load_memory()
                             d.bytes(), pieces))
             return false;
     }
-    std::vector<std::vector<std::uint8_t>> images(m_wl.kernels.size());
+    std::vector<std::vector<std::uint8_t>> images;
+    images.reserve(3 * m_wl.kernels.size());
+    const auto program = [&](const region& r, std::vector<std::uint8_t> image) {
+        images.push_back(std::move(image));
+        return pieces_virtual(r.va, images.back().data(), images.back().size(), pieces);
+    };
     for (std::size_t k = 0; k < m_wl.kernels.size(); ++k) {
-        images[k] = m_wl.kernels[k].image();
-        if (!pieces_virtual(m_plan.programs[k].va, images[k].data(), images[k].size(), pieces))
+        if (!program(m_plan.programs[k], m_wl.kernels[k].image()))
+            return false;
+        const instrument_plan& ip = m_plan.instrumented[k];
+        if (ip.active && (!program(ip.profile_prog, sm::encode_program(ip.profile.code)) ||
+                          !program(ip.traced_prog, sm::encode_program(ip.traced.code))))
             return false;
     }
     if (!transfer(tlm::TLM_WRITE_COMMAND, pieces))
@@ -650,20 +722,22 @@ bool driver::save_trace()
     return true;
 }
 
-bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k)
+bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k, const launch_variant* v)
 {
     namespace reg = cp::reg;
     const auto ki = static_cast<std::size_t>(m_wl.kernel_index(k.name));
+    const region& prog = v && v->prog ? *v->prog : m_plan.programs[ki];
+    const std::size_t extra = v ? v->extra.size() : 0;
     std::vector<std::pair<std::uint64_t, std::uint32_t>> writes = {
-        {reg::PROG_ADDR, static_cast<std::uint32_t>(m_plan.programs[ki].va)},
-        {reg::PROG_BYTES, static_cast<std::uint32_t>(m_plan.programs[ki].bytes)},
+        {reg::PROG_ADDR, static_cast<std::uint32_t>(prog.va)},
+        {reg::PROG_BYTES, static_cast<std::uint32_t>(prog.bytes)},
         {reg::GRID_X, k.grid_x},
         {reg::GRID_Y, k.grid_y},
         {reg::BLOCK_X, k.block_x},
         {reg::BLOCK_Y, k.block_y},
         {reg::SM_FIRST, k.sms.first},
         {reg::SM_COUNT, k.sms.count},
-        {reg::NPARAMS, static_cast<std::uint32_t>(k.params.size())}};
+        {reg::NPARAMS, static_cast<std::uint32_t>(k.params.size() + extra)}};
     if (k.sms.count == 0) {
         bool ok = true;
         const std::uint32_t num_sms = reg_read(reg::NUM_SMS, &ok);
@@ -679,13 +753,15 @@ bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k)
                 m_plan.buffers[static_cast<std::size_t>(m_wl.buffer_index(p.buffer))].va);
         writes.emplace_back(reg::PARAM0 + 4 * i, v);
     }
-    for (const auto& [off, v] : writes)
-        if (!reg_write(reg::queue(q, off), v))
+    for (std::size_t i = 0; i < extra; ++i)
+        writes.emplace_back(reg::PARAM0 + 4 * (k.params.size() + i), v->extra[i]);
+    for (const auto& [off, value] : writes)
+        if (!reg_write(reg::queue(q, off), value))
             return false;
     if (!program_cbvs(k))
         return false;
     kernel_run r;
-    r.name = k.name;
+    r.name = v ? v->record : k.name;
     r.phase = phase;
     r.queue = q;
     r.sm_first = k.sms.first;
@@ -698,7 +774,7 @@ bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k)
     // The CP numbers accepted launches from 1 (its KERNEL_SEQ): trace.json names them.
     trace::recorder::instance().name_kernel(static_cast<std::uint32_t>(m_kernels.value()), k.name);
     VGPU_INFO(m_log, "phase %u: launched '%s' on queue %u (grid %ux%u, block %ux%u, SMs %u+%u)",
-              phase, k.name.c_str(), q, k.grid_x, k.grid_y, k.block_x, k.block_y, k.sms.first,
+              phase, r.name.c_str(), q, k.grid_x, k.grid_y, k.block_x, k.block_y, k.sms.first,
               writes[7].second);
     m_runs.push_back(r);
     return true;
@@ -746,16 +822,24 @@ void driver::report_kernel_error(kernel_run& r, const kernel_decl& k)
 
 bool driver::run_phase(unsigned p)
 {
-    namespace reg = cp::reg;
     const auto& phase = m_wl.schedule[p];
     const std::size_t first_run = m_runs.size();
-    std::uint32_t pending = 0;
     m_phases.push_back({});
     m_phases.back().index = p;
+    // Seed 002: an instrumented kernel (alone in its phase) runs its profiling launch first.
+    std::vector<launch_variant> variants(phase.size());
+    for (unsigned q = 0; q < phase.size(); ++q)
+        if (m_plan.instrumented[phase[q]].active && !profile_kernel(p, phase[q], variants[q]))
+            return false;
+    const std::size_t first_launch = m_runs.size();
+    std::uint32_t pending = 0;
+    std::vector<const kernel_decl*> kernels;
     for (unsigned q = 0; q < phase.size(); ++q) {
-        if (!launch(p, q, m_wl.kernels[phase[q]]))
+        const kernel_decl& k = m_wl.kernels[phase[q]];
+        if (!launch(p, q, k, variants[q].prog ? &variants[q] : nullptr))
             return false;
         m_phases.back().kernels.push_back(m_runs.size() - 1);
+        kernels.push_back(&k);
         pending |= 1u << q;
     }
     m_phases.back().start = m_runs[first_run].start;
@@ -774,6 +858,18 @@ bool driver::run_phase(unsigned p)
                 },
                 sc_core::sc_gen_unique_name("evict"));
         }
+    if (!wait_launches(p, first_launch, pending, kernels))
+        return false;
+    for (unsigned q = 0; q < phase.size(); ++q)
+        if (variants[q].prog && !collect_trace(phase[q]))
+            return false;
+    return true;
+}
+
+bool driver::wait_launches(unsigned p, std::size_t first_run, std::uint32_t pending,
+                           const std::vector<const kernel_decl*>& kernels)
+{
+    namespace reg = cp::reg;
     m_qk.sync();
     const sc_core::sc_time deadline =
         sc_core::sc_time_stamp() + sc_core::sc_time::from_value(m_cfg.kernel_timeout.ps);
@@ -803,7 +899,7 @@ bool driver::run_phase(unsigned p)
                 break;
             continue;
         }
-        for (unsigned q = 0; q < phase.size(); ++q) {
+        for (unsigned q = 0; q < kernels.size(); ++q) {
             if (!((status & pending) >> q & 1))
                 continue;
             kernel_run& r = m_runs[first_run + q];
@@ -815,16 +911,16 @@ bool driver::run_phase(unsigned p)
             ph.end_mark = r.end_mark;
             const std::uint32_t st = reg_read(reg::queue(q, reg::STATUS));
             r.ok = st == static_cast<std::uint32_t>(cp::queue_status::done);
-            const kernel_decl& k = m_wl.kernels[phase[q]];
-            m_kernel_time.at(k.name)->sample((r.end - r.start).to_seconds() * 1e9);
+            const kernel_decl& k = *kernels[q];
+            m_kernel_time.at(r.name)->sample((r.end - r.start).to_seconds() * 1e9);
             if (!r.ok) {
                 if (st == static_cast<std::uint32_t>(cp::queue_status::error))
                     report_kernel_error(r, k);
                 else
-                    fail("kernel '" + k.name + "' interrupted with STATUS " + std::to_string(st));
+                    fail("kernel '" + r.name + "' interrupted with STATUS " + std::to_string(st));
                 ok = false;
             } else {
-                VGPU_INFO(m_log, "phase %u: '%s' done in %.1f ns", p, k.name.c_str(),
+                VGPU_INFO(m_log, "phase %u: '%s' done in %.1f ns", p, r.name.c_str(),
                           (r.end - r.start).to_seconds() * 1e9);
             }
         }
@@ -835,13 +931,150 @@ bool driver::run_phase(unsigned p)
         m_qk.sync();
     }
     if (pending != 0) {
-        for (unsigned q = 0; q < phase.size(); ++q)
+        for (unsigned q = 0; q < kernels.size(); ++q)
             if (pending >> q & 1)
-                fail("kernel '" + m_wl.kernels[phase[q]].name + "' (phase " + std::to_string(p) +
+                fail("kernel '" + m_runs[first_run + q].name + "' (phase " + std::to_string(p) +
                      ") did not finish within host.kernel_timeout (" +
                      format(m_cfg.kernel_timeout) + ")");
         return false;
     }
+    return ok;
+}
+
+bool driver::move_virtual(tlm::tlm_command cmd, std::uint64_t va, std::uint8_t* data,
+                          std::uint64_t bytes)
+{
+    std::vector<transfer_piece> pieces;
+    return pieces_virtual(va, data, bytes, pieces) && transfer(cmd, pieces);
+}
+
+bool driver::profile_kernel(unsigned p, std::size_t ki, launch_variant& v)
+{
+    using shader_trace::record_type;
+    const kernel_decl& k = m_wl.kernels[ki];
+    const instrument_plan& ip = m_plan.instrumented[ki];
+    // The profiling launch must not change what the traced launch reads: save the kernel's
+    // buffers (parameters and CBVs) and restore them afterwards.
+    std::set<std::size_t> used;
+    for (const kernel_param& prm : k.params)
+        if (prm.is_buffer)
+            used.insert(static_cast<std::size_t>(m_wl.buffer_index(prm.buffer)));
+    for (const cbv_binding& c : k.cbvs)
+        used.insert(static_cast<std::size_t>(m_wl.buffer_index(c.buffer)));
+    std::vector<std::pair<std::size_t, std::vector<std::uint8_t>>> saved;
+    for (std::size_t b : used) {
+        saved.emplace_back(b, std::vector<std::uint8_t>(m_wl.buffers[b].bytes()));
+        if (!move_virtual(tlm::TLM_READ_COMMAND, m_plan.buffers[b].va, saved.back().second.data(),
+                          saved.back().second.size()))
+            return false;
+    }
+    std::vector<std::uint8_t> zeros(ip.control.bytes, 0);
+    if (!move_virtual(tlm::TLM_WRITE_COMMAND, ip.control.va, zeros.data(), zeros.size()))
+        return false;
+    launch_variant prof{
+        &ip.profile_prog, {static_cast<std::uint32_t>(ip.control.va)}, k.name + ".profile"};
+    const std::size_t first = m_runs.size();
+    if (!launch(p, 0, k, &prof))
+        return false;
+    m_phases.back().kernels.push_back(first);
+    if (!wait_launches(p, first, 1, {&k}))
+        return false;
+    // The counters: executions per block, summed over threads; the sizes (the pre-pass).
+    const std::size_t blocks = ip.profile.blocks.size();
+    std::vector<std::uint32_t> counts(blocks);
+    if (!move_virtual(tlm::TLM_READ_COMMAND, ip.control.va,
+                      reinterpret_cast<std::uint8_t*>(counts.data()), 4 * blocks))
+        return false;
+    const std::vector<std::uint64_t> executions(counts.begin(), counts.end());
+    m_trace_bytes = shader_trace::buffer_sizes(ip.traced.records, executions);
+    // Map exactly the pages each buffer needs, in its window (the rest stays unmapped).
+    const std::uint64_t page = m_facts.page_bytes;
+    const unsigned touch = k.sms.first / std::max(1u, m_facts.sms_per_module);
+    v = {&ip.traced_prog, {}, k.name};
+    for (unsigned t = 0; t < shader_trace::record_types; ++t) {
+        const auto type = static_cast<record_type>(t);
+        const bool on = type == record_type::control ? k.instrument.control : k.instrument.memory;
+        if (!on)
+            continue;
+        // host.instrument_undersize (tests) takes records off the exact size.
+        const std::uint64_t cut =
+            std::uint64_t{m_cfg.instrument_undersize} * shader_trace::record_bytes(type);
+        m_trace_bytes[t] -= std::min(cut, m_trace_bytes[t]);
+        const std::uint64_t bytes = m_trace_bytes[t];
+        const region& w = ip.window[t];
+        if (bytes > w.bytes) {
+            fail("kernel '" + k.name + "': its " + (t == 0 ? "control" : "memory") +
+                 " trace buffer needs " + std::to_string(bytes) +
+                 " bytes, more than host.instrument_bytes (" + std::to_string(w.bytes) + ")");
+            return false;
+        }
+        for (std::uint64_t off = 0; off < bytes; off += page) {
+            const std::uint64_t vpn = (w.va + off) / page;
+            const unsigned m = m_placer.home(vpn, touch);
+            const std::optional<std::uint64_t> pa = m_placer.frame(m);
+            if (!pa) {
+                fail("kernel '" + k.name + "': no free frame for its trace buffers");
+                return false;
+            }
+            if (!set_pte(w.va + off, page_table::encode(*pa, true, false, m), m_qk))
+                return false;
+            m_plan.pages[vpn] = *pa;
+        }
+        const std::uint64_t pointer = ip.control.va + 4 * (blocks + t);
+        v.extra.push_back(static_cast<std::uint32_t>(w.va));
+        v.extra.push_back(static_cast<std::uint32_t>(pointer));
+        v.extra.push_back(static_cast<std::uint32_t>(bytes));
+        m_instrument_bytes[t] += bytes;
+    }
+    m_plan.bytes_per_module = m_placer.bytes_per_module();
+    for (auto& [b, data] : saved)
+        if (!move_virtual(tlm::TLM_WRITE_COMMAND, m_plan.buffers[b].va, data.data(), data.size()))
+            return false;
+    return true;
+}
+
+bool driver::collect_trace(std::size_t ki)
+{
+    using shader_trace::record_type;
+    const kernel_decl& k = m_wl.kernels[ki];
+    const instrument_plan& ip = m_plan.instrumented[ki];
+    const std::size_t blocks = ip.profile.blocks.size();
+    std::vector<shader_trace::typed_buffer> buffers;
+    bool ok = true;
+    for (unsigned t = 0; t < shader_trace::record_types; ++t) {
+        const auto type = static_cast<record_type>(t);
+        const bool on = type == record_type::control ? k.instrument.control : k.instrument.memory;
+        if (!on)
+            continue;
+        std::uint32_t pointer = 0;
+        if (!move_virtual(tlm::TLM_READ_COMMAND, ip.control.va + 4 * (blocks + t),
+                          reinterpret_cast<std::uint8_t*>(&pointer), 4))
+            return false;
+        const std::uint64_t capacity = m_trace_bytes[t];
+        const std::uint64_t refused = shader_trace::refused_records(type, pointer, capacity);
+        const std::uint64_t used = std::min<std::uint64_t>(pointer, capacity);
+        std::vector<std::uint8_t> data(used);
+        if (!move_virtual(tlm::TLM_READ_COMMAND, ip.window[t].va, data.data(), used))
+            return false;
+        buffers.push_back(
+            shader_trace::typed_buffer::from_bytes(type, std::move(data), capacity, refused));
+        m_instrument_records[t] += used / shader_trace::record_bytes(type);
+        m_instrument_refused[t] += refused;
+        if (refused != 0) {
+            fail("kernel '" + k.name + "': " + std::to_string(refused) + " " +
+                 (t == 0 ? "control" : "memory") + " records did not fit their buffer of " +
+                 std::to_string(capacity) + " bytes and were not written");
+            ok = false;
+        }
+    }
+    std::string err;
+    const std::vector<shader_trace::record> merged = shader_trace::merge(buffers, err);
+    if (!err.empty()) {
+        fail("kernel '" + k.name + "': its trace buffers do not parse: " + err);
+        return false;
+    }
+    m_instrumented_csv = shader_trace::trace_csv(merged);
+    VGPU_INFO(m_log, "kernel '%s': %zu trace records merged", k.name.c_str(), merged.size());
     return ok;
 }
 

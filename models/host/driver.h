@@ -10,6 +10,7 @@
 #include "models/host/workload.h"
 #include "tlm_bus/initiator_port.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -68,12 +69,22 @@ private:
     unsigned m_rr = 0;
 };
 
+/// Seed 002: what an instrumented kernel needs in memory (models/shader_trace/README.md).
+struct instrument_plan {
+    bool active = false;                        ///< the kernel is instrumented
+    shader_trace::instrumented profile, traced; ///< the two programs and their records
+    region profile_prog, traced_prog;           ///< where the programs live
+    region control; ///< block counters (4 B each), then a next-free pointer (4 B) per type
+    std::array<region, shader_trace::record_types> window; ///< per type: reserved, unmapped
+};
+
 /// Where everything of a workload lives: computed before the simulation starts (no SystemC).
 struct memory_plan {
     std::uint64_t ptbr = 0;        ///< physical address of the page table's root (module 0)
     std::uint64_t table_bytes = 0; ///< bytes of the page table's nodes, after module 0's frames
     std::vector<region> buffers;   ///< one per workload buffer, in declaration order
     std::vector<region> programs;  ///< one per kernel, in declaration order
+    std::vector<instrument_plan> instrumented;        ///< one per kernel (active: instrumented)
     std::map<std::uint64_t, std::uint64_t> pages;     ///< virtual page number -> physical address
     std::map<std::uint64_t, std::uint64_t> on_demand; ///< VPNs of on_demand buffers -> 0
     std::vector<std::uint64_t> bytes_per_module;      ///< physical bytes allocated per module
@@ -158,6 +169,9 @@ public:
     /// The shader-trace region as OUTDIR/shader_trace.bin holds it (docs/trace-format.md);
     /// empty without a trace unit or before the run ended.
     const std::vector<std::uint8_t>& trace_image() const { return m_trace_image; }
+    /// Seed 002: the merged trace of the instrumented kernel (OUTDIR/instrumented_trace.csv),
+    /// empty without one.
+    const std::string& instrumented_csv() const { return m_instrumented_csv; }
 
 private:
     void run();
@@ -168,7 +182,28 @@ private:
     /// Flushes the unit, waits until it is idle and reads the region into m_trace_image.
     bool save_trace();
     bool run_phase(unsigned p);
-    bool launch(unsigned phase, unsigned queue, const kernel_decl& k);
+    /// A launch of another program of a kernel (seed 002's profiling and traced forms).
+    struct launch_variant {
+        const region* prog = nullptr;     ///< the program to run instead of the kernel's
+        std::vector<std::uint32_t> extra; ///< parameters appended after the kernel's
+        std::string record;               ///< the kernel record's name
+    };
+    bool launch(unsigned phase, unsigned queue, const kernel_decl& k,
+                const launch_variant* v = nullptr);
+    /// Waits for the launches m_runs[first_run + q] (bit q of pending) of `kernels` and
+    /// records their ends in the current phase.
+    bool wait_launches(unsigned p, std::size_t first_run, std::uint32_t pending,
+                       const std::vector<const kernel_decl*>& kernels);
+    /// Seed 002, before the traced launch of kernel ki: saves its buffers, runs the profiling
+    /// program, sizes and maps the trace buffers, restores the buffers; fills `v` with the
+    /// traced launch.
+    bool profile_kernel(unsigned p, std::size_t ki, launch_variant& v);
+    /// Seed 002, after the traced launch: reads the buffers back, reports refused records,
+    /// merges them into m_instrumented_csv.
+    bool collect_trace(std::size_t ki);
+    /// Reads or writes [va, va + bytes) of GPU virtual memory by host.load.
+    bool move_virtual(tlm::tlm_command cmd, std::uint64_t va, std::uint8_t* data,
+                      std::uint64_t bytes);
     /// Writes the kernel's CBV bindings into the CBV table (docs/registers.md).
     bool program_cbvs(const kernel_decl& k);
     void report_kernel_error(kernel_run& r, const kernel_decl& k);
@@ -230,6 +265,13 @@ private:
     page_placer m_placer;         ///< frames and home modules, at set-up and at fault time
     std::uint64_t m_trace_pa = 0; ///< physical start of the shader-trace region
     std::vector<std::uint8_t> m_trace_image; ///< see trace_image()
+    std::string m_instrumented_csv;          ///< see instrumented_csv()
+    /// Seed 002: the trace buffer bytes the profiling run computed, per type.
+    std::array<std::uint64_t, shader_trace::record_types> m_trace_bytes{};
+    /// Seed 002's statistics per type: records written, refused, buffer bytes.
+    std::array<std::uint64_t, shader_trace::record_types> m_instrument_records{},
+        m_instrument_refused{}, m_instrument_bytes{};
+    std::vector<std::unique_ptr<stats::formula>> m_instrument_stats;
     memory_plan m_plan;
     unsigned m_chunk; ///< largest piece: min(dma_bytes, line) (dma), line (backdoor)
     sc_core::sc_time m_piece_interval; ///< DMA: port time of one full piece (issue pacing)

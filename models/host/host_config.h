@@ -55,6 +55,8 @@ struct host_config {
     duration fault_latency{20000000};          ///< host time to service a batch (20 us)
     unsigned fault_batch = 256;                ///< fault records taken per service round
     duration fault_timeout{10000000000};       ///< a faulting access waits at most this (10 ms)
+    byte_size instrument_bytes{16u << 20};     ///< largest trace buffer per record type
+    unsigned instrument_undersize = 0;         ///< test: records taken off each computed buffer
 
     void declare(config::visitor& v)
     {
@@ -89,6 +91,17 @@ struct host_config {
                 spec("fault records the host's shadow thread takes per service round (1: one at "
                      "a time, as in the patent)")
                     .range(1, 65536));
+        v.value("instrument_bytes", instrument_bytes,
+                spec("largest per-type trace buffer of an instrumented kernel (seed 002): the "
+                     "virtual window the driver reserves per type; the buffer it maps after the "
+                     "profiling run is exactly the size that run computes, and a run that needs "
+                     "more fails with the size")
+                    .min(4096));
+        v.value("instrument_undersize", instrument_undersize,
+                spec("for tests of seed 002: records taken off each trace buffer the profiling "
+                     "run sized, so that the traced run must refuse that many (reported as a "
+                     "failure, never written past)")
+                    .range(0, 1u << 20));
         v.value("fault_timeout", fault_timeout,
                 spec("longest a faulting access waits for the host's answer before its kernel "
                      "fails with a report of what it waits on")
@@ -119,6 +132,8 @@ struct platform_facts {
     bool trace_wrap = false;              ///< `shader_trace.mode` wrap
     double trace_watermark = 0;           ///< `shader_trace.watermark`
     unsigned line_bytes = 64;             ///< cache line size (DMA transactions stay within one)
+    unsigned regs_per_thread = 255; ///< `sm.regs_per_thread` (instrumentation's spare registers)
+    std::uint64_t instrument_bytes = 16u << 20; ///< `host.instrument_bytes`
     /// Bytes per picosecond of the NoC input port the DMA engine uses (its peak rate).
     double port_bytes_per_ps = 0.032;
 };

@@ -362,6 +362,36 @@ public:
             read_evictions(*f);
     }
 
+    /// `instrument: [control, memory]`: the record types of seed 002's trace buffers.
+    void read_instrument(const field& f, kernel_decl& d)
+    {
+        d.instrument_where = m_r.where(f.value);
+        if (!list(f))
+            return;
+        if (f.value.size() == 0)
+            m_r.error(m_r.where(f.value), f.path,
+                      "an empty list (name at least one record type: control, memory)");
+        for (std::size_t i = 0; i < f.value.size(); ++i) {
+            const field it = item(f, i);
+            const auto n = m_r.identifier(it);
+            if (!n)
+                continue;
+            bool* type = *n == "control"  ? &d.instrument.control
+                         : *n == "memory" ? &d.instrument.memory
+                                          : nullptr;
+            if (!type) {
+                const std::string hint = config::suggest(*n, {"control", "memory"});
+                m_r.error(m_r.where(it.value), it.path,
+                          "'" + *n + "' is not a record type (control, memory)" +
+                              (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+            } else if (*type) {
+                m_r.error(m_r.where(it.value), it.path, "'" + *n + "' is listed twice");
+            } else {
+                *type = true;
+            }
+        }
+    }
+
     /// `cbvs: [{slot: 0, buffer: m}]`: the CBV slots the kernel's CDLs read.
     void read_cbvs(const field& f, kernel_decl& d)
     {
@@ -1004,7 +1034,8 @@ private:
                 continue;
             }
             const fields k = m_r.open(
-                it.value, it.path, {"name", "program", "params", "grid", "block", "sms", "cbvs"});
+                it.value, it.path,
+                {"name", "program", "params", "grid", "block", "sms", "cbvs", "instrument"});
             kernel_decl d;
             d.where = m_r.where(it.value);
             for (const char* key : {"name", "program", "grid", "block"})
@@ -1043,6 +1074,8 @@ private:
             }
             if (const field* x = k.get("cbvs"))
                 read_cbvs(*x, d);
+            if (const field* x = k.get("instrument"))
+                read_instrument(*x, d);
             if (const field* x = k.get("program"))
                 assemble(*x, d);
             m_wl.kernels.push_back(std::move(d));
@@ -1615,6 +1648,41 @@ std::vector<std::string> check_against_platform(const workload& wl, const platfo
     const std::uint64_t max_instructions = limits.max_program_bytes / sm::instruction_bytes;
     for (std::size_t i = 0; i < wl.kernels.size(); ++i) {
         const kernel_decl& k = wl.kernels[i];
+        if (k.instrumented()) {
+            // Seed 002: both instrumented programs must fit the kernel's registers, parameters
+            // and the SM's program limit; the profiling launch and the restore of its buffers
+            // need the kernel alone in its phase, once.
+            const std::string path = "kernels[" + std::to_string(i) + "].instrument";
+            const auto params = static_cast<unsigned>(k.params.size());
+            const auto prof =
+                shader_trace::instrument_profile(k.code, params, limits.regs_per_thread);
+            const auto traced = shader_trace::instrument_trace(k.code, k.instrument, params,
+                                                               limits.regs_per_thread);
+            const std::string problem = !prof.error.empty() ? prof.error : traced.error;
+            if (!problem.empty())
+                err(k.instrument_where, path,
+                    "kernel '" + k.name + "' cannot be instrumented: " + problem);
+            else if (std::max(prof.code.size(), traced.code.size()) > max_instructions)
+                err(k.instrument_where, path,
+                    "the instrumented program of kernel '" + k.name + "' has " +
+                        std::to_string(std::max(prof.code.size(), traced.code.size())) +
+                        " instructions, more than an SM loads (" +
+                        std::to_string(max_instructions) + ")");
+            unsigned runs = 0;
+            bool alone = true;
+            for (const auto& phase : wl.schedule)
+                for (std::size_t q : phase)
+                    if (q == i) {
+                        ++runs;
+                        alone = alone && phase.size() == 1;
+                    }
+            if (runs != 1 || !alone)
+                err(k.instrument_where, path,
+                    "an instrumented kernel runs once, alone in its phase (kernel '" + k.name +
+                        "' runs " + std::to_string(runs) + " time(s)" +
+                        (alone ? "" : ", beside other kernels") +
+                        "): its profiling launch and the restore of its buffers come first");
+        }
         if (k.code.size() > max_instructions)
             err({wl.file, k.origin.line, k.origin.col},
                 "kernels[" + std::to_string(i) + "].program",

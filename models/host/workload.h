@@ -4,6 +4,7 @@
 
 #include "models/common/config.h"
 #include "models/host/reference.h"
+#include "models/shader_trace/core/instrument.h"
 #include "models/sm/core/assembler.h"
 
 #include <cstdint>
@@ -86,7 +87,13 @@ struct kernel_decl {
     unsigned block_x = 1, block_y = 1; ///< threads per CTA
     sm_range sms;                      ///< SMs that run the kernel
     std::vector<cbv_binding> cbvs;     ///< CBV slots the driver programs before its launch
+    /// `instrument: [control, memory]`: record types of seed 002's per-type trace buffers
+    /// (models/shader_trace/README.md); none: not instrumented.
+    shader_trace::instrument_types instrument;
+    config::location instrument_where; ///< position of the `instrument` key
     config::location where;            ///< position of the declaration
+    /// The kernel runs instrumented (a profiling launch, then the traced one).
+    bool instrumented() const { return instrument.control || instrument.memory; }
     unsigned block_threads() const { return block_x * block_y; } ///< threads per CTA
     /// Warps per CTA.
     unsigned block_warps() const { return (block_threads() + sm::warp_size - 1) / sm::warp_size; }
