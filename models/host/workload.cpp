@@ -366,11 +366,8 @@ public:
     void read_instrument(const field& f, kernel_decl& d)
     {
         d.instrument_where = m_r.where(f.value);
-        if (!list(f))
+        if (!list(f)) // an empty list is an error too
             return;
-        if (f.value.size() == 0)
-            m_r.error(m_r.where(f.value), f.path,
-                      "an empty list (name at least one record type: control, memory)");
         for (std::size_t i = 0; i < f.value.size(); ++i) {
             const field it = item(f, i);
             const auto n = m_r.identifier(it);
