@@ -88,12 +88,14 @@ struct noc_config {
                      "booked, never beyond their bandwidth)")
                     .range(1, 4096)
                     .unit("packets"));
-        v.choice("arbiter", arbiter,
-                 spec("grant policy of every crossbar, NoC and link port in accurate mode: "
-                      "round_robin; barrier_aware (the request whose SM has the most warps "
-                      "waiting at a barrier first, ties round-robin; seed 004); fifo (oldest "
-                      "first). Fast mode books ports in arrival order: the policy has no effect "
-                      "there (a run that sets it warns once)"));
+        v.choice(
+            "arbiter", arbiter,
+            spec("grant policy of every crossbar, NoC (every mesh router output) and link port "
+                 "in accurate mode: "
+                 "round_robin; barrier_aware (the request whose SM has the most warps "
+                 "waiting at a barrier first, ties round-robin; seed 004); fifo (oldest "
+                 "first). Fast mode books ports in arrival order: the policy has no effect "
+                 "there (a run that sets it warns once)"));
         v.value("max_wait_cycles", max_wait_cycles,
                 spec("barrier_aware: a head request that has waited this many NoC cycles wins "
                      "regardless of barrier counts (round-robin among such requests): "
