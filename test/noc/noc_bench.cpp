@@ -62,6 +62,7 @@ struct requester : sc_core::sc_module {
 
 int sc_main(int argc, char** argv)
 {
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1); // stdout carries the result line only
     if (argc < 5) {
         std::fprintf(stderr, "usage: vgpu-noc-bench crossbar|mesh SIDE fast|accurate REQUESTS\n"
                              "  SIDE x SIDE inputs and outputs (a SIDE x SIDE mesh); REQUESTS "
