@@ -164,20 +164,29 @@ void mesh::create_ports()
 
 void mesh::acquire(buffer& b)
 {
-    if (b.free == 0) {
-        ++m_injection_stalls;
-        const sc_core::sc_time start = sc_core::sc_time_stamp();
-        while (b.free == 0)
-            sc_core::wait(b.freed);
-        m_injection_wait.sample((sc_core::sc_time_stamp() - start).to_seconds() * 1e9);
+    if (b.free > 0 && b.waiting.empty()) {
+        --b.free;
+        return;
     }
-    --b.free;
+    // Queue: release() hands the slot to the oldest waiter, so no packet starves behind
+    // later ones (a wake-up race would let the most recent caller win).
+    ++m_injection_stalls;
+    const sc_core::sc_time start = sc_core::sc_time_stamp();
+    sc_core::sc_event mine;
+    b.waiting.push_back(&mine);
+    sc_core::wait(mine);
+    m_injection_wait.sample((sc_core::sc_time_stamp() - start).to_seconds() * 1e9);
 }
 
 void mesh::release(buffer& b)
 {
-    ++b.free;
-    b.freed.notify(sc_core::SC_ZERO_TIME);
+    if (b.waiting.empty()) {
+        ++b.free;
+        return;
+    }
+    sc_core::sc_event* next = b.waiting.front();
+    b.waiting.pop_front();
+    next->notify(sc_core::SC_ZERO_TIME);
 }
 
 unsigned mesh::travel(plane p, unsigned from, unsigned slot, unsigned to, shared_resource& eject,

@@ -62,10 +62,11 @@ public:
     std::uint64_t injection_stalls() const { return m_injection_stalls.value(); }
 
 private:
-    /// One input buffer of a router (accurate mode): free slots and their release event.
+    /// One injection buffer of a router (accurate mode): free slots, and the packets waiting
+    /// for one in arrival order (a freed slot goes to the oldest, as in a hardware FIFO).
     struct buffer {
         unsigned free = 0;
-        sc_core::sc_event freed;
+        std::deque<sc_core::sc_event*> waiting;
     };
     /// One router: its links to the neighbours per plane, its input buffers per plane.
     struct router;
@@ -90,7 +91,7 @@ private:
     /// router `to`, leaving by `eject`; returns the routers it passed through.
     unsigned travel(plane p, unsigned from, unsigned slot, unsigned to, shared_resource& eject,
                     const tlm_bus::gpu_extension* ext, unsigned cycles, sc_core::sc_time& delay);
-    /// Accurate mode: takes a slot of `b`, waiting while it is full.
+    /// Accurate mode: takes a slot of `b`, waiting (first come, first served) while it is full.
     void acquire(buffer& b);
     /// Accurate mode: returns a slot of `b`.
     void release(buffer& b);
