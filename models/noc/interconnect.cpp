@@ -2,6 +2,7 @@
 #include "models/noc/interconnect.h"
 
 #include "models/noc/crossbar.h"
+#include "models/noc/mesh.h"
 
 #include <algorithm>
 
@@ -114,7 +115,10 @@ std::unique_ptr<interconnect> make_interconnect(const sc_core::sc_module_name& n
                                                 const noc_config& cfg, const clock_params& clocks,
                                                 const path_params& path)
 {
-    switch (cfg.topology) {
+    // The path's topology, not cfg.topology: only the module NoC becomes a mesh.
+    switch (path.topology) {
+    case topology_kind::mesh:
+        return std::make_unique<mesh>(name, cfg, clocks, path);
     case topology_kind::crossbar:
         break;
     }

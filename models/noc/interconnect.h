@@ -100,8 +100,9 @@ private:
 /// the outputs are bound.
 route_fn module_route(const address_map& map, unsigned module, const interconnect& noc);
 
-/// Builds the interconnect `noc.topology` names (crossbar today) with the widths and hops of
-/// `path` (noc_config::module_noc() or cluster_xbar()).
+/// Builds the interconnect `path.topology` names (crossbar or mesh) with the widths, hops and
+/// grid of `path` (noc_config::module_noc(), which follows `noc.topology`, or cluster_xbar(),
+/// always a crossbar).
 std::unique_ptr<interconnect> make_interconnect(const sc_core::sc_module_name& name,
                                                 const noc_config& cfg, const clock_params& clocks,
                                                 const path_params& path);

@@ -9,14 +9,16 @@
 
 namespace vgpu::noc {
 
-/// Shape of the module NoC (config `noc.topology`); the mesh of the barrier-aware-arbiter
-/// block is added here.
-enum class topology_kind { crossbar };
+/// Shape of the module NoC (config `noc.topology`).
+enum class topology_kind {
+    crossbar, ///< every input reaches every output in one hop
+    mesh      ///< a 2D mesh of routers with XY routing (models/noc/mesh.h)
+};
 } // namespace vgpu::noc
 
 template <> struct vgpu::enum_names<vgpu::noc::topology_kind> {
     static constexpr std::pair<std::string_view, noc::topology_kind> table[] = {
-        {"crossbar", noc::topology_kind::crossbar}};
+        {"crossbar", noc::topology_kind::crossbar}, {"mesh", noc::topology_kind::mesh}};
 };
 
 namespace vgpu::noc {
@@ -31,6 +33,11 @@ struct path_params {
     /// Data-channel bytes of a read's request header or a write's acknowledgement; 0 = they
     /// take one cycle of the port's command channel instead (one header per NoC cycle).
     unsigned header_bytes = 0;
+    /// Class of the interconnect (the module NoC follows noc.topology; crossbars stay).
+    topology_kind topology = topology_kind::crossbar;
+    unsigned mesh_columns = 0;      ///< mesh: routers per row; 0 = from the endpoint count
+    unsigned mesh_rows = 0;         ///< mesh: routers per column; 0 = from the endpoint count
+    unsigned mesh_buffer_depth = 4; ///< mesh, accurate mode: packets per router input buffer
 };
 
 /// Section `noc`: topology, arbitration, latencies and widths of the on-chip networks.
@@ -52,19 +59,43 @@ struct noc_config {
     std::int64_t xbar_response_hop_latency = -1; ///< cluster crossbar; -1 = xbar_hop_latency
     unsigned header_bytes = 0;      ///< module NoC data-channel bytes of a read header / write ack
     unsigned xbar_header_bytes = 0; ///< cluster crossbar: the same; 0 = command channel
+    unsigned mesh_columns = 0;      ///< mesh: routers per row; 0 = auto
+    unsigned mesh_rows = 0;         ///< mesh: routers per column; 0 = auto
+    unsigned mesh_buffer_depth = 4; ///< mesh, accurate mode: packets per router input buffer
 
     void declare(config::visitor& v)
     {
         using config::spec;
         v.choice("topology", topology,
                  spec("shape of the module NoC: crossbar (every input reaches every output in "
-                      "one hop)"));
-        v.choice("arbiter", arbiter,
-                 spec("grant policy of every crossbar, NoC and link port in accurate mode: "
-                      "round_robin; barrier_aware (the request whose SM has the most warps "
-                      "waiting at a barrier first, ties round-robin; seed 004); fifo (oldest "
-                      "first). Fast mode books ports in arrival order: the policy has no effect "
-                      "there (a run that sets it warns once)"));
+                      "one hop); mesh (a 2D grid of routers with XY routing, noc.hop_latency "
+                      "per router, one link per neighbour and direction, requests and "
+                      "responses on separate planes; cluster crossbars stay crossbars; "
+                      "models/noc/README.md \"Mesh topology\")"));
+        v.value("mesh_columns", mesh_columns,
+                spec("mesh: routers per row; 0 = the smallest near-square grid that gives "
+                     "every input and every output its own router (with noc.mesh_rows 0 too)")
+                    .range(0, 256));
+        v.value("mesh_rows", mesh_rows,
+                spec("mesh: routers per column; 0 = the fewest rows that hold the endpoints "
+                     "(with a grid smaller than the endpoints, endpoints share routers)")
+                    .range(0, 256));
+        v.value("mesh_buffer_depth", mesh_buffer_depth,
+                spec("mesh, accurate mode: packets each router input buffer holds (per input "
+                     "port and plane); credit-based back-pressure: a packet leaves a router "
+                     "only when the next one has a free slot, so a full buffer stalls the "
+                     "sender and nothing is dropped. Fast mode has no credits (links are "
+                     "booked, never beyond their bandwidth)")
+                    .range(1, 4096)
+                    .unit("packets"));
+        v.choice(
+            "arbiter", arbiter,
+            spec("grant policy of every crossbar, NoC (every mesh router output) and link port "
+                 "in accurate mode: "
+                 "round_robin; barrier_aware (the request whose SM has the most warps "
+                 "waiting at a barrier first, ties round-robin; seed 004); fifo (oldest "
+                 "first). Fast mode books ports in arrival order: the policy has no effect "
+                 "there (a run that sets it warns once)"));
         v.value("max_wait_cycles", max_wait_cycles,
                 spec("barrier_aware: a head request that has waited this many NoC cycles wins "
                      "regardless of barrier counts (round-robin among such requests): "
@@ -151,10 +182,15 @@ struct noc_config {
     path_params module_noc() const
     {
         return {request_width_bytes ? request_width_bytes : width_bytes,
-                response_width_bytes ? response_width_bytes : width_bytes, hop_latency,
+                response_width_bytes ? response_width_bytes : width_bytes,
+                hop_latency,
                 response_hop_latency < 0 ? hop_latency
                                          : static_cast<unsigned>(response_hop_latency),
-                header_bytes};
+                header_bytes,
+                topology,
+                mesh_columns,
+                mesh_rows,
+                mesh_buffer_depth};
     }
     /// The cluster crossbar's widths and hops per direction, defaults resolved.
     path_params cluster_xbar() const
@@ -164,7 +200,8 @@ struct noc_config {
                 xbar_hop_latency,
                 xbar_response_hop_latency < 0 ? xbar_hop_latency
                                               : static_cast<unsigned>(xbar_response_hop_latency),
-                xbar_header_bytes};
+                xbar_header_bytes,
+                topology_kind::crossbar};
     }
 
     /// Bytes one direction of a link moves per NoC cycle of `noc_ps` picoseconds.

@@ -19,8 +19,15 @@ shared_resource::shared_resource(const sc_core::sc_module_name& name, const reso
       m_by_age(m_stats, "grants_by_age", "count",
                "accurate mode: grants won by age (barrier_aware past noc.max_wait_cycles; fifo "
                "over a younger request)"),
-      m_wait(m_stats, "wait", "ns", "time a request waited before it was served")
+      m_wait(m_stats, "wait", "ns", "time a request waited before it was served"),
+      m_credit_stalls(p.credits && p.accurate
+                          ? std::make_unique<stats::counter>(
+                                m_stats, "credit_stalls", "count",
+                                "accurate mode: times requests waited because the buffer this "
+                                "port feeds was full (credit-based back-pressure)")
+                          : nullptr)
 {
+    m_credits = p.credits;
     if (p.accurate) {
         SC_HAS_PROCESS(shared_resource);
         SC_THREAD(arbitrate);
@@ -64,12 +71,32 @@ void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, uns
     delay = sc_core::sc_time::from_value(occupancy);
 }
 
+void shared_resource::return_credit()
+{
+    if (m_p.credits == 0 || m_credits >= m_p.credits)
+        SC_REPORT_ERROR("vgpu/shared_resource",
+                        (std::string(name()) + ": credit returned that was never taken").c_str());
+    ++m_credits;
+    m_work.notify(sc_core::SC_ZERO_TIME);
+}
+
 void shared_resource::arbitrate()
 {
     sc_core::sc_time free_at = sc_core::SC_ZERO_TIME;
+    bool stalled = false;
     for (;;) {
         if (m_pending == 0)
             sc_core::wait(m_work);
+        // The buffer this port feeds is full: no grant until a slot is returned; whoever
+        // waits then competes at that edge, so the policy, not the wake-up order, decides.
+        if (m_p.credits && m_credits == 0) {
+            if (!stalled && m_pending > 0)
+                ++*m_credit_stalls;
+            stalled = true;
+            sc_core::wait(m_work);
+            continue;
+        }
+        stalled = false;
         // Requests compete at the first clock edge at or after their arrival at which the
         // resource is free: one grant per edge, none while a grant still occupies it.
         const sc_core::sc_time now = sc_core::sc_time_stamp();
@@ -98,6 +125,8 @@ void shared_resource::arbitrate()
         request* r = m_waiting[g].front();
         m_waiting[g].pop_front();
         --m_pending;
+        if (m_p.credits)
+            --m_credits;
         free_at = edge + sc_core::sc_time::from_value(std::max(1u, r->cycles) * c);
         r->granted.notify(sc_core::SC_ZERO_TIME);
     }

@@ -22,6 +22,9 @@ struct resource_params {
     arbiter_kind policy = arbiter_kind::round_robin; ///< accurate mode: grant policy
     unsigned inputs = 1;                             ///< requesters that compete (input ports)
     std::uint64_t max_wait_cycles = 0;               ///< barrier_aware ageing (0: none)
+    /// Accurate mode: slots of the buffer this resource feeds (a mesh link's next router);
+    /// a grant takes one, return_credit() gives it back; 0 = no credits (always grantable).
+    unsigned credits = 0;
 };
 
 /// Serves one request at a time, each for a number of cycles. Call use() from the thread that
@@ -38,6 +41,10 @@ public:
              sc_core::sc_time& delay);
 
     std::uint64_t grants() const { return m_grants.value(); } ///< requests served
+    /// Accurate mode with credits: a slot of the buffer it feeds is free again.
+    void return_credit();
+    /// Accurate mode with credits: times requests waited because the buffer fed was full.
+    std::uint64_t credit_stalls() const { return m_credit_stalls ? m_credit_stalls->value() : 0; }
 
 private:
     struct request {
@@ -57,11 +64,13 @@ private:
     std::vector<std::deque<request*>> m_waiting; ///< accurate mode, per input
     std::vector<candidate> m_cands;
     std::size_t m_pending = 0;
+    unsigned m_credits = 0; ///< free slots of the buffer fed (with resource_params::credits)
     std::uint64_t m_arrivals = 0;
     sc_core::sc_event m_work;
     stats::group m_stats;
     stats::counter m_grants, m_busy_cycles, m_busy_ps, m_by_priority, m_by_age;
     stats::average m_wait;
+    std::unique_ptr<stats::counter> m_credit_stalls; ///< only with credits
 };
 
 } // namespace vgpu::noc

@@ -132,7 +132,7 @@ TEST_CASE("noc config: defaults, YAML values, and range and name errors")
     CHECK(r.noc.link_latency.ps == 15000);
     CHECK(r.noc.link_bandwidth_gbps == 32.0);
     noc_root bad;
-    auto errs = load(bad, "noc: {width_bytes: 0, arbiter: lottery, topology: mesh, hops: 1}");
+    auto errs = load(bad, "noc: {width_bytes: 0, arbiter: lottery, topology: ring, hops: 1}");
     CHECK(errs.size() == 4);
 }
 

@@ -163,3 +163,29 @@ TEST_CASE("accurate mode: round-robin is fair among 4 always-requesting inputs")
         CHECK(order[k] == k % n);
     CHECK(sc_core::sc_time_stamp() == sc_time(n * rounds - 1, SC_NS)); // grants at 0..999 ns
 }
+
+TEST_CASE("accurate mode with credits: no grant while the buffer fed is full, a returned "
+          "credit lets the next request compete at that edge")
+{
+    tlm::tlm_global_quantum::instance().set(sc_core::SC_ZERO_TIME);
+    noc::resource_params p = params(true, 2);
+    p.credits = 1;
+    noc::shared_resource res("res", p);
+    stimulus stim("stim");
+    sc_time granted[2];
+    for (unsigned i = 0; i < 2; ++i)
+        stim.bodies.push_back([&, i] {
+            sc_time d = sc_core::SC_ZERO_TIME;
+            res.use(i, nullptr, 1, d);
+            granted[i] = sc_core::sc_time_stamp();
+        });
+    stim.bodies.push_back([&] {
+        sc_core::wait(sc_time(5, SC_NS)); // the downstream slot frees at 5 ns
+        res.return_credit();
+    });
+    sc_core::sc_start();
+    REQUIRE(stim.finished == 3);
+    CHECK(granted[0] == sc_time(0, SC_NS));
+    CHECK(granted[1] == sc_time(5, SC_NS)); // not at 1 ns: the only slot was taken
+    CHECK(res.credit_stalls() == 1);
+}
