@@ -7,11 +7,6 @@
 namespace vgpu::noc {
 
 namespace {
-/// The smallest data-channel transfer: one 8-byte flit.
-constexpr unsigned min_transfer_bytes = 8;
-} // namespace
-
-namespace {
 /// The command channel of `port`, or nothing when headers travel on the data channel.
 std::unique_ptr<shared_resource> command_channel(const std::string& port, const resource_params& p,
                                                  bool command)
@@ -55,24 +50,22 @@ crossbar::crossbar(const sc_core::sc_module_name& name, const noc_config& cfg,
 
 unsigned crossbar::occupancy_cycles(unsigned bytes) const
 {
-    const unsigned moved = std::max(bytes, min_transfer_bytes);
-    return (moved + m_path.request_width - 1) / m_path.request_width;
+    return transfer_cycles(bytes, m_path.request_width);
 }
 
 unsigned crossbar::response_cycles(unsigned bytes) const
 {
-    const unsigned moved = std::max(bytes, min_transfer_bytes);
-    return (moved + m_path.response_width - 1) / m_path.response_width;
+    return transfer_cycles(bytes, m_path.response_width);
 }
 
 unsigned crossbar::request_bytes(const tlm::tlm_generic_payload& gp) const
 {
-    return gp.is_write() ? std::max(gp.get_data_length(), min_transfer_bytes) : m_path.header_bytes;
+    return noc::request_bytes(gp, m_path);
 }
 
 unsigned crossbar::response_bytes(const tlm::tlm_generic_payload& gp) const
 {
-    return gp.is_read() ? std::max(gp.get_data_length(), min_transfer_bytes) : m_path.header_bytes;
+    return noc::response_bytes(gp, m_path);
 }
 
 std::uint64_t crossbar::requests(unsigned output) const

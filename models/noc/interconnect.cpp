@@ -12,6 +12,22 @@ namespace {
 constexpr const char* msg_type = "vgpu/noc/interconnect";
 }
 
+unsigned transfer_cycles(unsigned bytes, unsigned width)
+{
+    const unsigned moved = std::max(bytes, min_transfer_bytes);
+    return (moved + width - 1) / width;
+}
+
+unsigned request_bytes(const tlm::tlm_generic_payload& gp, const path_params& path)
+{
+    return gp.is_write() ? std::max(gp.get_data_length(), min_transfer_bytes) : path.header_bytes;
+}
+
+unsigned response_bytes(const tlm::tlm_generic_payload& gp, const path_params& path)
+{
+    return gp.is_read() ? std::max(gp.get_data_length(), min_transfer_bytes) : path.header_bytes;
+}
+
 interconnect::interconnect(const sc_core::sc_module_name& name)
     : sc_module(name), in("in"), out("out")
 {

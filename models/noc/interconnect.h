@@ -18,6 +18,16 @@
 
 namespace vgpu::noc {
 
+/// The smallest data-channel transfer: one 8-byte flit.
+constexpr unsigned min_transfer_bytes = 8;
+/// NoC cycles a channel moving `width` bytes per cycle is held by `bytes` (at least a flit).
+unsigned transfer_cycles(unsigned bytes, unsigned width);
+/// Bytes a request of `gp` moves on its way out: write data, or a read's header of
+/// path_params::header_bytes (0: none on the data channel).
+unsigned request_bytes(const tlm::tlm_generic_payload& gp, const path_params& path);
+/// Bytes its response moves back: read data, or a write's acknowledgement of header_bytes.
+unsigned response_bytes(const tlm::tlm_generic_payload& gp, const path_params& path);
+
 /// Output index of a request, or -1 when no output serves its address.
 using route_fn = std::function<int(const tlm::tlm_generic_payload&)>;
 

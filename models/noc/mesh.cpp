@@ -8,8 +8,6 @@ namespace vgpu::noc {
 
 namespace {
 constexpr const char* msg_type = "vgpu/noc/mesh";
-/// The smallest transfer: one 8-byte flit.
-constexpr unsigned min_transfer_bytes = 8;
 /// Both planes, in the order of mesh::plane.
 constexpr unsigned planes = 2;
 } // namespace
@@ -87,24 +85,22 @@ mesh::~mesh() = default;
 
 unsigned mesh::request_cycles(unsigned bytes) const
 {
-    const unsigned moved = std::max(bytes, min_transfer_bytes);
-    return (moved + m_path.request_width - 1) / m_path.request_width;
+    return transfer_cycles(bytes, m_path.request_width);
 }
 
 unsigned mesh::response_cycles(unsigned bytes) const
 {
-    const unsigned moved = std::max(bytes, min_transfer_bytes);
-    return (moved + m_path.response_width - 1) / m_path.response_width;
+    return transfer_cycles(bytes, m_path.response_width);
 }
 
 unsigned mesh::request_bytes(const tlm::tlm_generic_payload& gp) const
 {
-    return gp.is_write() ? std::max(gp.get_data_length(), min_transfer_bytes) : m_path.header_bytes;
+    return noc::request_bytes(gp, m_path);
 }
 
 unsigned mesh::response_bytes(const tlm::tlm_generic_payload& gp) const
 {
-    return gp.is_read() ? std::max(gp.get_data_length(), min_transfer_bytes) : m_path.header_bytes;
+    return noc::response_bytes(gp, m_path);
 }
 
 sc_core::sc_time mesh::request_time(unsigned i, unsigned o, unsigned bytes) const
