@@ -83,36 +83,16 @@ mesh::mesh(const sc_core::sc_module_name& name, const noc_config& cfg, const clo
 
 mesh::~mesh() = default;
 
-unsigned mesh::request_cycles(unsigned bytes) const
-{
-    return transfer_cycles(bytes, m_path.request_width);
-}
-
-unsigned mesh::response_cycles(unsigned bytes) const
-{
-    return transfer_cycles(bytes, m_path.response_width);
-}
-
-unsigned mesh::request_bytes(const tlm::tlm_generic_payload& gp) const
-{
-    return noc::request_bytes(gp, m_path);
-}
-
-unsigned mesh::response_bytes(const tlm::tlm_generic_payload& gp) const
-{
-    return noc::response_bytes(gp, m_path);
-}
-
 sc_core::sc_time mesh::request_time(unsigned i, unsigned o, unsigned bytes) const
 {
     const unsigned routers = m_geo->distance(m_geo->input_router(i), m_geo->output_router(o)) + 1;
-    return routers * (m_hop + request_cycles(bytes) * m_cycle);
+    return routers * (m_hop + transfer_cycles(bytes, m_path.request_width) * m_cycle);
 }
 
 sc_core::sc_time mesh::response_time(unsigned o, unsigned i, unsigned bytes) const
 {
     const unsigned routers = m_geo->distance(m_geo->output_router(o), m_geo->input_router(i)) + 1;
-    return routers * (m_rsp_hop + response_cycles(bytes) * m_cycle);
+    return routers * (m_rsp_hop + transfer_cycles(bytes, m_path.response_width) * m_cycle);
 }
 
 std::uint64_t mesh::credit_stalls() const
@@ -252,9 +232,10 @@ void mesh::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
     dst.bytes += gp.is_write() ? len : 0;
     const sc_core::sc_time entry = sc_core::sc_time_stamp() + delay;
     const unsigned src_router = m_geo->input_router(i), dst_router = m_geo->output_router(ou);
-    const unsigned routers = travel(request_plane, src_router, m_geo->input_slot(i), dst_router,
-                                    *m_eject_out[ou], gp.get_extension<tlm_bus::gpu_extension>(),
-                                    request_cycles(request_bytes(gp)), delay);
+    const unsigned routers =
+        travel(request_plane, src_router, m_geo->input_slot(i), dst_router, *m_eject_out[ou],
+               gp.get_extension<tlm_bus::gpu_extension>(),
+               transfer_cycles(request_bytes(gp, m_path), m_path.request_width), delay);
     m_hops.sample(routers);
     m_latency.sample((sc_core::sc_time_stamp() + delay - entry).to_seconds() * 1e9);
     out[o]->b_transport(gp, delay);
@@ -262,7 +243,7 @@ void mesh::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
     src.bytes += gp.is_read() ? len : 0;
     // Responses carry no barrier count: the arbiter favours the requests that unblock work.
     travel(response_plane, dst_router, m_geo->output_slot(ou), src_router, *m_eject_in[i], nullptr,
-           response_cycles(response_bytes(gp)), delay);
+           transfer_cycles(response_bytes(gp, m_path), m_path.response_width), delay);
     m_rsp_latency.sample((sc_core::sc_time_stamp() + delay - back).to_seconds() * 1e9);
 }
 

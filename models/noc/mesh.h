@@ -41,14 +41,6 @@ public:
 
     /// Grid and placement; valid once elaboration has counted the ports.
     const mesh_geometry& geometry() const { return *m_geo; }
-    /// NoC cycles a request-plane link or ejection port is held by `bytes` (at least a flit).
-    unsigned request_cycles(unsigned bytes) const;
-    /// NoC cycles a response-plane link or ejection port is held by `bytes`.
-    unsigned response_cycles(unsigned bytes) const;
-    /// Bytes a request of `gp` carries: write data, or a read's header (header_bytes).
-    unsigned request_bytes(const tlm::tlm_generic_payload& gp) const;
-    /// Bytes its response carries: read data, or a write's acknowledgement (header_bytes).
-    unsigned response_bytes(const tlm::tlm_generic_payload& gp) const;
     /// Unloaded time of a request from input i to output o (hops, transfers; no target).
     sc_core::sc_time request_time(unsigned i, unsigned o, unsigned bytes) const;
     /// Unloaded time of a response from output o back to input i.
