@@ -287,6 +287,29 @@ void gather(arg_reader& r, std::vector<std::uint32_t>& out)
     }
 }
 
+void stencil3(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& in = r.buffer("in");
+    const std::uint64_t seg = r.count("seg");
+    const std::uint64_t steps = r.count("steps");
+    const std::uint64_t n = r.count("n", in.size());
+    r.fits("in", n, in.size());
+    r.fits("the checked buffer", n, out.size());
+    if (r.error().empty() && (seg < 3 || n % seg != 0))
+        r.fail("seg must be at least 3 and divide n");
+    if (!r.error().empty())
+        return;
+    std::vector<std::uint32_t> cur(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(n));
+    std::vector<std::uint32_t> next = cur;
+    for (std::uint64_t s = 0; s < steps; ++s) {
+        for (std::uint64_t base = 0; base < n; base += seg)
+            for (std::uint64_t t = base + 1; t + 1 < base + seg; ++t)
+                next[t] = cur[t - 1] + cur[t] + cur[t + 1];
+        cur.swap(next);
+    }
+    std::copy(cur.begin(), cur.end(), out.begin());
+}
+
 void reduce_sum(arg_reader& r, std::vector<std::uint32_t>& out)
 {
     const auto& in = r.buffer("in");
@@ -450,6 +473,17 @@ reference_work gather_work(shape_reader& r)
     return {n, "n", {}};
 }
 
+reference_work stencil3_work(shape_reader& r)
+{
+    const std::uint64_t in = r.size("in");
+    const std::uint64_t n = r.count("n", in);
+    const std::uint64_t steps = r.count("steps");
+    r.count("seg");
+    r.fits("in", n, in);
+    r.fits("the checked buffer", n, r.out());
+    return {n * std::max<std::uint64_t>(1, steps), "n x steps", {}};
+}
+
 reference_work reduce_sum_work(shape_reader& r)
 {
     const std::uint64_t in = r.size("in");
@@ -549,6 +583,16 @@ const std::vector<entry>& table()
           "out[c] = sum of in[c*block*items .. min(n, (c+1)*block*items)) (mod 2^32)"},
          reduce_sum,
          reduce_sum_work},
+        {{"stencil3",
+          {{"in", arg_kind::buffer, true, {U, I}},
+           {"seg", arg_kind::scalar, true, {}},
+           {"steps", arg_kind::scalar, true, {}},
+           {"n", arg_kind::scalar, false, {}}},
+          {U, I},
+          "steps times x[t] = x[t-1] + x[t] + x[t+1] (mod 2^32) inside every segment of seg "
+          "elements of in[0, n), its first and last elements fixed"},
+         stencil3,
+         stencil3_work},
         {{"matmul",
           {{"a", arg_kind::buffer, true, {F}},
            {"b", arg_kind::buffer, true, {F}},

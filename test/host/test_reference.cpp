@@ -290,6 +290,8 @@ TEST_CASE("work estimates: inner-loop steps of each reference and the limit", "[
             any.scalars[k] = 1;
         any.scalars["count"] = 1;
         any.scalars["iterations"] = 1;
+        any.scalars["seg"] = 3;
+        any.scalars["steps"] = 1;
         any.scalars["m"] = 1;
         any.scalars["n"] = 1u << 28;
         INFO(spec.name);
