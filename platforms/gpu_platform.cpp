@@ -91,20 +91,33 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
       xbar(noc::make_interconnect("xbar", cfg.noc, clk, cfg.noc.cluster_xbar()))
 {
     const auto& p = cfg.platform;
+    const bool shared = cfg.l1.sharing == l1::sharing_mode::shared;
+    unsigned home_bits = 0;
+    while (shared && (1u << home_bits) < p.sms_per_cluster)
+        ++home_bits;
+    if (shared)
+        l1_route = noc::make_interconnect("l1_route", cfg.noc, clk, cfg.noc.cluster_xbar());
     for (unsigned i = 0; i < p.sms_per_cluster; ++i) {
         unsigned id = (module * p.clusters_per_module + cluster) * p.sms_per_cluster + i;
         auto sm_name = indexed("sm", id);
         sms.push_back(std::make_unique<sm::sm>(sm_name.c_str(), cfg.sm, clk, id, module, cluster,
                                                cfg.l1.line_bytes, cfg.stats.per_warp));
-        l1s.push_back(std::make_unique<l1::l1>((sm_name + "_l1").c_str(), cfg.l1, clk));
+        l1s.push_back(std::make_unique<l1::l1>((sm_name + "_l1").c_str(), cfg.l1, clk, home_bits));
+        l1s.back()->set_owner(static_cast<int>(id));
         stages.push_back(memory_path_stages(sm_name, cfg, clk, *this));
         // SM -> stages -> L1 -> cluster crossbar; then the stages' side ports -> the crossbar.
+        // l1.sharing shared: SM -> stages -> L1 index routing -> the line's home L1.
         tlm::tlm_initiator_socket<>* prev = &sms.back()->mem;
         for (auto& st : stages.back()) {
             prev->bind(st->path_in());
             prev = &st->path_out();
         }
-        prev->bind(l1s.back()->in);
+        if (shared) {
+            l1_route->bind_input(sm_name, *prev);
+            l1_route->bind_output(sm_name + "_l1", l1s.back()->in);
+        } else {
+            prev->bind(l1s.back()->in);
+        }
         xbar->bind_input(sm_name + "_l1", l1s.back()->out);
         for (auto& st : stages.back()) {
             const std::string full = st->stage_name();
@@ -114,6 +127,13 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
         }
     }
     xbar->set_route([](const tlm::tlm_generic_payload&) { return 0; });
+    if (shared) {
+        const l1_share::home_map homes(cfg.l1.share_index, p.sms_per_cluster, cfg.l1.sets,
+                                       cfg.l1.line_bytes);
+        l1_route->set_route([homes](const tlm::tlm_generic_payload& gp) {
+            return static_cast<int>(homes.home(gp.get_address()));
+        });
+    }
 }
 
 module_unit::module_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,

@@ -53,6 +53,9 @@ public:
     std::vector<std::unique_ptr<l1::l1>> l1s;
     /// Inputs `sm<i>_l1` and each stage's side ports (`sm<i>_tlb_walk`); output `noc`.
     std::unique_ptr<noc::interconnect> xbar;
+    /// l1.sharing shared: the L1 index routing crossbar, inputs `sm<i>` (each SM's memory
+    /// path), outputs `sm<i>_l1` (the home L1s); null otherwise.
+    std::unique_ptr<noc::interconnect> l1_route;
 };
 
 /// One module (chiplet): clusters, the module NoC, LLC slices and the DRAM controller.

@@ -89,6 +89,11 @@ struct vgpu_config {
         if (dram.row_bytes.bytes < llc.line_bytes)
             c.error("dram.row_bytes",
                     "must be at least llc.line_bytes (" + std::to_string(llc.line_bytes) + ")");
+        if (l1.sharing == l1::sharing_mode::shared &&
+            (platform.sms_per_cluster & (platform.sms_per_cluster - 1)) != 0)
+            c.error("l1.sharing", "shared needs platform.sms_per_cluster to be a power of two "
+                                  "(it is " +
+                                      std::to_string(platform.sms_per_cluster) + ")");
         if (memory.page_bytes.bytes < l1.line_bytes)
             c.error("memory.page_bytes", "must be at least l1.line_bytes");
         if (sm.icache_bytes.bytes != 0 && sm.icache_bytes.bytes / l1.line_bytes < sm.icache_ways)

@@ -14,15 +14,17 @@ sc_core::sc_time from_value(std::uint64_t v)
     return sc_core::sc_time::from_value(v);
 }
 
-/// The L1's controller core: sectored, write-through, no-write-allocate, modulo set index.
-cache::controller_params core_params(const l1_config& cfg)
+/// The L1's controller core: sectored, write-through, no-write-allocate, modulo set index (a
+/// shared L1's set index skips the `home_bits` that chose it as the line's home).
+cache::controller_params core_params(const l1_config& cfg, unsigned home_bits)
 {
     cache::controller_params p;
     p.sets = cfg.sets;
     p.ways = cfg.ways;
     p.line_bytes = cfg.line_bytes;
     p.sector_bytes = cfg.sector_bytes;
-    p.index = cache::index_kind::modulo;
+    p.index = home_bits ? cache::index_kind::bit_select : cache::index_kind::modulo;
+    p.index_first_bit = home_bits;
     p.mshrs = cfg.mshrs;
     p.policy = cache::write_policy::write_through_no_allocate;
     return p;
@@ -34,12 +36,13 @@ double count(std::uint64_t v)
 }
 } // namespace
 
-l1::l1(const sc_core::sc_module_name& name, const l1_config& cfg, const clock_params& clk)
+l1::l1(const sc_core::sc_module_name& name, const l1_config& cfg, const clock_params& clk,
+       unsigned home_bits)
     : sc_module(name), in("in"), out("out"), m_cfg(cfg), m_accurate(clk.accurate),
       m_hit(static_cast<double>(cfg.hit_latency) * static_cast<double>(clk.core_ps),
             sc_core::SC_PS),
       m_cycle_ps(sc_core::sc_time(static_cast<double>(clk.core_ps), sc_core::SC_PS).value()),
-      m_core(core_params(cfg)), m_tags(cfg.lines_per_cycle),
+      m_core(core_params(cfg, home_bits)), m_tags(cfg.lines_per_cycle),
       m_waits(clk.accurate ? m_core.entries() : 0), m_log(this->name()), m_stats(this->name()),
       m_reads(m_stats, "reads", "count", "read requests"),
       m_writes(m_stats, "writes", "count", "write requests (all forwarded)"),
@@ -50,6 +53,11 @@ l1::l1(const sc_core::sc_module_name& name, const l1_config& cfg, const clock_pa
                       "bytes read below by misses (the span of the sectors each one fetched)"),
       m_tag_stalls(m_stats, "tag_stalls", "count",
                    "line lookups that waited for the tag stage (l1.lines_per_cycle taken)"),
+      m_remote_reads(m_stats, "remote_reads", "count",
+                     "read requests of other SMs of the cluster (l1.sharing shared: this L1 is "
+                     "their lines' home)"),
+      m_remote_hits(m_stats, "remote_hits", "count",
+                    "line lookups of remote_reads served from the array"),
       m_hits(m_stats, "hits", "count", "read line lookups served from the array",
              [this] { return count(m_core.counts().hits); }),
       m_misses(m_stats, "misses", "count",
@@ -118,7 +126,14 @@ void l1::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         new_epoch(ext->epoch);
     if (gp.is_read()) {
         ++m_reads;
+        // l1.sharing shared: a read of another SM reached this L1 as the line's home.
+        const bool remote = m_owner >= 0 && ext && ext->sm >= 0 && ext->sm != m_owner;
+        const std::uint64_t hits = m_core.counts().hits;
         gp.set_response_status(read(gp, delay));
+        if (remote) {
+            ++m_remote_reads;
+            m_remote_hits += m_core.counts().hits - hits;
+        }
     } else if (gp.is_write()) {
         ++m_writes;
         write(gp, delay);

@@ -25,7 +25,12 @@ public:
     tlm_bus::initiator_port out;            ///< line fills and write-through to the crossbar
 
     /// Timing from `clk`: the hit latency is in core cycles; fast or accurate MSHR model.
-    l1(const sc_core::sc_module_name& name, const l1_config& cfg, const clock_params& clk);
+    /// `home_bits`: l1.sharing shared: log2(SMs per cluster), the line-number bits that chose
+    /// this L1 as the home, which its set index skips (0: private, modulo set index).
+    l1(const sc_core::sc_module_name& name, const l1_config& cfg, const clock_params& clk,
+       unsigned home_bits = 0);
+    /// The SM whose L1 this is (global index): reads of other SMs count as remote.
+    void set_owner(int sm) { m_owner = sm; }
 
 private:
     using segment = tlm_bus::line_segment;
@@ -71,7 +76,9 @@ private:
     std::uint32_t m_epoch = 0;       ///< newest epoch seen
     logger m_log;
     stats::group m_stats;
-    stats::counter m_reads, m_writes, m_invalidations, m_errors, m_bytes_fetched, m_tag_stalls;
+    stats::counter m_reads, m_writes, m_invalidations, m_errors, m_bytes_fetched, m_tag_stalls,
+        m_remote_reads, m_remote_hits;
+    int m_owner = -1; ///< see set_owner()
     stats::formula m_hits, m_misses, m_line_misses, m_sector_misses, m_merges, m_full_stalls,
         m_hit_rate, m_overrun;
     stats::average m_miss_latency, m_tag_wait;

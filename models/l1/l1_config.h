@@ -3,20 +3,22 @@
 #pragma once
 
 #include "models/common/config.h"
+#include "models/l1_share/core/l1_share.h"
 
 #include <string>
 
 namespace vgpu::l1 {
 
-/// How the L1 caches of a cluster are organised (the L1-sharing block adds shared, adaptive).
+/// How the L1 caches of a cluster are organised (models/l1_share/README.md).
 enum class sharing_mode {
     private_, ///< each SM has its own L1 ("private")
+    shared,   ///< one home L1 per line in the cluster, reached through the L1 index routing
 };
 } // namespace vgpu::l1
 
 template <> struct vgpu::enum_names<vgpu::l1::sharing_mode> {
     static constexpr std::pair<std::string_view, l1::sharing_mode> table[] = {
-        {"private", l1::sharing_mode::private_}};
+        {"private", l1::sharing_mode::private_}, {"shared", l1::sharing_mode::shared}};
 };
 
 namespace vgpu::l1 {
@@ -31,6 +33,7 @@ struct l1_config {
     unsigned lines_per_cycle = 1;                  ///< line lookups (tag and data) per core cycle
     unsigned mshrs = 32;                           ///< line misses outstanding at once
     sharing_mode sharing = sharing_mode::private_; ///< organisation among the SMs of a cluster
+    l1_share::home_kind share_index = l1_share::home_kind::bits; ///< shared: a line's home L1
 
     void declare(config::visitor& v)
     {
@@ -59,7 +62,13 @@ struct l1_config {
                      "L1, in both timing modes")
                     .range(1, 1024));
         v.choice("sharing", sharing,
-                 spec("organisation of the L1s of a cluster: private = one per SM"));
+                 spec("organisation of the L1s of a cluster: private = one per SM; shared = "
+                      "the cluster crossbar's L1 index routing sends each line to its one home "
+                      "L1 among the cluster's SMs (models/l1_share/README.md)"));
+        v.choice("share_index", share_index,
+                 spec("shared: the home L1 of a line: bits (the low log2(SMs per cluster) bits "
+                      "of the line number) or xor (their XOR fold over the line number); the "
+                      "home's set index takes the bits above them"));
     }
     void validate(config::checker& c) const
     {

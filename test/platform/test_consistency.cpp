@@ -568,3 +568,16 @@ TEST_CASE("consistency: random race-free accesses on on_demand buffers (page fau
     CHECK(st["stats"]["gpu.fault_services"].get<double>() > 0);
     CHECK(st["stats"]["gpu.fault_services"] == st["stats"]["gpu.page_faults"]);
 }
+
+TEST_CASE("consistency: random race-free accesses with shared L1s (l1.sharing shared), both modes")
+{
+    for (const char* mode : {"fast", "accurate"}) {
+        const std::uint32_t seed = seed_or(3);
+        CAPTURE(seed, mode);
+        const auto [sms, link_bytes] =
+            spread(run_case(std::string("shared_l1_") + mode, seed,
+                            std::string("-s l1.sharing=shared -s platform.timing.mode=") + mode));
+        CHECK(sms == 8);
+        CHECK(link_bytes == 0);
+    }
+}
