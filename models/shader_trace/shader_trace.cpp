@@ -101,8 +101,10 @@ trace_unit::trace_unit(const sc_core::sc_module_name& name, const shader_trace_c
     dont_initialize();
     SC_METHOD(update_irq);
     sensitive << m_irq_ev;
+    m_engine_data.assign(cfg.writes_in_flight, std::vector<std::uint8_t>(cfg.group_bytes()));
     for (unsigned i = 0; i < cfg.writes_in_flight; ++i)
-        sc_core::sc_spawn([this] { write_thread(); }, sc_core::sc_gen_unique_name("write_engine"));
+        sc_core::sc_spawn([this, i] { write_thread(i); },
+                          sc_core::sc_gen_unique_name("write_engine"));
 }
 
 void trace_unit::define_registers()
@@ -334,11 +336,11 @@ void trace_unit::store_held(std::uint64_t cycle)
 
 // ---- the write engine (S40) ----
 
-void trace_unit::write_thread()
+void trace_unit::write_thread(unsigned engine)
 {
     namespace r = trace_reg;
     const unsigned gbytes = m_cfg.group_bytes();
-    std::vector<std::uint8_t> data(gbytes);
+    std::vector<std::uint8_t>& data = m_engine_data[engine];
     tlm_bus::gpu_extension ext;
     ext.kind = tlm_bus::access_kind::trace;
     for (;;) {

@@ -70,8 +70,8 @@ private:
         std::uint64_t since = 0; ///< cycle it started waiting
     };
     void define_registers();
-    void pack();         ///< SC_METHOD: the events of past cycles, in order, into the buffer
-    void write_thread(); ///< one outstanding group write at a time (writes_in_flight of them)
+    void pack(); ///< SC_METHOD: the events of past cycles, in order, into the buffer
+    void write_thread(unsigned engine); ///< one group write at a time (writes_in_flight of them)
     void process(const queued& q);
     void flush_source(unsigned source, std::uint64_t cycle);
     void store(unsigned source, group g, std::uint64_t cycle);
@@ -110,6 +110,9 @@ private:
     /// Wrap mode: per group place of the region, its source << 16 | its tokens (so what a
     /// wrapped write overwrites is counted as that source's loss); set up by ENABLE.
     std::vector<std::uint32_t> m_owner;
+    /// One write buffer per write engine (members, so that nothing is left on a thread's heap
+    /// when the simulation ends with the engines waiting).
+    std::vector<std::vector<std::uint8_t>> m_engine_data;
     sc_core::sc_event m_wake, m_have_head, m_unblocked, m_irq_ev;
     tlm_bus::reg_bank m_regs;
     logger m_log;
