@@ -131,27 +131,9 @@ void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_tim
     m_rsp_latency.sample((sc_core::sc_time_stamp() + delay - back).to_seconds() * 1e9);
 }
 
-unsigned crossbar::transport_dbg(int, tlm::tlm_generic_payload& gp)
+sc_core::sc_time crossbar::unloaded_round_trip(unsigned, unsigned) const
 {
-    const int o = route(gp);
-    return o < 0 ? 0 : out[o]->transport_dbg(gp);
-}
-
-bool crossbar::get_direct_mem_ptr(int, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi)
-{
-    const int o = route(gp);
-    if (o < 0) {
-        // Deny for this address only: the route function does not tell how far the hole spans.
-        dmi.set_start_address(gp.get_address());
-        dmi.set_end_address(gp.get_address());
-        return false;
-    }
-    const bool ok = out[o]->get_direct_mem_ptr(gp, dmi);
-    if (ok) {
-        dmi.set_read_latency(dmi.get_read_latency() + m_hop + m_rsp_hop);
-        dmi.set_write_latency(dmi.get_write_latency() + m_hop + m_rsp_hop);
-    }
-    return ok;
+    return m_hop + m_rsp_hop;
 }
 
 } // namespace vgpu::noc

@@ -66,8 +66,7 @@ private:
 
     void create_ports() override;
     void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) override;
-    unsigned transport_dbg(int id, tlm::tlm_generic_payload& gp) override;
-    bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) override;
+    sc_core::sc_time unloaded_round_trip(unsigned in, unsigned out) const override;
 
     const noc_config m_cfg;
     const clock_params m_clocks;

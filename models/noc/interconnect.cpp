@@ -96,6 +96,31 @@ int interconnect::route(const tlm::tlm_generic_payload& gp)
     return o < 0 ? -1 : o;
 }
 
+unsigned interconnect::fw_transport_dbg(int, tlm::tlm_generic_payload& gp)
+{
+    const int o = route(gp);
+    return o < 0 ? 0 : out[o]->transport_dbg(gp);
+}
+
+bool interconnect::fw_get_direct_mem_ptr(int id, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi)
+{
+    const int o = route(gp);
+    if (o < 0) {
+        // Deny for this address only: the route function does not tell how far the hole spans.
+        dmi.set_start_address(gp.get_address());
+        dmi.set_end_address(gp.get_address());
+        return false;
+    }
+    const bool ok = out[o]->get_direct_mem_ptr(gp, dmi);
+    if (ok) {
+        const sc_core::sc_time path =
+            unloaded_round_trip(static_cast<unsigned>(id), static_cast<unsigned>(o));
+        dmi.set_read_latency(dmi.get_read_latency() + path);
+        dmi.set_write_latency(dmi.get_write_latency() + path);
+    }
+    return ok;
+}
+
 void interconnect::invalidate_direct_mem_ptr(int, sc_dt::uint64 start, sc_dt::uint64 end)
 {
     for (unsigned i = 0; i < in.size(); ++i)

@@ -80,8 +80,9 @@ protected:
     /// Creates the per-port state once every port is bound.
     virtual void create_ports() = 0;
     virtual void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) = 0;
-    virtual unsigned transport_dbg(int id, tlm::tlm_generic_payload& gp) = 0;
-    virtual bool get_direct_mem_ptr(int id, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi) = 0;
+    /// The unloaded time from input `in` to output `out` and back (added to a DMI region's
+    /// latencies).
+    virtual sc_core::sc_time unloaded_round_trip(unsigned in, unsigned out) const = 0;
 
     unsigned m_inputs = 0, m_outputs = 0;
 
@@ -91,14 +92,10 @@ private:
     {
         b_transport(id, gp, delay);
     }
-    unsigned fw_transport_dbg(int id, tlm::tlm_generic_payload& gp)
-    {
-        return transport_dbg(id, gp);
-    }
-    bool fw_get_direct_mem_ptr(int id, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi)
-    {
-        return get_direct_mem_ptr(id, gp, dmi);
-    }
+    /// Debug transport to the routed output (0 bytes where no output serves the address).
+    unsigned fw_transport_dbg(int id, tlm::tlm_generic_payload& gp);
+    /// DMI from the routed output, its latencies plus unloaded_round_trip().
+    bool fw_get_direct_mem_ptr(int id, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
     void invalidate_direct_mem_ptr(int id, sc_dt::uint64 start, sc_dt::uint64 end);
 
     route_fn m_route;

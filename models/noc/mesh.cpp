@@ -247,30 +247,10 @@ void mesh::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
     m_rsp_latency.sample((sc_core::sc_time_stamp() + delay - back).to_seconds() * 1e9);
 }
 
-unsigned mesh::transport_dbg(int, tlm::tlm_generic_payload& gp)
+sc_core::sc_time mesh::unloaded_round_trip(unsigned in, unsigned out) const
 {
-    const int o = route(gp);
-    return o < 0 ? 0 : out[o]->transport_dbg(gp);
-}
-
-bool mesh::get_direct_mem_ptr(int id, tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi)
-{
-    const int o = route(gp);
-    if (o < 0) {
-        // Deny for this address only: the route function does not tell how far the hole spans.
-        dmi.set_start_address(gp.get_address());
-        dmi.set_end_address(gp.get_address());
-        return false;
-    }
-    const bool ok = out[o]->get_direct_mem_ptr(gp, dmi);
-    if (ok) {
-        // The unloaded path of a one-flit request and a one-flit response.
-        const auto i = static_cast<unsigned>(id), ou = static_cast<unsigned>(o);
-        const sc_core::sc_time path = request_time(i, ou, 0) + response_time(ou, i, 0);
-        dmi.set_read_latency(dmi.get_read_latency() + path);
-        dmi.set_write_latency(dmi.get_write_latency() + path);
-    }
-    return ok;
+    // The unloaded path of a one-flit request and a one-flit response.
+    return request_time(in, out, 0) + response_time(out, in, 0);
 }
 
 } // namespace vgpu::noc
