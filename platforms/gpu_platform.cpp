@@ -69,6 +69,7 @@ clock_params make_clock_params(const platform_config& p)
     c.core_ps = p.clocks.core.ps;
     c.noc_ps = p.clocks.noc.ps;
     c.dram_ps = p.clocks.dram.ps;
+    c.memory_quantum_ps = p.timing.memory_quantum_ns * 1000;
     return c;
 }
 

@@ -51,6 +51,7 @@ struct clocks_config {
 struct timing_config {
     timing_mode mode = timing_mode::fast; ///< fast (loosely timed) or accurate (cycle arbitration)
     std::uint64_t quantum_ns = 100;       ///< fast mode: global quantum; 0 = lock-step
+    std::uint64_t memory_quantum_ns = 0;  ///< fast mode: an SM syncs before memory if further ahead
 
     void declare(config::visitor& v)
     {
@@ -62,6 +63,13 @@ struct timing_config {
         v.value("quantum_ns", quantum_ns,
                 spec("global quantum of fast mode, at most platform.max_time; 0 runs initiators "
                      "in lock-step; accurate mode always runs in lock-step and ignores it")
+                    .range(0, 1e9)
+                    .unit("ns"));
+        v.value("memory_quantum_ns", memory_quantum_ns,
+                spec("fast mode: an SM further ahead of global time than this synchronises "
+                     "before it issues a memory instruction, so SMs reach the shared memory "
+                     "system in time order and each gets its share of a saturated port; 0 = "
+                     "always; at or above quantum_ns it never acts; accurate mode ignores it")
                     .range(0, 1e9)
                     .unit("ns"));
     }

@@ -110,6 +110,9 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
                             "warp's miss or a prefetch) and waited for that fill"),
       m_icache_prefetches(m_stats, "icache_prefetches", "count",
                           "prefetch fills of the instruction cache (sm.icache_prefetch_lines)"),
+      m_memory_syncs(m_stats, "memory_syncs", "count",
+                     "fast mode: times the SM let global time catch up before a memory "
+                     "instruction (platform.timing.memory_quantum_ns)"),
       m_page_faults(m_stats, "page_faults", "count",
                     "line requests of LD/ST that page-faulted and waited for the host (each "
                     "replay that faults again counts again)"),
@@ -791,6 +794,16 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     }
     op.end = op.issue;
     op.remaining = 0;
+    // Fast mode books shared resources in call order: an SM that ran ahead would take a
+    // saturated port before SMs that reach it earlier in simulated time. Far ahead, it first
+    // lets global time catch up (platform.timing.memory_quantum_ns).
+    if (const std::uint64_t local = time_of(m_cycle).value(),
+        global = sc_core::sc_time_stamp().value();
+        local > global && local - global > m_clk.memory_quantum_ps) {
+        m_qk.set(time_of(m_cycle) - sc_core::sc_time_stamp());
+        m_qk.sync();
+        ++m_memory_syncs;
+    }
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     for (unsigned i = 0; i < op.lines.count; ++i) {
         sc_core::sc_time delay = time_of(op.issue + i) - now;

@@ -394,7 +394,8 @@ private:
         m_fetches, m_ctas, m_faults, m_active_cycles, m_idle_cycles, m_stall_scoreboard,
         m_stall_barrier, m_stall_memory, m_barrier_wait_cycles, m_trace_events, m_issue_cycles,
         m_stall_structural, m_icache_hits, m_icache_misses, m_icache_pending_hits,
-        m_icache_prefetches, m_page_faults, m_fault_stall_cycles, m_trace_stall_cycles, m_atomics;
+        m_icache_prefetches, m_memory_syncs, m_page_faults, m_fault_stall_cycles,
+        m_trace_stall_cycles, m_atomics;
     unsigned m_trace_source = shader_trace::event_if::no_source; ///< this ISU's source id
     stats::average m_request_barrier_count;
     stats::formula m_ipc;
