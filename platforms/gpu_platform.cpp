@@ -148,11 +148,21 @@ module_unit::module_unit(const sc_core::sc_module_name& name, const vgpu_config&
         clusters.push_back(std::make_unique<cluster_unit>(cname.c_str(), cfg, clk, module, c));
         clusters.back()->xbar->connect("noc", *noc, cname);
     }
+    const noc::address_map map(p.modules, cfg.dram.size.bytes, cfg.llc.slices_per_module,
+                               cfg.llc.line_bytes);
     for (unsigned k = 0; k < cfg.llc.slices_per_module; ++k) {
         const std::string lname = indexed("llc", k);
         llcs.push_back(std::make_unique<llc::llc>(lname.c_str(), cfg.llc, clk));
         noc->bind_output(lname, llcs.back()->in);
-        llcs.back()->out.bind(dram.in);
+        if (p.modules == 1) {
+            llcs.back()->out.bind(dram.in);
+            continue;
+        }
+        // Private copies are filled through (and written through to) their line's home.
+        homes.push_back(std::make_unique<llc::home_router>((lname + "_home").c_str(), map, module));
+        llcs.back()->out.bind(homes.back()->in);
+        homes.back()->local.bind(dram.in);
+        noc->bind_input(lname + "_home", homes.back()->remote);
     }
 }
 
@@ -295,8 +305,48 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
         }
     const noc::address_map map(p.modules, cfg.dram.size.bytes, cfg.llc.slices_per_module,
                                cfg.llc.line_bytes);
-    for (unsigned m = 0; m < p.modules; ++m)
-        modules[m]->noc->set_route(noc::module_route(map, m, *modules[m]->noc));
+    if (p.modules > 1) {
+        // The LLC organisation: one switcher for every module's slices (they switch together).
+        llc::path_costs costs;
+        costs.llc = cfg.llc.hit_latency;
+        costs.dram = static_cast<double>(cfg.dram.latency.ps + cfg.dram.tRCD.ps + cfg.dram.tCL.ps) /
+                     static_cast<double>(clk.noc_ps);
+        costs.link = static_cast<double>(cfg.noc.link_latency.ps) / static_cast<double>(clk.noc_ps);
+        llc_switch =
+            std::make_unique<llc::llc_switcher>("llc_switch", cfg.llc, clk, map, costs, p.seed);
+        for (unsigned m = 0; m < p.modules; ++m)
+            for (auto& l : modules[m]->llcs)
+                l->attach(*llc_switch, m, map);
+        const auto target = static_cast<unsigned>(mmio_bus.out.size());
+        mmio_bus.out.bind(llc_switch->mmio);
+        mmio_bus.map({llc_switch_base, llc::switch_reg::WINDOW_BYTES, target, 0, "llc_switch"});
+        cp.on_kernel_end([this] { return llc_switch->kernel_boundary(); });
+    }
+    for (unsigned m = 0; m < p.modules; ++m) {
+        noc::route_fn home_route = noc::module_route(map, m, *modules[m]->noc);
+        if (!llc_switch) {
+            modules[m]->noc->set_route(std::move(home_route));
+            continue;
+        }
+        // Private organisation: an SM's data, instruction and constant reads and its writes
+        // go to a slice of its own module (the slice writes through to a remote home); page
+        // walks and everything else go to the line's home.
+        std::vector<int> local_slice;
+        for (unsigned k = 0; k < map.slices(); ++k)
+            local_slice.push_back(modules[m]->noc->output_index(indexed("llc", k)));
+        const llc::llc_switcher* sw = llc_switch.get();
+        modules[m]->noc->set_route(
+            [home_route, local_slice, map, m, sw](const tlm::tlm_generic_payload& gp) {
+                using tlm_bus::access_kind;
+                if (sw->cur() == llc::llc_org::private_org) {
+                    const auto* e = gp.get_extension<tlm_bus::gpu_extension>();
+                    if (e && !e->home_access && e->sm >= 0 && e->module == static_cast<int>(m) &&
+                        e->kind != access_kind::page_walk && map.home(gp.get_address()))
+                        return local_slice[map.slice(gp.get_address())];
+                }
+                return home_route(gp);
+            });
+    }
 
     SC_HAS_PROCESS(gpu_platform);
     SC_METHOD(stop_after_failure);

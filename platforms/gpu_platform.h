@@ -11,7 +11,9 @@
 #include "models/host/driver.h"
 #include "models/host/workload.h"
 #include "models/l1/l1.h"
+#include "models/llc/home_router.h"
 #include "models/llc/llc.h"
+#include "models/llc/llc_switcher.h"
 #include "models/noc/interconnect.h"
 #include "models/noc/link.h"
 #include "models/shader_trace/shader_trace.h"
@@ -67,6 +69,8 @@ public:
     /// Inputs `c<c>`, `host` (module 0), `link_<a>_<m>`; outputs `llc<k>`, `link_<m>_<b>`.
     std::unique_ptr<noc::interconnect> noc;
     std::vector<std::unique_ptr<llc::llc>> llcs;
+    /// Multi-module GPUs: per slice, its fills and write-backs to the home of their line.
+    std::vector<std::unique_ptr<llc::home_router>> homes;
     ::vgpu::dram::dram dram; ///< this module's memory
 };
 
@@ -112,6 +116,9 @@ public:
     sc_core::sc_signal<bool> trace_irq;                ///< trace unit -> host (watermark)
     std::vector<std::unique_ptr<module_unit>> modules; ///< m0, m1, ...
     std::vector<std::unique_ptr<noc::link>> links;     ///< link_<a>_<b>: module a -> module b
+    /// Multi-module GPUs: the LLC organisation flags and switch engine (llc.mode).
+    std::unique_ptr<llc::llc_switcher> llc_switch;
+    static constexpr std::uint64_t llc_switch_base = 0x40040000;
 
 private:
     /// Numeric statistics at one window boundary, by name.

@@ -46,13 +46,15 @@ public:
     access_kind kind = access_kind::other; ///< purpose of the access
     std::uint16_t barrier_waiting = 0;     ///< warps of the issuing SM waiting at a barrier
     bool read_only = false;                ///< the page is known read-only (remote LLC hint)
-    std::uint64_t vaddr = 0;               ///< virtual address before translation
-    std::uint32_t pc = 0;                  ///< program counter of the issuing instruction
-    std::uint32_t epoch = 0;               ///< kernel-launch sequence number of the issuing CTA;
-                                           ///< caches and translation caches of an SM drop what
-                                           ///< they hold when they see a newer epoch
-    std::uint64_t ptbr = 0;                ///< page-table base of the issuing context
-    std::shared_ptr<fault_wait> fault;     ///< set by translation on a recoverable page fault
+    bool home_access = false;          ///< llc.mode private: a slice's request to the line's home
+                                       ///< module (a fill, or a write passed through); routed home
+    std::uint64_t vaddr = 0;           ///< virtual address before translation
+    std::uint32_t pc = 0;              ///< program counter of the issuing instruction
+    std::uint32_t epoch = 0;           ///< kernel-launch sequence number of the issuing CTA;
+                                       ///< caches and translation caches of an SM drop what
+                                       ///< they hold when they see a newer epoch
+    std::uint64_t ptbr = 0;            ///< page-table base of the issuing context
+    std::shared_ptr<fault_wait> fault; ///< set by translation on a recoverable page fault
 
     tlm::tlm_extension_base* clone() const override { return new gpu_extension(*this); }
     void copy_from(const tlm::tlm_extension_base& other) override

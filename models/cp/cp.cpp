@@ -447,6 +447,11 @@ void cp::release(unsigned sm, unsigned q)
 void cp::finish(unsigned q)
 {
     queue_state& qs = *m_q[q];
+    if (m_kernel_end_work) {
+        const sc_core::sc_time t = m_kernel_end_work();
+        if (t > sc_core::SC_ZERO_TIME)
+            sc_core::wait(t);
+    }
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     set_status(q, qs.fault ? queue_status::error : queue_status::done);
     qs.busy = false;

@@ -116,6 +116,12 @@ public:
     std::uint64_t ctas_done() const { return m_ctas_done.value(); } ///< CTAs finished ok
     std::uint64_t faults() const { return m_faults.value(); }       ///< fault records received
     std::uint64_t bad_done_records() const { return m_bad_done.value(); } ///< refused records
+    /// Work the memory system does when a kernel's last CTA has ended (the LLC switcher drops
+    /// private copies); the kernel completes (status, interrupt) after the time it returns.
+    void on_kernel_end(std::function<sc_core::sc_time()> work)
+    {
+        m_kernel_end_work = std::move(work);
+    }
     /// TLB shootdown: called on a TLB_INVALIDATE write with the range of TLB_INV_VA and
     /// TLB_INV_BYTES (bytes 0: every page); the platform connects it to every TLB.
     std::function<void(std::uint64_t va, std::uint64_t bytes)> tlb_invalidate;
@@ -184,6 +190,7 @@ private:
     std::vector<sm_state> m_sm;
     std::vector<done_entry> m_pending;    ///< cta_done records by time, not yet processed
     std::vector<irq_entry> m_irq_pending; ///< IRQ_STATUS bits raised at an LT offset, by time
+    std::function<sc_core::sc_time()> m_kernel_end_work; ///< see on_kernel_end()
     std::uint32_t m_launch_seq = 0;
     sc_core::sc_event m_done_ev, m_slot_freed, m_irq_ev;
     logger m_log;

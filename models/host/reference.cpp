@@ -310,6 +310,34 @@ void stencil3(arg_reader& r, std::vector<std::uint32_t>& out)
     std::copy(cur.begin(), cur.end(), out.begin());
 }
 
+void owned_rmw(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& in = r.buffer("in");
+    const std::uint64_t threads = r.count("threads");
+    const std::uint64_t m = r.count("m");
+    const std::uint64_t k = r.count("k");
+    const std::uint64_t part = r.count("part");
+    if (r.error().empty() && (threads == 0 || m == 0 || (m & (m - 1)) != 0 || part > 1))
+        r.fail("threads must be positive, m a power of two and part 0 (the array) or 1 (sums)");
+    r.fits("in", threads * m, in.size());
+    r.fits("the checked buffer", part == 0 ? threads * m : threads, out.size());
+    if (!r.error().empty())
+        return;
+    std::vector<std::uint32_t> a(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(threads * m));
+    for (std::uint64_t t = 0; t < threads; ++t) {
+        std::uint32_t sum = 0;
+        for (std::uint64_t i = 0; i < k; ++i) {
+            const std::uint64_t idx = ((5 * i + t) & (m - 1)) * threads + t;
+            a[idx] = a[idx] * 3u + static_cast<std::uint32_t>(i);
+            sum += a[idx];
+        }
+        if (part == 1)
+            out[t] = sum;
+    }
+    if (part == 0)
+        std::copy(a.begin(), a.end(), out.begin());
+}
+
 void reduce_sum(arg_reader& r, std::vector<std::uint32_t>& out)
 {
     const auto& in = r.buffer("in");
@@ -484,6 +512,17 @@ reference_work stencil3_work(shape_reader& r)
     return {n * std::max<std::uint64_t>(1, steps), "n x steps", {}};
 }
 
+reference_work owned_rmw_work(shape_reader& r)
+{
+    const std::uint64_t threads = r.count("threads");
+    const std::uint64_t m = r.count("m");
+    const std::uint64_t k = r.count("k");
+    const std::uint64_t part = r.count("part");
+    r.fits("in", threads * m, r.size("in"));
+    r.fits("the checked buffer", part == 0 ? threads * m : threads, r.out());
+    return {threads * std::max<std::uint64_t>(1, k), "threads x k", {}};
+}
+
 reference_work reduce_sum_work(shape_reader& r)
 {
     const std::uint64_t in = r.size("in");
@@ -583,6 +622,17 @@ const std::vector<entry>& table()
           "out[c] = sum of in[c*block*items .. min(n, (c+1)*block*items)) (mod 2^32)"},
          reduce_sum,
          reduce_sum_work},
+        {{"owned_rmw",
+          {{"in", arg_kind::buffer, true, {U, I}},
+           {"threads", arg_kind::scalar, true, {}},
+           {"m", arg_kind::scalar, true, {}},
+           {"k", arg_kind::scalar, true, {}},
+           {"part", arg_kind::scalar, true, {}}},
+          {U, I},
+          "thread t < threads owns in[t + j*threads], j < m; k times: j = (5i + t) & (m - 1), "
+          "x = x*3 + i (mod 2^32), s += x; part 0: the final array, part 1: s per thread"},
+         owned_rmw,
+         owned_rmw_work},
         {{"stencil3",
           {{"in", arg_kind::buffer, true, {U, I}},
            {"seg", arg_kind::scalar, true, {}},

@@ -63,6 +63,20 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
       m_wb_read_waits(m_stats, "wb_read_waits", "count",
                       "misses whose fetch waited until their line's buffered write-back had "
                       "reached DRAM"),
+      m_local_lookups(m_stats, "local_lookups", "count",
+                      "line lookups of requests from this slice's own module"),
+      m_local_hits(m_stats, "local_hits", "count",
+                   "local_lookups served without a fetch (hits and merges)"),
+      m_remote_lookups(m_stats, "remote_lookups", "count",
+                       "line lookups of requests from other modules (over the links: shared "
+                       "organisation, or another module's private copy being filled)"),
+      m_remote_hits(m_stats, "remote_hits", "count",
+                    "remote_lookups served without a fetch (hits and merges)"),
+      m_home_writes(m_stats, "home_writes", "count",
+                    "private organisation: writes and atomics to lines homed on another module, "
+                    "passed through to the home"),
+      m_switch_waits(m_stats, "switch_waits", "count",
+                     "line requests that waited for an organisation switch in progress"),
       m_hits(m_stats, "hits", "count", "line lookups served from the array",
              [this] { return count(m_core.counts().hits); }),
       m_misses(m_stats, "misses", "count",
@@ -240,7 +254,89 @@ tlm::tlm_response_status llc::fetch(std::uint64_t line, cache::sector_mask secto
     unsigned off = 0, bytes = 0;
     m_core.fetch_span(sectors, off, bytes);
     m_bytes_fetched += bytes;
+    if (remote(line)) { // a private copy is filled through the line's home slice
+        tlm_bus::gpu_extension home = ext ? *ext : tlm_bus::gpu_extension{};
+        home.home_access = true;
+        home.fault.reset();
+        return out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, &home);
+    }
     return out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, ext);
+}
+
+void llc::attach(llc_switcher& sw, unsigned module, const noc::address_map& map)
+{
+    m_switcher = &sw;
+    m_module = module;
+    m_map.emplace(map);
+    sw.add_slice(*this);
+}
+
+bool llc::remote(std::uint64_t addr) const
+{
+    if (!m_map)
+        return false;
+    const auto home = m_map->home(addr);
+    return home && *home != m_module;
+}
+
+unsigned llc::drop_remote_lines()
+{
+    std::vector<std::uint64_t> drop;
+    m_core.array().for_each_valid([&](std::uint64_t line, cache::sector_mask dirty, const void*) {
+        // A copy being filled stays until its fill has landed (it is dropped then).
+        if (remote(line) && m_core.entry_of(line) < 0) {
+            if (dirty != 0)
+                SC_REPORT_ERROR("vgpu/llc", (std::string(name()) +
+                                             ": a private copy of another module's line is dirty")
+                                                .c_str());
+            drop.push_back(line);
+        }
+    });
+    for (std::uint64_t line : drop)
+        m_core.array().invalidate(line);
+    return static_cast<unsigned>(drop.size());
+}
+
+tlm::tlm_response_status llc::write_home(const segment& s, const tlm_bus::gpu_extension* ext,
+                                         sc_core::sc_time& delay)
+{
+    ++m_home_writes;
+    const std::uint64_t line = m_core.line_addr(s.addr);
+    // Accurate mode: a fill of this line in flight must land first, or it would bring back the
+    // bytes from before this write.
+    if (m_accurate) {
+        settle(delay);
+        for (int e = m_core.entry_of(line); e >= 0; e = m_core.entry_of(line))
+            m_waits.wait_entry(e);
+    }
+    tlm_bus::gpu_extension home = ext ? *ext : tlm_bus::gpu_extension{};
+    home.home_access = true;
+    home.fault.reset();
+    std::vector<std::uint8_t> be;
+    if (s.be) {
+        be.resize(s.len);
+        for (unsigned i = 0; i < s.len; ++i)
+            be[i] = s.be[(s.be_offset + i) % s.be_len];
+    }
+    const bool atom = ext && ext->kind == tlm_bus::access_kind::atomic;
+    std::uint32_t addend = 0;
+    if (atom)
+        std::memcpy(&addend, s.data, 4);
+    const tlm::tlm_response_status status = out.access(
+        tlm::TLM_WRITE_COMMAND, s.addr, s.data, s.len, delay, &home, s.be ? be.data() : nullptr);
+    if (status != tlm::TLM_OK_RESPONSE || !m_core.array().probe(line))
+        return status;
+    if (atom) { // the home answered the old value: the copy gets the new one
+        std::uint32_t old = 0;
+        std::memcpy(&old, s.data, 4);
+        const std::uint32_t sum = old + addend;
+        m_core.array().write_valid(s.addr, &sum, 4, false);
+        return status;
+    }
+    tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset, [&](unsigned off, unsigned n) {
+        m_core.array().write_valid(s.addr + off, s.data + off, n, false);
+    });
+    return status;
 }
 
 sc_core::sc_time llc::write_victim(std::uint64_t line, const std::uint8_t* data,
@@ -282,6 +378,20 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
                                      const tlm_bus::gpu_extension* ext, sc_core::sc_time& delay)
 {
     using outcome = cache::cache_controller::outcome;
+    if (m_switcher) {
+        // An SM's request is the adaptive monitor's access stream; every request waits for a
+        // switch in progress.
+        if (ext && ext->sm >= 0 && !ext->home_access && ext->module >= 0)
+            m_switcher->note_access(static_cast<unsigned>(ext->module), s.addr, write);
+        const std::uint64_t at = (sc_core::sc_time_stamp() + delay).value();
+        if (at < m_switcher->busy_until()) {
+            delay += sc_core::sc_time::from_value(m_switcher->busy_until() - at);
+            ++m_switch_waits;
+        }
+    }
+    const bool local = !ext || ext->module < 0 || static_cast<unsigned>(ext->module) == m_module;
+    ++(local ? m_local_lookups : m_remote_lookups);
+    const bool copy = remote(s.addr); // a private copy of a line homed elsewhere
     const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
     // An atomic holds its bank two cycles: the read and the write of the word.
     const unsigned cycles =
@@ -305,12 +415,25 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
         delay = until(tag_done);
         return tlm::TLM_OK_RESPONSE;
     }
+    if (copy && write) { // write through to the home; the copy stays clean
+        delay = until(tag_done);
+        return write_home(s, ext, delay);
+    }
+    if (copy && m_switcher->cur() == llc_org::shared && m_core.entry_of(s.addr) < 0 &&
+        m_core.array().probe(s.addr))
+        m_core.array().invalidate(s.addr); // a copy left from before a switch: read home again
 
     if (!m_accurate) {
         const cache::cache_controller::timed_outcome t =
             m_core.lookup_at(s.addr, need, tag_done.value());
-        if (t.result == outcome::miss)
-            return miss_fast(s, write, c, t, ext, tag_done.value(), delay);
+        if (t.result == outcome::miss) {
+            const tlm::tlm_response_status st =
+                miss_fast(s, write, c, t, ext, tag_done.value(), delay);
+            if (copy && m_switcher->cur() == llc_org::shared)
+                m_core.array().invalidate(s.addr); // filled after a switch to shared
+            return st;
+        }
+        ++(local ? m_local_hits : m_remote_hits);
         apply(s, write, atomic(s, write, ext), c.whole);
         delay = sc_core::sc_time::from_value(t.ready - sc_core::sc_time_stamp().value());
         return tlm::TLM_OK_RESPONSE;
@@ -327,6 +450,7 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
         if (woken && o != outcome::stall && m_core.misses_in_flight() < m_cfg.mshrs)
             m_waits.pass_on(); // the freed MSHR is not needed here
         if (o == outcome::hit) {
+            ++(local ? m_local_hits : m_remote_hits);
             apply(s, write, atomic(s, write, ext), c.whole);
             delay = until(tag_done);
             return tlm::TLM_OK_RESPONSE;
@@ -339,7 +463,10 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
             woken = true;
         }
     }
-    return miss_accurate(s, write, c, r, ext, tag_done, delay);
+    const tlm::tlm_response_status st = miss_accurate(s, write, c, r, ext, tag_done, delay);
+    if (copy && m_switcher->cur() == llc_org::shared && m_core.entry_of(s.addr) < 0)
+        m_core.array().invalidate(s.addr); // filled after a switch to shared
+    return st;
 }
 
 tlm::tlm_response_status llc::miss_fast(const segment& s, bool write, const cache::sector_cover& c,

@@ -8,6 +8,8 @@
 #include "models/common/stats.h"
 #include "models/common/timing.h"
 #include "models/llc/llc_config.h"
+#include "models/llc/llc_switcher.h"
+#include "models/noc/core/address_map.h"
 #include "models/noc/occupancy_probe.h"
 #include "models/noc/shared_resource.h"
 #include "tlm_bus/byte_enables.h"
@@ -15,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
@@ -23,7 +26,7 @@
 namespace vgpu::llc {
 
 /// An LLC slice in front of its module's DRAM controller.
-class llc : public sc_core::sc_module {
+class llc : public sc_core::sc_module, public slice_if {
 public:
     tlm_utils::simple_target_socket<llc> in; ///< from the module NoC (global physical addresses)
     tlm_bus::initiator_port out;             ///< fills and write-backs to the DRAM controller
@@ -35,6 +38,15 @@ public:
     unsigned bank_of(std::uint64_t addr) const;
     /// Registers `<path>.mshrs_in_use` (MSHRs held by misses) with the waveform.
     void trace(sc_core::sc_trace_file* tf) const override;
+    /// On a multi-module GPU: this slice belongs to `module` of `map`, and `sw` switches the
+    /// organisation (before simulation). Without it the slice is shared-mode only.
+    void attach(llc_switcher& sw, unsigned module, const noc::address_map& map);
+
+    unsigned drop_remote_lines() override;
+    unsigned tag_walk_cycles() const override
+    {
+        return (m_cfg.sets + m_cfg.banks - 1) / m_cfg.banks;
+    }
 
 private:
     using segment = tlm_bus::line_segment;
@@ -69,6 +81,12 @@ private:
     /// Accurate mode: lets the annotated time pass, so the waiting requests see the result then.
     void settle(sc_core::sc_time& delay);
     std::uint8_t* take_buffer();
+    /// True when `addr` is homed on another module (a private copy, llc.mode private).
+    bool remote(std::uint64_t addr) const;
+    /// A write or atomic to a line homed elsewhere: passed through to its home (write
+    /// through), the resident copy's valid sectors patched with the result.
+    tlm::tlm_response_status write_home(const segment& s, const tlm_bus::gpu_extension* ext,
+                                        sc_core::sc_time& delay);
 
     const llc_config m_cfg;
     const bool m_accurate;
@@ -83,9 +101,14 @@ private:
     tlm_bus::gpu_extension m_wb_attrs;                          ///< attributes of write-backs
     std::vector<std::unique_ptr<noc::shared_resource>> m_banks;
     noc::occupancy_probe m_mshrs_in_use; ///< misses holding an MSHR, in simulated time
+    llc_switcher* m_switcher = nullptr;  ///< organisation control (multi-module GPUs)
+    unsigned m_module = 0;
+    std::optional<noc::address_map> m_map;
     logger m_log;
     stats::group m_stats;
-    stats::counter m_reads, m_writes, m_errors, m_bytes_fetched, m_writeback_bytes, m_wb_read_waits;
+    stats::counter m_reads, m_writes, m_errors, m_bytes_fetched, m_writeback_bytes, m_wb_read_waits,
+        m_local_lookups, m_local_hits, m_remote_lookups, m_remote_hits, m_home_writes,
+        m_switch_waits;
     stats::formula m_hits, m_misses, m_line_misses, m_sector_misses, m_merges, m_full_stalls,
         m_fills, m_writebacks, m_wb_full_stalls, m_hit_rate, m_overrun;
     stats::average m_bank_wait, m_miss_latency, m_wb_occupancy;

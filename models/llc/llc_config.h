@@ -4,19 +4,24 @@
 
 #include "models/common/config.h"
 
+#include <cstdint>
 #include <string>
 
 namespace vgpu::llc {
 
-/// How the LLC slices of the modules are organised (the LLC-switcher block adds more).
+/// How the LLC slices of the modules are organised (models/llc/README.md, "LLC switcher").
 enum class llc_mode {
-    shared, ///< each line has one home slice in its home module; the point of coherence
+    shared,   ///< memory-side: a line is cached only in its home module's slice
+    private_, ///< SM-side: each module's slices cache what its SMs read, whatever the home
+    adaptive, ///< starts shared; an epoch monitor switches to the organisation that wins
 };
 } // namespace vgpu::llc
 
 template <> struct vgpu::enum_names<vgpu::llc::llc_mode> {
     static constexpr std::pair<std::string_view, llc::llc_mode> table[] = {
-        {"shared", llc::llc_mode::shared}};
+        {"shared", llc::llc_mode::shared},
+        {"private", llc::llc_mode::private_},
+        {"adaptive", llc::llc_mode::adaptive}};
 };
 
 namespace vgpu::llc {
@@ -34,6 +39,11 @@ struct llc_config {
     unsigned banks = 2;                 ///< independently arbitrated banks per slice
     unsigned bank_bytes_per_cycle = 64; ///< bytes a bank moves per NoC cycle
     llc_mode mode = llc_mode::shared;   ///< organisation of the slices
+    unsigned epoch_cycles = 4096;       ///< adaptive: NoC cycles per estimator epoch
+    double switch_margin = 0.1;         ///< adaptive: the other organisation must win by this
+    unsigned sample_every = 16;         ///< adaptive: shadow tags model one set in this many
+    unsigned switch_cycles = 64;        ///< a switch's fixed cost (drain), NoC cycles
+    std::uint64_t forced_switch_ns = 0; ///< tests: a random switch this often (0: never)
     unsigned remote_ways = 0;           ///< ways reserved for remote lines (remote-LLC block)
 
     void declare(config::visitor& v)
@@ -69,7 +79,34 @@ struct llc_config {
                     .range(1, 4096)
                     .unit("B/cycle"));
         v.choice("mode", mode,
-                 spec("organisation of the slices: shared = one home slice per line"));
+                 spec("organisation of the modules' slices: shared = a line is cached only in "
+                      "its home module (memory-side); private = each module caches what its SMs "
+                      "read, writes to lines of other modules go through to their home "
+                      "(SM-side); adaptive = starts shared and switches per epoch to the one "
+                      "the sampled shadow tags estimate cheaper"));
+        v.value("epoch_cycles", epoch_cycles,
+                spec("adaptive: NoC cycles of one estimator epoch (the organisation can change "
+                     "at each epoch's end)")
+                    .range(64, 1u << 30)
+                    .unit("cycles"));
+        v.value("switch_margin", switch_margin,
+                spec("adaptive: the other organisation's estimated cost must be below (1 - "
+                     "this) x the current one's for a switch")
+                    .range(0, 0.99));
+        v.value("sample_every", sample_every,
+                spec("adaptive: the shadow tags model one set in this many (set sampling)")
+                    .range(1, 1u << 20)
+                    .pow2());
+        v.value("switch_cycles", switch_cycles,
+                spec("cost of a switch besides its tag walk: NoC cycles to drain the slices' "
+                     "queues, during which requests to the slices wait")
+                    .range(0, 1u << 20)
+                    .unit("cycles"));
+        v.value("forced_switch_ns", forced_switch_ns,
+                spec("testing: while the slices are busy, request a switch to a random "
+                     "organisation this often (platform seed); 0 = never")
+                    .range(0, 1e9)
+                    .unit("ns"));
         v.value("remote_ways", remote_ways,
                 spec("ways of each set reserved for lines of other modules (remote-LLC block; "
                      "must be 0 for now)")

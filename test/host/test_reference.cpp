@@ -104,6 +104,26 @@ TEST_CASE("reduce_sum: per-CTA sums of block*items elements, wrapping mod 2^32",
     CHECK(r.error == "the checked buffer needs 1 elements, has 0");
 }
 
+TEST_CASE("owned_rmw: thread-owned words, x*3 + i, the array and the sums", "[reference]")
+{
+    // threads 2, m 2, k 3 by hand: t 0 touches a[0], a[2], a[0]; t 1 a[3], a[1], a[3].
+    reference_args a;
+    a.buffers["in"] = u32s({1, 2, 3, 4});
+    a.scalars["threads"] = 2;
+    a.scalars["m"] = 2;
+    a.scalars["k"] = 3;
+    a.scalars["part"] = 0;
+    auto r = call("owned_rmw", a, u32s({0, 0, 0, 0}));
+    REQUIRE(r.ok());
+    CHECK(r.words == std::vector<std::uint32_t>{11, 7, 10, 38});
+    a.scalars["part"] = 1;
+    r = call("owned_rmw", a, u32s({0, 0}));
+    REQUIRE(r.ok());
+    CHECK(r.words == std::vector<std::uint32_t>{24, 57});
+    a.scalars["m"] = 3;
+    CHECK_FALSE(call("owned_rmw", a, u32s({0, 0})).ok());
+}
+
 TEST_CASE("matmul: row-major C = A x B", "[reference]")
 {
     reference_args a;
@@ -294,6 +314,8 @@ TEST_CASE("work estimates: inner-loop steps of each reference and the limit", "[
         any.scalars["steps"] = 1;
         any.scalars["m"] = 1;
         any.scalars["n"] = 1u << 28;
+        any.scalars["threads"] = 1;
+        any.scalars["part"] = 0;
         INFO(spec.name);
         const auto e = estimate_work(spec.name, any);
         CHECK(e.ok());

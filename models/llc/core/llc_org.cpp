@@ -74,11 +74,17 @@ void org_estimator::access(unsigned from, unsigned home, std::uint64_t addr, boo
     m_hits[0] += sh;
     m_crossings[0] += remote ? 2 : 0;
     m_cost[0] += c.llc + (sh ? 0 : c.dram) + (remote ? 2 * c.link : 0);
-    // Private: the requester's LLC; a miss goes to the home's DRAM, a dirtied remote-homed
-    // line will cross once more when it is written back.
+    // Private: the requester's LLC holds what its SMs read; a miss reads through the home
+    // (crossing the link both ways if remote). A write to a line homed elsewhere goes through
+    // to the home (one crossing) and allocates nothing, so private copies are always clean.
+    if (write && remote) {
+        m_crossings[1] += 1;
+        m_cost[1] += c.llc + c.link;
+        return;
+    }
     const bool pr = touch(shadow_set(1, from, sampled), line, write, &dirtied);
     m_hits[1] += pr;
-    const unsigned pc = (!pr && remote ? 2 : 0) + (dirtied && remote ? 1 : 0);
+    const unsigned pc = !pr && remote ? 2 : 0;
     m_crossings[1] += pc;
     m_cost[1] += c.llc + (pr ? 0 : c.dram) + pc * c.link;
 }

@@ -91,8 +91,8 @@ struct estimator_params {
 /// stream, with shadow tags (tag-only LRU) of every module's LLC under each organisation on
 /// the sampled sets. Shared: a line lives in its home module's shadow; an access from another
 /// module crosses the link both ways. Private: a line lives in the requesting module's shadow;
-/// a miss goes to the home module's DRAM (crossing the link both ways if remote), and the first
-/// write to a remote-homed line while it is held costs one more crossing (its write-back).
+/// a miss reads through the home (crossing the link both ways if remote); a write to a line
+/// homed elsewhere goes through to the home (one crossing) and allocates nothing.
 class org_estimator {
 public:
     explicit org_estimator(const estimator_params& p);

@@ -1,0 +1,108 @@
+// The LLC switcher of a multi-module GPU (seed 004, "MCM-GPU adaptive last-level cache"): the
+// organisation flag registers (ARCH target, CHANGE pending, CUR in effect), the switch engine,
+// the per-epoch monitor of llc.mode adaptive and the kernel-boundary invalidation of private
+// copies. One per GPU: the modules switch together. See models/llc/README.md ("LLC switcher").
+#pragma once
+
+#include "models/common/logger.h"
+#include "models/common/stats.h"
+#include "models/common/timing.h"
+#include "models/llc/core/llc_org.h"
+#include "models/llc/llc_config.h"
+#include "models/noc/core/address_map.h"
+#include "tlm_bus/reg_bank.h"
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+#include <vector>
+
+namespace vgpu::llc {
+
+/// Register offsets of the switcher's window (docs/registers.md, "LLC switcher").
+namespace switch_reg {
+inline constexpr std::uint64_t ARCH = 0x00;   ///< RW target organisation: 0 shared, 1 private
+inline constexpr std::uint64_t CHANGE = 0x04; ///< RW write 1: switch to ARCH; reads 1 while pending
+inline constexpr std::uint64_t CUR = 0x08;    ///< RO organisation in effect
+inline constexpr std::uint64_t MODE = 0x0c;   ///< RO llc.mode: 0 shared, 1 private, 2 adaptive
+inline constexpr std::uint64_t SWITCHES = 0x10;      ///< RO switches completed
+inline constexpr std::uint64_t SWITCH_CYCLES = 0x14; ///< RO NoC cycles spent switching
+inline constexpr std::uint64_t WINDOW_BYTES = 0x100; ///< size to map
+} // namespace switch_reg
+
+/// What the switcher does to one slice (implemented by llc::llc).
+class slice_if {
+public:
+    virtual ~slice_if() = default;
+    /// Removes every line homed on another module that no miss is filling (private copies are
+    /// clean: writes to such lines went through to their home); returns how many.
+    virtual unsigned drop_remote_lines() = 0;
+    /// NoC cycles to walk the slice's tags (one set per cycle per bank).
+    virtual unsigned tag_walk_cycles() const = 0;
+};
+
+/// The organisation flags, the switch engine and the adaptive monitor of every slice.
+class llc_switcher : public sc_core::sc_module {
+public:
+    tlm_utils::simple_target_socket<llc_switcher> mmio; ///< register window
+
+    /// `costs` (NoC cycles) weigh the adaptive monitor's estimate; `seed` drives the forced
+    /// switches of llc.forced_switch_ns.
+    llc_switcher(const sc_core::sc_module_name& name, const llc_config& cfg,
+                 const clock_params& clk, const noc::address_map& map, const path_costs& costs,
+                 std::uint64_t seed);
+
+    /// Registers a slice (all modules', before simulation).
+    void add_slice(slice_if& s) { m_slices.push_back(&s); }
+
+    /// The organisation in effect (CUR).
+    llc_org cur() const { return m_flags.cur(); }
+    /// Until when requests to the slices wait for the switch in progress (ps; 0 if none).
+    std::uint64_t busy_until() const { return m_busy_until; }
+    /// One lookup of an SM's request at a slice (the monitor's access stream).
+    void note_access(unsigned from, std::uint64_t addr, bool write);
+    /// A kernel ended: in private mode the copies of lines homed elsewhere are dropped, so the
+    /// next kernel reads what other modules wrote. Returns the time that takes (the kernel's
+    /// completion waits for it).
+    sc_core::sc_time kernel_boundary();
+
+    std::uint64_t switches() const { return m_switches.value(); } ///< switches completed
+
+private:
+    void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    unsigned transport_dbg(tlm::tlm_generic_payload& gp);
+    /// Carries out a pending switch now: drops what the new organisation may not hold, flips
+    /// CUR, clears CHANGE, and makes the slices busy for the switch's cost.
+    void engine();
+    /// Adaptive: one decision per epoch while the slices see traffic.
+    void monitor();
+    /// llc.forced_switch_ns: random switch requests while the slices see traffic.
+    void forcer();
+    /// Waits until the slices have seen traffic since `who`'s last period, then one `period`.
+    void wait_busy_period(unsigned who, const sc_core::sc_time& period);
+    void refresh_regs();
+    /// Drops the private copies of every slice; returns the cost in NoC cycles.
+    std::uint64_t drop_private_copies();
+    void request(llc_org target, const char* why);
+
+    const llc_config m_cfg;
+    const sc_core::sc_time m_cycle;
+    noc::address_map m_map;
+    switch_flags m_flags;
+    org_estimator m_estimator;
+    std::mt19937_64 m_rng;
+    std::vector<slice_if*> m_slices;
+    std::uint64_t m_busy_until = 0;
+    bool m_seen[2] = {false, false}; ///< traffic since the monitor's / forcer's last period
+    sc_core::sc_event m_change_ev, m_activity_ev;
+    tlm_bus::reg_bank m_regs;
+    logger m_log;
+    stats::group m_stats;
+    stats::counter m_switches, m_switch_cycles, m_epochs_shared, m_epochs_private, m_requests,
+        m_dropped_lines, m_boundary_cycles;
+};
+
+} // namespace vgpu::llc
