@@ -96,10 +96,11 @@ void dram_channel::access_fast(dram_request r, sc_core::sc_time& delay)
     m_state.forget(now);
     m_stays.forget(now);
     std::uint64_t enter = r.arrival_ps;
-    access_plan p = m_state.plan(r.bank, r.row, r.bytes, enter);
+    channel_state::plan_cursor at;
+    access_plan p = m_state.plan(r.bank, r.row, r.bytes, enter, at);
     while (auto later = m_stays.blocked(enter, p.first_ps)) {
         enter = *later;
-        p = m_state.plan(r.bank, r.row, r.bytes, enter);
+        p = m_state.plan(r.bank, r.row, r.bytes, enter, at);
     }
     if (enter > r.arrival_ps)
         ++m_full;

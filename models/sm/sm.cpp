@@ -395,6 +395,12 @@ int sm::fetch_program(cta_slot& c, std::uint64_t& ready)
         if (victim->code[pc].op == opcode::INVALID)
             return fail(l.prog_addr + pc * instruction_bytes,
                         "instruction at pc " + std::to_string(pc) + " does not decode");
+    // Checked once here for every warp that runs it (a warp checks an instruction otherwise
+    // at each step).
+    victim->checked =
+        std::none_of(victim->code.begin(), victim->code.end(), [this](const instruction& i) {
+            return check(i, m_cfg.regs_per_thread).has_value();
+        });
     victim->valid = true;
     victim->kernel_seq = l.kernel_seq;
     victim->addr = l.prog_addr;
@@ -482,7 +488,7 @@ void sm::start_cta(int ci)
         const unsigned s = ctz64(m);
         warp_slot& ws = m_warps[s];
         ws.w.emplace(m_progs[c.prog].code, c.ctx, k, m_cfg.regs_per_thread,
-                     std::move(ws.spare_regs));
+                     std::move(ws.spare_regs), m_progs[c.prog].checked);
         ws.cta = ci;
         issue_state& is = m_issue[s];
         is.next = ready;

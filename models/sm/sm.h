@@ -186,6 +186,7 @@ private:
         unsigned users = 0;
         std::uint64_t ready = 0; ///< cycle the last line of the fetch arrived
         program code;
+        bool checked = false; ///< every instruction passes check() with sm.regs_per_thread
     };
 
     /// A line request handed to an LSU thread (accurate mode).

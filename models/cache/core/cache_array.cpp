@@ -116,7 +116,7 @@ std::optional<unsigned> cache_array::lookup(std::uint64_t addr, bool touch)
     if (s == npos)
         return std::nullopt;
     if (touch)
-        state(s).stamp = ++m_clock;
+        m_way[s].stamp = ++m_clock;
     return static_cast<unsigned>(s % m_ways);
 }
 
@@ -285,7 +285,7 @@ cache_array::victim cache_array::remove(std::size_t s)
     set_dirty(m, 0);
     m = line_state{};
     clear_ready(s);
-    w = way{0, w.entry, false, false}; // the way keeps its entry
+    w = way{0, 0, w.entry, false, false}; // the way keeps its entry
     return v;
 }
 
@@ -299,7 +299,7 @@ std::size_t cache_array::lru_slot(std::uint64_t addr) const
     for (std::size_t s = base; s < base + m_ways; ++s) {
         if (m_way[s].pinned)
             continue;
-        const std::uint64_t stamp = m_way[s].entry == 0 ? 0 : state(s).stamp;
+        const std::uint64_t stamp = m_way[s].stamp;
         if (stamp == 0)
             return s; // the first invalid way
         if (pick == npos || stamp < oldest) {
@@ -348,7 +348,7 @@ cache_array::victim cache_array::allocate(std::uint64_t addr)
         std::memset(data_of(pick), 0, m_line_bytes);
     w.tag = line_addr(addr);
     w.resident = true;
-    state(pick).stamp = ++m_clock;
+    w.stamp = ++m_clock;
     ++m_valid_count;
     return v;
 }

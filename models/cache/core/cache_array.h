@@ -25,8 +25,8 @@ using sector_mask = std::uint64_t;
 /// only in its valid sectors, and its dirty sectors (always valid) hold data not yet written
 /// below. Tags are full line addresses, so any index function is correct.
 ///
-/// Host memory grows with what a run touches. A way's tag and flags (16 B, by set) are
-/// zeroed_pages, so a page costs memory once a set in it is allocated into. A way's LRU stamp,
+/// Host memory grows with what a run touches. A way's tag, LRU stamp and flags (24 B, by set)
+/// are zeroed_pages, so a page costs memory once a set in it is allocated into. A way's
 /// sector bits, data and fast-mode arrival times live in an entry of a pool (zeroed_pages too)
 /// that the way takes on its first allocation and keeps: the pool fills from its start, one
 /// entry per way ever used, however the sets are spread. The walks over every line
@@ -137,16 +137,18 @@ public:
 
 private:
     // All zero is an empty way (and an unused entry), so zeroed pages hold empty ways.
+    // The LRU stamp is kept with the tag, not in the pool: choosing a victim then reads the
+    // set's ways side by side instead of one pool entry per way, wherever those lie.
     struct way {
         std::uint64_t tag;   // full line address
+        std::uint64_t stamp; // last use; the smallest stamp in a set is the LRU way (0: empty)
         std::uint32_t entry; // pool entry + 1 holding its state and data (0: none yet)
         bool resident;       // the tag is present
         bool pinned;         // not to be replaced (a miss on it is in flight)
     };
     struct line_state {
-        std::uint64_t stamp; // last use; the smallest stamp in a set is the LRU way (0: empty)
-        sector_mask valid;   // sectors holding data
-        sector_mask dirty;   // sectors holding data not yet written below
+        sector_mask valid; // sectors holding data
+        sector_mask dirty; // sectors holding data not yet written below
     };
     static_assert(std::is_trivial_v<way> && std::is_trivial_v<line_state>,
                   "zeroed pages must hold empty ways");
@@ -243,7 +245,7 @@ template <class F> void cache_array::invalidate_all(F&& write_back)
             if (m_way[s].resident) {
                 clear_ready(s);
                 state(s) = line_state{};
-                m_way[s] = way{0, m_way[s].entry, false, false}; // the way keeps its entry
+                m_way[s] = way{0, 0, m_way[s].entry, false, false}; // the way keeps its entry
             }
         });
     }

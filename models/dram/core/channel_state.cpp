@@ -72,8 +72,18 @@ bool channel_state::fits(const access_plan& a, std::uint64_t row, std::uint64_t 
 access_plan channel_state::plan(unsigned bank, std::uint64_t row, std::uint64_t bytes,
                                 std::uint64_t start) const
 {
+    plan_cursor at;
+    return plan(bank, row, bytes, start, at);
+}
+
+access_plan channel_state::plan(unsigned bank, std::uint64_t row, std::uint64_t bytes,
+                                std::uint64_t start, plan_cursor& at) const
+{
     const timeline& tl = m_banks.at(bank);
-    auto next = tl.booked.upper_bound(start);
+    // The first gap to try: the one start falls in, or the earlier plan's gap if that is later.
+    auto next = tl.booked.begin() + static_cast<std::ptrdiff_t>(at.gap);
+    if (next == tl.booked.begin() || !(start < std::prev(next)->first))
+        next = tl.booked.upper_bound(start);
     bank_state prev = next == tl.booked.begin() ? tl.base : std::prev(next)->second.after;
     // Accesses are nearly always one size: the last size's transfer time is kept (the
     // computation takes a floating-point division and rounding, per plan).
@@ -89,8 +99,10 @@ access_plan channel_state::plan(unsigned bank, std::uint64_t row, std::uint64_t 
         if (last ||
             fits(plan_after(prev, row, occupancy, start, false), row, next->first, next->second)) {
             const access_plan p = plan_after(prev, row, occupancy, start, true);
-            if (last || fits(p, row, next->first, next->second))
+            if (last || fits(p, row, next->first, next->second)) {
+                at.gap = static_cast<std::size_t>(next - tl.booked.begin());
                 return p;
+            }
         }
         prev = next->second.after;
         ++next;
@@ -133,10 +145,16 @@ void channel_state::commit(unsigned bank, std::uint64_t row, const access_plan& 
         next->second.after.activated_ps =
             std::max(next->second.after.activated_ps, next->first - m_t.tRCD);
     m_bus.book(p.data_ps, p.end_ps - p.data_ps);
+    if (std::min(b.after.ready_ps, p.end_ps) <= m_forgotten)
+        m_forgotten_valid = false; // booked in the past (tests): forget() must look again
 }
 
 void channel_state::forget(std::uint64_t now)
 {
+    if (m_forgotten_valid && now == m_forgotten)
+        return;
+    m_forgotten = now;
+    m_forgotten_valid = true;
     for (timeline& tl : m_banks)
         while (!tl.booked.empty() && tl.booked.front().second.after.ready_ps <= now) {
             tl.base = tl.booked.front().second.after;

@@ -80,6 +80,17 @@ public:
     /// The plan of an access of `bytes` to `row` of `bank` started no earlier than `start`.
     access_plan plan(unsigned bank, std::uint64_t row, std::uint64_t bytes,
                      std::uint64_t start) const;
+    /// Where plan() placed an access: its gap, as the number of bookings of its bank before it.
+    struct plan_cursor {
+        std::size_t gap = 0; ///< 0 before any plan: search from `start`
+    };
+    /// plan() that records its gap in `at` and, given the cursor of an earlier plan of the same
+    /// access (same bank, row and bytes, an earlier or equal start, nothing committed or
+    /// forgotten since), skips the gaps before it: the same result, without scanning again the
+    /// gaps that the earlier start could not use (a later start only makes an access end later,
+    /// so a gap that did not hold it cannot hold it now).
+    access_plan plan(unsigned bank, std::uint64_t row, std::uint64_t bytes, std::uint64_t start,
+                     plan_cursor& at) const;
     /// `bank` as an access started at `start` finds it first: after its last booking whose
     /// first command is at or before start.
     const bank_state& state_at(unsigned bank, std::uint64_t start) const;
@@ -131,6 +142,11 @@ private:
     mutable std::uint64_t m_occupancy_bytes = ~std::uint64_t{0}; ///< plan(): the last size...
     mutable std::uint64_t m_occupancy_ps = 0;                    ///< ...and its transfer_ps()
     bus_booking m_bus;
+    /// The last time given to forget(), while every booking made since ends after it (as a
+    /// plan from global time does: it starts no earlier and holds the bus at least a
+    /// picosecond): forgetting again at that time would find nothing to forget.
+    std::uint64_t m_forgotten = 0;
+    bool m_forgotten_valid = false; ///< m_forgotten holds
 };
 
 } // namespace vgpu::dram

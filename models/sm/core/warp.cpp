@@ -211,9 +211,9 @@ warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta,
 }
 
 warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs,
-           std::vector<std::uint32_t>&& storage)
+           std::vector<std::uint32_t>&& storage, bool checked)
     : m_prog(&prog), m_ctx(&ctx), m_warp_in_cta(warp_in_cta), m_nregs(checked_nregs(nregs)),
-      m_regs(std::move(storage))
+      m_checked(checked), m_regs(std::move(storage))
 {
     // Registers are added (zero) as they are written, see writable(); the capacity stays.
     m_regs.clear();
@@ -277,8 +277,10 @@ step_result warp::step()
                             std::to_string(m_prog->size()) + " instructions)");
     const instruction& inst = (*m_prog)[m_pc];
     r.inst = &inst;
-    if (auto why = check(inst, m_nregs))
-        return fault(r, *why);
+    if (!m_checked) {
+        if (auto why = check(inst, m_nregs))
+            return fault(r, *why);
+    }
 
     const std::uint32_t guard = m_preds[inst.guard];
     const std::uint32_t exec = m_active & (inst.guard_neg ? ~guard : guard);

@@ -76,8 +76,11 @@ public:
     warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs = 64);
     /// As above, with the register file built in `storage` (e.g. a finished warp's, from
     /// take_registers()) so that launching a warp need not allocate; its contents are cleared.
+    /// `checked`: the caller found that every instruction of prog passes check(inst, nregs),
+    /// so step() need not check each one again (the caller checks a program once for all its
+    /// warps).
     warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs,
-         std::vector<std::uint32_t>&& storage);
+         std::vector<std::uint32_t>&& storage, bool checked = false);
     /// Hands the register file's storage over (for the next warp); the warp is unusable after.
     std::vector<std::uint32_t> take_registers() { return std::move(m_regs); }
 
@@ -131,6 +134,7 @@ private:
     const launch_context* m_ctx;
     unsigned m_warp_in_cta;
     unsigned m_nregs;
+    bool m_checked = false; // every instruction of *m_prog passes check(inst, m_nregs)
     /// m_regs[r * warp_size + lane]; holds the registers up to the highest one written, the
     /// ones beyond are 0 (a program uses a few of its up to 255 registers, and a platform has
     /// thousands of warp slots: storage for all of them would be touched for nothing).
