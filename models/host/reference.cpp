@@ -310,6 +310,24 @@ void stencil3(arg_reader& r, std::vector<std::uint32_t>& out)
     std::copy(cur.begin(), cur.end(), out.begin());
 }
 
+void table_sum(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& in = r.buffer("in");
+    const std::uint64_t block = r.count("block");
+    const std::uint64_t passes = r.count("passes");
+    const std::uint64_t n = r.count("n", in.size());
+    r.fits("in", n, in.size());
+    if (r.error().empty() && block == 0)
+        r.fail("block must be at least 1");
+    if (!r.error().empty())
+        return;
+    std::vector<std::uint32_t> lane(block, 0);
+    for (std::uint64_t j = 0; j < n; ++j)
+        lane[j % block] += in[j];
+    for (std::uint64_t i = 0; i < out.size(); ++i)
+        out[i] = lane[i % block] * static_cast<std::uint32_t>(passes);
+}
+
 void owned_rmw(arg_reader& r, std::vector<std::uint32_t>& out)
 {
     const auto& in = r.buffer("in");
@@ -512,6 +530,16 @@ reference_work stencil3_work(shape_reader& r)
     return {n * std::max<std::uint64_t>(1, steps), "n x steps", {}};
 }
 
+reference_work table_sum_work(shape_reader& r)
+{
+    const std::uint64_t in = r.size("in");
+    const std::uint64_t n = r.count("n", in);
+    r.count("block");
+    r.count("passes");
+    r.fits("in", n, in);
+    return {n + r.out(), "n", {}};
+}
+
 reference_work owned_rmw_work(shape_reader& r)
 {
     const std::uint64_t threads = r.count("threads");
@@ -622,6 +650,15 @@ const std::vector<entry>& table()
           "out[c] = sum of in[c*block*items .. min(n, (c+1)*block*items)) (mod 2^32)"},
          reduce_sum,
          reduce_sum_work},
+        {{"table_sum",
+          {{"in", arg_kind::buffer, true, {U, I}},
+           {"block", arg_kind::scalar, true, {}},
+           {"passes", arg_kind::scalar, true, {}},
+           {"n", arg_kind::scalar, false, {}}},
+          {U, I},
+          "out[i] = passes x sum of in[j] for j < n, j = i (mod block) (mod 2^32)"},
+         table_sum,
+         table_sum_work},
         {{"owned_rmw",
           {{"in", arg_kind::buffer, true, {U, I}},
            {"threads", arg_kind::scalar, true, {}},

@@ -124,6 +124,19 @@ TEST_CASE("owned_rmw: thread-owned words, x*3 + i, the array and the sums", "[re
     CHECK_FALSE(call("owned_rmw", a, u32s({0, 0})).ok());
 }
 
+TEST_CASE("table_sum: passes x the sum of every block-th word, per output index", "[reference]")
+{
+    reference_args a;
+    a.buffers["in"] = u32s({1, 2, 3, 4, 5});
+    a.scalars["block"] = 2;
+    a.scalars["passes"] = 3;
+    auto r = call("table_sum", a, u32s({0, 0, 0}));
+    REQUIRE(r.ok());
+    CHECK(r.words == std::vector<std::uint32_t>{27, 18, 27}); // 3 x (1+3+5), 3 x (2+4)
+    a.scalars["block"] = 0;
+    CHECK_FALSE(call("table_sum", a, u32s({0})).ok());
+}
+
 TEST_CASE("matmul: row-major C = A x B", "[reference]")
 {
     reference_args a;
@@ -316,6 +329,7 @@ TEST_CASE("work estimates: inner-loop steps of each reference and the limit", "[
         any.scalars["n"] = 1u << 28;
         any.scalars["threads"] = 1;
         any.scalars["part"] = 0;
+        any.scalars["passes"] = 1;
         INFO(spec.name);
         const auto e = estimate_work(spec.name, any);
         CHECK(e.ok());

@@ -539,7 +539,8 @@ TEST_CASE("bad workloads: each error with position, key path and problem", "[wor
          {"w.yaml:14:14: error: checks[0].buffer: undefined buffer 'b' (did you mean 'a'?)",
           "w.yaml:15:28: error: checks[1].reference: unknown reference 'vector_ad' (expected one "
           "of "
-          "vector_add|saxpy|strided_sum|gather|reduce_sum|owned_rmw|stencil3|matmul|compute_bound|"
+          "vector_add|saxpy|strided_sum|gather|reduce_sum|table_sum|owned_rmw|stencil3|matmul|"
+          "compute_bound|"
           "stream|fma_"
           "chain|"
           "axpby) "

@@ -581,3 +581,20 @@ TEST_CASE("consistency: random race-free accesses with shared L1s (l1.sharing sh
         CHECK(link_bytes == 0);
     }
 }
+
+TEST_CASE("consistency: random race-free accesses on 2 modules under llc.mode private and "
+          "forced LLC switches, both modes")
+{
+    for (const char* mode : {"fast", "accurate"})
+        for (const char* llc : {"-s llc.mode=private", "-s llc.forced_switch_ns=30"}) {
+            const std::uint32_t seed = seed_or(5);
+            CAPTURE(seed, mode, llc);
+            const auto [sms, link_bytes] = spread(
+                run_case(std::string("llc_") + mode, seed,
+                         std::string("-s platform.modules=2 -s memory.page_alloc=round_robin "
+                                     "-s platform.timing.mode=") +
+                             mode + " " + llc));
+            CHECK(sms == 16);
+            CHECK(link_bytes > 0);
+        }
+}

@@ -1,0 +1,132 @@
+// The LLC organisations of a multi-module GPU (llc.mode shared | private | adaptive) and the
+// switch engine, on platforms/mcm4.yaml. Every run checks its own data against the host-side
+// reference, so a lost write or a stale read fails it. See models/llc/README.md ("LLC
+// switcher").
+#include "test/platform/cli_runner.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <string>
+
+using vgpu::test::cli_runner;
+
+namespace {
+const std::string mcm4 = "-c '" VGPU_SOURCE_DIR "/platforms/mcm4.yaml' ";
+
+/// Runs vgpu-sim on mcm4 with a shipped workload and `args` into `out`; returns stats.json.
+nlohmann::json run(const cli_runner& r, const std::string& workload, const std::string& args,
+                   const std::string& out)
+{
+    const auto res = r.run(mcm4 + "-w '" VGPU_SOURCE_DIR "/testbenches/workloads/" + workload +
+                           ".yaml' " + args + " -o " + out);
+    INFO(res.out << res.err);
+    REQUIRE(res.code == 0);
+    return nlohmann::json::parse(r.read(out + "/stats.json"));
+}
+
+double stat(const nlohmann::json& s, const std::string& name)
+{
+    return s.at("stats").at(name).get<double>();
+}
+
+/// Sum of the statistics named prefix...suffix (e.g. every slice's home_writes).
+double sum_of(const nlohmann::json& s, const std::string& prefix, const std::string& suffix)
+{
+    double sum = 0;
+    for (const auto& kv : s.at("stats").items()) {
+        const std::string& k = kv.key();
+        if (k.size() > prefix.size() + suffix.size() && k.compare(0, prefix.size(), prefix) == 0 &&
+            k.compare(k.size() - suffix.size(), suffix.size(), suffix) == 0)
+            sum += kv.value().get<double>();
+    }
+    return sum;
+}
+
+double link_bytes(const nlohmann::json& s)
+{
+    return sum_of(s, "gpu.link_", ".bytes");
+}
+
+unsigned test_seed(unsigned fallback)
+{
+    const char* e = std::getenv("VGPU_TEST_SEED");
+    return e ? static_cast<unsigned>(std::strtoul(e, nullptr, 10)) : fallback;
+}
+} // namespace
+
+TEST_CASE("llc switch: 1000 forced random switches under read-modify-write from every module "
+          "lose no write (fast mode)")
+{
+    const unsigned seed = test_seed(7);
+    INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
+    cli_runner r("llc_forced_fast");
+    // Thread-owned words interleaved over lines, pages and modules (round-robin pages): every
+    // value read feeds the final array and the sums the references check.
+    const nlohmann::json s = run(r, "owned_rmw",
+                                 "-D ctas=32 -D k=48 -s memory.page_alloc=round_robin "
+                                 "-s llc.forced_switch_ns=20 --seed " +
+                                     std::to_string(seed),
+                                 "out");
+    CHECK(stat(s, "gpu.host.checks_passed") == 2);
+    CHECK(stat(s, "gpu.host.checks_failed") == 0);
+    CHECK(stat(s, "gpu.llc_switch.switches") >= 1000);
+    // Both organisations really ran: private copies were made and dropped, writes to lines
+    // homed elsewhere went through to their home.
+    CHECK(stat(s, "gpu.llc_switch.dropped_lines") > 0);
+    CHECK(sum_of(s, "gpu.m", ".home_writes") > 0);
+    CHECK(sum_of(s, "gpu.m", ".switch_waits") > 0);
+}
+
+TEST_CASE("llc switch: forced random switches lose no write in accurate mode")
+{
+    const unsigned seed = test_seed(11);
+    INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
+    cli_runner r("llc_forced_accurate");
+    const nlohmann::json s = run(r, "owned_rmw",
+                                 "-D ctas=16 -D k=24 -s memory.page_alloc=round_robin "
+                                 "-s llc.forced_switch_ns=40 -s platform.timing.mode=accurate "
+                                 "--seed " +
+                                     std::to_string(seed),
+                                 "out");
+    CHECK(stat(s, "gpu.host.checks_passed") == 2);
+    CHECK(stat(s, "gpu.llc_switch.switches") >= 50);
+    CHECK(stat(s, "gpu.llc_switch.dropped_lines") > 0);
+}
+
+TEST_CASE("llc organisations: a table every module reads favours private, adaptive follows")
+{
+    cli_runner r("llc_table");
+    const std::string args = "-s memory.page_alloc=round_robin ";
+    const nlohmann::json sh = run(r, "llc_table", args + "-s llc.mode=shared", "shared");
+    const nlohmann::json pr = run(r, "llc_table", args + "-s llc.mode=private", "private");
+    const nlohmann::json ad = run(r, "llc_table", args + "-s llc.mode=adaptive", "adaptive");
+    const double ts = stat(sh, "gpu.kernel_time"), tp = stat(pr, "gpu.kernel_time"),
+                 ta = stat(ad, "gpu.kernel_time");
+    INFO("kernel ns: shared " << ts << ", private " << tp << ", adaptive " << ta
+                              << "; link bytes: " << link_bytes(sh) << ", " << link_bytes(pr)
+                              << ", " << link_bytes(ad));
+    CHECK(tp < ts);
+    CHECK(link_bytes(pr) < link_bytes(sh) / 2);
+    CHECK(ta <= 1.05 * std::min(ts, tp));
+    CHECK(stat(ad, "gpu.llc_switch.switches") >= 1);
+}
+
+TEST_CASE("llc organisations: producer-consumer across modules favours shared, adaptive within "
+          "10 %")
+{
+    cli_runner r("llc_handoff");
+    // DRAM slower than the links: a private copy that misses costs more than a crossing.
+    const std::string args = "-s dram.latency=150ns ";
+    const nlohmann::json sh = run(r, "llc_handoff", args + "-s llc.mode=shared", "shared");
+    const nlohmann::json pr = run(r, "llc_handoff", args + "-s llc.mode=private", "private");
+    const nlohmann::json ad = run(r, "llc_handoff", args + "-s llc.mode=adaptive", "adaptive");
+    const double ts = stat(sh, "gpu.kernel_time"), tp = stat(pr, "gpu.kernel_time"),
+                 ta = stat(ad, "gpu.kernel_time");
+    INFO("kernel ns: shared " << ts << ", private " << tp << ", adaptive " << ta
+                              << "; link bytes: " << link_bytes(sh) << ", " << link_bytes(pr)
+                              << ", " << link_bytes(ad));
+    CHECK(ts < tp);
+    CHECK(ta <= 1.10 * std::min(ts, tp));
+}
