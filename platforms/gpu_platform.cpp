@@ -48,6 +48,8 @@ host::platform_facts driver_facts(const vgpu_config& cfg)
     f.fault_base = gpu_platform::fault_base;
     f.cbv_base = gpu_platform::cbv_base;
     f.cbv_slots = cfg.cdl.cbv_slots;
+    if (cfg.platform.modules > 1)
+        f.llc_switch_base = gpu_platform::llc_switch_base;
     if (cfg.shader_trace.enable) {
         f.trace_base = gpu_platform::trace_base;
         f.trace_region_bytes = cfg.shader_trace.region_bytes.bytes;

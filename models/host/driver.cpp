@@ -1,5 +1,6 @@
 // Native host driver. See models/host/README.md.
 #include "models/host/driver.h"
+#include "models/llc/switch_regs.h"
 #include "tlm_bus/byte_enables.h"
 
 #include "models/cdl/cbv_table.h"
@@ -759,6 +760,12 @@ bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k, const laun
         if (!reg_write(reg::queue(q, off), value))
             return false;
     if (!program_cbvs(k))
+        return false;
+    // The kernel's LLC organisation: ARCH, then CHANGE (models/llc/README.md).
+    if (k.llc && m_facts.llc_switch_base != 0 &&
+        !(mmio_write(m_facts.llc_switch_base + llc::switch_reg::ARCH,
+                     *k.llc == llc::llc_org::private_org ? 1u : 0u, m_qk, "LLC switcher") &&
+          mmio_write(m_facts.llc_switch_base + llc::switch_reg::CHANGE, 1, m_qk, "LLC switcher")))
         return false;
     kernel_run r;
     r.name = v ? v->record : k.name;

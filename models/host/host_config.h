@@ -129,9 +129,12 @@ struct platform_facts {
     /// false): no region, no shader_trace.bin
     std::uint64_t trace_base = 0;
     std::uint64_t trace_region_bytes = 0; ///< `shader_trace.region_bytes`
-    bool trace_wrap = false;              ///< `shader_trace.mode` wrap
-    double trace_watermark = 0;           ///< `shader_trace.watermark`
-    unsigned line_bytes = 64;             ///< cache line size (DMA transactions stay within one)
+    /// Address of the LLC switcher's registers on `mmio`; 0: one module (no switcher): a
+    /// kernel's `llc` key is then ignored
+    std::uint64_t llc_switch_base = 0;
+    bool trace_wrap = false;        ///< `shader_trace.mode` wrap
+    double trace_watermark = 0;     ///< `shader_trace.watermark`
+    unsigned line_bytes = 64;       ///< cache line size (DMA transactions stay within one)
     unsigned regs_per_thread = 255; ///< `sm.regs_per_thread` (instrumentation's spare registers)
     std::uint64_t instrument_bytes = 16u << 20; ///< `host.instrument_bytes`
     /// Bytes per picosecond of the NoC input port the DMA engine uses (its peak rate).

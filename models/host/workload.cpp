@@ -1032,7 +1032,7 @@ private:
             }
             const fields k = m_r.open(
                 it.value, it.path,
-                {"name", "program", "params", "grid", "block", "sms", "cbvs", "instrument"});
+                {"name", "program", "params", "grid", "block", "sms", "cbvs", "instrument", "llc"});
             kernel_decl d;
             d.where = m_r.where(it.value);
             for (const char* key : {"name", "program", "grid", "block"})
@@ -1073,6 +1073,9 @@ private:
                 read_cbvs(*x, d);
             if (const field* x = k.get("instrument"))
                 read_instrument(*x, d);
+            if (const field* x = k.get("llc"))
+                d.llc = m_r.choice<llc::llc_org>(
+                    *x, {{"shared", llc::llc_org::shared}, {"private", llc::llc_org::private_org}});
             if (const field* x = k.get("program"))
                 assemble(*x, d);
             m_wl.kernels.push_back(std::move(d));

@@ -4,11 +4,13 @@
 
 #include "models/common/config.h"
 #include "models/host/reference.h"
+#include "models/llc/core/llc_org.h"
 #include "models/shader_trace/core/instrument.h"
 #include "models/sm/core/assembler.h"
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,6 +92,9 @@ struct kernel_decl {
     /// `instrument: [control, memory]`: record types of seed 002's per-type trace buffers
     /// (models/shader_trace/README.md); none: not instrumented.
     shader_trace::instrument_types instrument;
+    /// `llc`: the LLC organisation the driver switches to before the launch (ARCH, CHANGE on
+    /// multi-module GPUs); none: as it is.
+    std::optional<llc::llc_org> llc;
     config::location instrument_where; ///< position of the `instrument` key
     config::location where;            ///< position of the declaration
     /// The kernel runs instrumented (a profiling launch, then the traced one).

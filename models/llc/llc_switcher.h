@@ -9,6 +9,7 @@
 #include "models/common/timing.h"
 #include "models/llc/core/llc_org.h"
 #include "models/llc/llc_config.h"
+#include "models/llc/switch_regs.h"
 #include "models/noc/core/address_map.h"
 #include "tlm_bus/reg_bank.h"
 
@@ -21,17 +22,6 @@
 #include <vector>
 
 namespace vgpu::llc {
-
-/// Register offsets of the switcher's window (docs/registers.md, "LLC switcher").
-namespace switch_reg {
-inline constexpr std::uint64_t ARCH = 0x00;   ///< RW target organisation: 0 shared, 1 private
-inline constexpr std::uint64_t CHANGE = 0x04; ///< RW write 1: switch to ARCH; reads 1 while pending
-inline constexpr std::uint64_t CUR = 0x08;    ///< RO organisation in effect
-inline constexpr std::uint64_t MODE = 0x0c;   ///< RO llc.mode: 0 shared, 1 private, 2 adaptive
-inline constexpr std::uint64_t SWITCHES = 0x10;      ///< RO switches completed
-inline constexpr std::uint64_t SWITCH_CYCLES = 0x14; ///< RO NoC cycles spent switching
-inline constexpr std::uint64_t WINDOW_BYTES = 0x100; ///< size to map
-} // namespace switch_reg
 
 /// What the switcher does to one slice (implemented by llc::llc).
 class slice_if {

@@ -130,3 +130,28 @@ TEST_CASE("llc organisations: producer-consumer across modules favours shared, a
     CHECK(ts < tp);
     CHECK(ta <= 1.10 * std::min(ts, tp));
 }
+
+TEST_CASE("llc organisations: a kernel's llc key makes the driver write ARCH and CHANGE before "
+          "its launch")
+{
+    cli_runner r("llc_key");
+    std::string text = r.read(VGPU_SOURCE_DIR "/testbenches/workloads/llc_handoff.yaml");
+    auto after = [&](const std::string& anchor, const std::string& line) {
+        const auto at = text.find(anchor);
+        REQUIRE(at != std::string::npos);
+        text.insert(at + anchor.size(), line);
+    };
+    after("  - name: produce\n", "    llc: private\n");
+    after("  - name: consume\n", "    llc: shared\n");
+    r.write("w.yaml", text);
+    const auto res = r.run(mcm4 + "-w w.yaml -o out");
+    INFO(res.out << res.err);
+    REQUIRE(res.code == 0);
+    const nlohmann::json s = nlohmann::json::parse(r.read("out/stats.json"));
+    CHECK(stat(s, "gpu.llc_switch.requests") == 2);
+    CHECK(stat(s, "gpu.llc_switch.switches") == 2); // to private, back to shared
+    CHECK(stat(s, "gpu.host.checks_passed") == 2);
+    // On one module there is no switcher: the key is accepted and changes nothing.
+    const auto one = r.run("-w w.yaml -D sms=4 -o one");
+    CHECK(one.code == 0);
+}
