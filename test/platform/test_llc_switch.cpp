@@ -49,6 +49,35 @@ double link_bytes(const nlohmann::json& s)
     return sum_of(s, "gpu.link_", ".bytes");
 }
 
+/// Kernel time and link bytes of one workload under shared, private and adaptive (in that
+/// order), and adaptive's switches.
+struct organisations {
+    double time[3], link[3], switches;
+    std::string summary() const
+    {
+        return "kernel ns (shared, private, adaptive): " + std::to_string(time[0]) + ", " +
+               std::to_string(time[1]) + ", " + std::to_string(time[2]) +
+               "; link bytes: " + std::to_string(link[0]) + ", " + std::to_string(link[1]) + ", " +
+               std::to_string(link[2]) + "; adaptive switches " + std::to_string(switches);
+    }
+};
+
+organisations each_mode(const std::string& workload, const std::string& args)
+{
+    cli_runner r("llc_" + workload);
+    organisations o{};
+    const char* modes[] = {"shared", "private", "adaptive"};
+    for (int i = 0; i < 3; ++i) {
+        const nlohmann::json s =
+            run(r, workload, args + "-s llc.mode=" + modes[i], std::string("out_") + modes[i]);
+        o.time[i] = stat(s, "gpu.kernel_time");
+        o.link[i] = link_bytes(s);
+        if (i == 2)
+            o.switches = stat(s, "gpu.llc_switch.switches");
+    }
+    return o;
+}
+
 unsigned test_seed(unsigned fallback)
 {
     const char* e = std::getenv("VGPU_TEST_SEED");
@@ -97,38 +126,22 @@ TEST_CASE("llc switch: forced random switches lose no write in accurate mode")
 
 TEST_CASE("llc organisations: a table every module reads favours private, adaptive follows")
 {
-    cli_runner r("llc_table");
-    const std::string args = "-s memory.page_alloc=round_robin ";
-    const nlohmann::json sh = run(r, "llc_table", args + "-s llc.mode=shared", "shared");
-    const nlohmann::json pr = run(r, "llc_table", args + "-s llc.mode=private", "private");
-    const nlohmann::json ad = run(r, "llc_table", args + "-s llc.mode=adaptive", "adaptive");
-    const double ts = stat(sh, "gpu.kernel_time"), tp = stat(pr, "gpu.kernel_time"),
-                 ta = stat(ad, "gpu.kernel_time");
-    INFO("kernel ns: shared " << ts << ", private " << tp << ", adaptive " << ta
-                              << "; link bytes: " << link_bytes(sh) << ", " << link_bytes(pr)
-                              << ", " << link_bytes(ad));
-    CHECK(tp < ts);
-    CHECK(link_bytes(pr) < link_bytes(sh) / 2);
-    CHECK(ta <= 1.05 * std::min(ts, tp));
-    CHECK(stat(ad, "gpu.llc_switch.switches") >= 1);
+    const organisations o = each_mode("llc_table", "-s memory.page_alloc=round_robin ");
+    INFO(o.summary());
+    CHECK(o.time[1] < o.time[0]);
+    CHECK(o.link[1] < o.link[0] / 2);
+    CHECK(o.time[2] <= 1.05 * std::min(o.time[0], o.time[1]));
+    CHECK(o.switches >= 1);
 }
 
 TEST_CASE("llc organisations: producer-consumer across modules favours shared, adaptive within "
           "10 %")
 {
-    cli_runner r("llc_handoff");
     // DRAM slower than the links: a private copy that misses costs more than a crossing.
-    const std::string args = "-s dram.latency=150ns ";
-    const nlohmann::json sh = run(r, "llc_handoff", args + "-s llc.mode=shared", "shared");
-    const nlohmann::json pr = run(r, "llc_handoff", args + "-s llc.mode=private", "private");
-    const nlohmann::json ad = run(r, "llc_handoff", args + "-s llc.mode=adaptive", "adaptive");
-    const double ts = stat(sh, "gpu.kernel_time"), tp = stat(pr, "gpu.kernel_time"),
-                 ta = stat(ad, "gpu.kernel_time");
-    INFO("kernel ns: shared " << ts << ", private " << tp << ", adaptive " << ta
-                              << "; link bytes: " << link_bytes(sh) << ", " << link_bytes(pr)
-                              << ", " << link_bytes(ad));
-    CHECK(ts < tp);
-    CHECK(ta <= 1.10 * std::min(ts, tp));
+    const organisations o = each_mode("llc_handoff", "-s dram.latency=150ns ");
+    INFO(o.summary());
+    CHECK(o.time[0] < o.time[1]);
+    CHECK(o.time[2] <= 1.10 * std::min(o.time[0], o.time[1]));
 }
 
 TEST_CASE("llc organisations: a kernel's llc key makes the driver write ARCH and CHANGE before "
