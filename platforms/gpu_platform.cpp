@@ -336,14 +336,19 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
         std::vector<int> local_slice;
         for (unsigned k = 0; k < map.slices(); ++k)
             local_slice.push_back(modules[m]->noc->output_index(indexed("llc", k)));
+        // With llc.remote_ways, a read of a read-only page also goes to its own module's
+        // slice in shared mode (its remote ways).
         const llc::llc_switcher* sw = llc_switch.get();
+        const bool remote_ways = cfg.llc.remote_ways > 0;
         modules[m]->noc->set_route(
-            [home_route, local_slice, map, m, sw](const tlm::tlm_generic_payload& gp) {
+            [home_route, local_slice, map, m, sw, remote_ways](const tlm::tlm_generic_payload& gp) {
                 using tlm_bus::access_kind;
-                if (sw->cur() == llc::llc_org::private_org) {
+                const bool priv = sw->cur() == llc::llc_org::private_org;
+                if (priv || remote_ways) {
                     const auto* e = gp.get_extension<tlm_bus::gpu_extension>();
                     if (e && !e->home_access && e->sm >= 0 && e->module == static_cast<int>(m) &&
-                        e->kind != access_kind::page_walk && map.home(gp.get_address()))
+                        e->kind != access_kind::page_walk && map.home(gp.get_address()) &&
+                        (priv || (e->read_only && gp.is_read())))
                         return local_slice[map.slice(gp.get_address())];
                 }
                 return home_route(gp);

@@ -1,6 +1,7 @@
 // One LLC slice. See models/llc/README.md.
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "models/llc/llc.h"
+#include "models/cache/core/set_index.h"
 #include "tlm_bus/byte_enables.h"
 
 #include <cstdio>
@@ -25,7 +26,7 @@ cache::controller_params core_params(const llc_config& cfg)
 {
     cache::controller_params p;
     p.sets = cfg.sets;
-    p.ways = cfg.ways;
+    p.ways = cfg.ways - cfg.remote_ways; // the others hold read-only lines of other modules
     p.line_bytes = cfg.line_bytes;
     p.sector_bytes = cfg.sector_bytes;
     p.index = cache::index_kind::xor_fold;
@@ -77,6 +78,12 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
                     "passed through to the home"),
       m_switch_waits(m_stats, "switch_waits", "count",
                      "line requests that waited for an organisation switch in progress"),
+      m_remote_way_hits(m_stats, "remote_way_hits", "count",
+                        "llc.remote_ways: reads of read-only lines of other modules served by "
+                        "the remote ways"),
+      m_remote_way_misses(m_stats, "remote_way_misses", "count",
+                          "llc.remote_ways: such reads that filled the remote ways through the "
+                          "line's home"),
       m_hits(m_stats, "hits", "count", "line lookups served from the array",
              [this] { return count(m_core.counts().hits); }),
       m_misses(m_stats, "misses", "count",
@@ -124,6 +131,12 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
                      "write-back buffer entries in use when a victim enters (itself included)")
 {
     m_wb_attrs.kind = tlm_bus::access_kind::writeback;
+    if (cfg.remote_ways > 0)
+        m_remote_ways = std::make_unique<cache::cache_array>(
+            cfg.sets, cfg.remote_ways, cfg.line_bytes,
+            cache::make_index(
+                cache::line_index(cache::index_kind::xor_fold, cfg.sets, cfg.line_bytes, 0)),
+            cfg.sector_bytes);
     noc::resource_params p;
     p.accurate = clk.accurate;
     p.cycle = m_cycle;
@@ -255,9 +268,7 @@ tlm::tlm_response_status llc::fetch(std::uint64_t line, cache::sector_mask secto
     m_core.fetch_span(sectors, off, bytes);
     m_bytes_fetched += bytes;
     if (remote(line)) { // a private copy is filled through the line's home slice
-        tlm_bus::gpu_extension home = ext ? *ext : tlm_bus::gpu_extension{};
-        home.home_access = true;
-        home.fault.reset();
+        const tlm_bus::gpu_extension home = home_ext(ext);
         return out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, &home);
     }
     return out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, ext);
@@ -294,7 +305,85 @@ unsigned llc::drop_remote_lines()
     });
     for (std::uint64_t line : drop)
         m_core.array().invalidate(line);
-    return static_cast<unsigned>(drop.size());
+    unsigned dropped = static_cast<unsigned>(drop.size());
+    if (m_remote_ways) {
+        drop.clear();
+        m_remote_ways->for_each_valid(
+            [&](std::uint64_t line, cache::sector_mask, const void*) { drop.push_back(line); });
+        for (std::uint64_t line : drop)
+            m_remote_ways->invalidate(line);
+        dropped += static_cast<unsigned>(drop.size());
+    }
+    return dropped;
+}
+
+tlm_bus::gpu_extension llc::home_ext(const tlm_bus::gpu_extension* ext)
+{
+    tlm_bus::gpu_extension home = ext ? *ext : tlm_bus::gpu_extension{};
+    home.home_access = true;
+    home.fault.reset();
+    return home;
+}
+
+tlm::tlm_response_status llc::read_remote_ways(const segment& s, cache::sector_mask need,
+                                               const tlm_bus::gpu_extension* ext, bool local,
+                                               sc_core::sc_time& delay)
+{
+    cache::cache_array& a = *m_remote_ways;
+    const std::uint64_t line = a.line_addr(s.addr);
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    auto copy_out = [&] {
+        tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset, [&](unsigned off, unsigned n) {
+            a.read(s.addr + off, s.data + off, n);
+        });
+    };
+    // Accurate mode: a read of a line whose fill is in flight waits for it (a merge), as the
+    // slice's MSHRs make requests do; fast mode fills at once with the data's arrival time.
+    for (auto it = m_remote_fills.find(line); m_accurate && it != m_remote_fills.end();
+         it = m_remote_fills.find(line)) {
+        const std::shared_ptr<sc_core::sc_event> filled = it->second;
+        sc_core::wait(*filled);
+    }
+    const cache::sector_mask valid = a.valid_sectors(line);
+    if ((valid & need) == need) {
+        a.lookup(line); // most recently used
+        ++m_remote_way_hits;
+        ++(local ? m_local_hits : m_remote_hits);
+        copy_out();
+        if (!m_accurate) // a sector still in flight (fast mode) arrives at its recorded time
+            delay = sc_core::sc_time::from_value(
+                std::max<std::uint64_t>(now + delay.value(), a.ready(line, need)) - now);
+        return tlm::TLM_OK_RESPONSE;
+    }
+    ++m_remote_way_misses;
+    const cache::sector_mask missing = need & ~valid;
+    unsigned off = 0, bytes = 0;
+    m_core.fetch_span(missing, off, bytes);
+    m_bytes_fetched += bytes;
+    std::uint8_t* buf = take_buffer();
+    const tlm_bus::gpu_extension home = home_ext(ext);
+    std::shared_ptr<sc_core::sc_event> filled;
+    if (m_accurate)
+        m_remote_fills.emplace(line, filled = std::make_shared<sc_core::sc_event>());
+    const tlm::tlm_response_status status =
+        out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, &home);
+    settle(delay);
+    if (filled) {
+        m_remote_fills.erase(line);
+        filled->notify(sc_core::SC_ZERO_TIME);
+    }
+    if (status == tlm::TLM_OK_RESPONSE) {
+        // Read-only and clean: a line replaced meanwhile (accurate mode) is simply refilled,
+        // and a victim is dropped.
+        if (!a.probe(line))
+            a.allocate(line);
+        a.fill(line, buf, missing);
+        if (!m_accurate)
+            a.set_ready(line, missing, now + delay.value());
+        copy_out();
+    }
+    m_core.give_buffer(buf);
+    return status;
 }
 
 tlm::tlm_response_status llc::write_home(const segment& s, const tlm_bus::gpu_extension* ext,
@@ -309,9 +398,7 @@ tlm::tlm_response_status llc::write_home(const segment& s, const tlm_bus::gpu_ex
         for (int e = m_core.entry_of(line); e >= 0; e = m_core.entry_of(line))
             m_waits.wait_entry(e);
     }
-    tlm_bus::gpu_extension home = ext ? *ext : tlm_bus::gpu_extension{};
-    home.home_access = true;
-    home.fault.reset();
+    const tlm_bus::gpu_extension home = home_ext(ext);
     std::vector<std::uint8_t> be;
     if (s.be) {
         be.resize(s.len);
@@ -418,6 +505,10 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
     if (copy && write) { // write through to the home; the copy stays clean
         delay = until(tag_done);
         return write_home(s, ext, delay);
+    }
+    if (copy && m_remote_ways && ext && ext->read_only) {
+        delay = until(tag_done);
+        return read_remote_ways(s, need, ext, local, delay);
     }
     if (copy && m_switcher->cur() == llc_org::shared && m_core.entry_of(s.addr) < 0 &&
         m_core.array().probe(s.addr))

@@ -21,6 +21,7 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
+#include <unordered_map>
 #include <vector>
 
 namespace vgpu::llc {
@@ -87,6 +88,13 @@ private:
     /// through), the resident copy's valid sectors patched with the result.
     tlm::tlm_response_status write_home(const segment& s, const tlm_bus::gpu_extension* ext,
                                         sc_core::sc_time& delay);
+    /// A read of a read-only line homed elsewhere (llc.remote_ways): served by the remote
+    /// ways, a miss filled through the home. `delay` is at the tag check.
+    tlm::tlm_response_status read_remote_ways(const segment& s, cache::sector_mask need,
+                                              const tlm_bus::gpu_extension* ext, bool local,
+                                              sc_core::sc_time& delay);
+    /// The extension of a request to a line's home: `ext`'s, marked home_access.
+    static tlm_bus::gpu_extension home_ext(const tlm_bus::gpu_extension* ext);
 
     const llc_config m_cfg;
     const bool m_accurate;
@@ -102,13 +110,17 @@ private:
     std::vector<std::unique_ptr<noc::shared_resource>> m_banks;
     noc::occupancy_probe m_mshrs_in_use; ///< misses holding an MSHR, in simulated time
     llc_switcher* m_switcher = nullptr;  ///< organisation control (multi-module GPUs)
+    /// llc.remote_ways: read-only lines of other modules (sets x remote_ways, always clean)
+    std::unique_ptr<cache::cache_array> m_remote_ways;
+    /// Accurate mode: remote-way fills in flight, by line (reads of the line wait for them).
+    std::unordered_map<std::uint64_t, std::shared_ptr<sc_core::sc_event>> m_remote_fills;
     unsigned m_module = 0;
     std::optional<noc::address_map> m_map;
     logger m_log;
     stats::group m_stats;
     stats::counter m_reads, m_writes, m_errors, m_bytes_fetched, m_writeback_bytes, m_wb_read_waits,
         m_local_lookups, m_local_hits, m_remote_lookups, m_remote_hits, m_home_writes,
-        m_switch_waits;
+        m_switch_waits, m_remote_way_hits, m_remote_way_misses;
     stats::formula m_hits, m_misses, m_line_misses, m_sector_misses, m_merges, m_full_stalls,
         m_fills, m_writebacks, m_wb_full_stalls, m_hit_rate, m_overrun;
     stats::average m_bank_wait, m_miss_latency, m_wb_occupancy;

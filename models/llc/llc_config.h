@@ -44,7 +44,7 @@ struct llc_config {
     unsigned sample_every = 16;         ///< adaptive: shadow tags model one set in this many
     unsigned switch_cycles = 64;        ///< a switch's fixed cost (drain), NoC cycles
     std::uint64_t forced_switch_ns = 0; ///< tests: a random switch this often (0: never)
-    unsigned remote_ways = 0;           ///< ways reserved for remote lines (remote-LLC block)
+    unsigned remote_ways = 0;           ///< ways per set for read-only lines of other modules
 
     void declare(config::visitor& v)
     {
@@ -108,15 +108,17 @@ struct llc_config {
                     .range(0, 1e9)
                     .unit("ns"));
         v.value("remote_ways", remote_ways,
-                spec("ways of each set reserved for lines of other modules (remote-LLC block; "
-                     "must be 0 for now)")
+                spec("multi-module GPUs: ways of each set that hold read-only lines homed on "
+                     "other modules (a read-only page's reads look there first and fill it "
+                     "through the home); the other ways hold the module's own lines (and, in "
+                     "private mode, its other copies); dropped at kernel ends")
                     .range(0, 64));
     }
     void validate(config::checker& c) const
     {
-        if (remote_ways != 0)
-            c.error("llc.remote_ways", "reserved for the remote-LLC organisation, which is not "
-                                       "implemented yet: must be 0");
+        if (remote_ways >= ways)
+            c.error("llc.remote_ways", "must leave at least one way of llc.ways (" +
+                                           std::to_string(ways) + ") for the module's own lines");
         if (banks > sets)
             c.error("llc.banks", "more banks than sets: some banks would never be used");
         if (sector_bytes > line_bytes)

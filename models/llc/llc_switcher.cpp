@@ -134,7 +134,9 @@ std::uint64_t llc_switcher::drop_private_copies()
 
 sc_core::sc_time llc_switcher::kernel_boundary()
 {
-    if (m_flags.cur() != llc_org::private_org)
+    // Private copies, and the remote ways' read-only lines (their pages may be rewritten
+    // between kernels), last one kernel.
+    if (m_flags.cur() != llc_org::private_org && m_cfg.remote_ways == 0)
         return sc_core::SC_ZERO_TIME;
     const std::uint64_t cycles = drop_private_copies();
     m_boundary_cycles += cycles;

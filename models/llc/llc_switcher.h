@@ -27,8 +27,9 @@ namespace vgpu::llc {
 class slice_if {
 public:
     virtual ~slice_if() = default;
-    /// Removes every line homed on another module that no miss is filling (private copies are
-    /// clean: writes to such lines went through to their home); returns how many.
+    /// Removes every line homed on another module that no miss is filling (private copies and
+    /// the remote ways' lines are clean: writes to such lines went through to their home);
+    /// returns how many.
     virtual unsigned drop_remote_lines() = 0;
     /// NoC cycles to walk the slice's tags (one set per cycle per bank).
     virtual unsigned tag_walk_cycles() const = 0;
@@ -54,9 +55,10 @@ public:
     std::uint64_t busy_until() const { return m_busy_until; }
     /// One lookup of an SM's request at a slice (the monitor's access stream).
     void note_access(unsigned from, std::uint64_t addr, bool write);
-    /// A kernel ended: in private mode the copies of lines homed elsewhere are dropped, so the
-    /// next kernel reads what other modules wrote. Returns the time that takes (the kernel's
-    /// completion waits for it).
+    /// A kernel ended: in private mode the copies of lines homed elsewhere, and with
+    /// llc.remote_ways the remote ways' lines, are dropped, so the next kernel reads what other
+    /// modules (or the host) wrote. Returns the time that takes (the kernel's completion waits
+    /// for it).
     sc_core::sc_time kernel_boundary();
 
     std::uint64_t switches() const { return m_switches.value(); } ///< switches completed

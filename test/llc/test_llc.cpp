@@ -747,15 +747,20 @@ TEST_CASE("randomized accurate-mode traffic from two initiators sharing lines: n
     CHECK(stat("cache.mshr_merges") > 0);
 }
 
-TEST_CASE("llc configuration rejects remote ways until the remote-LLC block exists")
+TEST_CASE("llc configuration: remote ways must leave a way for the module's own lines")
 {
     llc::llc_config c;
-    c.remote_ways = 2;
+    c.remote_ways = c.ways;
     config::errors errs;
     config::provenance prov;
     config::checker chk(errs, prov);
     c.validate(chk);
     REQUIRE(errs.messages().size() == 1);
     CHECK(errs.messages()[0].find("llc.remote_ways") != std::string::npos);
-    CHECK(errs.messages()[0].find("must be 0") != std::string::npos);
+    CHECK(errs.messages()[0].find("at least one way") != std::string::npos);
+    c.remote_ways = c.ways - 1;
+    config::errors ok;
+    config::checker chk2(ok, prov);
+    c.validate(chk2);
+    CHECK(ok.messages().empty());
 }

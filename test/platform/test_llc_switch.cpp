@@ -132,6 +132,16 @@ TEST_CASE("llc organisations: a table every module reads favours private, adapti
     CHECK(o.link[1] < o.link[0] / 2);
     CHECK(o.time[2] <= 1.05 * std::min(o.time[0], o.time[1]));
     CHECK(o.switches >= 1);
+    // Shared with remote ways (the table is a read_only buffer): its reads fill the remote
+    // ways of each module's slices through the home, so most of them stay local too.
+    cli_runner r("llc_table_remote_ways");
+    const nlohmann::json rw =
+        run(r, "llc_table", "-s memory.page_alloc=round_robin -s llc.remote_ways=4", "out");
+    INFO("shared + 4 remote ways: kernel " << stat(rw, "gpu.kernel_time") << " ns, link bytes "
+                                           << link_bytes(rw));
+    CHECK(stat(rw, "gpu.kernel_time") < o.time[0]);
+    CHECK(link_bytes(rw) < o.link[0] / 2);
+    CHECK(sum_of(rw, "gpu.m", ".remote_way_hits") > 10 * sum_of(rw, "gpu.m", ".remote_way_misses"));
 }
 
 TEST_CASE("llc organisations: producer-consumer across modules favours shared, adaptive within "
