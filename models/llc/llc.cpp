@@ -140,7 +140,10 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
     noc::resource_params p;
     p.accurate = clk.accurate;
     p.cycle = m_cycle;
-    p.inputs = 1; // requests reach a slice through one NoC port: one queue per bank
+    // Two queues per bank: the local access queue (requests of this module's SMs, the host)
+    // and the remote access queue (requests from other modules, and fills of their private
+    // copies), served round-robin in accurate mode.
+    p.inputs = 2;
     for (unsigned b = 0; b < cfg.banks; ++b)
         m_banks.push_back(
             std::make_unique<noc::shared_resource>(("bank" + std::to_string(b)).c_str(), p));
@@ -485,7 +488,7 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
         atomic(s, write, ext)
             ? 2
             : std::max(1u, (s.len + m_cfg.bank_bytes_per_cycle - 1) / m_cfg.bank_bytes_per_cycle);
-    m_banks[bank_of(s.addr)]->use(0, ext, cycles, delay);
+    m_banks[bank_of(s.addr)]->use(local ? 0 : 1, ext, cycles, delay);
     const sc_core::sc_time served = sc_core::sc_time_stamp() + delay;
     m_bank_wait.sample((served - arrival - cycles * m_cycle).to_seconds() * 1e9);
     delay += m_hit;
