@@ -1,0 +1,51 @@
+// L1 sharing (`l1.sharing: adaptive`): the per-epoch classification of one cluster's SMs and
+// their partners, with its stats and `--trace` timeline. See models/l1_share/README.md.
+#pragma once
+
+#include "models/common/stats.h"
+#include "models/l1_share/core/l1_share.h"
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+
+namespace vgpu::l1_share {
+
+/// The classification of a cluster's SMs (core: epoch_classifier) as the L1s see it: each
+/// L1 counts its own SM's lookups here and asks for its partner at the time of a miss, which
+/// closes the epochs that ended by then. Stats under `<cluster>.l1_share`; class changes are
+/// counter and instant events on the trace timeline.
+class cluster_classes {
+public:
+    /// `path`: stats prefix; `first_sm`: global index of the cluster's SM 0; `epoch_ps`: epoch
+    /// length in picoseconds.
+    cluster_classes(const std::string& path, unsigned sms, unsigned first_sm,
+                    std::uint64_t epoch_ps, classify_params p);
+    /// Where the SMs' instruction counters are read at an epoch boundary (SM index in the
+    /// cluster -> cumulative totals).
+    void set_totals(std::function<instruction_totals(unsigned)> totals)
+    {
+        m_totals = std::move(totals);
+    }
+    /// SM `sm`'s own L1 lookups (and misses among them) in the open epoch.
+    void count(unsigned sm, std::uint64_t lookups, std::uint64_t misses)
+    {
+        m_core.count_access(sm, lookups, misses);
+    }
+    /// Closes the epochs ended by `now_ps`; returns SM `sm`'s partner (-1: its misses go to
+    /// the LLC).
+    int partner(unsigned sm, std::uint64_t now_ps);
+    const epoch_classifier& core() const { return m_core; } ///< classes and timeline
+
+private:
+    void advance(std::uint64_t now_ps);
+
+    epoch_classifier m_core;
+    const unsigned m_first_sm;
+    std::function<instruction_totals(unsigned)> m_totals;
+    stats::group m_stats;
+    std::deque<stats::formula> m_formulas;
+};
+
+} // namespace vgpu::l1_share
