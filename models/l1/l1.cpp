@@ -670,11 +670,10 @@ void l1::store_block(const block& b, std::uint64_t at)
 
 unsigned l1::remote_dbg(tlm::tlm_generic_payload& gp)
 {
-    // Debug reads of a window see memory (this L1 holds nothing newer); nothing changes.
-    if (!gp.is_read())
-        return 0;
+    // A window is another view of the same memory: the debug access goes where this L1's own
+    // would (memory below; a write updates a present copy), without side effects on timing.
     gp.set_address(gp.get_address() & ((std::uint64_t{1} << peer_shift) - 1));
-    return out->transport_dbg(gp);
+    return transport_dbg(gp);
 }
 
 unsigned l1::transport_dbg(tlm::tlm_generic_payload& gp)

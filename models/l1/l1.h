@@ -119,6 +119,7 @@ private:
                      const std::uint8_t* be, unsigned be_len);
     /// remote_in: a borrower's read (S21-S24), a replacement block, or a store update.
     void remote_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    /// remote_in debug access: the address without its window, as transport_dbg().
     unsigned remote_dbg(tlm::tlm_generic_payload& gp);
     /// S22-S23: serves a borrower's read: hit -> data, miss -> LLC without filling this L1.
     tlm::tlm_response_status serve_remote(tlm::tlm_generic_payload& gp, std::uint64_t addr,

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -124,5 +125,143 @@ TEST_CASE("l1 sharing: the broadcast read hits 1 - 1/(N R) when shared and never
         CHECK(remote == Approx(0.75 * sms * lines * passes).epsilon(0.01));
         // With the array in the cluster, the kernel is faster.
         CHECK(shared.stat("gpu.kernel_time") < priv.stat("gpu.kernel_time"));
+    }
+}
+
+namespace {
+const std::string workloads = VGPU_SOURCE_DIR "/testbenches/workloads/";
+
+/// Sum of `stat` over the L1s of cluster 0.
+double cluster_sum(const vgpu::test::stats_run& r, const std::string& stat)
+{
+    double total = 0;
+    for (unsigned s = 0; s < sms; ++s)
+        total += r.stat("gpu.m0.c0.sm" + std::to_string(s) + "_l1." + stat);
+    return total;
+}
+
+/// SM 0's hit rate: its L1's hits and merged misses, and its misses its partner served, over
+/// its lookups.
+double sm0_hit_rate(const vgpu::test::stats_run& r)
+{
+    const std::string l1 = "gpu.m0.c0.sm0_l1.";
+    const double lookups = r.stat(l1 + "hits") + r.stat(l1 + "misses") + r.stat(l1 + "mshr_merges");
+    const double served =
+        r.stat(l1 + "hits") + r.stat(l1 + "mshr_merges") + cluster_sum(r, "remote_hits");
+    return lookups > 0 ? served / lookups : 0.0;
+}
+} // namespace
+
+TEST_CASE("l1 sharing adaptive: a memory-intensive SM borrows a compute SM's L1, both modes")
+{
+    // testbenches/workloads/l1_borrow.yaml: `sweep` (SM 0) reads 512 lines, twice one L1, ten
+    // times; `spin` (SMs 1-3) only computes. SM 0 is memory-intensive from its second epoch on
+    // and borrows SM 1's L1 (the 0th compute SM): the lines it evicts are stored there and its
+    // later passes find them.
+    std::map<std::string, double> kernel_ns;
+    for (const char* mode : {"fast", "accurate"}) {
+        CAPTURE(mode);
+        cli_runner cli(std::string("l1adaptive_") + mode);
+        const std::string args =
+            "-w " + workloads + "l1_borrow.yaml -s platform.timing.mode=" + mode;
+        const auto priv = vgpu::test::run_with_stats(cli, args);
+        INFO(priv.r.err);
+        REQUIRE(priv.r.code == 0);
+        const auto adap = vgpu::test::run_with_stats(cli, args + " -s l1.sharing=adaptive");
+        INFO(adap.r.err);
+        REQUIRE(adap.r.code == 0); // the sums are right
+        kernel_ns[std::string("private_") + mode] = priv.stat("gpu.kernel_time");
+        kernel_ns[std::string("adaptive_") + mode] = adap.stat("gpu.kernel_time");
+        // Hit rate: private never hits (an LRU sweep of twice its L1); adaptive serves the later
+        // passes from the partner (all but the first pass and the first epoch: above 0.8).
+        CHECK(sm0_hit_rate(priv) < 0.01);
+        CHECK(sm0_hit_rate(adap) > 0.8);
+        // NoC traffic: the cluster's read data from the LLC falls to a fifth or less.
+        const double priv_noc = priv.stat("gpu.m0.noc.c0.response_bytes");
+        const double adap_noc = adap.stat("gpu.m0.noc.c0.response_bytes");
+        CHECK(adap_noc < 0.2 * priv_noc);
+        // Classification: SM 0 memory-intensive from the first boundary on, once changed; the
+        // others compute-intensive throughout.
+        const std::string cls = "gpu.m0.c0.l1_share.";
+        const double epochs = adap.stat(cls + "epochs");
+        CHECK(epochs > 50);
+        CHECK(adap.stat(cls + "sm0_memory_epochs") == epochs - 1);
+        CHECK(adap.stat(cls + "sm0_class_changes") == 1);
+        for (const char* s : {"sm1", "sm2", "sm3"})
+            CHECK(adap.stat(cls + s + "_memory_epochs") == 0);
+        // Partner rule: every borrowed read went to SM 1, and only there.
+        const double borrowed = adap.stat("gpu.m0.c0.sm0_l1.borrowed_reads");
+        CHECK(borrowed > 0.9 * lines * passes);
+        CHECK(adap.stat("gpu.m0.c0.sm1_l1.remote_reads") == borrowed);
+        CHECK(adap.stat("gpu.m0.c0.sm2_l1.remote_reads") == 0);
+        CHECK(adap.stat("gpu.m0.c0.sm1_l1.remote_hits") +
+                  adap.stat("gpu.m0.c0.sm1_l1.remote_misses") ==
+              borrowed);
+        // Queues: every block SM 0 sent reached SM 1; there, one is stored after each remote
+        // request (S24), so at most one waits at the end and none is dropped.
+        const double sent = adap.stat("gpu.m0.c0.sm0_l1.replacements_sent");
+        CHECK(sent > 0);
+        CHECK(adap.stat("gpu.m0.c0.sm1_l1.replacements_received") == sent);
+        CHECK(adap.stat("gpu.m0.c0.sm1_l1.replacements_dropped") == 0);
+        CHECK(adap.stat("gpu.m0.c0.sm1_l1.replacements_stored") >= sent - 1);
+        CHECK(adap.stat("gpu.m0.c0.sm1_l1.replacements_stored") <= sent);
+        // The crossbar carried the partner's data back and the blocks there.
+        CHECK(adap.stat("gpu.m0.c0.l1_route.sm0_peer.response_bytes") == Approx(borrowed * 128));
+        CHECK(adap.stat("gpu.m0.c0.l1_route.sm1_l1.bytes") >= sent * 128);
+    }
+    // Fast mode stays within 5 % of accurate mode.
+    for (const char* sharing : {"private", "adaptive"}) {
+        CAPTURE(sharing);
+        const double fast = kernel_ns[std::string(sharing) + "_fast"];
+        const double accurate = kernel_ns[std::string(sharing) + "_accurate"];
+        CHECK(fast == Approx(accurate).epsilon(0.05));
+    }
+}
+
+TEST_CASE("l1 sharing adaptive: the classification timeline is on the trace")
+{
+    cli_runner cli("l1adaptive_trace");
+    const auto r =
+        cli.run("-w " + workloads + "l1_borrow.yaml -s l1.sharing=adaptive --trace -o out");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const std::string trace = cli.read("out/trace.json");
+    CHECK(trace.find("sm0 memory-intensive, borrows sm1") != std::string::npos);
+    CHECK(trace.find("gpu.m0.c0.l1_share") != std::string::npos);
+}
+
+TEST_CASE("l1 sharing: without reuse across SMs, shared and adaptive cost little")
+{
+    // stream.yaml: every SM streams its own part; nothing to share, nothing to borrow (every
+    // busy SM is memory-intensive). The cost of shared is the routing crossbar, of adaptive the
+    // store updates to the other L1s.
+    for (const char* mode : {"fast", "accurate"}) {
+        CAPTURE(mode);
+        cli_runner cli(std::string("l1noreuse_") + mode);
+        const std::string args = "-w " + workloads +
+                                 "stream.yaml -D n=262144 -s platform.timing.mode=" + mode +
+                                 " -s l1.sharing=";
+        std::map<std::string, double> ns;
+        for (const char* sharing : {"private", "shared", "adaptive"}) {
+            const auto r = vgpu::test::run_with_stats(cli, args + sharing);
+            INFO(sharing << ": " << r.r.err);
+            REQUIRE(r.r.code == 0);
+            ns[sharing] = r.stat("gpu.kernel_time");
+        }
+        CHECK(ns["shared"] < 1.05 * ns["private"]);
+        CHECK(ns["adaptive"] < 1.05 * ns["private"]);
+    }
+}
+
+TEST_CASE("l1 sharing adaptive: bad classification parameters are configuration errors")
+{
+    cli_runner cli("l1adaptive_config");
+    for (const char* bad : {"l1.epoch_cycles=0", "l1.miss_rate_threshold=1.5",
+                            "l1.mem_share_threshold=-0.1", "l1.replacement_queue=0"}) {
+        CAPTURE(bad);
+        const auto r = cli.run(std::string("-s l1.sharing=adaptive -s ") + bad + " -o out");
+        CHECK(r.code == 2);
+        const std::string key = std::string(bad).substr(0, std::string(bad).find('='));
+        CHECK(r.err.find(key + ": value out of range") != std::string::npos);
     }
 }
