@@ -183,7 +183,8 @@ void l1::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         if (remote) {
             ++m_remote_reads;
             m_remote_hits += after.hits - before.hits;
-        } else if (m_classes) {
+        } else if (m_classes && ext && ext->kind == tlm_bus::access_kind::data) {
+            // Classification counts the SM's data reads only (not its instruction fetches).
             m_classes->count(m_index,
                              after.hits + after.misses + after.merges - before.hits -
                                  before.misses - before.merges,
@@ -230,6 +231,17 @@ void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     std::uint32_t addend = 0;
     if (atomic && gp.get_data_length() == 4)
         std::memcpy(&addend, gp.get_data_ptr(), 4);
+    if (m_classes)
+        order_stores(gp, true);
+    struct ender { // the store's updates are over however write() returns
+        l1* self;
+        tlm::tlm_generic_payload& gp;
+        ~ender()
+        {
+            if (self->m_classes)
+                self->order_stores(gp, false);
+        }
+    } end_order{this, gp};
     out->b_transport(gp, delay);
     gp.set_dmi_allowed(false);
     if (!gp.is_response_ok())
@@ -480,6 +492,19 @@ tlm::tlm_response_status l1::read_accurate(const segment& s, const tlm_bus::gpu_
     return status;
 }
 
+void l1::order_stores(const tlm::tlm_generic_payload& gp, bool begin)
+{
+    l1_share::store_order& order = m_classes->order();
+    const std::uint64_t first = m_core.line_addr(gp.get_address());
+    const std::uint64_t last = m_core.line_addr(gp.get_address() + gp.get_data_length() - 1);
+    for (std::uint64_t line = first; line <= last; line += m_cfg.line_bytes) {
+        if (begin)
+            order.begin(line);
+        else
+            order.end(line);
+    }
+}
+
 int l1::borrow_partner(std::uint64_t at)
 {
     return m_classes ? m_classes->partner(m_index, at) : -1;
@@ -489,8 +514,14 @@ void l1::send_block(const cache::cache_array::victim& v, int partner,
                     const tlm_bus::gpu_extension* ext, const sc_core::sc_time& delay)
 {
     // The victim's data pointer lives only until the next removal: the block takes a copy.
+    l1_share::store_order& order = m_classes->order();
+    if (order.in_progress(v.line_addr)) {
+        ++m_unstorable; // a store of the line has not updated every L1 yet: the copy may be old
+        return;
+    }
     block b;
     b.line = v.line_addr;
+    b.stamp = order.stamp();
     b.epoch = ext ? ext->epoch : m_epoch;
     b.sectors = v.valid_sectors;
     b.data.assign(v.data, v.data + m_cfg.line_bytes);
@@ -512,6 +543,7 @@ void l1::transmit_block(const block& b, sc_core::sc_time& delay)
     attrs.sm = static_cast<std::int16_t>(m_owner);
     attrs.epoch = b.epoch;
     attrs.kind = tlm_bus::access_kind::writeback;
+    attrs.vaddr = b.stamp; // a block of a physical line has no virtual address: its stamp
     const unsigned sb = m_core.array().sector_bytes();
     std::vector<std::uint8_t> be(m_cfg.line_bytes, 0);
     for (cache::sector_mask m = b.sectors; m != 0; m &= m - 1)
@@ -590,12 +622,17 @@ void l1::remote_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         block b;
         b.line = m_core.line_addr(addr);
         b.epoch = ext->epoch;
+        b.stamp = ext->vaddr;
         const unsigned sb = m_core.array().sector_bytes();
         for (unsigned i = 0; i < m_core.array().sectors(); ++i)
             if (!gp.get_byte_enable_ptr() || gp.get_byte_enable_ptr()[i * sb] != 0)
                 b.sectors |= cache::sector_mask{1} << i;
         b.data.assign(gp.get_data_ptr(), gp.get_data_ptr() + m_cfg.line_bytes);
-        m_queues.push_replacement(std::move(b));
+        const l1_share::store_order& order = m_classes->order();
+        if (order.in_progress(b.line) || order.stale(b.line, b.stamp))
+            ++m_unstorable; // a store of its line may have overtaken it
+        else
+            m_queues.push_replacement(std::move(b));
         gp.set_response_status(tlm::TLM_OK_RESPONSE);
     } else if (gp.is_write() && ext && ext->kind == tlm_bus::access_kind::other) {
         // A block made stale on its way here: forget it wherever it is.
@@ -637,7 +674,9 @@ tlm::tlm_response_status l1::serve_remote(tlm::tlm_generic_payload& gp, std::uin
     // the line's LRU place alone: the borrower now holds it too, and this L1's replacement order
     // stays that of its own SM's use and of the blocks stored (a copy made most recently used
     // here would push out the blocks the borrower needs next).
-    if (need != 0 && (m_core.array().valid_sectors(line) & need) == need) {
+    // A copy is not taken while a store of the line is still updating the cluster's L1s.
+    if (need != 0 && (m_core.array().valid_sectors(line) & need) == need &&
+        !m_classes->order().in_progress(line)) {
         ++m_remote_hits;
         m_core.read(addr, gp.get_data_ptr(), len);
         std::uint64_t ready = tag_done;
@@ -657,7 +696,9 @@ tlm::tlm_response_status l1::serve_remote(tlm::tlm_generic_payload& gp, std::uin
 
 void l1::store_block(const block& b, std::uint64_t at)
 {
-    if (m_core.busy(b.line) || (!m_core.array().probe(b.line) && !m_core.can_allocate(b.line))) {
+    const l1_share::store_order& order = m_classes->order();
+    if (order.in_progress(b.line) || order.stale(b.line, b.stamp) || m_core.busy(b.line) ||
+        (!m_core.array().probe(b.line) && !m_core.can_allocate(b.line))) {
         ++m_unstorable;
         return;
     }

@@ -97,6 +97,7 @@ private:
     struct block {
         std::uint64_t line = 0;         ///< line address
         std::uint32_t epoch = 0;        ///< kernel epoch of the request that evicted it
+        std::uint64_t stamp = 0;        ///< l1_share::store_order stamp when it was taken
         cache::sector_mask sectors = 0; ///< its valid sectors
         std::vector<std::uint8_t> data; ///< the whole line image
         int partner = -1;               ///< (outgoing) the L1 it goes to
@@ -156,7 +157,12 @@ private:
     sc_core::sc_event m_outbox_event;                 ///< a block was queued in m_outbox
     std::uint64_t m_sending_line = ~std::uint64_t{0}; ///< block on l1_route now (accurate)
     bool m_sending_stale = false;                     ///< a store wrote that line meanwhile
-    std::uint64_t m_unstorable = 0; ///< blocks dropped at S24 (line in flight, set pinned)
+    /// Stores of this L1's SM: begins (or ends, after the updates) the store_order of each
+    /// line written.
+    void order_stores(const tlm::tlm_generic_payload& gp, bool begin);
+    /// Blocks not sent or not stored: taken during a store of their line, overtaken by one,
+    /// their line in flight or their set pinned at S24.
+    std::uint64_t m_unstorable = 0;
     stats::counter m_remote_misses, m_borrowed, m_blocks_sent, m_blocks_received, m_blocks_stored,
         m_updates_sent, m_updates_received;
     stats::formula m_blocks_dropped;

@@ -12,7 +12,8 @@
 
 namespace vgpu::l1_share {
 
-/// The classification of a cluster's SMs (core: epoch_classifier) as the L1s see it: each
+/// The classification of a cluster's SMs (core: epoch_classifier) as the L1s see it, and the
+/// order of its stores against copies moving between L1s (core: store_order): each
 /// L1 counts its own SM's lookups here and asks for its partner at the time of a miss, which
 /// closes the epochs that ended by then. Stats under `<cluster>.l1_share`; class changes are
 /// counter and instant events on the trace timeline.
@@ -37,11 +38,14 @@ public:
     /// the LLC).
     int partner(unsigned sm, std::uint64_t now_ps);
     const epoch_classifier& core() const { return m_core; } ///< classes and timeline
+    /// The cluster's stores against copies moving between its L1s (keyed by line address).
+    store_order& order() { return m_order; }
 
 private:
     void advance(std::uint64_t now_ps);
 
     epoch_classifier m_core;
+    store_order m_order;
     const unsigned m_first_sm;
     std::function<instruction_totals(unsigned)> m_totals;
     stats::group m_stats;

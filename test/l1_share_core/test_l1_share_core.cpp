@@ -317,3 +317,33 @@ TEST_CASE("l1_share: pending replacement blocks made stale by a store are droppe
     q.clear();
     CHECK(q.next() == step::idle);
 }
+
+TEST_CASE("l1_share: store order refuses copies taken during or overtaken by a store of the line")
+{
+    store_order o(6);
+    const std::uint64_t x = 0x1000, y = 0x2080;
+    REQUIRE(x != y); // (they hash to different ones of the 64 slots: checked below)
+    const std::uint64_t before = o.stamp(); // a block of x taken before any store
+    CHECK_FALSE(o.in_progress(x));
+    o.begin(x);
+    CHECK(o.in_progress(x));   // no copy of x may be taken now
+    CHECK(o.stale(x, before)); // the block taken before may have been overtaken
+    const std::uint64_t during = o.stamp();
+    o.end(x);
+    CHECK_FALSE(o.in_progress(x));
+    CHECK_FALSE(o.stale(x, during)); // nothing began after it (it was refused for in_progress)
+    const std::uint64_t after = o.stamp();
+    CHECK_FALSE(o.stale(x, after));
+    o.begin(y); // another line (another slot here) does not disturb x
+    CHECK_FALSE(o.in_progress(x));
+    CHECK_FALSE(o.stale(x, after));
+    CHECK(o.stale(y, after));
+    o.end(y);
+    // Two stores of x at once: in progress until both ended.
+    o.begin(x);
+    o.begin(x);
+    o.end(x);
+    CHECK(o.in_progress(x));
+    o.end(x);
+    CHECK_FALSE(o.in_progress(x));
+}

@@ -584,7 +584,7 @@ TEST_CASE("consistency: random race-free accesses with shared L1s (l1.sharing sh
 
 TEST_CASE("consistency: random race-free accesses with adaptive L1 sharing, both modes")
 {
-    // Short epochs and low thresholds, so SMs borrow each other's L1s during the kernel: the
+    // Small L1s, short epochs and low thresholds, so SMs evict and borrow each other's L1s: the
     // partner requests, replacement blocks and store updates all carry data here.
     double blocks = 0;
     for (const char* mode : {"fast", "accurate"}) {
@@ -592,7 +592,7 @@ TEST_CASE("consistency: random race-free accesses with adaptive L1 sharing, both
         CAPTURE(seed, mode);
         const nlohmann::json st =
             run_case(std::string("adaptive_l1_") + mode, seed,
-                     std::string("-s l1.sharing=adaptive -s l1.epoch_cycles=50 "
+                     std::string("-s l1.sharing=adaptive -s l1.sets=4 -s l1.epoch_cycles=50 "
                                  "-s l1.miss_rate_threshold=0.2 -s l1.mem_share_threshold=0.05 "
                                  "-s platform.timing.mode=") +
                          mode);

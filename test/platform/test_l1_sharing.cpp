@@ -265,3 +265,126 @@ TEST_CASE("l1 sharing adaptive: bad classification parameters are configuration 
         CHECK(r.err.find(key + ": value out of range") != std::string::npos);
     }
 }
+
+namespace {
+/// One warp on SM 0 reads four lines 8 KiB apart (one set of every L1) `rounds` times, one line
+/// per load; the other SMs are idle. Its lanes' sums are checked.
+std::string four_lines(unsigned rounds)
+{
+    const unsigned stride = 2048; // u32: 8 KiB, 64 lines of 128 B: the same set of a 64-set L1
+    std::vector<std::uint32_t> a(4 * stride);
+    for (std::size_t i = 0; i < a.size(); ++i)
+        a[i] = static_cast<std::uint32_t>((i * 13 + 5) % 997);
+    std::ostringstream w;
+    w << "name: four_lines\nbuffers:\n  - {name: a, type: u32, elements: " << a.size()
+      << ", init: {values: [";
+    for (std::size_t i = 0; i < a.size(); ++i)
+        w << (i ? ", " : "") << a[i];
+    w << "]}}\n  - {name: out, type: u32, elements: 32, init: zero}\n"
+      << "kernels:\n  - name: rounds\n"
+      << "    params: [{name: a, buffer: a}, {name: out, buffer: out}, {name: rounds, value: "
+      << rounds << "}]\n"
+      << "    grid: [1, 1]\n    block: [32, 1]\n    sms: {first: 0, count: 1}\n    program: |\n"
+      << "      # lines a, b, c, d (8 KiB apart), `rounds` times\n"
+      << "              S2R  R0, SR_LANEID\n"
+      << "              LDP  R2, a\n"
+      << "              LDP  R4, rounds\n"
+      << "              SHL  R5, R0, 2\n"
+      << "              IADD R2, R2, R5\n"
+      << "              MOV  R6, 0\n"
+      << "              MOV  R7, 0\n"
+      << "      round:  ISETP.GE P0, R7, R4\n"
+      << "      @P0     BRA  done\n"
+      << "              MOV  R8, 0\n"
+      << "              MOV  R9, R2\n"
+      << "      line:   ISETP.GE P1, R8, 4\n"
+      << "      @P1     BRA  next\n"
+      << "              LD   R10, [R9]\n"
+      << "              IADD R6, R6, R10\n"
+      << "              IADD R9, R9, 8192\n"
+      << "              IADD R8, R8, 1\n"
+      << "              BRA  line\n"
+      << "      next:   IADD R7, R7, 1\n"
+      << "              BRA  round\n"
+      << "      done:   LDP  R11, out\n"
+      << "              IADD R11, R11, R5\n"
+      << "              ST   [R11], R6\n"
+      << "              EXIT\n"
+      << "checks:\n  - buffer: out\n    expect: [";
+    for (unsigned lane = 0; lane < 32; ++lane) {
+        std::uint32_t sum = 0;
+        for (unsigned l = 0; l < 4; ++l)
+            sum += a[l * stride + lane];
+        w << (lane ? ", " : "") << sum * rounds;
+    }
+    w << "]\n";
+    return w.str();
+}
+} // namespace
+
+TEST_CASE("l1 sharing adaptive: queue order and partner by hand (two-way L1s, four lines)")
+{
+    // Two-way L1s; SM 0 cycles over lines a b c d of one set, SMs 1-3 idle. With 1-cycle epochs
+    // (each miss closes one: a load among at most 15 instructions, over the 0.05 threshold) SM 0
+    // is memory-intensive from its second data miss on and borrows SM 1 (the 0th compute SM). By
+    // hand, once SM 1 holds blocks: SM 0's set holds the last two lines, so every access misses it;
+    // the miss of x goes to SM 1, which holds x (stored as a block two accesses earlier) and
+    // answers with a hit without touching its LRU; then S24 stores the one pending block (the line
+    // SM 0 evicted at its previous fill), replacing SM 1's older line; SM 0's fill of x evicts the
+    // line it used three accesses ago and sends it as the next block. So each further round of four
+    // adds exactly: 4 local misses, 4 borrowed reads, 4 remote hits, 0 remote misses, 4 blocks
+    // sent, 4 received, 4 stored, 0 dropped, and no read below SM 0's L1 except through SM 1 (SM
+    // 1's L1 never fills from its remote misses).
+    for (const char* mode : {"fast", "accurate"}) {
+        CAPTURE(mode);
+        cli_runner cli(std::string("l1hand_") + mode);
+        std::map<unsigned, vgpu::test::stats_run> runs;
+        for (unsigned rounds : {3u, 6u}) {
+            cli.write("w.yaml", four_lines(rounds));
+            runs[rounds] = vgpu::test::run_with_stats(
+                cli, std::string("-w w.yaml -s l1.sharing=adaptive -s l1.ways=2 "
+                                 "-s l1.epoch_cycles=1 -s l1.mem_share_threshold=0.05 "
+                                 "-s platform.timing.mode=") +
+                         mode);
+            INFO(runs[rounds].r.err);
+            REQUIRE(runs[rounds].r.code == 0);
+        }
+        // The whole run by hand, R rounds: the first data miss (a, before any boundary with a
+        // data read) goes to the LLC; b, c, d of round 1 find SM 1 empty (3 remote misses;
+        // c's and d's fills evict a and b, the first blocks, and d's request stores a); from
+        // round 2 on, every access hits at SM 1. Borrowed 4R - 1, remote hits 4(R - 1), blocks
+        // sent 4R - 2 (every fill but a's and b's evicts), stored 4R - 3 (after every remote
+        // request but b's and c's; the last block still waits).
+        for (const auto& [rounds, r] : runs) {
+            CAPTURE(rounds);
+            const double R = rounds;
+            auto stat = [&](const std::string& name) { return r.stat("gpu.m0.c0." + name); };
+            CHECK(stat("l1_share.sm0_class_changes") == 1);
+            CHECK(stat("sm0_l1.borrowed_reads") == 4 * R - 1);
+            CHECK(stat("sm1_l1.remote_hits") == 4 * (R - 1));
+            CHECK(stat("sm1_l1.remote_misses") == 3);
+            CHECK(stat("sm0_l1.replacements_sent") == 4 * R - 2);
+            CHECK(stat("sm1_l1.replacements_stored") == 4 * R - 3);
+        }
+        auto more = [&](const std::string& stat) {
+            return runs[6].stat("gpu.m0.c0." + stat) - runs[3].stat("gpu.m0.c0." + stat);
+        };
+        CHECK(more("sm0_l1.misses") == 12);
+        CHECK(more("sm0_l1.hits") == 0);
+        CHECK(more("sm0_l1.borrowed_reads") == 12);
+        CHECK(more("sm1_l1.remote_reads") == 12);
+        CHECK(more("sm1_l1.remote_hits") == 12);
+        CHECK(more("sm1_l1.remote_misses") == 0);
+        CHECK(more("sm0_l1.replacements_sent") == 12);
+        CHECK(more("sm1_l1.replacements_received") == 12);
+        CHECK(more("sm1_l1.replacements_stored") == 12);
+        CHECK(more("sm1_l1.replacements_dropped") == 0);
+        CHECK(more("sm1_l1.misses") == 0); // SM 1 runs nothing of its own
+        for (const char* other : {"sm2_l1.remote_reads", "sm3_l1.remote_reads"})
+            CHECK(runs[6].stat(std::string("gpu.m0.c0.") + other) == 0);
+        // SM 0's data reads from the LLC: the same number for 3 and 6 rounds (first round only).
+        CHECK(more("sm0_l1.bytes_fetched") == 12 * 128);
+        CHECK(runs[6].stat("gpu.m0.noc.c0.response_bytes") ==
+              runs[3].stat("gpu.m0.noc.c0.response_bytes"));
+    }
+}

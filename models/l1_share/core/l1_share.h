@@ -244,6 +244,54 @@ private:
     std::vector<std::uint64_t> m_memory_epochs, m_compute_epochs, m_changes;
 };
 
+/// `adaptive`: the order of a cluster's stores against the copies of lines that move between
+/// its L1s. A store writes through, then updates every other L1 one after another; a copy taken
+/// from an L1 meanwhile (a remote hit, a replacement block) may miss the update that L1 has not
+/// received yet, and a replacement block on its way may be overtaken by an update of its line.
+/// So: a copy is not taken from an L1 while a store of its line is in progress, and a block is
+/// not stored if a store of its line began after the block was taken. Lines share 2^slots_log2
+/// counters by a hash (conservative: an alias only refuses more copies).
+class store_order {
+public:
+    /// `slots_log2`: log2 of the counters (lines hash onto them).
+    explicit store_order(unsigned slots_log2 = 12)
+        : m_shift(64 - slots_log2), m_in_progress(std::size_t{1} << slots_log2, 0),
+          m_last_begin(std::size_t{1} << slots_log2, 0)
+    {
+    }
+    /// A store of `line` begins (before its write-through); returns its sequence number.
+    std::uint64_t begin(std::uint64_t line)
+    {
+        const std::size_t i = slot(line);
+        ++m_in_progress[i];
+        m_last_begin[i] = ++m_seq;
+        return m_seq;
+    }
+    /// The store of `line` has updated every L1.
+    void end(std::uint64_t line) { --m_in_progress[slot(line)]; }
+    /// True while a store of `line` (or an alias) is in progress: copies must not be taken.
+    bool in_progress(std::uint64_t line) const { return m_in_progress[slot(line)] != 0; }
+    /// The stamp of a copy taken now.
+    std::uint64_t stamp() const { return m_seq; }
+    /// True if a store of `line` (or an alias) began after a copy stamped `stamp` was taken.
+    bool stale(std::uint64_t line, std::uint64_t stamp) const
+    {
+        return m_last_begin[slot(line)] > stamp;
+    }
+
+private:
+    std::size_t slot(std::uint64_t line) const
+    {
+        // Fibonacci hashing: the high bits of the product mix every bit of the line address
+        // (its low, always-zero offset bits included harmlessly).
+        return static_cast<std::size_t>((line * 0x9E3779B97F4A7C15ull) >> m_shift);
+    }
+    unsigned m_shift;
+    std::vector<std::uint32_t> m_in_progress;
+    std::vector<std::uint64_t> m_last_begin;
+    std::uint64_t m_seq = 0;
+};
+
 /// Expected cluster hit rate of the broadcast read: N SMs each read the same array of
 /// `lines` lines `passes` times, round-robin over SMs and lines, with the cluster holding
 /// `capacity_lines` in total (`shared`) or each SM `l1_lines` (`private`). Closed forms used by
