@@ -109,6 +109,7 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
                                         .value();
         classes = std::make_unique<l1_share::cluster_classes>(
             std::string(this->name()) + ".l1_share", p.sms_per_cluster, first_id, epoch, cp);
+        classes->set_clock([] { return sc_core::sc_time_stamp().value(); });
         classes->set_totals([this](unsigned s) {
             return l1_share::instruction_totals{sms[s]->instructions(),
                                                 sms[s]->loads() + sms[s]->stores()};

@@ -13,27 +13,43 @@ cluster_classes::cluster_classes(const std::string& path, unsigned sms, unsigned
                       std::function<double()> f) {
         m_formulas.emplace_back(m_stats, std::move(name), unit, std::move(desc), std::move(f));
     };
-    add("epochs", "count", "classification epochs seen (l1.epoch_cycles each)",
-        [this] { return static_cast<double>(m_core.epochs_seen()); });
+    add("epochs", "count", "classification epochs seen (l1.epoch_cycles each)", [this] {
+        settle();
+        return static_cast<double>(m_core.epochs_seen());
+    });
     for (unsigned s = 0; s < sms; ++s) {
         const std::string sm = "sm" + std::to_string(first_sm + s);
         add(sm + "_memory_epochs", "count",
             "epochs " + sm + " was memory-intensive (borrowing a partner's L1 if one was free)",
-            [this, s] { return static_cast<double>(m_core.memory_epochs(s)); });
+            [this, s] {
+                settle();
+                return static_cast<double>(m_core.memory_epochs(s));
+            });
         add(sm + "_compute_epochs", "count",
-            "epochs " + sm + " was compute-intensive (lending its L1)",
-            [this, s] { return static_cast<double>(m_core.compute_epochs(s)); });
+            "epochs " + sm + " was compute-intensive (lending its L1)", [this, s] {
+                settle();
+                return static_cast<double>(m_core.compute_epochs(s));
+            });
         add(sm + "_class_changes", "count", "times " + sm + "'s class changed at a boundary",
-            [this, s] { return static_cast<double>(m_core.changes(s)); });
+            [this, s] {
+                settle();
+                return static_cast<double>(m_core.changes(s));
+            });
     }
 }
 
-void cluster_classes::advance(std::uint64_t now_ps)
+void cluster_classes::settle()
+{
+    if (m_now)
+        advance(m_now(), false);
+}
+
+void cluster_classes::advance(std::uint64_t now_ps, bool trace)
 {
     const auto changes = m_core.advance(
         now_ps, [this](unsigned s) { return m_totals ? m_totals(s) : instruction_totals{}; });
     trace::recorder& rec = trace::recorder::instance();
-    if (changes.empty() || !rec.enabled())
+    if (changes.empty() || !trace || !rec.enabled())
         return;
     for (const class_change& c : changes) {
         const std::string sm = "sm" + std::to_string(m_first_sm + c.sm);

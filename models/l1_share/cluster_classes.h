@@ -29,6 +29,9 @@ public:
     {
         m_totals = std::move(totals);
     }
+    /// The current simulated time (same unit as the epochs): the stats close the epochs up to
+    /// it when they are read, so an SM that stopped missing still ends its timeline.
+    void set_clock(std::function<std::uint64_t()> now) { m_now = std::move(now); }
     /// SM `sm`'s own L1 lookups (and misses among them) in the open epoch.
     void count(unsigned sm, std::uint64_t lookups, std::uint64_t misses)
     {
@@ -42,12 +45,17 @@ public:
     store_order& order() { return m_order; }
 
 private:
-    void advance(std::uint64_t now_ps);
+    /// Closes the epochs ended by `now_ps`; records the changes on the trace if `trace`.
+    void advance(std::uint64_t now_ps, bool trace = true);
+    /// Before the stats are read: closes the epochs ended by now (not traced: the trace may
+    /// already be written).
+    void settle();
 
     epoch_classifier m_core;
     store_order m_order;
     const unsigned m_first_sm;
     std::function<instruction_totals(unsigned)> m_totals;
+    std::function<std::uint64_t()> m_now;
     stats::group m_stats;
     std::deque<stats::formula> m_formulas;
 };

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -387,4 +388,35 @@ TEST_CASE("l1 sharing adaptive: queue order and partner by hand (two-way L1s, fo
         CHECK(runs[6].stat("gpu.m0.noc.c0.response_bytes") ==
               runs[3].stat("gpu.m0.noc.c0.response_bytes"));
     }
+}
+
+TEST_CASE("l1 sharing adaptive: the classification follows program phases")
+{
+    // l1_borrow.yaml with both kernels on SM 0, one phase after the other: SM 0 is
+    // compute-intensive at first (nothing known), memory-intensive while it sweeps, and
+    // compute-intensive again while it spins (no data reads): two changes.
+    std::ifstream in(workloads + "l1_borrow.yaml");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string w = ss.str();
+    const auto replace = [&w](const std::string& from, const std::string& to) {
+        const auto at = w.find(from);
+        REQUIRE(at != std::string::npos);
+        w.replace(at, from.size(), to);
+    };
+    replace("sms: {first: 1, count: 3}", "sms: {first: 0, count: 1}");
+    replace("schedule:\n  - [sweep, spin]", "schedule:\n  - [sweep]\n  - [spin]");
+    cli_runner cli("l1phases");
+    cli.write("w.yaml", w);
+    const auto r = vgpu::test::run_with_stats(cli, "-w w.yaml -s l1.sharing=adaptive");
+    INFO(r.r.err);
+    REQUIRE(r.r.code == 0);
+    const std::string cls = "gpu.m0.c0.l1_share.";
+    CHECK(r.stat(cls + "sm0_class_changes") == 2);
+    CHECK(r.stat(cls + "sm0_memory_epochs") > 50);
+    CHECK(r.stat(cls + "sm0_compute_epochs") > 5);
+    CHECK(r.stat(cls + "sm0_memory_epochs") + r.stat(cls + "sm0_compute_epochs") ==
+          r.stat(cls + "epochs"));
+    // While it swept, nobody else needed a partner: SM 0 borrowed SM 1's L1.
+    CHECK(r.stat("gpu.m0.c0.sm1_l1.remote_hits") > 0);
 }
