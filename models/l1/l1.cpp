@@ -173,6 +173,9 @@ void l1::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
     if (ext && ext->epoch > m_epoch)
         new_epoch(ext->epoch);
+    if (m_classes && ext &&
+        (ext->kind == tlm_bus::access_kind::data || ext->kind == tlm_bus::access_kind::atomic))
+        m_classes->tick(sc_core::sc_time_stamp().value() + delay.value());
     if (gp.is_read()) {
         ++m_reads;
         // l1.sharing shared: a read of another SM reached this L1 as the line's home.
@@ -415,7 +418,7 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
     sc_core::sc_time d = from_value(m.issue - now);
     std::uint8_t* buf = take_buffer();
     copy_valid(line, sectors, buf);
-    const int partner = borrow_partner(m.issue);
+    const int partner = borrow_partner(arrival); // the class when the request arrived
     const tlm::tlm_response_status status = fetch(line, t.fetch, buf, ext, d, partner);
     std::uint64_t ready = sc_core::sc_time_stamp().value() + d.value();
     if (status == tlm::TLM_OK_RESPONSE) {
@@ -474,7 +477,7 @@ tlm::tlm_response_status l1::read_accurate(const segment& s, const tlm_bus::gpu_
     std::uint8_t* buf = take_buffer();
     copy_valid(line, sectors, buf);
     sc_core::sc_time d = until(tag_done);
-    const int partner = borrow_partner(sc_core::sc_time_stamp().value() + d.value());
+    const int partner = borrow_partner(arrival); // the class when the request arrived
     const tlm::tlm_response_status status = fetch(line, r.fetch, buf, ext, d, partner);
     // The sectors become visible to merged requests when their data arrives.
     sc_core::wait(d);

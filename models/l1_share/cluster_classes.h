@@ -37,6 +37,9 @@ public:
     {
         m_core.count_access(sm, lookups, misses);
     }
+    /// Closes the epochs ended by `now_ps` (an SM's data access: the timeline follows the
+    /// accesses, not only the misses).
+    void tick(std::uint64_t now_ps) { advance(now_ps); }
     /// Closes the epochs ended by `now_ps`; returns SM `sm`'s partner (-1: its misses go to
     /// the LLC).
     int partner(unsigned sm, std::uint64_t now_ps);
