@@ -95,13 +95,31 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
 {
     const auto& p = cfg.platform;
     const bool shared = cfg.l1.sharing == l1::sharing_mode::shared;
+    const bool adaptive = cfg.l1.sharing == l1::sharing_mode::adaptive;
     unsigned home_bits = 0;
     while (shared && (1u << home_bits) < p.sms_per_cluster)
         ++home_bits;
-    if (shared)
+    if (shared || adaptive)
         l1_route = noc::make_interconnect("l1_route", cfg.noc, clk, cfg.noc.cluster_xbar());
+    const unsigned first_id = (module * p.clusters_per_module + cluster) * p.sms_per_cluster;
+    if (adaptive) {
+        l1_share::classify_params cp;
+        cp.miss_rate = cfg.l1.miss_rate_threshold;
+        cp.mem_share = cfg.l1.mem_share_threshold;
+        const std::uint64_t epoch = sc_core::sc_time(static_cast<double>(cfg.l1.epoch_cycles) *
+                                                         static_cast<double>(clk.core_ps),
+                                                     sc_core::SC_PS)
+                                        .value();
+        classes = std::make_unique<l1_share::cluster_classes>(
+            std::string(this->name()) + ".l1_share", p.sms_per_cluster, first_id, epoch, cp);
+        classes->set_clock([] { return sc_core::sc_time_stamp().value(); });
+        classes->set_totals([this](unsigned s) {
+            return l1_share::instruction_totals{sms[s]->instructions(),
+                                                sms[s]->loads() + sms[s]->stores()};
+        });
+    }
     for (unsigned i = 0; i < p.sms_per_cluster; ++i) {
-        unsigned id = (module * p.clusters_per_module + cluster) * p.sms_per_cluster + i;
+        unsigned id = first_id + i;
         auto sm_name = indexed("sm", id);
         sms.push_back(std::make_unique<sm::sm>(sm_name.c_str(), cfg.sm, clk, id, module, cluster,
                                                cfg.l1.line_bytes, cfg.stats.per_warp));
@@ -121,6 +139,13 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
         } else {
             prev->bind(l1s.back()->in);
         }
+        // l1.sharing adaptive: each L1 reaches the others (its partner, store updates) over
+        // l1_route.
+        if (adaptive) {
+            l1_route->bind_input(sm_name + "_peer", *l1s.back()->peer);
+            l1_route->bind_output(sm_name + "_l1", *l1s.back()->remote_in);
+            l1s.back()->set_adaptive(classes.get(), i, p.sms_per_cluster);
+        }
         xbar->bind_input(sm_name + "_l1", l1s.back()->out);
         for (auto& st : stages.back()) {
             const std::string full = st->stage_name();
@@ -137,6 +162,10 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
             return static_cast<int>(homes.home(gp.get_address()));
         });
     }
+    if (adaptive)
+        l1_route->set_route([](const tlm::tlm_generic_payload& gp) {
+            return l1::l1::peer_target(gp.get_address());
+        });
 }
 
 module_unit::module_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,

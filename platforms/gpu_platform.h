@@ -56,8 +56,12 @@ public:
     /// Inputs `sm<i>_l1` and each stage's side ports (`sm<i>_tlb_walk`); output `noc`.
     std::unique_ptr<noc::interconnect> xbar;
     /// l1.sharing shared: the L1 index routing crossbar, inputs `sm<i>` (each SM's memory
-    /// path), outputs `sm<i>_l1` (the home L1s); null otherwise.
+    /// path), outputs `sm<i>_l1` (the home L1s). adaptive: the crossbar between the L1s,
+    /// inputs `sm<i>_peer` (each L1's `peer`), outputs `sm<i>_l1` (each L1's `remote_in`),
+    /// routed by the L1 address window. Null when private.
     std::unique_ptr<noc::interconnect> l1_route;
+    /// l1.sharing adaptive: the SMs' classes and partners (stats `<cluster>.l1_share.*`).
+    std::unique_ptr<l1_share::cluster_classes> classes;
 };
 
 /// One module (chiplet): clusters, the module NoC, LLC slices and the DRAM controller.

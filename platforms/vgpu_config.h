@@ -94,6 +94,11 @@ struct vgpu_config {
             c.error("l1.sharing", "shared needs platform.sms_per_cluster to be a power of two "
                                   "(it is " +
                                       std::to_string(platform.sms_per_cluster) + ")");
+        if (l1.sharing == l1::sharing_mode::adaptive &&
+            (std::uint64_t{platform.modules} * dram.size.bytes >> l1::peer_window_shift) != 0)
+            c.error("l1.sharing", "adaptive needs the physical memory (platform.modules x "
+                                  "dram.size) below 2^56 bytes (the L1 windows of the cluster "
+                                  "crossbar lie above it)");
         if (memory.page_bytes.bytes < l1.line_bytes)
             c.error("memory.page_bytes", "must be at least l1.line_bytes");
         if (sm.icache_bytes.bytes != 0 && sm.icache_bytes.bytes / l1.line_bytes < sm.icache_ways)

@@ -13,15 +13,22 @@ namespace vgpu::l1 {
 enum class sharing_mode {
     private_, ///< each SM has its own L1 ("private")
     shared,   ///< one home L1 per line in the cluster, reached through the L1 index routing
+    adaptive, ///< memory-intensive SMs borrow compute-intensive SMs' L1s (per epoch)
 };
 } // namespace vgpu::l1
 
 template <> struct vgpu::enum_names<vgpu::l1::sharing_mode> {
     static constexpr std::pair<std::string_view, l1::sharing_mode> table[] = {
-        {"private", l1::sharing_mode::private_}, {"shared", l1::sharing_mode::shared}};
+        {"private", l1::sharing_mode::private_},
+        {"shared", l1::sharing_mode::shared},
+        {"adaptive", l1::sharing_mode::adaptive}};
 };
 
 namespace vgpu::l1 {
+
+/// l1.sharing adaptive: first address bit of the L1 windows on the cluster crossbar (physical
+/// addresses stay below it).
+inline constexpr unsigned peer_window_shift = 56;
 
 /// Section `l1`: geometry, latency and miss handling of each SM's L1 data cache.
 struct l1_config {
@@ -34,6 +41,10 @@ struct l1_config {
     unsigned mshrs = 32;                           ///< line misses outstanding at once
     sharing_mode sharing = sharing_mode::private_; ///< organisation among the SMs of a cluster
     l1_share::home_kind share_index = l1_share::home_kind::bits; ///< shared: a line's home L1
+    unsigned epoch_cycles = 5000;     ///< adaptive: core cycles per classification epoch
+    double miss_rate_threshold = 0.5; ///< adaptive: memory-intensive from this L1 miss rate ...
+    double mem_share_threshold = 0.1; ///< ... and this LD/ST share of instructions
+    unsigned replacement_queue = 16;  ///< adaptive: pending replacement blocks per L1
 
     void declare(config::visitor& v)
     {
@@ -64,11 +75,33 @@ struct l1_config {
         v.choice("sharing", sharing,
                  spec("organisation of the L1s of a cluster: private = one per SM; shared = "
                       "the cluster crossbar's L1 index routing sends each line to its one home "
-                      "L1 among the cluster's SMs (models/l1_share/README.md)"));
+                      "L1 among the cluster's SMs; adaptive = each epoch, a memory-intensive SM "
+                      "sends its L1 misses to a compute-intensive partner SM's L1 and its "
+                      "evicted lines there (models/l1_share/README.md)"));
         v.choice("share_index", share_index,
                  spec("shared: the home L1 of a line: bits (the low log2(SMs per cluster) bits "
                       "of the line number) or xor (their XOR fold over the line number); the "
                       "home's set index takes the bits above them"));
+        v.value("epoch_cycles", epoch_cycles,
+                spec("adaptive: core cycles per classification epoch; at each boundary every SM "
+                     "is classified memory- or compute-intensive from the epoch that ended, so "
+                     "the classes follow program phases")
+                    .range(1, 1e9)
+                    .unit("cycles"));
+        v.value("miss_rate_threshold", miss_rate_threshold,
+                spec("adaptive: an SM is memory-intensive when its L1 miss rate over the epoch "
+                     "(misses / own line lookups) reaches this and its LD/ST share reaches "
+                     "l1.mem_share_threshold")
+                    .range(0, 1));
+        v.value("mem_share_threshold", mem_share_threshold,
+                spec("adaptive: the share of LD/ST among an SM's warp-instructions over the "
+                     "epoch at or above which it may be memory-intensive")
+                    .range(0, 1));
+        v.value("replacement_queue", replacement_queue,
+                spec("adaptive: replacement blocks (lines a borrowing SM evicted) that a lending "
+                     "L1 holds pending; one is stored after each remote request it serves, a "
+                     "block that finds the queue full is dropped and counted")
+                    .range(1, 4096));
     }
     void validate(config::checker& c) const
     {

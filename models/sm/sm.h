@@ -66,7 +66,9 @@ public:
     void set_cdl(const cdl::cbv_table* table, const cdl::cdl_config& cfg);
     /// Cycles LD/STs waited on page faults (from the first fault to completion, summed).
     std::uint64_t fault_stall_cycles() const { return m_fault_stall_cycles.value(); }
-    std::uint64_t mem_requests() const { return m_mem_requests.value(); }   ///< line requests
+    std::uint64_t mem_requests() const { return m_mem_requests.value(); } ///< line requests
+    std::uint64_t loads() const { return m_loads.value(); }               ///< warp LD instructions
+    std::uint64_t stores() const { return m_stores.value(); }             ///< warp ST instructions
     std::uint64_t active_cycles() const { return m_active_cycles.value(); } ///< cycles with CTAs
     /// Cycles no warp could issue, mostly waiting for memory.
     std::uint64_t stall_memory() const { return m_stall_memory.value(); }

@@ -247,3 +247,103 @@ TEST_CASE("broadcast closed forms equal a brute-force LRU cluster")
                   Approx(broadcast_hit_rate_shared(lines, l1_lines * n, passes, n)));
     }
 }
+
+TEST_CASE("l1_share: the epoch classifier follows program phases and applies the partner rule")
+{
+    classify_params p;
+    p.miss_rate = 0.5;
+    p.mem_share = 0.1;
+    epoch_classifier c(4, 100, p);
+    std::vector<instruction_totals> totals(4);
+    auto read = [&](unsigned s) { return totals[s]; };
+    // Epoch 0: everyone compute-intensive (nothing known yet).
+    for (unsigned s = 0; s < 4; ++s) {
+        CHECK(c.class_of(s) == intensity::compute);
+        CHECK(c.partner(s) == -1);
+    }
+    // SM 0 and SM 2 miss a lot with many LD/ST; SM 1 misses a lot but issues few LD/ST; SM 3
+    // is idle.
+    c.count_access(0, 10, 9);
+    totals[0] = {100, 50};
+    c.count_access(1, 10, 9);
+    totals[1] = {1000, 10};
+    c.count_access(2, 10, 5);
+    totals[2] = {100, 10};
+    CHECK(c.advance(99, read).empty()); // still epoch 0
+    auto changes = c.advance(100, read);
+    REQUIRE(changes.size() == 2);
+    CHECK(changes[0].sm == 0);
+    CHECK(changes[0].now == intensity::memory);
+    CHECK(changes[0].partner == 1); // the 0th memory SM takes the 0th compute SM (SM 1)
+    CHECK(changes[0].at == 100);
+    CHECK(changes[1].sm == 2);
+    CHECK(changes[1].partner == 3); // the 1st memory SM takes the 1st compute SM (SM 3)
+    CHECK(c.partner(1) == -1);
+    CHECK(c.epoch() == 1);
+    // Epoch 1: SM 0 enters a compute phase (no access, instructions grow); SM 2 stays. Three
+    // epochs pass before the next access: the ended epoch decides all of them.
+    totals[0] = {300, 50};
+    c.count_access(2, 4, 4);
+    totals[2] = {120, 20};
+    changes = c.advance(450, read);
+    REQUIRE(changes.size() == 2);
+    CHECK(changes[0].sm == 0);
+    CHECK(changes[0].now == intensity::compute);
+    CHECK(changes[0].partner == -1);
+    CHECK(changes[1].sm == 2);
+    CHECK(changes[1].partner == 0); // compute SMs now 0, 1, 3: SM 2 is the 0th memory SM
+    CHECK(c.epoch() == 4);
+    CHECK(c.epochs_seen() == 5);
+    CHECK(c.memory_epochs(0) == 1);
+    CHECK(c.compute_epochs(0) == 4);
+    CHECK(c.changes(0) == 2);
+    CHECK(c.memory_epochs(2) == 4);
+    CHECK(c.changes(2) == 1);
+    CHECK(c.compute_epochs(3) == 5);
+    CHECK_THROWS_AS(epoch_classifier(4, 0, p), std::invalid_argument);
+    CHECK_THROWS_AS(epoch_classifier(0, 10, p), std::invalid_argument);
+}
+
+TEST_CASE("l1_share: pending replacement blocks made stale by a store are dropped")
+{
+    share_queues<int, int> q(4);
+    for (int b : {1, 2, 3, 2})
+        CHECK(q.push_replacement(b));
+    CHECK(q.drop_replacements_if([](int b) { return b == 2; }) == 2);
+    CHECK(q.replacement_size() == 2);
+    CHECK(*q.pop_replacement() == 1);
+    q.push_local(7);
+    q.push_remote(8);
+    q.clear();
+    CHECK(q.next() == step::idle);
+}
+
+TEST_CASE("l1_share: store order refuses copies taken during or overtaken by a store of the line")
+{
+    store_order o(6);
+    const std::uint64_t x = 0x1000, y = 0x2080;
+    REQUIRE(x != y); // (they hash to different ones of the 64 slots: checked below)
+    const std::uint64_t before = o.stamp(); // a block of x taken before any store
+    CHECK_FALSE(o.in_progress(x));
+    o.begin(x);
+    CHECK(o.in_progress(x));   // no copy of x may be taken now
+    CHECK(o.stale(x, before)); // the block taken before may have been overtaken
+    const std::uint64_t during = o.stamp();
+    o.end(x);
+    CHECK_FALSE(o.in_progress(x));
+    CHECK_FALSE(o.stale(x, during)); // nothing began after it (it was refused for in_progress)
+    const std::uint64_t after = o.stamp();
+    CHECK_FALSE(o.stale(x, after));
+    o.begin(y); // another line (another slot here) does not disturb x
+    CHECK_FALSE(o.in_progress(x));
+    CHECK_FALSE(o.stale(x, after));
+    CHECK(o.stale(y, after));
+    o.end(y);
+    // Two stores of x at once: in progress until both ended.
+    o.begin(x);
+    o.begin(x);
+    o.end(x);
+    CHECK(o.in_progress(x));
+    o.end(x);
+    CHECK_FALSE(o.in_progress(x));
+}

@@ -76,6 +76,48 @@ std::vector<int> assign_partners(const std::vector<intensity>& classes)
     return partner;
 }
 
+epoch_classifier::epoch_classifier(unsigned sms, std::uint64_t epoch_length, classify_params p)
+    : m_length(epoch_length), m_params(p), m_open(sms), m_last(sms),
+      m_class(sms, intensity::compute), m_partner(sms, -1), m_memory_epochs(sms, 0),
+      m_compute_epochs(sms, 1), m_changes(sms, 0)
+{
+    if (sms == 0)
+        throw std::invalid_argument("l1_share: a cluster needs an SM");
+    if (epoch_length == 0)
+        throw std::invalid_argument("l1_share: the epoch length must not be 0");
+}
+
+std::vector<class_change> epoch_classifier::close(std::uint64_t new_epoch,
+                                                  const std::vector<instruction_totals>& totals)
+{
+    // The epoch that ended decides the class of every epoch up to and including the new one
+    // (epochs skipped had no L1 access in the cluster: nothing to classify them by).
+    const std::uint64_t elapsed = new_epoch - m_epoch;
+    std::vector<intensity> next(m_class.size());
+    for (std::size_t s = 0; s < next.size(); ++s) {
+        epoch_counts c = m_open[s];
+        c.instructions = totals[s].instructions - m_last[s].instructions;
+        c.mem_instructions = totals[s].mem_instructions - m_last[s].mem_instructions;
+        next[s] = classify(c, m_params);
+        m_last[s] = totals[s];
+        m_open[s] = epoch_counts{};
+        (next[s] == intensity::memory ? m_memory_epochs : m_compute_epochs)[s] += elapsed;
+    }
+    const std::vector<int> partner = assign_partners(next);
+    std::vector<class_change> changed;
+    for (std::size_t s = 0; s < next.size(); ++s) {
+        if (next[s] != m_class[s])
+            ++m_changes[s];
+        if (next[s] != m_class[s] || partner[s] != m_partner[s])
+            changed.push_back(
+                {static_cast<unsigned>(s), next[s], partner[s], new_epoch * m_length});
+    }
+    m_class = next;
+    m_partner = partner;
+    m_epoch = new_epoch;
+    return changed;
+}
+
 double broadcast_hit_rate_private(std::uint64_t lines, std::uint64_t l1_lines, unsigned passes,
                                   unsigned sms)
 {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -139,6 +140,22 @@ public:
             return std::nullopt;
         return pop(m_blocks);
     }
+    /// Drops every pending block `pred` is true for (a store made its data stale); returns
+    /// how many it dropped.
+    template <class Pred> std::size_t drop_replacements_if(Pred pred)
+    {
+        const std::size_t before = m_blocks.size();
+        for (auto it = m_blocks.begin(); it != m_blocks.end();)
+            it = pred(*it) ? m_blocks.erase(it) : std::next(it);
+        return before - m_blocks.size();
+    }
+    /// Empties the three queues (a kernel boundary invalidates the L1 and what waits for it).
+    void clear()
+    {
+        m_local.clear();
+        m_remote.clear();
+        m_blocks.clear();
+    }
     std::size_t local_size() const { return m_local.size(); }
     std::size_t remote_size() const { return m_remote.size(); }
     std::size_t replacement_size() const { return m_blocks.size(); }
@@ -155,6 +172,124 @@ private:
     std::deque<Request> m_local, m_remote;
     std::deque<Block> m_blocks;
     std::uint64_t m_dropped = 0;
+};
+
+/// A change of one SM's class at an epoch boundary (for the classification timeline).
+struct class_change {
+    unsigned sm;      ///< SM index within the cluster
+    intensity now;    ///< its class from this epoch on
+    int partner;      ///< its partner from this epoch on (-1: none)
+    std::uint64_t at; ///< the epoch boundary (the classifier's time unit)
+};
+
+/// The cumulative counters of one SM's instruction stream (read at epoch boundaries).
+struct instruction_totals {
+    std::uint64_t instructions = 0;     ///< warp-instructions issued so far
+    std::uint64_t mem_instructions = 0; ///< of which LD/ST so far
+};
+
+/// `adaptive`: the per-epoch classification of a cluster's SMs and their partners. Epochs are
+/// fixed windows of `epoch_length` (any time unit); the classifier is advanced lazily by the
+/// time of each access, so an epoch with no access in the cluster costs nothing. At a boundary
+/// every SM is classified from what it did in the epoch that ended (its own L1 lookups and
+/// misses, counted here, and its instruction counters' growth, read from the caller), the
+/// partner rule is applied, and the epochs elapsed are added to each SM's timeline. Every SM
+/// starts compute-intensive (no borrowing before the first boundary).
+class epoch_classifier {
+public:
+    /// Throws std::invalid_argument for 0 SMs or a zero epoch.
+    epoch_classifier(unsigned sms, std::uint64_t epoch_length, classify_params p);
+    /// One of SM `sm`'s own L1 lookups in the open epoch (`miss`: it missed its L1).
+    void count_access(unsigned sm, std::uint64_t lookups, std::uint64_t misses)
+    {
+        m_open[sm].accesses += lookups;
+        m_open[sm].misses += misses;
+    }
+    /// Closes the epochs that ended by `time`. `totals(sm)` gives SM sm's cumulative
+    /// instruction_totals (read only at a boundary). Returns the SMs whose class or partner
+    /// changed (empty when no boundary passed).
+    template <class Totals> std::vector<class_change> advance(std::uint64_t time, Totals&& totals)
+    {
+        const std::uint64_t e = time / m_length;
+        if (e <= m_epoch)
+            return {};
+        std::vector<instruction_totals> t(m_open.size());
+        for (unsigned s = 0; s < t.size(); ++s)
+            t[s] = totals(s);
+        return close(e, t);
+    }
+    intensity class_of(unsigned sm) const { return m_class[sm]; } ///< current class
+    int partner(unsigned sm) const { return m_partner[sm]; }      ///< current partner or -1
+    std::uint64_t epoch() const { return m_epoch; }               ///< index of the open epoch
+    unsigned sms() const { return static_cast<unsigned>(m_class.size()); }
+    /// Epochs SM sm has been memory-intensive / compute-intensive in (closed ones and the
+    /// open one), and how often its class changed.
+    std::uint64_t memory_epochs(unsigned sm) const { return m_memory_epochs[sm]; }
+    std::uint64_t compute_epochs(unsigned sm) const { return m_compute_epochs[sm]; }
+    std::uint64_t changes(unsigned sm) const { return m_changes[sm]; }
+    /// Epochs counted so far per SM (closed ones plus the open one).
+    std::uint64_t epochs_seen() const { return m_epoch + 1; }
+
+private:
+    std::vector<class_change> close(std::uint64_t new_epoch,
+                                    const std::vector<instruction_totals>& totals);
+
+    std::uint64_t m_length;
+    classify_params m_params;
+    std::uint64_t m_epoch = 0;
+    std::vector<epoch_counts> m_open;
+    std::vector<instruction_totals> m_last;
+    std::vector<intensity> m_class;
+    std::vector<int> m_partner;
+    std::vector<std::uint64_t> m_memory_epochs, m_compute_epochs, m_changes;
+};
+
+/// `adaptive`: the order of a cluster's stores against the copies of lines that move between
+/// its L1s. A store writes through, then updates every other L1 one after another; a copy taken
+/// from an L1 meanwhile (a remote hit, a replacement block) may miss the update that L1 has not
+/// received yet, and a replacement block on its way may be overtaken by an update of its line.
+/// So: a copy is not taken from an L1 while a store of its line is in progress, and a block is
+/// not stored if a store of its line began after the block was taken. Lines share 2^slots_log2
+/// counters by a hash (conservative: an alias only refuses more copies).
+class store_order {
+public:
+    /// `slots_log2`: log2 of the counters (lines hash onto them).
+    explicit store_order(unsigned slots_log2 = 12)
+        : m_shift(64 - slots_log2), m_in_progress(std::size_t{1} << slots_log2, 0),
+          m_last_begin(std::size_t{1} << slots_log2, 0)
+    {
+    }
+    /// A store of `line` begins (before its write-through); returns its sequence number.
+    std::uint64_t begin(std::uint64_t line)
+    {
+        const std::size_t i = slot(line);
+        ++m_in_progress[i];
+        m_last_begin[i] = ++m_seq;
+        return m_seq;
+    }
+    /// The store of `line` has updated every L1.
+    void end(std::uint64_t line) { --m_in_progress[slot(line)]; }
+    /// True while a store of `line` (or an alias) is in progress: copies must not be taken.
+    bool in_progress(std::uint64_t line) const { return m_in_progress[slot(line)] != 0; }
+    /// The stamp of a copy taken now.
+    std::uint64_t stamp() const { return m_seq; }
+    /// True if a store of `line` (or an alias) began after a copy stamped `stamp` was taken.
+    bool stale(std::uint64_t line, std::uint64_t stamp) const
+    {
+        return m_last_begin[slot(line)] > stamp;
+    }
+
+private:
+    std::size_t slot(std::uint64_t line) const
+    {
+        // Fibonacci hashing: the high bits of the product mix every bit of the line address
+        // (its low, always-zero offset bits included harmlessly).
+        return static_cast<std::size_t>((line * 0x9E3779B97F4A7C15ull) >> m_shift);
+    }
+    unsigned m_shift;
+    std::vector<std::uint32_t> m_in_progress;
+    std::vector<std::uint64_t> m_last_begin;
+    std::uint64_t m_seq = 0;
 };
 
 /// Expected cluster hit rate of the broadcast read: N SMs each read the same array of
