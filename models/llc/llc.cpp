@@ -116,6 +116,19 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
                      double all = count(c.hits + c.misses + c.merges);
                      return all > 0 ? count(c.hits) / all : 0.0;
                  }),
+      m_local_hit_rate(m_stats, "local_hit_rate", "ratio", "local_hits / local_lookups",
+                       [this] {
+                           return m_local_lookups.value() > 0
+                                      ? count(m_local_hits.value()) / count(m_local_lookups.value())
+                                      : 0.0;
+                       }),
+      m_remote_hit_rate(m_stats, "remote_hit_rate", "ratio", "remote_hits / remote_lookups",
+                        [this] {
+                            return m_remote_lookups.value() > 0
+                                       ? count(m_remote_hits.value()) /
+                                             count(m_remote_lookups.value())
+                                       : 0.0;
+                        }),
       m_overrun(m_stats, "capacity_overrun", "ns",
                 "fast mode: MSHR and write-back buffer time booked beyond llc.mshrs and "
                 "llc.wb_entries (an interval that outlived every earlier one into a stretch "

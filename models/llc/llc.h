@@ -122,7 +122,8 @@ private:
         m_local_lookups, m_local_hits, m_remote_lookups, m_remote_hits, m_home_writes,
         m_switch_waits, m_remote_way_hits, m_remote_way_misses;
     stats::formula m_hits, m_misses, m_line_misses, m_sector_misses, m_merges, m_full_stalls,
-        m_fills, m_writebacks, m_wb_full_stalls, m_hit_rate, m_overrun;
+        m_fills, m_writebacks, m_wb_full_stalls, m_hit_rate, m_local_hit_rate, m_remote_hit_rate,
+        m_overrun;
     stats::average m_bank_wait, m_miss_latency, m_wb_occupancy;
 };
 
