@@ -113,6 +113,9 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
                 errors.push_back(e);
         else if (cfg.host.cpu.gdb_port != 0)
             errors.push_back("--gdb (host.cpu.gdb_port) debugs firmware: it needs host.kind riscv");
+        else if (!cfg.host.firmware.empty())
+            errors.push_back("host.firmware '" + cfg.host.firmware +
+                             "' is run only with host.kind riscv (host.kind is native)");
     }
     if (!errors.empty())
         throw build_error(errors);

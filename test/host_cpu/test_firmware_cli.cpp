@@ -48,6 +48,19 @@ TEST_CASE("host.kind riscv refuses what the firmware host does not run")
     REQUIRE(res.err.find("host.kind riscv does not run instrumented kernels") != std::string::npos);
 }
 
+TEST_CASE("firmware options without host.kind riscv are refused, not ignored")
+{
+    cli_runner r("fw_native_options");
+    const auto fw = r.run(workload + "-s host.firmware=fw.elf -o out");
+    INFO(fw.err);
+    REQUIRE(fw.code == 2);
+    REQUIRE(fw.err.find("is run only with host.kind riscv") != std::string::npos);
+    const auto gdb = r.run(workload + "--gdb 3333 -o out");
+    INFO(gdb.err);
+    REQUIRE(gdb.code == 2);
+    REQUIRE(gdb.err.find("it needs host.kind riscv") != std::string::npos);
+}
+
 TEST_CASE("an MMIO access to an unmapped address is a precise fault with PC and address")
 {
     cli_runner r("fw_mmio_fault");
