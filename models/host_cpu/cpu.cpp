@@ -292,7 +292,8 @@ bool cpu::debug_stop()
 void cpu::run()
 {
     sc_core::wait(m_start);
-    sc_core::sc_event_or_list wake;
+    // A member, not a local: a run may end with this thread suspended (its frame not unwound).
+    sc_core::sc_event_or_list& wake = m_wake;
     for (unsigned s = 0; s < irq.size(); ++s)
         wake |= irq[s].value_changed_event();
     wake |= m_timer;

@@ -89,6 +89,7 @@ private:
     std::uint32_t m_irq_enable = 0;
     std::uint64_t m_mtimecmp = ~0ull;
     sc_core::sc_event m_start, m_timer;
+    sc_core::sc_event_or_list m_wake; ///< what ends WFI: any interrupt line, the timer
     bool m_finished = false;
     std::string m_failure, m_console, m_line;
     std::uint32_t m_fault_pc = 0, m_fault_addr = 0;
