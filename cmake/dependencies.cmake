@@ -9,6 +9,12 @@ if(NOT SYSTEMC_FOUND)
   message(FATAL_ERROR "SystemC not found: install the Debian package 'libsystemc-dev'")
 endif()
 
+# Firmware co-simulation (host.kind riscv): the instruction-set simulator.
+pkg_check_modules(UNICORN unicorn)
+if(NOT UNICORN_FOUND)
+  message(FATAL_ERROR "Unicorn not found: install the Debian package 'libunicorn-dev'")
+endif()
+
 find_package(yaml-cpp QUIET)
 if(NOT yaml-cpp_FOUND)
   message(FATAL_ERROR "yaml-cpp not found: install the Debian package 'libyaml-cpp-dev'")

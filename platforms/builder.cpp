@@ -11,6 +11,32 @@
 namespace vgpu::platforms {
 
 namespace {
+/// host.kind riscv: the firmware image must load, and the workload must use only what the
+/// firmware host does (docs/firmware.md).
+std::vector<std::string> check_firmware(const vgpu_config& cfg, const host::workload& wl)
+{
+    std::vector<std::string> errors;
+    std::string why;
+    const std::string path = host::firmware_image(cfg.host, why);
+    if (path.empty())
+        return {why};
+    try {
+        host_cpu::load_elf(path, host_cpu::ram_base,
+                           static_cast<std::uint32_t>(cfg.host.cpu.ram_bytes.bytes));
+    } catch (const host_cpu::elf_error& e) {
+        errors.push_back(std::string("host.firmware: ") + e.what());
+    }
+    for (const auto& k : wl.kernels)
+        if (k.instrumented())
+            errors.push_back(wl.file + ": kernel '" + k.name +
+                             "' is instrumented (seed 002): host.kind riscv does not run "
+                             "instrumented kernels; use host.kind native");
+    if (!wl.evictions.empty())
+        errors.push_back(wl.file + ": evict entries: host.kind riscv does not evict pages; use "
+                                   "host.kind native");
+    return errors;
+}
+
 /// The built platform, unless a log.debug entry is the prefix of no instance path of it (only
 /// the built platform knows its instances): a silently ignored entry would be a typo unnoticed.
 std::unique_ptr<platform> checked(std::unique_ptr<platform> top, const std::string& name,
@@ -82,10 +108,22 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
         // What the driver would find only when it allocates: the DRAM fit.
         for (auto& e : host::check_memory_fit(parsed.wl, driver_facts(cfg)))
             errors.push_back(e);
+        if (cfg.host.kind == host::host_kind::riscv)
+            for (auto& e : check_firmware(cfg, parsed.wl))
+                errors.push_back(e);
+        else if (cfg.host.cpu.gdb_port != 0)
+            errors.push_back("--gdb (host.cpu.gdb_port) debugs firmware: it needs host.kind riscv");
+        else if (!cfg.host.firmware.empty())
+            errors.push_back("host.firmware '" + cfg.host.firmware +
+                             "' is run only with host.kind riscv (host.kind is native)");
     }
     if (!errors.empty())
         throw build_error(errors);
-    return checked(std::make_unique<gpu_platform>("gpu", cfg, parsed.wl), "gpu", opts);
+    try {
+        return checked(std::make_unique<gpu_platform>("gpu", cfg, parsed.wl), "gpu", opts);
+    } catch (const host_cpu::gdb_error& e) {
+        throw build_error(e.what());
+    }
 }
 
 } // namespace vgpu::platforms

@@ -60,6 +60,11 @@ command_line parse_command_line(int argc, const char* const* argv, std::ostream&
     auto* opt_seed =
         app.add_option("--seed", seed, "seed of every random generator (platform.seed)")
             ->check(seed_problem, "", "SEED");
+    unsigned gdb_port = 0;
+    auto* opt_gdb = app.add_option("--gdb", gdb_port,
+                                   "host.kind riscv: GDB remote stub for the firmware on "
+                                   "127.0.0.1:PORT (= -s host.cpu.gdb_port=PORT)")
+                        ->check(CLI::Range(1, 65535));
     app.add_flag("--dump-config", dump_config, "print the effective configuration and exit");
     app.add_flag("--list-params", list_params, "print every parameter (Markdown) and exit");
     app.set_version_flag("--version", std::string("vgpu-sim ") + version_string());
@@ -109,6 +114,8 @@ command_line parse_command_line(int argc, const char* const* argv, std::ostream&
                 loader.add_override("workload.vars." + d, "-D " + d);
         }
     }
+    if (opt_gdb->count())
+        loader.add_override("host.cpu.gdb_port=" + std::to_string(gdb_port), "--gdb");
     if (opt_seed->count())
         loader.add_override("platform.seed=" + std::to_string(seed));
     if (!loader.apply(cfg)) {

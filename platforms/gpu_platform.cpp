@@ -32,6 +32,9 @@ std::map<std::string, std::vector<std::uint8_t>> gpu_platform::files() const
     if (std::any_of(m_workload.kernels.begin(), m_workload.kernels.end(),
                     [](const host::kernel_decl& k) { return k.instrumented(); }))
         out["instrumented_trace.csv"] = std::vector<std::uint8_t>(csv.begin(), csv.end());
+    if (const auto* cpu = host.cpu())
+        out["console.txt"] =
+            std::vector<std::uint8_t>(cpu->console().begin(), cpu->console().end());
     return out;
 }
 
@@ -269,6 +272,8 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
 
     // Control path: host MMIO -> CP registers; CP -> SMs (dispatch) and SMs -> CP (done).
     host.mmio.bind(mmio_bus.in);
+    if (host.cpu()) // host.kind riscv: the firmware's MMIO takes the same bus
+        host.cpu()->mmio.bind(mmio_bus.in);
     mmio_bus.out.bind(cp.mmio);
     mmio_bus.map({cp_base, ::vgpu::cp::reg::WINDOW_BYTES, 0, 0, "cp"});
     mmio_bus.out.bind(faults.mmio);
@@ -472,9 +477,10 @@ std::vector<std::string> gpu_platform::failures() const
 
 std::string gpu_platform::progress() const
 {
+    const std::string cpu = host.cpu() ? host.cpu()->state() + "; " : "";
     if (host.runs().empty())
-        return "the host driver had launched no kernel yet";
-    std::string out;
+        return cpu + "the host driver had launched no kernel yet";
+    std::string out = cpu;
     for (const auto& r : host.runs()) {
         if (r.ended)
             continue;
@@ -491,8 +497,9 @@ std::string gpu_platform::progress() const
                std::to_string(reg(cp::reg::CTAS_DONE)) + " of " + std::to_string(ctas) + " CTAs (" +
                std::to_string(reg(cp::reg::CTAS_DISPATCHED)) + " dispatched)";
     }
-    return out.empty() ? "every kernel launched so far had finished, but the host driver had not"
-                       : out;
+    return out == cpu
+               ? cpu + "every kernel launched so far had finished, but the host driver had not"
+               : out;
 }
 
 std::vector<const sm::sm*> gpu_platform::all_sms() const

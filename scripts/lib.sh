@@ -6,8 +6,12 @@ VGPU_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VGPU_BUILD_DIR="${VGPU_BUILD_DIR:-$VGPU_ROOT/build}"
 
 # Everything vgpu builds and tests with (python3 runs scripts/compare), all from Debian 12.
+# The last line is firmware co-simulation (host.kind: riscv): the instruction-set simulator,
+# the RISC-V cross compiler and C library the firmware is built with, and the debugger the
+# GDB-stub test drives.
 VGPU_PACKAGES=(g++ cmake make pkg-config libsystemc-dev libyaml-cpp-dev libboost-dev catch2
-               nlohmann-json3-dev libcli11-dev clang-format python3)
+               nlohmann-json3-dev libcli11-dev clang-format python3
+               libunicorn-dev gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf gdb-multiarch)
 
 vgpu_install_deps() {
     local missing=()

@@ -310,8 +310,26 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
         }
     SC_HAS_PROCESS(driver);
     SC_THREAD(run);
-    if (facts.fault_base != 0) // a platform with a fault unit
+    if (cfg.kind == host_kind::riscv) {
+        // The firmware CPU, a child of the host: interrupt source 0 is the CP, 1 the fault
+        // unit; the firmware services page faults (no shadow thread).
+        std::string why;
+        const std::string path = firmware_image(cfg, why);
+        if (path.empty())
+            throw std::runtime_error(why);
+        host_cpu::elf_image im = host_cpu::load_elf(
+            path, host_cpu::ram_base, static_cast<std::uint32_t>(cfg.cpu.ram_bytes.bytes));
+        for (const auto& seg : im.segments)
+            m_image_end = std::max(m_image_end, seg.addr + seg.mem_bytes);
+        m_cpu = std::make_unique<host_cpu::cpu>("cpu", cfg.cpu, im, 2);
+        m_cpu->irq[0](irq);
+        m_cpu->irq[1](fault_irq);
+        m_cpu->host_window = [this](bool write, std::uint32_t off, std::uint32_t& v) {
+            return host_service(write, off, v);
+        };
+    } else if (facts.fault_base != 0) { // a platform with a fault unit
         SC_THREAD(shadow_thread);
+    }
     // The copy engine serves host.load dma, and the fault handler's fills and evictions.
     const bool faults_move_data =
         !wl.evictions.empty() || std::any_of(wl.buffers.begin(), wl.buffers.end(),
@@ -343,10 +361,13 @@ void driver::run()
     if (!ok)
         fail("memory allocation: " + m_plan.error);
     sc_core::sc_time t0 = now();
-    ok = ok && load_memory() && set_up_cp() && set_up_trace();
+    const bool firmware = m_cpu != nullptr;
+    ok = ok && load_memory() && set_up_cp(!firmware) && set_up_trace();
     if (rec.enabled())
         rec.host_span("load", "load memory, set up the CP", t0.value(), now().value());
-    for (unsigned p = 0; ok && p < m_wl.schedule.size(); ++p) {
+    if (ok && firmware)
+        ok = run_firmware();
+    for (unsigned p = 0; ok && !firmware && p < m_wl.schedule.size(); ++p) {
         t0 = now();
         ok = run_phase(p);
         if (rec.enabled())
@@ -600,7 +621,7 @@ std::uint32_t driver::reg_read(std::uint64_t off, bool* ok)
     return mmio_read(m_facts.cp_base + off, m_qk, "CP", ok);
 }
 
-bool driver::set_up_cp()
+bool driver::set_up_cp(bool program)
 {
     namespace reg = cp::reg;
     bool ok = true;
@@ -622,6 +643,9 @@ bool driver::set_up_cp()
         fail(e);
     if (!m_failures.empty())
         return false;
+    m_num_sms = num_sms;
+    if (!program)
+        return true;
     const std::uint32_t enable =
         widest >= 32 ? ~0u : static_cast<std::uint32_t>((1ull << widest) - 1);
     return reg_write(reg::PTBR_LO, static_cast<std::uint32_t>(m_plan.ptbr)) &&

@@ -8,6 +8,7 @@
 #include "models/common/stats.h"
 #include "models/host/host_config.h"
 #include "models/host/workload.h"
+#include "models/host_cpu/cpu.h"
 #include "tlm_bus/initiator_port.h"
 
 #include <array>
@@ -61,6 +62,10 @@ public:
     unsigned modules() const { return static_cast<unsigned>(m_next.size()); }
     /// Bytes handed out per module (frames and reservations).
     const std::vector<std::uint64_t>& bytes_per_module() const { return m_bytes; }
+    /// Pages placed per module so far (adaptive placement).
+    const std::vector<std::uint64_t>& pages_per_module() const { return m_pages; }
+    std::uint64_t placed() const { return m_placed; } ///< pages placed so far
+    unsigned round_robin() const { return m_rr; }     ///< the adaptive policy's pointer
 
 private:
     platform_facts m_f;
@@ -105,6 +110,10 @@ memory_plan plan_memory(const workload& wl, const platform_facts& facts,
 /// Located errors ("file:line:col: error: buffers[i]: ...") for what plan_memory(wl, facts)
 /// cannot place: the load-time form of the driver's allocation failure.
 std::vector<std::string> check_memory_fit(const workload& wl, const platform_facts& facts);
+
+/// The firmware image host.kind riscv runs: host.firmware, else the generic driver built with
+/// vgpu; empty with `why` set when there is none (the cross compiler was missing at build time).
+std::string firmware_image(const host_config& cfg, std::string& why);
 
 /// One kernel launch of the schedule.
 struct kernel_run {
@@ -172,11 +181,22 @@ public:
     /// Seed 002: the merged trace of the instrumented kernel (OUTDIR/instrumented_trace.csv),
     /// empty without one.
     const std::string& instrumented_csv() const { return m_instrumented_csv; }
+    /// host.kind riscv: the firmware CPU (bind its `mmio` to the MMIO bus); null otherwise.
+    host_cpu::cpu* cpu() { return m_cpu.get(); }
+    const host_cpu::cpu* cpu() const { return m_cpu.get(); }
 
 private:
     void run();
     bool load_memory();
-    bool set_up_cp();
+    /// Checks the schedule against the CP; `program`: writes PTBR and IRQ_ENABLE too (the
+    /// firmware does that itself).
+    bool set_up_cp(bool program = true);
+    /// host.kind riscv: writes the launch table, runs the firmware until its verdict.
+    bool run_firmware();
+    /// The launch table (models/host/launch_table.h), or empty after a failure.
+    std::vector<std::uint8_t> launch_table();
+    /// The firmware's host-services registers (launch_table.h, VGPU_HS_*).
+    bool host_service(bool write, std::uint32_t off, std::uint32_t& value);
     /// Allocates the shader-trace region after the workload's memory and programs the unit.
     bool set_up_trace();
     /// Flushes the unit, waits until it is idle and reads the region into m_trace_image.
@@ -303,6 +323,15 @@ private:
     std::set<std::uint64_t> m_read_only;                          ///< read_only VPNs
     std::vector<fault_entry> m_round; ///< the shadow thread's records of the current round
     sc_core::sc_mutex m_mm_lock, m_dma_lock;
+
+    // host.kind riscv: the firmware CPU and the state of its host-services registers.
+    std::unique_ptr<host_cpu::cpu> m_cpu;
+    std::uint32_t m_table_addr = 0, m_image_end = 0, m_num_sms = 0;
+    std::vector<int> m_launch_run; ///< per launch-table entry: its index in m_runs, or -1
+    std::vector<const kernel_decl*> m_launch_kernel; ///< per launch-table entry
+    std::uint32_t m_hs_status = 0, m_hs_va = 0, m_hs_pa_lo = 0, m_hs_pa_hi = 0, m_hs_pte_lo = 0,
+                  m_hs_pte_hi = 0;
+    sc_core::sc_time m_round_start;
 
     logger m_log;
     stats::group m_stats;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "models/common/config.h"
+#include "models/host_cpu/cpu_config.h"
 
 #include <cstdint>
 
@@ -10,7 +11,8 @@ namespace vgpu::host {
 
 /// Which host runs the workload.
 enum class host_kind : std::uint8_t {
-    native ///< the driver is a SystemC thread of the simulator
+    native, ///< the driver is a SystemC thread of the simulator
+    riscv   ///< RISC-V firmware on the firmware CPU (models/host_cpu) drives the GPU
 };
 
 /// How the driver puts programs, page tables and buffers into GPU memory and reads results.
@@ -29,7 +31,7 @@ enum class page_alloc : std::uint8_t {
 
 template <> struct vgpu::enum_names<vgpu::host::host_kind> {
     static constexpr std::pair<std::string_view, host::host_kind> table[] = {
-        {"native", host::host_kind::native}};
+        {"native", host::host_kind::native}, {"riscv", host::host_kind::riscv}};
 };
 template <> struct vgpu::enum_names<vgpu::host::load_kind> {
     static constexpr std::pair<std::string_view, host::load_kind> table[] = {
@@ -57,12 +59,19 @@ struct host_config {
     duration fault_timeout{10000000000};       ///< a faulting access waits at most this (10 ms)
     byte_size instrument_bytes{16u << 20};     ///< largest trace buffer per record type
     unsigned instrument_undersize = 0;         ///< test: records taken off each computed buffer
+    std::string firmware;                      ///< host.kind riscv: ELF image (empty: generic)
+    host_cpu::cpu_config cpu;                  ///< host.kind riscv: the firmware CPU
 
     void declare(config::visitor& v)
     {
         using config::spec;
         v.choice("kind", kind,
-                 spec("host that runs the workload (native: a driver thread in the simulator)"));
+                 spec("host that runs the workload (native: a driver thread in the simulator; "
+                      "riscv: RISC-V firmware on the firmware CPU, models/host_cpu/README.md)"));
+        v.value("firmware", firmware,
+                spec("host.kind riscv: the firmware's ELF image (empty: the generic driver built "
+                     "with vgpu, platforms/firmware/)"));
+        v.section("cpu", cpu, "The firmware CPU (host.kind riscv).");
         v.choice("load", load,
                  spec("backdoor: programs, page tables and buffers are written (and results read) "
                       "through debug transport in zero simulated time, coherently with the "
@@ -108,7 +117,7 @@ struct host_config {
                     .min(1));
     }
 
-    void validate(config::checker&) const {}
+    void validate(config::checker& c) const { cpu.validate(c); }
 };
 
 /// What the driver must know about the platform it drives (built by the platform builder).

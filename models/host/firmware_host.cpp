@@ -1,0 +1,389 @@
+// host.kind riscv: the driver's side of the firmware co-simulation. The platform loads memory
+// as for the native driver, writes the launch table into the firmware CPU's RAM and runs the
+// firmware, which launches the phases and services the page faults; the host keeps the
+// records (windows, pages) the firmware reports and runs the checks. See docs/firmware.md.
+#include "models/host/driver.h"
+#include "models/host/launch_table.h"
+
+#include "models/cdl/cbv_table.h"
+#include "models/common/trace_events.h"
+#include "models/cp/cp.h"
+#include "tlm_bus/byte_enables.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace vgpu::host {
+
+#ifndef VGPU_FIRMWARE_ELF
+#define VGPU_FIRMWARE_ELF ""
+#endif
+
+std::string firmware_image(const host_config& cfg, std::string& why)
+{
+    if (!cfg.firmware.empty())
+        return cfg.firmware;
+    const std::string built = VGPU_FIRMWARE_ELF;
+    if (built.empty())
+        why = "host.kind riscv: the generic firmware was not built (the RISC-V cross compiler "
+              "was not found when vgpu was configured: install the Debian packages "
+              "gcc-riscv64-unknown-elf and picolibc-riscv64-unknown-elf, as scripts/test does, "
+              "and reconfigure), and host.firmware names no other image";
+    return built;
+}
+
+namespace {
+std::string hex(std::uint64_t v)
+{
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+template <class T> void put(std::vector<std::uint8_t>& out, std::size_t off, const T& v)
+{
+    std::memcpy(out.data() + off, &v, sizeof v);
+}
+
+std::size_t align8(std::size_t v)
+{
+    return (v + 7) / 8 * 8;
+}
+} // namespace
+
+std::vector<std::uint8_t> driver::launch_table()
+{
+    const std::uint64_t page = m_facts.page_bytes;
+    vgpu_lt_header h{};
+    h.magic = VGPU_LT_MAGIC;
+    h.version = VGPU_LT_VERSION;
+    h.cp_base = static_cast<std::uint32_t>(m_facts.cp_base);
+    h.fault_base = static_cast<std::uint32_t>(m_facts.fault_base);
+    h.cbv_base = static_cast<std::uint32_t>(m_facts.cbv_base);
+    h.ptbr_lo = static_cast<std::uint32_t>(m_plan.ptbr);
+    h.ptbr_hi = static_cast<std::uint32_t>(m_plan.ptbr >> 32);
+    std::size_t widest = 0;
+    for (const auto& ph : m_wl.schedule)
+        widest = std::max(widest, ph.size());
+    h.irq_enable = widest >= 32 ? ~0u : static_cast<std::uint32_t>((1ull << widest) - 1);
+    h.page_bytes = static_cast<std::uint32_t>(page);
+    h.modules = std::max(1u, m_facts.modules);
+    h.sms_per_module = m_facts.sms_per_module;
+    h.page_alloc = static_cast<std::uint32_t>(m_facts.alloc);
+    std::uint64_t ratio_bits = 0;
+    std::memcpy(&ratio_bits, &m_facts.balance_ratio, sizeof ratio_bits);
+    h.balance_lo = static_cast<std::uint32_t>(ratio_bits);
+    h.balance_hi = static_cast<std::uint32_t>(ratio_bits >> 32);
+    h.fault_batch = m_cfg.fault_batch;
+    h.placed = static_cast<std::uint32_t>(m_placer.placed());
+    h.rr = m_placer.round_robin();
+    h.home_shift = page_table::home_shift;
+    h.home_mask = static_cast<std::uint32_t>(page_table::home_mask);
+
+    std::vector<vgpu_lt_phase> phases;
+    std::vector<vgpu_lt_launch> launches;
+    m_launch_kernel.clear();
+    for (unsigned p = 0; p < m_wl.schedule.size(); ++p) {
+        phases.push_back({static_cast<std::uint32_t>(launches.size()),
+                          static_cast<std::uint32_t>(m_wl.schedule[p].size())});
+        for (unsigned q = 0; q < m_wl.schedule[p].size(); ++q) {
+            const kernel_decl& k = m_wl.kernels[m_wl.schedule[p][q]];
+            const auto ki = static_cast<std::size_t>(m_wl.kernel_index(k.name));
+            vgpu_lt_launch l{};
+            l.kernel = static_cast<std::uint32_t>(ki);
+            l.queue = q;
+            l.phase = p;
+            l.prog_addr = static_cast<std::uint32_t>(m_plan.programs[ki].va);
+            l.prog_bytes = static_cast<std::uint32_t>(m_plan.programs[ki].bytes);
+            l.grid_x = k.grid_x;
+            l.grid_y = k.grid_y;
+            l.block_x = k.block_x;
+            l.block_y = k.block_y;
+            l.sm_first = k.sms.first;
+            l.sm_count = k.sms.count == 0 ? m_num_sms - k.sms.first : k.sms.count;
+            if (k.params.size() > VGPU_LT_MAX_PARAMS || k.cbvs.size() > VGPU_LT_MAX_CBVS) {
+                fail("kernel '" + k.name +
+                     "' has more parameters or CBV bindings than the launch "
+                     "table holds (" +
+                     std::to_string(VGPU_LT_MAX_PARAMS) + ", " + std::to_string(VGPU_LT_MAX_CBVS) +
+                     ")");
+                return {};
+            }
+            l.nparams = static_cast<std::uint32_t>(k.params.size());
+            for (std::size_t i = 0; i < k.params.size(); ++i) {
+                const kernel_param& prm = k.params[i];
+                l.params[i] =
+                    prm.is_buffer
+                        ? static_cast<std::uint32_t>(
+                              m_plan
+                                  .buffers[static_cast<std::size_t>(m_wl.buffer_index(prm.buffer))]
+                                  .va)
+                        : prm.bits;
+            }
+            l.ncbvs = static_cast<std::uint32_t>(k.cbvs.size());
+            for (std::size_t i = 0; i < k.cbvs.size(); ++i) {
+                const cbv_binding& c = k.cbvs[i];
+                if (m_facts.cbv_base == 0 || c.slot >= m_facts.cbv_slots) {
+                    fail("kernel '" + k.name + "' binds CBV slot " + std::to_string(c.slot) +
+                         " but the platform's CBV table has " + std::to_string(m_facts.cbv_slots) +
+                         " slots (cdl.cbv_slots)");
+                    return {};
+                }
+                const region& b =
+                    m_plan.buffers[static_cast<std::size_t>(m_wl.buffer_index(c.buffer))];
+                l.cbv[i] = {c.slot, static_cast<std::uint32_t>(b.va),
+                            static_cast<std::uint32_t>(b.va >> 32),
+                            static_cast<std::uint32_t>(b.bytes)};
+            }
+            launches.push_back(l);
+            m_launch_kernel.push_back(&k);
+        }
+    }
+    std::vector<vgpu_lt_pool> pools(h.modules);
+    for (unsigned m = 0; m < h.modules; ++m) {
+        const std::uint64_t next = m_placer.next(m), end = (m + 1ull) * m_facts.dram_bytes;
+        pools[m] = {static_cast<std::uint32_t>(next),
+                    static_cast<std::uint32_t>(next >> 32),
+                    static_cast<std::uint32_t>(end),
+                    static_cast<std::uint32_t>(end >> 32),
+                    static_cast<std::uint32_t>(m_placer.pages_per_module()[m]),
+                    0};
+    }
+    std::vector<vgpu_lt_region> regions;
+    std::vector<std::uint64_t> leaves;
+    for (std::size_t b = 0; b < m_wl.buffers.size(); ++b) {
+        const region& r = m_plan.buffers[b];
+        if (!r.on_demand)
+            continue;
+        const bool ro = m_wl.buffers[b].read_only;
+        const std::uint64_t bits = page_table::encode(0, !ro, ro, 0);
+        vgpu_lt_region lr{
+            static_cast<std::uint32_t>(r.va),          static_cast<std::uint32_t>(r.bytes),
+            static_cast<std::uint32_t>(leaves.size()), ro ? 1u : 0u,
+            static_cast<std::uint32_t>(bits),          static_cast<std::uint32_t>(bits >> 32)};
+        for (std::uint64_t vpn = r.va / page; vpn * page < r.va + r.bytes; ++vpn) {
+            const auto it = m_leaf.find(vpn);
+            if (it == m_leaf.end()) {
+                fail("driver bug: no page-table leaf for on-demand VA " + hex(vpn * page));
+                return {};
+            }
+            leaves.push_back(it->second);
+        }
+        regions.push_back(lr);
+    }
+    std::size_t off = align8(sizeof h);
+    h.phase_off = static_cast<std::uint32_t>(off);
+    h.phases = static_cast<std::uint32_t>(phases.size());
+    off = align8(off + phases.size() * sizeof(vgpu_lt_phase));
+    h.launch_off = static_cast<std::uint32_t>(off);
+    h.launches = static_cast<std::uint32_t>(launches.size());
+    off = align8(off + launches.size() * sizeof(vgpu_lt_launch));
+    h.pool_off = static_cast<std::uint32_t>(off);
+    off = align8(off + pools.size() * sizeof(vgpu_lt_pool));
+    h.region_off = static_cast<std::uint32_t>(off);
+    h.regions = static_cast<std::uint32_t>(regions.size());
+    off = align8(off + regions.size() * sizeof(vgpu_lt_region));
+    h.leaf_off = static_cast<std::uint32_t>(off);
+    h.pages = static_cast<std::uint32_t>(leaves.size());
+    off = align8(off + leaves.size() * sizeof(std::uint64_t));
+    h.bytes = static_cast<std::uint32_t>(off);
+    std::vector<std::uint8_t> out(off, 0);
+    put(out, 0, h);
+    for (std::size_t i = 0; i < phases.size(); ++i)
+        put(out, h.phase_off + i * sizeof(vgpu_lt_phase), phases[i]);
+    for (std::size_t i = 0; i < launches.size(); ++i)
+        put(out, h.launch_off + i * sizeof(vgpu_lt_launch), launches[i]);
+    for (std::size_t i = 0; i < pools.size(); ++i)
+        put(out, h.pool_off + i * sizeof(vgpu_lt_pool), pools[i]);
+    for (std::size_t i = 0; i < regions.size(); ++i)
+        put(out, h.region_off + i * sizeof(vgpu_lt_region), regions[i]);
+    for (std::size_t i = 0; i < leaves.size(); ++i)
+        put(out, h.leaf_off + i * sizeof(std::uint64_t), leaves[i]);
+    return out;
+}
+
+bool driver::run_firmware()
+{
+    const std::vector<std::uint8_t> table = launch_table();
+    if (table.empty())
+        return false;
+    host_cpu::iss& core = m_cpu->core();
+    // At the top of RAM, page-aligned; the firmware's stack grows down from it.
+    const std::uint64_t ram_end = std::uint64_t{core.ram_base()} + core.ram_bytes();
+    const std::uint64_t at = (ram_end - table.size()) / 4096 * 4096;
+    constexpr std::uint64_t min_stack = 16 << 10;
+    if (table.size() + min_stack > core.ram_bytes() || at < m_image_end + min_stack) {
+        fail("the launch table (" + std::to_string(table.size()) +
+             " bytes) and a 16 KiB stack do not fit in the firmware RAM after the image (ends at " +
+             hex(m_image_end) + "; host.cpu.ram_bytes = " + std::to_string(core.ram_bytes()) + ")");
+        return false;
+    }
+    m_table_addr = static_cast<std::uint32_t>(at);
+    core.poke(m_table_addr, table.data(), static_cast<std::uint32_t>(table.size()));
+    m_launch_run.assign(m_launch_kernel.size(), -1);
+    VGPU_INFO(m_log, "firmware: %zu-byte launch table at %s, %zu launches", table.size(),
+              hex(m_table_addr).c_str(), m_launch_kernel.size());
+    m_qk.sync();
+    m_cpu->start();
+    sc_core::wait(m_cpu->done);
+    m_qk.reset();
+    if (!m_cpu->passed()) {
+        fail(m_cpu->failure());
+        return false;
+    }
+    for (const kernel_run& r : m_runs)
+        if (!r.ended) {
+            fail("the firmware reported PASS but kernel '" + r.name + "' (phase " +
+                 std::to_string(r.phase) + ") was not seen to finish");
+            return false;
+        }
+    if (m_runs.size() != m_launch_kernel.size()) {
+        fail("the firmware reported PASS after " + std::to_string(m_runs.size()) + " of " +
+             std::to_string(m_launch_kernel.size()) + " launches");
+        return false;
+    }
+    return m_failures.empty();
+}
+
+bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
+{
+    const std::uint64_t page = m_facts.page_bytes;
+    if (!write) {
+        if (off != VGPU_HS_TABLE)
+            return false;
+        v = m_table_addr;
+        return true;
+    }
+    m_qk.reset();
+    switch (off) {
+    case VGPU_HS_MARK_LAUNCH: {
+        if (v >= m_launch_kernel.size() || m_launch_run[v] >= 0)
+            return false;
+        const kernel_decl& k = *m_launch_kernel[v];
+        const auto* lt = reinterpret_cast<const vgpu_lt_launch*>(
+            m_cpu->core().ram() + (m_table_addr - host_cpu::ram_base) +
+            reinterpret_cast<const vgpu_lt_header*>(m_cpu->core().ram() +
+                                                    (m_table_addr - host_cpu::ram_base))
+                ->launch_off);
+        kernel_run r;
+        r.name = k.name;
+        r.phase = lt[v].phase;
+        r.queue = lt[v].queue;
+        r.sm_first = lt[v].sm_first;
+        r.sm_count = lt[v].sm_count;
+        r.start = now();
+        r.start_mark = mark();
+        if (m_phases.empty() || m_phases.back().index != r.phase) {
+            m_phases.push_back({});
+            m_phases.back().index = r.phase;
+            m_phases.back().start = r.start;
+            m_phases.back().start_mark = r.start_mark;
+        }
+        m_launch_run[v] = static_cast<int>(m_runs.size());
+        m_phases.back().kernels.push_back(m_runs.size());
+        m_runs.push_back(r);
+        ++m_kernels;
+        trace::recorder::instance().name_kernel(static_cast<std::uint32_t>(m_kernels.value()),
+                                                k.name);
+        return true;
+    }
+    case VGPU_HS_DONE_STATUS:
+        m_hs_status = v;
+        return true;
+    case VGPU_HS_MARK_DONE: {
+        if (v >= m_launch_kernel.size() || m_launch_run[v] < 0)
+            return false;
+        kernel_run& r = m_runs[static_cast<std::size_t>(m_launch_run[v])];
+        if (r.ended)
+            return false;
+        r.end = now();
+        r.ended = true;
+        r.end_mark = mark();
+        phase_run& ph = m_phases.back();
+        ph.end = r.end;
+        ph.end_mark = r.end_mark;
+        ph.ended = std::all_of(ph.kernels.begin(), ph.kernels.end(),
+                               [this](std::size_t i) { return m_runs[i].ended; });
+        r.ok = m_hs_status == static_cast<std::uint32_t>(cp::queue_status::done);
+        m_kernel_time.at(r.name)->sample((r.end - r.start).to_seconds() * 1e9);
+        if (!r.ok) {
+            if (m_hs_status == static_cast<std::uint32_t>(cp::queue_status::error))
+                report_kernel_error(r, *m_launch_kernel[v]);
+            else
+                fail("kernel '" + r.name + "' interrupted with STATUS " +
+                     std::to_string(m_hs_status));
+        } else {
+            VGPU_INFO(m_log, "phase %u: '%s' done in %.1f ns (firmware)", r.phase, r.name.c_str(),
+                      (r.end - r.start).to_seconds() * 1e9);
+        }
+        m_qk.sync();
+        return true;
+    }
+    case VGPU_HS_COPY_VA:
+        m_hs_va = v;
+        return true;
+    case VGPU_HS_COPY_PA_LO:
+        m_hs_pa_lo = v;
+        return true;
+    case VGPU_HS_COPY_PA_HI:
+        m_hs_pa_hi = v;
+        return true;
+    case VGPU_HS_PTE_LO:
+        m_hs_pte_lo = v;
+        return true;
+    case VGPU_HS_PTE_HI:
+        m_hs_pte_hi = v;
+        return true;
+    case VGPU_HS_COPY_GO: {
+        const std::uint64_t pa = m_hs_pa_lo | std::uint64_t{m_hs_pa_hi} << 32;
+        m_sqk.reset();
+        bool ok = true;
+        if (v == 1) {
+            std::size_t b = 0;
+            const region* r = region_of(m_hs_va, &b);
+            if (!r || r < m_plan.buffers.data() ||
+                r >= m_plan.buffers.data() + m_plan.buffers.size() || pa % page != 0)
+                return false;
+            std::vector<std::uint8_t> data;
+            if (host_copy(b, m_hs_va / page, data)) {
+                std::vector<transfer_piece> pieces;
+                pieces_physical(pa, data.data(), page, pieces);
+                ok = transfer_dma(tlm::TLM_WRITE_COMMAND, pieces, m_sqk);
+                m_bytes_written += page;
+            }
+        } else if (v == 2) {
+            std::uint64_t raw = m_hs_pte_lo | std::uint64_t{m_hs_pte_hi} << 32;
+            ok = dma.access(tlm::TLM_WRITE_COMMAND, pa, &raw, sizeof raw, m_sqk, &m_ext) ==
+                 tlm::TLM_OK_RESPONSE;
+            m_bytes_written += sizeof raw;
+        } else {
+            return false;
+        }
+        m_sqk.sync();
+        return ok;
+    }
+    case VGPU_HS_MAPPED: {
+        if (v >= m_plan.bytes_per_module.size())
+            return false;
+        const std::uint64_t vpn = m_hs_va / page;
+        m_plan.pages[vpn] = m_hs_pa_lo | std::uint64_t{m_hs_pa_hi} << 32;
+        m_plan.bytes_per_module[v] += page;
+        m_evicted.erase(vpn);
+        ++m_fault_services;
+        return true;
+    }
+    case VGPU_HS_ROUND:
+        m_fault_records += v;
+        ++m_fault_batches;
+        m_round_start = now();
+        return true;
+    case VGPU_HS_ROUND_END:
+        m_fatal_faults += v;
+        m_service_time.sample((now() - m_round_start).to_seconds() * 1e9);
+        return true;
+    default:
+        return false;
+    }
+}
+
+} // namespace vgpu::host
