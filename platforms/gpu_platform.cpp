@@ -532,10 +532,10 @@ std::vector<bool> gpu_platform::sm_set(unsigned first, unsigned count) const
 
 int gpu_platform::take_mark()
 {
-    snapshot snap;
-    for (const stats::entry& e : stats::collect_all())
-        if (e.value.is_number())
-            snap.emplace(e.name, e.value.get<double>());
+    std::vector<stats::number> values = stats::collect_numbers();
+    snapshot snap(values.size());
+    for (stats::number& v : values)
+        snap.emplace(std::move(v.name), v.value);
     m_marks.push_back(std::move(snap));
     return static_cast<int>(m_marks.size() - 1);
 }

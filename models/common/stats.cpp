@@ -33,12 +33,25 @@ void counter::collect(const std::string& prefix, std::vector<entry>& out) const
     out.push_back({join(prefix, m_name), m_value, m_unit, m_desc});
 }
 
+void counter::numbers(const std::string& prefix, std::vector<number>& out) const
+{
+    out.push_back({join(prefix, m_name), static_cast<double>(m_value)});
+}
+
 void average::collect(const std::string& prefix, std::vector<entry>& out) const
 {
     std::string n = join(prefix, m_name);
     out.push_back({n, mean(), m_unit, "mean of " + m_desc});
     out.push_back({n + ".samples", m_count, "count", "samples of " + m_desc});
     out.push_back({n + ".max", m_max, m_unit, "maximum of " + m_desc});
+}
+
+void average::numbers(const std::string& prefix, std::vector<number>& out) const
+{
+    std::string n = join(prefix, m_name);
+    out.push_back({n + ".samples", static_cast<double>(m_count)});
+    out.push_back({n + ".max", m_max});
+    out.push_back({std::move(n), mean()});
 }
 
 histogram::histogram(group& g, std::string name, std::string unit, std::string desc,
@@ -67,6 +80,13 @@ void histogram::collect(const std::string& prefix, std::vector<entry>& out) cons
                    "mean of " + m_desc});
 }
 
+void histogram::numbers(const std::string& prefix, std::vector<number>& out) const
+{
+    std::string n = join(prefix, m_name);
+    out.push_back({n + ".samples", static_cast<double>(m_count)});
+    out.push_back({std::move(n) + ".mean", m_count ? m_sum / static_cast<double>(m_count) : 0.0});
+}
+
 formula::formula(group& g, std::string name, std::string unit, std::string desc,
                  std::function<double()> f)
     : stat(g, std::move(name), std::move(unit), std::move(desc)), m_f(std::move(f))
@@ -80,6 +100,12 @@ void formula::collect(const std::string& prefix, std::vector<entry>& out) const
     if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 0x1p53)
         value = static_cast<std::int64_t>(v); // counts stay integers in the dump
     out.push_back({join(prefix, m_name), value, m_unit, m_desc});
+}
+
+void formula::numbers(const std::string& prefix, std::vector<number>& out) const
+{
+    const double v = m_f();
+    out.push_back({join(prefix, m_name), std::isfinite(v) ? v : 0.0});
 }
 
 group::group(std::string path) : m_path(std::move(path))
@@ -97,6 +123,20 @@ void group::collect(std::vector<entry>& out) const
 {
     for (const stat* s : m_stats)
         s->collect(m_path, out);
+}
+
+void group::numbers(std::vector<number>& out) const
+{
+    for (const stat* s : m_stats)
+        s->numbers(m_path, out);
+}
+
+std::vector<number> collect_numbers()
+{
+    std::vector<number> out;
+    for (const group* g : live_groups())
+        g->numbers(out);
+    return out;
 }
 
 std::vector<entry> collect_all()

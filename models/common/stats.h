@@ -20,6 +20,12 @@ struct entry {
     std::string desc;     ///< one-line meaning
 };
 
+/// One numeric value, without unit or description: what a window's marks keep.
+struct number {
+    std::string name;
+    double value;
+};
+
 class group;
 
 /// Base of every statistic: registered in its group on construction.
@@ -31,6 +37,9 @@ public:
     stat& operator=(const stat&) = delete;
     /// Appends this statistic's entries under `prefix`.
     virtual void collect(const std::string& prefix, std::vector<entry>& out) const = 0;
+    /// Appends the numeric ones of those entries, named alike (a histogram's bucket array is
+    /// not a number).
+    virtual void numbers(const std::string& prefix, std::vector<number>& out) const = 0;
 
 protected:
     std::string m_name, m_unit, m_desc;
@@ -52,6 +61,7 @@ public:
     }
     std::uint64_t value() const { return m_value; }
     void collect(const std::string& prefix, std::vector<entry>& out) const override;
+    void numbers(const std::string& prefix, std::vector<number>& out) const override;
 
 private:
     std::uint64_t m_value = 0;
@@ -71,6 +81,7 @@ public:
     std::uint64_t count() const { return m_count; }
     double mean() const { return m_count ? m_sum / static_cast<double>(m_count) : 0.0; }
     void collect(const std::string& prefix, std::vector<entry>& out) const override;
+    void numbers(const std::string& prefix, std::vector<number>& out) const override;
 
 private:
     std::uint64_t m_count = 0;
@@ -84,6 +95,7 @@ public:
               unsigned buckets);
     void sample(double v);
     void collect(const std::string& prefix, std::vector<entry>& out) const override;
+    void numbers(const std::string& prefix, std::vector<number>& out) const override;
 
 private:
     double m_width;
@@ -99,6 +111,7 @@ public:
             std::function<double()> f);
     double value() const { return m_f(); } ///< computed now
     void collect(const std::string& prefix, std::vector<entry>& out) const override;
+    void numbers(const std::string& prefix, std::vector<number>& out) const override;
 
 private:
     std::function<double()> m_f;
@@ -114,6 +127,7 @@ public:
     const std::string& path() const { return m_path; }
     void add(const stat* s) { m_stats.push_back(s); }
     void collect(std::vector<entry>& out) const;
+    void numbers(std::vector<number>& out) const;
 
 private:
     std::string m_path;
@@ -123,6 +137,9 @@ private:
 /// Every live group of the process (like SystemC's object hierarchy, there is one simulation
 /// per process). Dumps are sorted by name.
 std::vector<entry> collect_all();
+/// The numeric entries of collect_all(), in no particular order: a cheap snapshot (no units,
+/// descriptions or sorting; a platform has tens of thousands of entries).
+std::vector<number> collect_numbers();
 /// {"name": value, ...} sorted by name.
 nlohmann::json to_json(const std::vector<entry>& entries);
 /// {"name": unit, ...}, one key per entry.

@@ -46,10 +46,6 @@ sm::warp_slot::warp_slot(const sm_config& cfg)
     : board(cfg.regs_per_thread, result_latencies(cfg), cfg.max_loads_per_warp,
             cfg.max_stores_per_warp)
 {
-    // Entries are added as the warps of this slot need them (issue_mem): most slots never use
-    // most of theirs, and a platform has thousands of slots. The storage is reserved whole, so
-    // adding one never moves the others (an LSU thread holds a reference across its access).
-    ops.reserve(cfg.max_loads_per_warp + cfg.max_stores_per_warp);
 }
 
 sm::sub_core::sub_core(stats::group& g, unsigned index, unsigned warp_slots, unsigned schedulers,
@@ -142,8 +138,6 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
         SC_REPORT_ERROR("vgpu/sm", "core clock period below the time resolution");
     if (cfg.schedulers == 0 || cfg.schedulers > cfg.warp_slots)
         SC_REPORT_ERROR("vgpu/sm", "schedulers must be 1..warp_slots");
-    // Built in place, not copied from one prototype: a copy would not keep each slot's
-    // reserved memory-instruction storage (warp_slot::ops).
     m_warps.reserve(cfg.warp_slots);
     for (unsigned w = 0; w < cfg.warp_slots; ++w)
         m_warps.emplace_back(cfg);
@@ -722,6 +716,13 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
                             "no free memory-instruction entry (scoreboard limits broken)");
             return;
         }
+        // Entries are added as the warps of this slot need them: most slots never use most of
+        // theirs, and a platform has thousands of slots (reserving them all at construction
+        // touched tens of megabytes). The storage is reserved whole at the first entry, so
+        // adding one never moves the others (an LSU thread holds a reference across its
+        // access).
+        if (k == 0)
+            ws.ops.reserve(m_cfg.max_loads_per_warp + m_cfg.max_stores_per_warp);
         ws.ops.emplace_back(); // a fresh entry is free, as the ones not yet added would be
     }
     mem_op& op = ws.ops[k];

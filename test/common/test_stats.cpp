@@ -36,6 +36,32 @@ TEST_CASE("stats are named by group path, sorted, and derived values computed at
     CHECK(to_text(entries).find("top.b.hits") != std::string::npos);
 }
 
+TEST_CASE("the numbers snapshot holds exactly the numeric entries of the dump")
+{
+    group g("top.g");
+    counter c(g, "count", "count", "a count");
+    average lat(g, "latency", "ns", "latency");
+    histogram h(g, "sizes", "bytes", "sizes", 10, 3);
+    formula f(g, "ratio", "ratio", "c / 4", [&] { return double(c.value()) / 4.0; });
+    formula nan(g, "nan", "ratio", "0/0", [] { return 0.0 / 0.0; });
+    c += 7;
+    lat.sample(3);
+    lat.sample(8);
+    for (double v : {1.0, 12.0, 99.0})
+        h.sample(v);
+
+    std::vector<std::pair<std::string, double>> expected, got;
+    for (const entry& e : collect_all())
+        if (e.value.is_number())
+            expected.emplace_back(e.name, e.value.get<double>());
+    for (const number& n : collect_numbers())
+        got.emplace_back(n.name, n.value);
+    std::sort(got.begin(), got.end());
+    std::sort(expected.begin(), expected.end());
+    CHECK(got == expected);
+    CHECK(got.size() == 8); // count, 3 of latency, 2 of sizes (not its buckets), ratio, nan
+}
+
 TEST_CASE("a destroyed group leaves the registry")
 {
     {
