@@ -732,16 +732,27 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
         return;
     }
     if (kind == tlm_bus::access_kind::atomic) {
-        // One request per lane, in lane order, so that lanes on one address are serialised in
-        // lane order at the LLC (docs/isa.md, "Atomics").
+        // One request per distinct word, in the order of the first lane on it, carrying the
+        // sum of its lanes' addends; do_line hands the lanes their old values in lane order,
+        // as one read-modify-write at the LLC per word of the warp (docs/isa.md, "Atomics").
         op.lines.count = 0;
         for (std::uint32_t m = a.lane_mask; m != 0; m &= m - 1) {
             const auto l = static_cast<unsigned>(__builtin_ctz(m));
-            coalescer::request& q = op.lines.requests[op.lines.count++];
-            q.line_addr = a.addr[l] & ~std::uint64_t{m_line_bytes - 1};
-            q.lane_mask = 1u << l;
-            q.offset = static_cast<unsigned>(a.addr[l] - q.line_addr);
-            q.bytes = 4;
+            const std::uint64_t line = a.addr[l] & ~std::uint64_t{m_line_bytes - 1};
+            const auto offset = static_cast<unsigned>(a.addr[l] - line);
+            unsigned i = 0;
+            while (i < op.lines.count && (op.lines.requests[i].line_addr != line ||
+                                          op.lines.requests[i].offset != offset))
+                ++i;
+            coalescer::request& q = op.lines.requests[i];
+            if (i == op.lines.count) {
+                ++op.lines.count;
+                q.line_addr = line;
+                q.lane_mask = 0;
+                q.offset = offset;
+                q.bytes = 4;
+            }
+            q.lane_mask |= 1u << l;
         }
         op.data = a.data;
         ++m_atomics;
@@ -857,12 +868,23 @@ std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsi
     tlm::tlm_response_status st;
     std::shared_ptr<tlm_bus::fault_wait> fault;
     if (op.kind == tlm_bus::access_kind::atomic) {
-        // A write of the addend, answered with the old value in the same buffer.
-        const auto l = static_cast<unsigned>(__builtin_ctz(req.lane_mask));
-        std::memcpy(buf, &op.data[l], 4);
+        // A write of the lanes' summed addend, answered with the word's old value in the same
+        // buffer; lane by lane, each lane's old value is the word after the lanes before it.
+        std::uint32_t sum = 0;
+        for (std::uint32_t m = req.lane_mask; m != 0; m &= m - 1)
+            sum += op.data[static_cast<unsigned>(__builtin_ctz(m))];
+        std::memcpy(buf, &sum, 4);
         st = mem.access(tlm::TLM_WRITE_COMMAND, va, buf, 4, delay, &ext, nullptr, &fault);
-        if (st == tlm::TLM_OK_RESPONSE)
-            std::memcpy(&op.data[l], buf, 4);
+        if (st == tlm::TLM_OK_RESPONSE) {
+            std::uint32_t word;
+            std::memcpy(&word, buf, 4);
+            for (std::uint32_t m = req.lane_mask; m != 0; m &= m - 1) {
+                const auto l = static_cast<unsigned>(__builtin_ctz(m));
+                const std::uint32_t addend = op.data[l];
+                op.data[l] = word;
+                word += addend;
+            }
+        }
     } else if (!op.store) {
         st = mem.access(tlm::TLM_READ_COMMAND, va, buf, len, delay, &ext, nullptr, &fault);
         if (st == tlm::TLM_OK_RESPONSE)

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <vector>
 
 using vgpu::test::cli_runner;
 
@@ -82,7 +83,76 @@ void run_atomics(const std::string& mode, std::uint32_t default_seed)
     CHECK(atomics == 2.0 * ctas * threads / 32);
 }
 
+/// One warp: ATOM.ADD [ctr], lane + 1 (every lane on one word), then ATOM.ADD [ctr + 8 + 4 *
+/// (lane & 1)], lane + 1 (even and odd lanes on two words); out[2 lane] and out[2 lane + 1]
+/// take the old values. The expected values are the lane-order prefix sums, computed here.
+void run_warp_aggregation(const std::string& mode)
+{
+    std::vector<std::uint32_t> ctr(4, 0), out(64, 0);
+    for (std::uint32_t l = 0; l < 32; ++l) {
+        out[2 * l] = ctr[0];
+        ctr[0] += l + 1;
+        out[2 * l + 1] = ctr[2 + (l & 1)];
+        ctr[2 + (l & 1)] += l + 1;
+    }
+    auto list = [](const std::vector<std::uint32_t>& v) {
+        std::string s;
+        for (std::uint32_t x : v)
+            s += (s.empty() ? "" : ", ") + std::to_string(x);
+        return s;
+    };
+    cli_runner cli("atomics_warp_" + mode);
+    cli.write("w.yaml", "buffers:\n"
+                        "  - {name: ctr, type: u32, elements: 4}\n"
+                        "  - {name: out, type: u32, elements: 64}\n"
+                        "kernels:\n"
+                        "  - name: aggregate\n"
+                        "    params: [{name: ctr, buffer: ctr}, {name: out, buffer: out}]\n"
+                        "    grid: 1\n"
+                        "    block: 32\n"
+                        "    program: |\n"
+                        "      S2R R0, SR_GLOBAL_TID_X\n"
+                        "      LDP R1, ctr\n"
+                        "      IADD R2, R0, 1\n"
+                        "      ATOM.ADD R3, [R1], R2\n"
+                        "      AND R4, R0, 1\n"
+                        "      SHL R4, R4, 2\n"
+                        "      IADD R4, R1, R4\n"
+                        "      ATOM.ADD R5, [R4 + 8], R2\n"
+                        "      LDP R6, out\n"
+                        "      SHL R7, R0, 3\n"
+                        "      IADD R6, R6, R7\n"
+                        "      ST [R6], R3\n"
+                        "      ST [R6 + 4], R5\n"
+                        "      EXIT\n"
+                        "checks:\n"
+                        "  - {buffer: ctr, expect: [" +
+                            list(ctr) +
+                            "]}\n"
+                            "  - {buffer: out, expect: [" +
+                            list(out) + "]}\n");
+    const vgpu::test::stats_run r =
+        vgpu::test::run_with_stats(cli, "-w w.yaml -s platform.timing.mode=" + mode);
+    INFO(r.r.out << r.r.err);
+    REQUIRE(r.r.code == 0);
+    // One request per distinct word of each ATOM (1 + 2), and two lines for each of the two
+    // strided stores (32 lanes 8 bytes apart span 256 bytes): 7, where a request per lane
+    // would be 64 + 4.
+    CHECK(r.stats["gpu.mem_requests"].get<double>() == 7);
+}
+
 } // namespace
+
+TEST_CASE("ATOM.ADD of a warp: one request per word, old values in lane order: fast", "[atomics]")
+{
+    run_warp_aggregation("fast");
+}
+
+TEST_CASE("ATOM.ADD of a warp: one request per word, old values in lane order: accurate",
+          "[atomics]")
+{
+    run_warp_aggregation("accurate");
+}
 
 TEST_CASE("ATOM.ADD under contention from many warps and SMs: fast", "[atomics]")
 {
