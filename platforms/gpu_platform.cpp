@@ -293,6 +293,8 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
             }
 
     // TLB shootdown (the CP's TLB_INVALIDATE register): every SM's L1 TLB and every cluster's.
+    // The ideal model's translations are one set for the GPU (one page table per run).
+    const auto ideal = std::make_shared<tlb::ideal_translations>();
     for (auto& mod : modules)
         for (auto& cl : mod->clusters)
             for (auto& per_sm : cl->stages)
@@ -300,6 +302,7 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                     if (auto* t = dynamic_cast<tlb::tlb*>(st.get())) {
                         m_tlbs.push_back(t);
                         t->set_fault_unit(&faults);
+                        t->share_ideal(ideal);
                     }
     cp.tlb_invalidate = [this](std::uint64_t va, std::uint64_t bytes) {
         for (auto& mod : modules)

@@ -55,7 +55,6 @@ void tlb::check_context(const tlm_bus::gpu_extension& ext)
     ++m_flushes;
     m_l1.invalidate_all();
     m_fills.clear();
-    m_ideal.clear();
 }
 
 void tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
@@ -63,14 +62,13 @@ void tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
     if (bytes == 0) {
         m_l1.invalidate_all();
         m_fills.clear();
-        m_ideal.clear();
+        m_ideal->invalidate(0, 0, true);
         return;
     }
     const std::uint64_t first = va / m_page_bytes, last = (va + bytes - 1) / m_page_bytes;
     m_l1.invalidate_range(first, last);
     m_fills.drop(first, last);
-    for (std::uint64_t v = first; v <= last && !m_ideal.empty(); ++v)
-        m_ideal.erase(v);
+    m_ideal->invalidate(first, last, false);
 }
 
 std::uint64_t tlb::debug_pte(std::uint64_t va, std::uint64_t ptbr)
@@ -91,11 +89,11 @@ lookup_result tlb::lookup(std::uint64_t va, std::uint64_t arrival_ps,
     if (m_cfg.model == model_kind::ideal) {
         // Zero time; present PTEs are kept (the table does not change within a context) so
         // that a request costs one walk of debug reads per page, not one per request.
-        if (const auto it = m_ideal.find(vpn); it != m_ideal.end())
-            return {it->second, arrival_ps, true};
+        if (const std::uint64_t pte = m_ideal->find(ext.epoch, ext.ptbr, vpn))
+            return {pte, arrival_ps, true};
         const std::uint64_t pte = debug_pte(va, ext.ptbr);
         if (pte != 0)
-            m_ideal.emplace(vpn, pte);
+            m_ideal->insert(vpn, pte);
         return {pte, arrival_ps, true};
     }
     const std::uint64_t t = arrival_ps + std::uint64_t{m_cfg.l1.hit_latency} * m_cycle_ps;

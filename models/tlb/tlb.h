@@ -8,6 +8,7 @@
 #include "models/tlb/cluster_tlb.h"
 #include "models/tlb/core/context.h"
 #include "models/tlb/core/fill_queue.h"
+#include "models/tlb/core/ideal_translations.h"
 #include "models/tlb/core/tlb_array.h"
 #include "models/tlb/fault_unit.h"
 #include "models/tlb/tlb_config.h"
@@ -16,10 +17,10 @@
 #include "tlm_bus/path_stage.h"
 
 #include <cstdint>
+#include <memory>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
-#include <unordered_map>
 #include <vector>
 
 namespace vgpu::tlb {
@@ -47,6 +48,9 @@ public:
     /// Pages that are not present become page faults raised with `faults` (nullptr: plain
     /// address errors, as without a host that services faults).
     void set_fault_unit(fault_unit* faults) { m_fault_unit = faults; }
+    /// tlb.model ideal: keep translations in `shared` (the platform gives every SM's TLB the
+    /// same one, so each page is walked once) instead of this TLB's own.
+    void share_ideal(std::shared_ptr<ideal_translations> shared) { m_ideal = std::move(shared); }
     /// Shootdown: drops the entries of the pages of [va, va + bytes) (bytes 0: every page).
     void invalidate(std::uint64_t va, std::uint64_t bytes);
     const tlb_array& array() const { return m_l1; }    ///< the L1 TLB
@@ -74,7 +78,8 @@ private:
     tlb_array m_l1;
     fill_queue m_fills;                  ///< fast mode: translations that enter the L1 TLB later
     std::uint64_t m_inflight_misses = 0; ///< fast: lookups of an entry not filled yet
-    std::unordered_map<std::uint64_t, std::uint64_t> m_ideal; ///< ideal model: VPN -> PTE
+    /// ideal model: the present PTEs (this TLB's own, or shared with the other SMs')
+    std::shared_ptr<ideal_translations> m_ideal = std::make_shared<ideal_translations>();
     context m_context; ///< the page table and newest epoch the entries belong to
     logger m_log;
     stats::group m_stats;
