@@ -11,9 +11,8 @@
 namespace vgpu::platforms {
 
 namespace {
-/// host.kind riscv: the firmware image must load, and the workload must use only what the
-/// firmware host does (docs/firmware.md).
-std::vector<std::string> check_firmware(const vgpu_config& cfg, const host::workload& wl)
+/// host.kind riscv: the firmware image must load (docs/firmware.md).
+std::vector<std::string> check_firmware(const vgpu_config& cfg)
 {
     std::vector<std::string> errors;
     std::string why;
@@ -26,14 +25,6 @@ std::vector<std::string> check_firmware(const vgpu_config& cfg, const host::work
     } catch (const host_cpu::elf_error& e) {
         errors.push_back(std::string("host.firmware: ") + e.what());
     }
-    for (const auto& k : wl.kernels)
-        if (k.instrumented())
-            errors.push_back(wl.file + ": kernel '" + k.name +
-                             "' is instrumented (seed 002): host.kind riscv does not run "
-                             "instrumented kernels; use host.kind native");
-    if (!wl.evictions.empty())
-        errors.push_back(wl.file + ": evict entries: host.kind riscv does not evict pages; use "
-                                   "host.kind native");
     return errors;
 }
 
@@ -109,7 +100,7 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
         for (auto& e : host::check_memory_fit(parsed.wl, driver_facts(cfg)))
             errors.push_back(e);
         if (cfg.host.kind == host::host_kind::riscv)
-            for (auto& e : check_firmware(cfg, parsed.wl))
+            for (auto& e : check_firmware(cfg))
                 errors.push_back(e);
         else if (cfg.host.cpu.gdb_port != 0)
             errors.push_back("--gdb (host.cpu.gdb_port) debugs firmware: it needs host.kind riscv");

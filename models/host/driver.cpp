@@ -979,9 +979,8 @@ bool driver::move_virtual(tlm::tlm_command cmd, std::uint64_t va, std::uint8_t* 
     return pieces_virtual(va, data, bytes, pieces) && transfer(cmd, pieces);
 }
 
-bool driver::profile_kernel(unsigned p, std::size_t ki, launch_variant& v)
+bool driver::trace_save(std::size_t ki)
 {
-    using shader_trace::record_type;
     const kernel_decl& k = m_wl.kernels[ki];
     const instrument_plan& ip = m_plan.instrumented[ki];
     // The profiling launch must not change what the traced launch reads: save the kernel's
@@ -992,24 +991,22 @@ bool driver::profile_kernel(unsigned p, std::size_t ki, launch_variant& v)
             used.insert(static_cast<std::size_t>(m_wl.buffer_index(prm.buffer)));
     for (const cbv_binding& c : k.cbvs)
         used.insert(static_cast<std::size_t>(m_wl.buffer_index(c.buffer)));
-    std::vector<std::pair<std::size_t, std::vector<std::uint8_t>>> saved;
+    m_trace_saved.clear();
     for (std::size_t b : used) {
-        saved.emplace_back(b, std::vector<std::uint8_t>(m_wl.buffers[b].bytes()));
-        if (!move_virtual(tlm::TLM_READ_COMMAND, m_plan.buffers[b].va, saved.back().second.data(),
-                          saved.back().second.size()))
+        m_trace_saved.emplace_back(b, std::vector<std::uint8_t>(m_wl.buffers[b].bytes()));
+        if (!move_virtual(tlm::TLM_READ_COMMAND, m_plan.buffers[b].va,
+                          m_trace_saved.back().second.data(), m_trace_saved.back().second.size()))
             return false;
     }
     std::vector<std::uint8_t> zeros(ip.control.bytes, 0);
-    if (!move_virtual(tlm::TLM_WRITE_COMMAND, ip.control.va, zeros.data(), zeros.size()))
-        return false;
-    launch_variant prof{
-        &ip.profile_prog, {static_cast<std::uint32_t>(ip.control.va)}, k.name + ".profile"};
-    const std::size_t first = m_runs.size();
-    if (!launch(p, 0, k, &prof))
-        return false;
-    m_phases.back().kernels.push_back(first);
-    if (!wait_launches(p, first, 1, {&k}))
-        return false;
+    return move_virtual(tlm::TLM_WRITE_COMMAND, ip.control.va, zeros.data(), zeros.size());
+}
+
+bool driver::trace_size(std::size_t ki)
+{
+    using shader_trace::record_type;
+    const kernel_decl& k = m_wl.kernels[ki];
+    const instrument_plan& ip = m_plan.instrumented[ki];
     // The counters: executions per block, summed over threads; the sizes (the pre-pass).
     const std::size_t blocks = ip.profile.blocks.size();
     std::vector<std::uint32_t> counts(blocks);
@@ -1018,10 +1015,6 @@ bool driver::profile_kernel(unsigned p, std::size_t ki, launch_variant& v)
         return false;
     const std::vector<std::uint64_t> executions(counts.begin(), counts.end());
     m_trace_bytes = shader_trace::buffer_sizes(ip.traced.records, executions);
-    // Map exactly the pages each buffer needs, in its window (the rest stays unmapped).
-    const std::uint64_t page = m_facts.page_bytes;
-    const unsigned touch = k.sms.first / std::max(1u, m_facts.sms_per_module);
-    v = {&ip.traced_prog, {}, k.name};
     for (unsigned t = 0; t < shader_trace::record_types; ++t) {
         const auto type = static_cast<record_type>(t);
         const bool on = type == record_type::control ? k.instrument.control : k.instrument.memory;
@@ -1032,13 +1025,54 @@ bool driver::profile_kernel(unsigned p, std::size_t ki, launch_variant& v)
             std::uint64_t{m_cfg.instrument_undersize} * shader_trace::record_bytes(type);
         m_trace_bytes[t] -= std::min(cut, m_trace_bytes[t]);
         const std::uint64_t bytes = m_trace_bytes[t];
-        const region& w = ip.window[t];
-        if (bytes > w.bytes) {
+        if (bytes > ip.window[t].bytes) {
             fail("kernel '" + k.name + "': its " + (t == 0 ? "control" : "memory") +
                  " trace buffer needs " + std::to_string(bytes) +
-                 " bytes, more than host.instrument_bytes (" + std::to_string(w.bytes) + ")");
+                 " bytes, more than host.instrument_bytes (" + std::to_string(ip.window[t].bytes) +
+                 ")");
             return false;
         }
+        m_instrument_bytes[t] += bytes;
+    }
+    return true;
+}
+
+bool driver::trace_restore()
+{
+    for (auto& [b, data] : m_trace_saved)
+        if (!move_virtual(tlm::TLM_WRITE_COMMAND, m_plan.buffers[b].va, data.data(), data.size()))
+            return false;
+    m_trace_saved.clear();
+    return true;
+}
+
+bool driver::profile_kernel(unsigned p, std::size_t ki, launch_variant& v)
+{
+    using shader_trace::record_type;
+    const kernel_decl& k = m_wl.kernels[ki];
+    const instrument_plan& ip = m_plan.instrumented[ki];
+    if (!trace_save(ki))
+        return false;
+    launch_variant prof{
+        &ip.profile_prog, {static_cast<std::uint32_t>(ip.control.va)}, k.name + ".profile"};
+    const std::size_t first = m_runs.size();
+    if (!launch(p, 0, k, &prof))
+        return false;
+    m_phases.back().kernels.push_back(first);
+    if (!wait_launches(p, first, 1, {&k}) || !trace_size(ki))
+        return false;
+    // Map exactly the pages each buffer needs, in its window (the rest stays unmapped).
+    const std::uint64_t page = m_facts.page_bytes;
+    const std::size_t blocks = ip.profile.blocks.size();
+    const unsigned touch = k.sms.first / std::max(1u, m_facts.sms_per_module);
+    v = {&ip.traced_prog, {}, k.name};
+    for (unsigned t = 0; t < shader_trace::record_types; ++t) {
+        const auto type = static_cast<record_type>(t);
+        const bool on = type == record_type::control ? k.instrument.control : k.instrument.memory;
+        if (!on)
+            continue;
+        const std::uint64_t bytes = m_trace_bytes[t];
+        const region& w = ip.window[t];
         for (std::uint64_t off = 0; off < bytes; off += page) {
             const std::uint64_t vpn = (w.va + off) / page;
             const unsigned m = m_placer.home(vpn, touch);
@@ -1055,13 +1089,9 @@ bool driver::profile_kernel(unsigned p, std::size_t ki, launch_variant& v)
         v.extra.push_back(static_cast<std::uint32_t>(w.va));
         v.extra.push_back(static_cast<std::uint32_t>(pointer));
         v.extra.push_back(static_cast<std::uint32_t>(bytes));
-        m_instrument_bytes[t] += bytes;
     }
     m_plan.bytes_per_module = m_placer.bytes_per_module();
-    for (auto& [b, data] : saved)
-        if (!move_virtual(tlm::TLM_WRITE_COMMAND, m_plan.buffers[b].va, data.data(), data.size()))
-            return false;
-    return true;
+    return trace_restore();
 }
 
 bool driver::collect_trace(std::size_t ki)

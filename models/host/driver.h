@@ -218,6 +218,14 @@ private:
     /// program, sizes and maps the trace buffers, restores the buffers; fills `v` with the
     /// traced launch.
     bool profile_kernel(unsigned p, std::size_t ki, launch_variant& v);
+    /// Seed 002, before the profiling launch of kernel ki: saves the buffers it uses
+    /// (parameters and CBVs) and zeroes its block counters.
+    bool trace_save(std::size_t ki);
+    /// Seed 002, after the profiling launch: reads the counters and sizes each traced type's
+    /// buffer (m_trace_bytes); false, reported, when one needs more than its window.
+    bool trace_size(std::size_t ki);
+    /// Seed 002, before the traced launch: writes back what trace_save() saved.
+    bool trace_restore();
     /// Seed 002, after the traced launch: reads the buffers back, reports refused records,
     /// merges them into m_instrumented_csv.
     bool collect_trace(std::size_t ki);
@@ -292,6 +300,8 @@ private:
     std::array<std::uint64_t, shader_trace::record_types> m_instrument_records{},
         m_instrument_refused{}, m_instrument_bytes{};
     std::vector<std::unique_ptr<stats::formula>> m_instrument_stats;
+    /// Seed 002: the instrumented kernel's buffers, saved around its profiling launch.
+    std::vector<std::pair<std::size_t, std::vector<std::uint8_t>>> m_trace_saved;
     memory_plan m_plan;
     unsigned m_chunk; ///< largest piece: min(dma_bytes, line) (dma), line (backdoor)
     sc_core::sc_time m_piece_interval; ///< DMA: port time of one full piece (issue pacing)
@@ -327,8 +337,16 @@ private:
     // host.kind riscv: the firmware CPU and the state of its host-services registers.
     std::unique_ptr<host_cpu::cpu> m_cpu;
     std::uint32_t m_table_addr = 0, m_image_end = 0, m_num_sms = 0;
-    std::vector<int> m_launch_run; ///< per launch-table entry: its index in m_runs, or -1
-    std::vector<const kernel_decl*> m_launch_kernel; ///< per launch-table entry
+    /// What the host keeps of a launch-table entry.
+    struct table_launch {
+        const kernel_decl* kernel = nullptr; ///< the kernel launched
+        std::size_t index = 0;               ///< its index in the workload
+        std::string name;                    ///< its kernel_run's name (`k.profile`: profiling)
+        std::uint32_t kind = 0;              ///< VGPU_LT_KERNEL, _PROFILE or _TRACED
+    };
+    std::vector<table_launch> m_launches; ///< per launch-table entry
+    std::vector<int> m_launch_run;        ///< per launch-table entry: its index in m_runs, or -1
+    std::vector<std::uint64_t> m_evict_batch; ///< VPNs of an eviction's copy-out (COPY_GO 3)
     std::uint32_t m_hs_status = 0, m_hs_va = 0, m_hs_pa_lo = 0, m_hs_pa_hi = 0, m_hs_pte_lo = 0,
                   m_hs_pte_hi = 0;
     sc_core::sc_time m_round_start;

@@ -80,64 +80,157 @@ std::vector<std::uint8_t> driver::launch_table()
     h.home_shift = page_table::home_shift;
     h.home_mask = static_cast<std::uint32_t>(page_table::home_mask);
 
+    h.llc_base = static_cast<std::uint32_t>(m_facts.llc_switch_base);
+    h.evict_drain_ns = static_cast<std::uint32_t>(evict_drain_ns);
+
+    // Regions: the buffers a fault may map (on demand, or evicted by an `evict` entry).
+    std::vector<vgpu_lt_region> regions;
+    std::vector<std::uint64_t> leaves;
+    std::vector<int> region_of_buffer(m_wl.buffers.size(), -1);
+    const auto leaves_of = [&](const region& r) {
+        for (std::uint64_t vpn = r.va / page; vpn * page < r.va + r.bytes; ++vpn) {
+            const auto it = m_leaf.find(vpn);
+            if (it == m_leaf.end()) {
+                fail("driver bug: no page-table leaf for VA " + hex(vpn * page));
+                return false;
+            }
+            leaves.push_back(it->second);
+        }
+        return true;
+    };
+    for (std::size_t b = 0; b < m_wl.buffers.size(); ++b) {
+        const region& r = m_plan.buffers[b];
+        const bool evicted =
+            std::any_of(m_wl.evictions.begin(), m_wl.evictions.end(),
+                        [&](const evict_decl& e) { return e.buffer == m_wl.buffers[b].name; });
+        if (!r.on_demand && !evicted)
+            continue;
+        const bool ro = m_wl.buffers[b].read_only;
+        const std::uint64_t bits = page_table::encode(0, !ro, ro, 0);
+        vgpu_lt_region lr{static_cast<std::uint32_t>(r.va),
+                          static_cast<std::uint32_t>(r.bytes),
+                          static_cast<std::uint32_t>(leaves.size()),
+                          (ro ? VGPU_LT_READ_ONLY : 0u) | (r.on_demand ? VGPU_LT_ON_DEMAND : 0u),
+                          static_cast<std::uint32_t>(bits),
+                          static_cast<std::uint32_t>(bits >> 32)};
+        if (!leaves_of(r))
+            return {};
+        region_of_buffer[b] = static_cast<int>(regions.size());
+        regions.push_back(lr);
+    }
+    std::vector<vgpu_lt_evict> evictions;
+    for (const evict_decl& e : m_wl.evictions)
+        evictions.push_back(
+            {e.phase, static_cast<std::uint32_t>(e.after_ns),
+             static_cast<std::uint32_t>(
+                 region_of_buffer[static_cast<std::size_t>(m_wl.buffer_index(e.buffer))]),
+             0});
+
+    // Launches in schedule order; an instrumented kernel's profiling launch before its phase's
+    // kernels (the native driver's order), with its trace windows' leaves after the regions'.
     std::vector<vgpu_lt_phase> phases;
     std::vector<vgpu_lt_launch> launches;
-    m_launch_kernel.clear();
-    for (unsigned p = 0; p < m_wl.schedule.size(); ++p) {
-        phases.push_back({static_cast<std::uint32_t>(launches.size()),
-                          static_cast<std::uint32_t>(m_wl.schedule[p].size())});
-        for (unsigned q = 0; q < m_wl.schedule[p].size(); ++q) {
-            const kernel_decl& k = m_wl.kernels[m_wl.schedule[p][q]];
-            const auto ki = static_cast<std::size_t>(m_wl.kernel_index(k.name));
-            vgpu_lt_launch l{};
-            l.kernel = static_cast<std::uint32_t>(ki);
-            l.queue = q;
-            l.phase = p;
-            l.prog_addr = static_cast<std::uint32_t>(m_plan.programs[ki].va);
-            l.prog_bytes = static_cast<std::uint32_t>(m_plan.programs[ki].bytes);
-            l.grid_x = k.grid_x;
-            l.grid_y = k.grid_y;
-            l.block_x = k.block_x;
-            l.block_y = k.block_y;
-            l.sm_first = k.sms.first;
-            l.sm_count = k.sms.count == 0 ? m_num_sms - k.sms.first : k.sms.count;
-            if (k.params.size() > VGPU_LT_MAX_PARAMS || k.cbvs.size() > VGPU_LT_MAX_CBVS) {
-                fail("kernel '" + k.name +
-                     "' has more parameters or CBV bindings than the launch "
-                     "table holds (" +
-                     std::to_string(VGPU_LT_MAX_PARAMS) + ", " + std::to_string(VGPU_LT_MAX_CBVS) +
-                     ")");
-                return {};
-            }
-            l.nparams = static_cast<std::uint32_t>(k.params.size());
-            for (std::size_t i = 0; i < k.params.size(); ++i) {
-                const kernel_param& prm = k.params[i];
-                l.params[i] =
-                    prm.is_buffer
-                        ? static_cast<std::uint32_t>(
-                              m_plan
-                                  .buffers[static_cast<std::size_t>(m_wl.buffer_index(prm.buffer))]
-                                  .va)
-                        : prm.bits;
-            }
-            l.ncbvs = static_cast<std::uint32_t>(k.cbvs.size());
-            for (std::size_t i = 0; i < k.cbvs.size(); ++i) {
-                const cbv_binding& c = k.cbvs[i];
-                if (m_facts.cbv_base == 0 || c.slot >= m_facts.cbv_slots) {
-                    fail("kernel '" + k.name + "' binds CBV slot " + std::to_string(c.slot) +
-                         " but the platform's CBV table has " + std::to_string(m_facts.cbv_slots) +
-                         " slots (cdl.cbv_slots)");
-                    return {};
-                }
-                const region& b =
-                    m_plan.buffers[static_cast<std::size_t>(m_wl.buffer_index(c.buffer))];
-                l.cbv[i] = {c.slot, static_cast<std::uint32_t>(b.va),
-                            static_cast<std::uint32_t>(b.va >> 32),
-                            static_cast<std::uint32_t>(b.bytes)};
-            }
-            launches.push_back(l);
-            m_launch_kernel.push_back(&k);
+    std::vector<vgpu_lt_trace> traces;
+    m_launches.clear();
+    const auto add_launch = [&](unsigned p, unsigned q, std::size_t ki, std::uint32_t kind) {
+        const kernel_decl& k = m_wl.kernels[ki];
+        const instrument_plan& ip = m_plan.instrumented[ki];
+        const region& prog = kind == VGPU_LT_PROFILE  ? ip.profile_prog
+                             : kind == VGPU_LT_TRACED ? ip.traced_prog
+                                                      : m_plan.programs[ki];
+        vgpu_lt_launch l{};
+        l.kernel = static_cast<std::uint32_t>(ki);
+        l.queue = q;
+        l.phase = p;
+        l.kind = kind;
+        l.trace = kind == VGPU_LT_KERNEL ? 0 : static_cast<std::uint32_t>(traces.size() - 1);
+        l.llc = !k.llc                                ? VGPU_LT_LLC_KEEP
+                : *k.llc == llc::llc_org::private_org ? VGPU_LT_LLC_PRIVATE
+                                                      : VGPU_LT_LLC_SHARED;
+        l.prog_addr = static_cast<std::uint32_t>(prog.va);
+        l.prog_bytes = static_cast<std::uint32_t>(prog.bytes);
+        l.grid_x = k.grid_x;
+        l.grid_y = k.grid_y;
+        l.block_x = k.block_x;
+        l.block_y = k.block_y;
+        l.sm_first = k.sms.first;
+        l.sm_count = k.sms.count == 0 ? m_num_sms - k.sms.first : k.sms.count;
+        const std::size_t nparams = k.params.size() + (kind == VGPU_LT_PROFILE ? 1 : 0);
+        if (nparams > VGPU_LT_MAX_PARAMS || k.cbvs.size() > VGPU_LT_MAX_CBVS) {
+            fail("kernel '" + k.name +
+                 "' has more parameters or CBV bindings than the launch "
+                 "table holds (" +
+                 std::to_string(VGPU_LT_MAX_PARAMS) + ", " + std::to_string(VGPU_LT_MAX_CBVS) +
+                 ")");
+            return false;
         }
+        l.nparams = static_cast<std::uint32_t>(nparams);
+        for (std::size_t i = 0; i < k.params.size(); ++i) {
+            const kernel_param& prm = k.params[i];
+            l.params[i] =
+                prm.is_buffer
+                    ? static_cast<std::uint32_t>(
+                          m_plan.buffers[static_cast<std::size_t>(m_wl.buffer_index(prm.buffer))]
+                              .va)
+                    : prm.bits;
+        }
+        if (kind == VGPU_LT_PROFILE)
+            l.params[k.params.size()] = static_cast<std::uint32_t>(ip.control.va);
+        l.ncbvs = static_cast<std::uint32_t>(k.cbvs.size());
+        for (std::size_t i = 0; i < k.cbvs.size(); ++i) {
+            const cbv_binding& c = k.cbvs[i];
+            if (m_facts.cbv_base == 0 || c.slot >= m_facts.cbv_slots) {
+                fail("kernel '" + k.name + "' binds CBV slot " + std::to_string(c.slot) +
+                     " but the platform's CBV table has " + std::to_string(m_facts.cbv_slots) +
+                     " slots (cdl.cbv_slots)");
+                return false;
+            }
+            const region& b = m_plan.buffers[static_cast<std::size_t>(m_wl.buffer_index(c.buffer))];
+            l.cbv[i] = {c.slot, static_cast<std::uint32_t>(b.va),
+                        static_cast<std::uint32_t>(b.va >> 32),
+                        static_cast<std::uint32_t>(b.bytes)};
+        }
+        launches.push_back(l);
+        m_launches.push_back(
+            {&k, ki, kind == VGPU_LT_PROFILE ? k.name + ".profile" : k.name, kind});
+        return true;
+    };
+    for (unsigned p = 0; p < m_wl.schedule.size(); ++p) {
+        const auto& phase = m_wl.schedule[p];
+        phases.push_back({static_cast<std::uint32_t>(launches.size()), 0});
+        for (std::size_t ki : phase) {
+            const instrument_plan& ip = m_plan.instrumented[ki];
+            if (!ip.active)
+                continue;
+            const kernel_decl& k = m_wl.kernels[ki];
+            vgpu_lt_trace tr{};
+            tr.touch = k.sms.first / std::max(1u, m_facts.sms_per_module);
+            const std::uint64_t bits = page_table::encode(0, true, false, 0);
+            tr.pte_lo = static_cast<std::uint32_t>(bits);
+            tr.pte_hi = static_cast<std::uint32_t>(bits >> 32);
+            for (unsigned t = 0; t < shader_trace::record_types; ++t) {
+                const bool on = t == 0 ? k.instrument.control : k.instrument.memory;
+                tr.window[t] = static_cast<std::uint32_t>(ip.window[t].va);
+                tr.window_bytes[t] = static_cast<std::uint32_t>(ip.window[t].bytes);
+                tr.pointer[t] =
+                    static_cast<std::uint32_t>(ip.control.va + 4 * (ip.profile.blocks.size() + t));
+                if (!on)
+                    continue;
+                tr.types |= 1u << t;
+                tr.first_leaf[t] = static_cast<std::uint32_t>(leaves.size());
+                if (!leaves_of(ip.window[t]))
+                    return {};
+            }
+            traces.push_back(tr);
+            // Seed 002: an instrumented kernel (alone in its phase) is profiled on queue 0.
+            if (!add_launch(p, 0, ki, VGPU_LT_PROFILE))
+                return {};
+        }
+        for (unsigned q = 0; q < phase.size(); ++q)
+            if (!add_launch(p, q, phase[q],
+                            m_plan.instrumented[phase[q]].active ? VGPU_LT_TRACED : VGPU_LT_KERNEL))
+                return {};
+        phases.back().count = static_cast<std::uint32_t>(launches.size()) - phases.back().first;
     }
     std::vector<vgpu_lt_pool> pools(h.modules);
     for (unsigned m = 0; m < h.modules; ++m) {
@@ -148,28 +241,6 @@ std::vector<std::uint8_t> driver::launch_table()
                     static_cast<std::uint32_t>(end >> 32),
                     static_cast<std::uint32_t>(m_placer.pages_per_module()[m]),
                     0};
-    }
-    std::vector<vgpu_lt_region> regions;
-    std::vector<std::uint64_t> leaves;
-    for (std::size_t b = 0; b < m_wl.buffers.size(); ++b) {
-        const region& r = m_plan.buffers[b];
-        if (!r.on_demand)
-            continue;
-        const bool ro = m_wl.buffers[b].read_only;
-        const std::uint64_t bits = page_table::encode(0, !ro, ro, 0);
-        vgpu_lt_region lr{
-            static_cast<std::uint32_t>(r.va),          static_cast<std::uint32_t>(r.bytes),
-            static_cast<std::uint32_t>(leaves.size()), ro ? 1u : 0u,
-            static_cast<std::uint32_t>(bits),          static_cast<std::uint32_t>(bits >> 32)};
-        for (std::uint64_t vpn = r.va / page; vpn * page < r.va + r.bytes; ++vpn) {
-            const auto it = m_leaf.find(vpn);
-            if (it == m_leaf.end()) {
-                fail("driver bug: no page-table leaf for on-demand VA " + hex(vpn * page));
-                return {};
-            }
-            leaves.push_back(it->second);
-        }
-        regions.push_back(lr);
     }
     std::size_t off = align8(sizeof h);
     h.phase_off = static_cast<std::uint32_t>(off);
@@ -186,6 +257,12 @@ std::vector<std::uint8_t> driver::launch_table()
     h.leaf_off = static_cast<std::uint32_t>(off);
     h.pages = static_cast<std::uint32_t>(leaves.size());
     off = align8(off + leaves.size() * sizeof(std::uint64_t));
+    h.trace_off = static_cast<std::uint32_t>(off);
+    h.traces = static_cast<std::uint32_t>(traces.size());
+    off = align8(off + traces.size() * sizeof(vgpu_lt_trace));
+    h.evict_off = static_cast<std::uint32_t>(off);
+    h.evictions = static_cast<std::uint32_t>(evictions.size());
+    off = align8(off + evictions.size() * sizeof(vgpu_lt_evict));
     h.bytes = static_cast<std::uint32_t>(off);
     std::vector<std::uint8_t> out(off, 0);
     put(out, 0, h);
@@ -199,6 +276,10 @@ std::vector<std::uint8_t> driver::launch_table()
         put(out, h.region_off + i * sizeof(vgpu_lt_region), regions[i]);
     for (std::size_t i = 0; i < leaves.size(); ++i)
         put(out, h.leaf_off + i * sizeof(std::uint64_t), leaves[i]);
+    for (std::size_t i = 0; i < traces.size(); ++i)
+        put(out, h.trace_off + i * sizeof(vgpu_lt_trace), traces[i]);
+    for (std::size_t i = 0; i < evictions.size(); ++i)
+        put(out, h.evict_off + i * sizeof(vgpu_lt_evict), evictions[i]);
     return out;
 }
 
@@ -220,9 +301,9 @@ bool driver::run_firmware()
     }
     m_table_addr = static_cast<std::uint32_t>(at);
     core.poke(m_table_addr, table.data(), static_cast<std::uint32_t>(table.size()));
-    m_launch_run.assign(m_launch_kernel.size(), -1);
+    m_launch_run.assign(m_launches.size(), -1);
     VGPU_INFO(m_log, "firmware: %zu-byte launch table at %s, %zu launches", table.size(),
-              hex(m_table_addr).c_str(), m_launch_kernel.size());
+              hex(m_table_addr).c_str(), m_launches.size());
     m_qk.sync();
     m_cpu->start();
     sc_core::wait(m_cpu->done);
@@ -237,9 +318,9 @@ bool driver::run_firmware()
                  std::to_string(r.phase) + ") was not seen to finish");
             return false;
         }
-    if (m_runs.size() != m_launch_kernel.size()) {
+    if (m_runs.size() != m_launches.size()) {
         fail("the firmware reported PASS after " + std::to_string(m_runs.size()) + " of " +
-             std::to_string(m_launch_kernel.size()) + " launches");
+             std::to_string(m_launches.size()) + " launches");
         return false;
     }
     return m_failures.empty();
@@ -249,24 +330,40 @@ bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
 {
     const std::uint64_t page = m_facts.page_bytes;
     if (!write) {
-        if (off != VGPU_HS_TABLE)
+        switch (off) {
+        case VGPU_HS_TABLE:
+            v = m_table_addr;
+            return true;
+        case VGPU_HS_TRACE_BYTES0:
+        case VGPU_HS_TRACE_BYTES1:
+            v = static_cast<std::uint32_t>(m_trace_bytes[(off - VGPU_HS_TRACE_BYTES0) / 4]);
+            return true;
+        case VGPU_HS_FAILED:
+            v = static_cast<std::uint32_t>(m_failures.size());
+            return true;
+        default:
             return false;
-        v = m_table_addr;
-        return true;
+        }
     }
     m_qk.reset();
+    // A launch-table entry of the given kind (a firmware bug otherwise: an access error).
+    const auto entry = [this](std::uint32_t i, std::uint32_t kind, bool ended) {
+        return i < m_launches.size() && m_launches[i].kind == kind &&
+               (!ended ||
+                (m_launch_run[i] >= 0 && m_runs[static_cast<std::size_t>(m_launch_run[i])].ended));
+    };
     switch (off) {
     case VGPU_HS_MARK_LAUNCH: {
-        if (v >= m_launch_kernel.size() || m_launch_run[v] >= 0)
+        if (v >= m_launches.size() || m_launch_run[v] >= 0)
             return false;
-        const kernel_decl& k = *m_launch_kernel[v];
+        const kernel_decl& k = *m_launches[v].kernel;
         const auto* lt = reinterpret_cast<const vgpu_lt_launch*>(
             m_cpu->core().ram() + (m_table_addr - host_cpu::ram_base) +
             reinterpret_cast<const vgpu_lt_header*>(m_cpu->core().ram() +
                                                     (m_table_addr - host_cpu::ram_base))
                 ->launch_off);
         kernel_run r;
-        r.name = k.name;
+        r.name = m_launches[v].name;
         r.phase = lt[v].phase;
         r.queue = lt[v].queue;
         r.sm_first = lt[v].sm_first;
@@ -291,7 +388,7 @@ bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
         m_hs_status = v;
         return true;
     case VGPU_HS_MARK_DONE: {
-        if (v >= m_launch_kernel.size() || m_launch_run[v] < 0)
+        if (v >= m_launches.size() || m_launch_run[v] < 0)
             return false;
         kernel_run& r = m_runs[static_cast<std::size_t>(m_launch_run[v])];
         if (r.ended)
@@ -308,7 +405,7 @@ bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
         m_kernel_time.at(r.name)->sample((r.end - r.start).to_seconds() * 1e9);
         if (!r.ok) {
             if (m_hs_status == static_cast<std::uint32_t>(cp::queue_status::error))
-                report_kernel_error(r, *m_launch_kernel[v]);
+                report_kernel_error(r, *m_launches[v].kernel);
             else
                 fail("kernel '" + r.name + "' interrupted with STATUS " +
                      std::to_string(m_hs_status));
@@ -356,6 +453,29 @@ bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
             ok = dma.access(tlm::TLM_WRITE_COMMAND, pa, &raw, sizeof raw, m_sqk, &m_ext) ==
                  tlm::TLM_OK_RESPONSE;
             m_bytes_written += sizeof raw;
+        } else if (v == 3) {
+            if (m_plan.pages.count(m_hs_va / page) == 0)
+                return false;
+            m_evict_batch.push_back(m_hs_va / page);
+        } else if (v == 4) {
+            // The eviction's copy-out, as the native driver's evict(): one DMA batch from the
+            // old frames to the host's copies; the pages are no longer resident.
+            std::size_t b = 0;
+            if (!region_of(m_hs_va, &b) || m_plan.buffers[b].va != m_hs_va)
+                return false;
+            for (std::uint64_t vpn : m_evict_batch)
+                m_evicted[vpn].assign(page, 0);
+            std::vector<transfer_piece> pieces;
+            for (std::uint64_t vpn : m_evict_batch)
+                pieces_physical(m_plan.pages.at(vpn), m_evicted[vpn].data(), page, pieces);
+            if (transfer_dma(tlm::TLM_READ_COMMAND, pieces, m_sqk))
+                m_bytes_read += m_evict_batch.size() * page;
+            for (std::uint64_t vpn : m_evict_batch)
+                m_plan.pages.erase(vpn);
+            m_evictions += m_evict_batch.size();
+            VGPU_INFO(m_log, "evicted %zu pages of buffer '%s' (firmware)", m_evict_batch.size(),
+                      m_wl.buffers[b].name.c_str());
+            m_evict_batch.clear();
         } else {
             return false;
         }
@@ -380,6 +500,37 @@ bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
     case VGPU_HS_ROUND_END:
         m_fatal_faults += v;
         m_service_time.sample((now() - m_round_start).to_seconds() * 1e9);
+        return true;
+    case VGPU_HS_TRACE_SAVE:
+        if (!entry(v, VGPU_LT_PROFILE, false))
+            return false;
+        trace_save(m_launches[v].index);
+        m_qk.sync();
+        return true;
+    case VGPU_HS_TRACE_SIZE:
+        if (!entry(v, VGPU_LT_PROFILE, true))
+            return false;
+        trace_size(m_launches[v].index);
+        m_qk.sync();
+        return true;
+    case VGPU_HS_TRACE_MAPPED: {
+        if (v >= m_plan.bytes_per_module.size())
+            return false;
+        m_plan.pages[m_hs_va / page] = m_hs_pa_lo | std::uint64_t{m_hs_pa_hi} << 32;
+        m_plan.bytes_per_module[v] += page;
+        return true;
+    }
+    case VGPU_HS_TRACE_RESTORE:
+        if (!entry(v, VGPU_LT_PROFILE, true))
+            return false;
+        trace_restore();
+        m_qk.sync();
+        return true;
+    case VGPU_HS_TRACE_COLLECT:
+        if (!entry(v, VGPU_LT_TRACED, true))
+            return false;
+        collect_trace(m_launches[v].index);
+        m_qk.sync();
         return true;
     default:
         return false;

@@ -54,6 +54,10 @@
 /* CBV table: per slot BASE_LO, BASE_HI, SIZE. */
 #define CBV_SLOT_STRIDE 0x10u
 
+/* LLC switcher (docs/registers.md, "LLC switcher"). */
+#define LLC_ARCH 0x00u
+#define LLC_CHANGE 0x04u
+
 extern const struct vgpu_lt_header* gpu_table;
 
 static inline uint32_t cp_read(uint32_t off)
@@ -85,13 +89,24 @@ static inline uint32_t hs_read(uint32_t off)
     return sys_read(SYS_HOST + off);
 }
 
+/* Writes the 64-bit page-table entry at physical address leaf (the host's copy engine). */
+static inline void gpu_write_pte(uint64_t leaf, uint64_t pte)
+{
+    hs_write(VGPU_HS_COPY_PA_LO, (uint32_t)leaf);
+    hs_write(VGPU_HS_COPY_PA_HI, (uint32_t)(leaf >> 32));
+    hs_write(VGPU_HS_PTE_LO, (uint32_t)pte);
+    hs_write(VGPU_HS_PTE_HI, (uint32_t)(pte >> 32));
+    hs_write(VGPU_HS_COPY_GO, 2);
+}
+
 /* The table's arrays. */
 #define LT_ARRAY(type, off) ((const type*)((const uint8_t*)gpu_table + gpu_table->off))
 
 /* Finds and checks the launch table; returns 0 when it is usable. */
 int gpu_open(void);
-/* Writes the launch registers of launch i (queue, parameters, CBV bindings), without LAUNCH. */
-void gpu_program_launch(uint32_t i);
+/* Writes the launch registers of launch i (queue, parameters, then the nextra parameters in
+   extra, CBV bindings, the LLC organisation), without LAUNCH. */
+void gpu_program_launch(uint32_t i, const uint32_t* extra, uint32_t nextra);
 /* Shoots the page at va down in every TLB. */
 void gpu_tlb_invalidate(uint32_t va, uint32_t bytes);
 

@@ -31,6 +31,24 @@ void console_dec(uint32_t v)
         console_putc(buf[--n]);
 }
 
+uint64_t mtime_ns(void)
+{
+    uint32_t hi, lo;
+    do {
+        hi = sys_read(SYS_MTIME_HI);
+        lo = sys_read(SYS_MTIME_LO);
+    } while (hi != sys_read(SYS_MTIME_HI));
+    return (uint64_t)hi << 32 | lo;
+}
+
+void mtimecmp_set(uint64_t at)
+{
+    /* High word first to all ones, so that no intermediate value is due early. */
+    sys_write(SYS_MTIMECMP_HI, 0xffffffffu);
+    sys_write(SYS_MTIMECMP_LO, (uint32_t)at);
+    sys_write(SYS_MTIMECMP_HI, (uint32_t)(at >> 32));
+}
+
 void result(uint32_t code)
 {
     sys_write(SYS_RESULT, code);

@@ -48,6 +48,11 @@ static inline void wfi(void)
     __asm__ volatile("wfi");
 }
 
+/* The timer: simulated time in ns; mtimecmp (MTIMER_NEVER: no timer interrupt). */
+#define MTIMER_NEVER 0xffffffffffffffffull
+uint64_t mtime_ns(void);
+void mtimecmp_set(uint64_t at);
+
 void console_putc(char c);
 void console_puts(const char* s);
 void console_hex(uint32_t v);

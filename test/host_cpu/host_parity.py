@@ -1,14 +1,38 @@
 #!/usr/bin/env python3
 """Runs one workload with host.kind native and host.kind riscv and compares what must match:
 both pass their checks, the same warp-instruction count, the same pages per module, the same
-fault services. Prints the kernel-time difference the firmware's own time adds.
-Usage: host_parity.py VGPU_SIM WORKLOAD OUTDIR [vgpu-sim arguments...]"""
+fault services, evictions, LLC switch requests and seed 002 trace records, and the same
+instrumented trace (the trace buffers' contents). Prints the kernel-time difference the
+firmware's own time adds.
+Usage: host_parity.py VGPU_SIM WORKLOAD OUTDIR [--insert AFTER TEXT]... [vgpu-sim arguments...]
+--insert puts TEXT after the first AFTER in the workload (an empty AFTER: at its end), e.g. an
+`evict` entry or a kernel's `llc` key; the edited workload is OUTDIR/workload.yaml."""
 import json
+import os
 import subprocess
 import sys
 
 sim, workload, outdir, extra = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-stats = {}
+inserts = []
+while extra[:1] == ["--insert"]:  # "\n" in AFTER and TEXT is a newline
+    inserts.append((extra[1].replace("\\n", "\n"), extra[2].replace("\\n", "\n")))
+    extra = extra[3:]
+if inserts:
+    with open(workload) as f:
+        text = f.read()
+    for after, add in inserts:
+        at = text.find(after) if after else len(text)
+        if at < 0:
+            print(f"--insert: '{after}' is not in {workload}")
+            sys.exit(1)
+        at += len(after)
+        text = text[:at] + add + text[at:]
+    os.makedirs(outdir, exist_ok=True)
+    workload = f"{outdir}/workload.yaml"
+    with open(workload, "w") as f:
+        f.write(text)
+
+stats, traces = {}, {}
 for kind in ("native", "riscv"):
     out = f"{outdir}/{kind}"
     r = subprocess.run([sim, "-w", workload, "-s", f"host.kind={kind}", "-o", out] + extra,
@@ -18,17 +42,25 @@ for kind in ("native", "riscv"):
         sys.exit(1)
     with open(f"{out}/stats.json") as f:
         stats[kind] = json.load(f)["stats"]
+    trace = f"{out}/instrumented_trace.csv"
+    traces[kind] = open(trace).read() if os.path.exists(trace) else None
 
 native, riscv = stats["native"], stats["riscv"]
 keys = ["gpu.instructions", "gpu.host.fault_services", "gpu.host.fault_records",
         "gpu.host.fatal_faults", "gpu.host.checks_passed", "gpu.host.checks_failed",
-        "gpu.host.kernels"]
+        "gpu.host.kernels", "gpu.host.evictions"]
 keys += sorted(k for k in native if k.startswith("gpu.host.pages.m"))
+keys += sorted(k for k in native if k.startswith("gpu.host.instrument."))
+keys += [k for k in ("gpu.llc_switch.requests",) if k in native]
 bad = [k for k in keys if native.get(k) != riscv.get(k)]
 for k in keys:
     print(f"{k}: native {native.get(k)} riscv {riscv.get(k)}")
+if traces["native"] != traces["riscv"]:
+    bad.append("instrumented_trace.csv")
+elif traces["native"] is not None:
+    print(f"instrumented_trace.csv: identical ({traces['native'].count(chr(10)) - 1} records)")
 for k in sorted(native):
-    if k.startswith("gpu.host.kernel_time.") and k.count(".") == 3:
+    if k.startswith("gpu.host.kernel_time.") and not k.endswith((".max", ".min", ".samples")):
         n, r = native[k], riscv.get(k, 0)
         print(f"{k}: native {n:.1f} ns, riscv {r:.1f} ns ({r - n:+.1f} ns firmware time)")
 print(f"firmware: {riscv.get('gpu.host.cpu.instructions')} instructions, "

@@ -38,14 +38,17 @@ TEST_CASE("bad firmware images end the run with exit 2 naming the file and the p
     }
 }
 
-TEST_CASE("host.kind riscv refuses what the firmware host does not run")
+TEST_CASE("a host service that fails stops the firmware: an undersized trace buffer")
 {
-    cli_runner r("fw_refuse");
+    cli_runner r("fw_trace_undersize");
     const auto res = r.run("-w '" VGPU_SOURCE_DIR "/testbenches/workloads/instrumented.yaml' "
-                           "-s host.kind=riscv -o out");
-    INFO(res.err);
-    REQUIRE(res.code == 2);
-    REQUIRE(res.err.find("host.kind riscv does not run instrumented kernels") != std::string::npos);
+                           "-s host.kind=riscv -s host.instrument_undersize=5 -o out");
+    INFO(res.out + res.err);
+    REQUIRE(res.code == 1);
+    // The host's report of the refused records (as natively), then the firmware's stop.
+    REQUIRE(res.err.find("kernel 'loops': 5 control records did not fit") != std::string::npos);
+    REQUIRE(res.err.find("the firmware reported failure code 4") != std::string::npos);
+    REQUIRE(r.read("out/console.txt").find("phase 0: stopped") != std::string::npos);
 }
 
 TEST_CASE("firmware options without host.kind riscv are refused, not ignored")

@@ -1,8 +1,9 @@
 // Seed 002 on the GPU: a kernel run with `instrument: [control, memory]`. The buffer sizes
 // equal the closed-form sum over the blocks each thread executes, nothing is refused, the
 // merged OUTDIR/instrumented_trace.csv equals every thread's executed order (computed here from
-// the program's semantics), the kernel's own results are right, and an undersized buffer is
-// reported with the exact count. See models/shader_trace/README.md.
+// the program's semantics), the kernel's own results are right (in both timing modes and with
+// the firmware host), and an undersized buffer is reported with the exact count. See
+// models/shader_trace/README.md.
 #include "test/platform/cli_runner.h"
 
 #include <catch2/catch.hpp>
@@ -92,12 +93,17 @@ TEST_CASE("instrumented kernel: exact sizes, nothing refused, the trace is the e
         control += 1 + (trips + 1) + trips + 1 + (trips % 2) + 1; // blocks executed
         memory += 1 + trips + 1;                                  // LDs and the ST
     }
-    for (const char* mode : {"fast", "accurate"}) {
-        CAPTURE(mode);
-        cli_runner cli(std::string("instr_") + mode);
+    // Both timing modes, and the firmware host (docs/firmware.md) when it was built.
+    std::vector<std::string> runs = {"fast", "accurate"};
+    if (!std::string(VGPU_FIRMWARE_ELF).empty())
+        runs.push_back("riscv");
+    for (const std::string& run : runs) {
+        CAPTURE(run);
+        cli_runner cli("instr_" + run);
         cli.write("w.yaml", workload(in, out));
-        const auto r = vgpu::test::run_with_stats(cli, "-w w.yaml -s platform.timing.mode=" +
-                                                           std::string(mode));
+        const auto r = vgpu::test::run_with_stats(
+            cli, "-w w.yaml " + (run == "riscv" ? std::string("-s host.kind=riscv")
+                                                : "-s platform.timing.mode=" + run));
         INFO(r.r.err);
         REQUIRE(r.r.code == 0); // the kernel's results match `expect` too
         CHECK(r.stat("gpu.host.instrument.control.bytes") == 16.0 * control);

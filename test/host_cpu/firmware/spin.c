@@ -18,7 +18,7 @@ int main(void)
     if (gpu_open() == 0 && gpu_table->launches > 0) {
         cp_write(CP_PTBR_LO, gpu_table->ptbr_lo);
         cp_write(CP_PTBR_HI, gpu_table->ptbr_hi);
-        gpu_program_launch(0);
+        gpu_program_launch(0, 0, 0);
         hs_write(VGPU_HS_MARK_LAUNCH, 0);
         cp_write(cp_queue(LT_ARRAY(struct vgpu_lt_launch, launch_off)[0].queue, CP_LAUNCH), 1);
     }
