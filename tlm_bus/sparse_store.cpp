@@ -12,11 +12,19 @@ sparse_store::chunk* sparse_store::find_chunk(std::uint64_t page_no) const
     const std::uint64_t no = page_no / chunk_pages;
     if (no == m_last_no)
         return m_last;
-    auto it = m_chunks.find(no);
-    if (it == m_chunks.end())
-        return nullptr;
+    chunk* c = nullptr;
+    if (no < dense_chunks) {
+        if (no >= m_dense.size() || !m_dense[no])
+            return nullptr;
+        c = m_dense[no].get();
+    } else {
+        auto it = m_chunks.find(no);
+        if (it == m_chunks.end())
+            return nullptr;
+        c = it->second.get();
+    }
     m_last_no = no;
-    m_last = it->second.get();
+    m_last = c;
     return m_last;
 }
 
@@ -69,7 +77,14 @@ std::uint8_t* sparse_store::page(std::uint64_t addr)
         if (!fresh->data)
             throw std::bad_alloc();
         c = fresh.get();
-        m_chunks.emplace(page_no / chunk_pages, std::move(fresh));
+        const std::uint64_t no = page_no / chunk_pages;
+        if (no < dense_chunks) {
+            if (no >= m_dense.size())
+                m_dense.resize(no + 1);
+            m_dense[no] = std::move(fresh);
+        } else {
+            m_chunks.emplace(no, std::move(fresh));
+        }
         m_last_no = page_no / chunk_pages;
         m_last = c;
     }

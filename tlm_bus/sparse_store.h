@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 namespace vgpu::tlm_bus {
 
@@ -37,6 +38,10 @@ private:
     chunk* find_chunk(std::uint64_t page_no) const;
     const std::uint8_t* find(std::uint64_t page_no) const;
 
+    /// Chunks by number: the first dense_chunks (the first 128 GiB, where DRAM lies) in a
+    /// table indexed directly, grown as needed; any above in a map.
+    static constexpr std::uint64_t dense_chunks = std::uint64_t{1} << 16;
+    std::vector<std::unique_ptr<chunk>> m_dense;
     std::unordered_map<std::uint64_t, std::unique_ptr<chunk>> m_chunks;
     std::size_t m_pages = 0;
     // The last chunk found (accesses cluster), a cache only.

@@ -57,7 +57,9 @@ TEST_CASE("sparse store: random writes and reads match a byte map")
     std::map<std::uint64_t, std::uint8_t> ref;
     const std::uint64_t span = 64ull << 20; // 64 MiB: many chunks
     for (int i = 0; i < 3000; ++i) {
-        const std::uint64_t addr = rng() % span, len = 1 + rng() % 9000;
+        // Low addresses (the directly indexed chunks) and above 1 TiB (the mapped ones).
+        const std::uint64_t base = rng() % 2 ? 0 : std::uint64_t{1} << 40;
+        const std::uint64_t addr = base + rng() % span, len = 1 + rng() % 9000;
         std::vector<std::uint8_t> data(len);
         if (rng() % 2) {
             for (auto& b : data)
