@@ -246,7 +246,7 @@ CASES = [
     dict(name="link_bw", workload="lines.yaml", kind="bandwidth", var="passes", runs=(2, 6),
          vars={"lines": 4096, "home": 8}, config=MCM4, remote=True, implied=line_path),
     dict(name="llc_slice", workload="lines.yaml", kind="bandwidth", var="passes", runs=(32, 128),
-         vars={"lines": 256, "step": 4}, slices=1, implied=line_path, ctest=True,
+         vars={"lines": 512, "step": 4}, slices=1, implied=line_path, ctest=True,
          bytes="llc_responses",
          sets=["noc.response_width_bytes=128", "noc.xbar_response_width_bytes=128"]),
     # 16 warps per SM x 8 lines = the 128 lines: no two warps of an SM share a line.
