@@ -124,10 +124,12 @@ void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_tim
     src.bytes += gp.is_read() ? len : 0;
     delay += m_rsp_hop;
     // Responses carry no barrier count: the arbiter favours the requests that unblock work.
+    // Of the responses from one output that are ready together, the oldest request's goes first.
     if (src.cmd && !gp.is_read())
-        src.cmd->use(static_cast<unsigned>(o), nullptr, 1, delay);
+        src.cmd->use(static_cast<unsigned>(o), nullptr, 1, delay, entry.value());
     else
-        src.res.use(static_cast<unsigned>(o), nullptr, response_cycles(response_bytes(gp)), delay);
+        src.res.use(static_cast<unsigned>(o), nullptr, response_cycles(response_bytes(gp)), delay,
+                    entry.value());
     m_rsp_latency.sample((sc_core::sc_time_stamp() + delay - back).to_seconds() * 1e9);
 }
 

@@ -3,6 +3,7 @@
 #include "models/noc/shared_resource.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace vgpu::noc {
 
@@ -41,7 +42,7 @@ sc_core::sc_time shared_resource::next_edge(const sc_core::sc_time& t) const
 }
 
 void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, unsigned cycles,
-                          sc_core::sc_time& delay)
+                          sc_core::sc_time& delay, std::uint64_t age)
 {
     if (input >= m_p.inputs)
         SC_REPORT_ERROR(
@@ -62,8 +63,22 @@ void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, uns
     sc_core::wait(delay);
     delay = sc_core::SC_ZERO_TIME;
     request r{
-        input, ext ? ext->barrier_waiting : 0u, sc_core::sc_time_stamp(), m_arrivals++, cycles, {}};
-    m_waiting[r.input].push_back(&r);
+        input, ext ? ext->barrier_waiting : 0u, sc_core::sc_time_stamp(), m_arrivals++, age, cycles,
+        {}};
+    // Requests that arrive together reach this point in an order the SystemC kernel does not
+    // specify (the threads of an MSHR's merged requests, woken by one fill, resume last-merged
+    // first): of those of one input, the oldest goes first, as in fast mode, where they are
+    // booked in the order they reached the cache. It takes the earliest arrival order of them
+    // (the fifo arbiter's), so the order stays increasing along the queue.
+    auto& q = m_waiting[r.input];
+    auto at = q.end();
+    for (; at != q.begin(); --at) {
+        request& before = **std::prev(at);
+        if (before.arrival != r.arrival || before.age <= r.age)
+            break;
+        std::swap(before.order, r.order);
+    }
+    q.insert(at, &r);
     ++m_pending;
     m_work.notify(sc_core::SC_ZERO_TIME);
     sc_core::wait(r.granted);

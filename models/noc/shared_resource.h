@@ -33,12 +33,18 @@ class shared_resource : public sc_core::sc_module {
 public:
     shared_resource(const sc_core::sc_module_name& name, const resource_params& p);
 
+    /// use() without an age.
+    static constexpr std::uint64_t no_age = ~std::uint64_t{0};
+
     /// Occupies the resource for `cycles` cycles on behalf of input `input`. On return `delay`
     /// includes the queueing and the occupancy. Accurate mode: waits (lock-step callers only).
     /// `ext` gives the request's barrier count (gpu_extension::barrier_waiting); responses
-    /// and requests without one pass nullptr (count 0).
+    /// and requests without one pass nullptr (count 0). `age`: when the transaction entered
+    /// the interconnect (ps); of the requests of one input that arrive at the same time, the
+    /// oldest is served first (accurate mode; fast mode books in call order). Without it they
+    /// are served in the order their threads reach the resource.
     void use(unsigned input, const tlm_bus::gpu_extension* ext, unsigned cycles,
-             sc_core::sc_time& delay);
+             sc_core::sc_time& delay, std::uint64_t age = no_age);
 
     std::uint64_t grants() const { return m_grants.value(); } ///< requests served
     /// Accurate mode with credits: a slot of the buffer it feeds is free again.
@@ -52,6 +58,7 @@ private:
         unsigned barrier_count;
         sc_core::sc_time arrival;
         std::uint64_t order; ///< arrival order at this resource
+        std::uint64_t age;   ///< when it entered the interconnect (ps), or no_age
         unsigned cycles;
         sc_core::sc_event granted;
     };

@@ -128,6 +128,37 @@ TEST_CASE("accurate mode: a request alone is granted at its edge, mid-cycle ones
     REQUIRE(res.grants() == 3);
 }
 
+// The requests an MSHR merged resume together when its fill arrives, in an order the kernel
+// does not specify; the response channel serves them in request order.
+TEST_CASE("accurate mode: requests of one input that arrive together go oldest first")
+{
+    tlm::tlm_global_quantum::instance().set(sc_core::SC_ZERO_TIME);
+    noc::shared_resource res("res", params(true, 2));
+    stimulus stim("stim");
+    sc_core::sc_event fill;
+    constexpr unsigned n = 4;
+    sc_time granted[n + 1];
+    for (unsigned i = 0; i < n; ++i)
+        stim.bodies.push_back([&, i] {
+            sc_core::wait(fill); // all resume at 2 ns
+            sc_time d = sc_core::SC_ZERO_TIME;
+            res.use(0, nullptr, 1, d, 10 * (n - i)); // ages 40, 30, 20, 10 ps
+            granted[i] = sc_core::sc_time_stamp();
+        });
+    stim.bodies.push_back([&] {
+        // Arrived a cycle earlier: younger, yet not passed by the older ones.
+        sc_time d(1, SC_NS);
+        res.use(0, nullptr, 2, d, 1000);
+        granted[n] = sc_core::sc_time_stamp();
+    });
+    stim.bodies.push_back([&] { fill.notify(sc_time(2, SC_NS)); });
+    sc_core::sc_start();
+    REQUIRE(stim.finished == n + 2);
+    CHECK(granted[n] == sc_time(1, SC_NS));
+    for (unsigned i = 0; i < n; ++i)
+        CHECK(granted[i] == sc_time(3 + (n - 1 - i), SC_NS)); // age 10 at 3 ns ... 40 at 6 ns
+}
+
 TEST_CASE("accurate mode: round-robin is fair among 4 always-requesting inputs")
 {
     tlm::tlm_global_quantum::instance().set(sc_core::SC_ZERO_TIME);
