@@ -180,18 +180,14 @@ void l1::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         ++m_reads;
         // l1.sharing shared: a read of another SM reached this L1 as the line's home.
         const bool remote = m_owner >= 0 && ext && ext->sm >= 0 && ext->sm != m_owner;
-        const cache::controller_counts before = m_core.counts();
-        gp.set_response_status(read(gp, delay));
-        const cache::controller_counts& after = m_core.counts();
+        lookups n;
+        gp.set_response_status(read(gp, delay, n));
         if (remote) {
             ++m_remote_reads;
-            m_remote_hits += after.hits - before.hits;
+            m_remote_hits += n.hits;
         } else if (m_classes && ext && ext->kind == tlm_bus::access_kind::data) {
             // Classification counts the SM's data reads only (not its instruction fetches).
-            m_classes->count(m_index,
-                             after.hits + after.misses + after.merges - before.hits -
-                                 before.misses - before.merges,
-                             after.misses - before.misses);
+            m_classes->count(m_index, n.hits + n.misses + n.merges, n.misses);
         }
     } else if (gp.is_write()) {
         ++m_writes;
@@ -203,14 +199,14 @@ void l1::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         ++m_errors;
 }
 
-tlm::tlm_response_status l1::read(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
+tlm::tlm_response_status l1::read(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay, lookups& n)
 {
     const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
     tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
     tlm_bus::for_each_segment(
         gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), gp.get_byte_enable_ptr(),
         gp.get_byte_enable_length(), m_cfg.line_bytes, [&](const segment& s) {
-            status = m_accurate ? read_accurate(s, ext, delay) : read_fast(s, ext, delay);
+            status = m_accurate ? read_accurate(s, ext, delay, n) : read_fast(s, ext, delay, n);
             return status == tlm::TLM_OK_RESPONSE;
         });
     return status;
@@ -395,7 +391,7 @@ std::uint8_t* l1::take_buffer()
 }
 
 tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_extension* ext,
-                                       sc_core::sc_time& delay)
+                                       sc_core::sc_time& delay, lookups& n)
 {
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     const std::uint64_t arrival = now + delay.value();
@@ -407,6 +403,9 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
         return tlm::TLM_OK_RESPONSE;
     }
     const cache::cache_controller::timed_outcome t = m_core.lookup_at(s.addr, sectors, tag_done);
+    ++(t.result == cache::cache_controller::outcome::hit     ? n.hits
+       : t.result == cache::cache_controller::outcome::merge ? n.merges
+                                                             : n.misses);
     if (t.result != cache::cache_controller::outcome::miss) {
         // A hit, or a merge that completes when the fill in flight arrives.
         copy_from_array(s);
@@ -436,7 +435,7 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
 }
 
 tlm::tlm_response_status l1::read_accurate(const segment& s, const tlm_bus::gpu_extension* ext,
-                                           sc_core::sc_time& delay)
+                                           sc_core::sc_time& delay, lookups& n)
 {
     using outcome = cache::cache_controller::outcome;
     const std::uint64_t now = sc_core::sc_time_stamp().value();
@@ -460,6 +459,8 @@ tlm::tlm_response_status l1::read_accurate(const segment& s, const tlm_bus::gpu_
         if (woken && o != outcome::stall && m_core.misses_in_flight() < m_cfg.mshrs)
             m_waits.pass_on(); // the freed MSHR is not needed here
         if (o == outcome::hit) {
+            // The core counts a request that waited for a fill as a merge, not a hit.
+            ++(r.merged ? n.merges : n.hits);
             copy_from_array(s);
             delay = until(tag_done);
             return tlm::TLM_OK_RESPONSE;
@@ -472,6 +473,8 @@ tlm::tlm_response_status l1::read_accurate(const segment& s, const tlm_bus::gpu_
             woken = true;
         }
     }
+    n.merges += r.merged ? 1 : 0; // it waited for a fill, then missed the sectors it lacked
+    ++n.misses;
     // The request is served from the line buffer: its valid sectors now, the rest fetched
     // (the line may be evicted while the fetch is in flight).
     std::uint8_t* buf = take_buffer();

@@ -65,12 +65,19 @@ private:
     /// Checks attributes; on failure warns, sets the error response and returns false.
     bool check(tlm::tlm_generic_payload& gp);
     void new_epoch(std::uint32_t epoch);
-    tlm::tlm_response_status read(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+    /// The outcomes of one request's line lookups, counted as the core counts them. The
+    /// statistics of the requesting SM (remote hits, adaptive classification) take them from
+    /// here: in accurate mode other requests change the core's counts while this one waits.
+    struct lookups {
+        std::uint64_t hits = 0, misses = 0, merges = 0;
+    };
+    tlm::tlm_response_status read(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay,
+                                  lookups& n);
     void write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     tlm::tlm_response_status read_fast(const segment& s, const tlm_bus::gpu_extension* ext,
-                                       sc_core::sc_time& delay);
+                                       sc_core::sc_time& delay, lookups& n);
     tlm::tlm_response_status read_accurate(const segment& s, const tlm_bus::gpu_extension* ext,
-                                           sc_core::sc_time& delay);
+                                           sc_core::sc_time& delay, lookups& n);
     /// Books the tag stage (l1.lines_per_cycle lookups per cycle) for a lookup arriving at
     /// `arrival` (ps); returns when its tag check starts.
     std::uint64_t tag_start(std::uint64_t arrival);
