@@ -81,12 +81,12 @@ const std::vector<std::string> checked_quanta = {"0", "", "1000"};
 // 1000 ns. An SM syncs before a memory instruction whenever it is ahead of global time
 // (platform.timing.memory_quantum_ns 0), so SMs reach the shared ports in time order whatever
 // the quantum (docs/architecture.md, "Timing"). Measured fast-mode errors at 0 / 100 / 1000 ns:
-// vector_add +0.0 / +0.0 / +0.0 %, saxpy +0.2 / +0.0 / +0.1 %, strided_sum -0.0 / +0.1 / +0.3 %,
-// random_gather -0.5 / -0.1 / +0.7 %, reduction +0.0 / -0.1 / -0.3 %, matmul +3.9 / +3.8 /
-// +4.4 %, compute_bound 0, stream +0.0 / +0.9 / +0.8 %, multi_kernel -0.0 / +0.3 / +0.3 %.
+// vector_add +0.0 / +0.0 / +0.0 %, saxpy +0.2 / +0.0 / +0.1 %, strided_sum -0.1 / -0.0 / +0.2 %,
+// random_gather +0.1 / +0.5 / +1.3 %, reduction -0.2 / -0.4 / -0.6 %, matmul +4.3 / +4.2 /
+// +4.7 %, compute_bound 0, stream -0.9 / -0.2 / -1.3 %, multi_kernel +0.0 / +0.3 / +0.4 %.
 // Without the memory sync (the SMs that run first in a quantum take a saturated port ahead of
-// the others) they were up to +9.2 % at 1000 ns (reduction; strided_sum +8.4 %).
-// matmul's +3.9 % at quantum 0 is not decoupling: its kernel ends with a store drain bound by
+// the others) they were up to +8.9 % at 1000 ns (reduction; strided_sum +8.3 %).
+// matmul's +4.3 % at quantum 0 is not decoupling: its kernel ends with a store drain bound by
 // each cluster's crossbar port to the NoC, which starts when the cluster's first SM leaves its
 // load loop; in accurate mode the SMs running CTAs x = 1, 3 leave it about 0.8 us before the
 // others, in fast mode none does. That lead is fragile (accurate mode itself moves by 1-2 %
@@ -167,7 +167,7 @@ TEST_CASE("fidelity: multi_kernel in fast mode is within 5 % of accurate at quan
 }
 
 // The memory sync is what keeps large quanta honest: without it (memory_quantum_ns at the
-// quantum) reduction at 1000 ns is +9.2 %, so this checks that the key reaches the SMs.
+// quantum) reduction at 1000 ns is +8.9 %, so this checks that the key reaches the SMs.
 TEST_CASE("fidelity: platform.timing.memory_quantum_ns moves SMs to time order at memory")
 {
     cli_runner r("memory_quantum");
