@@ -1413,15 +1413,21 @@ void driver::evict(std::size_t b)
     m_mm_lock.unlock();
 }
 
+bool driver::cbv_slot_exists(const kernel_decl& k, const cbv_binding& c)
+{
+    if (m_facts.cbv_base != 0 && c.slot < m_facts.cbv_slots)
+        return true;
+    fail("kernel '" + k.name + "' binds CBV slot " + std::to_string(c.slot) +
+         " but the platform's CBV table has " + std::to_string(m_facts.cbv_slots) +
+         " slots (cdl.cbv_slots)");
+    return false;
+}
+
 bool driver::program_cbvs(const kernel_decl& k)
 {
     for (const cbv_binding& c : k.cbvs) {
-        if (m_facts.cbv_base == 0 || c.slot >= m_facts.cbv_slots) {
-            fail("kernel '" + k.name + "' binds CBV slot " + std::to_string(c.slot) +
-                 " but the platform's CBV table has " + std::to_string(m_facts.cbv_slots) +
-                 " slots (cdl.cbv_slots)");
+        if (!cbv_slot_exists(k, c))
             return false;
-        }
         const region& b = m_plan.buffers[static_cast<std::size_t>(m_wl.buffer_index(c.buffer))];
         namespace cr = cdl::cbv_reg;
         const std::uint64_t base = m_facts.cbv_base;

@@ -234,6 +234,8 @@ private:
                       std::uint64_t bytes);
     /// Writes the kernel's CBV bindings into the CBV table (docs/registers.md).
     bool program_cbvs(const kernel_decl& k);
+    /// False (the run failed, with the reason) when the platform has no CBV slot c.slot.
+    bool cbv_slot_exists(const kernel_decl& k, const cbv_binding& c);
     void report_kernel_error(kernel_run& r, const kernel_decl& k);
     void run_checks();
     /// Appends the pieces of [va, va + bytes) (translated, split at lines) to `out`.

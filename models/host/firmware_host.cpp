@@ -179,12 +179,8 @@ std::vector<std::uint8_t> driver::launch_table()
         l.ncbvs = static_cast<std::uint32_t>(k.cbvs.size());
         for (std::size_t i = 0; i < k.cbvs.size(); ++i) {
             const cbv_binding& c = k.cbvs[i];
-            if (m_facts.cbv_base == 0 || c.slot >= m_facts.cbv_slots) {
-                fail("kernel '" + k.name + "' binds CBV slot " + std::to_string(c.slot) +
-                     " but the platform's CBV table has " + std::to_string(m_facts.cbv_slots) +
-                     " slots (cdl.cbv_slots)");
+            if (!cbv_slot_exists(k, c))
                 return false;
-            }
             const region& b = m_plan.buffers[static_cast<std::size_t>(m_wl.buffer_index(c.buffer))];
             l.cbv[i] = {c.slot, static_cast<std::uint32_t>(b.va),
                         static_cast<std::uint32_t>(b.va >> 32),
