@@ -40,6 +40,9 @@ public:
     virtual std::string progress() const { return ""; }
     /// Top-level records for stats.json besides meta and stats (e.g. `kernels`, `phases`).
     virtual nlohmann::json records() const { return nlohmann::json::object(); }
+    /// Host seconds spent inside the kernels' windows (the phases), or a negative value when
+    /// the platform has no kernel windows.
+    virtual double kernel_host_seconds() const { return -1; }
     /// The workload being run (its text as used, name, vars), or nullptr.
     virtual const host::workload* workload() const { return nullptr; }
     /// Further output files (name in OUTDIR -> contents), after the run.

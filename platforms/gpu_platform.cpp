@@ -4,6 +4,7 @@
 #include "models/common/trace_events.h"
 
 #include <algorithm>
+#include <chrono>
 #include <iomanip>
 #include <iterator>
 #include <string>
@@ -540,6 +541,8 @@ int gpu_platform::take_mark()
     for (stats::number& v : values)
         snap.emplace(std::move(v.name), v.value);
     m_marks.push_back(std::move(snap));
+    m_mark_host_seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
     return static_cast<int>(m_marks.size() - 1);
 }
 
@@ -626,6 +629,16 @@ nlohmann::json gpu_platform::record(const std::string& name, int start_mark, int
     r["end_ns"] = static_cast<double>(end.value()) / 1000.0;
     to_json(r, compute_figures(deltas(start_mark, end_mark, sms, end - start)));
     return r;
+}
+
+double gpu_platform::kernel_host_seconds() const
+{
+    double s = 0;
+    for (const auto& ph : host.phases())
+        if (ph.start_mark >= 0 && ph.end_mark >= 0)
+            s += m_mark_host_seconds.at(static_cast<std::size_t>(ph.end_mark)) -
+                 m_mark_host_seconds.at(static_cast<std::size_t>(ph.start_mark));
+    return s;
 }
 
 nlohmann::json gpu_platform::records() const

@@ -92,6 +92,8 @@ public:
     /// `kernels` (one record per launch) and `phases` (one per schedule phase), each with the
     /// figures of its own window (docs/outputs.md).
     nlohmann::json records() const override;
+    /// Host seconds between each phase's start and end marks, summed over the phases.
+    double kernel_host_seconds() const override;
     const host::workload* workload() const override { return &m_workload; }
     /// Registers irq, the CP's queues, every SM, LLC slice and DRAM controller (docs/outputs.md).
     void trace(sc_core::sc_trace_file* tf) const override;
@@ -144,6 +146,7 @@ private:
     std::vector<const l1::l1*> all_l1s() const;
 
     std::vector<snapshot> m_marks;
+    std::vector<double> m_mark_host_seconds; ///< host (steady) clock at each mark, seconds
 
     /// Sum of one SM statistic over every SM.
     double sum_over_sms(std::uint64_t (sm::sm::*stat)() const) const;

@@ -8,15 +8,13 @@
 #ifndef VGPU_VERSION
 #define VGPU_VERSION "unknown"
 #endif
-#ifndef VGPU_GIT_HASH
-#define VGPU_GIT_HASH "unknown"
-#endif
-
 namespace vgpu::platforms {
+
+extern const char* const git_hash; // generated at build time (cmake/git_hash.cmake)
 
 std::string version_string()
 {
-    return std::string(VGPU_VERSION) + " (" + VGPU_GIT_HASH + ")";
+    return std::string(VGPU_VERSION) + " (" + git_hash + ")";
 }
 
 std::string fnv1a_hex(const std::string& text)
@@ -54,13 +52,16 @@ bool output_writer::write(const run_meta& meta, const std::vector<stats::entry>&
     nlohmann::json j;
     j["meta"] = {
         {"version", VGPU_VERSION},
-        {"git_hash", VGPU_GIT_HASH},
+        {"git_hash", git_hash},
         {"config_hash", fnv1a_hex(meta.effective_config)},
         {"seed", meta.seed},
         {"timing_mode", meta.mode},
         {"sim_time_ns", static_cast<double>(meta.sim_time_ps) / 1000.0},
         {"sim_cycles", meta.sim_time_ps / std::max<std::uint64_t>(1, meta.core_period_ps)},
         {"host_seconds", meta.host_seconds},
+        {"kernel_host_seconds", meta.kernel_host_seconds < 0
+                                    ? nlohmann::json()
+                                    : nlohmann::json(meta.kernel_host_seconds)},
         {"verdict", meta.verdict},
         {"workload", meta.workload},
         {"workload_hash", meta.workload_text.empty() ? "" : fnv1a_hex(meta.workload_text)},

@@ -16,7 +16,8 @@ struct run_meta {
     std::uint64_t seed = 0;
     std::uint64_t sim_time_ps = 0;
     std::uint64_t core_period_ps = 1;
-    double host_seconds = 0;
+    double host_seconds = 0;         ///< the simulation (sc_start), host seconds
+    double kernel_host_seconds = -1; ///< of that, inside the phases' windows (< 0: none)
     std::string mode;
     std::string verdict;
     std::string workload;      ///< the workload's name ("" without one)

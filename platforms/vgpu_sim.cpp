@@ -163,6 +163,7 @@ int run(int argc, char** argv)
     meta.sim_time_ps = sc_core::sc_time_stamp().value();
     meta.core_period_ps = cfg.platform.clocks.core.ps;
     meta.host_seconds = host_seconds;
+    meta.kernel_host_seconds = top->kernel_host_seconds();
     meta.mode = name_of(cfg.platform.timing.mode);
     meta.verdict = failures.empty() ? "pass" : "fail";
     if (wl) {
