@@ -66,12 +66,20 @@ bool output_writer::write(const run_meta& meta, const std::vector<stats::entry>&
         {"workload", meta.workload},
         {"workload_hash", meta.workload_text.empty() ? "" : fnv1a_hex(meta.workload_text)},
     };
-    j["stats"] = stats::to_json(stats);
     for (const auto& [key, value] : records.items())
         j[key] = value;
-    j["units"] = stats::units_json(stats);
+    // The two large members are written directly (stats::json_member_text), in the places
+    // that placeholders hold in the dump of the rest.
+    const std::string stats_mark = "\x01stats", units_mark = "\x01units";
+    j["stats"] = stats_mark;
+    j["units"] = units_mark;
+    std::string doc = j.dump(2);
+    for (const auto& [mark, units] : {std::pair{stats_mark, false}, std::pair{units_mark, true}}) {
+        const std::string quoted = nlohmann::json(mark).dump();
+        doc.replace(doc.find(quoted), quoted.size(), stats::json_member_text(stats, units));
+    }
     std::ofstream js(m_dir + "/stats.json"), txt(m_dir + "/stats.txt"), cfg(m_dir + "/config.yaml");
-    js << j.dump(2) << "\n";
+    js << doc << "\n";
     txt << stats::to_text(stats);
     cfg << meta.effective_config;
     return js.good() && txt.good() && cfg.good();

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <iomanip>
 #include <sstream>
 
 namespace vgpu::stats {
@@ -165,6 +164,44 @@ nlohmann::json units_json(const std::vector<entry>& entries)
     return j;
 }
 
+std::string json_member_text(const std::vector<entry>& entries, bool units)
+{
+    // The order of a JSON object's keys (std::map): by name; a later duplicate replaces.
+    std::vector<const entry*> sorted;
+    sorted.reserve(entries.size());
+    for (const auto& e : entries)
+        sorted.push_back(&e);
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const entry* a, const entry* b) { return a->name < b->name; });
+    if (sorted.empty())
+        return "{}";
+    std::string out = "{";
+    out.reserve(sorted.size() * 64);
+    for (std::size_t i = 0; i < sorted.size(); ++i) {
+        if (i + 1 < sorted.size() && sorted[i + 1]->name == sorted[i]->name)
+            continue;
+        const entry& e = *sorted[i];
+        out += out.size() == 1 ? "\n    " : ",\n    ";
+        out += nlohmann::json(e.name).dump();
+        out += ": ";
+        if (units) {
+            out += nlohmann::json(e.unit).dump();
+        } else if (e.value.is_structured() && !e.value.empty()) {
+            // Nested two levels deeper than a document's own members.
+            const std::string v = e.value.dump(2);
+            for (char c : v) {
+                out += c;
+                if (c == '\n')
+                    out += "    ";
+            }
+        } else {
+            out += e.value.dump();
+        }
+    }
+    out += "\n  }";
+    return out;
+}
+
 bool natural_less(const std::string& a, const std::string& b)
 {
     const auto digit = [](char c) { return c >= '0' && c <= '9'; };
@@ -226,11 +263,22 @@ std::string to_text(const std::vector<entry>& entries)
     }
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](const entry* a, const entry* b) { return natural_less(a->name, b->name); });
-    std::ostringstream os;
-    for (const entry* e : sorted)
-        os << std::left << std::setw(static_cast<int>(width) + 2) << e->name << std::setw(16)
-           << format_value(e->value) << " # " << e->unit << ": " << e->desc << "\n";
-    return os.str();
+    std::string out;
+    out.reserve(sorted.size() * (width + 80));
+    for (const entry* e : sorted) {
+        out += e->name;
+        out.append(width + 2 - e->name.size(), ' ');
+        const std::string v = format_value(e->value);
+        out += v;
+        if (v.size() < 16)
+            out.append(16 - v.size(), ' ');
+        out += " # ";
+        out += e->unit;
+        out += ": ";
+        out += e->desc;
+        out += '\n';
+    }
+    return out;
 }
 
 } // namespace vgpu::stats

@@ -144,6 +144,11 @@ std::vector<number> collect_numbers();
 nlohmann::json to_json(const std::vector<entry>& entries);
 /// {"name": unit, ...}, one key per entry.
 nlohmann::json units_json(const std::vector<entry>& entries);
+/// to_json(entries) (units: units_json(entries)) as nlohmann's dump(2) writes it as a member
+/// of a document's top-level object, from its opening brace to its closing one, without
+/// building the object: the stats of a large platform are written this way (tens of thousands
+/// of entries). Entries of one name: the last wins, as in to_json.
+std::string json_member_text(const std::vector<entry>& entries, bool units);
 /// "name  value  # unit: description" lines, aligned, in natural order, values rounded.
 std::string to_text(const std::vector<entry>& entries);
 /// Natural order: runs of digits compare as numbers ("sm9" < "sm10"), the rest by character.

@@ -167,3 +167,26 @@ TEST_CASE("units_json maps every statistic to its unit")
                               {"g.sizes.samples", "count"},
                               {"g.sizes.mean", "bytes"}});
 }
+
+TEST_CASE("json_member_text writes what dump(2) writes for to_json and units_json")
+{
+    std::vector<entry> entries = {
+        {"b.count", 3, "count", "d"},
+        {"a.ratio", 0.1 + 0.2, "ratio", "d"},
+        {"a.hist", nlohmann::json::array({1, 2, nlohmann::json::array({3.5, -0.0})}), "bytes", "d"},
+        {"a.empty", nlohmann::json::array(), "count", "d"},
+        {"c\"quoted\\name\u00e9", 1e-300, "ns", "d"},
+        {"b.count", 7, "cycles", "a later entry of one name replaces the earlier"},
+        {"a.big", 1.7976931348623157e308, "ns", "d"},
+        {"a.int", std::uint64_t{18446744073709551615ull}, "count", "d"},
+        {"a.neg", -42, "count", "d"},
+    };
+    for (bool units : {false, true}) {
+        nlohmann::json doc;
+        doc["m"] = units ? units_json(entries) : to_json(entries);
+        CHECK("{\n  \"m\": " + json_member_text(entries, units) + "\n}" == doc.dump(2));
+    }
+    nlohmann::json empty;
+    empty["m"] = to_json({});
+    CHECK("{\n  \"m\": " + json_member_text({}, false) + "\n}" == empty.dump(2));
+}
