@@ -56,9 +56,14 @@ TEST_CASE("no arguments: the default platform runs, passes and writes its output
     REQUIRE(r.code == 0);
     CHECK(r.out.find("verdict: pass") != std::string::npos);
     auto j = nlohmann::json::parse(cli.read("out/stats.json"));
-    for (const char* key : {"version", "git_hash", "config_hash", "seed", "sim_time_ns",
-                            "sim_cycles", "host_seconds", "timing_mode", "verdict"})
+    for (const char* key :
+         {"version", "git_hash", "config_hash", "seed", "sim_time_ns", "sim_cycles", "host_seconds",
+          "kernel_host_seconds", "timing_mode", "verdict"})
         CHECK(j["meta"].contains(key));
+    // The kernels' windows are part of the simulation, and take host time.
+    CHECK(j["meta"]["kernel_host_seconds"].get<double>() > 0);
+    CHECK(j["meta"]["kernel_host_seconds"].get<double>() <=
+          j["meta"]["host_seconds"].get<double>());
     CHECK(j["meta"]["verdict"] == "pass");
     CHECK(j["stats"]["gpu.host.checks_failed"] == 0);
     CHECK(j["stats"]["gpu.host.checks_passed"].get<int>() >= 1);
@@ -81,6 +86,7 @@ TEST_CASE("the traffic platform runs its self-checking generators")
     REQUIRE(r.code == 0);
     auto j = nlohmann::json::parse(cli.read("out/stats.json"));
     CHECK(j["stats"]["traffic.tg0.mismatches"] == 0);
+    CHECK(j["meta"]["kernel_host_seconds"].is_null()); // no kernels
     CHECK(j["stats"]["traffic.tg0.reads"].get<int>() +
               j["stats"]["traffic.tg0.writes"].get<int>() ==
           50000);
