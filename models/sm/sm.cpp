@@ -783,6 +783,15 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     m_mem_requests += op.lines.count;
     ++c.outstanding;
     ws.board.memory_issued(op.store, m_cycle);
+    // The memory pipeline sends one line request per cycle for the whole SM (all sub-cores;
+    // LD, ST, ATOM and the legacy CDL), in instruction order: an instruction's first request
+    // follows the previous instruction's last one. The requests of warps that issue on
+    // consecutive cycles thus leave warp by warp in both timing modes, not interleaved. The
+    // instruction takes its cycles here, before the memory order below: one that waits for an
+    // earlier access of its warp waits aside (as in accurate mode, where it waits in the LSU
+    // threads), and never holds back the other warps' requests.
+    op.issue = std::max(op.issue, m_line_port_free);
+    m_line_port_free = op.issue + op.lines.count;
     // A warp's accesses to one line keep program order where one of them is a store: the
     // later waits in the LSU until the earlier completed (both modes, so that they agree).
     op.waits = 0;

@@ -374,9 +374,12 @@ private:
     /// Accurate mode: LSU threads, as many as line requests in flight (more are started when
     /// every one is busy, so they never bound memory-level parallelism: the L1's MSHRs do).
     std::vector<std::unique_ptr<lsu_worker>> m_lsu;
-    std::vector<unsigned> m_lsu_idle;      ///< idle LSU threads
-    std::deque<lsu_job> m_lsu_waiting;     ///< jobs past the host's thread budget (rare)
-    unsigned m_busy_ops = 0;               ///< fast mode: LD/STs in LSU threads (page faults)
+    std::vector<unsigned> m_lsu_idle;  ///< idle LSU threads
+    std::deque<lsu_job> m_lsu_waiting; ///< jobs past the host's thread budget (rare)
+    unsigned m_busy_ops = 0;           ///< fast mode: LD/STs in LSU threads (page faults)
+    /// First cycle at which the SM's memory pipeline can send the next line request: it sends
+    /// one per cycle, in instruction order, for all sub-cores (see issue_mem).
+    std::uint64_t m_line_port_free = 0;
     const cdl::cbv_table* m_cbv = nullptr; ///< the CBV table (nullptr: no CDL controller)
     cdl::cdl_config m_cdl_cfg;
     std::vector<std::unique_ptr<cdl_op>> m_cdl_ops; ///< bulk CDLs in flight (nullptr: free)
