@@ -795,6 +795,7 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     // A warp's accesses to one line keep program order where one of them is a store: the
     // later waits in the LSU until the earlier completed (both modes, so that they agree).
     op.waits = 0;
+    const std::uint64_t port = op.issue;
     for (unsigned j = 0; j < ws.ops.size(); ++j) {
         const mem_op& o = ws.ops[j];
         if (j == k || !(o.busy || o.end > op.issue) || !ordered(o, op))
@@ -809,9 +810,15 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
         finish_mem(slot, k);
         return;
     }
-    if (m_clk.accurate || op.waits != 0) {
-        // Accurate mode; or fast mode behind an access of this warp that waits for a page
-        // fault (op.waits is only ever set then): LSU threads perform it when it may go.
+    // Fast mode: an access that waits for an earlier one of its warp is made when it goes,
+    // not now. Made now, its requests would book the shared resources ahead of the requests
+    // other warps and SMs make meanwhile in simulated time (call order is not time order):
+    // a chain of stores to one line, each made at the previous one's completion, would book
+    // a saturated channel before them and hold them back (docs/architecture.md, "Timing").
+    const bool deferred = !m_clk.accurate && op.issue > port;
+    if (m_clk.accurate || op.waits != 0 || deferred) {
+        // Accurate mode; or fast mode behind an access of this warp that completes later or
+        // waits for a page fault: LSU threads perform it when it may go.
         op.busy = true;
         if (!m_clk.accurate)
             ++m_busy_ops;
@@ -968,15 +975,19 @@ void sm::finish_mem(unsigned slot, unsigned k)
     ws.board.memory_done(op.store, op.end);
     if (op.busy) {
         op.busy = false;
-        // Accesses of this warp that waited for this one may go now.
+        if (!m_clk.accurate)
+            --m_busy_ops;
+        // Accesses of this warp that waited for this one may go when it completed (op.end,
+        // which may lie beyond now: a target can annotate the end of its response).
         for (unsigned j = 0; j < ws.ops.size(); ++j) {
             mem_op& o = ws.ops[j];
-            if (o.busy && (o.waits >> k & 1) && (o.waits &= ~(1ull << k)) == 0)
+            if (!o.busy || !(o.waits >> k & 1))
+                continue;
+            o.issue = std::max(o.issue, op.end);
+            if ((o.waits &= ~(1ull << k)) == 0)
                 dispatch_mem(slot, j);
         }
     }
-    if (op.busy && !m_clk.accurate)
-        --m_busy_ops;
     if (op.fault_cycle != 0)
         m_fault_stall_cycles += op.end - std::min(op.end, op.fault_cycle);
     c.end = std::max(c.end, op.end);
@@ -1613,6 +1624,10 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
     std::shared_ptr<tlm_bus::fault_wait> f = job.fault;
     if (!f) {
         const sc_core::sc_time at = time_of(op.issue + job.line);
+        // Fast mode: the request is made at its time, so that it reaches the shared resources
+        // in time order with the other SMs' requests (the targets never wait).
+        if (!m_clk.accurate && at > sc_core::sc_time_stamp())
+            sc_core::wait(at - sc_core::sc_time_stamp());
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
         f = do_line(job.slot, job.op, job.line, delay, w.buf.data(), w.be.data());
