@@ -1398,6 +1398,15 @@ void driver::evict(std::size_t b)
             return;
         }
     qk.inc(sc_core::sc_time(evict_drain_ns, sc_core::SC_NS));
+    copy_out(vpns, b, qk, "");
+    qk.sync();
+    m_mm_lock.unlock();
+}
+
+void driver::copy_out(const std::vector<std::uint64_t>& vpns, std::size_t b,
+                      tlm_utils::tlm_quantumkeeper& qk, const char* by)
+{
+    const std::uint64_t page = m_facts.page_bytes;
     std::vector<transfer_piece> pieces;
     for (std::uint64_t vpn : vpns)
         m_evicted[vpn].assign(page, 0);
@@ -1408,9 +1417,8 @@ void driver::evict(std::size_t b)
     for (std::uint64_t vpn : vpns)
         m_plan.pages.erase(vpn);
     m_evictions += vpns.size();
-    VGPU_INFO(m_log, "evicted %zu pages of buffer '%s'", vpns.size(), m_wl.buffers[b].name.c_str());
-    qk.sync();
-    m_mm_lock.unlock();
+    VGPU_INFO(m_log, "evicted %zu pages of buffer '%s'%s", vpns.size(),
+              m_wl.buffers[b].name.c_str(), by);
 }
 
 bool driver::cbv_slot_exists(const kernel_decl& k, const cbv_binding& c)

@@ -267,6 +267,11 @@ private:
     std::uint32_t map_page(std::uint64_t va, bool write, unsigned sm);
     /// Evicts every resident page of buffer b (the unpinned memory of seed 003).
     void evict(std::size_t b);
+    /// An eviction's copy-out of pages vpns of buffer b (unmapped, shot down, drained): one DMA
+    /// batch from their frames to the host's copies; the pages are no longer resident. `by`
+    /// ends the log line.
+    void copy_out(const std::vector<std::uint64_t>& vpns, std::size_t b,
+                  tlm_utils::tlm_quantumkeeper& qk, const char* by);
     /// The region (buffer or program) holding va, or nullptr.
     const region* region_of(std::uint64_t va, std::size_t* buffer = nullptr) const;
     /// The host's copy of page vpn of buffer b (initial data, or the page evicted last), into

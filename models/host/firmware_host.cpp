@@ -459,18 +459,7 @@ bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
             std::size_t b = 0;
             if (!region_of(m_hs_va, &b) || m_plan.buffers[b].va != m_hs_va)
                 return false;
-            for (std::uint64_t vpn : m_evict_batch)
-                m_evicted[vpn].assign(page, 0);
-            std::vector<transfer_piece> pieces;
-            for (std::uint64_t vpn : m_evict_batch)
-                pieces_physical(m_plan.pages.at(vpn), m_evicted[vpn].data(), page, pieces);
-            if (transfer_dma(tlm::TLM_READ_COMMAND, pieces, m_sqk))
-                m_bytes_read += m_evict_batch.size() * page;
-            for (std::uint64_t vpn : m_evict_batch)
-                m_plan.pages.erase(vpn);
-            m_evictions += m_evict_batch.size();
-            VGPU_INFO(m_log, "evicted %zu pages of buffer '%s' (firmware)", m_evict_batch.size(),
-                      m_wl.buffers[b].name.c_str());
+            copy_out(m_evict_batch, b, m_sqk, " (firmware)");
             m_evict_batch.clear();
         } else {
             return false;

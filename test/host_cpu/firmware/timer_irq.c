@@ -11,34 +11,17 @@ void on_external_interrupt(uint32_t source)
     (void)source;
 }
 
-static uint64_t mtime(void)
-{
-    uint32_t hi, lo;
-    do {
-        hi = sys_read(SYS_MTIME_HI);
-        lo = sys_read(SYS_MTIME_LO);
-    } while (hi != sys_read(SYS_MTIME_HI));
-    return (uint64_t)hi << 32 | lo;
-}
-
-static void arm(uint64_t at)
-{
-    sys_write(SYS_MTIMECMP_HI, 0xffffffffu);
-    sys_write(SYS_MTIMECMP_LO, (uint32_t)at);
-    sys_write(SYS_MTIMECMP_HI, (uint32_t)(at >> 32));
-}
-
 void on_timer_interrupt(void)
 {
     ++ticks;
     next += 2000;
-    arm(next);
+    mtimecmp_set(next);
 }
 
 int main(void)
 {
-    next = mtime() + 2000;
-    arm(next);
+    next = mtime_ns() + 2000;
+    mtimecmp_set(next);
     csr_set(mie, MIE_MTIE);
     csr_set(mstatus, MSTATUS_MIE);
     uint32_t sum = 0;
@@ -55,8 +38,8 @@ int main(void)
         return 1;
     /* Then sleep until a tick armed 2 us ahead (the periodic one may have fallen due during
        the report above, and would be taken at once): WFI must wake on the timer interrupt. */
-    next = mtime() + 2000;
-    arm(next);
+    next = mtime_ns() + 2000;
+    mtimecmp_set(next);
     const uint32_t before = ticks;
     csr_set(mstatus, MSTATUS_MIE);
     while (ticks == before)
