@@ -33,6 +33,7 @@ void capacity_timeline::clear()
     m_cursor_t = m_pruned;
     m_cursor_c = 0;
     m_cursor_i = 0;
+    m_skip.valid = false;
 }
 
 void capacity_timeline::prune(std::uint64_t now)
@@ -151,7 +152,14 @@ std::uint64_t capacity_timeline::earliest(std::uint64_t arrival, std::uint64_t l
     if (m_memo.valid && m_memo.version == m_version && m_memo.pruned == m_pruned &&
         m_memo.length == length && (arrival == m_memo.arrival || arrival == m_memo.start))
         return m_memo.start;
-    const std::uint64_t t = search(arrival, length);
+    // No start in the known stretch: the earliest one from inside it is the earliest from its
+    // end. (Below global time counts were folded into m_base: no shortcut there.)
+    const bool skip = m_skip.valid && length >= m_skip.length && arrival >= m_pruned &&
+                      arrival >= m_skip.from && arrival < m_skip.to;
+    const std::uint64_t from = skip ? m_skip.to : arrival;
+    const std::uint64_t t = search(from, length);
+    if (t != forever && arrival >= m_pruned)
+        m_skip = {true, skip ? m_skip.from : arrival, t, length};
     m_memo = {true, m_version, m_pruned, length, arrival, t};
     return t;
 }
@@ -180,8 +188,16 @@ std::uint64_t capacity_timeline::search(std::uint64_t arrival, std::uint64_t len
             if (cj >= cap)
                 break;
         }
-        if (j == m_delta.size() || m_delta[j].first >= until)
+        if (j == m_delta.size() || m_delta[j].first >= until) {
+            // The count at t is known: the next query (a booking at t, or the next search
+            // from the stretch's end) starts here.
+            if (t >= m_pruned) {
+                m_cursor_t = t;
+                m_cursor_c = c;
+                m_cursor_i = i;
+            }
             return t;
+        }
         t = m_delta[j].first;
         c = cj;
         i = j + 1;

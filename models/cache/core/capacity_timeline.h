@@ -122,6 +122,16 @@ private:
         std::uint64_t version = 0, pruned = 0, length = 0, arrival = 0, start = 0;
     };
     search_memo m_memo;
+    /// A stretch [from, to) in which no interval of `length` or longer can start (an earlier
+    /// search walked it). Bookings only add to the count and pruning changes no count at or
+    /// after global time, so the stretch stays infeasible until clear(): a search from inside
+    /// it starts at `to`. At saturation every request walks the same full stretch ahead of
+    /// global time; this spares the walk.
+    struct infeasible_stretch {
+        bool valid = false;
+        std::uint64_t from = 0, to = 0, length = 0;
+    };
+    mutable infeasible_stretch m_skip;
     std::uint64_t m_version = 0; ///< counts changes of the bookings
     std::uint64_t m_hold = 0;
     std::uint64_t m_overrun = 0;
