@@ -3,9 +3,12 @@
 #include "models/common/stats.h"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <string_view>
 
 namespace vgpu::stats {
 namespace {
@@ -17,7 +20,49 @@ std::vector<const group*>& live_groups()
 
 std::string join(const std::string& prefix, const std::string& name)
 {
-    return prefix.empty() ? name : prefix + "." + name;
+    if (prefix.empty())
+        return name;
+    std::string s;
+    s.reserve(prefix.size() + 1 + name.size());
+    s += prefix;
+    s += '.';
+    s += name;
+    return s;
+}
+
+// Appends an integer as nlohmann's dump() writes it; false for any other value.
+bool append_integer(std::string& out, const nlohmann::json& v)
+{
+    char buf[24];
+    std::to_chars_result r;
+    if (v.is_number_unsigned())
+        r = std::to_chars(buf, buf + sizeof buf, v.get<std::uint64_t>());
+    else if (v.is_number_integer())
+        r = std::to_chars(buf, buf + sizeof buf, v.get<std::int64_t>());
+    else
+        return false;
+    out.append(buf, r.ptr);
+    return true;
+}
+
+// Appends a string as nlohmann's dump() writes it. Plain printable ASCII needs no escape;
+// anything else (quotes, backslashes, control bytes, UTF-8) goes through nlohmann.
+void append_json_string(std::string& out, const std::string& s)
+{
+    static constexpr std::array<bool, 256> plain = [] {
+        std::array<bool, 256> t{};
+        for (int c = 0x20; c <= 0x7e; ++c)
+            t[c] = c != '"' && c != '\\';
+        return t;
+    }();
+    for (const unsigned char c : s)
+        if (!plain[c]) {
+            out += nlohmann::json(s).dump();
+            return;
+        }
+    out += '"';
+    out += s;
+    out += '"';
 }
 } // namespace
 
@@ -140,11 +185,21 @@ std::vector<number> collect_numbers()
 
 std::vector<entry> collect_all()
 {
-    std::vector<entry> out;
+    std::vector<entry> all;
     for (const group* g : live_groups())
-        g->collect(out);
-    std::sort(out.begin(), out.end(),
-              [](const entry& a, const entry& b) { return a.name < b.name; });
+        g->collect(all);
+    // Sorting pointers and moving each entry once is cheaper than sorting the entries; the
+    // same std::sort over the same sequence leaves entries of one name in the same order.
+    std::vector<entry*> sorted;
+    sorted.reserve(all.size());
+    for (entry& e : all)
+        sorted.push_back(&e);
+    std::sort(sorted.begin(), sorted.end(),
+              [](const entry* a, const entry* b) { return a->name < b->name; });
+    std::vector<entry> out;
+    out.reserve(all.size());
+    for (entry* e : sorted)
+        out.push_back(std::move(*e));
     return out;
 }
 
@@ -171,8 +226,10 @@ std::string json_member_text(const std::vector<entry>& entries, bool units)
     sorted.reserve(entries.size());
     for (const auto& e : entries)
         sorted.push_back(&e);
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [](const entry* a, const entry* b) { return a->name < b->name; });
+    const auto by_name = [](const entry* a, const entry* b) { return a->name < b->name; };
+    // collect_all() has sorted them already.
+    if (!std::is_sorted(sorted.begin(), sorted.end(), by_name))
+        std::stable_sort(sorted.begin(), sorted.end(), by_name);
     if (sorted.empty())
         return "{}";
     std::string out = "{";
@@ -182,10 +239,10 @@ std::string json_member_text(const std::vector<entry>& entries, bool units)
             continue;
         const entry& e = *sorted[i];
         out += out.size() == 1 ? "\n    " : ",\n    ";
-        out += nlohmann::json(e.name).dump();
+        append_json_string(out, e.name);
         out += ": ";
         if (units) {
-            out += nlohmann::json(e.unit).dump();
+            append_json_string(out, e.unit);
         } else if (e.value.is_structured() && !e.value.empty()) {
             // Nested two levels deeper than a document's own members.
             const std::string v = e.value.dump(2);
@@ -194,8 +251,8 @@ std::string json_member_text(const std::vector<entry>& entries, bool units)
                 if (c == '\n')
                     out += "    ";
             }
-        } else {
-            out += e.value.dump();
+        } else if (!append_integer(out, e.value)) {
+            out += e.value.dump(); // floats keep nlohmann's shortest round-trip form
         }
     }
     out += "\n  }";
@@ -236,10 +293,41 @@ bool natural_less(const std::string& a, const std::string& b)
     return a < b;
 }
 
+bool natural_key(const std::string& name, std::string& key)
+{
+    const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    const char* p = name.data();
+    const char* const end = p + name.size();
+    while (p != end) {
+        const char* q = p;
+        while (q != end && !digit(*q))
+            ++q;
+        key.append(p, static_cast<std::size_t>(q - p));
+        if (q == end)
+            break;
+        const char* r = q;
+        while (r != end && digit(*r))
+            ++r;
+        while (q + 1 != r && *q == '0')
+            ++q;
+        const auto len = static_cast<std::size_t>(r - q);
+        if (len > 0xffff)
+            return false;
+        // '0' stands for the run: against any non-digit it compares as every digit does.
+        const char head[3] = {'0', static_cast<char>(len >> 8), static_cast<char>(len & 0xff)};
+        key.append(head, 3);
+        key.append(q, len);
+        p = r;
+    }
+    return true;
+}
+
 std::string format_value(const nlohmann::json& v)
 {
-    if (!v.is_number_float())
-        return v.dump();
+    if (!v.is_number_float()) {
+        std::string s;
+        return append_integer(s, v) ? s : v.dump();
+    }
     const double d = v.get<double>();
     char buf[48];
     // Integral values and values of 7 or more integer digits print as integers (no exponent);
@@ -254,18 +342,45 @@ std::string format_value(const nlohmann::json& v)
 
 std::string to_text(const std::vector<entry>& entries)
 {
-    std::vector<const entry*> sorted;
-    sorted.reserve(entries.size());
-    std::size_t width = 0;
+    // Sorting by natural_key is natural_less's order without its costly walk over the long
+    // common prefixes of the names ("gpu.m0.c3.sm12.l1.").
+    struct keyed {
+        std::string_view key;
+        const entry* e;
+    };
+    // All keys in one buffer: one allocation instead of one per name.
+    std::string buf;
+    std::vector<std::size_t> ends(entries.size());
+    std::size_t width = 0, total = 0;
     for (const auto& e : entries) {
-        sorted.push_back(&e);
         width = std::max(width, e.name.size());
+        total += e.name.size() + 16;
     }
-    std::stable_sort(sorted.begin(), sorted.end(),
-                     [](const entry* a, const entry* b) { return natural_less(a->name, b->name); });
+    buf.reserve(total);
+    bool keys_ok = true;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        keys_ok = natural_key(entries[i].name, buf) && keys_ok;
+        ends[i] = buf.size();
+    }
+    std::vector<keyed> sorted(entries.size());
+    for (std::size_t i = 0, begin = 0; i < entries.size(); ++i) {
+        sorted[i] = {std::string_view(buf).substr(begin, ends[i] - begin), &entries[i]};
+        begin = ends[i];
+    }
+    if (keys_ok)
+        std::stable_sort(sorted.begin(), sorted.end(), [](const keyed& a, const keyed& b) {
+            if (int c = a.key.compare(b.key); c != 0)
+                return c < 0;
+            return a.e->name < b.e->name;
+        });
+    else
+        std::stable_sort(sorted.begin(), sorted.end(), [](const keyed& a, const keyed& b) {
+            return natural_less(a.e->name, b.e->name);
+        });
     std::string out;
     out.reserve(sorted.size() * (width + 80));
-    for (const entry* e : sorted) {
+    for (const keyed& k : sorted) {
+        const entry* e = k.e;
         out += e->name;
         out.append(width + 2 - e->name.size(), ' ');
         const std::string v = format_value(e->value);

@@ -153,6 +153,11 @@ std::string json_member_text(const std::vector<entry>& entries, bool units);
 std::string to_text(const std::vector<entry>& entries);
 /// Natural order: runs of digits compare as numbers ("sm9" < "sm10"), the rest by character.
 bool natural_less(const std::string& a, const std::string& b);
+/// Appends to `key` a sort key of `name`: natural_less(a, b) is exactly (key(a), a) <
+/// (key(b), b) in std::string's plain order, and much cheaper to sort by. Each run of digits
+/// becomes '0', its length without leading zeros in two bytes (big endian), then those digits.
+/// False (the key incomplete) for a run of more than 65535 digits.
+bool natural_key(const std::string& name, std::string& key);
 /// A value as stats.txt prints it: integers exactly, other numbers to 6 significant digits
 /// (at least the integer part), arrays as JSON.
 std::string format_value(const nlohmann::json& v);

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <random>
 
 using namespace vgpu::stats;
 
@@ -112,6 +115,84 @@ TEST_CASE("natural order compares runs of digits as numbers")
     CHECK_FALSE(natural_less("a1b", "a1"));
 }
 
+TEST_CASE("sorting by natural_key and name is natural order, on random names")
+{
+    const char* env = std::getenv("VGPU_TEST_SEED");
+    const std::uint32_t seed =
+        env && *env ? static_cast<std::uint32_t>(std::strtoul(env, nullptr, 0)) : 20250101u;
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    // Digits (zeros often, for leading zeros), characters below and above the digits, and
+    // bytes that compare differently signed and unsigned.
+    const std::string alphabet =
+        std::string("00000123456789.._/ az~") + '\0' + '\x7f' + '\xc3' + '\xff';
+    const auto random_name = [&] {
+        std::string s;
+        for (unsigned n = rng() % 12; n > 0; --n)
+            s += alphabet[rng() % alphabet.size()];
+        return s;
+    };
+    const auto keyed_less = [](const std::string& a, const std::string& b) {
+        std::string ka, kb;
+        REQUIRE(natural_key(a, ka));
+        REQUIRE(natural_key(b, kb));
+        return ka != kb ? ka < kb : a < b;
+    };
+    std::vector<std::string> names = {"",    "0",    "00",   "1",   "01",   "10",
+                                      "a",   "a0",   "a00",  "0a",  "a.b",  "9",
+                                      "sm9", "sm09", "sm10", "x1y", "x01y", "x1z"};
+    for (int i = 0; i < 3000; ++i)
+        names.push_back(random_name());
+    for (std::size_t i = 0; i < names.size(); ++i)
+        for (std::size_t j : {i, (i + 1) % names.size(), std::size_t(rng() % names.size()),
+                              std::size_t(rng() % names.size())}) {
+            CAPTURE(names[i], names[j]);
+            CHECK(keyed_less(names[i], names[j]) == natural_less(names[i], names[j]));
+        }
+    // A long run of digits sets the key apart, digit by digit.
+    std::string ka, kb, kc;
+    CHECK(natural_key(std::string(300, '9'), ka));
+    CHECK(natural_key("1" + std::string(300, '0'), kb));
+    CHECK(ka < kb);
+    CHECK_FALSE(natural_key(std::string(70000, '1'), kc));
+
+    // to_text sorts that way (entries of one name keep their order), as natural_less sorts.
+    std::vector<entry> entries;
+    for (int i = 0; i < 500; ++i) {
+        std::string n = random_name();
+        n.erase(std::remove_if(n.begin(), n.end(), [](char c) { return c == ' ' || c == '\0'; }),
+                n.end());
+        entries.push_back({n, i, "count", "d"});
+    }
+    entries.push_back(entries[7]);
+    entries.back().value = -1;
+    std::vector<const entry*> expected;
+    for (const entry& e : entries)
+        expected.push_back(&e);
+    std::stable_sort(expected.begin(), expected.end(),
+                     [](const entry* a, const entry* b) { return natural_less(a->name, b->name); });
+    std::string text;
+    for (const entry* e : expected) {
+        std::vector<entry> one = {*e};
+        text += to_text(one);
+    }
+    // Single lines are padded to their own name; compare names and values only.
+    const auto strip = [](const std::string& t) {
+        std::string r;
+        std::size_t pos = 0;
+        while (pos < t.size()) {
+            const std::size_t nl = t.find('\n', pos);
+            const std::string line = t.substr(pos, nl - pos);
+            const std::size_t sp = line.find(' ');
+            const std::size_t v = line.find_first_not_of(' ', sp);
+            r += line.substr(0, sp) + "=" + line.substr(v, line.find(' ', v) - v) + "\n";
+            pos = nl + 1;
+        }
+        return r;
+    };
+    CHECK(strip(to_text(entries)) == strip(text));
+}
+
 TEST_CASE("stats.txt values: integers exactly, other numbers to 6 significant digits")
 {
     using nlohmann::json;
@@ -180,12 +261,24 @@ TEST_CASE("json_member_text writes what dump(2) writes for to_json and units_jso
         {"a.big", 1.7976931348623157e308, "ns", "d"},
         {"a.int", std::uint64_t{18446744073709551615ull}, "count", "d"},
         {"a.neg", -42, "count", "d"},
+        {"a.zero", 0, "u\"q\\", "d"},
+        {"a\x01ctl\x7f\n", std::int64_t{-9223372036854775807 - 1}, "\x1f", "d"},
+        {"a.plain ~name!", true, "", "d"},
+        {"a.null", nullptr, "count", "d"},
+        {"a.obj", nlohmann::json{{"k", 1}}, "count", "d"},
+        {"a.str", "text", "count", "d"},
+        {"a.nan", std::nan(""), "count", "d"},
     };
-    for (bool units : {false, true}) {
-        nlohmann::json doc;
-        doc["m"] = units ? units_json(entries) : to_json(entries);
-        CHECK("{\n  \"m\": " + json_member_text(entries, units) + "\n}" == doc.dump(2));
-    }
+    // Unsorted (with a duplicate name), then already sorted, as collect_all() leaves them.
+    std::vector<entry> sorted = entries;
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const entry& a, const entry& b) { return a.name < b.name; });
+    for (const auto* list : {&entries, &sorted})
+        for (bool units : {false, true}) {
+            nlohmann::json doc;
+            doc["m"] = units ? units_json(*list) : to_json(*list);
+            CHECK("{\n  \"m\": " + json_member_text(*list, units) + "\n}" == doc.dump(2));
+        }
     nlohmann::json empty;
     empty["m"] = to_json({});
     CHECK("{\n  \"m\": " + json_member_text({}, false) + "\n}" == empty.dump(2));
