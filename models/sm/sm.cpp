@@ -1530,9 +1530,12 @@ void sm::issue_loop()
         // clock ahead of the other SMs: SMs that share a memory path then book it close to
         // time order, each at its share, as round-robin arbitration gives them in accurate
         // mode, and a CTA launched meanwhile starts at its time. Other stalls (ALU latency, a
-        // barrier) are short and jump.
+        // barrier) are short and jump, as does a cycle in which a ready warp's unit is busy:
+        // the SM has work as soon as the unit frees (a wait of a cycle or two in simulated
+        // time cost the FFMA chain on the V100 platform a third of its host time).
         // An access waiting for a page fault completes in an LSU thread, which wakes the SM.
-        const bool wait_memory = why == wait_reason::memory && (target != never || m_busy_ops != 0);
+        const bool wait_memory =
+            !structural && why == wait_reason::memory && (target != never || m_busy_ops != 0);
         if (!m_clk.accurate && target != never && !wait_memory)
             m_cycle = target; // nothing can change before target: jump (idle costs nothing)
         else if (!m_clk.accurate && !wait_memory && m_slots.pending().empty())
