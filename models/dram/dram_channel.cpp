@@ -100,6 +100,13 @@ void dram_channel::access_fast(dram_request r, sc_core::sc_time& delay)
     access_plan p = m_state.plan(r.bank, r.row, r.bytes, enter, at);
     while (auto later = m_stays.blocked(enter, p.first_ps)) {
         enter = *later;
+        // A later start never moves the first command earlier (plan() takes the same or a
+        // later gap, and each time in a gap is a max of start and fixed times or a bus
+        // first_fit, all non-decreasing in start), so while the stay up to the last plan's
+        // first command is blocked, the stay of a new plan is blocked at the same instant:
+        // skip that plan.
+        while (auto again = m_stays.blocked(enter, p.first_ps))
+            enter = *again;
         p = m_state.plan(r.bank, r.row, r.bytes, enter, at);
     }
     if (enter > r.arrival_ps)

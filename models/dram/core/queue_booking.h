@@ -33,6 +33,8 @@ public:
 private:
     /// Makes a step start at `t` (holding what was held there) and returns it.
     front_map<std::uint64_t, long>::iterator split(std::uint64_t t);
+    /// Adds [from, to), newly full, to m_full, merged with the stretches it touches.
+    void add_full(std::uint64_t from, std::uint64_t to);
 
     unsigned m_capacity;
     long m_base = 0; ///< entries held before the first step
@@ -40,6 +42,15 @@ private:
     /// covers and a query only those of the stay, so the cost does not grow with the number of
     /// stays remembered (with temporal decoupling, several microseconds of them).
     front_map<std::uint64_t, long> m_steps;
+    /// The maximal full stretches of m_steps (held >= capacity throughout; 0 stands for "since
+    /// before the first step"), start -> end, disjoint and not touching. blocked() answers from
+    /// them with one search instead of walking the steps of the stay and of the full stretch
+    /// after it: the first full instant of a stay lies in the first stretch that ends after
+    /// `enter`, if that stretch starts before `leave`, and the first instant after it with an
+    /// entry free is that stretch's end (its maximality). book() only adds to the counts, so
+    /// a stretch only grows or merges with others: book() adds the steps it makes full;
+    /// forget() only folds steps into m_base (see there).
+    front_map<std::uint64_t, std::uint64_t> m_full;
 };
 
 } // namespace vgpu::dram
