@@ -98,17 +98,44 @@ tlm::tlm_response_status initiator_port::access(tlm::tlm_command cmd, std::uint6
 unsigned initiator_port::debug(tlm::tlm_command cmd, std::uint64_t addr, void* data, unsigned len,
                                const gpu_extension* attrs)
 {
-    tlm::tlm_generic_payload* gp = m_pool.acquire();
-    gp->set_command(cmd);
-    gp->set_address(addr);
-    gp->set_data_ptr(static_cast<unsigned char*>(data));
-    gp->set_data_length(len);
-    gp->set_streaming_width(len);
-    if (attrs)
-        ext(*gp) = *attrs;
-    unsigned n = (*this)->transport_dbg(*gp);
-    gp->release();
+    // Debug accesses end within the call and come by the hundred thousand (the driver's
+    // backdoor moves every line through here): one payload kept for them, set up afresh each
+    // time, instead of a pool round trip. A debug access issued from inside another one on
+    // this port (nothing does so today) takes a pooled payload.
+    if (m_debug_busy) {
+        tlm::tlm_generic_payload* gp = m_pool.acquire();
+        const unsigned n = run_debug(*gp, cmd, addr, data, len, attrs);
+        gp->release();
+        return n;
+    }
+    if (!m_debug)
+        m_debug = m_pool.acquire(); // held for the port's life
+    m_debug_busy = true;
+    const unsigned n = run_debug(*m_debug, cmd, addr, data, len, attrs);
+    m_debug_busy = false;
     return n;
+}
+
+unsigned initiator_port::run_debug(tlm::tlm_generic_payload& gp, tlm::tlm_command cmd,
+                                   std::uint64_t addr, void* data, unsigned len,
+                                   const gpu_extension* attrs)
+{
+    // Every attribute a pooled payload starts with, so a target sees the same payload either way.
+    gp.set_command(cmd);
+    gp.set_address(addr);
+    gp.set_data_ptr(static_cast<unsigned char*>(data));
+    gp.set_data_length(len);
+    gp.set_streaming_width(len);
+    gp.set_byte_enable_ptr(nullptr);
+    gp.set_byte_enable_length(0);
+    gp.set_dmi_allowed(false);
+    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    gpu_extension& e = ext(gp);
+    if (attrs)
+        e = *attrs;
+    else
+        e = gpu_extension();
+    return (*this)->transport_dbg(gp);
 }
 
 void initiator_port::set_dmi_enabled(bool on)

@@ -59,14 +59,15 @@ std::vector<std::uint32_t> initial_words(const buffer_decl& b)
     case init_kind::zero:
         break;
     case init_kind::iota:
-        for (std::uint64_t i = 0; i < b.elements; ++i) {
-            if (b.type == elem_type::f32)
+        if (b.type == elem_type::f32) {
+            for (std::uint64_t i = 0; i < b.elements; ++i)
                 w[i] = f32_bits(static_cast<float>(in.start + in.step * static_cast<double>(i)));
-            else
-                // Integer iota wraps modulo 2^32 like the GPU's integer arithmetic.
-                w[i] = static_cast<std::uint32_t>(static_cast<std::int64_t>(in.start)) +
-                       static_cast<std::uint32_t>(i) *
-                           static_cast<std::uint32_t>(static_cast<std::int64_t>(in.step));
+        } else {
+            // Integer iota wraps modulo 2^32 like the GPU's integer arithmetic.
+            const auto start = static_cast<std::uint32_t>(static_cast<std::int64_t>(in.start));
+            const auto step = static_cast<std::uint32_t>(static_cast<std::int64_t>(in.step));
+            for (std::uint64_t i = 0; i < b.elements; ++i)
+                w[i] = start + static_cast<std::uint32_t>(i) * step;
         }
         break;
     case init_kind::fill:
@@ -78,17 +79,26 @@ std::vector<std::uint32_t> initial_words(const buffer_decl& b)
         break;
     case init_kind::random: {
         std::uint64_t state = in.seed;
-        for (auto& x : w) {
-            const std::uint64_t z = splitmix64(state);
-            if (b.type == elem_type::f32) {
-                const double u = static_cast<double>(z >> 40) / 16777216.0; // [0, 1)
+        if (b.type == elem_type::f32) {
+            for (auto& x : w) {
+                const double u =
+                    static_cast<double>(splitmix64(state) >> 40) / 16777216.0; // [0, 1)
                 x = f32_bits(static_cast<float>(in.min + (in.max - in.min) * u));
-            } else {
-                const auto lo = static_cast<std::int64_t>(in.min);
-                const auto span =
-                    static_cast<std::uint64_t>(static_cast<std::int64_t>(in.max) - lo) + 1;
-                x = static_cast<std::uint32_t>(lo + static_cast<std::int64_t>(z % span));
             }
+            break;
+        }
+        const auto lo = static_cast<std::int64_t>(in.min);
+        const auto span = static_cast<std::uint64_t>(static_cast<std::int64_t>(in.max) - lo) + 1;
+        if (span != 0 && (span & (span - 1)) == 0) {
+            // A power-of-two span (the usual index range): z % span is z & (span - 1), without
+            // a 64-bit division per element.
+            for (auto& x : w)
+                x = static_cast<std::uint32_t>(
+                    lo + static_cast<std::int64_t>(splitmix64(state) & (span - 1)));
+        } else {
+            for (auto& x : w)
+                x = static_cast<std::uint32_t>(lo +
+                                               static_cast<std::int64_t>(splitmix64(state) % span));
         }
         break;
     }

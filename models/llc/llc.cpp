@@ -726,6 +726,12 @@ unsigned llc::transport_dbg(tlm::tlm_generic_payload& gp)
             } else {
                 const int e = m_core.find_writeback(line);
                 const cache::sector_mask valid = m_core.array().valid_sectors(line);
+                if (valid == 0 && e < 0) {
+                    // No copy here (every line while the host loads and most while it checks):
+                    // memory's bytes are the data.
+                    moved += n;
+                    return n == s.len;
+                }
                 // Every byte of a sector has the same source: one copy per sector (the
                 // driver's loads and checks move whole buffers through here).
                 for (unsigned k = 0; k < n;) {

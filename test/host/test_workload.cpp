@@ -275,6 +275,37 @@ kernels:
     CHECK(initial_words(b[5])[0] == initial_words(b[7])[0]);
 }
 
+TEST_CASE("initial contents: random integers in power-of-two and other spans", "[workload]")
+{
+    const auto wl = parse_workload_text(R"(
+buffers:
+  - {name: p, type: u32, elements: 5000, init: {random: {seed: 42, min: 0, max: 65535}}}
+  - {name: q, type: i32, elements: 5000, init: {random: {seed: 7, min: -8, max: 7}}}
+  - {name: o, type: u32, elements: 5000, init: {random: {seed: 42, min: 0, max: 999}}}
+kernels:
+  - {name: k, grid: 1, block: 32, program: EXIT}
+)",
+                                        "t.yaml");
+    REQUIRE(wl.ok());
+    const auto& b = wl.wl.buffers;
+    // The definition: splitmix64 values reduced modulo the span, offset by min.
+    const auto expected = [](std::uint64_t seed, std::int64_t lo, std::uint64_t span,
+                             std::size_t n) {
+        std::vector<std::uint32_t> w;
+        for (std::size_t i = 0; i < n; ++i) {
+            std::uint64_t z = (seed += 0x9E3779B97F4A7C15ull);
+            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+            z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+            z ^= z >> 31;
+            w.push_back(static_cast<std::uint32_t>(lo + static_cast<std::int64_t>(z % span)));
+        }
+        return w;
+    };
+    CHECK(initial_words(b[0]) == expected(42, 0, 65536, 5000));
+    CHECK(initial_words(b[1]) == expected(7, -8, 16, 5000));
+    CHECK(initial_words(b[2]) == expected(42, 0, 1000, 5000));
+}
+
 TEST_CASE("the default schedule runs each kernel alone in declaration order", "[workload]")
 {
     const auto r = parse_workload_text(R"(
