@@ -3,6 +3,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <random>
+
 using vgpu::tlb::ideal_translations;
 
 TEST_CASE("ideal translations: kept per page until a newer epoch, another table or a shootdown")
@@ -33,4 +38,39 @@ TEST_CASE("ideal translations: kept per page until a newer epoch, another table 
     t.invalidate(0, 0, true);
     CHECK(t.size() == 0);
     CHECK(t.find(2, 0x2000, 5) == 0);
+}
+
+TEST_CASE("ideal translations: random inserts, lookups and shootdowns against a map")
+{
+    const char* env = std::getenv("VGPU_TEST_SEED");
+    const std::uint64_t seed = env ? std::strtoull(env, nullptr, 0) : 20261124;
+    std::cout << "ideal translations random test: seed " << seed
+              << " (set VGPU_TEST_SEED to change)\n";
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    ideal_translations t;
+    REQUIRE(t.find(0, 0x1000, 0) == 0); // the context, as a TLB's first request sets it
+    std::map<std::uint64_t, std::uint64_t> ref;
+    for (int n = 0; n < 200000; ++n) {
+        // Pages in a small range, so that probes collide, shootdowns hit and the table grows.
+        const std::uint64_t vpn = rng() % 4096 + (rng() % 8 == 0 ? (rng() << 20) : 0);
+        const unsigned op = rng() % 100;
+        if (op < 45) {
+            const std::uint64_t pte = rng() | 1;
+            t.insert(vpn, pte);
+            ref.emplace(vpn, pte);
+        } else if (op < 97) {
+            const auto it = ref.find(vpn);
+            REQUIRE(t.find(0, 0x1000, vpn) == (it == ref.end() ? 0 : it->second));
+        } else {
+            const std::uint64_t last = vpn + rng() % 64;
+            t.invalidate(vpn, last, false);
+            ref.erase(ref.lower_bound(vpn), ref.upper_bound(last));
+        }
+        REQUIRE(t.size() == ref.size());
+    }
+    for (const auto& [vpn, pte] : ref)
+        REQUIRE(t.find(0, 0x1000, vpn) == pte);
+    t.invalidate(0, 0, true);
+    CHECK(t.size() == 0);
 }
