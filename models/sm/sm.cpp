@@ -488,7 +488,7 @@ void sm::start_cta(int ci)
         is.next = ready;
         is.reason = wait_reason::memory;
         if (const instruction* first = ws.w->next())
-            is.unit = unit_of(first->op);
+            set_unit(s, unit_of(first->op));
         ws.board.reset();
         for (mem_op& o : ws.ops) // the previous warp's accesses are complete
             o.end = 0;
@@ -519,8 +519,16 @@ void sm::update_next(unsigned slot)
     is.next = t.cycle;
     is.reason = t.reason;
     if (const instruction* next = ws.w->next())
-        is.unit = unit_of(next->op);
+        set_unit(slot, unit_of(next->op));
     fetch_next(slot, fetch_cycle());
+}
+
+void sm::set_unit(unsigned slot, unit_class u)
+{
+    unit_class& now = m_issue[slot].unit;
+    m_unit_warps[static_cast<unsigned>(now)] &= ~(1ull << slot);
+    m_unit_warps[static_cast<unsigned>(u)] |= 1ull << slot;
+    now = u;
 }
 
 std::uint64_t sm::fetch_cycle() const
@@ -1490,12 +1498,15 @@ void sm::issue_loop()
             std::uint64_t can = ready & core.slots & m_live;
             if (can == 0)
                 continue;
-            for (std::uint64_t m = can; m != 0; m &= m - 1) {
-                const unsigned s = ctz64(m);
+            // The warps whose unit is busy, a class at a time.
+            for (unsigned c = 0; c < num_unit_classes; ++c) {
+                const std::uint64_t on = can & m_unit_warps[c];
+                if (on == 0)
+                    continue;
                 const std::uint64_t free =
-                    m_units.free_at(static_cast<unsigned>(k), m_issue[s].unit);
+                    m_units.free_at(static_cast<unsigned>(k), static_cast<unit_class>(c));
                 if (free > m_cycle) {
-                    can &= ~(1ull << s);
+                    can &= ~on;
                     earliest = std::min(earliest, free);
                 }
             }

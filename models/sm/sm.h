@@ -284,6 +284,8 @@ private:
     std::optional<std::uint64_t> read_program(const cp::cta_launch& l, std::uint8_t* buf);
     void issue(unsigned slot);
     void update_next(unsigned slot);
+    /// Sets the unit class of slot's next instruction (m_issue and m_unit_warps).
+    void set_unit(unsigned slot, unit_class u);
     /// Instruction cache: the line of the warp's next instruction is looked up when it differs
     /// from the last one the warp looked up (a miss requests it, no earlier than `at`, and the
     /// next line is prefetched), and the warp's next issue waits until that line arrived.
@@ -353,6 +355,9 @@ private:
 
     std::vector<warp_slot> m_warps;
     std::vector<issue_state> m_issue; ///< per warp slot
+    /// Per unit class, the slots whose next instruction is of that class (m_issue's `unit`):
+    /// the issue loop drops the warps of a busy unit a class at a time.
+    std::array<std::uint64_t, num_unit_classes> m_unit_warps{};
     std::vector<cta_slot> m_cta_slots;
     cta_slots m_slots;          ///< CTA slot states, warp-slot allocation, pending launches
     barrier_tracker m_barriers; ///< BAR arrivals and exits per CTA
