@@ -378,6 +378,25 @@ TEST_CASE("bus_booking: random bookings with time advancing match a per-picoseco
     CHECK(b.intervals() < 300);
 }
 
+namespace {
+/// The reference answer of queue_booking::blocked for the stay [enter, end) from a
+/// per-picosecond count: the first full instant of the stay, then the first instant after it
+/// with an entry free (nothing when the stay has no full instant).
+std::optional<std::uint64_t> first_free_after_full(const std::vector<unsigned>& held,
+                                                   std::uint64_t enter, std::uint64_t end,
+                                                   unsigned cap)
+{
+    for (std::uint64_t t = enter; t < end; ++t)
+        if (held[t] >= cap) {
+            std::uint64_t u = t + 1;
+            while (held[u] >= cap)
+                ++u;
+            return u;
+        }
+    return std::nullopt;
+}
+} // namespace
+
 TEST_CASE("queue_booking: random stays with time advancing match a per-picosecond count")
 {
     const unsigned seed = 32;
@@ -393,16 +412,7 @@ TEST_CASE("queue_booking: random stays with time advancing match a per-picosecon
         q.forget(now);
         const std::uint64_t enter = now + rng() % 200, leave = enter + rng() % 60;
         const std::uint64_t end = std::max(leave, enter + 1);
-        // Reference: the first full instant of the stay, then the first instant after it with
-        // an entry free.
-        std::optional<std::uint64_t> expect;
-        for (std::uint64_t t = enter; t < end && !expect; ++t)
-            if (held[t] >= cap) {
-                std::uint64_t u = t + 1;
-                while (held[u] >= cap)
-                    ++u;
-                expect = u;
-            }
+        const std::optional<std::uint64_t> expect = first_free_after_full(held, enter, end, cap);
         const auto got = q.blocked(enter, leave);
         REQUIRE(got.has_value() == expect.has_value());
         if (got)
@@ -436,14 +446,8 @@ TEST_CASE("queue_booking: full stretches kept across bookings and forgetting mat
             const std::uint64_t enter = now + rng() % 300;
             const std::uint64_t leave = enter + (rng() % 5 == 0 ? rng() % 400 : rng() % 40);
             const std::uint64_t end = std::max(leave, enter + 1);
-            std::optional<std::uint64_t> expect;
-            for (std::uint64_t t = enter; t < end && !expect; ++t)
-                if (held[t] >= cap) {
-                    std::uint64_t u = t + 1;
-                    while (held[u] >= cap)
-                        ++u;
-                    expect = u;
-                }
+            const std::optional<std::uint64_t> expect =
+                first_free_after_full(held, enter, end, cap);
             CAPTURE(cap, i, now, enter, leave);
             const auto got = q.blocked(enter, leave);
             REQUIRE(got.has_value() == expect.has_value());
