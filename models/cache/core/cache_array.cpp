@@ -86,7 +86,12 @@ unsigned cache_array::set_of(std::uint64_t addr) const
     const std::uint64_t line = line_addr(addr);
     if (m_index)
         return m_index(line) & (m_sets - 1);
-    return m_spec_index(line) & (m_sets - 1);
+    if (m_set_known && m_set_line == line)
+        return m_set;
+    m_set = m_spec_index(line) & (m_sets - 1);
+    m_set_line = line;
+    m_set_known = true;
+    return m_set;
 }
 
 sector_mask cache_array::sectors_of(std::uint64_t addr, std::size_t size) const

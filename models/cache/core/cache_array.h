@@ -161,6 +161,11 @@ private:
     // allocate() makes a line resident.
     mutable std::uint64_t m_absent = 0;
     mutable bool m_absent_known = false;
+    // The set of the line set_of() computed last by m_spec_index: a miss asks for it again to
+    // choose a victim.
+    mutable std::uint64_t m_set_line = 0;
+    mutable unsigned m_set = 0;
+    mutable bool m_set_known = false;
     std::size_t slot(unsigned set, unsigned way) const { return std::size_t{set} * m_ways + way; }
     std::size_t lru_slot(std::uint64_t addr) const; // the way allocate(addr) would take, or npos
     // A resident slot always holds an entry.
