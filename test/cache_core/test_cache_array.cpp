@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -510,4 +511,75 @@ TEST_CASE("cache_array matches a reference LRU model over 100k random accesses (
         return static_cast<unsigned>(n ^ (n >> 3) ^ (n >> 6));
     };
     random_against_reference(8, 3, 32, xor_index, test_seed() + 1);
+}
+
+TEST_CASE("cache_array repeated lookups of a line agree with a reference after every change")
+{
+    // find() remembers the slot it found last and the line it missed last: look the same
+    // lines up again and again between allocations, invalidations and LRU touches.
+    const std::uint64_t seed = test_seed() + 2;
+    std::cout << "cache_array repeated-lookup test: seed " << seed
+              << " (set VGPU_TEST_SEED to change)\n";
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    const unsigned sets = 4, ways = 3, line_bytes = 64;
+    cache_array c(sets, ways, line_bytes, {}, 16);
+    std::vector<std::list<std::uint64_t>> ref(sets); // resident lines, most recent first
+    auto find = [&](std::uint64_t line) {
+        auto& s = ref[(line / line_bytes) % sets];
+        return std::find(s.begin(), s.end(), line);
+    };
+    const std::uint64_t pool = 5 * sets * ways; // lines drawn, so sets overflow
+    unsigned allocations = 0, hits = 0;
+    for (int op = 0; op < 50000; ++op) {
+        const std::uint64_t line = (rng() % pool) * line_bytes;
+        auto& set = ref[(line / line_bytes) % sets];
+        const auto it = find(line);
+        const bool resident = it != set.end();
+        switch (rng() % 6) {
+        case 0: // invalidate
+            REQUIRE(c.invalidate(line + rng() % line_bytes).valid == resident);
+            if (resident)
+                set.erase(it);
+            break;
+        case 1:
+        case 2: // lookup (touching or not), allocating on a miss
+        {
+            const bool touch = rng() % 4 != 0;
+            REQUIRE(c.lookup(line, touch).has_value() == resident);
+            if (resident) {
+                ++hits;
+                if (touch)
+                    set.splice(set.begin(), set, it);
+            } else {
+                REQUIRE_FALSE(c.probe(line)); // looked up again right after the miss
+                const auto v = c.allocate(line);
+                ++allocations;
+                REQUIRE(v.valid == (set.size() == ways));
+                if (v.valid) {
+                    REQUIRE(v.line_addr == set.back());
+                    set.pop_back();
+                }
+                set.push_front(line);
+                c.fill(line, pattern(line_bytes, 1).data(), 0x3);
+            }
+            break;
+        }
+        default: // state queries, several times over
+            for (int k = 0; k < 3; ++k) {
+                REQUIRE(c.probe(line + rng() % line_bytes) == resident);
+                REQUIRE((c.valid_sectors(line) != 0) == resident);
+            }
+            break;
+        }
+        // Every line of the pool, in an order that alternates sets.
+        if (op % 64 == 0) {
+            for (std::uint64_t l = 0; l < pool; ++l) {
+                const std::uint64_t a = ((l * 7) % pool) * line_bytes;
+                REQUIRE(c.probe(a) == (find(a) != ref[(a / line_bytes) % sets].end()));
+            }
+        }
+    }
+    CHECK(allocations > 5000);
+    CHECK(hits > 2000);
 }

@@ -210,3 +210,126 @@ TEST_CASE("capacity_timeline: randomized bookings against a per-picosecond count
             CHECK(*std::max_element(count.begin(), count.end()) == capacity);
     }
 }
+
+TEST_CASE("capacity_timeline: long windows over many change points, against a per-picosecond "
+          "count")
+{
+    // Room for a long interval is checked over every change point it spans, in blocks; a
+    // change point may carry several starts or ends at once (times on a coarse grid here).
+    // Searches for other lengths, without booking, check the search alone.
+    const std::uint64_t seed = test_seed() + 3;
+    std::cout << "capacity_timeline long-window test: seed " << seed
+              << " (set VGPU_TEST_SEED to change)\n";
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    for (unsigned capacity : {2u, 5u, 16u, 40u}) {
+        INFO("capacity " << capacity);
+        capacity_timeline t(capacity);
+        std::vector<unsigned> count(400000, 0);
+        std::uint64_t now = 0;
+        unsigned waited = 0;
+        auto first_room = [&](std::uint64_t arrival, std::uint64_t length) {
+            length = std::max<std::uint64_t>(length, 1);
+            std::uint64_t want = arrival;
+            for (;;) {
+                bool room = true;
+                for (std::uint64_t k = want; k < want + length; ++k)
+                    if (count[k] >= capacity) {
+                        room = false;
+                        want = k + 1;
+                        break;
+                    }
+                if (room)
+                    return want;
+            }
+        };
+        const std::uint64_t grid = 1 + rng() % 4;
+        for (int n = 0; n < 4000 && now < 300000; ++n) {
+            now += grid * (rng() % (capacity <= 5 ? 6 : 2));
+            const std::uint64_t arrival = now + grid * (rng() % 150);
+            if (rng() % 4 == 0) { // a search alone
+                const std::uint64_t length = 1 + rng() % 600;
+                REQUIRE(t.earliest(arrival, length, now) == first_room(arrival, length));
+                continue;
+            }
+            std::uint64_t start = 0, end = 0;
+            if (rng() % 2) {
+                const std::uint64_t length = grid * (1 + rng() % 100);
+                const auto r = t.reserve_for(arrival, length, now);
+                REQUIRE(r.start == first_room(arrival, length));
+                start = r.start;
+                end = r.end;
+            } else {
+                const std::uint64_t hold = t.hold_estimate();
+                REQUIRE(t.earliest(arrival, hold, now) == first_room(arrival, hold));
+                auto r = t.reserve(arrival, now);
+                REQUIRE(r.start == first_room(arrival, hold));
+                start = r.start;
+                end = start + grid * (rng() % 100);
+                std::uint64_t over = 0;
+                for (std::uint64_t k = std::max(start, start + hold); k < end; ++k)
+                    over += count[k] >= capacity;
+                REQUIRE(t.finish(r, end) == (over == 0));
+            }
+            REQUIRE(end < count.size());
+            waited += start > arrival;
+            for (std::uint64_t k = start; k < end; ++k)
+                ++count[k];
+            if (n % 50 == 0)
+                for (std::uint64_t k = now; k < now + 2000; ++k)
+                    REQUIRE(t.in_use(k) == count[k]);
+        }
+        CHECK(waited > 100);
+    }
+}
+
+TEST_CASE("capacity_timeline: searches over runs of starts and stacked starts, against a "
+          "per-picosecond count")
+{
+    // Intervals booked directly (book(), no search, the count may exceed capacity) in runs of
+    // consecutive starts, several at one time now and then: a window may climb to capacity
+    // within a few change points from far below it.
+    const std::uint64_t seed = test_seed() + 4;
+    std::cout << "capacity_timeline runs-of-starts test: seed " << seed
+              << " (set VGPU_TEST_SEED to change)\n";
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    for (int round = 0; round < 40; ++round) {
+        const unsigned capacity = 1 + static_cast<unsigned>(rng() % 24);
+        const bool stacks = round % 2 == 1; // else every change point is +1 or -1
+        INFO("round " << round << " capacity " << capacity);
+        capacity_timeline t(capacity);
+        std::vector<unsigned> count(20000, 0);
+        auto first_room = [&](std::uint64_t arrival, std::uint64_t length) {
+            length = std::max<std::uint64_t>(length, 1);
+            for (std::uint64_t want = arrival;; ++want) {
+                bool room = true;
+                for (std::uint64_t k = want; k < want + length && room; ++k)
+                    room = count[k] < capacity;
+                if (room)
+                    return want;
+            }
+        };
+        std::uint64_t now = 0;
+        for (int n = 0; n < 300; ++n) {
+            if (rng() % 3 == 0) { // a run of starts, some stacked, ending anywhere later
+                std::uint64_t s = now + rng() % 3000;
+                const unsigned run = 1 + static_cast<unsigned>(rng() % (2 * capacity + 2));
+                for (unsigned k = 0; k < run; ++k) {
+                    const std::uint64_t e = s + 1 + rng() % 2000;
+                    const unsigned stack = stacks && rng() % 5 == 0 ? 2 + rng() % 3 : 1;
+                    for (unsigned m = 0; m < stack; ++m) {
+                        t.book(s, e);
+                        for (std::uint64_t x = s; x < e; ++x)
+                            ++count[x];
+                    }
+                    s += 1 + rng() % 3;
+                }
+            }
+            now += rng() % 20;
+            const std::uint64_t arrival = now + rng() % 3000;
+            const std::uint64_t length = 1 + rng() % 800;
+            REQUIRE(t.earliest(arrival, length, now) == first_room(arrival, length));
+        }
+    }
+}

@@ -1,10 +1,12 @@
 // Unit tests of the set-index functions (vgpu::cache::make_index and friends) with indices
 // computed by hand. See models/cache/README.md.
+#include "models/cache/core/cache_array.h"
 #include "models/cache/core/set_index.h"
 
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <random>
 #include <stdexcept>
@@ -162,4 +164,55 @@ TEST_CASE("line_index describes a cache's sets, cache_array uses it like its def
     for (std::uint64_t a = 0; a < 1 << 16; a += 0x40)
         REQUIRE(by_default.set_of(a) == by_spec.set_of(a));
     CHECK(by_spec.set_of(0x1f80) == 63);
+}
+
+TEST_CASE("index functions made from specs match their formulas on random keys and specs")
+{
+    // make_index returns a spec_index that cache_array evaluates inline: it must give what the
+    // formulas give, alone and through cache_array::set_of.
+    const char* env = std::getenv("VGPU_TEST_SEED");
+    const std::uint64_t seed = env ? std::strtoull(env, nullptr, 0) : 20241124;
+    std::cout << "spec_index random test: seed " << seed << " (set VGPU_TEST_SEED to change)\n";
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    for (int n = 0; n < 400; ++n) {
+        index_spec s;
+        const unsigned bits = static_cast<unsigned>(rng() % 13);
+        s.kind = static_cast<index_kind>(rng() % 3);
+        s.count = std::uint64_t{1} << bits;
+        if (s.kind == index_kind::modulo && rng() % 2)
+            s.count = 1 + rng() % 1000; // any count
+        s.shift = static_cast<unsigned>(rng() % 13);
+        if (s.kind == index_kind::bit_select)
+            s.first_bit = static_cast<unsigned>(rng() % (64 - s.shift - bits + 1));
+        REQUIRE(vgpu::cache::index_spec_error(s).empty());
+        auto formula = [&](std::uint64_t key) {
+            const std::uint64_t k = key >> s.shift;
+            switch (s.kind) {
+            case index_kind::modulo:
+                return static_cast<unsigned>(k % s.count);
+            case index_kind::bit_select:
+                return static_cast<unsigned>((k >> s.first_bit) % s.count);
+            case index_kind::xor_fold:
+                break;
+            }
+            std::uint64_t h = 0;
+            for (unsigned b = 0; b < 64; ++b) // bit b goes to bit b mod log2(count)
+                if (bits != 0 && ((k >> b) & 1))
+                    h ^= std::uint64_t{1} << (b % bits);
+            return static_cast<unsigned>(h);
+        };
+        const auto f = make_index(s);
+        const bool as_sets = s.count <= (1u << 12) && (s.count & (s.count - 1)) == 0;
+        const vgpu::cache::cache_array by_spec(as_sets ? static_cast<unsigned>(s.count) : 1, 1,
+                                               1u << s.shift, f);
+        for (int i = 0; i < 200; ++i) {
+            const std::uint64_t key = rng() >> (rng() % 64);
+            INFO("kind " << static_cast<int>(s.kind) << " count " << s.count << " shift " << s.shift
+                         << " first_bit " << s.first_bit << " key " << key);
+            REQUIRE(f(key) == formula(key));
+            if (as_sets)
+                REQUIRE(by_spec.set_of(key) == formula(key & ~((std::uint64_t{1} << s.shift) - 1)));
+        }
+    }
 }

@@ -37,8 +37,7 @@ cache_array::cache_array(unsigned sets, unsigned ways, unsigned line_bytes, inde
                          unsigned sector_bytes)
     : m_sets(sets), m_ways(ways), m_line_bytes(line_bytes),
       m_sector_bytes(sector_bytes == 0 ? line_bytes : sector_bytes), m_sectors(1),
-      m_sector_shift(0), m_all(1), m_offset_mask(line_bytes - 1ull),
-      m_line_shift(log2u(line_bytes)), m_index(std::move(index))
+      m_sector_shift(0), m_all(1), m_offset_mask(line_bytes - 1ull), m_index(std::move(index))
 {
     if (!is_pow2(sets))
         throw std::invalid_argument("cache_array: sets must be a power of two, got " +
@@ -66,6 +65,12 @@ cache_array::cache_array(unsigned sets, unsigned ways, unsigned line_bytes, inde
     m_data = m_data_pages.data();
     m_victim_data.resize(line_bytes);
     m_touched.assign((sets + 63) / 64, 0);
+    if (!m_index)
+        m_spec_index = spec_index(line_index(index_kind::modulo, sets, line_bytes));
+    else if (const spec_index* f = m_index.target<spec_index>()) {
+        m_spec_index = *f;
+        m_index = nullptr;
+    }
 }
 
 std::size_t cache_array::touched_sets() const
@@ -81,7 +86,12 @@ unsigned cache_array::set_of(std::uint64_t addr) const
     const std::uint64_t line = line_addr(addr);
     if (m_index)
         return m_index(line) & (m_sets - 1);
-    return static_cast<unsigned>(line >> m_line_shift) & (m_sets - 1);
+    if (m_set_known && m_set_line == line)
+        return m_set;
+    m_set = m_spec_index(line) & (m_sets - 1);
+    m_set_line = line;
+    m_set_known = true;
+    return m_set;
 }
 
 sector_mask cache_array::sectors_of(std::uint64_t addr, std::size_t size) const
@@ -102,11 +112,19 @@ std::size_t cache_array::find(std::uint64_t addr) const
     if (m_valid_count == 0)
         return npos;
     const std::uint64_t line = line_addr(addr);
+    if (m_way[m_last_found].tag == line && m_way[m_last_found].resident)
+        return m_last_found;
+    if (m_absent_known && m_absent == line)
+        return npos;
     const std::size_t base = slot(set_of(addr), 0);
     for (std::size_t s = base; s < base + m_ways; ++s) {
-        if (m_way[s].resident && m_way[s].tag == line)
+        if (m_way[s].tag == line && m_way[s].resident) {
+            m_last_found = s;
             return s;
+        }
     }
+    m_absent = line;
+    m_absent_known = true;
     return npos;
 }
 
@@ -340,6 +358,7 @@ cache_array::victim cache_array::allocate(std::uint64_t addr)
         throw std::logic_error("cache_array::allocate: every way of the set of " +
                                hex(line_addr(addr)) + " is pinned");
     const victim v = remove(pick);
+    m_absent_known = false;
     mark_touched(static_cast<unsigned>(pick / m_ways));
     way& w = m_way[pick];
     if (w.entry == 0)

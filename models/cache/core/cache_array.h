@@ -10,12 +10,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "models/cache/core/set_index.h"
 #include "models/cache/core/zeroed_pages.h"
 
 namespace vgpu::cache {
-
-/// Maps a line address to a set; the result is reduced modulo the number of sets.
-using index_fn = std::function<unsigned(std::uint64_t line_addr)>;
 
 /// A set of sectors of one line: bit i is sector i (at most 64 sectors per line).
 using sector_mask = std::uint64_t;
@@ -46,7 +44,7 @@ public:
 
     /// sets, line_bytes and sector_bytes must be powers of two, ways >= 1, sector_bytes <=
     /// line_bytes with at most 64 sectors per line (0: one sector per line); index defaults to
-    /// (line_addr / line_bytes) % sets.
+    /// (line_addr / line_bytes) % sets. An index made by make_index is computed inline.
     cache_array(unsigned sets, unsigned ways, unsigned line_bytes, index_fn index = {},
                 unsigned sector_bytes = 0);
 
@@ -156,6 +154,18 @@ private:
     static constexpr std::size_t npos = ~std::size_t{0};
 
     std::size_t find(std::uint64_t addr) const; // slot of addr's line, or npos
+    // The slot find() returned last: a request looks its line up several times, and a line is
+    // resident in one slot at most, so a resident way with its tag is the answer.
+    mutable std::size_t m_last_found = 0;
+    // The line find() last missed: a miss looks it up again (probe, allocate), and only
+    // allocate() makes a line resident.
+    mutable std::uint64_t m_absent = 0;
+    mutable bool m_absent_known = false;
+    // The set of the line set_of() computed last by m_spec_index: a miss asks for it again to
+    // choose a victim.
+    mutable std::uint64_t m_set_line = 0;
+    mutable unsigned m_set = 0;
+    mutable bool m_set_known = false;
     std::size_t slot(unsigned set, unsigned way) const { return std::size_t{set} * m_ways + way; }
     std::size_t lru_slot(std::uint64_t addr) const; // the way allocate(addr) would take, or npos
     // A resident slot always holds an entry.
@@ -182,8 +192,8 @@ private:
     unsigned m_sector_shift;
     sector_mask m_all;
     std::uint64_t m_offset_mask;
-    unsigned m_line_shift;
-    index_fn m_index;
+    index_fn m_index;           // a custom index function, or empty: then m_spec_index
+    spec_index m_spec_index;    // make_index's function or the default, without the call
     zeroed_pages m_way_pages;   // sets x ways, by set
     zeroed_pages m_state_pages; // the pool: a line_state per entry
     zeroed_pages m_data_pages;  // the pool: line_bytes per entry

@@ -34,6 +34,7 @@ void capacity_timeline::clear()
     m_cursor_c = 0;
     m_cursor_i = 0;
     m_skip.valid = false;
+    m_step = 1;
 }
 
 void capacity_timeline::prune(std::uint64_t now)
@@ -74,9 +75,11 @@ void capacity_timeline::change(std::uint64_t t, int d)
         m_base += d;
         return;
     }
-    // Bookings mostly end after every change point: append without a search.
-    const std::size_t i =
-        m_delta.size() == m_head || m_delta.back().first < t ? m_delta.size() : after(t);
+    // Bookings mostly end after every change point: append without a search. A booking
+    // mostly starts where the last search stopped: the cursor knows the index.
+    const std::size_t i = m_delta.size() == m_head || m_delta.back().first < t ? m_delta.size()
+                          : t == m_cursor_t                                    ? m_cursor_i
+                                                                               : after(t);
     const auto at = m_delta.begin() + static_cast<std::ptrdiff_t>(i);
     if (i != m_head && std::prev(at)->first == t) {
         std::prev(at)->second += d;
@@ -84,11 +87,13 @@ void capacity_timeline::change(std::uint64_t t, int d)
             m_delta.erase(std::prev(at));
             if (t <= m_cursor_t)
                 --m_cursor_i;
-        }
+        } else
+            m_step = std::max(m_step, std::prev(at)->second);
     } else {
         m_delta.insert(at, {t, d});
         if (t <= m_cursor_t)
             ++m_cursor_i;
+        m_step = std::max(m_step, d);
     }
 }
 
@@ -164,6 +169,40 @@ std::uint64_t capacity_timeline::earliest(std::uint64_t arrival, std::uint64_t l
     return t;
 }
 
+std::size_t capacity_timeline::first_full(std::size_t i, int& c, std::uint64_t until) const
+{
+    const int cap = static_cast<int>(m_capacity);
+    const change_point* const d = m_delta.data();
+    const std::size_t n = m_delta.size();
+    // The window check walks every change point of [t, t + length) while the count stays
+    // below capacity (about a hundred at saturation). Blocks of 8: the times are sorted, so
+    // one comparison tells the block lies before `until`, and one of the block's running
+    // counts tells whether any reached capacity; the point itself is then found one by one.
+    while (i + 8 <= n && d[i + 7].first < until) {
+        if (cap - c > 8 * m_step) { // no point of the block can reach capacity: just sum
+            c += (d[i].second + d[i + 1].second) + (d[i + 2].second + d[i + 3].second) +
+                 ((d[i + 4].second + d[i + 5].second) + (d[i + 6].second + d[i + 7].second));
+            i += 8;
+            continue;
+        }
+        int k = c, top = c;
+        for (std::size_t b = 0; b < 8; ++b) {
+            k += d[i + b].second;
+            top = std::max(top, k);
+        }
+        if (top >= cap)
+            break;
+        c = k;
+        i += 8;
+    }
+    for (; i < n && d[i].first < until; ++i) {
+        c += d[i].second;
+        if (c >= cap)
+            break;
+    }
+    return i;
+}
+
 std::uint64_t capacity_timeline::search(std::uint64_t arrival, std::uint64_t length) const
 {
     const auto cap = static_cast<int>(m_capacity);
@@ -182,12 +221,7 @@ std::uint64_t capacity_timeline::search(std::uint64_t arrival, std::uint64_t len
         // Room at t: is there room up to t + length?
         const std::uint64_t until = plus(t, length);
         int cj = c;
-        std::size_t j = i;
-        for (; j < m_delta.size() && m_delta[j].first < until; ++j) {
-            cj += m_delta[j].second;
-            if (cj >= cap)
-                break;
-        }
+        const std::size_t j = first_full(i, cj, until);
         if (j == m_delta.size() || m_delta[j].first >= until) {
             // The count at t is known: the next query (a booking at t, or the next search
             // from the stretch's end) starts here.

@@ -84,6 +84,10 @@ private:
     /// The number of intervals booked at t and the index of the first change after t; keeps
     /// t as the cursor, so a query near the previous one costs little.
     int count_at(std::uint64_t t, std::size_t& next) const;
+    /// From change point i on, with c intervals booked before it: the first change point before
+    /// `until` after which capacity or more are booked (c = the count after it), else the first
+    /// at or after `until` or the end (c = the count before it).
+    std::size_t first_full(std::size_t i, int& c, std::uint64_t until) const;
     /// earliest() without the shortcuts: scans the change points from arrival.
     std::uint64_t search(std::uint64_t arrival, std::uint64_t length) const;
     /// Entry-time in [s, e) at which capacity or more intervals are booked (s < e).
@@ -132,6 +136,9 @@ private:
         std::uint64_t from = 0, to = 0, length = 0;
     };
     mutable infeasible_stretch m_skip;
+    /// At least the largest increase of the count at any one change point (a bound: it never
+    /// shrinks until clear()), so the window check knows when k points cannot reach capacity.
+    int m_step = 1;
     std::uint64_t m_version = 0; ///< counts changes of the bookings
     std::uint64_t m_hold = 0;
     std::uint64_t m_overrun = 0;

@@ -37,35 +37,33 @@ std::string index_spec_error(const index_spec& s)
     return {};
 }
 
+spec_index::spec_index(const index_spec& s)
+    : m_shift(s.shift), m_first_bit(s.first_bit), m_count(s.count)
+{
+    switch (s.kind) {
+    case index_kind::modulo:
+        m_op = is_pow2(s.count) ? op::mask : op::modulo;
+        m_mask = s.count - 1;
+        break;
+    case index_kind::bit_select:
+        m_op = op::bit_select;
+        m_bits = log2_exact(s.count);
+        break;
+    case index_kind::xor_fold:
+        m_op = op::xor_fold;
+        m_bits = log2_exact(s.count);
+        break;
+    default:
+        throw std::invalid_argument("make_index: unknown index kind");
+    }
+}
+
 index_fn make_index(const index_spec& s)
 {
     const std::string error = index_spec_error(s);
     if (!error.empty())
         throw std::invalid_argument("make_index: " + error);
-    const unsigned shift = s.shift;
-    switch (s.kind) {
-    case index_kind::modulo: {
-        const std::uint64_t count = s.count;
-        if (is_pow2(count)) {
-            const std::uint64_t mask = count - 1;
-            return [shift, mask](std::uint64_t key) {
-                return static_cast<unsigned>((key >> shift) & mask);
-            };
-        }
-        return [shift, count](std::uint64_t key) { return modulo_index(key >> shift, count); };
-    }
-    case index_kind::bit_select: {
-        const unsigned first = s.first_bit, bits = log2_exact(s.count);
-        return [shift, first, bits](std::uint64_t key) {
-            return bit_select_index(key >> shift, first, bits);
-        };
-    }
-    case index_kind::xor_fold: {
-        const unsigned bits = log2_exact(s.count);
-        return [shift, bits](std::uint64_t key) { return xor_fold_index(key >> shift, bits); };
-    }
-    }
-    throw std::invalid_argument("make_index: unknown index kind");
+    return spec_index(s);
 }
 
 index_spec line_index(index_kind kind, unsigned sets, unsigned line_bytes, unsigned first_bit)

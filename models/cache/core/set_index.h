@@ -2,12 +2,14 @@
 // factory that makes a cache::index_fn from a small description. See models/cache/README.md.
 #pragma once
 
-#include "models/cache/core/cache_array.h"
-
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace vgpu::cache {
+
+/// Maps a line address to a set; the result is reduced modulo the number of sets.
+using index_fn = std::function<unsigned(std::uint64_t line_addr)>;
 
 /// How an index is computed from the number n = key >> shift (a line or page number).
 enum class index_kind {
@@ -49,6 +51,38 @@ inline unsigned xor_fold_index(std::uint64_t n, unsigned bits)
         h ^= n;
     return static_cast<unsigned>(h & ((std::uint64_t{1} << bits) - 1));
 }
+
+/// The index function of a checked spec, evaluated by a switch on its kind. make_index wraps
+/// one in its index_fn, and cache_array takes it back out: a lookup then computes its set
+/// inline instead of calling through the std::function.
+class spec_index {
+public:
+    spec_index() = default; ///< modulo 1: always 0
+    /// spec must be valid (index_spec_error(spec) empty).
+    explicit spec_index(const index_spec& spec);
+    /// The index of key, in [0, count).
+    unsigned operator()(std::uint64_t key) const
+    {
+        const std::uint64_t n = key >> m_shift;
+        switch (m_op) {
+        case op::mask:
+            return static_cast<unsigned>(n & m_mask);
+        case op::modulo:
+            return modulo_index(n, m_count);
+        case op::bit_select:
+            return bit_select_index(n, m_first_bit, m_bits);
+        case op::xor_fold:
+            return xor_fold_index(n, m_bits);
+        }
+        return 0;
+    }
+
+private:
+    enum class op : std::uint8_t { mask, modulo, bit_select, xor_fold };
+    op m_op = op::mask; // modulo a power of two is a mask
+    unsigned m_shift = 0, m_first_bit = 0, m_bits = 0;
+    std::uint64_t m_mask = 0, m_count = 1;
+};
 
 /// Why spec cannot be made into an index function, or an empty string when it can.
 std::string index_spec_error(const index_spec& spec);
