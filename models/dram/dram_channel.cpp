@@ -177,7 +177,7 @@ void dram_channel::schedule()
         while (auto i = m_queue.pick(m_state, edge, cycle)) {
             note_queue(edge);
             const dram_request r = m_queue.take(*i);
-            const access_plan p = m_state.plan(r.bank, r.row, r.bytes, edge);
+            const access_plan p = m_queue.picked_plan(); // as planned by pick(): not again
             m_state.commit(r.bank, r.row, p);
             account(r, p);
             if (r.owner) {

@@ -493,3 +493,108 @@ TEST_CASE("channel_state: a plan resumed from an earlier start's gap equals a pl
         ch.commit(bank, row, p);
     }
 }
+
+namespace {
+/// The FR-FCFS pick of `q`, request by request: the oldest ready hit, else the oldest ready
+/// miss or conflict whose bank has no queued hit.
+std::optional<std::size_t> reference_pick(const frfcfs_queue& q, const channel_state& ch,
+                                          std::uint64_t edge, std::uint64_t cycle)
+{
+    std::vector<access_plan> plans;
+    std::vector<bool> hit_banks(ch.banks());
+    for (std::size_t i = 0; i < q.size(); ++i) {
+        const dram_request& r = q.at(i);
+        plans.push_back(ch.plan(r.bank, r.row, r.bytes, edge));
+        if (plans.back().outcome == row_outcome::hit)
+            hit_banks[r.bank] = true;
+    }
+    for (std::size_t i = 0; i < q.size(); ++i)
+        if (plans[i].outcome == row_outcome::hit && plans[i].first_ps < edge + cycle)
+            return i;
+    for (std::size_t i = 0; i < q.size(); ++i)
+        if (plans[i].outcome != row_outcome::hit && plans[i].first_ps < edge + cycle &&
+            !(plans[i].outcome == row_outcome::conflict && hit_banks[q.at(i).bank]))
+            return i;
+    return std::nullopt;
+}
+
+/// The first edge after `edge` at which reference_pick() returns a request, nothing changed.
+std::optional<std::uint64_t> reference_next_edge(const frfcfs_queue& q, const channel_state& ch,
+                                                 std::uint64_t edge, std::uint64_t cycle)
+{
+    const std::uint64_t from = edge + cycle;
+    std::vector<access_plan> plans;
+    std::vector<bool> hit_banks(ch.banks());
+    for (std::size_t i = 0; i < q.size(); ++i) {
+        const dram_request& r = q.at(i);
+        plans.push_back(ch.plan(r.bank, r.row, r.bytes, from));
+        if (plans.back().outcome == row_outcome::hit)
+            hit_banks[r.bank] = true;
+    }
+    std::optional<std::uint64_t> next;
+    for (std::size_t i = 0; i < q.size(); ++i) {
+        if (plans[i].outcome == row_outcome::conflict && hit_banks[q.at(i).bank])
+            continue;
+        const std::uint64_t at = std::max(from, plans[i].first_ps / cycle * cycle);
+        next = next ? std::min(*next, at) : at;
+    }
+    return next;
+}
+} // namespace
+
+TEST_CASE("frfcfs_queue: random queues pick, plan and sleep as a request-by-request reference")
+{
+    // Few banks, rows and sizes, so that requests share (bank, row, size) groups; commits out
+    // of time order leave bookings after the edge, where plans depend on the row.
+    const unsigned seed = test_seed(11);
+    INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
+    std::mt19937_64 rng(seed);
+    const std::uint64_t cycle = 1000;
+    for (int run = 0; run < 20; ++run) {
+        channel_state ch(timing(), 4);
+        frfcfs_queue q(1 + static_cast<unsigned>(rng() % 24));
+        std::uint64_t edge = 0;
+        for (int step = 0; step < 600; ++step) {
+            const unsigned what = static_cast<unsigned>(rng() % 8);
+            if (what < 3 && !q.full()) {
+                dram_request r;
+                r.bank = static_cast<unsigned>(rng() % 4);
+                r.row = rng() % 3;
+                r.bytes = rng() % 4 ? 128 : 64;
+                r.arrival_ps = edge;
+                q.push(r);
+            } else if (what == 3 && !q.empty()) {
+                // A request taken out of FR-FCFS order (any member of its group).
+                q.take(static_cast<std::size_t>(rng() % q.size()));
+            } else if (what == 4) {
+                // A booking from elsewhere, possibly ahead of the edge.
+                const auto bank = static_cast<unsigned>(rng() % 4);
+                const std::uint64_t row = rng() % 3;
+                ch.commit(bank, row, ch.plan(bank, row, 128, edge + rng() % 60000));
+            } else if (what == 5) {
+                edge += cycle * (1 + rng() % 20);
+                ch.forget(edge);
+            } else {
+                const auto want = reference_pick(q, ch, edge, cycle);
+                const auto got = q.pick(ch, edge, cycle);
+                REQUIRE(got == want);
+                if (got) {
+                    const dram_request r = q.take(*got);
+                    const access_plan p = ch.plan(r.bank, r.row, r.bytes, edge);
+                    const access_plan& g = q.picked_plan();
+                    REQUIRE(g.outcome == p.outcome);
+                    REQUIRE(g.first_ps == p.first_ps);
+                    REQUIRE(g.activate_ps == p.activate_ps);
+                    REQUIRE(g.column_ps == p.column_ps);
+                    REQUIRE(g.data_ps == p.data_ps);
+                    REQUIRE(g.end_ps == p.end_ps);
+                    REQUIRE(g.row_activated_ps == p.row_activated_ps);
+                    ch.commit(r.bank, r.row, g);
+                } else {
+                    REQUIRE(q.next_edge(ch, edge, cycle) ==
+                            reference_next_edge(q, ch, edge, cycle));
+                }
+            }
+        }
+    }
+}

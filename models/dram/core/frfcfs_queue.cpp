@@ -17,7 +17,17 @@ void frfcfs_queue::push(const dram_request& r)
 {
     if (full())
         throw std::logic_error("dram queue: push into a full queue");
+    const std::uint64_t seq = m_arrivals++;
     m_q.push_back(r);
+    m_seq.push_back(seq);
+    if (r.bank >= m_groups.size())
+        m_groups.resize(r.bank + 1);
+    for (group& g : m_groups[r.bank])
+        if (g.row == r.row && g.bytes == r.bytes) {
+            ++g.count;
+            return;
+        }
+    m_groups[r.bank].push_back({r.row, r.bytes, seq, 1});
 }
 
 void frfcfs_queue::clear_plans(unsigned banks) const
@@ -27,26 +37,31 @@ void frfcfs_queue::clear_plans(unsigned banks) const
     m_state_at.assign(banks, nullptr);
 }
 
-const access_plan& frfcfs_queue::plan_of(const channel_state& ch, const dram_request& r,
-                                         std::uint64_t start) const
+std::size_t frfcfs_queue::plan_index(const channel_state& ch, unsigned bank, std::uint64_t row,
+                                     std::uint64_t bytes, std::uint64_t start) const
 {
     // A bank with nothing booked after `start` gives every row with the same outcome the same
     // plan (channel_state::booked_after): then its conflicts (and its hits) are planned once.
-    const bank_state*& state = m_state_at[r.bank];
+    const bank_state*& state = m_state_at[bank];
     if (!state)
-        state = ch.booked_after(r.bank, start) ? &m_booked_after : &ch.state_at(r.bank, start);
+        state = ch.booked_after(bank, start) ? &m_booked_after : &ch.state_at(bank, start);
     std::optional<row_outcome> outcome;
     if (state != &m_booked_after)
-        outcome = state->outcome(r.row);
-    for (std::size_t k = m_first_plan[r.bank]; k != none; k = m_plans[k].next) {
+        outcome = state->outcome(row);
+    for (std::size_t k = m_first_plan[bank]; k != none; k = m_plans[k].next) {
         const bank_plan& b = m_plans[k];
-        if (b.bytes == r.bytes && (outcome ? b.plan.outcome == *outcome : b.row == r.row))
-            return b.plan;
+        if (b.bytes == bytes && (outcome ? b.plan.outcome == *outcome : b.row == row))
+            return k;
     }
-    m_plans.push_back(
-        {r.row, r.bytes, ch.plan(r.bank, r.row, r.bytes, start), m_first_plan[r.bank]});
-    m_first_plan[r.bank] = m_plans.size() - 1;
-    return m_plans.back().plan;
+    m_plans.push_back({row, bytes, ch.plan(bank, row, bytes, start), m_first_plan[bank]});
+    m_first_plan[bank] = m_plans.size() - 1;
+    return m_plans.size() - 1;
+}
+
+std::size_t frfcfs_queue::index_of(std::uint64_t seq) const
+{
+    return static_cast<std::size_t>(std::lower_bound(m_seq.begin(), m_seq.end(), seq) -
+                                    m_seq.begin());
 }
 
 bool frfcfs_queue::may_start(const channel_state& ch, unsigned bank, std::uint64_t start,
@@ -61,44 +76,79 @@ bool frfcfs_queue::may_start(const channel_state& ch, unsigned bank, std::uint64
 std::optional<std::size_t> frfcfs_queue::pick(const channel_state& ch, std::uint64_t edge,
                                               std::uint64_t cycle) const
 {
-    // One plan per request: what it finds (and whether it can start this cycle) is kept for
-    // the second pass, which needs the banks with queued hits. A bank that cannot take a
-    // command within this cycle has no ready request: its requests are not planned (its
-    // queued hits hold back only its own conflicts, which are not ready either).
-    m_hit_banks.assign(ch.banks(), 0);
+    // Per group (its members find the same plan), per bank: the oldest ready hit wins; else
+    // the oldest ready miss, or ready conflict to a bank without queued hits (even hits not
+    // ready this cycle). A bank that cannot take a command within this cycle has no ready
+    // request: it is not planned (its queued hits hold back only its own conflicts, which are
+    // not ready either).
+    constexpr std::uint64_t nobody = ~std::uint64_t{0};
     clear_plans(ch.banks());
     m_may_start.assign(ch.banks(), 0);
-    m_scratch.resize(m_q.size());
-    for (std::size_t i = 0; i < m_q.size(); ++i) {
-        const dram_request& r = m_q[i];
-        if (!may_start(ch, r.bank, edge, edge + cycle)) {
-            m_scratch[i] = {row_outcome::miss, false, 0};
+    std::uint64_t hit = nobody, other = nobody;
+    // Plans by their index in m_plans, which may move as it grows.
+    std::size_t hit_plan = none, other_plan = none;
+    for (unsigned b = 0; b < m_groups.size(); ++b) {
+        if (m_groups[b].empty() || !may_start(ch, b, edge, edge + cycle))
             continue;
+        bool hits = false;
+        std::uint64_t conflict = nobody;
+        std::size_t conflict_plan = none;
+        for (const group& g : m_groups[b]) {
+            const std::size_t at = plan_index(ch, b, g.row, g.bytes, edge);
+            const access_plan& p = m_plans[at].plan;
+            const bool ready = p.first_ps < edge + cycle;
+            if (p.outcome == row_outcome::hit) {
+                hits = true;
+                if (ready && g.oldest < hit) {
+                    hit = g.oldest;
+                    hit_plan = at;
+                }
+            } else if (ready && p.outcome == row_outcome::miss) {
+                if (g.oldest < other) {
+                    other = g.oldest;
+                    other_plan = at;
+                }
+            } else if (ready && g.oldest < conflict) {
+                conflict = g.oldest;
+                conflict_plan = at;
+            }
         }
-        const access_plan& p = plan_of(ch, r, edge);
-        const bool ready = p.first_ps < edge + cycle;
-        if (p.outcome == row_outcome::hit) {
-            if (ready)
-                return i; // the oldest ready row hit
-            m_hit_banks[r.bank] = 1;
+        if (!hits && conflict < other) { // else the bank's open row still has hits queued
+            other = conflict;
+            other_plan = conflict_plan;
         }
-        m_scratch[i] = {p.outcome, ready, p.first_ps};
     }
-    for (std::size_t i = 0; i < m_q.size(); ++i) {
-        const planned& p = m_scratch[i];
-        if (!p.ready || p.outcome == row_outcome::hit)
-            continue;
-        if (p.outcome == row_outcome::conflict && m_hit_banks[m_q[i].bank])
-            continue; // the bank's open row still has hits queued
-        return i;
+    if (hit != nobody) {
+        m_picked = m_plans[hit_plan].plan;
+        return index_of(hit);
+    }
+    if (other != nobody) {
+        m_picked = m_plans[other_plan].plan;
+        return index_of(other);
     }
     return std::nullopt;
 }
 
 dram_request frfcfs_queue::take(std::size_t i)
 {
-    dram_request r = m_q.at(i);
+    const dram_request r = m_q.at(i);
+    const std::uint64_t seq = m_seq[i];
     m_q.erase(m_q.begin() + static_cast<std::ptrdiff_t>(i));
+    m_seq.erase(m_seq.begin() + static_cast<std::ptrdiff_t>(i));
+    std::vector<group>& groups = m_groups[r.bank];
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&](const group& x) { return x.row == r.row && x.bytes == r.bytes; });
+    if (--g->count == 0) {
+        *g = groups.back();
+        groups.pop_back();
+    } else if (g->oldest == seq) {
+        // Its next member is the oldest now: the first one after it in arrival order.
+        for (std::size_t k = i;; ++k)
+            if (m_q[k].bank == r.bank && m_q[k].row == r.row && m_q[k].bytes == r.bytes) {
+                g->oldest = m_seq[k];
+                break;
+            }
+    }
     return r;
 }
 
@@ -112,23 +162,12 @@ std::optional<std::uint64_t> frfcfs_queue::next_edge(const channel_state& ch, st
     if (m_q.empty())
         return std::nullopt;
     const unsigned banks = ch.banks();
-    // The queue's indices grouped by bank, oldest first within a bank.
-    m_bank_begin.assign(banks + 1, 0);
-    for (const dram_request& r : m_q)
-        ++m_bank_begin[r.bank + 1];
-    for (unsigned b = 0; b < banks; ++b)
-        m_bank_begin[b + 1] += m_bank_begin[b];
-    m_order.resize(m_q.size());
-    m_scratch.resize(m_q.size());
-    m_fill.assign(m_bank_begin.begin(), m_bank_begin.end() - 1);
-    for (std::size_t i = 0; i < m_q.size(); ++i)
-        m_order[m_fill[m_q[i].bank]++] = i;
     // No request of a bank starts before the bank's earliest_first(): the banks are visited by
     // that bound, and once it is no earlier than the best edge found, the rest cannot win
     // (the minimum is the same as over every request).
     m_bounds.clear();
-    for (unsigned b = 0; b < banks; ++b)
-        if (m_bank_begin[b + 1] > m_bank_begin[b])
+    for (unsigned b = 0; b < m_groups.size(); ++b)
+        if (!m_groups[b].empty())
             m_bounds.push_back({std::max(from, ch.earliest_first(b, from) / cycle * cycle), b});
     std::sort(m_bounds.begin(), m_bounds.end());
     clear_plans(banks);
@@ -137,12 +176,15 @@ std::optional<std::uint64_t> frfcfs_queue::next_edge(const channel_state& ch, st
         if (next && *next <= bound)
             break;
         bool hits = false;
-        for (std::size_t k = m_bank_begin[b]; k < m_bank_begin[b + 1]; ++k) {
-            const access_plan& p = plan_of(ch, m_q[m_order[k]], from);
+        const std::vector<group>& groups = m_groups[b];
+        m_scratch.resize(groups.size());
+        for (std::size_t k = 0; k < groups.size(); ++k) {
+            const access_plan& p =
+                m_plans[plan_index(ch, b, groups[k].row, groups[k].bytes, from)].plan;
             hits = hits || p.outcome == row_outcome::hit;
-            m_scratch[k] = {p.outcome, false, p.first_ps};
+            m_scratch[k] = {p.outcome, p.first_ps};
         }
-        for (std::size_t k = m_bank_begin[b]; k < m_bank_begin[b + 1]; ++k) {
+        for (std::size_t k = 0; k < groups.size(); ++k) {
             const planned& p = m_scratch[k];
             if (p.outcome == row_outcome::conflict && hits)
                 continue;

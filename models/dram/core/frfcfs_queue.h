@@ -46,6 +46,9 @@ public:
     /// Index of the request to issue now, or nothing when no request can start this cycle.
     std::optional<std::size_t> pick(const channel_state& ch, std::uint64_t edge,
                                     std::uint64_t cycle) const;
+    /// The plan of the request the last pick() returned, from the edge it was given: what
+    /// channel_state::plan() gives it there (valid until the next call).
+    const access_plan& picked_plan() const { return m_picked; }
     /// Removes and returns the i-th oldest request.
     dram_request take(std::size_t i);
     /// The next edge after `edge` at which pick() can return a request if nothing else changes
@@ -54,11 +57,19 @@ public:
                                            std::uint64_t cycle) const;
 
 private:
-    /// What a queued request finds when planned (scratch of pick() and next_edge()).
+    /// What a group of queued requests finds when planned (scratch of next_edge()).
     struct planned {
         row_outcome outcome;
-        bool ready;             ///< its first command is within this cycle
         std::uint64_t first_ps; ///< its first command
+    };
+
+    /// The queued requests of one bank to one row with one size: they find the same plan at
+    /// any start, so pick() and next_edge() plan each group once, and its oldest member
+    /// stands for it (FR-FCFS picks the oldest of equals).
+    struct group {
+        std::uint64_t row = 0, bytes = 0;
+        std::uint64_t oldest = 0; ///< arrival number of its oldest member
+        unsigned count = 0;       ///< members
     };
 
     /// A plan computed in one pick() or next_edge() call: requests to one row of a bank find
@@ -72,9 +83,12 @@ private:
     static constexpr std::size_t none = ~std::size_t{0};
     /// Forgets the plans of the last call.
     void clear_plans(unsigned banks) const;
-    /// The plan of `r` at `start`, computed once per call for its bank, row and size.
-    const access_plan& plan_of(const channel_state& ch, const dram_request& r,
-                               std::uint64_t start) const;
+    /// Index in m_plans of the plan of an access to (`bank`, `row`, `bytes`) at `start`,
+    /// computed once per call.
+    std::size_t plan_index(const channel_state& ch, unsigned bank, std::uint64_t row,
+                           std::uint64_t bytes, std::uint64_t start) const;
+    /// Index in m_q of the request with arrival number `seq` (queued).
+    std::size_t index_of(std::uint64_t seq) const;
 
     /// True unless `bank` has no command before `before` when started at `start` (cached in
     /// m_may_start within one call).
@@ -89,14 +103,15 @@ private:
     /// through the outcome).
     mutable std::vector<const bank_state*> m_state_at;
     bank_state m_booked_after;                     ///< a marker, never read
-    mutable std::vector<std::uint8_t> m_hit_banks; ///< per bank: a queued request hits its row
-    mutable std::vector<planned> m_scratch;        ///< per queued request
+    mutable std::vector<planned> m_scratch;        ///< next_edge(): per group of a bank
     mutable std::vector<std::uint8_t> m_may_start; ///< per bank: 0 unknown, 1 may, 2 may not
-    // next_edge(): the queue's indices grouped by bank, where each bank's begin, and the banks
-    // with requests by the earliest edge any of them could start.
-    mutable std::vector<std::size_t> m_order, m_bank_begin, m_fill;
+    /// next_edge(): the banks with requests by the earliest edge any of them could start.
     mutable std::vector<std::pair<std::uint64_t, unsigned>> m_bounds;
-    std::vector<dram_request> m_q; ///< oldest first
+    std::vector<std::vector<group>> m_groups; ///< per bank, in no particular order
+    std::vector<std::uint64_t> m_seq;         ///< arrival number of each entry of m_q
+    std::uint64_t m_arrivals = 0;             ///< arrival number of the next push()
+    mutable access_plan m_picked;             ///< see picked_plan()
+    std::vector<dram_request> m_q;            ///< oldest first
 };
 
 } // namespace vgpu::dram
