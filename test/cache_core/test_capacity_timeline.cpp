@@ -20,6 +20,25 @@ std::uint64_t test_seed()
     const char* s = std::getenv("VGPU_TEST_SEED");
     return s ? std::strtoull(s, nullptr, 0) : 20240707;
 }
+/// The reference search: the first t >= arrival at which fewer than capacity intervals are
+/// counted at every picosecond of [t, t + length) (length 0 counts as 1).
+std::uint64_t reference_first_room(const std::vector<unsigned>& count, unsigned capacity,
+                                   std::uint64_t arrival, std::uint64_t length)
+{
+    length = std::max<std::uint64_t>(length, 1);
+    std::uint64_t want = arrival;
+    for (;;) {
+        bool room = true;
+        for (std::uint64_t k = want; k < want + length; ++k)
+            if (count[k] >= capacity) {
+                room = false;
+                want = k + 1;
+                break;
+            }
+        if (room)
+            return want;
+    }
+}
 } // namespace
 
 TEST_CASE("capacity_timeline: a request waits only where every entry is taken")
@@ -149,21 +168,8 @@ TEST_CASE("capacity_timeline: randomized bookings against a per-picosecond count
         std::vector<unsigned> count(60000, 0);
         std::uint64_t now = 0, overrun = 0;
         unsigned waited = 0, estimated = 0, overruns = 0;
-        // The reference search: the first t >= arrival with room over [t, t + length).
-        auto first_room = [&](std::uint64_t arrival, std::uint64_t length) {
-            length = std::max<std::uint64_t>(length, 1);
-            std::uint64_t want = arrival;
-            for (;;) {
-                bool room = true;
-                for (std::uint64_t k = want; k < want + length; ++k)
-                    if (count[k] >= capacity) {
-                        room = false;
-                        want = k + 1;
-                        break;
-                    }
-                if (room)
-                    return want;
-            }
+        const auto first_room = [&](std::uint64_t arrival, std::uint64_t length) {
+            return reference_first_room(count, capacity, arrival, length);
         };
         for (int n = 0; n < 3000; ++n) {
             // Global time creeps forward at a rate that keeps the resource about 90 % busy.
@@ -228,20 +234,8 @@ TEST_CASE("capacity_timeline: long windows over many change points, against a pe
         std::vector<unsigned> count(400000, 0);
         std::uint64_t now = 0;
         unsigned waited = 0;
-        auto first_room = [&](std::uint64_t arrival, std::uint64_t length) {
-            length = std::max<std::uint64_t>(length, 1);
-            std::uint64_t want = arrival;
-            for (;;) {
-                bool room = true;
-                for (std::uint64_t k = want; k < want + length; ++k)
-                    if (count[k] >= capacity) {
-                        room = false;
-                        want = k + 1;
-                        break;
-                    }
-                if (room)
-                    return want;
-            }
+        const auto first_room = [&](std::uint64_t arrival, std::uint64_t length) {
+            return reference_first_room(count, capacity, arrival, length);
         };
         const std::uint64_t grid = 1 + rng() % 4;
         for (int n = 0; n < 4000 && now < 300000; ++n) {
@@ -300,15 +294,8 @@ TEST_CASE("capacity_timeline: searches over runs of starts and stacked starts, a
         INFO("round " << round << " capacity " << capacity);
         capacity_timeline t(capacity);
         std::vector<unsigned> count(20000, 0);
-        auto first_room = [&](std::uint64_t arrival, std::uint64_t length) {
-            length = std::max<std::uint64_t>(length, 1);
-            for (std::uint64_t want = arrival;; ++want) {
-                bool room = true;
-                for (std::uint64_t k = want; k < want + length && room; ++k)
-                    room = count[k] < capacity;
-                if (room)
-                    return want;
-            }
+        const auto first_room = [&](std::uint64_t arrival, std::uint64_t length) {
+            return reference_first_room(count, capacity, arrival, length);
         };
         std::uint64_t now = 0;
         for (int n = 0; n < 300; ++n) {
