@@ -144,8 +144,10 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
     for (unsigned k = 0; k < cfg.schedulers; ++k)
         m_cores.push_back(
             std::make_unique<sub_core>(m_stats, k, cfg.warp_slots, cfg.schedulers, cfg.scheduler));
-    for (unsigned w = 0; w < cfg.warp_slots; ++w)
+    for (unsigned w = 0; w < cfg.warp_slots; ++w) {
         m_warps[w].core = w % cfg.schedulers;
+        set_unit(w, m_issue[w].unit); // every slot in the mask of its (default) class
+    }
     for (auto& c : m_cta_slots)
         c.ctx.params.reserve(cp::max_params);
     m_line_bufs.resize(line_bytes);
