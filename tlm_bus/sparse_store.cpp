@@ -4,8 +4,57 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <sys/mman.h>
 
 namespace vgpu::tlm_bus {
+
+void sparse_store::unmap_chunk::operator()(std::uint8_t* p) const
+{
+    ::munmap(p, chunk_bytes);
+}
+
+std::uint8_t* sparse_store::map_chunk(bool huge)
+{
+    // A fresh anonymous mapping, not the heap: the host zeroes a page when it is first touched
+    // (the heap's calloc clears reused memory itself). Without huge pages a page costs host
+    // memory once touched. With them the chunk, aligned to its size, is one host page: one
+    // fault instead of 512, and one TLB entry for the random reads of a large buffer, but its
+    // first touch commits all of it.
+    const std::uint64_t span = huge ? 2 * chunk_bytes : chunk_bytes;
+    void* p = ::mmap(nullptr, span, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        throw std::bad_alloc();
+    auto* base = static_cast<std::uint8_t*>(p);
+    if (!huge) {
+#ifdef MADV_NOHUGEPAGE
+        ::madvise(base, chunk_bytes, MADV_NOHUGEPAGE);
+#endif
+        return base;
+    }
+    const std::uint64_t skip =
+        (chunk_bytes - reinterpret_cast<std::uintptr_t>(base) % chunk_bytes) % chunk_bytes;
+    if (skip != 0)
+        ::munmap(base, skip);
+    ::munmap(base + skip + chunk_bytes, chunk_bytes - skip);
+#ifdef MADV_HUGEPAGE
+    ::madvise(base + skip, chunk_bytes, MADV_HUGEPAGE);
+#endif
+    return base + skip;
+}
+
+bool sparse_store::dense_before(std::uint64_t no) const
+{
+    if (no == 0)
+        return false;
+    const chunk* prev = find_chunk((no - 1) * chunk_pages);
+    if (!prev)
+        return false;
+    unsigned used = 0;
+    for (std::uint64_t w : prev->used)
+        used += static_cast<unsigned>(__builtin_popcountll(w));
+    return used >= chunk_pages / 2;
+}
 
 sparse_store::chunk* sparse_store::find_chunk(std::uint64_t page_no) const
 {
@@ -71,13 +120,10 @@ std::uint8_t* sparse_store::page(std::uint64_t addr)
     const std::uint64_t page_no = addr / page_bytes;
     chunk* c = find_chunk(page_no);
     if (!c) {
-        auto fresh = std::make_unique<chunk>();
-        // calloc of a large block maps fresh pages that the system zeroes on first touch.
-        fresh->data.reset(static_cast<std::uint8_t*>(std::calloc(chunk_pages, page_bytes)));
-        if (!fresh->data)
-            throw std::bad_alloc();
-        c = fresh.get();
         const std::uint64_t no = page_no / chunk_pages;
+        auto fresh = std::make_unique<chunk>();
+        fresh->data.reset(map_chunk(dense_before(no)));
+        c = fresh.get();
         if (no < dense_chunks) {
             if (no >= m_dense.size())
                 m_dense.resize(no + 1);

@@ -27,12 +27,20 @@ private:
     /// its pages when first touched), so a lookup searches a small table of chunks and a page
     /// costs no explicit clearing; a page counts as allocated from its first write or DMI grant.
     static constexpr std::uint64_t chunk_pages = 512;
-    struct free_block {
-        void operator()(std::uint8_t* p) const { std::free(p); }
+    static constexpr std::uint64_t chunk_bytes = chunk_pages * page_bytes;
+    struct unmap_chunk {
+        void operator()(std::uint8_t* p) const;
     };
+    /// A zero-filled chunk (throws std::bad_alloc); `huge`: aligned to its size and backed by
+    /// a huge page where the host has them.
+    static std::uint8_t* map_chunk(bool huge);
+    /// Whether chunk no - 1 exists with at least half its pages written: a buffer filled in
+    /// address order (the driver's loads) is dense, so chunk no takes a huge page; scattered
+    /// writes over a large range never pay 2 MiB for one page.
+    bool dense_before(std::uint64_t no) const;
     struct chunk {
-        std::unique_ptr<std::uint8_t, free_block> data; ///< chunk_pages pages, zero-filled
-        std::uint64_t used[chunk_pages / 64] = {};      ///< allocated pages, a bit each
+        std::unique_ptr<std::uint8_t, unmap_chunk> data; ///< chunk_pages pages, zero-filled
+        std::uint64_t used[chunk_pages / 64] = {};       ///< allocated pages, a bit each
     };
     /// The chunk of page `page_no`, or nullptr.
     chunk* find_chunk(std::uint64_t page_no) const;
