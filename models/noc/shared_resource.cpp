@@ -78,7 +78,13 @@ void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, uns
             break;
         std::swap(before.order, r.order);
     }
-    q.insert(at, &r);
+    // An insertion at the front of an empty deque would take a new block every time.
+    if (at == q.end())
+        q.push_back(&r);
+    else
+        q.insert(at, &r);
+    if (q.size() == 1)
+        m_nonempty.push_back(r.input);
     ++m_pending;
     m_work.notify(sc_core::SC_ZERO_TIME);
     sc_core::wait(r.granted);
@@ -121,12 +127,18 @@ void shared_resource::arbitrate()
         if (edge > now)
             sc_core::wait(edge - now);
         const std::uint64_t c = m_p.cycle.value();
-        for (unsigned i = 0; i < m_p.inputs; ++i) {
-            auto& q = m_waiting[i];
-            bool eligible = !q.empty() && q.front()->arrival <= edge;
-            m_cands[i] = {eligible, eligible ? q.front()->barrier_count : 0u,
-                          eligible ? (edge - q.front()->arrival).value() / c : 0u,
-                          eligible ? q.front()->order : 0u};
+        // Only inputs with requests can be candidates: the others stay invalid from the last
+        // edge (a crossbar port has an input per SM, most of them idle at any edge).
+        for (unsigned i : m_marked)
+            m_cands[i] = {};
+        m_marked.clear();
+        for (unsigned i : m_nonempty) {
+            const request& head = *m_waiting[i].front();
+            if (head.arrival <= edge) {
+                m_cands[i] = {true, head.barrier_count, (edge - head.arrival).value() / c,
+                              head.order};
+                m_marked.push_back(i);
+            }
         }
         int g = m_arbiter->grant(m_cands);
         if (g < 0) {
@@ -139,6 +151,9 @@ void shared_resource::arbitrate()
             ++m_by_age;
         request* r = m_waiting[g].front();
         m_waiting[g].pop_front();
+        if (m_waiting[g].empty())
+            m_nonempty.erase(
+                std::find(m_nonempty.begin(), m_nonempty.end(), static_cast<unsigned>(g)));
         --m_pending;
         if (m_p.credits)
             --m_credits;

@@ -70,6 +70,8 @@ private:
     std::unique_ptr<arbiter> m_arbiter;          ///< accurate mode
     std::vector<std::deque<request*>> m_waiting; ///< accurate mode, per input
     std::vector<candidate> m_cands;
+    std::vector<unsigned> m_nonempty; ///< accurate mode: inputs with requests waiting
+    std::vector<unsigned> m_marked;   ///< accurate mode: inputs m_cands marks valid
     std::size_t m_pending = 0;
     unsigned m_credits = 0; ///< free slots of the buffer fed (with resource_params::credits)
     std::uint64_t m_arrivals = 0;
