@@ -1,6 +1,7 @@
 // Unit tests of vgpu::cache::cache_array, including a randomized check against a reference LRU.
 // See models/cache/README.md.
 #include "models/cache/core/cache_array.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
@@ -21,12 +22,6 @@ using vgpu::cache::cache_array;
 extern std::uint64_t g_test_allocations;
 
 namespace {
-
-std::uint64_t test_seed()
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s ? std::strtoull(s, nullptr, 0) : 20240601;
-}
 
 std::vector<std::uint8_t> pattern(unsigned bytes, std::uint8_t first)
 {
@@ -501,7 +496,7 @@ void random_against_reference(unsigned n_sets, unsigned n_ways, unsigned line_by
 
 TEST_CASE("cache_array matches a reference LRU model over 100k random accesses (modulo index)")
 {
-    random_against_reference(16, 4, 32, {}, test_seed());
+    random_against_reference(16, 4, 32, {}, vgpu::test::seed_or(20240601));
 }
 
 TEST_CASE("cache_array matches a reference LRU model over 100k random accesses (XOR index)")
@@ -510,14 +505,14 @@ TEST_CASE("cache_array matches a reference LRU model over 100k random accesses (
         const std::uint64_t n = line >> 5;
         return static_cast<unsigned>(n ^ (n >> 3) ^ (n >> 6));
     };
-    random_against_reference(8, 3, 32, xor_index, test_seed() + 1);
+    random_against_reference(8, 3, 32, xor_index, vgpu::test::seed_or(20240601) + 1);
 }
 
 TEST_CASE("cache_array repeated lookups of a line agree with a reference after every change")
 {
     // find() remembers the slot it found last and the line it missed last: look the same
     // lines up again and again between allocations, invalidations and LRU touches.
-    const std::uint64_t seed = test_seed() + 2;
+    const std::uint64_t seed = vgpu::test::seed_or(20240601) + 2;
     std::cout << "cache_array repeated-lookup test: seed " << seed
               << " (set VGPU_TEST_SEED to change)\n";
     INFO("seed " << seed);

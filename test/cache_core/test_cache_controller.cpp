@@ -2,6 +2,7 @@
 // of sectored requests checked against a map-based reference model (seed printed).
 // See models/cache/README.md.
 #include "models/cache/core/cache_controller.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
@@ -27,12 +28,6 @@ using vgpu::cache::write_policy;
 using outcome = cache_controller::outcome;
 
 namespace {
-
-std::uint64_t test_seed()
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s ? std::strtoull(s, nullptr, 0) : 20240611;
-}
 
 controller_params params(unsigned sets, unsigned ways, unsigned line, unsigned mshrs,
                          write_policy policy, index_kind index = index_kind::modulo,
@@ -886,10 +881,12 @@ void random_accurate(write_policy policy, index_kind index, std::uint64_t seed)
 
 TEST_CASE("controller randomized against a reference: write-back, write-allocate, XOR fold")
 {
-    random_accurate(write_policy::write_back_allocate, index_kind::xor_fold, test_seed());
+    random_accurate(write_policy::write_back_allocate, index_kind::xor_fold,
+                    vgpu::test::seed_or(20240611));
 }
 
 TEST_CASE("controller randomized against a reference: write-through, no-allocate, modulo")
 {
-    random_accurate(write_policy::write_through_no_allocate, index_kind::modulo, test_seed() + 1);
+    random_accurate(write_policy::write_through_no_allocate, index_kind::modulo,
+                    vgpu::test::seed_or(20240611) + 1);
 }

@@ -1,6 +1,7 @@
 // Unit tests of vgpu::cache::capacity_timeline: hand-computed bookings, and randomized
 // bookings checked against a per-picosecond count (seed printed). See models/cache/README.md.
 #include "models/cache/core/capacity_timeline.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
@@ -15,11 +16,6 @@
 using vgpu::cache::capacity_timeline;
 
 namespace {
-std::uint64_t test_seed()
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s ? std::strtoull(s, nullptr, 0) : 20240707;
-}
 /// The reference search: the first t >= arrival at which fewer than capacity intervals are
 /// counted at every picosecond of [t, t + length) (length 0 counts as 1).
 std::uint64_t reference_first_room(const std::vector<unsigned>& count, unsigned capacity,
@@ -158,7 +154,7 @@ TEST_CASE("capacity_timeline: intervals that global time has passed are forgotte
 
 TEST_CASE("capacity_timeline: randomized bookings against a per-picosecond count")
 {
-    const std::uint64_t seed = test_seed();
+    const std::uint64_t seed = vgpu::test::seed_or(20240707);
     std::cout << "capacity_timeline random test: seed " << seed
               << " (set VGPU_TEST_SEED to change)\n";
     INFO("seed " << seed);
@@ -223,7 +219,7 @@ TEST_CASE("capacity_timeline: long windows over many change points, against a pe
     // Room for a long interval is checked over every change point it spans, in blocks; a
     // change point may carry several starts or ends at once (times on a coarse grid here).
     // Searches for other lengths, without booking, check the search alone.
-    const std::uint64_t seed = test_seed() + 3;
+    const std::uint64_t seed = vgpu::test::seed_or(20240707) + 3;
     std::cout << "capacity_timeline long-window test: seed " << seed
               << " (set VGPU_TEST_SEED to change)\n";
     INFO("seed " << seed);
@@ -283,7 +279,7 @@ TEST_CASE("capacity_timeline: searches over runs of starts and stacked starts, a
     // Intervals booked directly (book(), no search, the count may exceed capacity) in runs of
     // consecutive starts, several at one time now and then: a window may climb to capacity
     // within a few change points from far below it.
-    const std::uint64_t seed = test_seed() + 4;
+    const std::uint64_t seed = vgpu::test::seed_or(20240707) + 4;
     std::cout << "capacity_timeline runs-of-starts test: seed " << seed
               << " (set VGPU_TEST_SEED to change)\n";
     INFO("seed " << seed);

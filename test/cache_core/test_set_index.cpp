@@ -2,6 +2,7 @@
 // computed by hand. See models/cache/README.md.
 #include "models/cache/core/cache_array.h"
 #include "models/cache/core/set_index.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
@@ -170,8 +171,7 @@ TEST_CASE("index functions made from specs match their formulas on random keys a
 {
     // make_index returns a spec_index that cache_array evaluates inline: it must give what the
     // formulas give, alone and through cache_array::set_of.
-    const char* env = std::getenv("VGPU_TEST_SEED");
-    const std::uint64_t seed = env ? std::strtoull(env, nullptr, 0) : 20241124;
+    const std::uint64_t seed = vgpu::test::seed_or(20241124);
     std::cout << "spec_index random test: seed " << seed << " (set VGPU_TEST_SEED to change)\n";
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);

@@ -2,6 +2,7 @@
 // bytes beyond the CBV, every error, and a randomized comparison of both forms with a reference
 // read of memory (seeded; the seed prints on failure).
 #include "models/cdl/core/cdl_core.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
@@ -145,9 +146,7 @@ TEST_CASE("cdl core: a missing CBV, n = 0 and registers past the file are illega
 
 TEST_CASE("cdl core: random bulk and legacy loads match a reference read of memory")
 {
-    const char* env = std::getenv("VGPU_TEST_SEED");
-    const std::uint32_t seed =
-        env && *env ? static_cast<std::uint32_t>(std::strtoul(env, nullptr, 0)) : 12345u;
+    const auto seed = static_cast<std::uint32_t>(vgpu::test::seed_or(12345));
     CAPTURE(seed);
     std::mt19937 rng(seed);
     for (int iter = 0; iter < 300; ++iter) {

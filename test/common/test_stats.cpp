@@ -1,5 +1,6 @@
 // Unit tests of the statistics registry. See models/common/stats.h.
 #include "models/common/stats.h"
+#include "test/seed.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -117,9 +118,7 @@ TEST_CASE("natural order compares runs of digits as numbers")
 
 TEST_CASE("sorting by natural_key and name is natural order, on random names")
 {
-    const char* env = std::getenv("VGPU_TEST_SEED");
-    const std::uint32_t seed =
-        env && *env ? static_cast<std::uint32_t>(std::strtoul(env, nullptr, 0)) : 20250101u;
+    const auto seed = static_cast<std::uint32_t>(vgpu::test::seed_or(20250101));
     CAPTURE(seed);
     std::mt19937 rng(seed);
     // Digits (zeros often, for leading zeros), characters below and above the digits, and

@@ -6,6 +6,7 @@
 #include "models/dram/core/channel_state.h"
 #include "models/dram/core/frfcfs_queue.h"
 #include "models/dram/core/queue_booking.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -28,13 +29,6 @@ dram_timing timing()
     t.tBURST = 1000;
     t.bandwidth_gbps = 64.0;
     return t;
-}
-
-/// The seed of a randomized test: VGPU_TEST_SEED if set, else `def`.
-unsigned test_seed(unsigned def)
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s ? static_cast<unsigned>(std::strtoul(s, nullptr, 10)) : def;
 }
 
 /// Plans and commits one access; returns the plan.
@@ -432,7 +426,7 @@ TEST_CASE("queue_booking: full stretches kept across bookings and forgetting mat
     // Capacities from 1, long stays that cross many others, stays booked over full instants,
     // and time jumps that fold whole full stretches: blocked() answers from the stretches
     // that book() and forget() maintain, the reference from the counts.
-    const unsigned seed = test_seed(33);
+    const unsigned seed = vgpu::test::seed_or(33);
     INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
     std::mt19937_64 rng(seed);
     for (unsigned cap = 1; cap <= 5; ++cap) {
@@ -546,7 +540,7 @@ TEST_CASE("frfcfs_queue: random queues pick, plan and sleep as a request-by-requ
 {
     // Few banks, rows and sizes, so that requests share (bank, row, size) groups; commits out
     // of time order leave bookings after the edge, where plans depend on the row.
-    const unsigned seed = test_seed(11);
+    const unsigned seed = vgpu::test::seed_or(11);
     INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
     std::mt19937_64 rng(seed);
     const std::uint64_t cycle = 1000;

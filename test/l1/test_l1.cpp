@@ -2,6 +2,7 @@
 // link. See models/l1/README.md.
 #include "models/dram/dram.h"
 #include "models/l1/l1.h"
+#include "test/seed.h"
 #include "test/tlm_bus/bench_util.h"
 #include "tlm_bus/protocol_checker.h"
 #include "tlm_bus/router.h"
@@ -116,12 +117,6 @@ tlm::tlm_response_status access_be(tlm_bus::initiator_port& port, tlm::tlm_comma
     return gp.get_response_status();
 }
 
-/// The seed of a randomized test: VGPU_TEST_SEED if set, else `def`.
-std::uint64_t test_seed(std::uint64_t def)
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s ? std::strtoull(s, nullptr, 0) : def;
-}
 } // namespace
 
 TEST_CASE("a read miss fetches its sector below the tag check, a hit costs the hit latency")
@@ -607,7 +602,7 @@ void random_traffic(test::test_initiator& i, std::uint64_t seed, unsigned ops,
 
 TEST_CASE("randomized fast-mode traffic from two initiators reads back every last write")
 {
-    const std::uint64_t seed = test_seed(20240611);
+    const std::uint64_t seed = vgpu::test::seed_or(20240611);
     CAPTURE(seed);
     bench tb(true);
     std::vector<std::uint8_t> ref(64 * 128, 0);
@@ -669,7 +664,7 @@ void owned_traffic(test::test_initiator& i, unsigned who, std::uint64_t seed, un
 
 TEST_CASE("randomized accurate-mode traffic from two initiators sharing lines stays correct")
 {
-    const std::uint64_t seed = test_seed(777);
+    const std::uint64_t seed = vgpu::test::seed_or(777);
     CAPTURE(seed);
     bench tb(true, true);
     std::vector<std::uint8_t> ref(24 * 128, 0);

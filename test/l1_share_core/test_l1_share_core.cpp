@@ -2,6 +2,7 @@
 // classification and partner rule, the three queues in the patent's order, and the broadcast
 // closed forms against a brute-force LRU model. See models/l1_share/README.md.
 #include "models/l1_share/core/l1_share.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
@@ -17,12 +18,6 @@
 using namespace vgpu::l1_share;
 
 namespace {
-std::uint32_t seed_or(std::uint32_t fallback)
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s && *s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 0)) : fallback;
-}
-
 /// A set-associative LRU cache of line numbers, written for the test.
 class lru_cache {
 public:
@@ -158,7 +153,7 @@ TEST_CASE("share queues: local first (S11), then remote with one block after eac
 
 TEST_CASE("share queues: a random schedule serves in the patent's order against a reference")
 {
-    const std::uint32_t seed = seed_or(31);
+    const std::uint32_t seed = vgpu::test::seed_or(31);
     INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
     std::mt19937 rng(seed);
     share_queues<int, int> q(4);
@@ -213,7 +208,7 @@ TEST_CASE("share queues: a random schedule serves in the patent's order against 
 
 TEST_CASE("broadcast closed forms equal a brute-force LRU cluster")
 {
-    const std::uint32_t seed = seed_or(77);
+    const std::uint32_t seed = vgpu::test::seed_or(77);
     INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
     std::mt19937 rng(seed);
     // The issue's case: 4 SMs, an array of 2 L1s, 10 passes.

@@ -3,6 +3,7 @@
 #include "models/common/trace_events.h"
 #include "models/dram/dram.h"
 #include "models/llc/llc.h"
+#include "test/seed.h"
 #include "test/tlm_bus/bench_util.h"
 #include "tlm_bus/protocol_checker.h"
 #include "tlm_bus/router.h"
@@ -145,12 +146,6 @@ std::vector<std::pair<std::uint64_t, double>> counter(const std::string& process
     return out;
 }
 
-/// The seed of a randomized test: VGPU_TEST_SEED if set, else `def`.
-std::uint64_t test_seed(std::uint64_t def)
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s ? std::strtoull(s, nullptr, 0) : def;
-}
 } // namespace
 
 TEST_CASE("a read miss costs bank, tag check and the DRAM fill, a hit bank and tag check")
@@ -707,7 +702,7 @@ void owned_traffic(test::test_initiator& i, unsigned who, std::uint64_t seed, un
 
 TEST_CASE("randomized fast-mode traffic from two initiators: no write is ever lost")
 {
-    const std::uint64_t seed = test_seed(4711);
+    const std::uint64_t seed = vgpu::test::seed_or(4711);
     CAPTURE(seed);
     bench tb(llc_cfg(4), true);
     std::vector<std::uint8_t> ref(64 * 128, 0);
@@ -729,7 +724,7 @@ TEST_CASE("randomized fast-mode traffic from two initiators: no write is ever lo
 
 TEST_CASE("randomized accurate-mode traffic from two initiators sharing lines: no write lost")
 {
-    const std::uint64_t seed = test_seed(99);
+    const std::uint64_t seed = vgpu::test::seed_or(99);
     CAPTURE(seed);
     bench tb(llc_cfg(2), true, true);
     std::vector<std::uint8_t> ref(16 * 128, 0);

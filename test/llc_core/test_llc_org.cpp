@@ -2,6 +2,7 @@
 // shadow-tag estimator (against a brute-force model, on the issue's two workload shapes, and
 // sampled against unsampled). See models/llc/README.md ("LLC switcher").
 #include "models/llc/core/llc_org.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
@@ -14,12 +15,6 @@
 using namespace vgpu::llc;
 
 namespace {
-std::uint32_t seed_or(std::uint32_t fallback)
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s && *s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 0)) : fallback;
-}
-
 /// Home module of a line under round-robin page placement (4 KiB pages of 32 lines).
 unsigned home_of(std::uint64_t line, unsigned modules)
 {
@@ -59,7 +54,7 @@ TEST_CASE("switch flags: ARCH is the target, CHANGE a pending switch, CUR the on
 
 TEST_CASE("estimator: with every set sampled, its hits equal a brute-force model of both")
 {
-    const std::uint32_t seed = seed_or(2024);
+    const std::uint32_t seed = vgpu::test::seed_or(2024);
     INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
     std::mt19937 rng(seed);
     const estimator_params p = small(1);
@@ -137,7 +132,7 @@ TEST_CASE("estimator: producer-consumer across modules favours shared when DRAM 
 
 TEST_CASE("estimator: one set in 8 estimates the costs of all sets within 10 %")
 {
-    const std::uint32_t seed = seed_or(8);
+    const std::uint32_t seed = vgpu::test::seed_or(8);
     INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
     std::mt19937 rng(seed);
     org_estimator all(small(1)), sampled(small(8));

@@ -1,6 +1,7 @@
 // Shell tests of noc::crossbar: routing, address errors, output-port contention in both timing
 // modes, debug transport, DMI and random data against a reference. See models/noc/README.md.
 #include "models/noc/crossbar.h"
+#include "test/seed.h"
 #include "test/tlm_bus/bench_util.h"
 #include "tlm_bus/memory.h"
 #include "tlm_bus/protocol_checker.h"
@@ -22,12 +23,6 @@ using sc_core::sc_time;
 namespace {
 
 constexpr std::uint64_t window = 0x10000; ///< output 0 serves [0, window), output 1 the next
-
-std::uint64_t test_seed()
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s ? std::strtoull(s, nullptr, 0) : 20240601;
-}
 
 noc::noc_config noc_cfg()
 {
@@ -359,7 +354,7 @@ TEST_CASE("crossbar forwards DMI requests and invalidations to every input")
 
 TEST_CASE("crossbar random writes and reads from two inputs match a reference memory")
 {
-    const std::uint64_t seed = test_seed();
+    const std::uint64_t seed = vgpu::test::seed_or(20240601);
     std::cout << "crossbar random test: seed " << seed << " (set VGPU_TEST_SEED to change)\n";
     INFO("seed " << seed);
     bench tb(false, true);

@@ -1,6 +1,7 @@
 // Shell tests of noc::link: exact latency and bandwidth in both timing modes, debug transport,
 // DMI and random data against a reference. See models/noc/README.md.
 #include "models/noc/link.h"
+#include "test/seed.h"
 #include "test/tlm_bus/bench_util.h"
 #include "tlm_bus/memory.h"
 #include "tlm_bus/protocol_checker.h"
@@ -22,12 +23,6 @@ using sc_core::sc_time;
 namespace {
 
 constexpr std::uint64_t mem_size = 0x10000;
-
-std::uint64_t test_seed()
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s ? std::strtoull(s, nullptr, 0) : 20240601;
-}
 
 /// 20 ns flight time; 64 GB/s at a 1 ns NoC clock is 64 bytes per cycle; read headers and
 /// write acknowledgements of `header` bytes on the data channels (one flit).
@@ -213,7 +208,7 @@ TEST_CASE("link forwards debug transport untimed, and DMI with its latency and i
 
 TEST_CASE("link random writes and reads match a reference memory")
 {
-    const std::uint64_t seed = test_seed();
+    const std::uint64_t seed = vgpu::test::seed_or(20240601);
     std::cout << "link random test: seed " << seed << " (set VGPU_TEST_SEED to change)\n";
     INFO("seed " << seed);
     bench tb;

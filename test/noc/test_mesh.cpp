@@ -4,6 +4,7 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn, before the first <systemc>
 #include "models/noc/interconnect.h"
 #include "models/noc/mesh.h"
+#include "test/seed.h"
 #include "test/tlm_bus/bench_util.h"
 #include "tlm_bus/memory.h"
 #include "tlm_bus/protocol_checker.h"
@@ -30,12 +31,6 @@ using sc_core::sc_time;
 namespace {
 
 constexpr std::uint64_t window = 0x10000; ///< output o serves [o window, (o + 1) window)
-
-std::uint64_t test_seed()
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s ? std::strtoull(s, nullptr, 0) : 20240601;
-}
 
 clock_params clocks(bool accurate)
 {
@@ -384,7 +379,7 @@ struct multi_initiator : sc_core::sc_module {
 TEST_CASE("mesh scoreboard: random reads and writes on a 4 x 4 mesh with one-packet buffers "
           "lose nothing, duplicate nothing and finish (XY routing does not deadlock)")
 {
-    const std::uint64_t seed = test_seed();
+    const std::uint64_t seed = vgpu::test::seed_or(20240601);
     std::cout << "mesh scoreboard: seed " << seed << " (set VGPU_TEST_SEED to change)\n";
     INFO("seed " << seed);
     tlm::tlm_global_quantum::instance().set(sc_core::SC_ZERO_TIME);

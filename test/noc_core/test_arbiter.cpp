@@ -1,6 +1,7 @@
 // Unit tests of the NoC output-port arbiters: grant sequences, fairness and the wait bound.
 // See models/noc/README.md.
 #include "models/noc/core/arbiter.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
@@ -14,12 +15,6 @@
 using namespace vgpu::noc;
 
 namespace {
-
-std::uint64_t test_seed()
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s ? std::strtoull(s, nullptr, 0) : 20240601;
-}
 
 /// Candidates with the inputs whose bit is set in mask requesting.
 std::vector<candidate> requests(unsigned inputs, std::uint32_t mask)
@@ -98,7 +93,7 @@ TEST_CASE("round_robin with every input requesting grants each input once every 
 
 TEST_CASE("round_robin grants a requesting input within N grants and matches a reference")
 {
-    const std::uint64_t seed = test_seed();
+    const std::uint64_t seed = vgpu::test::seed_or(20240601);
     std::cout << "round_robin random test: seed " << seed << " (set VGPU_TEST_SEED to change)\n";
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);
@@ -217,7 +212,7 @@ TEST_CASE("barrier_aware: the age bound holds against an adversarial stream")
     // always has a fresh request with the highest count (a new one arrives the cycle its
     // predecessor is granted). Without ageing input 0 starves; with max_wait W it is granted
     // within W + (inputs - 1) cycles, since when it ages at most inputs - 1 heads are older.
-    const std::uint64_t seed = test_seed();
+    const std::uint64_t seed = vgpu::test::seed_or(20240601);
     INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
     std::mt19937_64 rng(seed);
     for (int round = 0; round < 200; ++round) {

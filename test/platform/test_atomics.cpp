@@ -2,6 +2,7 @@
 // timing modes; the counters end at the exact sums and the returned old values are a
 // permutation. Randomized shape, seed printed (VGPU_TEST_SEED reruns one). See docs/isa.md.
 #include "test/platform/cli_runner.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
@@ -13,12 +14,6 @@
 using vgpu::test::cli_runner;
 
 namespace {
-
-std::uint32_t seed_or(std::uint32_t fallback)
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s && *s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 0)) : fallback;
-}
 
 /// Thread t: old = ATOM.ADD [ctr], 1; ATOM.ADD [ctr + 4], t + 1; out[old] = 1. The checks
 /// expect ctr = {n, n(n+1)/2 mod 2^32} and out all ones, which holds only if the old values
@@ -63,7 +58,7 @@ std::string atomics_workload(unsigned ctas, unsigned threads)
 
 void run_atomics(const std::string& mode, std::uint32_t default_seed)
 {
-    const std::uint32_t seed = seed_or(default_seed);
+    const std::uint32_t seed = vgpu::test::seed_or(default_seed);
     INFO("seed " << seed << " (VGPU_TEST_SEED=" << seed << " reruns it)");
     std::mt19937 rng(seed);
     const unsigned ctas = 8 + rng() % 25;          // more CTAs than one SM holds

@@ -1,6 +1,7 @@
 // Randomized memory-consistency test: a seeded, data-race-free workload run by vgpu-sim and
 // checked against an independent model of its private, CTA-shared and read-only accesses.
 #include "test/platform/cli_runner.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -429,13 +430,6 @@ std::string workload(const program& p, const model_result& m, bool corrupt, bool
     return w.str();
 }
 
-/// VGPU_TEST_SEED overrides every case's default seed.
-std::uint32_t seed_or(std::uint32_t fallback)
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s && *s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 0)) : fallback;
-}
-
 /// Generates, models and runs one workload; checks the exit code and verdict (exit code 1 and
 /// exactly one differing result when `corrupt`), and returns the run's statistics.
 nlohmann::json run_case(const std::string& tag, std::uint32_t seed, const std::string& options,
@@ -496,7 +490,7 @@ std::pair<int, double> spread(const nlohmann::json& stats)
 
 TEST_CASE("consistency: random race-free private/shared/table accesses, fast timing")
 {
-    const std::uint32_t seed = seed_or(1);
+    const std::uint32_t seed = vgpu::test::seed_or(1);
     CAPTURE(seed);
     const auto [sms, link_bytes] = spread(run_case("fast", seed, "-s platform.timing.mode=fast"));
     CHECK(sms == 8);
@@ -505,7 +499,7 @@ TEST_CASE("consistency: random race-free private/shared/table accesses, fast tim
 
 TEST_CASE("consistency: random race-free private/shared/table accesses, accurate timing")
 {
-    const std::uint32_t seed = seed_or(2);
+    const std::uint32_t seed = vgpu::test::seed_or(2);
     CAPTURE(seed);
     const auto [sms, link_bytes] =
         spread(run_case("accurate", seed, "-s platform.timing.mode=accurate"));
@@ -515,7 +509,7 @@ TEST_CASE("consistency: random race-free private/shared/table accesses, accurate
 
 TEST_CASE("consistency: random race-free accesses on 2 modules, round-robin pages, fast")
 {
-    const std::uint32_t seed = seed_or(3);
+    const std::uint32_t seed = vgpu::test::seed_or(3);
     CAPTURE(seed);
     const auto [sms, link_bytes] = spread(run_case("modules_fast", seed,
                                                    "-s platform.modules=2 -s "
@@ -527,7 +521,7 @@ TEST_CASE("consistency: random race-free accesses on 2 modules, round-robin page
 
 TEST_CASE("consistency: random race-free accesses on 2 modules, round-robin pages, accurate")
 {
-    const std::uint32_t seed = seed_or(4);
+    const std::uint32_t seed = vgpu::test::seed_or(4);
     CAPTURE(seed);
     const auto [sms, link_bytes] = spread(run_case("modules_accurate", seed,
                                                    "-s platform.modules=2 -s "
@@ -539,7 +533,7 @@ TEST_CASE("consistency: random race-free accesses on 2 modules, round-robin page
 
 TEST_CASE("consistency: negative control, one corrupted expected value fails with exit code 1")
 {
-    const std::uint32_t seed = seed_or(1);
+    const std::uint32_t seed = vgpu::test::seed_or(1);
     CAPTURE(seed);
     run_case("corrupt", seed, "-s platform.timing.mode=fast", true);
 }
@@ -549,7 +543,7 @@ TEST_CASE("consistency: negative control, one corrupted expected value fails wit
 // accesses of other warps go on.
 TEST_CASE("consistency: random race-free accesses on on_demand buffers (page faults), fast")
 {
-    const std::uint32_t seed = seed_or(5);
+    const std::uint32_t seed = vgpu::test::seed_or(5);
     CAPTURE(seed);
     const nlohmann::json st =
         run_case("on_demand_fast", seed, "-s platform.timing.mode=fast", false, true);
@@ -560,7 +554,7 @@ TEST_CASE("consistency: random race-free accesses on on_demand buffers (page fau
 
 TEST_CASE("consistency: random race-free accesses on on_demand buffers (page faults), accurate")
 {
-    const std::uint32_t seed = seed_or(6);
+    const std::uint32_t seed = vgpu::test::seed_or(6);
     CAPTURE(seed);
     const nlohmann::json st =
         run_case("on_demand_accurate", seed, "-s platform.timing.mode=accurate", false, true);
@@ -572,7 +566,7 @@ TEST_CASE("consistency: random race-free accesses on on_demand buffers (page fau
 TEST_CASE("consistency: random race-free accesses with shared L1s (l1.sharing shared), both modes")
 {
     for (const char* mode : {"fast", "accurate"}) {
-        const std::uint32_t seed = seed_or(3);
+        const std::uint32_t seed = vgpu::test::seed_or(3);
         CAPTURE(seed, mode);
         const auto [sms, link_bytes] =
             spread(run_case(std::string("shared_l1_") + mode, seed,
@@ -587,7 +581,7 @@ TEST_CASE("consistency: random race-free accesses on 2 modules under llc.mode pr
 {
     for (const char* mode : {"fast", "accurate"})
         for (const char* llc : {"-s llc.mode=private", "-s llc.forced_switch_ns=30"}) {
-            const std::uint32_t seed = seed_or(5);
+            const std::uint32_t seed = vgpu::test::seed_or(5);
             CAPTURE(seed, mode, llc);
             const auto [sms, link_bytes] = spread(
                 run_case(std::string("llc_") + mode, seed,
@@ -605,7 +599,7 @@ TEST_CASE("consistency: random race-free accesses with adaptive L1 sharing, both
     // partner requests, replacement blocks and store updates all carry data here.
     double blocks = 0;
     for (const char* mode : {"fast", "accurate"}) {
-        const std::uint32_t seed = seed_or(5);
+        const std::uint32_t seed = vgpu::test::seed_or(5);
         CAPTURE(seed, mode);
         const nlohmann::json st =
             run_case(std::string("adaptive_l1_") + mode, seed,

@@ -3,6 +3,7 @@
 // reference, so a lost write or a stale read fails it. See models/llc/README.md ("LLC
 // switcher").
 #include "test/platform/cli_runner.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -78,17 +79,12 @@ organisations each_mode(const std::string& workload, const std::string& args)
     return o;
 }
 
-unsigned test_seed(unsigned fallback)
-{
-    const char* e = std::getenv("VGPU_TEST_SEED");
-    return e ? static_cast<unsigned>(std::strtoul(e, nullptr, 10)) : fallback;
-}
 } // namespace
 
 TEST_CASE("llc switch: 1000 forced random switches under read-modify-write from every module "
           "lose no write (fast mode)")
 {
-    const unsigned seed = test_seed(7);
+    const unsigned seed = vgpu::test::seed_or(7);
     INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
     cli_runner r("llc_forced_fast");
     // Thread-owned words interleaved over lines, pages and modules (round-robin pages): every
@@ -110,7 +106,7 @@ TEST_CASE("llc switch: 1000 forced random switches under read-modify-write from 
 
 TEST_CASE("llc switch: forced random switches lose no write in accurate mode")
 {
-    const unsigned seed = test_seed(11);
+    const unsigned seed = vgpu::test::seed_or(11);
     INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
     cli_runner r("llc_forced_accurate");
     const nlohmann::json s = run(r, "owned_rmw",

@@ -3,6 +3,7 @@
 // decoded region compared with the ground truth. See models/shader_trace/README.md.
 #include "models/shader_trace/core/decoder.h"
 #include "models/shader_trace/shader_trace.h"
+#include "test/seed.h"
 #include "test/tlm_bus/bench_util.h"
 #include "tlm_bus/protocol_checker.h"
 
@@ -21,12 +22,6 @@ using sc_core::SC_NS;
 using sc_core::sc_time;
 
 namespace {
-std::uint32_t seed_or(std::uint32_t fallback)
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s && *s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 0)) : fallback;
-}
-
 constexpr std::uint64_t region_base = 0x100000;
 constexpr std::uint64_t core_ps = 1000;
 
@@ -195,7 +190,7 @@ bool same(const decoded_event& a, const decoded_event& b)
 TEST_CASE(
     "trace unit: stall under random back-pressure loses nothing and decodes to the ground truth")
 {
-    const std::uint32_t seed = seed_or(1234);
+    const std::uint32_t seed = vgpu::test::seed_or(1234);
     INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
     bench tb(full_policy::stall, 4, 6, 400, 300, seed, 400);
     std::vector<decoded_event> decoded;
@@ -232,7 +227,7 @@ TEST_CASE(
 TEST_CASE("trace unit: replace under random back-pressure: every token in memory is exact, "
           "losses are gaps and counted")
 {
-    const std::uint32_t seed = seed_or(99);
+    const std::uint32_t seed = vgpu::test::seed_or(99);
     INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
     bench tb(full_policy::replace, 3, 5, 500, 300, seed, 600);
     std::vector<decoded_event> decoded;
@@ -283,7 +278,7 @@ TEST_CASE("trace unit: sources running far ahead of simulated time decode to the
     // Sources posting up to 2000 cycles ahead of simulated time, against a memory with fixed
     // latency: the image must equal the one of sources in lock-step (checked against the
     // ground truth, which is the same for both by construction).
-    const std::uint32_t seed = seed_or(7);
+    const std::uint32_t seed = vgpu::test::seed_or(7);
     INFO("seed " << seed);
     bench tb(full_policy::replace, 2, 4, 300, 2000, seed, 1);
     std::vector<std::uint64_t> image;
@@ -308,7 +303,7 @@ TEST_CASE("trace unit: sources running far ahead of simulated time decode to the
 TEST_CASE("trace unit: stop mode drops and counts what does not fit, and the watermark raises the "
           "interrupt")
 {
-    const std::uint32_t seed = seed_or(5);
+    const std::uint32_t seed = vgpu::test::seed_or(5);
     INFO("seed " << seed);
     // 16 groups of region for far more events: stop mode.
     bench tb(full_policy::stall, 8, 3, 300, 10, seed, 20, 16 * 64);

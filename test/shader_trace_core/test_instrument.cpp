@@ -5,6 +5,7 @@
 #include "models/shader_trace/core/instrument.h"
 #include "models/sm/core/assembler.h"
 #include "models/sm/core/warp.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
@@ -17,12 +18,6 @@ using namespace vgpu::shader_trace;
 namespace sm = vgpu::sm;
 
 namespace {
-
-std::uint32_t seed_or(std::uint32_t fallback)
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s && *s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 0)) : fallback;
-}
 
 // Per thread t: a loop of in[t] iterations (a guarded store inside), then an if/else on the
 // parity of t (a store on one side, an atomic on the other).
@@ -359,21 +354,21 @@ void flow(std::uint32_t seed, instrument_types types, std::array<unsigned, 2> sh
 
 TEST_CASE("pre-pass, traced run and merge on the warp model: control and memory", "[instrument]")
 {
-    const std::uint32_t seed = seed_or(1002);
+    const std::uint32_t seed = vgpu::test::seed_or(1002);
     for (std::uint32_t i = 0; i < 20; ++i)
         flow(seed + i, {true, true});
 }
 
 TEST_CASE("pre-pass, traced run and merge: one type alone", "[instrument]")
 {
-    flow(seed_or(2002), {true, false});
-    flow(seed_or(3002), {false, true});
+    flow(vgpu::test::seed_or(2002), {true, false});
+    flow(vgpu::test::seed_or(3002), {false, true});
 }
 
 TEST_CASE("an undersized buffer refuses exactly the records that do not fit", "[instrument]")
 {
-    flow(seed_or(4002), {true, true}, {3, 5});
-    flow(seed_or(5002), {true, true}, {0, 1});
+    flow(vgpu::test::seed_or(4002), {true, true}, {3, 5});
+    flow(vgpu::test::seed_or(5002), {true, true}, {0, 1});
 }
 
 TEST_CASE("the merged trace as CSV", "[instrument]")

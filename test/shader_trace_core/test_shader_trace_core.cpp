@@ -5,6 +5,7 @@
 #include "models/shader_trace/core/decoder.h"
 #include "models/shader_trace/core/packer.h"
 #include "models/shader_trace/core/slot_buffer.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
@@ -18,12 +19,6 @@
 using namespace vgpu::shader_trace;
 
 namespace {
-std::uint32_t seed_or(std::uint32_t fallback)
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s && *s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 0)) : fallback;
-}
-
 group tagged(unsigned tag)
 {
     return group(2, tag);
@@ -121,7 +116,7 @@ TEST_CASE("slot buffer: replace of the head, a middle slot and the tail (S30)")
 
 TEST_CASE("slot buffer: random operations match an ordered model, both policies")
 {
-    const std::uint32_t seed = seed_or(77);
+    const std::uint32_t seed = vgpu::test::seed_or(77);
     CAPTURE(seed);
     std::mt19937 rng(seed);
     for (int round = 0; round < 40; ++round) {
@@ -237,7 +232,7 @@ TEST_CASE("decoder: malformed and truncated images get an error naming the byte 
 
 TEST_CASE("the property: random streams, random back-pressure, both policies, decode exactly")
 {
-    const std::uint32_t seed = seed_or(2026);
+    const std::uint32_t seed = vgpu::test::seed_or(2026);
     CAPTURE(seed);
     std::mt19937 rng(seed);
     for (int round = 0; round < 60; ++round) {

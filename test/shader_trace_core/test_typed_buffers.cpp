@@ -2,6 +2,7 @@
 // closed form, nothing refused), the post-pass merge equals the executed order, and an
 // undersized buffer is detected (records refused, counted) and never written past. Seeded.
 #include "models/shader_trace/core/typed_buffers.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
@@ -89,9 +90,7 @@ TEST_CASE("seed 002: buffer sizes are the closed-form sum")
 
 TEST_CASE("seed 002: sized ahead, every record fits and the merge is the executed order")
 {
-    const char* env = std::getenv("VGPU_TEST_SEED");
-    const std::uint32_t seed =
-        env && *env ? static_cast<std::uint32_t>(std::strtoul(env, nullptr, 0)) : 314u;
+    const auto seed = static_cast<std::uint32_t>(vgpu::test::seed_or(314));
     CAPTURE(seed);
     std::mt19937 rng(seed);
     for (int round = 0; round < 50; ++round) {

@@ -1,6 +1,7 @@
 // Unit tests of vgpu::sm::coalescer: patterns with exact requests, and random against a reference.
 // See models/sm/README.md.
 #include "models/sm/core/coalescer.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
@@ -20,12 +21,6 @@ using vgpu::sm::coalescer;
 namespace {
 
 using lane_addrs = std::array<std::uint32_t, coalescer::lanes>;
-
-std::uint64_t test_seed()
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s ? std::strtoull(s, nullptr, 0) : 20240601;
-}
 
 /// Lane l accesses base + l * stride.
 lane_addrs strided(std::uint32_t base, std::uint32_t stride)
@@ -165,7 +160,7 @@ TEST_CASE("coalescer ignores inactive lanes and reports misaligned ones")
 
 TEST_CASE("coalescer matches a std::set reference on random accesses")
 {
-    const std::uint64_t seed = test_seed();
+    const std::uint64_t seed = vgpu::test::seed_or(20240601);
     std::cout << "coalescer random test: seed " << seed << " (set VGPU_TEST_SEED to change)\n";
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);

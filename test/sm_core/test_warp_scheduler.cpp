@@ -1,6 +1,7 @@
 // Unit tests of vgpu::sm::warp_scheduler: exact pick sequences for LRR and GTO.
 // See models/sm/README.md.
 #include "models/sm/core/warp_scheduler.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
@@ -14,12 +15,6 @@
 using namespace vgpu::sm;
 
 namespace {
-
-std::uint64_t test_seed()
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s ? std::strtoull(s, nullptr, 0) : 20240601;
-}
 
 /// Picks for each ready mask in turn.
 std::vector<int> picks(warp_scheduler& s, const std::vector<std::uint64_t>& ready)
@@ -93,7 +88,7 @@ TEST_CASE("GTO without launches treats lower slots as older")
 
 TEST_CASE("LRR and GTO match simple references on random readiness")
 {
-    const std::uint64_t seed = test_seed();
+    const std::uint64_t seed = vgpu::test::seed_or(20240601);
     std::cout << "warp_scheduler random test: seed " << seed << " (set VGPU_TEST_SEED to change)\n";
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);

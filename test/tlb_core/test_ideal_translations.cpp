@@ -1,5 +1,6 @@
 // Unit tests of the ideal model's shared translations. See models/tlb/core/ideal_translations.h.
 #include "models/tlb/core/ideal_translations.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
@@ -42,8 +43,7 @@ TEST_CASE("ideal translations: kept per page until a newer epoch, another table 
 
 TEST_CASE("ideal translations: random inserts, lookups and shootdowns against a map")
 {
-    const char* env = std::getenv("VGPU_TEST_SEED");
-    const std::uint64_t seed = env ? std::strtoull(env, nullptr, 0) : 20261124;
+    const std::uint64_t seed = vgpu::test::seed_or(20261124);
     std::cout << "ideal translations random test: seed " << seed
               << " (set VGPU_TEST_SEED to change)\n";
     INFO("seed " << seed);
