@@ -407,6 +407,11 @@ bool driver::pieces_virtual(std::uint64_t va, std::uint8_t* data, std::uint64_t 
                             std::vector<transfer_piece>& out)
 {
     const std::uint64_t page = m_facts.page_bytes;
+    // At most a piece per m_chunk bytes and one more per page boundary: room for them at once
+    // (a buffer of 64 MiB is half a million pieces).
+    const std::size_t most = out.size() + bytes / m_chunk + bytes / page + 2;
+    if (out.capacity() < most)
+        out.reserve(std::max(most, 2 * out.capacity()));
     for (std::uint64_t done_bytes = 0; done_bytes < bytes;) {
         const std::uint64_t a = va + done_bytes;
         const std::uint64_t len = std::min(page - a % page, bytes - done_bytes);
