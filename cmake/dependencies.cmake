@@ -40,3 +40,16 @@ if(NOT Catch2_FOUND)
   message(FATAL_ERROR "Catch2 v2 not found: install the Debian package 'catch2'")
 endif()
 include(Catch)
+
+# vgpu-sim's allocator: tcmalloc (gperftools) serves the run's many small allocations
+# (payloads, timeline entries, containers) from per-thread caches; about 6 % of the host time
+# of the V100 platform's kernels (docs/architecture.md, "Host speed"). Not with the sanitizers
+# or libFuzzer, which bring their own allocator.
+option(VGPU_TCMALLOC "Link vgpu-sim with tcmalloc (Debian package libgoogle-perftools-dev)" ON)
+if(VGPU_TCMALLOC AND NOT VGPU_SANITIZE AND NOT VGPU_FUZZ)
+  pkg_check_modules(TCMALLOC IMPORTED_TARGET libtcmalloc_minimal)
+  if(NOT TCMALLOC_FOUND)
+    message(FATAL_ERROR "tcmalloc not found: install the Debian package 'libgoogle-perftools-dev' "
+                        "(or configure with -DVGPU_TCMALLOC=OFF)")
+  endif()
+endif()

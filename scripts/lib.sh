@@ -10,7 +10,7 @@ VGPU_BUILD_DIR="${VGPU_BUILD_DIR:-$VGPU_ROOT/build}"
 # the RISC-V cross compiler and C library the firmware is built with, and the debugger the
 # GDB-stub test drives.
 VGPU_PACKAGES=(g++ cmake make pkg-config libsystemc-dev libyaml-cpp-dev libboost-dev catch2
-               nlohmann-json3-dev libcli11-dev clang-format python3
+               nlohmann-json3-dev libcli11-dev libgoogle-perftools-dev clang-format python3
                libunicorn-dev gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf gdb-multiarch)
 
 vgpu_install_deps() {
