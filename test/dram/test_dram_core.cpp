@@ -489,19 +489,28 @@ TEST_CASE("channel_state: a plan resumed from an earlier start's gap equals a pl
 }
 
 namespace {
+/// Every queued request planned on its own from `at`; hit_banks[b]: a request to bank b hits.
+std::vector<access_plan> plan_each(const frfcfs_queue& q, const channel_state& ch, std::uint64_t at,
+                                   std::vector<bool>& hit_banks)
+{
+    std::vector<access_plan> plans;
+    hit_banks.assign(ch.banks(), false);
+    for (std::size_t i = 0; i < q.size(); ++i) {
+        const dram_request& r = q.at(i);
+        plans.push_back(ch.plan(r.bank, r.row, r.bytes, at));
+        if (plans.back().outcome == row_outcome::hit)
+            hit_banks[r.bank] = true;
+    }
+    return plans;
+}
+
 /// The FR-FCFS pick of `q`, request by request: the oldest ready hit, else the oldest ready
 /// miss or conflict whose bank has no queued hit.
 std::optional<std::size_t> reference_pick(const frfcfs_queue& q, const channel_state& ch,
                                           std::uint64_t edge, std::uint64_t cycle)
 {
-    std::vector<access_plan> plans;
-    std::vector<bool> hit_banks(ch.banks());
-    for (std::size_t i = 0; i < q.size(); ++i) {
-        const dram_request& r = q.at(i);
-        plans.push_back(ch.plan(r.bank, r.row, r.bytes, edge));
-        if (plans.back().outcome == row_outcome::hit)
-            hit_banks[r.bank] = true;
-    }
+    std::vector<bool> hit_banks;
+    const std::vector<access_plan> plans = plan_each(q, ch, edge, hit_banks);
     for (std::size_t i = 0; i < q.size(); ++i)
         if (plans[i].outcome == row_outcome::hit && plans[i].first_ps < edge + cycle)
             return i;
@@ -517,14 +526,8 @@ std::optional<std::uint64_t> reference_next_edge(const frfcfs_queue& q, const ch
                                                  std::uint64_t edge, std::uint64_t cycle)
 {
     const std::uint64_t from = edge + cycle;
-    std::vector<access_plan> plans;
-    std::vector<bool> hit_banks(ch.banks());
-    for (std::size_t i = 0; i < q.size(); ++i) {
-        const dram_request& r = q.at(i);
-        plans.push_back(ch.plan(r.bank, r.row, r.bytes, from));
-        if (plans.back().outcome == row_outcome::hit)
-            hit_banks[r.bank] = true;
-    }
+    std::vector<bool> hit_banks;
+    const std::vector<access_plan> plans = plan_each(q, ch, from, hit_banks);
     std::optional<std::uint64_t> next;
     for (std::size_t i = 0; i < q.size(); ++i) {
         if (plans[i].outcome == row_outcome::conflict && hit_banks[q.at(i).bank])
