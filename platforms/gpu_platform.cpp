@@ -1,6 +1,8 @@
 // The virtual GPU platform: builds and wires every model from the configuration.
 // See docs/architecture.md.
 #include "platforms/gpu_platform.h"
+
+#include "models/common/host_resources.h"
 #include "models/common/trace_events.h"
 
 #include <algorithm>
@@ -8,6 +10,7 @@
 #include <iomanip>
 #include <iterator>
 #include <string>
+#include <string_view>
 
 namespace vgpu::platforms {
 
@@ -419,6 +422,28 @@ void gpu_platform::trace(sc_core::sc_trace_file* tf) const
             l->trace(tf);
         mod->dram.trace(tf);
     }
+}
+
+namespace {
+/// SystemC threads (declared and spawned) among `objs` and below them.
+std::uint64_t count_threads(const std::vector<sc_core::sc_object*>& objs)
+{
+    std::uint64_t n = 0;
+    for (const sc_core::sc_object* o : objs)
+        n += (std::string_view(o->kind()) == "sc_thread_process" ? 1 : 0) +
+             count_threads(o->get_child_objects());
+    return n;
+}
+} // namespace
+
+void gpu_platform::start_of_simulation()
+{
+    // Every thread the platform starts with exists now, the same for a configuration on
+    // every host: the default budget follows from the configuration alone.
+    const std::uint64_t n = m_cfg.platform.max_host_threads;
+    host_resources::set_thread_budget(n != 0 ? n
+                                             : host_resources::default_budget(count_threads(
+                                                   sc_core::sc_get_top_level_objects())));
 }
 
 double gpu_platform::sum_over_sms(std::uint64_t (sm::sm::*stat)() const) const

@@ -127,6 +127,9 @@ public:
     static constexpr std::uint64_t llc_switch_base = 0x40040000;
 
 private:
+    /// Sets the budget of on-demand SystemC threads (platform.max_host_threads; when 0, what
+    /// the platform's own threads leave of Linux's default vm.max_map_count).
+    void start_of_simulation() override;
     /// Numeric statistics at one window boundary, by name.
     using snapshot = std::unordered_map<std::string, double>;
     /// Snapshots the statistics now (the driver's window marker); returns its index.

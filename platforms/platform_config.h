@@ -90,6 +90,8 @@ struct platform_config {
     duration max_time{10000000000ull};
 
     byte_size max_host_memory{4ull << 30}; ///< host memory a gpu configuration may need
+    /// SystemC threads a run may start on demand (0: host_resources::default_budget).
+    std::uint64_t max_host_threads = 0;
 
     void declare(config::visitor& v)
     {
@@ -112,6 +114,15 @@ struct platform_config {
                      "register files, model state and thread stacks (docs/architecture.md, "
                      "\"Host limits\"); a configuration above it is refused")
                     .range(64ull << 20, 1ull << 50));
+        v.value("max_host_threads", max_host_threads,
+                spec("SystemC threads the SMs may start on demand, each carrying a line request "
+                     "(accurate mode) or an access that waits (fast mode); past it, requests "
+                     "wait for a thread, the same on every host. 0: what Linux's default "
+                     "vm.max_map_count (65530) leaves after the platform's own threads (28,420 "
+                     "for platforms/v100.yaml in accurate mode). Each thread takes two memory "
+                     "mappings: a run that needs more than the host's vm.max_map_count allows "
+                     "fails (docs/architecture.md, \"Host limits\")")
+                    .range(0, 1ull << 26));
     }
 
     void validate(config::checker& c) const

@@ -14,6 +14,11 @@ std::uint64_t threads_available(std::uint64_t max_maps, std::uint64_t maps_in_us
     return max_maps > used ? (max_maps - used) / maps_per_thread : 0;
 }
 
+std::uint64_t default_budget(std::uint64_t threads)
+{
+    return threads_available(default_max_maps, base_maps + threads * maps_per_thread);
+}
+
 namespace {
 
 /// Threads left; measured once, when a model first asks.
@@ -31,15 +36,41 @@ std::uint64_t measure()
     return threads_available(max_maps, in_use);
 }
 
+std::uint64_t budget = default_budget(0);
+std::uint64_t taken = 0;
+
 } // namespace
 
-bool take_thread()
+void set_thread_budget(std::uint64_t threads)
 {
-    static std::uint64_t left = measure();
-    if (left == 0)
-        return false;
-    --left;
-    return true;
+    budget = threads;
+}
+
+std::uint64_t thread_budget()
+{
+    return budget;
+}
+
+std::uint64_t threads_taken()
+{
+    return taken;
+}
+
+grant next_grant(std::uint64_t taken, std::uint64_t budget, std::uint64_t host)
+{
+    return taken >= budget ? grant::budget_spent
+           : taken >= host ? grant::host_spent
+                           : grant::thread;
+}
+
+grant take_thread()
+{
+    if (taken >= budget) // the host is not asked
+        return grant::budget_spent;
+    static const std::uint64_t host = measure();
+    const grant g = next_grant(taken, budget, host);
+    taken += g == grant::thread ? 1 : 0;
+    return g;
 }
 
 } // namespace vgpu::host_resources

@@ -1578,17 +1578,27 @@ void sm::hand_to_lsu(const lsu_job& job)
     if (!m_lsu_idle.empty()) {
         id = m_lsu_idle.back();
         m_lsu_idle.pop_back();
-    } else if (host_resources::take_thread()) {
+    } else if (const auto g = host_resources::take_thread(); g == host_resources::grant::thread) {
         id = spawn_lsu();
+    } else if (g == host_resources::grant::host_spent) {
+        // Waiting here would make the timing depend on the host: fail instead.
+        const std::string msg =
+            "the host's memory mappings (vm.max_map_count) allow no more SystemC threads after " +
+            std::to_string(host_resources::threads_taken()) + " of platform.max_host_threads (" +
+            std::to_string(host_resources::thread_budget()) +
+            "): raise vm.max_map_count or lower platform.max_host_threads "
+            "(docs/architecture.md, \"Host limits\")";
+        SC_REPORT_ERROR("vgpu/sm", msg.c_str());
+        return;
     } else {
-        // The host allows no more SystemC stacks (vm.max_map_count; docs/architecture.md,
-        // "Host limits"): the job waits for the next LSU thread to finish, in request order.
+        // platform.max_host_threads is spent (docs/architecture.md, "Host limits"): the job
+        // waits for the next LSU thread to finish, in request order.
         if (!m_lsu_budget_warned) {
             m_lsu_budget_warned = true;
             VGPU_WARN(m_log,
-                      "the host allows no more SystemC threads (vm.max_map_count): this SM "
-                      "keeps at most %zu line requests in flight, so timing differs from the "
-                      "model",
+                      "platform.max_host_threads (%llu) is spent: this SM keeps at most %zu "
+                      "line requests in flight, so timing differs from the model",
+                      static_cast<unsigned long long>(host_resources::thread_budget()),
                       m_lsu.size());
         }
         m_lsu_waiting.push_back(job);
@@ -1663,7 +1673,7 @@ void sm::lsu_thread(unsigned id)
     for (;;) {
         sc_core::wait(w.go);
         run_lsu_job(w.job, w);
-        while (!m_lsu_waiting.empty()) { // only when the host's thread budget is spent
+        while (!m_lsu_waiting.empty()) { // only when platform.max_host_threads is spent
             const lsu_job next = m_lsu_waiting.front();
             m_lsu_waiting.pop_front();
             run_lsu_job(next, w);

@@ -380,7 +380,7 @@ private:
     /// every one is busy, so they never bound memory-level parallelism: the L1's MSHRs do).
     std::vector<std::unique_ptr<lsu_worker>> m_lsu;
     std::vector<unsigned> m_lsu_idle;  ///< idle LSU threads
-    std::deque<lsu_job> m_lsu_waiting; ///< jobs past the host's thread budget (rare)
+    std::deque<lsu_job> m_lsu_waiting; ///< jobs past platform.max_host_threads (rare)
     unsigned m_busy_ops = 0;           ///< fast mode: LD/STs in LSU threads (page faults, waits)
     /// First cycle at which the SM's memory pipeline can send the next line request: it sends
     /// one per cycle, in instruction order, for all sub-cores (see issue_mem).

@@ -216,6 +216,34 @@ TEST_CASE("sm.lsu_threads is a simulator detail: stream in accurate mode with 2 
     CHECK(differ == 0);
 }
 
+// The budget of on-demand LSU threads is the configuration's (platform.max_host_threads), not
+// what the host's memory mappings leave: a run is the same on every host, with any allocator.
+// random_gather in accurate mode keeps up to 32 line requests per warp load in flight, each on
+// a thread: 8 threads for the 8 SMs of the default platform make every SM wait for threads.
+TEST_CASE("platform.max_host_threads bounds the LSU threads, the same on every host")
+{
+    cli_runner r("max_host_threads");
+    const std::string acc = "-s platform.timing.mode=accurate";
+    const nlohmann::json free = run(r, "random_gather", acc, "free");
+    const auto few = r.run("-w '" VGPU_SOURCE_DIR "/testbenches/workloads/random_gather.yaml' " +
+                           acc + " -s platform.max_host_threads=8 -o few");
+    INFO(few.out << few.err);
+    REQUIRE(few.code == 0); // the data are right; only the timing is the budget's
+    CHECK(few.err.find("platform.max_host_threads (8) is spent: this SM keeps at most") !=
+          std::string::npos);
+    const nlohmann::json limited = nlohmann::json::parse(r.read("few/stats.json"));
+    CHECK(kernel_ns(limited) > kernel_ns(free) * 1.05); // fewer requests in flight
+    // Twice the same budget: the same run, statistic by statistic.
+    const nlohmann::json again =
+        run(r, "random_gather", acc + " -s platform.max_host_threads=8", "again");
+    CHECK(kernel_ns(again) == kernel_ns(limited));
+    CHECK(again.at("stats").at("gpu.mem_requests") == limited.at("stats").at("gpu.mem_requests"));
+    // A budget above what the run needs changes nothing.
+    const nlohmann::json ample =
+        run(r, "random_gather", acc + " -s platform.max_host_threads=100000", "ample");
+    CHECK(kernel_ns(ample) == kernel_ns(free));
+}
+
 // instrumented (seed 002's trace buffers): each warp writes a record as a chain of stores to the
 // same lines, each waiting for the previous one, on a saturated cluster crossbar channel to
 // the NoC. Fast mode made every store of a chain at issue, annotated at the previous one's
