@@ -218,6 +218,10 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                      [this] { return sum_over_sms(&sm::sm::instructions); }),
       m_mem_requests(m_stats, "mem_requests", "count", "line requests of all SMs",
                      [this] { return sum_over_sms(&sm::sm::mem_requests); }),
+      m_lsu_budget_waits(m_stats, "lsu_budget_waits", "count",
+                         "line requests of all SMs that waited for an LSU thread because "
+                         "platform.max_host_threads was spent (timing then differs from the model)",
+                         [this] { return sum_over_sms(&sm::sm::lsu_budget_waits); }),
       m_tlb_hits(m_stats, "tlb_hits", "count",
                  "L1 TLB lookups that found their page, all SMs (data and instruction fetch; "
                  "0 with tlb.model ideal)",

@@ -121,6 +121,10 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
                            "groups (shader_trace.full_policy stall)"),
       m_atomics(m_stats, "atomics", "count",
                 "warp ATOM instructions (one request per executing lane, executed at the LLC)"),
+      m_lsu_budget_waits(m_stats, "lsu_budget_waits", "count",
+                         "line requests and waiting accesses that waited for an LSU thread "
+                         "because platform.max_host_threads was spent (timing then differs from "
+                         "the model)"),
       m_request_barrier_count(m_stats, "request_barrier_count", "warps",
                               "warps of this SM waiting at a barrier when an LD/ST line request "
                               "left it (gpu_extension::barrier_waiting; every request is "
@@ -1602,6 +1606,7 @@ void sm::hand_to_lsu(const lsu_job& job)
                       m_lsu.size());
         }
         m_lsu_waiting.push_back(job);
+        ++m_lsu_budget_waits;
         return;
     }
     lsu_worker& w = *m_lsu[id];

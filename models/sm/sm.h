@@ -67,8 +67,10 @@ public:
     /// Cycles LD/STs waited on page faults (from the first fault to completion, summed).
     std::uint64_t fault_stall_cycles() const { return m_fault_stall_cycles.value(); }
     std::uint64_t mem_requests() const { return m_mem_requests.value(); } ///< line requests
-    std::uint64_t loads() const { return m_loads.value(); }               ///< warp LD instructions
-    std::uint64_t stores() const { return m_stores.value(); }             ///< warp ST instructions
+    /// Jobs that waited for an LSU thread past platform.max_host_threads.
+    std::uint64_t lsu_budget_waits() const { return m_lsu_budget_waits.value(); }
+    std::uint64_t loads() const { return m_loads.value(); }   ///< warp LD instructions
+    std::uint64_t stores() const { return m_stores.value(); } ///< warp ST instructions
     std::uint64_t active_cycles() const { return m_active_cycles.value(); } ///< cycles with CTAs
     /// Cycles no warp could issue, mostly waiting for memory.
     std::uint64_t stall_memory() const { return m_stall_memory.value(); }
@@ -406,7 +408,7 @@ private:
         m_stall_barrier, m_stall_memory, m_barrier_wait_cycles, m_trace_events, m_issue_cycles,
         m_stall_structural, m_icache_hits, m_icache_misses, m_icache_pending_hits,
         m_icache_prefetches, m_memory_syncs, m_page_faults, m_fault_stall_cycles,
-        m_trace_stall_cycles, m_atomics;
+        m_trace_stall_cycles, m_atomics, m_lsu_budget_waits;
     unsigned m_trace_source = shader_trace::event_if::no_source; ///< this ISU's source id
     stats::average m_request_barrier_count;
     stats::formula m_ipc;

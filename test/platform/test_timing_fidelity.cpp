@@ -233,6 +233,9 @@ TEST_CASE("platform.max_host_threads bounds the LSU threads, the same on every h
           std::string::npos);
     const nlohmann::json limited = nlohmann::json::parse(r.read("few/stats.json"));
     CHECK(kernel_ns(limited) > kernel_ns(free) * 1.05); // fewer requests in flight
+    // The requests that waited are counted.
+    CHECK(limited.at("stats").at("gpu.lsu_budget_waits").get<double>() > 0);
+    CHECK(free.at("stats").at("gpu.lsu_budget_waits").get<double>() == 0);
     // Twice the same budget: the same run, statistic by statistic.
     const nlohmann::json again =
         run(r, "random_gather", acc + " -s platform.max_host_threads=8", "again");
