@@ -118,7 +118,7 @@ struct platform_config {
                 spec("SystemC threads the SMs may start on demand, each carrying a line request "
                      "(accurate mode) or an access that waits (fast mode); past it, requests "
                      "wait for a thread, the same on every host. 0: what Linux's default "
-                     "vm.max_map_count (65530) leaves after the platform's own threads (28,420 "
+                     "vm.max_map_count (65530) leaves after the platform's own threads (28,309 "
                      "for platforms/v100.yaml in accurate mode). Each thread takes two memory "
                      "mappings: a run that needs more than the host's vm.max_map_count allows "
                      "fails (docs/architecture.md, \"Host limits\")")
