@@ -336,8 +336,9 @@ private:
     // for the copy engine (the shadow thread and eviction threads share both).
     std::map<std::uint64_t, std::uint64_t> m_leaf;                ///< VPN -> leaf PTE address
     std::map<std::uint64_t, std::vector<std::uint8_t>> m_evicted; ///< VPN -> page contents
-    std::vector<std::vector<std::uint32_t>> m_staged;             ///< per buffer, or empty
-    std::set<std::uint64_t> m_read_only;                          ///< read_only VPNs
+    std::vector<reference_result> m_expected;         ///< per check, computed by load_memory
+    std::vector<std::vector<std::uint32_t>> m_staged; ///< per buffer, or empty
+    std::set<std::uint64_t> m_read_only;              ///< read_only VPNs
     std::vector<fault_entry> m_round; ///< the shadow thread's records of the current round
     sc_core::sc_mutex m_mm_lock, m_dma_lock;
 

@@ -1762,7 +1762,24 @@ std::vector<std::string> check_against_platform(const workload& wl, const platfo
     return errs;
 }
 
-reference_result expected_contents(const workload& wl, const check_decl& c)
+namespace {
+
+/// Buffers (indices) whose initial words check c's reference reads: its arguments, then the
+/// checked buffer; -1 for a name that is no buffer.
+std::vector<int> reference_inputs(const workload& wl, const check_decl& c)
+{
+    std::vector<int> in;
+    if (c.kind != check_kind::reference)
+        return in;
+    for (const auto& [arg, buf] : c.buffer_args)
+        in.push_back(wl.buffer_index(buf));
+    in.push_back(wl.buffer_index(c.buffer));
+    return in;
+}
+
+/// expected_contents of c; `words(b)` gives buffer b's initial words.
+template <typename Words>
+reference_result expected_with(const workload& wl, const check_decl& c, Words&& words)
 {
     const int bi = wl.buffer_index(c.buffer);
     if (bi < 0)
@@ -1775,12 +1792,45 @@ reference_result expected_contents(const workload& wl, const check_decl& c)
         const int i = wl.buffer_index(buf);
         if (i < 0)
             return {{}, "undefined buffer '" + buf + "'"};
-        const buffer_decl& b = wl.buffers[static_cast<std::size_t>(i)];
-        args.buffers[arg] = typed_buffer{b.type, initial_words(b)};
+        args.buffers[arg] = typed_buffer{wl.buffers[static_cast<std::size_t>(i)].type, words(i)};
     }
     for (const auto& [arg, v] : c.scalar_args)
         args.scalars[arg] = v;
-    return compute_reference(c.reference, args, typed_buffer{out.type, initial_words(out)});
+    return compute_reference(c.reference, args, typed_buffer{out.type, words(bi)});
+}
+
+} // namespace
+
+reference_result expected_contents(const workload& wl, const check_decl& c)
+{
+    return expected_with(
+        wl, c, [&](int b) { return initial_words(wl.buffers[static_cast<std::size_t>(b)]); });
+}
+
+std::vector<reference_result> expected_all(const workload& wl,
+                                           std::vector<std::vector<std::uint32_t>> initial)
+{
+    initial.resize(wl.buffers.size());
+    std::vector<unsigned> uses(wl.buffers.size(), 0); // reads still to come, per buffer
+    for (const check_decl& c : wl.checks)
+        for (int b : reference_inputs(wl, c))
+            if (b >= 0)
+                ++uses[static_cast<std::size_t>(b)];
+    std::vector<reference_result> out;
+    out.reserve(wl.checks.size());
+    for (const check_decl& c : wl.checks) {
+        // A check that stops at an undefined buffer leaves the later ones' words in place.
+        out.push_back(expected_with(wl, c, [&](int b) -> std::vector<std::uint32_t> {
+            const auto i = static_cast<std::size_t>(b);
+            std::vector<std::uint32_t>& w = initial[i];
+            if (w.empty() && wl.buffers[i].elements != 0)
+                w = initial_words(wl.buffers[i]);
+            if (--uses[i] == 0)
+                return std::move(w); // the last read: taken over
+            return w;                // read again later: a copy
+        }));
+    }
+    return out;
 }
 
 } // namespace vgpu::host

@@ -213,4 +213,11 @@ std::vector<std::string> check_against_platform(const workload& wl, const platfo
 /// The expected contents of check c's buffer, computed from the initial buffer contents.
 reference_result expected_contents(const workload& wl, const check_decl& c);
 
+/// expected_contents of every check, in order. `initial[b]`, when not empty, is buffer b's
+/// initial_words, taken instead of computing them again: the last check that needs a buffer
+/// takes its words over (a 64 MiB table is neither generated nor copied twice), earlier ones
+/// copy them.
+std::vector<reference_result> expected_all(const workload& wl,
+                                           std::vector<std::vector<std::uint32_t>> initial);
+
 } // namespace vgpu::host

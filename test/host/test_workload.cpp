@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <set>
 
@@ -206,6 +207,59 @@ TEST_CASE("every shipped workload computes its reference when run functionally",
         INFO(name);
         CHECK(run_functionally(wl) == std::vector<std::string>{});
     }
+}
+
+/// Words and error of two reference results agree.
+void same_result(const reference_result& a, const reference_result& b)
+{
+    CHECK(a.error == b.error);
+    CHECK(a.words == b.words);
+}
+
+TEST_CASE("expected_all: every check's reference, from given initial words or computed",
+          "[workload]")
+{
+    for (const char* name : shipped) {
+        INFO(name);
+        workload wl = load(dir + name + ".yaml");
+        // The same check twice: its buffers are read twice, copied first, taken over last.
+        if (!wl.checks.empty())
+            wl.checks.push_back(wl.checks.front());
+        std::vector<std::vector<std::uint32_t>> initial;
+        for (const buffer_decl& b : wl.buffers)
+            initial.push_back(initial_words(b));
+        const std::vector<reference_result> given = expected_all(wl, initial);
+        const std::vector<reference_result> computed = expected_all(wl, {});
+        REQUIRE(given.size() == wl.checks.size());
+        REQUIRE(computed.size() == wl.checks.size());
+        for (std::size_t i = 0; i < wl.checks.size(); ++i) {
+            const reference_result alone = expected_contents(wl, wl.checks[i]);
+            same_result(given[i], alone);
+            same_result(computed[i], alone);
+        }
+    }
+}
+
+TEST_CASE("expected_all: given words are what the references read", "[workload]")
+{
+    workload wl = load(dir + "vector_add.yaml");
+    std::vector<std::vector<std::uint32_t>> initial;
+    for (const buffer_decl& b : wl.buffers)
+        initial.push_back(initial_words(b));
+    // c = a + b: a changed input changes the expected output, so the given words are used.
+    const int a = wl.buffer_index("a");
+    REQUIRE(a >= 0);
+    auto& words = initial[static_cast<std::size_t>(a)];
+    REQUIRE(!words.empty());
+    const std::vector<reference_result> before = expected_all(wl, initial);
+    words[0] = f32_bits(bits_f32(words[0]) + 1.0f);
+    const std::vector<reference_result> after = expected_all(wl, initial);
+    REQUIRE(before.size() == 1);
+    REQUIRE(after.size() == 1);
+    REQUIRE(before[0].ok());
+    CHECK(after[0].words[0] != before[0].words[0]);
+    CHECK(
+        std::equal(after[0].words.begin() + 1, after[0].words.end(), before[0].words.begin() + 1));
 }
 
 TEST_CASE("a broken kernel is caught by its check in the functional run", "[workload]")
