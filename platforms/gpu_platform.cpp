@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iomanip>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -566,9 +568,16 @@ std::vector<bool> gpu_platform::sm_set(unsigned first, unsigned count) const
 int gpu_platform::take_mark()
 {
     std::vector<stats::number> values = stats::collect_numbers();
-    snapshot snap(values.size());
-    for (stats::number& v : values)
-        snap.emplace(std::move(v.name), v.value);
+    std::vector<std::size_t> at(values.size());
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        const auto [it, added] = m_mark_index.try_emplace(values[k].name, m_mark_names.size());
+        if (added)
+            m_mark_names.push_back(std::move(values[k].name));
+        at[k] = it->second;
+    }
+    snapshot snap(m_mark_names.size(), std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t k = values.size(); k-- > 0;) // of entries with one name, the first wins
+        snap[at[k]] = values[k].value;
     m_marks.push_back(std::move(snap));
     m_mark_host_seconds.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());
@@ -580,10 +589,13 @@ window_deltas gpu_platform::deltas(int start_mark, int end_mark, const std::vect
 {
     const snapshot& a = m_marks.at(static_cast<std::size_t>(start_mark));
     const snapshot& b = m_marks.at(static_cast<std::size_t>(end_mark));
+    // A statistic not collected at a mark counts as 0 there.
+    auto at = [](const snapshot& s, std::size_t i) {
+        return i < s.size() && !std::isnan(s[i]) ? s[i] : 0.0;
+    };
     auto delta = [&](const std::string& name) {
-        const auto ib = b.find(name);
-        const auto ia = a.find(name);
-        return (ib == b.end() ? 0.0 : ib->second) - (ia == a.end() ? 0.0 : ia->second);
+        const auto it = m_mark_index.find(name);
+        return it == m_mark_index.end() ? 0.0 : at(b, it->second) - at(a, it->second);
     };
     window_deltas d;
     d.window_ps = static_cast<double>(window.value());
@@ -626,11 +638,12 @@ window_deltas gpu_platform::deltas(int start_mark, int end_mark, const std::vect
     // Every shared resource (crossbar and NoC ports, links, LLC banks, DRAM channels) is on
     // the memory side and reports its occupied time as `<path>.busy_ps`.
     static const std::string suffix = ".busy_ps";
-    for (const auto& [name, value] : b) {
-        if (name.size() <= suffix.size() ||
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        const std::string& name = m_mark_names[i];
+        if (std::isnan(b[i]) || name.size() <= suffix.size() ||
             name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
             continue;
-        const double busy = value - (a.count(name) ? a.at(name) : 0.0);
+        const double busy = b[i] - at(a, i);
         if (busy > d.busiest_busy_ps || (busy == d.busiest_busy_ps && name < d.busiest)) {
             d.busiest_busy_ps = busy;
             d.busiest = name.substr(0, name.size() - suffix.size());

@@ -130,8 +130,11 @@ private:
     /// Sets the budget of on-demand SystemC threads (platform.max_host_threads; when 0, what
     /// the platform's own threads leave of Linux's default vm.max_map_count).
     void start_of_simulation() override;
-    /// Numeric statistics at one window boundary, by name.
-    using snapshot = std::unordered_map<std::string, double>;
+    /// Numeric statistics at one window boundary: [i] is the value of m_mark_names[i], NaN when
+    /// it was not collected then. Each name is kept once for all marks, so a mark costs 8 bytes
+    /// per statistic (a platform has tens of thousands; a workload may launch thousands of
+    /// kernels, two marks each).
+    using snapshot = std::vector<double>;
     /// Snapshots the statistics now (the driver's window marker); returns its index.
     int take_mark();
     /// Ends the simulation when the driver has finished with a failure (host.done).
@@ -149,6 +152,8 @@ private:
     std::vector<const l1::l1*> all_l1s() const;
 
     std::vector<snapshot> m_marks;
+    std::vector<std::string> m_mark_names;                     ///< every name a mark has held
+    std::unordered_map<std::string, std::size_t> m_mark_index; ///< m_mark_names' indices
     std::vector<double> m_mark_host_seconds; ///< host (steady) clock at each mark, seconds
 
     /// Sum of one SM statistic over every SM.
