@@ -567,17 +567,25 @@ std::vector<bool> gpu_platform::sm_set(unsigned first, unsigned count) const
 
 int gpu_platform::take_mark()
 {
-    std::vector<stats::number> values = stats::collect_numbers();
-    std::vector<std::size_t> at(values.size());
-    for (std::size_t k = 0; k < values.size(); ++k) {
-        const auto [it, added] = m_mark_index.try_emplace(values[k].name, m_mark_names.size());
-        if (added)
-            m_mark_names.push_back(std::move(values[k].name));
-        at[k] = it->second;
+    std::vector<double> values;
+    if (stats::layout_version() == m_layout_version) { // the same statistics: no names needed
+        values = stats::collect_values();
+    } else {
+        std::vector<stats::number> numbers = stats::collect_numbers();
+        m_layout.resize(numbers.size());
+        values.resize(numbers.size());
+        for (std::size_t k = 0; k < numbers.size(); ++k) {
+            const auto [it, added] = m_mark_index.try_emplace(numbers[k].name, m_mark_names.size());
+            if (added)
+                m_mark_names.push_back(std::move(numbers[k].name));
+            m_layout[k] = it->second;
+            values[k] = numbers[k].value;
+        }
+        m_layout_version = stats::layout_version();
     }
     snapshot snap(m_mark_names.size(), std::numeric_limits<double>::quiet_NaN());
     for (std::size_t k = values.size(); k-- > 0;) // of entries with one name, the first wins
-        snap[at[k]] = values[k].value;
+        snap[m_layout[k]] = values[k];
     m_marks.push_back(std::move(snap));
     m_mark_host_seconds.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count());

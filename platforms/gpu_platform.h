@@ -154,6 +154,10 @@ private:
     std::vector<snapshot> m_marks;
     std::vector<std::string> m_mark_names;                     ///< every name a mark has held
     std::unordered_map<std::string, std::size_t> m_mark_index; ///< m_mark_names' indices
+    /// For stats::collect_values() while stats::layout_version() is m_layout_version: the
+    /// index in m_mark_names of each value.
+    std::vector<std::size_t> m_layout;
+    std::uint64_t m_layout_version = ~std::uint64_t{0};
     std::vector<double> m_mark_host_seconds; ///< host (steady) clock at each mark, seconds
 
     /// Sum of one SM statistic over every SM.

@@ -18,6 +18,8 @@ std::vector<const group*>& live_groups()
     return groups;
 }
 
+std::uint64_t layout = 0; ///< layout_version()
+
 std::string join(const std::string& prefix, const std::string& name)
 {
     if (prefix.empty())
@@ -77,9 +79,9 @@ void counter::collect(const std::string& prefix, std::vector<entry>& out) const
     out.push_back({join(prefix, m_name), m_value, m_unit, m_desc});
 }
 
-void counter::numbers(const std::string& prefix, std::vector<number>& out) const
+void counter::numbers(number_sink& out) const
 {
-    out.push_back({join(prefix, m_name), static_cast<double>(m_value)});
+    out.add("", static_cast<double>(m_value));
 }
 
 void average::collect(const std::string& prefix, std::vector<entry>& out) const
@@ -90,12 +92,11 @@ void average::collect(const std::string& prefix, std::vector<entry>& out) const
     out.push_back({n + ".max", m_max, m_unit, "maximum of " + m_desc});
 }
 
-void average::numbers(const std::string& prefix, std::vector<number>& out) const
+void average::numbers(number_sink& out) const
 {
-    std::string n = join(prefix, m_name);
-    out.push_back({n + ".samples", static_cast<double>(m_count)});
-    out.push_back({n + ".max", m_max});
-    out.push_back({std::move(n), mean()});
+    out.add(".samples", static_cast<double>(m_count));
+    out.add(".max", m_max);
+    out.add("", mean());
 }
 
 histogram::histogram(group& g, std::string name, std::string unit, std::string desc,
@@ -124,11 +125,10 @@ void histogram::collect(const std::string& prefix, std::vector<entry>& out) cons
                    "mean of " + m_desc});
 }
 
-void histogram::numbers(const std::string& prefix, std::vector<number>& out) const
+void histogram::numbers(number_sink& out) const
 {
-    std::string n = join(prefix, m_name);
-    out.push_back({n + ".samples", static_cast<double>(m_count)});
-    out.push_back({std::move(n) + ".mean", m_count ? m_sum / static_cast<double>(m_count) : 0.0});
+    out.add(".samples", static_cast<double>(m_count));
+    out.add(".mean", m_count ? m_sum / static_cast<double>(m_count) : 0.0);
 }
 
 formula::formula(group& g, std::string name, std::string unit, std::string desc,
@@ -146,21 +146,29 @@ void formula::collect(const std::string& prefix, std::vector<entry>& out) const
     out.push_back({join(prefix, m_name), value, m_unit, m_desc});
 }
 
-void formula::numbers(const std::string& prefix, std::vector<number>& out) const
+void formula::numbers(number_sink& out) const
 {
     const double v = m_f();
-    out.push_back({join(prefix, m_name), std::isfinite(v) ? v : 0.0});
+    out.add("", std::isfinite(v) ? v : 0.0);
 }
 
 group::group(std::string path) : m_path(std::move(path))
 {
     live_groups().push_back(this);
+    ++layout;
 }
 
 group::~group()
 {
     auto& g = live_groups();
     g.erase(std::remove(g.begin(), g.end(), this), g.end());
+    ++layout;
+}
+
+void group::add(const stat* s)
+{
+    m_stats.push_back(s);
+    ++layout;
 }
 
 void group::collect(std::vector<entry>& out) const
@@ -171,8 +179,30 @@ void group::collect(std::vector<entry>& out) const
 
 void group::numbers(std::vector<number>& out) const
 {
+    struct named final : number_sink {
+        std::vector<number>& out;
+        std::string base;
+        explicit named(std::vector<number>& o) : out(o) {}
+        void add(const char* suffix, double value) override
+        {
+            out.push_back({base + suffix, value});
+        }
+    } sink(out);
+    for (const stat* s : m_stats) {
+        sink.base = join(m_path, s->name());
+        s->numbers(sink);
+    }
+}
+
+void group::values(std::vector<double>& out) const
+{
+    struct unnamed final : number_sink {
+        std::vector<double>& out;
+        explicit unnamed(std::vector<double>& o) : out(o) {}
+        void add(const char*, double value) override { out.push_back(value); }
+    } sink(out);
     for (const stat* s : m_stats)
-        s->numbers(m_path, out);
+        s->numbers(sink);
 }
 
 std::vector<number> collect_numbers()
@@ -181,6 +211,19 @@ std::vector<number> collect_numbers()
     for (const group* g : live_groups())
         g->numbers(out);
     return out;
+}
+
+std::vector<double> collect_values()
+{
+    std::vector<double> out;
+    for (const group* g : live_groups())
+        g->values(out);
+    return out;
+}
+
+std::uint64_t layout_version()
+{
+    return layout;
 }
 
 std::vector<entry> collect_all()

@@ -28,6 +28,16 @@ struct number {
 
 class group;
 
+/// Receives a statistic's numeric entries: each one's name after the statistic's own ("" for
+/// that one, ".samples", ...) and its value.
+class number_sink {
+public:
+    virtual void add(const char* suffix, double value) = 0;
+
+protected:
+    ~number_sink() = default;
+};
+
 /// Base of every statistic: registered in its group on construction.
 class stat {
 public:
@@ -37,9 +47,10 @@ public:
     stat& operator=(const stat&) = delete;
     /// Appends this statistic's entries under `prefix`.
     virtual void collect(const std::string& prefix, std::vector<entry>& out) const = 0;
-    /// Appends the numeric ones of those entries, named alike (a histogram's bucket array is
-    /// not a number).
-    virtual void numbers(const std::string& prefix, std::vector<number>& out) const = 0;
+    /// Passes the numeric ones of those entries to `out`, always in the same order (a
+    /// histogram's bucket array is not a number).
+    virtual void numbers(number_sink& out) const = 0;
+    const std::string& name() const { return m_name; }
 
 protected:
     std::string m_name, m_unit, m_desc;
@@ -61,7 +72,7 @@ public:
     }
     std::uint64_t value() const { return m_value; }
     void collect(const std::string& prefix, std::vector<entry>& out) const override;
-    void numbers(const std::string& prefix, std::vector<number>& out) const override;
+    void numbers(number_sink& out) const override;
 
 private:
     std::uint64_t m_value = 0;
@@ -81,7 +92,7 @@ public:
     std::uint64_t count() const { return m_count; }
     double mean() const { return m_count ? m_sum / static_cast<double>(m_count) : 0.0; }
     void collect(const std::string& prefix, std::vector<entry>& out) const override;
-    void numbers(const std::string& prefix, std::vector<number>& out) const override;
+    void numbers(number_sink& out) const override;
 
 private:
     std::uint64_t m_count = 0;
@@ -95,7 +106,7 @@ public:
               unsigned buckets);
     void sample(double v);
     void collect(const std::string& prefix, std::vector<entry>& out) const override;
-    void numbers(const std::string& prefix, std::vector<number>& out) const override;
+    void numbers(number_sink& out) const override;
 
 private:
     double m_width;
@@ -111,7 +122,7 @@ public:
             std::function<double()> f);
     double value() const { return m_f(); } ///< computed now
     void collect(const std::string& prefix, std::vector<entry>& out) const override;
-    void numbers(const std::string& prefix, std::vector<number>& out) const override;
+    void numbers(number_sink& out) const override;
 
 private:
     std::function<double()> m_f;
@@ -125,9 +136,10 @@ public:
     group(const group&) = delete;
     group& operator=(const group&) = delete;
     const std::string& path() const { return m_path; }
-    void add(const stat* s) { m_stats.push_back(s); }
+    void add(const stat* s);
     void collect(std::vector<entry>& out) const;
     void numbers(std::vector<number>& out) const;
+    void values(std::vector<double>& out) const; ///< the values of numbers(), in its order
 
 private:
     std::string m_path;
@@ -140,6 +152,11 @@ std::vector<entry> collect_all();
 /// The numeric entries of collect_all(), in no particular order: a cheap snapshot (no units,
 /// descriptions or sorting; a platform has tens of thousands of entries).
 std::vector<number> collect_numbers();
+/// The values of collect_numbers(), in the same order, without building their names: while
+/// layout_version() stays the same, [i] is the value of the same statistic every time.
+std::vector<double> collect_values();
+/// Changes whenever a group or a statistic is created or destroyed.
+std::uint64_t layout_version();
 /// {"name": value, ...} sorted by name.
 nlohmann::json to_json(const std::vector<entry>& entries);
 /// {"name": unit, ...}, one key per entry.

@@ -66,6 +66,42 @@ TEST_CASE("the numbers snapshot holds exactly the numeric entries of the dump")
     CHECK(got.size() == 8); // count, 3 of latency, 2 of sizes (not its buckets), ratio, nan
 }
 
+TEST_CASE("the values snapshot is the numbers snapshot's values, in its order")
+{
+    group g("top.g");
+    counter c(g, "count", "count", "a count");
+    average lat(g, "latency", "ns", "latency");
+    histogram h(g, "sizes", "bytes", "sizes", 10, 3);
+    formula f(g, "ratio", "ratio", "c / 4", [&] { return double(c.value()) / 4.0; });
+    group g2("top.h");
+    formula nan(g2, "nan", "ratio", "0/0", [] { return 0.0 / 0.0; });
+    const std::uint64_t layout = layout_version();
+    c += 7;
+    lat.sample(3);
+    lat.sample(8);
+    h.sample(12);
+    std::vector<double> expected;
+    for (const number& n : collect_numbers())
+        expected.push_back(n.value);
+    CHECK(collect_values() == expected);
+    CHECK(expected == std::vector<double>{7, 2, 8, 5.5, 1, 12, 1.75, 0});
+    // Values change, the layout does not; a new group or statistic changes it, and so does a
+    // group that is gone.
+    CHECK(layout_version() == layout);
+    std::uint64_t before = layout;
+    {
+        group more("top.more");
+        CHECK(layout_version() != before);
+        before = layout_version();
+        counter one(more, "one", "count", "one more");
+        CHECK(layout_version() != before);
+        CHECK(collect_values().size() == expected.size() + 1);
+        before = layout_version();
+    }
+    CHECK(layout_version() != before);
+    CHECK(collect_values() == expected);
+}
+
 TEST_CASE("a destroyed group leaves the registry")
 {
     {
