@@ -583,8 +583,8 @@ bool driver::load_memory()
     }
     if (!transfer(tlm::TLM_WRITE_COMMAND, pieces))
         return false;
-    // The checks' references, while the initial words are at hand (no host time in the
-    // simulation's clock; the words are not generated twice).
+    // The checks' references, while the initial words are at hand: run_checks does not
+    // generate them a second time (host time only; simulated time does not move).
     m_expected = expected_all(m_wl, std::move(words));
     m_qk.sync();
     m_load_time = sc_core::sc_time_stamp() - start;
