@@ -224,6 +224,10 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                          "line requests of all SMs that waited for an LSU thread because "
                          "platform.max_host_threads was spent (timing then differs from the model)",
                          [this] { return sum_over_sms(&sm::sm::lsu_budget_waits); }),
+      m_line_limit_waits(m_stats, "line_limit_waits", "count",
+                         "line requests of all SMs that waited in the LSU because "
+                         "sm.max_line_requests were in flight",
+                         [this] { return sum_over_sms(&sm::sm::line_limit_waits); }),
       m_tlb_hits(m_stats, "tlb_hits", "count",
                  "L1 TLB lookups that found their page, all SMs (data and instruction fetch; "
                  "0 with tlb.model ideal)",

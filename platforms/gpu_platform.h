@@ -169,8 +169,9 @@ private:
 
     const vgpu_config m_cfg;
     stats::group m_stats;
-    stats::formula m_instructions, m_mem_requests, m_lsu_budget_waits, m_tlb_hits, m_tlb_misses,
-        m_page_faults, m_fault_services, m_fault_batches, m_fault_stall_cycles, m_kernel_time;
+    stats::formula m_instructions, m_mem_requests, m_lsu_budget_waits, m_line_limit_waits,
+        m_tlb_hits, m_tlb_misses, m_page_faults, m_fault_services, m_fault_batches,
+        m_fault_stall_cycles, m_kernel_time;
     std::vector<tlb::tlb*> m_tlbs; ///< every SM's L1 TLB (owned by the clusters' stages)
     stats::formula m_active, m_issue_share, m_memory_share, m_alu_share, m_barrier_share;
 

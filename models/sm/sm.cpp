@@ -69,7 +69,7 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
       m_coalescer(line_bytes, 4), m_units(cfg.schedulers, cfg.unit_timings()), m_log(this->name()),
       m_issue(cfg.warp_slots), m_cta_slots(cfg.cta_slots), m_slots(cfg.cta_slots, cfg.warp_slots),
       m_barriers(cfg.warp_slots, cfg.cta_slots), m_watchdog(cfg.cta_slots, cfg.max_cta_cycles),
-      m_progs(cfg.cta_slots), m_stats(this->name()),
+      m_progs(cfg.cta_slots), m_line_limit(cfg.max_line_requests), m_stats(this->name()),
       m_instructions(m_stats, "instructions", "count", "warp-instructions issued"),
       m_lane_instructions(m_stats, "lane_instructions", "count",
                           "thread-instructions executed (active lanes with a true guard)"),
@@ -125,6 +125,11 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
                          "line requests and waiting accesses that waited for an LSU thread "
                          "because platform.max_host_threads was spent (timing then differs from "
                          "the model)"),
+      m_line_limit_waits(m_stats, "line_limit_waits", "count",
+                         "line requests of LD/ST/ATOM that waited in the LSU because "
+                         "sm.max_line_requests were in flight"),
+      m_line_limit_wait_cycles(m_stats, "line_limit_wait_cycles", "cycles",
+                               "cycles those line requests waited, summed over them"),
       m_request_barrier_count(m_stats, "request_barrier_count", "warps",
                               "warps of this SM waiting at a barrier when an LD/ST line request "
                               "left it (gpu_extension::barrier_waiting; every request is "
@@ -809,11 +814,13 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     // A warp's accesses to one line keep program order where one of them is a store: the
     // later waits in the LSU until the earlier completed (both modes, so that they agree).
     op.waits = 0;
+    op.behind = false;
     const std::uint64_t port = op.issue;
     for (unsigned j = 0; j < ws.ops.size(); ++j) {
         const mem_op& o = ws.ops[j];
         if (j == k || !(o.busy || o.end > op.issue) || !ordered(o, op))
             continue;
+        op.behind = true;
         if (o.busy)
             op.waits |= 1ull << j;
         else
@@ -842,6 +849,33 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     }
     op.end = op.issue;
     op.remaining = 0;
+    catch_up();
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    for (unsigned i = 0; i < op.lines.count; ++i) {
+        lsu_job job{static_cast<std::uint16_t>(slot), static_cast<std::uint16_t>(i),
+                    static_cast<std::uint8_t>(k)};
+        if (m_line_limit.limit() != 0 && !take_place(job)) {
+            // sm.max_line_requests are in flight: the request waits in the LSU and the SM
+            // makes it when its place is free (send_queued_lines), in time order with the
+            // other SMs' requests.
+            if (op.remaining++ == 0) {
+                op.busy = true;
+                ++m_busy_ops;
+            }
+            continue;
+        }
+        sc_core::sc_time delay = time_of(op.issue + i) - now;
+        auto f = do_line(slot, k, i, delay, m_line_bufs.data(), m_be_bufs.data());
+        m_line_limit.release(cycle_of(now + delay));
+        if (f)
+            wait_fault(job, std::move(f));
+    }
+    if (op.remaining == 0)
+        finish_mem(slot, k);
+}
+
+void sm::catch_up()
+{
     // Fast mode books shared resources in call order: an SM that ran ahead would take a
     // saturated port before SMs that reach it earlier in simulated time. Far ahead, it first
     // lets global time catch up (platform.timing.memory_quantum_ns).
@@ -852,25 +886,76 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
         m_qk.sync();
         ++m_memory_syncs;
     }
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    for (unsigned i = 0; i < op.lines.count; ++i) {
-        sc_core::sc_time delay = time_of(op.issue + i) - now;
-        if (auto f = do_line(slot, k, i, delay, m_line_bufs.data(), m_be_bufs.data())) {
-            // The page is being faulted in: an LSU thread waits for the host's answer and
-            // replays the line; the SM goes on issuing the other warps.
-            if (op.remaining++ == 0) {
-                op.busy = true;
-                ++m_busy_ops;
-                op.fault_cycle = op.issue + i;
+}
+
+bool sm::take_place(lsu_job& job)
+{
+    const std::uint64_t due = m_warps[job.slot].ops[job.op].issue + job.line;
+    std::optional<std::uint64_t> at;
+    if (m_line_queue.empty()) // requests take places in request order
+        at = m_line_limit.take(due);
+    if (at) {
+        job.not_before = *at;
+        job.counted = true;
+        if (m_clk.accurate || *at == due)
+            return true; // it goes (accurate mode: from *at on, in run_lsu_job)
+    }
+    m_line_queue.push_back(job);
+    return false;
+}
+
+void sm::wait_fault(lsu_job job, std::shared_ptr<tlm_bus::fault_wait> f)
+{
+    // The page is being faulted in: an LSU thread waits for the host's answer and replays the
+    // line; the SM goes on issuing the other warps.
+    mem_op& op = m_warps[job.slot].ops[job.op];
+    if (op.remaining++ == 0) {
+        op.busy = true;
+        ++m_busy_ops;
+    }
+    if (op.fault_cycle == 0)
+        op.fault_cycle = op.issue + job.line;
+    job.counted = false; // its place was given up when the fault was answered
+    job.fault = std::move(f);
+    hand_to_lsu(job);
+}
+
+void sm::send_queued_lines()
+{
+    while (!m_line_queue.empty()) {
+        lsu_job& front = m_line_queue.front();
+        const std::uint64_t due = m_warps[front.slot].ops[front.op].issue + front.line;
+        if (!front.counted) {
+            // Fast mode knows the completion of every request sent: a place is found.
+            const auto at = m_line_limit.take(due);
+            if (!at) {
+                SC_REPORT_ERROR("vgpu/sm", "no place for a line request (sm.max_line_requests)");
+                return;
             }
-            lsu_job job{static_cast<std::uint16_t>(slot), static_cast<std::uint16_t>(i),
-                        static_cast<std::uint8_t>(k)};
-            job.fault = std::move(f);
-            hand_to_lsu(job);
+            front.not_before = *at;
+            front.counted = true;
+        }
+        if (front.not_before > m_cycle)
+            return;
+        const lsu_job job = front;
+        m_line_queue.pop_front();
+        mem_op& op = m_warps[job.slot].ops[job.op];
+        if (job.not_before > due) {
+            ++m_line_limit_waits;
+            m_line_limit_wait_cycles += job.not_before - due;
+        }
+        catch_up();
+        const sc_core::sc_time at = time_of(job.not_before), now = sc_core::sc_time_stamp();
+        sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+        auto f = do_line(job.slot, job.op, job.line, delay, m_line_bufs.data(), m_be_bufs.data());
+        m_line_limit.release(cycle_of(now + delay));
+        if (f) {
+            --op.remaining; // wait_fault counts it again
+            wait_fault(job, std::move(f));
+        } else if (--op.remaining == 0) {
+            finish_mem(job.slot, job.op);
         }
     }
-    if (op.remaining == 0)
-        finish_mem(slot, k);
 }
 
 void sm::dispatch_mem(unsigned slot, unsigned k)
@@ -878,9 +963,32 @@ void sm::dispatch_mem(unsigned slot, unsigned k)
     // One LSU thread per line request, woken in request order (so the order in which the
     // requests reach the L1 does not depend on which thread takes which).
     const mem_op& op = m_warps[slot].ops[k];
-    for (unsigned i = 0; i < op.lines.count; ++i)
-        hand_to_lsu({static_cast<std::uint16_t>(slot), static_cast<std::uint16_t>(i),
-                     static_cast<std::uint8_t>(k)});
+    for (unsigned i = 0; i < op.lines.count; ++i) {
+        lsu_job job{static_cast<std::uint16_t>(slot), static_cast<std::uint16_t>(i),
+                    static_cast<std::uint8_t>(k)};
+        // Accurate mode, sm.max_line_requests: a request takes a place, or waits for one in
+        // request order (release_line). Fast mode calls this only for an access behind an
+        // earlier one of its warp, which is not limited.
+        if (m_line_limit.limit() != 0 && !op.behind && m_clk.accurate && !take_place(job))
+            continue;
+        hand_to_lsu(job);
+    }
+}
+
+void sm::release_line(std::uint64_t end)
+{
+    m_line_limit.release(end);
+    while (!m_line_queue.empty()) {
+        lsu_job& front = m_line_queue.front();
+        const auto at = m_line_limit.take(m_warps[front.slot].ops[front.op].issue + front.line);
+        if (!at)
+            return;
+        lsu_job job = front;
+        m_line_queue.pop_front();
+        job.not_before = *at;
+        job.counted = true;
+        hand_to_lsu(job);
+    }
 }
 
 std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsigned line,
@@ -1484,8 +1592,13 @@ void sm::issue_loop()
             }
         }
 
-        std::uint64_t ready = 0;
         std::uint64_t earliest = never;
+        if (!m_line_queue.empty() && !m_clk.accurate) {
+            send_queued_lines();
+            if (!m_line_queue.empty())
+                earliest = m_line_queue.front().not_before;
+        }
+        std::uint64_t ready = 0;
         stalls.clear();
         for (std::uint64_t m = m_live; m != 0; m &= m - 1) {
             const unsigned s = ctz64(m);
@@ -1550,7 +1663,8 @@ void sm::issue_loop()
         // barrier) are short and jump, as does a cycle in which a ready warp's unit is busy:
         // the SM has work as soon as the unit frees (a wait of a cycle or two in simulated
         // time cost the FFMA chain on the V100 platform a third of its host time).
-        // An access waiting for a page fault completes in an LSU thread, which wakes the SM.
+        // An access waiting for a page fault completes in an LSU thread, which wakes the SM;
+        // one waiting for a place (sm.max_line_requests) is made when target comes.
         const bool wait_memory =
             !structural && why == wait_reason::memory && (target != never || m_busy_ops != 0);
         if (!m_clk.accurate && target != never && !wait_memory)
@@ -1653,8 +1767,15 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
     }
     mem_op& op = m_warps[job.slot].ops[job.op];
     std::shared_ptr<tlm_bus::fault_wait> f = job.fault;
+    bool holds = false;    // it holds one of the sm.max_line_requests places until `end`
+    std::uint64_t end = 0; // cycle its first attempt completed
     if (!f) {
-        const sc_core::sc_time at = time_of(op.issue + job.line);
+        const std::uint64_t due = op.issue + job.line;
+        if (job.not_before > due) {
+            ++m_line_limit_waits;
+            m_line_limit_wait_cycles += job.not_before - due;
+        }
+        const sc_core::sc_time at = time_of(std::max(due, job.not_before));
         // Fast mode: the request is made at its time, so that it reaches the shared resources
         // in time order with the other SMs' requests (the targets never wait).
         if (!m_clk.accurate && at > sc_core::sc_time_stamp())
@@ -1662,6 +1783,12 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
         f = do_line(job.slot, job.op, job.line, delay, w.buf.data(), w.be.data());
+        end = cycle_of(sc_core::sc_time_stamp() + delay);
+        holds = job.counted;
+        if (holds && f) {
+            release_line(end); // a page fault gives its place up; the replay is not limited
+            holds = false;
+        }
     }
     if (f)
         replay_line(job.slot, job.op, job.line, std::move(f), w.buf.data(), w.be.data());
@@ -1669,6 +1796,13 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
         finish_mem(job.slot, job.op);
         ++m_wakeups;
         m_wake.notify(sc_core::SC_ZERO_TIME);
+    }
+    if (holds) {
+        // The place is free when the request completed (a target may annotate its end), as in
+        // fast mode.
+        if (time_of(end) > sc_core::sc_time_stamp())
+            sc_core::wait(time_of(end) - sc_core::sc_time_stamp());
+        release_line(end);
     }
 }
 

@@ -16,6 +16,7 @@
 #include "models/sm/core/function_units.h"
 #include "models/sm/core/icache.h"
 #include "models/sm/core/isa.h"
+#include "models/sm/core/line_limit.h"
 #include "models/sm/core/scoreboard.h"
 #include "models/sm/core/warp.h"
 #include "models/sm/core/warp_scheduler.h"
@@ -69,6 +70,7 @@ public:
     std::uint64_t mem_requests() const { return m_mem_requests.value(); } ///< line requests
     /// Jobs that waited for an LSU thread past platform.max_host_threads.
     std::uint64_t lsu_budget_waits() const { return m_lsu_budget_waits.value(); }
+    std::uint64_t line_limit_waits() const { return m_line_limit_waits.value(); }
     std::uint64_t loads() const { return m_loads.value(); }   ///< warp LD instructions
     std::uint64_t stores() const { return m_stores.value(); } ///< warp ST instructions
     std::uint64_t active_cycles() const { return m_active_cycles.value(); } ///< cycles with CTAs
@@ -141,6 +143,9 @@ private:
         bool busy = false;           ///< in LSU threads (accurate mode; a page fault in fast mode)
         std::uint64_t waits = 0;     ///< ops of the warp it must follow (bit = op), while busy
         std::uint64_t lines_sig = 0; ///< one bit per line address hash (overlap pre-check)
+        /// It follows an earlier access of its warp to one of its lines (a store among them):
+        /// its requests go when that one completed, outside sm.max_line_requests.
+        bool behind = false;
     };
 
     /// One warp slot.
@@ -209,6 +214,9 @@ private:
         /// Fast mode: the line page-faulted; wait for the host's answer, then replay it.
         std::shared_ptr<tlm_bus::fault_wait> fault;
         bool cdl = false; ///< accurate mode: read `line` of bulk CDL m_cdl_ops[slot]
+        /// Accurate mode: it holds one of the sm.max_line_requests places until it completes.
+        bool counted = false;
+        std::uint64_t not_before = 0; ///< cycle its place became free (it waited for one)
     };
 
     /// A bulk CDL in flight (the scheduling/execution core's state for one instruction).
@@ -268,6 +276,21 @@ private:
     unsigned spawn_lsu();
     /// Hands a job to an idle LSU thread (a new one if none is idle), woken in the next delta.
     void hand_to_lsu(const lsu_job& job);
+    // sm.max_line_requests (models/sm/README.md, "Line requests in flight").
+    /// A place for line request `job` (not_before and counted set), or false: it waits in
+    /// m_line_queue (fast mode: also when its place frees later than it is due).
+    bool take_place(lsu_job& job);
+    /// Accurate mode: a counted line request completed at cycle `end`; the oldest waiting ones
+    /// take the places that are free.
+    void release_line(std::uint64_t end);
+    /// Fast mode: makes the queued line requests whose place is free by m_cycle, in order.
+    void send_queued_lines();
+    /// Fast mode: lets global time catch up before a memory access when the SM is more than
+    /// platform.timing.memory_quantum_ns ahead.
+    void catch_up();
+    /// Fast mode: line request `job` page-faulted; an LSU thread waits for the host and
+    /// replays it.
+    void wait_fault(lsu_job job, std::shared_ptr<tlm_bus::fault_wait> f);
 
     sc_core::sc_time time_of(std::uint64_t cycle) const;
     std::uint64_t cycle_of(const sc_core::sc_time& t) const; ///< rounded up
@@ -383,7 +406,12 @@ private:
     std::vector<std::unique_ptr<lsu_worker>> m_lsu;
     std::vector<unsigned> m_lsu_idle;  ///< idle LSU threads
     std::deque<lsu_job> m_lsu_waiting; ///< jobs past platform.max_host_threads (rare)
-    unsigned m_busy_ops = 0;           ///< fast mode: LD/STs in LSU threads (page faults, waits)
+    /// sm.max_line_requests: the places of the line requests in flight.
+    line_limit m_line_limit;
+    /// Line requests waiting for a place (accurate mode) or for the cycle their place frees
+    /// (fast mode), in request order.
+    std::deque<lsu_job> m_line_queue;
+    unsigned m_busy_ops = 0; ///< fast mode: LD/STs in LSU threads (page faults, waits)
     /// First cycle at which the SM's memory pipeline can send the next line request: it sends
     /// one per cycle, in instruction order, for all sub-cores (see issue_mem).
     std::uint64_t m_line_port_free = 0;
@@ -408,7 +436,8 @@ private:
         m_stall_barrier, m_stall_memory, m_barrier_wait_cycles, m_trace_events, m_issue_cycles,
         m_stall_structural, m_icache_hits, m_icache_misses, m_icache_pending_hits,
         m_icache_prefetches, m_memory_syncs, m_page_faults, m_fault_stall_cycles,
-        m_trace_stall_cycles, m_atomics, m_lsu_budget_waits;
+        m_trace_stall_cycles, m_atomics, m_lsu_budget_waits, m_line_limit_waits,
+        m_line_limit_wait_cycles;
     unsigned m_trace_source = shader_trace::event_if::no_source; ///< this ISU's source id
     stats::average m_request_barrier_count;
     stats::formula m_ipc;

@@ -66,6 +66,7 @@ struct sm_config {
     unsigned fp_latency = 4;                    ///< cycles until an fp32 result can be read
     unsigned max_loads_per_warp = 8;            ///< loads (LD, CDL) a warp keeps in flight
     unsigned max_stores_per_warp = 8; ///< stores a warp keeps in flight (its store buffer)
+    unsigned max_line_requests = 0;   ///< line requests the SM keeps in flight (0: no limit)
     unsigned lsu_threads = 8; ///< accurate mode: LSU threads started at once (more on demand)
     byte_size icache_bytes{32 * 1024};  ///< instruction cache capacity (0: whole-program fetch)
     unsigned icache_ways = 4;           ///< instruction cache associativity
@@ -105,6 +106,14 @@ struct sm_config {
                 spec("stores a warp keeps in flight: a store does not block the warp; "
                      "outstanding stores drain before BAR, EXIT and MEMBAR")
                     .range(1, 32));
+        v.value("max_line_requests", max_line_requests,
+                spec("line requests of LD, ST and ATOM the SM keeps in flight at once: a "
+                     "request due while this many are in flight waits in the LSU, in request "
+                     "order, until one completes (as a memory pipeline stalls when its L1 "
+                     "cannot take another miss). Accesses that follow an earlier access of "
+                     "their warp to the same line (a store among them) and replays after a page "
+                     "fault are not limited. 0 = no limit")
+                    .range(0, 65536));
         v.value("lsu_threads", lsu_threads,
                 spec("accurate mode: LSU threads started with the SM; more start whenever every "
                      "one is busy, so this changes neither timing nor results (a simulator "

@@ -923,7 +923,7 @@ namespace {
 /// Done time of one CTA of one warp running `text` with parameter p = 0x20000 (4 KiB mapped,
 /// words i hold i); checks the word at p + 1024 against `expect`.
 sc_time run_memory_warp(const sm::sm_config& cfg, const std::string& text, std::uint32_t expect,
-                        bool accurate)
+                        bool accurate, std::uint64_t* line_limit_waits = nullptr)
 {
     bench tb(cfg, accurate);
     const std::uint32_t p = 0x20000;
@@ -937,6 +937,8 @@ sc_time run_memory_warp(const sm::sm_config& cfg, const std::string& text, std::
     REQUIRE(tb.cp.dones.size() == 1);
     REQUIRE(tb.cp.dones[0].d.status == cp::cta_status::ok);
     CHECK(tb.read32(p + 1024) == expect);
+    if (line_limit_waits)
+        *line_limit_waits = tb.sm.line_limit_waits();
     return tb.cp.dones[0].at;
 }
 
@@ -1008,6 +1010,32 @@ TEST_CASE("a warp keeps 4 independent loads in flight: one memory latency, not f
 TEST_CASE("a warp keeps 4 independent loads in flight: one memory latency, not four (accurate)")
 {
     four_loads_in_flight(true);
+}
+
+namespace {
+// sm.max_line_requests 2: the loads' requests are due at 4, 5, 6, 7; the third waits for the
+// first to complete (105) and the fourth for the second (106), so R4 arrives at 207. IADD R6 at
+// 207, R7 at 211; ST at 215 (nothing in flight then), complete at 316; end 317: 103 + 317 =
+// 420 ns (321 ns without the limit).
+void four_loads_two_requests_in_flight(bool accurate)
+{
+    auto cfg = default_cfg();
+    cfg.max_loads_per_warp = 4;
+    cfg.max_line_requests = 2;
+    std::uint64_t waits = 0;
+    CHECK(run_memory_warp(cfg, four_loads, 96, accurate, &waits) == sc_time(420, SC_NS));
+    CHECK(waits == 2);
+}
+} // namespace
+
+TEST_CASE("sm.max_line_requests: a request waits for one in flight to complete (fast)")
+{
+    four_loads_two_requests_in_flight(false);
+}
+
+TEST_CASE("sm.max_line_requests: a request waits for one in flight to complete (accurate)")
+{
+    four_loads_two_requests_in_flight(true);
 }
 
 TEST_CASE("one load entry per warp serialises the same loads: four memory latencies")
