@@ -940,10 +940,7 @@ void sm::send_queued_lines()
         const lsu_job job = front;
         m_line_queue.pop_front();
         mem_op& op = m_warps[job.slot].ops[job.op];
-        if (job.not_before > due) {
-            ++m_line_limit_waits;
-            m_line_limit_wait_cycles += job.not_before - due;
-        }
+        count_line_wait(due, job.not_before);
         catch_up();
         const sc_core::sc_time at = time_of(job.not_before), now = sc_core::sc_time_stamp();
         sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
@@ -972,6 +969,14 @@ void sm::dispatch_mem(unsigned slot, unsigned k)
         if (m_line_limit.limit() != 0 && !op.behind && m_clk.accurate && !take_place(job))
             continue;
         hand_to_lsu(job);
+    }
+}
+
+void sm::count_line_wait(std::uint64_t due, std::uint64_t at)
+{
+    if (at > due) {
+        ++m_line_limit_waits;
+        m_line_limit_wait_cycles += at - due;
     }
 }
 
@@ -1767,14 +1772,9 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
     }
     mem_op& op = m_warps[job.slot].ops[job.op];
     std::shared_ptr<tlm_bus::fault_wait> f = job.fault;
-    bool holds = false;    // it holds one of the sm.max_line_requests places until `end`
-    std::uint64_t end = 0; // cycle its first attempt completed
     if (!f) {
         const std::uint64_t due = op.issue + job.line;
-        if (job.not_before > due) {
-            ++m_line_limit_waits;
-            m_line_limit_wait_cycles += job.not_before - due;
-        }
+        count_line_wait(due, job.not_before);
         const sc_core::sc_time at = time_of(std::max(due, job.not_before));
         // Fast mode: the request is made at its time, so that it reaches the shared resources
         // in time order with the other SMs' requests (the targets never wait).
@@ -1783,12 +1783,10 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
         f = do_line(job.slot, job.op, job.line, delay, w.buf.data(), w.be.data());
-        end = cycle_of(sc_core::sc_time_stamp() + delay);
-        holds = job.counted;
-        if (holds && f) {
-            release_line(end); // a page fault gives its place up; the replay is not limited
-            holds = false;
-        }
+        // Its place is free from its completion on (a page fault gives it up when reported;
+        // the replay is not limited).
+        if (job.counted)
+            release_line(cycle_of(sc_core::sc_time_stamp() + delay));
     }
     if (f)
         replay_line(job.slot, job.op, job.line, std::move(f), w.buf.data(), w.be.data());
@@ -1796,13 +1794,6 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
         finish_mem(job.slot, job.op);
         ++m_wakeups;
         m_wake.notify(sc_core::SC_ZERO_TIME);
-    }
-    if (holds) {
-        // The place is free when the request completed (a target may annotate its end), as in
-        // fast mode.
-        if (time_of(end) > sc_core::sc_time_stamp())
-            sc_core::wait(time_of(end) - sc_core::sc_time_stamp());
-        release_line(end);
     }
 }
 

@@ -280,9 +280,11 @@ private:
     /// A place for line request `job` (not_before and counted set), or false: it waits in
     /// m_line_queue (fast mode: also when its place frees later than it is due).
     bool take_place(lsu_job& job);
-    /// Accurate mode: a counted line request completed at cycle `end`; the oldest waiting ones
-    /// take the places that are free.
+    /// Accurate mode: a counted line request completes at cycle `end` (its place is free from
+    /// then on); the oldest waiting requests take the places there are.
     void release_line(std::uint64_t end);
+    /// line_limit_waits and their cycles: a request due at `due` goes at `at`.
+    void count_line_wait(std::uint64_t due, std::uint64_t at);
     /// Fast mode: makes the queued line requests whose place is free by m_cycle, in order.
     void send_queued_lines();
     /// Fast mode: lets global time catch up before a memory access when the SM is more than

@@ -249,8 +249,8 @@ TEST_CASE("platform.max_host_threads bounds the LSU threads, the same on every h
 
 // sm.max_line_requests holds an SM's line requests in flight to a number, in both modes alike:
 // random_gather keeps up to 32 requests per warp load in flight, so 8 places make every SM
-// wait. Measured: 19,222 ns in accurate mode (10,470 ns without the limit); fast mode +1.4 /
-// -0.2 / -0.5 % at 0 / 100 / 1000 ns. Before fast mode made a request that waits for a place
+// wait. Measured: 19,211 ns in accurate mode (10,470 ns without the limit); fast mode +1.5 /
+// -0.1 / -0.4 % at 0 / 100 / 1000 ns. Before fast mode made a request that waits for a place
 // when its place frees, in time order with the other SMs' requests, instead of at once with a
 // later annotated time, it was +20 %.
 TEST_CASE("fidelity: random_gather with sm.max_line_requests 8 in fast mode is within 5 % of "
