@@ -29,13 +29,17 @@ public:
     {
         if (m_limit == 0)
             return due;
-        if (m_held + m_free.size() < m_limit) { // a place never used yet
+        // Places free by `due` are as good as unused ones: forget their cycles, so the heap
+        // holds only the completions still ahead (a few while the limit is not reached).
+        while (!m_free.empty() && m_free.top() <= due)
+            m_free.pop();
+        if (m_held + m_free.size() < m_limit) { // a place free at `due`
             ++m_held;
             return due;
         }
         if (m_free.empty())
             return std::nullopt;
-        const std::uint64_t at = std::max(due, m_free.top());
+        const std::uint64_t at = m_free.top(); // later than due
         m_free.pop();
         ++m_held;
         return at;
@@ -55,7 +59,8 @@ public:
 private:
     unsigned m_limit;
     unsigned m_held = 0;
-    /// Cycles from which the released places are free (at most limit - held of them).
+    /// Cycles from which released places are free, those still ahead of the last take (at most
+    /// limit - held of them); the other places are free.
     std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> m_free;
 };
 
