@@ -745,7 +745,7 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
         ws.ops.emplace_back(); // a fresh entry is free, as the ones not yet added would be
     }
     mem_op& op = ws.ops[k];
-    op.lines = m_coalescer.coalesce(a.lane_mask, a.addr);
+    m_coalescer.coalesce_into(a.lane_mask, a.addr.data(), op.lines);
     if (op.lines.misaligned) {
         fault_cta(ws.cta, slot, r.pc, a.addr[ctz64(op.lines.misaligned)], "misaligned access");
         return;

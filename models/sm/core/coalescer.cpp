@@ -24,9 +24,11 @@ coalescer::coalescer(unsigned line_bytes, unsigned access_bytes)
                                     ") must be powers of two with access_bytes <= line_bytes");
 }
 
-coalescer::result coalescer::coalesce(std::uint32_t active, const std::uint32_t* lane_addr) const
+void coalescer::coalesce_into(std::uint32_t active, const std::uint32_t* lane_addr,
+                              result& r) const
 {
-    result r;
+    r.count = 0;
+    r.misaligned = 0;
     const std::uint32_t offset_mask = m_line_bytes - 1;
     unsigned last = 0; // neighbouring lanes usually share a line: try the last match first
     for (unsigned l = 0; l < lanes; ++l) {
@@ -55,7 +57,6 @@ coalescer::result coalescer::coalesce(std::uint32_t active, const std::uint32_t*
         q.bytes = end - q.offset;
         q.lane_mask |= bit;
     }
-    return r;
 }
 
 } // namespace vgpu::sm

@@ -38,7 +38,16 @@ public:
     unsigned access_bytes() const { return m_access_bytes; } ///< bytes accessed per lane
 
     /// Coalesces the lanes set in active; lane_addr[l] is lane l's byte address (32 entries).
-    result coalesce(std::uint32_t active, const std::uint32_t* lane_addr) const;
+    result coalesce(std::uint32_t active, const std::uint32_t* lane_addr) const
+    {
+        result r;
+        coalesce_into(active, lane_addr, r);
+        return r;
+    }
+    /// As above, into r: writes r.count, r.misaligned and r.requests[0..count) only (an SM's
+    /// memory instruction entries are many and cold in the host's caches; the other entries
+    /// stay as they were).
+    void coalesce_into(std::uint32_t active, const std::uint32_t* lane_addr, result& r) const;
     /// As above, with the addresses as an array.
     result coalesce(std::uint32_t active, const std::array<std::uint32_t, lanes>& lane_addr) const
     {
