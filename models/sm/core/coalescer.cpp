@@ -24,8 +24,7 @@ coalescer::coalescer(unsigned line_bytes, unsigned access_bytes)
                                     ") must be powers of two with access_bytes <= line_bytes");
 }
 
-void coalescer::coalesce_into(std::uint32_t active, const std::uint32_t* lane_addr,
-                              result& r) const
+void coalescer::coalesce_into(std::uint32_t active, const std::uint32_t* lane_addr, result& r) const
 {
     r.count = 0;
     r.misaligned = 0;
