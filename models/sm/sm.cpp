@@ -1586,6 +1586,10 @@ void sm::issue_loop()
             }
             m_watchdog.refresh();
         }
+        // Fast mode: the line requests whose place has freed by now go first; the last one of a
+        // CTA whose warps have all exited may end it (check_ctas).
+        if (!m_line_queue.empty() && !m_clk.accurate)
+            send_queued_lines();
         if (m_check)
             check_ctas();
         if (m_live == 0 && m_slots.pending().empty()) {
@@ -1597,12 +1601,8 @@ void sm::issue_loop()
             }
         }
 
-        std::uint64_t earliest = never;
-        if (!m_line_queue.empty() && !m_clk.accurate) {
-            send_queued_lines();
-            if (!m_line_queue.empty())
-                earliest = m_line_queue.front().not_before;
-        }
+        std::uint64_t earliest =
+            m_line_queue.empty() || m_clk.accurate ? never : m_line_queue.front().not_before;
         std::uint64_t ready = 0;
         stalls.clear();
         for (std::uint64_t m = m_live; m != 0; m &= m - 1) {

@@ -188,6 +188,14 @@ def bw_l1(p, case):
             "l1.lines_per_cycle x l1.line_bytes per core cycle (one SM)")
 
 
+def bw_line_limit(p, case):
+    """sm.max_line_requests places, each held for a whole line's LLC-hit round trip."""
+    s = p.line
+    trip = p.l1_hit() + p.xbar_req() + p.noc_req() + p.llc_hit(s) + p.noc_rsp(s) + p.xbar_rsp(s)
+    return (p.c.num("sm.max_line_requests") * s / p.to_core(trip),
+            "sm.max_line_requests x l1.line_bytes per whole-line LLC hit round trip")
+
+
 def line_path(p, case):
     """Peak of whole-line reads on the case's path: the least capacity of its resources."""
     c, v = p.c, case["vars"]
@@ -254,6 +262,10 @@ CASES = [
          vars={"lines": 128, "step": 512, "threads": 512}, slices=1, banks=1,
          implied=line_path, ctest=True, bytes="llc_responses",
          sets=["noc.response_width_bytes=128", "noc.xbar_response_width_bytes=128"]),
+    # One SM, lines the LLC holds, 8 line requests in flight (sm.max_line_requests).
+    dict(name="line_limit", workload="lines.yaml", kind="bandwidth", var="passes", runs=(2, 6),
+         vars={"lines": 2048, "sms": 1, "ctas": 1}, implied=bw_line_limit, ctest=True,
+         bytes="llc_responses", sets=["sm.max_line_requests=8"]),
     dict(name="remote_rw", workload="remote_rw.yaml", kind="ratio", var="passes", runs=(2, 6),
          vars={}, config=MCM4, ctest=True),
 ]
