@@ -214,9 +214,9 @@ private:
         /// Fast mode: the line page-faulted; wait for the host's answer, then replay it.
         std::shared_ptr<tlm_bus::fault_wait> fault;
         bool cdl = false; ///< accurate mode: read `line` of bulk CDL m_cdl_ops[slot]
-        /// Accurate mode: it holds one of the sm.max_line_requests places until it completes.
+        /// It holds one of the sm.max_line_requests places until it is answered.
         bool counted = false;
-        std::uint64_t not_before = 0; ///< cycle its place became free (it waited for one)
+        std::uint64_t not_before = 0; ///< with a place: the cycle it may go (the place is free)
     };
 
     /// A bulk CDL in flight (the scheduling/execution core's state for one instruction).
@@ -413,7 +413,8 @@ private:
     /// Line requests waiting for a place (accurate mode) or for the cycle their place frees
     /// (fast mode), in request order.
     std::deque<lsu_job> m_line_queue;
-    unsigned m_busy_ops = 0; ///< fast mode: LD/STs in LSU threads (page faults, waits)
+    /// Fast mode: LD/STs in LSU threads (page faults, waits) or with requests in m_line_queue.
+    unsigned m_busy_ops = 0;
     /// First cycle at which the SM's memory pipeline can send the next line request: it sends
     /// one per cycle, in instruction order, for all sub-cores (see issue_mem).
     std::uint64_t m_line_port_free = 0;

@@ -13,8 +13,8 @@ namespace vgpu::sm {
 
 /// `limit` places, each free from a cycle on, or held by a request whose completion is not yet
 /// known. Requests take places in request order, each at or after the one before; a request
-/// takes the place that frees first. Both timing modes use it: fast mode releases a place as
-/// soon as the request's completion is computed, accurate mode when it completes.
+/// takes the place that frees first. Both timing modes use it alike: a place is released when
+/// its request is answered, free from the request's completion cycle on.
 class line_limit {
 public:
     /// limit: requests in flight at once (0: no limit).
