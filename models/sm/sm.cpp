@@ -501,8 +501,8 @@ void sm::start_cta(int ci)
         if (const instruction* first = ws.w->next())
             set_unit(s, unit_of(first->op));
         ws.board.reset();
-        for (mem_op& o : ws.ops) // the previous warp's accesses are complete
-            o.end = 0;
+        for (auto& o : ws.ops) // the previous warp's accesses are complete
+            o->end = 0;
         ws.start = ready;
         ws.issued = 0;
         ws.prog_va = l.prog_addr;
@@ -727,7 +727,7 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     cta_slot& c = m_cta_slots[ws.cta];
     // An entry not in flight; the scoreboard's limits leave one (loads + stores < entries).
     unsigned k = 0;
-    while (k < ws.ops.size() && (ws.ops[k].busy || ws.ops[k].end > m_cycle))
+    while (k < ws.ops.size() && (ws.ops[k]->busy || ws.ops[k]->end > m_cycle))
         ++k;
     if (k == ws.ops.size()) {
         if (k == m_cfg.max_loads_per_warp + m_cfg.max_stores_per_warp) {
@@ -735,16 +735,14 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
                             "no free memory-instruction entry (scoreboard limits broken)");
             return;
         }
-        // Entries are added as the warps of this slot need them: most slots never use most of
-        // theirs, and a platform has thousands of slots (reserving them all at construction
-        // touched tens of megabytes). The storage is reserved whole at the first entry, so
-        // adding one never moves the others (an LSU thread holds a reference across its
-        // access).
-        if (k == 0)
-            ws.ops.reserve(m_cfg.max_loads_per_warp + m_cfg.max_stores_per_warp);
-        ws.ops.emplace_back(); // a fresh entry is free, as the ones not yet added would be
+        // Entries are added one at a time as the warps of this slot need them: most slots use
+        // few (a streaming kernel's warp three of 16), and a platform has thousands of slots.
+        // Each entry is allocated alone, so adding one never moves another (an LSU thread
+        // holds a reference across its access) and the entries a kernel uses lie close
+        // together in host memory.
+        ws.ops.push_back(std::make_unique<mem_op>()); // a fresh entry is free
     }
-    mem_op& op = ws.ops[k];
+    mem_op& op = *ws.ops[k];
     m_coalescer.coalesce_into(a.lane_mask, a.addr.data(), op.lines);
     if (op.lines.misaligned) {
         fault_cta(ws.cta, slot, r.pc, a.addr[ctz64(op.lines.misaligned)], "misaligned access");
@@ -817,7 +815,7 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     op.behind = false;
     const std::uint64_t port = op.issue;
     for (unsigned j = 0; j < ws.ops.size(); ++j) {
-        const mem_op& o = ws.ops[j];
+        const mem_op& o = *ws.ops[j];
         if (j == k || !(o.busy || o.end > op.issue) || !ordered(o, op))
             continue;
         op.behind = true;
@@ -890,7 +888,7 @@ void sm::catch_up()
 
 bool sm::take_place(lsu_job& job)
 {
-    const std::uint64_t due = m_warps[job.slot].ops[job.op].issue + job.line;
+    const std::uint64_t due = m_warps[job.slot].ops[job.op]->issue + job.line;
     std::optional<std::uint64_t> at;
     if (m_line_queue.empty()) // requests take places in request order
         at = m_line_limit.take(due);
@@ -908,7 +906,7 @@ void sm::wait_fault(lsu_job job, std::shared_ptr<tlm_bus::fault_wait> f)
 {
     // The page is being faulted in: an LSU thread waits for the host's answer and replays the
     // line; the SM goes on issuing the other warps.
-    mem_op& op = m_warps[job.slot].ops[job.op];
+    mem_op& op = *m_warps[job.slot].ops[job.op];
     if (op.remaining++ == 0) {
         op.busy = true;
         ++m_busy_ops;
@@ -924,7 +922,7 @@ void sm::send_queued_lines()
 {
     while (!m_line_queue.empty()) {
         lsu_job& front = m_line_queue.front();
-        const std::uint64_t due = m_warps[front.slot].ops[front.op].issue + front.line;
+        const std::uint64_t due = m_warps[front.slot].ops[front.op]->issue + front.line;
         if (!front.counted) {
             // Fast mode knows the completion of every request sent: a place is found.
             const auto at = m_line_limit.take(due);
@@ -939,7 +937,7 @@ void sm::send_queued_lines()
             return;
         const lsu_job job = front;
         m_line_queue.pop_front();
-        mem_op& op = m_warps[job.slot].ops[job.op];
+        mem_op& op = *m_warps[job.slot].ops[job.op];
         count_line_wait(due, job.not_before);
         catch_up();
         const sc_core::sc_time at = time_of(job.not_before), now = sc_core::sc_time_stamp();
@@ -959,7 +957,7 @@ void sm::dispatch_mem(unsigned slot, unsigned k)
 {
     // One LSU thread per line request, woken in request order (so the order in which the
     // requests reach the L1 does not depend on which thread takes which).
-    const mem_op& op = m_warps[slot].ops[k];
+    const mem_op& op = *m_warps[slot].ops[k];
     for (unsigned i = 0; i < op.lines.count; ++i) {
         lsu_job job{static_cast<std::uint16_t>(slot), static_cast<std::uint16_t>(i),
                     static_cast<std::uint8_t>(k)};
@@ -985,7 +983,7 @@ void sm::release_line(std::uint64_t end)
     m_line_limit.release(end);
     while (!m_line_queue.empty()) {
         lsu_job& front = m_line_queue.front();
-        const auto at = m_line_limit.take(m_warps[front.slot].ops[front.op].issue + front.line);
+        const auto at = m_line_limit.take(m_warps[front.slot].ops[front.op]->issue + front.line);
         if (!at)
             return;
         lsu_job job = front;
@@ -1001,7 +999,7 @@ std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsi
                                                  std::uint8_t* be)
 {
     warp_slot& ws = m_warps[slot];
-    mem_op& op = ws.ops[k];
+    mem_op& op = *ws.ops[k];
     const coalescer::request& req = op.lines.requests[line];
     const std::uint64_t va = req.line_addr + req.offset;
     const unsigned len = req.bytes;
@@ -1064,7 +1062,7 @@ std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsi
 void sm::replay_line(unsigned slot, unsigned k, unsigned line,
                      std::shared_ptr<tlm_bus::fault_wait> f, std::uint8_t* buf, std::uint8_t* be)
 {
-    mem_op& op = m_warps[slot].ops[k]; // ops never move (reserved whole)
+    mem_op& op = *m_warps[slot].ops[k]; // entries never move
     while (f) {
         if (op.fault_cycle == 0)
             op.fault_cycle = std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp()));
@@ -1097,7 +1095,7 @@ void sm::finish_mem(unsigned slot, unsigned k)
 {
     warp_slot& ws = m_warps[slot];
     cta_slot& c = m_cta_slots[ws.cta];
-    mem_op& op = ws.ops[k];
+    mem_op& op = *ws.ops[k];
     --c.outstanding;
     ws.board.memory_done(op.store, op.end);
     if (op.busy) {
@@ -1107,7 +1105,7 @@ void sm::finish_mem(unsigned slot, unsigned k)
         // Accesses of this warp that waited for this one may go when it completed (op.end,
         // which may lie beyond now: a target can annotate the end of its response).
         for (unsigned j = 0; j < ws.ops.size(); ++j) {
-            mem_op& o = ws.ops[j];
+            mem_op& o = *ws.ops[j];
             if (!o.busy || !(o.waits >> k & 1))
                 continue;
             o.issue = std::max(o.issue, op.end);
@@ -1770,7 +1768,7 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
             m_fetch_done.notify(sc_core::SC_ZERO_TIME);
         return;
     }
-    mem_op& op = m_warps[job.slot].ops[job.op];
+    mem_op& op = *m_warps[job.slot].ops[job.op];
     std::shared_ptr<tlm_bus::fault_wait> f = job.fault;
     if (!f) {
         const std::uint64_t due = op.issue + job.line;

@@ -163,8 +163,8 @@ private:
         std::uint64_t fetch_line = never;      ///< line of its next instruction, looked up
         std::uint64_t fetch_ready = 0;         ///< cycle fetch_line arrives (never: not known yet)
         /// Its memory instructions (in flight or done); grows up to sm.max_loads_per_warp +
-        /// sm.max_stores_per_warp entries, never moved.
-        std::vector<mem_op> ops;
+        /// sm.max_stores_per_warp entries, each allocated alone (never moved).
+        std::vector<std::unique_ptr<mem_op>> ops;
     };
 
     /// The part of a warp slot that the issue loop reads every cycle, apart from warp_slot
