@@ -102,6 +102,20 @@ void sparse_store::read(std::uint64_t addr, void* dst, std::uint64_t len) const
     }
 }
 
+void sparse_store::prefetch(std::uint64_t addr, std::uint64_t len) const
+{
+    if (len == 0)
+        return;
+    const std::uint8_t* p = find(addr / page_bytes);
+    if (!p)
+        return;
+    // Host cache lines of 64 bytes, within the page.
+    const std::uint64_t off = addr % page_bytes;
+    const std::uint64_t end = std::min(page_bytes, off + len);
+    for (std::uint64_t o = off & ~std::uint64_t{63}; o < end; o += 64)
+        __builtin_prefetch(p + o);
+}
+
 void sparse_store::write(std::uint64_t addr, const void* src, std::uint64_t len)
 {
     const auto* in = static_cast<const std::uint8_t*>(src);

@@ -19,6 +19,9 @@ public:
     void write(std::uint64_t addr, const void* src, std::uint64_t len);
     /// The page holding `addr`, allocated (zeroed) if needed; for DMI.
     std::uint8_t* page(std::uint64_t addr);
+    /// Asks the host to bring [addr, addr + len) into its caches ahead of a read (a hint: no
+    /// effect on contents).
+    void prefetch(std::uint64_t addr, std::uint64_t len) const;
     /// Pages allocated so far.
     std::size_t pages() const { return m_pages; }
 

@@ -115,24 +115,34 @@ void dram::b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& dela
     unsigned char* data = gp.get_data_ptr();
     const unsigned char* be = gp.get_byte_enable_ptr();
     const unsigned be_len = gp.get_byte_enable_length();
-    // Data moves on entry, before any wait of accurate mode, so the store always holds the
-    // result of the transactions in the order they reached the controller.
-    if (gp.is_read()) {
-        tlm_bus::for_each_run(len, be, be_len, 0, [&](unsigned off, unsigned n) {
-            m_store.read(offset + off, data + off, n);
-        });
-        ++m_reads;
-        m_bytes_read += len;
-    } else {
-        tlm_bus::for_each_run(len, be, be_len, 0, [&](unsigned off, unsigned n) {
-            m_store.write(offset + off, data + off, n);
-        });
-        ++m_writes;
-        m_bytes_written += len;
-    }
+    // Data moves before any wait of accurate mode, so the store always holds the result of the
+    // transactions in the order they reached the controller. Fast mode never waits: the data
+    // moves after the timing, which has the host fetch the store's lines meanwhile.
+    auto move_data = [&] {
+        if (gp.is_read()) {
+            tlm_bus::for_each_run(len, be, be_len, 0, [&](unsigned off, unsigned n) {
+                m_store.read(offset + off, data + off, n);
+            });
+            ++m_reads;
+            m_bytes_read += len;
+        } else {
+            tlm_bus::for_each_run(len, be, be_len, 0, [&](unsigned off, unsigned n) {
+                m_store.write(offset + off, data + off, n);
+            });
+            ++m_writes;
+            m_bytes_written += len;
+        }
+    };
     // The channel, bank and row of the first byte time the whole access.
     const dram_address a = m_map.decode(offset);
-    m_channels[a.channel]->access(a.bank, a.row, len, gp.is_write(), delay);
+    if (m_clk.accurate) {
+        move_data();
+        m_channels[a.channel]->access(a.bank, a.row, len, gp.is_write(), delay);
+    } else {
+        m_store.prefetch(offset, len);
+        m_channels[a.channel]->access(a.bank, a.row, len, gp.is_write(), delay);
+        move_data();
+    }
     gp.set_dmi_allowed(dmi_active());
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }

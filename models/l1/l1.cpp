@@ -418,6 +418,8 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
     std::uint8_t* buf = take_buffer();
     copy_valid(line, sectors, buf);
     const int partner = borrow_partner(arrival); // the class when the request arrived
+    if (!m_core.array().probe(line))
+        m_core.array().prefetch_victim(line); // install() replaces it after the fetch
     const tlm::tlm_response_status status = fetch(line, t.fetch, buf, ext, d, partner);
     std::uint64_t ready = sc_core::sc_time_stamp().value() + d.value();
     if (status == tlm::TLM_OK_RESPONSE) {

@@ -149,3 +149,27 @@ TEST_CASE("cache_array: every line used takes what the host-memory estimate coun
     CHECK(grown <= shadow_factor * estimate + (1 << 20));
     CHECK(grown >= 0.9 * estimate);
 }
+
+TEST_CASE("cache_array: prefetch_victim takes no entry and changes neither the victim nor a line")
+{
+    cache_array a(2, 2, 64, {}, 16);
+    const std::vector<std::uint8_t> line(64, 0x3c);
+    // Set 0 holds 0x00 (older) and 0x80 (newer); set 1 is empty.
+    a.allocate(0x00);
+    a.fill(0x00, line.data());
+    a.allocate(0x80);
+    a.fill(0x80, line.data());
+    a.set_ready(0x80, a.all_sectors(), 9);
+    a.prefetch_victim(0x100); // set 0: the LRU line 0x00
+    a.prefetch_victim(0x40);  // set 1: the pool's next entry, not taken
+    CHECK(a.entries_used() == 2);
+    CHECK(a.valid_count() == 2);
+    CHECK(a.ready(0x80, a.all_sectors()) == 9);
+    // The LRU line is still the one replaced.
+    const cache_array::victim v = a.allocate(0x100);
+    CHECK(v.valid);
+    CHECK(v.line_addr == 0x00);
+    CHECK(std::vector<std::uint8_t>(v.data, v.data + 64) == line);
+    a.allocate(0x40);
+    CHECK(a.entries_used() == 3);
+}

@@ -109,3 +109,18 @@ TEST_CASE("sparse store: a buffer written in address order reads back whole acro
         CHECK(b == 0);
     CHECK(s.pages() == (start + bytes - 1) / 4096 - start / 4096 + 1 + 2);
 }
+
+TEST_CASE("sparse store: a prefetch allocates nothing and changes no byte")
+{
+    sparse_store s;
+    s.prefetch(0x40000, 128); // no page there: nothing to bring in, and none is made
+    CHECK(s.pages() == 0);
+    const std::uint64_t v = 0x0102030405060708;
+    s.write(0x40000 + 4090, &v, 8);  // across a page boundary
+    s.prefetch(0x40000 + 4000, 200); // to the page's end only
+    s.prefetch(0x40000 + 4096, 0);
+    CHECK(s.pages() == 2);
+    std::uint64_t got = 0;
+    s.read(0x40000 + 4090, &got, 8);
+    CHECK(got == v);
+}

@@ -328,6 +328,21 @@ std::size_t cache_array::lru_slot(std::uint64_t addr) const
     return pick;
 }
 
+void cache_array::prefetch_victim(std::uint64_t addr) const
+{
+    const std::size_t s = lru_slot(addr);
+    if (s == npos)
+        return;
+    // A way without an entry takes the pool's next one.
+    const std::size_t e = m_way[s].entry != 0 ? entry_of(s) : m_entries;
+    __builtin_prefetch(&m_state[e], 1);
+    const std::uint8_t* d = m_data + e * m_line_bytes;
+    for (unsigned o = 0; o < m_line_bytes; o += 64)
+        __builtin_prefetch(d + o, 1);
+    if (m_ready != nullptr)
+        __builtin_prefetch(m_ready + e * m_sectors, 1);
+}
+
 bool cache_array::can_allocate(std::uint64_t addr) const
 {
     return lru_slot(addr) != npos;

@@ -95,6 +95,9 @@ public:
     /// recently used, in an invalid way, else the least recently used way that is not pinned;
     /// returns the line it replaced. Throws std::logic_error if every way is pinned.
     victim allocate(std::uint64_t addr);
+    /// Asks the host to bring the state and data allocate(addr) would now replace into its
+    /// caches (a hint: changes nothing), so that an allocation after a long fetch finds them.
+    void prefetch_victim(std::uint64_t addr) const;
     /// True if allocate(addr) finds a way (not every way of its set is pinned).
     bool can_allocate(std::uint64_t addr) const;
     /// True if allocate(addr) would now replace a line with dirty sectors.
