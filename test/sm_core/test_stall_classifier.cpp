@@ -59,3 +59,16 @@ TEST_CASE("stall_classifier counts per reason and starts afresh after clear")
     c.add(wait_reason::barrier);
     REQUIRE(c.classify() == wait_reason::barrier);
 }
+
+TEST_CASE("stall_classifier counts up to its maximum per reason without touching the others")
+{
+    stall_classifier c;
+    for (unsigned i = 0; i < stall_classifier::max_count; ++i)
+        c.add(wait_reason::barrier);
+    c.add(wait_reason::scoreboard);
+    REQUIRE(c.count(wait_reason::barrier) == stall_classifier::max_count);
+    REQUIRE(c.count(wait_reason::scoreboard) == 1);
+    REQUIRE(c.count(wait_reason::memory) == 0);
+    REQUIRE(c.count(wait_reason::none) == 0);
+    REQUIRE(c.classify() == wait_reason::barrier);
+}
