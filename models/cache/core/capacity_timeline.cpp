@@ -89,6 +89,18 @@ void capacity_timeline::change(std::uint64_t t, int d)
                 --m_cursor_i;
         } else
             m_step = std::max(m_step, std::prev(at)->second);
+    } else if (m_head > 0 && i - m_head < m_delta.size() - i) {
+        // Fewer points before the new one than after it, and room before them (points
+        // pruned): those before move down a place. The cursor's index moves with them if the
+        // new point lies after the cursor (its first point after the cursor is then at or
+        // before i - 1).
+        std::copy(m_delta.begin() + static_cast<std::ptrdiff_t>(m_head), at,
+                  m_delta.begin() + static_cast<std::ptrdiff_t>(m_head - 1));
+        --m_head;
+        m_delta[i - 1] = {t, d};
+        if (t > m_cursor_t)
+            --m_cursor_i;
+        m_step = std::max(m_step, d);
     } else {
         m_delta.insert(at, {t, d});
         if (t <= m_cursor_t)
