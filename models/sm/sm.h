@@ -120,32 +120,35 @@ private:
 
     /// A memory instruction of a warp (up to sm.max_loads_per_warp + sm.max_stores_per_warp
     /// per warp in flight).
+    /// The fields every issue and completion reads come first, then the requests (count
+    /// first), then the lanes' values: scanning a warp's entries and issuing an access of one
+    /// line touch the first host cache lines of an entry only.
     struct mem_op {
-        coalescer::result lines; ///< line requests
-        lane_values addr{};      ///< per-lane virtual addresses
-        lane_values data{};      ///< store data, or the loaded values
-        std::uint32_t lane_mask = 0;
-        std::uint8_t reg = reg_zero;
-        bool store = false;
-        std::uint32_t pc = 0;
-        std::uint64_t issue = 0; ///< issue cycle
-        std::uint64_t end = 0;   ///< cycle the last line completed
-        unsigned remaining = 0;  ///< lines not yet completed (LSU threads)
-        bool failed = false;     ///< a line got an error response
-        std::uint64_t fail_vaddr = 0;
-        tlm::tlm_response_status fail_status = tlm::TLM_OK_RESPONSE;
-        const char* fail_reason = nullptr; ///< the host's reason for a refused page fault
-        std::uint32_t zero_lanes = 0;      ///< legacy CDL: lanes that receive 0 (beyond the CBV)
-        tlm_bus::access_kind kind = tlm_bus::access_kind::data; ///< data, constant (CDL) or
-                                                                ///< atomic (ATOM: one request
-                                                                ///< per lane, old values in data)
-        std::uint64_t fault_cycle = 0; ///< cycle of its first page fault (0: none)
-        bool busy = false;           ///< in LSU threads (accurate mode; a page fault in fast mode)
-        std::uint64_t waits = 0;     ///< ops of the warp it must follow (bit = op), while busy
-        std::uint64_t lines_sig = 0; ///< one bit per line address hash (overlap pre-check)
+        bool busy = false;  ///< in LSU threads (accurate mode; a page fault in fast mode)
+        bool store = false; ///< a store (else a load, CDL or atomic)
         /// It follows an earlier access of its warp to one of its lines (a store among them):
         /// its requests go when that one completed, outside sm.max_line_requests.
         bool behind = false;
+        std::uint8_t reg = reg_zero;
+        tlm_bus::access_kind kind = tlm_bus::access_kind::data; ///< data, constant (CDL) or
+                                                                ///< atomic (ATOM: one request
+                                                                ///< per lane, old values in data)
+        std::uint32_t lane_mask = 0;
+        std::uint32_t pc = 0;
+        unsigned remaining = 0;        ///< lines not yet completed (LSU threads)
+        std::uint64_t issue = 0;       ///< issue cycle
+        std::uint64_t end = 0;         ///< cycle the last line completed
+        std::uint64_t waits = 0;       ///< ops of the warp it must follow (bit = op), while busy
+        std::uint64_t lines_sig = 0;   ///< one bit per line address hash (overlap pre-check)
+        std::uint32_t zero_lanes = 0;  ///< legacy CDL: lanes that receive 0 (beyond the CBV)
+        std::uint64_t fault_cycle = 0; ///< cycle of its first page fault (0: none)
+        coalescer::result lines;       ///< line requests
+        lane_values addr{};            ///< per-lane virtual addresses
+        lane_values data{};            ///< store data, or the loaded values
+        bool failed = false;           ///< a line got an error response
+        std::uint64_t fail_vaddr = 0;
+        tlm::tlm_response_status fail_status = tlm::TLM_OK_RESPONSE;
+        const char* fail_reason = nullptr; ///< the host's reason for a refused page fault
     };
 
     /// One warp slot.

@@ -21,11 +21,12 @@ public:
     };
 
     /// The requests of one access, in order of first appearance by lane index.
+    /// The count comes first: an access of one line touches a single host cache line of it.
     struct result {
-        std::array<request, lanes> requests; ///< requests[0..count) are used
         unsigned count = 0;                  ///< number of requests
         std::uint32_t misaligned = 0;        ///< active lanes not aligned to the access size
                                              ///< (left out of the requests: a guest fault)
+        std::array<request, lanes> requests; ///< requests[0..count) are used
         const request* begin() const { return requests.data(); }       ///< first request
         const request* end() const { return requests.data() + count; } ///< past the last
         unsigned size() const { return count; }                        ///< number of requests
