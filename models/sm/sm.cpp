@@ -856,10 +856,7 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
             // sm.max_line_requests are in flight: the request waits in the LSU and the SM
             // makes it when its place is free (send_queued_lines), in time order with the
             // other SMs' requests.
-            if (op.remaining++ == 0) {
-                op.busy = true;
-                ++m_busy_ops;
-            }
+            hold_op(op);
             continue;
         }
         sc_core::sc_time delay = time_of(op.issue + i) - now;
@@ -886,9 +883,22 @@ void sm::catch_up()
     }
 }
 
+std::uint64_t sm::due_of(const lsu_job& job) const
+{
+    return m_warps[job.slot].ops[job.op]->issue + job.line;
+}
+
+void sm::hold_op(mem_op& op)
+{
+    if (op.remaining++ == 0) {
+        op.busy = true;
+        ++m_busy_ops;
+    }
+}
+
 bool sm::take_place(lsu_job& job)
 {
-    const std::uint64_t due = m_warps[job.slot].ops[job.op]->issue + job.line;
+    const std::uint64_t due = due_of(job);
     std::optional<std::uint64_t> at;
     if (m_line_queue.empty()) // requests take places in request order
         at = m_line_limit.take(due);
@@ -907,10 +917,7 @@ void sm::wait_fault(lsu_job job, std::shared_ptr<tlm_bus::fault_wait> f)
     // The page is being faulted in: an LSU thread waits for the host's answer and replays the
     // line; the SM goes on issuing the other warps.
     mem_op& op = *m_warps[job.slot].ops[job.op];
-    if (op.remaining++ == 0) {
-        op.busy = true;
-        ++m_busy_ops;
-    }
+    hold_op(op);
     if (op.fault_cycle == 0)
         op.fault_cycle = op.issue + job.line;
     job.counted = false; // its place was given up when the fault was answered
@@ -922,7 +929,7 @@ void sm::send_queued_lines()
 {
     while (!m_line_queue.empty()) {
         lsu_job& front = m_line_queue.front();
-        const std::uint64_t due = m_warps[front.slot].ops[front.op]->issue + front.line;
+        const std::uint64_t due = due_of(front);
         if (!front.counted) {
             // Fast mode knows the completion of every request sent: a place is found.
             const auto at = m_line_limit.take(due);
@@ -983,7 +990,7 @@ void sm::release_line(std::uint64_t end)
     m_line_limit.release(end);
     while (!m_line_queue.empty()) {
         lsu_job& front = m_line_queue.front();
-        const auto at = m_line_limit.take(m_warps[front.slot].ops[front.op]->issue + front.line);
+        const auto at = m_line_limit.take(due_of(front));
         if (!at)
             return;
         lsu_job job = front;

@@ -70,6 +70,7 @@ public:
     std::uint64_t mem_requests() const { return m_mem_requests.value(); } ///< line requests
     /// Jobs that waited for an LSU thread past platform.max_host_threads.
     std::uint64_t lsu_budget_waits() const { return m_lsu_budget_waits.value(); }
+    /// Line requests that waited for a place (sm.max_line_requests).
     std::uint64_t line_limit_waits() const { return m_line_limit_waits.value(); }
     std::uint64_t loads() const { return m_loads.value(); }   ///< warp LD instructions
     std::uint64_t stores() const { return m_stores.value(); } ///< warp ST instructions
@@ -279,6 +280,11 @@ private:
     unsigned spawn_lsu();
     /// Hands a job to an idle LSU thread (a new one if none is idle), woken in the next delta.
     void hand_to_lsu(const lsu_job& job);
+    /// The cycle line request `job` is due: its access's issue plus one per line before it.
+    std::uint64_t due_of(const lsu_job& job) const;
+    /// Fast mode: one more of op's line requests completes in an LSU thread or waits in
+    /// m_line_queue (the first makes the op busy).
+    void hold_op(mem_op& op);
     // sm.max_line_requests (models/sm/README.md, "Line requests in flight").
     /// A place for line request `job` (not_before and counted set), or false: it waits in
     /// m_line_queue (fast mode: also when its place frees later than it is due).
