@@ -2,7 +2,6 @@
 // See models/sm/README.md.
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "models/sm/sm.h"
-#include "models/sm/core/stall_classifier.h"
 #include "tlm_bus/byte_enables.h"
 
 #include "models/common/host_resources.h"
@@ -67,9 +66,10 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
       m_line_bytes(line_bytes),
       m_period_ticks(sc_core::sc_time(static_cast<double>(clk.core_ps), sc_core::SC_PS).value()),
       m_coalescer(line_bytes, 4), m_units(cfg.schedulers, cfg.unit_timings()), m_log(this->name()),
-      m_issue(cfg.warp_slots), m_cta_slots(cfg.cta_slots), m_slots(cfg.cta_slots, cfg.warp_slots),
-      m_barriers(cfg.warp_slots, cfg.cta_slots), m_watchdog(cfg.cta_slots, cfg.max_cta_cycles),
-      m_progs(cfg.cta_slots), m_line_limit(cfg.max_line_requests), m_stats(this->name()),
+      m_unit(cfg.warp_slots, unit_class::int_alu), m_cta_slots(cfg.cta_slots),
+      m_slots(cfg.cta_slots, cfg.warp_slots), m_barriers(cfg.warp_slots, cfg.cta_slots),
+      m_watchdog(cfg.cta_slots, cfg.max_cta_cycles), m_progs(cfg.cta_slots),
+      m_line_limit(cfg.max_line_requests), m_stats(this->name()),
       m_instructions(m_stats, "instructions", "count", "warp-instructions issued"),
       m_lane_instructions(m_stats, "lane_instructions", "count",
                           "thread-instructions executed (active lanes with a true guard)"),
@@ -155,7 +155,7 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
             std::make_unique<sub_core>(m_stats, k, cfg.warp_slots, cfg.schedulers, cfg.scheduler));
     for (unsigned w = 0; w < cfg.warp_slots; ++w) {
         m_warps[w].core = w % cfg.schedulers;
-        set_unit(w, m_issue[w].unit); // every slot in the mask of its (default) class
+        set_unit(w, m_unit[w]); // every slot in the mask of its (default) class
     }
     for (auto& c : m_cta_slots)
         c.ctx.params.reserve(cp::max_params);
@@ -495,9 +495,7 @@ void sm::start_cta(int ci)
         ws.w.emplace(m_progs[c.prog].code, c.ctx, k, m_cfg.regs_per_thread,
                      std::move(ws.spare_regs), m_progs[c.prog].checked);
         ws.cta = ci;
-        issue_state& is = m_issue[s];
-        is.next = ready;
-        is.reason = wait_reason::memory;
+        m_ready.set(s, ready, wait_reason::memory);
         if (const instruction* first = ws.w->next())
             set_unit(s, unit_of(first->op));
         ws.board.reset();
@@ -526,9 +524,7 @@ void sm::update_next(unsigned slot)
     warp_slot& ws = m_warps[slot];
     const issue_time t =
         ws.board.next_issue(ws.w->next(), ws.w->ready(), m_barriers.at_barrier(slot));
-    issue_state& is = m_issue[slot];
-    is.next = t.cycle;
-    is.reason = t.reason;
+    m_ready.set(slot, t.cycle, t.reason);
     if (const instruction* next = ws.w->next())
         set_unit(slot, unit_of(next->op));
     fetch_next(slot, fetch_cycle());
@@ -536,7 +532,7 @@ void sm::update_next(unsigned slot)
 
 void sm::set_unit(unsigned slot, unit_class u)
 {
-    unit_class& now = m_issue[slot].unit;
+    unit_class& now = m_unit[slot];
     m_unit_warps[static_cast<unsigned>(now)] &= ~(1ull << slot);
     m_unit_warps[static_cast<unsigned>(u)] |= 1ull << slot;
     now = u;
@@ -589,11 +585,8 @@ void sm::fetch_next(unsigned slot, std::uint64_t at)
             }
         }
     }
-    issue_state& is = m_issue[slot];
-    if (ws.fetch_ready > is.next) {
-        is.next = ws.fetch_ready;
-        is.reason = wait_reason::memory;
-    }
+    if (ws.fetch_ready > m_ready.next(slot))
+        m_ready.set(slot, ws.fetch_ready, wait_reason::memory);
 }
 
 void sm::request_fill(std::uint64_t va, std::uint64_t at, const cp::cta_launch& l)
@@ -1362,8 +1355,7 @@ void sm::cdl_retire(unsigned id)
 void sm::arrive(unsigned slot, std::uint32_t pc)
 {
     warp_slot& ws = m_warps[slot];
-    m_issue[slot].next = never;
-    m_issue[slot].reason = wait_reason::barrier;
+    m_ready.set(slot, never, wait_reason::barrier);
     trace_event(shader_trace::event::barrier_arrive, slot, pc, m_cycle);
     const barrier_tracker::arrival a = m_barriers.arrive(slot, pc, m_cycle);
     if (a.result == barrier_tracker::outcome::released)
@@ -1454,7 +1446,7 @@ std::string sm::wait_report(const cta_slot& c) const
             std::snprintf(part, sizeof part, "warp %u at pc %u: memory", s, ws.w->pc());
         else if (m_icache && ws.fetch_ready > m_cycle)
             std::snprintf(part, sizeof part, "warp %u at pc %u: instruction fetch", s, ws.w->pc());
-        else if (m_issue[s].next > m_cycle)
+        else if (m_ready.next(s) > m_cycle)
             std::snprintf(part, sizeof part, "warp %u at pc %u: scoreboard", s, ws.w->pc());
         else
             std::snprintf(part, sizeof part, "warp %u at pc %u: ready", s, ws.w->pc());
@@ -1569,7 +1561,6 @@ void sm::issue_loop()
     if (trace_events.size() != 0)
         m_trace_source = trace_events->source_id(shader_trace::source_kind::isu, m_sm_id);
     m_cycle = cycle_of(sc_core::sc_time_stamp());
-    stall_classifier stalls;
     for (;;) {
         if (!m_slots.pending().empty()) {
             // start_cta may wait (accurate-mode fetch); launches arriving meanwhile queue up.
@@ -1606,20 +1597,11 @@ void sm::issue_loop()
             }
         }
 
-        std::uint64_t earliest =
-            m_line_queue.empty() || m_clk.accurate ? never : m_line_queue.front().not_before;
-        std::uint64_t ready = 0;
-        stalls.clear();
-        for (std::uint64_t m = m_live; m != 0; m &= m - 1) {
-            const unsigned s = ctz64(m);
-            const issue_state& is = m_issue[s];
-            if (is.next <= m_cycle) {
-                ready |= 1ull << s;
-            } else {
-                earliest = std::min(earliest, is.next);
-                stalls.add(is.reason);
-            }
-        }
+        m_ready.update(m_live, m_cycle);
+        std::uint64_t ready = m_ready.ready();
+        std::uint64_t earliest = std::min(
+            m_ready.earliest(),
+            m_line_queue.empty() || m_clk.accurate ? never : m_line_queue.front().not_before);
         bool issued = false, structural = false;
         for (std::size_t k = 0; ready != 0 && k < m_cores.size(); ++k) {
             sub_core& core = *m_cores[k];
@@ -1645,7 +1627,7 @@ void sm::issue_loop()
                 continue;
             }
             const auto s = static_cast<unsigned>(core.sched.pick(can));
-            m_units.issue(static_cast<unsigned>(k), m_issue[s].unit, m_cycle);
+            m_units.issue(static_cast<unsigned>(k), m_unit[s], m_cycle);
             ++core.instructions;
             issue(s);
             issued = true;
@@ -1658,7 +1640,7 @@ void sm::issue_loop()
             continue;
         }
 
-        const wait_reason why = stalls.classify();
+        const wait_reason why = m_ready.waiting().classify();
         stats::counter& stall = structural                    ? m_stall_structural
                                 : why == wait_reason::memory  ? m_stall_memory
                                 : why == wait_reason::barrier ? m_stall_barrier

@@ -17,6 +17,7 @@
 #include "models/sm/core/icache.h"
 #include "models/sm/core/isa.h"
 #include "models/sm/core/line_limit.h"
+#include "models/sm/core/ready_set.h"
 #include "models/sm/core/scoreboard.h"
 #include "models/sm/core/warp.h"
 #include "models/sm/core/warp_scheduler.h"
@@ -171,14 +172,6 @@ private:
         std::vector<std::unique_ptr<mem_op>> ops;
     };
 
-    /// The part of a warp slot that the issue loop reads every cycle, apart from warp_slot
-    /// (kilobytes each), so that a cycle's scan of the slots touches a few cache lines.
-    struct issue_state {
-        std::uint64_t next = 0;                 ///< earliest cycle the next instruction can issue
-        wait_reason reason = wait_reason::none; ///< why next is in the future
-        unit_class unit = unit_class::int_alu;  ///< unit of the next instruction
-    };
-
     /// What the shell keeps of one CTA slot (state and warp slots: m_slots).
     struct cta_slot {
         cp::cta_launch launch{};
@@ -320,7 +313,7 @@ private:
     std::optional<std::uint64_t> read_program(const cp::cta_launch& l, std::uint8_t* buf);
     void issue(unsigned slot);
     void update_next(unsigned slot);
-    /// Sets the unit class of slot's next instruction (m_issue and m_unit_warps).
+    /// Sets the unit class of slot's next instruction (m_unit and m_unit_warps).
     void set_unit(unsigned slot, unit_class u);
     /// Instruction cache: the line of the warp's next instruction is looked up when it differs
     /// from the last one the warp looked up (a miss requests it, no earlier than `at`, and the
@@ -390,8 +383,11 @@ private:
     logger m_log;
 
     std::vector<warp_slot> m_warps;
-    std::vector<issue_state> m_issue; ///< per warp slot
-    /// Per unit class, the slots whose next instruction is of that class (m_issue's `unit`):
+    /// Per warp slot, the earliest cycle its next instruction can issue and why not earlier:
+    /// the issue loop's view of the slots, kept apart from warp_slot (kilobytes each).
+    ready_set m_ready;
+    std::vector<unit_class> m_unit; ///< per warp slot: unit of the next instruction
+    /// Per unit class, the slots whose next instruction is of that class (m_unit):
     /// the issue loop drops the warps of a busy unit a class at a time.
     std::array<std::uint64_t, num_unit_classes> m_unit_warps{};
     std::vector<cta_slot> m_cta_slots;

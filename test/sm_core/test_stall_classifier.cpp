@@ -72,3 +72,18 @@ TEST_CASE("stall_classifier counts up to its maximum per reason without touching
     REQUIRE(c.count(wait_reason::none) == 0);
     REQUIRE(c.classify() == wait_reason::barrier);
 }
+
+TEST_CASE("stall_classifier takes a warp out of the reason it was counted with")
+{
+    stall_classifier c;
+    c.add(wait_reason::memory);
+    c.add(wait_reason::memory);
+    c.add(wait_reason::scoreboard);
+    c.remove(wait_reason::memory);
+    REQUIRE(c.count(wait_reason::memory) == 1);
+    REQUIRE(c.count(wait_reason::scoreboard) == 1);
+    REQUIRE(c.classify() == wait_reason::memory); // a tie goes to memory
+    c.remove(wait_reason::memory);
+    REQUIRE(c.count(wait_reason::memory) == 0);
+    REQUIRE(c.classify() == wait_reason::scoreboard);
+}

@@ -18,6 +18,8 @@ public:
     void clear() { m_counts = 0; }
     /// A warp that cannot issue this cycle waits for reason.
     void add(wait_reason reason) { m_counts += std::uint64_t{1} << shift(reason); }
+    /// A warp counted with reason no longer waits (it was added, and not removed since).
+    void remove(wait_reason reason) { m_counts -= std::uint64_t{1} << shift(reason); }
     /// Warps counted with reason.
     unsigned count(wait_reason reason) const
     {
