@@ -25,13 +25,13 @@ public:
 
     /// Slot's next issue cycle and why it is not earlier (slot < max_slots).
     void set(unsigned slot, std::uint64_t next, wait_reason reason);
-    std::uint64_t next(unsigned slot) const { return m_next[slot]; }   ///< as set
-    wait_reason reason(unsigned slot) const { return m_reason[slot]; } ///< as set
+    std::uint64_t next(unsigned slot) const { return m_next[slot]; } ///< as set
 
     /// Brings the answer to `cycle` for the slots in `live`. Cycles never decrease from one
     /// update to the next.
     void update(std::uint64_t live, std::uint64_t cycle);
-    /// Live slots whose next cycle is at or before the cycle of the last update.
+    /// Live slots whose next cycle is at or before the cycle of the last update (a slot set
+    /// since is not among them until the next update).
     std::uint64_t ready() const { return m_ready; }
     /// The earliest next cycle of the other live slots (never when there are none).
     std::uint64_t earliest() const { return m_earliest; }
