@@ -51,7 +51,7 @@ tlm::tlm_response_status initiator_port::access(tlm::tlm_command cmd, std::uint6
             return tlm::TLM_OK_RESPONSE;
         }
     }
-    tlm::tlm_generic_payload* gp = m_pool.acquire();
+    pooled_payload* gp = m_pool.acquire();
     gp->set_command(cmd);
     gp->set_address(addr);
     gp->set_data_ptr(static_cast<unsigned char*>(data));
@@ -63,11 +63,11 @@ tlm::tlm_response_status initiator_port::access(tlm::tlm_command cmd, std::uint6
         gp->set_byte_enable_length(len);
     }
     if (attrs)
-        ext(*gp) = *attrs;
+        gp->ext = *attrs;
     (*this)->b_transport(*gp, delay);
     ++m_transactions;
     tlm::tlm_response_status status = gp->get_response_status();
-    if (std::shared_ptr<fault_wait>& f = ext(*gp).fault) {
+    if (std::shared_ptr<fault_wait>& f = gp->ext.fault) {
         if (fault)
             *fault = std::move(f);
         f.reset(); // the pooled payload's extension outlives this access
@@ -103,7 +103,7 @@ unsigned initiator_port::debug(tlm::tlm_command cmd, std::uint64_t addr, void* d
     // time, instead of a pool round trip. A debug access issued from inside another one on
     // this port (nothing does so today) takes a pooled payload.
     if (m_debug_busy) {
-        tlm::tlm_generic_payload* gp = m_pool.acquire();
+        pooled_payload* gp = m_pool.acquire();
         const unsigned n = run_debug(*gp, cmd, addr, data, len, attrs);
         gp->release();
         return n;
@@ -116,9 +116,8 @@ unsigned initiator_port::debug(tlm::tlm_command cmd, std::uint64_t addr, void* d
     return n;
 }
 
-unsigned initiator_port::run_debug(tlm::tlm_generic_payload& gp, tlm::tlm_command cmd,
-                                   std::uint64_t addr, void* data, unsigned len,
-                                   const gpu_extension* attrs)
+unsigned initiator_port::run_debug(pooled_payload& gp, tlm::tlm_command cmd, std::uint64_t addr,
+                                   void* data, unsigned len, const gpu_extension* attrs)
 {
     // Every attribute a pooled payload starts with, so a target sees the same payload either way.
     gp.set_command(cmd);
@@ -130,11 +129,7 @@ unsigned initiator_port::run_debug(tlm::tlm_generic_payload& gp, tlm::tlm_comman
     gp.set_byte_enable_length(0);
     gp.set_dmi_allowed(false);
     gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    gpu_extension& e = ext(gp);
-    if (attrs)
-        e = *attrs;
-    else
-        e = gpu_extension();
+    gp.ext = attrs ? *attrs : gpu_extension();
     return (*this)->transport_dbg(gp);
 }
 

@@ -48,12 +48,12 @@ private:
                                        sc_core::sc_time&) override;
     void invalidate_direct_mem_ptr(sc_dt::uint64 start, sc_dt::uint64 end) override;
     const tlm::tlm_dmi* find_dmi(std::uint64_t addr, unsigned len, tlm::tlm_command cmd) const;
-    unsigned run_debug(tlm::tlm_generic_payload& gp, tlm::tlm_command cmd, std::uint64_t addr,
-                       void* data, unsigned len, const gpu_extension* attrs);
+    unsigned run_debug(pooled_payload& gp, tlm::tlm_command cmd, std::uint64_t addr, void* data,
+                       unsigned len, const gpu_extension* attrs);
 
     payload_pool m_pool;
-    tlm::tlm_generic_payload* m_debug = nullptr; ///< the payload of debug(), from m_pool
-    bool m_debug_busy = false;                   ///< m_debug is in use (a nested debug())
+    pooled_payload* m_debug = nullptr; ///< the payload of debug(), from m_pool
+    bool m_debug_busy = false;         ///< m_debug is in use (a nested debug())
     std::vector<tlm::tlm_dmi> m_dmi;
     mutable std::size_t m_last_dmi = 0; ///< index of the region that served the last access
     bool m_dmi_enabled = false;

@@ -3,20 +3,12 @@
 
 namespace vgpu::tlm_bus {
 
-payload_pool::~payload_pool()
+pooled_payload* payload_pool::acquire()
 {
-    // Payloads still referenced elsewhere would dangle; a pool outlives its transactions.
-    for (auto& gp : m_all)
-        gp->free_all_extensions();
-}
-
-tlm::tlm_generic_payload* payload_pool::acquire()
-{
-    tlm::tlm_generic_payload* gp;
+    pooled_payload* gp;
     if (m_free.empty()) {
-        m_all.push_back(std::make_unique<tlm::tlm_generic_payload>(this));
+        m_all.push_back(std::make_unique<pooled_payload>(this));
         gp = m_all.back().get();
-        gp->set_extension(new gpu_extension);
     } else {
         gp = m_free.back();
         m_free.pop_back();
@@ -27,17 +19,19 @@ tlm::tlm_generic_payload* payload_pool::acquire()
 
 void payload_pool::free(tlm::tlm_generic_payload* gp)
 {
-    gp->set_command(tlm::TLM_IGNORE_COMMAND);
-    gp->set_address(0);
-    gp->set_data_ptr(nullptr);
-    gp->set_data_length(0);
-    gp->set_streaming_width(0);
-    gp->set_byte_enable_ptr(nullptr);
-    gp->set_byte_enable_length(0);
-    gp->set_dmi_allowed(false);
-    gp->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    *gp->get_extension<gpu_extension>() = gpu_extension();
-    m_free.push_back(gp);
+    // Only this pool's payloads name it as their memory manager.
+    auto* p = static_cast<pooled_payload*>(gp);
+    p->set_command(tlm::TLM_IGNORE_COMMAND);
+    p->set_address(0);
+    p->set_data_ptr(nullptr);
+    p->set_data_length(0);
+    p->set_streaming_width(0);
+    p->set_byte_enable_ptr(nullptr);
+    p->set_byte_enable_length(0);
+    p->set_dmi_allowed(false);
+    p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    p->ext = gpu_extension();
+    m_free.push_back(p);
 }
 
 } // namespace vgpu::tlm_bus
