@@ -6,14 +6,18 @@
 
 namespace vgpu::sm {
 
+void ready_set::stop_waiting(unsigned slot)
+{
+    m_stalls.remove(m_reason[slot]);
+    m_waiting &= ~(std::uint64_t{1} << slot);
+    m_earliest_lost |= m_next[slot] == m_earliest;
+}
+
 void ready_set::set(unsigned slot, std::uint64_t next, wait_reason reason)
 {
     const std::uint64_t bit = std::uint64_t{1} << slot;
-    if (m_waiting & bit) { // counted with its old values: take them out
-        m_stalls.remove(m_reason[slot]);
-        m_waiting &= ~bit;
-        m_earliest_lost |= m_next[slot] == m_earliest;
-    }
+    if (m_waiting & bit) // counted with its old values: take them out
+        stop_waiting(slot);
     m_ready &= ~bit;
     m_next[slot] = next;
     m_reason[slot] = reason;
@@ -26,11 +30,8 @@ void ready_set::update(std::uint64_t live, std::uint64_t cycle)
     for (std::uint64_t m = m_changed | (live ^ m_live); m != 0; m &= m - 1) {
         const auto s = static_cast<unsigned>(__builtin_ctzll(m));
         const std::uint64_t bit = std::uint64_t{1} << s;
-        if (m_waiting & bit) { // no longer live (set() took the others out)
-            m_stalls.remove(m_reason[s]);
-            m_waiting &= ~bit;
-            m_earliest_lost |= m_next[s] == m_earliest;
-        }
+        if (m_waiting & bit) // no longer live (set() took the others out)
+            stop_waiting(s);
         m_ready &= ~bit;
         if (!(live & bit))
             continue;

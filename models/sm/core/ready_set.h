@@ -39,6 +39,9 @@ public:
     const stall_classifier& waiting() const { return m_stalls; }
 
 private:
+    /// A waiting slot stops waiting before its cycle came (set anew, or no longer live).
+    void stop_waiting(unsigned slot);
+
     std::array<std::uint64_t, max_slots> m_next{};
     std::array<wait_reason, max_slots> m_reason{};
     std::uint64_t m_changed = 0; ///< slots set since the last update
