@@ -2,6 +2,7 @@
 // See models/dram/README.md.
 #include "models/common/trace_events.h"
 #include "models/dram/dram.h"
+#include "test/support/stats_probe.h"
 #include "test/tlm_bus/bench_util.h"
 #include "tlm_bus/protocol_checker.h"
 
@@ -19,6 +20,8 @@ using sc_core::SC_NS;
 using sc_core::sc_time;
 
 namespace {
+using test::counter;
+using test::stat;
 constexpr std::uint64_t base = 0x100000; // module 1 of 1 MiB modules
 
 /// tRCD = tCL = tRP = 10 ns, tRAS = 30 ns, tBURST = 1 ns, 64 GB/s (a 128 B line takes 2 ns),
@@ -87,32 +90,6 @@ struct bench {
         return true;
     }
 };
-
-/// Current value of the statistic `name` (0 if absent).
-double stat(const std::string& name)
-{
-    for (const auto& e : stats::collect_all())
-        if (e.name == name)
-            return e.value.get<double>();
-    return 0;
-}
-
-/// (time in ps, value) of the trace.json counter `name` of process `process`.
-std::vector<std::pair<std::uint64_t, double>> counter(const std::string& process,
-                                                      const std::string& name)
-{
-    const auto doc = nlohmann::json::parse(trace::recorder::instance().to_json());
-    int pid = -1;
-    for (const auto& e : doc["traceEvents"])
-        if (e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == process)
-            pid = e["pid"].get<int>();
-    std::vector<std::pair<std::uint64_t, double>> out;
-    for (const auto& e : doc["traceEvents"])
-        if (e["ph"] == "C" && e["pid"] == pid && e["name"] == name)
-            out.emplace_back(static_cast<std::uint64_t>(e["ts"].get<double>() * 1e6 + 0.5),
-                             e["args"]["value"].get<double>());
-    return out;
-}
 
 /// Writes `len` bytes with a byte-enable mask through a hand-built payload.
 tlm::tlm_response_status write_be(test::test_initiator& i, std::uint64_t addr, void* data,

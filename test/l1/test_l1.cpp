@@ -3,6 +3,7 @@
 #include "models/dram/dram.h"
 #include "models/l1/l1.h"
 #include "test/seed.h"
+#include "test/support/stats_probe.h"
 #include "test/tlm_bus/bench_util.h"
 #include "tlm_bus/protocol_checker.h"
 #include "tlm_bus/router.h"
@@ -21,6 +22,7 @@ using sc_core::SC_NS;
 using sc_core::sc_time;
 
 namespace {
+using test::stat;
 constexpr std::uint64_t mem_size = 1 << 20;
 
 l1::l1_config l1_cfg()
@@ -89,15 +91,6 @@ struct bench {
                pc_side.violations() + (pc_in2 ? pc_in2->violations() : 0);
     }
 };
-
-/// Current value of the statistic `name` (0 if absent).
-double stat(const std::string& name)
-{
-    for (const auto& e : stats::collect_all())
-        if (e.name == name)
-            return e.value.get<double>();
-    return 0;
-}
 
 /// A timed access with an optional byte-enable mask through a hand-built payload.
 tlm::tlm_response_status access_be(tlm_bus::initiator_port& port, tlm::tlm_command cmd,

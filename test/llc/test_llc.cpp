@@ -4,6 +4,7 @@
 #include "models/dram/dram.h"
 #include "models/llc/llc.h"
 #include "test/seed.h"
+#include "test/support/stats_probe.h"
 #include "test/tlm_bus/bench_util.h"
 #include "tlm_bus/protocol_checker.h"
 #include "tlm_bus/router.h"
@@ -23,6 +24,8 @@ using sc_core::SC_NS;
 using sc_core::sc_time;
 
 namespace {
+using test::counter;
+using test::stat;
 constexpr std::uint64_t mem_size = 1 << 20;
 
 llc::llc_config llc_cfg(unsigned sets = 1)
@@ -95,15 +98,6 @@ struct bench {
     }
 };
 
-/// Current value of the statistic `name` (0 if absent).
-double stat(const std::string& name)
-{
-    for (const auto& e : stats::collect_all())
-        if (e.name == name)
-            return e.value.get<double>();
-    return 0;
-}
-
 /// A timed access with an optional byte-enable mask through a hand-built payload.
 tlm::tlm_response_status access_be(tlm_bus::initiator_port& port, tlm::tlm_command cmd,
                                    std::uint64_t addr, void* data, unsigned len, unsigned char* be,
@@ -127,23 +121,6 @@ std::uint32_t dbg_read32(tlm_bus::initiator_port& port, std::uint64_t addr)
     std::uint32_t v = 0;
     port.debug(tlm::TLM_READ_COMMAND, addr, &v, 4);
     return v;
-}
-
-/// (time in ps, value) of the trace.json counter `name` of process `process`.
-std::vector<std::pair<std::uint64_t, double>> counter(const std::string& process,
-                                                      const std::string& name)
-{
-    const auto doc = nlohmann::json::parse(trace::recorder::instance().to_json());
-    int pid = -1;
-    for (const auto& e : doc["traceEvents"])
-        if (e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == process)
-            pid = e["pid"].get<int>();
-    std::vector<std::pair<std::uint64_t, double>> out;
-    for (const auto& e : doc["traceEvents"])
-        if (e["ph"] == "C" && e["pid"] == pid && e["name"] == name)
-            out.emplace_back(static_cast<std::uint64_t>(e["ts"].get<double>() * 1e6 + 0.5),
-                             e["args"]["value"].get<double>());
-    return out;
 }
 
 } // namespace

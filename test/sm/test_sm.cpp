@@ -7,6 +7,7 @@
 #include "models/sm/core/assembler.h"
 #include "models/sm/sm.h"
 #include "models/tlb/tlb.h"
+#include "test/support/stats_probe.h"
 #include "test/tlm_bus/bench_util.h"
 #include "tlm_bus/memory.h"
 #include "tlm_bus/protocol_checker.h"
@@ -27,6 +28,7 @@ using sc_core::SC_NS;
 using sc_core::sc_time;
 
 namespace {
+using test::stat;
 constexpr std::uint64_t page = 4096;
 constexpr std::uint64_t ram_size = 4 << 20; ///< tlm_bus::memory at PA [0, 4 MiB)
 constexpr std::uint64_t be_base = 4 << 20;  ///< byte-enable memory at PA [4 MiB, 5 MiB)
@@ -285,15 +287,6 @@ struct bench {
     }
 };
 
-/// Value of a dumped statistic ("sm.w0.stall_cycles"); -1 if absent.
-double stat(const std::string& name)
-{
-    for (const auto& e : stats::collect_all())
-        if (e.name == name)
-            return e.value.get<double>();
-    return -1;
-}
-
 const char* vector_add = R"(
         S2R R0, SR_GLOBAL_TID_X
         SHL R1, R0, 2
@@ -371,12 +364,12 @@ TEST_CASE("vector add: two CTAs of one launch compute a + b and fetch the progra
         CHECK(tb.read32(c + 4 * i) == (3 * i + 1) + (1000000 - 7 * i));
     CHECK(tb.sm.instructions() == 13u * 8);
     CHECK(tb.sm.lane_instructions() == 13u * 256);
-    CHECK(stat("sm.fetch_requests") == 4);     // 208 bytes = 4 lines, once for both CTAs
+    CHECK(stat("sm.fetch_requests", -1) == 4); // 208 bytes = 4 lines, once for both CTAs
     CHECK(tb.sm.mem_requests() == 8u * 3 * 2); // 8 warps x 3 accesses x 2 lines of 64 bytes
     CHECK(tb.sm.ctas() == 2u);
-    CHECK(stat("sm.loads") == 16);
-    CHECK(stat("sm.stores") == 8);
-    CHECK(stat("sm.ipc") > 0);
+    CHECK(stat("sm.loads", -1) == 16);
+    CHECK(stat("sm.stores", -1) == 8);
+    CHECK(stat("sm.ipc", -1) > 0);
     CHECK(tb.xl.faults() == 0);
 }
 
@@ -400,8 +393,8 @@ TEST_CASE("reduction with barriers across 4 warps, with trace spans per CTA, war
     REQUIRE(tb.cp.dones.size() == 1);
     CHECK(tb.cp.dones[0].d.status == cp::cta_status::ok);
     CHECK(tb.read32(out) == sum);
-    CHECK(stat("sm.barrier_wait_cycles") > 0);
-    CHECK(stat("sm.w0.barrier_wait_cycles") + stat("sm.w3.barrier_wait_cycles") > 0);
+    CHECK(stat("sm.barrier_wait_cycles", -1) > 0);
+    CHECK(stat("sm.w0.barrier_wait_cycles", -1) + stat("sm.w3.barrier_wait_cycles", -1) > 0);
     const std::string json = trace::recorder::instance().to_json();
     CHECK(json.find("\"BAR\"") != std::string::npos);
     CHECK(json.find("ctas") != std::string::npos);
@@ -661,7 +654,7 @@ TEST_CASE("timing: each load of a dependent chain waits for the memory latency")
     // Fetch + 4 dependent loads + the store, each at least 100 ns.
     CHECK(tb.cp.dones[0].at >= sc_time(600, SC_NS));
     CHECK(tb.cp.dones[0].at < sc_time(700, SC_NS));
-    CHECK(stat("sm.stall_memory") >= 500);
+    CHECK(stat("sm.stall_memory", -1) >= 500);
 }
 
 TEST_CASE("timing: independent loads of several warps overlap")
@@ -732,9 +725,9 @@ double first_warp_stalls(sm::sched_policy policy, double& last_warp_stalls)
     sc_core::sc_start();
     REQUIRE(tb.violations() == 0);
     REQUIRE(tb.cp.dones.size() == 1);
-    CHECK(stat("sm.instructions") == 84);
-    last_warp_stalls = stat("sm.w3.stall_cycles");
-    return stat("sm.w0.stall_cycles");
+    CHECK(stat("sm.instructions", -1) == 84);
+    last_warp_stalls = stat("sm.w3.stall_cycles", -1);
+    return stat("sm.w0.stall_cycles", -1);
 }
 } // namespace
 
@@ -1130,13 +1123,13 @@ void icache_misses_once_per_line(bool accurate)
     CHECK(at[{2, 0}] == sc_time(253, SC_NS));
     CHECK(tb.sm.instructions() == 6u * 16);
     // Each of the 4 lines is read once for the SM: line 0 by a miss, lines 1..3 by prefetches.
-    CHECK(stat("sm.fetch_requests") == 4);
+    CHECK(stat("sm.fetch_requests", -1) == 4);
     CHECK(tb.sm.icache_misses() == 1u);
     CHECK(tb.sm.icache_prefetches() == 3u);
     // 6 warps x 4 line lookups: 11 present, 12 waited for a fill in flight, 1 miss.
     CHECK(tb.sm.icache_hits() == 11u);
     CHECK(tb.sm.icache_pending_hits() == 12u);
-    CHECK(stat("sm.issue_cycles") == 96);
+    CHECK(stat("sm.issue_cycles", -1) == 96);
 }
 
 /// Two CTAs of one warp (slots 0 and 1); CTA 1 branches to line 5, CTA 0 loops on line 1.
@@ -1188,14 +1181,14 @@ void icache_miss_stalls_only_its_warp(bool accurate)
     }
     CHECK(at[0] == sc_time(205, SC_NS));
     CHECK(at[1] == sc_time(214, SC_NS));
-    CHECK(stat("sm.w0.instructions") == 35); // 4 + 10 x 3 + EXIT
-    CHECK(stat("sm.w1.instructions") == 5);
-    CHECK(stat("sm.w1.stall_cycles") == 214 - 5);
+    CHECK(stat("sm.w0.instructions", -1) == 35); // 4 + 10 x 3 + EXIT
+    CHECK(stat("sm.w1.instructions", -1) == 5);
+    CHECK(stat("sm.w1.stall_cycles", -1) == 214 - 5);
     CHECK(tb.sm.icache_misses() == 2u);       // lines 0 and 5
     CHECK(tb.sm.icache_prefetches() == 2u);   // lines 1 and 2
     CHECK(tb.sm.icache_hits() == 1u);         // warp 0 on line 1
     CHECK(tb.sm.icache_pending_hits() == 1u); // warp 1 on line 0
-    CHECK(stat("sm.fetch_requests") == 4);
+    CHECK(stat("sm.fetch_requests", -1) == 4);
 }
 } // namespace
 
@@ -1232,7 +1225,7 @@ TEST_CASE("icache: a program that cannot be read faults the CTA at pc 0 with its
     CHECK(d.pc == 0u);
     CHECK(d.vaddr == prog_va);
     CHECK(std::string(d.message) == "instruction fetch at VA 0x10000 failed (not readable)");
-    CHECK(stat("sm.fetch_requests") == 0);
+    CHECK(stat("sm.fetch_requests", -1) == 0);
 }
 
 namespace {
@@ -1251,8 +1244,8 @@ sc_time straight_line_with_prefetch(unsigned depth)
     sc_core::sc_start();
     REQUIRE(tb.violations() == 0);
     REQUIRE(tb.cp.dones.size() == 1);
-    CHECK(stat("sm.icache_misses") == 1); // every other line was prefetched
-    CHECK(stat("sm.icache_prefetches") == 8);
+    CHECK(stat("sm.icache_misses", -1) == 1); // every other line was prefetched
+    CHECK(stat("sm.icache_prefetches", -1) == 8);
     return tb.cp.dones[0].at;
 }
 } // namespace
@@ -1331,7 +1324,7 @@ sc_time run_cdl(bool accurate, bool bulk)
         REQUIRE(tb.read32(out + 4 * i) == i + 1);
     CHECK(stat(bulk ? "sm_cdl.core.registers_written" : "sm_cdl.controller.legacy") ==
           (bulk ? 8 : 8));
-    CHECK(stat("sm_cdl.core.line_reads") == (bulk ? 1024 / line_bytes : 0));
+    CHECK(stat("sm_cdl.core.line_reads", -1) == (bulk ? 1024 / line_bytes : 0));
     return tb.cp.dones[0].at;
 }
 } // namespace
