@@ -1,8 +1,5 @@
-// Named ports and routes of every interconnect; the topology factory. See models/noc/README.md.
+// Named ports and routes of every interconnect. See models/noc/README.md.
 #include "models/noc/interconnect.h"
-
-#include "models/noc/crossbar.h"
-#include "models/noc/mesh.h"
 
 #include <algorithm>
 
@@ -150,20 +147,6 @@ route_fn module_route(const address_map& map, unsigned module, const interconnec
             return -1;
         return *home == module ? slice_port[map.slice(gp.get_address())] : module_port[*home];
     };
-}
-
-std::unique_ptr<interconnect> make_interconnect(const sc_core::sc_module_name& name,
-                                                const noc_config& cfg, const clock_params& clocks,
-                                                const path_params& path)
-{
-    // The path's topology, not cfg.topology: only the module NoC becomes a mesh.
-    switch (path.topology) {
-    case topology_kind::mesh:
-        return std::make_unique<mesh>(name, cfg, clocks, path);
-    case topology_kind::crossbar:
-        break;
-    }
-    return std::make_unique<crossbar>(name, cfg, clocks, path);
 }
 
 } // namespace vgpu::noc
