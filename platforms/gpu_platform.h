@@ -3,7 +3,6 @@
 // See docs/architecture.md.
 #pragma once
 
-#include "models/cdl/cbv_table.h"
 #include "models/common/stats.h"
 #include "models/common/timing.h"
 #include "models/cp/cp.h"
@@ -13,15 +12,14 @@
 #include "models/l1/l1.h"
 #include "models/llc/home_router.h"
 #include "models/llc/llc.h"
-#include "models/llc/llc_switcher.h"
 #include "models/noc/interconnect.h"
 #include "models/noc/link.h"
-#include "models/shader_trace/shader_trace.h"
 #include "models/sm/sm.h"
 #include "models/tlb/cluster_tlb.h"
-#include "models/tlb/fault_unit.h"
-#include "models/tlb/tlb.h"
-#include "platforms/builder.h"
+#include "platforms/attach/attachment.h"
+#include "platforms/attach/l1_sharing.h"
+#include "platforms/gpu_figures.h"
+#include "platforms/platform.h"
 #include "platforms/window_figures.h"
 #include "tlm_bus/path_stage.h"
 #include "tlm_bus/router.h"
@@ -55,13 +53,9 @@ public:
     std::vector<std::unique_ptr<l1::l1>> l1s;
     /// Inputs `sm<i>_l1` and each stage's side ports (`sm<i>_tlb_walk`); output `noc`.
     std::unique_ptr<noc::interconnect> xbar;
-    /// l1.sharing shared: the L1 index routing crossbar, inputs `sm<i>` (each SM's memory
-    /// path), outputs `sm<i>_l1` (the home L1s). adaptive: the crossbar between the L1s,
-    /// inputs `sm<i>_peer` (each L1's `peer`), outputs `sm<i>_l1` (each L1's `remote_in`),
-    /// routed by the L1 address window. Null when private.
-    std::unique_ptr<noc::interconnect> l1_route;
-    /// l1.sharing adaptive: the SMs' classes and partners (stats `<cluster>.l1_share.*`).
-    std::unique_ptr<l1_share::cluster_classes> classes;
+    /// l1.sharing: the cluster's L1 index routing or crossbar between the L1s, and the SMs'
+    /// classes (platforms/attach/l1_sharing.h).
+    attach::l1_sharing sharing;
 };
 
 /// One module (chiplet): clusters, the module NoC, LLC slices and the DRAM controller.
@@ -98,33 +92,24 @@ public:
     /// Registers irq, the CP's queues, every SM, LLC slice and DRAM controller (docs/outputs.md).
     void trace(sc_core::sc_trace_file* tf) const override;
 
-    /// Physical address of the command processor's register window on the MMIO bus.
-    static constexpr std::uint64_t cp_base = 0x40000000;
-    /// Physical address of the fault unit's register window on the MMIO bus.
-    static constexpr std::uint64_t fault_base = 0x40010000;
-    /// Physical address of the CBV table's register window on the MMIO bus.
-    static constexpr std::uint64_t cbv_base = 0x40020000;
-    /// Physical address of the shader-trace unit's register window on the MMIO bus.
-    static constexpr std::uint64_t trace_base = 0x40030000;
     /// OUTDIR/shader_trace.bin when the platform has a shader-trace unit, and
     /// OUTDIR/instrumented_trace.csv when the workload instruments a kernel.
     std::map<std::string, std::vector<std::uint8_t>> files() const override;
 
-    ::vgpu::host::driver host;          ///< native driver running the workload
-    ::vgpu::cp::cp cp;                  ///< command processor
-    tlm_bus::router mmio_bus;           ///< host MMIO -> register windows
-    sc_core::sc_signal<bool> irq;       ///< CP -> host interrupt line
-    tlb::fault_unit faults;             ///< page faults of every TLB -> the host's shadow thread
-    sc_core::sc_signal<bool> fault_irq; ///< fault unit -> host interrupt line
-    cdl::cbv_table cbvs;                ///< CBV table read by every SM's CDL controller
-    /// The shader-trace unit (shader_trace.enable), or null.
-    std::unique_ptr<::vgpu::shader_trace::trace_unit> trace_unit;
-    sc_core::sc_signal<bool> trace_irq;                ///< trace unit -> host (watermark)
+    ::vgpu::host::driver host; ///< native driver running the workload
+    ::vgpu::cp::cp cp;         ///< command processor
+    /// Host MMIO -> register windows, each bound by name at its base in mmio_map().
+    tlm_bus::router mmio_bus;
+    sc_core::sc_signal<bool> irq;                      ///< CP -> host interrupt line
     std::vector<std::unique_ptr<module_unit>> modules; ///< m0, m1, ...
     std::vector<std::unique_ptr<noc::link>> links;     ///< link_<a>_<b>: module a -> module b
-    /// Multi-module GPUs: the LLC organisation flags and switch engine (llc.mode).
-    std::unique_ptr<llc::llc_switcher> llc_switch;
-    static constexpr std::uint64_t llc_switch_base = 0x40040000;
+
+    /// The group of the GPU-wide figures (stats `gpu.*`), where attach functions add theirs.
+    stats::group& figures_group() { return m_stats; }
+    /// Every SM, in SM id order.
+    std::vector<const sm::sm*> all_sms() const;
+    /// Every SM's L1, in SM id order.
+    std::vector<const l1::l1*> all_l1s() const;
 
 private:
     /// Sets the budget of on-demand SystemC threads (platform.max_host_threads; when 0, what
@@ -147,9 +132,8 @@ private:
     nlohmann::json record(const std::string& name, int start_mark, int end_mark,
                           const std::vector<bool>& sms, sc_core::sc_time start,
                           sc_core::sc_time end, bool ended) const;
+    /// The set of SMs [first, first + count), over all_sms().
     std::vector<bool> sm_set(unsigned first, unsigned count) const;
-    std::vector<const sm::sm*> all_sms() const;
-    std::vector<const l1::l1*> all_l1s() const;
 
     std::vector<snapshot> m_marks;
     std::vector<std::string> m_mark_names;                     ///< every name a mark has held
@@ -160,20 +144,11 @@ private:
     std::uint64_t m_layout_version = ~std::uint64_t{0};
     std::vector<double> m_mark_host_seconds; ///< host (steady) clock at each mark, seconds
 
-    /// Sum of one SM statistic over every SM.
-    double sum_over_sms(std::uint64_t (sm::sm::*stat)() const) const;
-    /// The sum of `stat` over every SM's L1 TLB.
-    double sum_over_tlbs(std::uint64_t (tlb::tlb::*stat)() const) const;
-    /// sum_over_sms(stat) as a share of all SMs' active cycles.
-    double share(std::uint64_t (sm::sm::*stat)() const) const;
-
     const vgpu_config m_cfg;
     stats::group m_stats;
-    stats::formula m_instructions, m_mem_requests, m_lsu_budget_waits, m_line_limit_waits,
-        m_tlb_hits, m_tlb_misses, m_page_faults, m_fault_services, m_fault_batches,
-        m_fault_stall_cycles, m_kernel_time;
-    std::vector<tlb::tlb*> m_tlbs; ///< every SM's L1 TLB (owned by the clusters' stages)
-    stats::formula m_active, m_issue_share, m_memory_share, m_alu_share, m_barrier_share;
+    gpu_figures m_figures; ///< the SMs' figures (instructions, shares, kernel time)
+    /// What each block's attach function made (platforms/attach/), in attach order.
+    std::vector<std::unique_ptr<attach::attachment>> m_parts;
 
 public:
     /// What bounds the workload: the largest share of active SM cycles among issuing

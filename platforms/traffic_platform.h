@@ -4,7 +4,7 @@
 
 #include "models/common/stats.h"
 #include "models/traffic/traffic_gen.h"
-#include "platforms/builder.h"
+#include "platforms/platform.h"
 #include "tlm_bus/memory.h"
 #include "tlm_bus/router.h"
 

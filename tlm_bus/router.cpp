@@ -28,6 +28,15 @@ void router::map(const address_range& r)
               [](const address_range& a, const address_range& b) { return a.base < b.base; });
 }
 
+std::uint64_t router::base(const std::string& name) const
+{
+    for (const auto& w : m_bases)
+        if (w.name == name)
+            return w.base;
+    throw std::invalid_argument(std::string(this->name()) + ": no window '" + name +
+                                "' in the address map");
+}
+
 void router::end_of_elaboration()
 {
     for (const auto& r : m_ranges)

@@ -22,6 +22,12 @@ struct address_range {
     std::string name;         ///< for messages
 };
 
+/// Where a named window starts on the bus: one row of a platform's address map.
+struct window_base {
+    std::string name;       ///< the window's name, as bind() is given it
+    std::uint64_t base = 0; ///< its first address
+};
+
 /// An N-initiator x M-target address decoder with no latency of its own.
 class router : public sc_core::sc_module {
 public:
@@ -31,6 +37,21 @@ public:
     explicit router(const sc_core::sc_module_name& name);
     /// Adds a window; throws std::invalid_argument when it overlaps another or is empty.
     void map(const address_range& r);
+    /// Sets the address map bind() reads each window's base from (one table per bus).
+    void set_address_map(std::vector<window_base> table) { m_bases = std::move(table); }
+    /// The base of window `name` in the address map; throws std::invalid_argument when the map
+    /// has no such window.
+    std::uint64_t base(const std::string& name) const;
+    /// Binds a new output to `target` (any TLM target socket) and maps the window `name` of the
+    /// address map, `size` bytes, to it (seen there from offset 0).
+    template <typename Socket>
+    void bind(const std::string& name, Socket& target, std::uint64_t size)
+    {
+        const std::uint64_t at = base(name);
+        const auto index = static_cast<unsigned>(out.size());
+        out.bind(target);
+        map({at, size, index, 0, name});
+    }
     /// The window holding `addr`, or nullptr.
     const address_range* decode(std::uint64_t addr) const;
     std::uint64_t unmapped_accesses() const { return m_unmapped; } ///< address errors returned
@@ -43,6 +64,7 @@ private:
     void end_of_elaboration() override;
 
     std::vector<address_range> m_ranges; ///< sorted by base
+    std::vector<window_base> m_bases;    ///< the address map bind() uses
     std::uint64_t m_unmapped = 0;
 };
 

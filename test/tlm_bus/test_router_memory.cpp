@@ -189,3 +189,30 @@ TEST_CASE("overlapping or empty windows are refused")
     CHECK(r.decode(0x2000) == nullptr);
     CHECK(r.decode(0xfff) == nullptr);
 }
+
+TEST_CASE("router binds register banks by name at their bases in the address map")
+{
+    test::test_initiator init{"init"};
+    tlm_bus::router bus{"bus"};
+    tlm_bus::memory a("a", bench::params()), b("b", bench::params());
+    init.mem.bind(bus.in);
+    bus.set_address_map({{"a", 0x40000000}, {"b", 0x40010000}});
+    // Bound in the other order than the table's: the name, not the bind order, picks the base.
+    bus.bind("b", b.in, 0x100);
+    bus.bind("a", a.in, 0x100);
+    CHECK(bus.base("b") == 0x40010000);
+    CHECK_THROWS_WITH(bus.base("c"), "bus: no window 'c' in the address map");
+    CHECK_THROWS_WITH(bus.bind("c", a.in, 0x100), "bus: no window 'c' in the address map");
+    REQUIRE(bus.decode(0x40010004) != nullptr);
+    CHECK(bus.decode(0x40010004)->name == "b");
+    CHECK(bus.decode(0x40000100) == nullptr); // past a's 0x100 bytes
+    init.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        CHECK(i.write32(0x40000010, 0x11, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(i.write32(0x40010010, 0x22, d) == tlm::TLM_OK_RESPONSE);
+    };
+    sc_core::sc_start();
+    REQUIRE(init.done);
+    CHECK(a.writes() == 1);
+    CHECK(b.writes() == 1);
+}
