@@ -2,6 +2,7 @@
 // See docs/architecture.md.
 #include "platforms/gpu_platform.h"
 
+#include "models/cdl/cdl_unit.h"
 #include "models/common/host_resources.h"
 #include "models/common/trace_events.h"
 
@@ -303,7 +304,7 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
             for (auto& s : cl->sms) {
                 cp.dispatch[s->sm_id()]->bind(s->ctrl);
                 s->done.bind(cp.cta_done);
-                s->set_cdl(&cbvs, cfg.cdl);
+                s->attach_unit(cdl::cdl_unit::factory(cbvs, cfg.cdl));
             }
 
     // TLB shootdown (the CP's TLB_INVALIDATE register): every SM's L1 TLB and every cluster's.

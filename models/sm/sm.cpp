@@ -69,7 +69,10 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
       m_unit(cfg.warp_slots, unit_class::int_alu), m_cta_slots(cfg.cta_slots),
       m_slots(cfg.cta_slots, cfg.warp_slots), m_barriers(cfg.warp_slots, cfg.cta_slots),
       m_watchdog(cfg.cta_slots, cfg.max_cta_cycles), m_progs(cfg.cta_slots),
-      m_line_limit(cfg.max_line_requests), m_stats(this->name()),
+      m_line_limit(cfg.max_line_requests), m_unit_params{this->name(),        line_bytes,
+                                                         cfg.regs_per_thread, cfg.lsu_delay(),
+                                                         clk.core_ps,         clk.accurate},
+      m_stats(this->name()),
       m_instructions(m_stats, "instructions", "count", "warp-instructions issued"),
       m_lane_instructions(m_stats, "lane_instructions", "count",
                           "thread-instructions executed (active lanes with a true guard)"),
@@ -681,15 +684,15 @@ void sm::issue(unsigned slot)
         ++m_trace_events;
         trace_event(shader_trace::event::user, slot, r.trace_code, m_cycle);
         break;
-    case step_kind::cdl:
-        if (!m_cbv) {
+    case step_kind::cdl: // handed off to the attached unit
+        if (!m_attached) {
             fault_cta(ws.cta, slot, r.pc, 0,
                       "CDL requires the CDL access controller, not present in this platform");
             return;
         }
-        issue_cdl(slot, r);
+        m_attached->issue(slot, r);
         if (!(m_live & (1ull << slot)))
-            return; // an illegal CDL ended the CTA
+            return; // the unit ended the CTA (an illegal instruction)
         break;
     case step_kind::error:
         fault_cta(ws.cta, slot, r.pc, 0, std::string(r.message));
@@ -788,13 +791,13 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     op.fail_reason = nullptr;
     if (op.store)
         ++m_stores;
-    else if (kind == tlm_bus::access_kind::data) // a legacy CDL counts with the CDLs
+    else if (kind == tlm_bus::access_kind::data) // a unit counts its own loads
         ++m_loads;
     m_mem_requests += op.lines.count;
     ++c.outstanding;
     ws.board.memory_issued(op.store, m_cycle);
     // The memory pipeline sends one line request per cycle for the whole SM (all sub-cores;
-    // LD, ST, ATOM and the legacy CDL), in instruction order: an instruction's first request
+    // LD, ST, ATOM and a unit's loads), in instruction order: an instruction's first request
     // follows the previous instruction's last one. The requests of warps that issue on
     // consecutive cycles thus leave warp by warp in both timing modes, not interleaved. The
     // instruction takes its cycles here, before the memory order below: one that waits for an
@@ -818,7 +821,7 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
             op.issue = std::max(op.issue, o.end);
     }
     op.fault_cycle = 0;
-    if (op.lines.count == 0) { // a legacy CDL whose lanes all lie beyond the CBV
+    if (op.lines.count == 0) { // a unit's load whose lanes all read 0
         finish_mem(slot, k);
         return;
     }
@@ -1146,208 +1149,95 @@ void sm::finish_mem(unsigned slot, unsigned k)
         m_check = true;
 }
 
-// ---- CDL access controller (models/cdl) ----
+// ---- the unit seam (sm_unit.h) ----
 
-struct sm::cdl_counters {
-    cdl_counters(stats::group& ctrl, stats::group& core)
-        : instructions(ctrl, "instructions", "count", "CDL instructions received"),
-          legacy(ctrl, "legacy", "count", "CDLs of the per-lane form (one register each)"),
-          bulk(ctrl, "bulk", "count", "CDLs of the bulk form (mode identifier set)"),
-          illegal(ctrl, "illegal", "count",
-                  "CDLs refused as illegal (CBV missing, n = 0, registers past the file)"),
-          line_reads(core, "line_reads", "count", "line reads of bulk CDLs"),
-          bytes_read(core, "bytes_read", "bytes", "bytes bulk CDLs read from memory"),
-          out_of_range(core, "out_of_range_bytes", "bytes",
-                       "bytes of CDLs (both forms) beyond their CBV, read as zero"),
-          registers(core, "registers_written", "count", "registers bulk CDLs wrote"),
-          in_flight(core, "reads_in_flight", "count",
-                    "line reads of the bulk CDL in flight, sampled at each read's issue"),
-          read_latency(core, "read_latency", "ns", "issue to data of a bulk CDL's line read")
-    {
-    }
-    stats::counter instructions, legacy, bulk, illegal, line_reads, bytes_read, out_of_range,
-        registers;
-    stats::average in_flight, read_latency;
-};
-
-void sm::set_cdl(const cdl::cbv_table* table, const cdl::cdl_config& cfg)
+void sm::attach_unit(const unit_factory& make)
 {
-    m_cbv = table;
-    m_cdl_cfg = cfg;
-    const std::string base = std::string(name()) + "_cdl";
-    m_cdl_ctrl_stats = std::make_unique<stats::group>(base + ".controller");
-    m_cdl_core_stats = std::make_unique<stats::group>(base + ".core");
-    m_cdl_count = std::make_unique<cdl_counters>(*m_cdl_ctrl_stats, *m_cdl_core_stats);
+    m_attached = make(*this);
 }
 
-void sm::issue_cdl(unsigned slot, const step_result& r)
+void sm::load(unsigned warp, const step_result& r, const mem_access& a, tlm_bus::access_kind kind,
+              std::uint32_t zero_lanes)
 {
-    warp_slot& ws = m_warps[slot];
-    const mem_access& a = *r.access;
-    cdl::request q;
-    q.bulk = a.count > 0;
-    q.dst = a.reg;
-    q.dwords = a.count;
-    q.offset = a.addr[0]; // a register offset: lane 0 (claim 4); an immediate: every lane
-    for (unsigned l = 0; l < warp_size; ++l)
-        q.offsets[l] = static_cast<std::uint32_t>(a.addr[l]);
-    q.lane_mask = a.lane_mask;
-    // The access controller receives the instruction and checks it.
-    ++m_cdl_count->instructions;
-    ++(q.bulk ? m_cdl_count->bulk : m_cdl_count->legacy);
-    const std::string err = cdl::check(q, m_cbv->entries(), a.cbv, m_cfg.regs_per_thread);
-    if (!err.empty()) {
-        ++m_cdl_count->illegal;
-        fault_cta(ws.cta, slot, r.pc, 0, "illegal instruction: " + err);
+    issue_mem(warp, r, a, kind, zero_lanes);
+}
+
+void sm::read_line(sm_unit& unit, const line_read& rd)
+{
+    if (m_clk.accurate) {
+        unsigned index;
+        if (!m_unit_reads_free.empty()) {
+            index = m_unit_reads_free.back();
+            m_unit_reads_free.pop_back();
+        } else {
+            index = static_cast<unsigned>(m_unit_reads.size());
+            m_unit_reads.emplace_back();
+            if (index > 0xffff)
+                SC_REPORT_ERROR("vgpu/sm", "too many unit line reads in flight");
+        }
+        m_unit_reads[index] = {&unit, rd};
+        lsu_job job(static_cast<std::uint16_t>(index), 0);
+        job.unit = true;
+        hand_to_lsu(job);
         return;
     }
-    const cdl::cbv view = m_cbv->entries()[a.cbv];
-    if (!q.bulk) {
-        // The per-lane form is a load of the lanes' dwords (kind constant).
-        const cdl::legacy_plan p = cdl::plan_legacy(view, q.offsets, q.lane_mask);
-        m_cdl_count->out_of_range += 4 * static_cast<unsigned>(__builtin_popcount(p.zero));
-        mem_access load = a;
-        for (unsigned l = 0; l < warp_size; ++l)
-            load.addr[l] = p.read >> l & 1 ? p.addr[l] : 0;
-        load.lane_mask = p.read;
-        issue_mem(slot, r, load, tlm_bus::access_kind::constant, p.zero);
-        return;
+    const sc_core::sc_time at = time_of(rd.at), now = sc_core::sc_time_stamp();
+    sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+    unit.read_made(rd, unit_read(rd, delay));
+}
+
+line_result sm::unit_read(const line_read& rd, sc_core::sc_time& delay)
+{
+    line_result res;
+    res.start = cycle_of(sc_core::sc_time_stamp() + delay);
+    if (rd.bytes > 0) {
+        const tlm_bus::gpu_extension ext =
+            request_ext(static_cast<int>(rd.warp), rd.kind, rd.addr, rd.pc,
+                        m_cta_slots[m_warps[rd.warp].cta].launch);
+        res.status = mem.access(tlm::TLM_READ_COMMAND, rd.addr, rd.data, rd.bytes, delay, &ext);
+        ++m_mem_requests;
     }
-    // The bulk form: the scheduling/execution core reads the range line by line.
-    unsigned id = 0;
-    while (id < m_cdl_ops.size() && m_cdl_ops[id])
-        ++id;
-    if (id == m_cdl_ops.size())
-        m_cdl_ops.emplace_back();
-    m_cdl_ops[id] = std::make_unique<cdl_op>();
-    cdl_op& op = *m_cdl_ops[id];
-    op.slot = slot;
-    op.pc = r.pc;
-    op.issue = m_cycle + m_cfg.lsu_delay();
-    op.reads = cdl::bulk_reads(view, q.offset, q.dwords, m_line_bytes);
-    op.data.assign(op.reads.size() * m_line_bytes, 0);
-    op.done.assign(op.reads.size(), 0);
-    op.loader.emplace(q.dst, q.dwords);
-    m_cdl_count->out_of_range += cdl::out_of_range_bytes(op.reads);
+    res.end = std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp() + delay));
+    return res;
+}
+
+void sm::begin_access(unsigned warp)
+{
+    warp_slot& ws = m_warps[warp];
     ++m_cta_slots[ws.cta].outstanding;
     ws.board.memory_issued(false, m_cycle);
-    cdl_issue_reads(id);
 }
 
-void sm::cdl_issue_reads(unsigned id)
+void sm::end_access(unsigned warp, std::uint64_t end)
 {
-    cdl_op& op = *m_cdl_ops[id];
-    const unsigned max = m_cdl_cfg.max_outstanding;
-    if (m_clk.accurate) {
-        for (; op.next < op.reads.size() && op.in_flight < max; ++op.next) {
-            ++op.in_flight;
-            m_cdl_count->in_flight.sample(op.in_flight);
-            lsu_job job(static_cast<std::uint16_t>(id), static_cast<std::uint16_t>(op.next));
-            job.cdl = true;
-            hand_to_lsu(job);
-        }
-        return;
-    }
-    // Fast mode: read i issues at issue + i (one request per cycle), and not before read
-    // i - max retired (as in accurate mode, a read holds its place until it retires, in
-    // address order); then the reads retire.
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
-    std::vector<std::uint64_t> retire(op.reads.size());
-    for (; op.next < op.reads.size(); ++op.next) {
-        const std::size_t i = op.next;
-        std::uint64_t at = op.issue + i;
-        if (i >= max)
-            at = std::max(at, retire[i - max]);
-        unsigned flying = 1;
-        for (std::size_t j = i >= max ? i - max + 1 : 0; j < i; ++j)
-            flying += retire[j] > at ? 1 : 0;
-        m_cdl_count->in_flight.sample(flying);
-        sc_core::sc_time delay = time_of(at) > now ? time_of(at) - now : sc_core::SC_ZERO_TIME;
-        op.done[i] = cdl_read(id, i, delay);
-        retire[i] = std::max(op.done[i], i > 0 ? retire[i - 1] : 0);
-    }
-    cdl_retire(id);
-}
-
-std::uint64_t sm::cdl_read(unsigned id, std::size_t i, sc_core::sc_time& delay)
-{
-    cdl_op& op = *m_cdl_ops[id];
-    const cdl::line_read& rd = op.reads[i];
-    const std::uint64_t start = cycle_of(sc_core::sc_time_stamp() + delay);
-    if (rd.valid > 0) {
-        const warp_slot& ws = m_warps[op.slot];
-        const tlm_bus::gpu_extension ext =
-            request_ext(static_cast<int>(op.slot), tlm_bus::access_kind::constant, rd.addr, op.pc,
-                        m_cta_slots[ws.cta].launch);
-        const auto st = mem.access(tlm::TLM_READ_COMMAND, rd.addr, &op.data[i * m_line_bytes],
-                                   rd.valid, delay, &ext);
-        ++m_cdl_count->line_reads;
-        ++m_mem_requests;
-        m_cdl_count->bytes_read += rd.valid;
-        if (st != tlm::TLM_OK_RESPONSE && !op.failed) {
-            op.failed = true;
-            op.fail_vaddr = rd.addr;
-        }
-    }
-    const std::uint64_t done =
-        std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp() + delay));
-    m_cdl_count->read_latency.sample(
-        static_cast<double>((done - std::min(done, start)) * m_clk.core_ps) / 1000.0);
-    return done;
-}
-
-void sm::cdl_retire(unsigned id)
-{
-    cdl_op& op = *m_cdl_ops[id];
-    warp_slot& ws = m_warps[op.slot];
-    const std::uint64_t now = cycle_of(sc_core::sc_time_stamp());
-    // Claim 8: reads retire in address order; each completed 128 bytes writes a register.
-    while (op.retired < op.reads.size() && op.done[op.retired] != 0) {
-        const std::size_t i = op.retired++;
-        --op.in_flight;
-        // Accurate mode retires when the data is here (now); fast mode at the read's end.
-        const std::uint64_t at = std::max({op.end, op.done[i], m_clk.accurate ? now : 0});
-        op.end = at;
-        op.loader->retire(&op.data[i * m_line_bytes], op.reads[i].bytes,
-                          [&](unsigned reg, const cdl::lane_values& v) {
-                              lane_values values{};
-                              for (unsigned l = 0; l < warp_size; ++l)
-                                  values[l] = v[l];
-                              ws.w->complete_load(reg, values, ~0u);
-                              ws.board.write_load(static_cast<std::uint8_t>(reg), at);
-                              ++m_cdl_count->registers;
-                          });
-    }
-    if (m_clk.accurate && op.retired < op.reads.size()) {
-        cdl_issue_reads(id); // the retired reads' places go to the next ones
-        if (m_live & (1ull << op.slot))
-            update_next(op.slot);
-        return;
-    }
-    if (op.retired < op.reads.size())
-        return;
-    // Every read retired: the instruction is complete.
+    warp_slot& ws = m_warps[warp];
     cta_slot& c = m_cta_slots[ws.cta];
     --c.outstanding;
-    ws.board.memory_done(false, op.end);
-    c.end = std::max(c.end, op.end);
-    const bool failed = op.failed;
-    const std::uint64_t va = op.fail_vaddr;
-    const std::uint32_t pc = op.pc;
-    const unsigned slot = op.slot;
-    m_cdl_ops[id].reset();
-    if (failed) {
-        char msg[96];
-        std::snprintf(msg, sizeof msg, "CDL read at VA 0x%llx failed",
-                      static_cast<unsigned long long>(va));
-        fault_cta(ws.cta, slot, pc, va, msg);
-        m_check = true;
-        return;
-    }
-    if (m_live & (1ull << slot))
-        update_next(slot);
+    ws.board.memory_done(false, end);
+    c.end = std::max(c.end, end);
+    if (m_live & (1ull << warp))
+        update_next(warp);
     if (m_slots.state(ws.cta) == cta_state::ending || m_barriers.all_exited(ws.cta))
         m_check = true;
+}
+
+void sm::write_register(unsigned warp, unsigned reg, const lane_values& v, std::uint64_t at)
+{
+    warp_slot& ws = m_warps[warp];
+    ws.w->complete_load(reg, v, ~0u);
+    ws.board.write_load(static_cast<std::uint8_t>(reg), at);
+}
+
+void sm::wake(unsigned warp)
+{
+    if (m_live & (1ull << warp))
+        update_next(warp);
+}
+
+void sm::fault(unsigned warp, std::uint32_t pc, std::uint64_t vaddr, const std::string& msg)
+{
+    fault_cta(m_warps[warp].cta, warp, pc, vaddr, msg);
+    m_check = true;
 }
 
 // ---- barriers, exits, faults ----
@@ -1736,15 +1626,17 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
         m_wake.notify(sc_core::SC_ZERO_TIME);
         return;
     }
-    if (job.cdl) {
-        cdl_op& op = *m_cdl_ops[job.slot];
-        const sc_core::sc_time at = time_of(op.issue + job.line);
+    if (job.unit) {
+        // The vector may grow while this thread waits: copy, and free the entry now.
+        const pending_read u = m_unit_reads[job.slot];
+        m_unit_reads_free.push_back(job.slot);
+        const sc_core::sc_time at = time_of(u.rd.at);
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
-        const std::uint64_t done = cdl_read(job.slot, job.line, delay);
-        sc_core::wait(delay); // the read holds its place until its data is here
-        m_cdl_ops[job.slot]->done[job.line] = done;
-        cdl_retire(job.slot);
+        const line_result res = unit_read(u.rd, delay);
+        u.unit->read_made(u.rd, res);
+        sc_core::wait(delay); // the unit learns of the data when it is here
+        u.unit->read_arrived(u.rd, res, cycle_of(sc_core::sc_time_stamp()));
         ++m_wakeups;
         m_wake.notify(sc_core::SC_ZERO_TIME);
         return;

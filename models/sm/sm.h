@@ -2,9 +2,6 @@
 // the `mem` port, CTA completion and fault records to the CP. See models/sm/README.md.
 #pragma once
 
-#include "models/cdl/cbv_table.h"
-#include "models/cdl/cdl_config.h"
-#include "models/cdl/core/cdl_core.h"
 #include "models/common/logger.h"
 #include "models/common/stats.h"
 #include "models/common/timing.h"
@@ -23,6 +20,7 @@
 #include "models/sm/core/warp_scheduler.h"
 #include "models/sm/core/watchdog.h"
 #include "models/sm/sm_config.h"
+#include "models/sm/sm_unit.h"
 #include "tlm_bus/gpu_extension.h"
 #include "tlm_bus/initiator_port.h"
 #include "tlm_bus/payload_pool.h"
@@ -42,7 +40,7 @@
 namespace vgpu::sm {
 
 /// One streaming multiprocessor: runs the CTAs the CP launches on it.
-class sm : public sc_core::sc_module {
+class sm : public sc_core::sc_module, private unit_host {
 public:
     tlm_utils::simple_target_socket<sm> ctrl; ///< CP writes one cp::cta_launch to address 0
     tlm_bus::initiator_port mem;              ///< instruction fetch and LD/ST (virtual addresses)
@@ -63,9 +61,9 @@ public:
     std::uint64_t lane_instructions() const { return m_lane_instructions.value(); }
     std::uint64_t ctas() const { return m_ctas.value(); }     ///< CTAs finished
     std::uint64_t faults() const { return m_faults.value(); } ///< CTAs ended by a fault
-    /// CDL runs through the CDL access controller with this CBV table (nullptr: CDL faults
-    /// as an instruction the platform lacks). Stats under `<sm>_cdl.`.
-    void set_cdl(const cdl::cbv_table* table, const cdl::cdl_config& cfg);
+    /// Attaches the unit that executes the instructions the issue stage hands off (without
+    /// one they fault the CTA); call before the simulation starts. See sm_unit.h.
+    void attach_unit(const unit_factory& make);
     /// Cycles LD/STs waited on page faults (from the first fault to completion, summed).
     std::uint64_t fault_stall_cycles() const { return m_fault_stall_cycles.value(); }
     std::uint64_t mem_requests() const { return m_mem_requests.value(); } ///< line requests
@@ -127,14 +125,14 @@ private:
     /// line touch the first host cache lines of an entry only.
     struct mem_op {
         bool busy = false;  ///< in LSU threads (accurate mode; a page fault in fast mode)
-        bool store = false; ///< a store (else a load, CDL or atomic)
+        bool store = false; ///< a store (else a load or atomic)
         /// It follows an earlier access of its warp to one of its lines (a store among them):
         /// its requests go when that one completed, outside sm.max_line_requests.
         bool behind = false;
         std::uint8_t reg = reg_zero;
-        tlm_bus::access_kind kind = tlm_bus::access_kind::data; ///< data, constant (CDL) or
-                                                                ///< atomic (ATOM: one request
-                                                                ///< per lane, old values in data)
+        /// data, constant (a unit's load) or atomic (ATOM: one request per word, old values
+        /// in data).
+        tlm_bus::access_kind kind = tlm_bus::access_kind::data;
         std::uint32_t lane_mask = 0;
         std::uint32_t pc = 0;
         unsigned remaining = 0;        ///< lines not yet completed (LSU threads)
@@ -142,7 +140,7 @@ private:
         std::uint64_t end = 0;         ///< cycle the last line completed
         std::uint64_t waits = 0;       ///< ops of the warp it must follow (bit = op), while busy
         std::uint64_t lines_sig = 0;   ///< one bit per line address hash (overlap pre-check)
-        std::uint32_t zero_lanes = 0;  ///< legacy CDL: lanes that receive 0 (beyond the CBV)
+        std::uint32_t zero_lanes = 0;  ///< a unit's load: lanes that receive 0 (no request)
         std::uint64_t fault_cycle = 0; ///< cycle of its first page fault (0: none)
         coalescer::result lines;       ///< line requests
         lane_values addr{};            ///< per-lane virtual addresses
@@ -210,26 +208,10 @@ private:
         bool fill = false;   ///< instruction-cache fill m_fills[line]
         /// Fast mode: the line page-faulted; wait for the host's answer, then replay it.
         std::shared_ptr<tlm_bus::fault_wait> fault;
-        bool cdl = false; ///< accurate mode: read `line` of bulk CDL m_cdl_ops[slot]
+        bool unit = false; ///< accurate mode: a unit's line read m_unit_reads[slot]
         /// It holds one of the sm.max_line_requests places until it is answered.
         bool counted = false;
         std::uint64_t not_before = 0; ///< with a place: the cycle it may go (the place is free)
-    };
-
-    /// A bulk CDL in flight (the scheduling/execution core's state for one instruction).
-    struct cdl_op {
-        unsigned slot = 0;                 ///< warp slot
-        std::uint32_t pc = 0;              ///< PC of the CDL
-        std::uint64_t issue = 0;           ///< cycle its first read may start
-        std::vector<cdl::line_read> reads; ///< in address order
-        std::vector<std::uint8_t> data;    ///< read i at i * line bytes
-        std::vector<std::uint64_t> done;   ///< read i's completion cycle (0: not yet)
-        std::size_t next = 0, retired = 0; ///< next read to issue, reads retired
-        unsigned in_flight = 0;            ///< reads issued, not completed
-        std::optional<cdl::bulk_loader> loader;
-        bool failed = false;
-        std::uint64_t fail_vaddr = 0;
-        std::uint64_t end = 0; ///< cycle of the last register write
     };
 
     /// An instruction-cache fill handed to an LSU thread (accurate mode).
@@ -327,22 +309,25 @@ private:
     void fill_done(std::uint64_t va, std::uint64_t ready, tlm::tlm_response_status st);
     /// The current cycle for the instruction cache: never decreases, also in an LSU thread.
     std::uint64_t fetch_cycle() const;
-    /// Issues LD/ST (or a legacy CDL as a load of `a`: kind constant, zero_lanes read 0).
+    /// Issues LD/ST/ATOM (or a unit's load of `a`: of `kind`, zero_lanes read 0).
     void issue_mem(unsigned slot, const step_result& r, const mem_access& a,
                    tlm_bus::access_kind kind = tlm_bus::access_kind::data,
                    std::uint32_t zero_lanes = 0);
-    /// The CDL access controller: checks the instruction, then the legacy form as a load of
-    /// the CBV's dwords, the bulk form by the scheduling/execution core (cdl_read, cdl_retire).
-    void issue_cdl(unsigned slot, const step_result& r);
-    /// Bulk CDL op id: issues its next reads while fewer than cdl.max_outstanding are in
-    /// flight (fast mode: all of them, timed; accurate mode: by LSU threads).
-    void cdl_issue_reads(unsigned id);
-    /// Performs read i of bulk CDL op id (with `delay` as offset); returns its completion
-    /// cycle (the caller records it in done[i] when the data is there).
-    std::uint64_t cdl_read(unsigned id, std::size_t i, sc_core::sc_time& delay);
-    /// Retires the completed reads in address order (claim 8), writing registers; ends the op
-    /// when every read retired.
-    void cdl_retire(unsigned id);
+    // unit_host: the services the attached unit uses (sm_unit.h).
+    const unit_params& params() const override { return m_unit_params; }
+    std::uint64_t cycle() const override { return m_cycle; }
+    void load(unsigned warp, const step_result& r, const mem_access& a, tlm_bus::access_kind kind,
+              std::uint32_t zero_lanes) override;
+    void read_line(sm_unit& unit, const line_read& rd) override;
+    void begin_access(unsigned warp) override;
+    void end_access(unsigned warp, std::uint64_t end) override;
+    void write_register(unsigned warp, unsigned reg, const lane_values& v,
+                        std::uint64_t at) override;
+    void wake(unsigned warp) override;
+    void fault(unsigned warp, std::uint32_t pc, std::uint64_t vaddr,
+               const std::string& msg) override;
+    /// Makes a unit's line read with `delay` as offset (in mem_requests if it reads bytes).
+    line_result unit_read(const line_read& rd, sc_core::sc_time& delay);
     /// True when `b` must wait for `a` (same warp): their lines overlap and one is a store.
     static bool ordered(const mem_op& a, const mem_op& b);
     /// Accurate mode: hands the line requests of op k of `slot` to LSU threads.
@@ -423,12 +408,15 @@ private:
     /// First cycle at which the SM's memory pipeline can send the next line request: it sends
     /// one per cycle, in instruction order, for all sub-cores (see issue_mem).
     std::uint64_t m_line_port_free = 0;
-    const cdl::cbv_table* m_cbv = nullptr; ///< the CBV table (nullptr: no CDL controller)
-    cdl::cdl_config m_cdl_cfg;
-    std::vector<std::unique_ptr<cdl_op>> m_cdl_ops; ///< bulk CDLs in flight (nullptr: free)
-    std::unique_ptr<stats::group> m_cdl_ctrl_stats, m_cdl_core_stats;
-    struct cdl_counters;
-    std::unique_ptr<cdl_counters> m_cdl_count;
+    unit_params m_unit_params;           ///< what the unit knows of this SM
+    std::unique_ptr<sm_unit> m_attached; ///< the unit of the handed-off instructions, if any
+    /// A unit's line read handed to an LSU thread (accurate mode).
+    struct pending_read {
+        sm_unit* unit = nullptr;
+        line_read rd;
+    };
+    std::vector<pending_read> m_unit_reads;  ///< accurate mode: unit reads in LSU threads
+    std::vector<unsigned> m_unit_reads_free; ///< free entries of m_unit_reads
     bool m_lsu_budget_warned = false;
     std::vector<std::uint8_t> m_line_bufs; ///< fast mode: line data
     std::vector<std::uint8_t> m_be_bufs;   ///< fast mode: byte enables

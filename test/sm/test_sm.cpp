@@ -1,5 +1,6 @@
 // Shell tests of the SM: kernels run through an ideal TLB into memory, with a stub CP on the
 // control path and the protocol checker on every socket. See models/sm/README.md.
+#include "models/cdl/cdl_unit.h"
 #include "models/common/page_table.h"
 #include "models/common/stats.h"
 #include "models/common/trace_events.h"
@@ -1291,7 +1292,7 @@ struct cdl_bench : bench {
         cbvs.program(0, {va, dwords * 4ull});
         cdl::cdl_config c;
         c.max_outstanding = 8;
-        sm.set_cdl(&cbvs, c);
+        sm.attach_unit(cdl::cdl_unit::factory(cbvs, c));
     }
 };
 
