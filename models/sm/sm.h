@@ -2,9 +2,6 @@
 // the `mem` port, CTA completion and fault records to the CP. See models/sm/README.md.
 #pragma once
 
-#include "models/cdl/cbv_table.h"
-#include "models/cdl/cdl_config.h"
-#include "models/cdl/core/cdl_core.h"
 #include "models/common/logger.h"
 #include "models/common/stats.h"
 #include "models/common/timing.h"
@@ -23,6 +20,8 @@
 #include "models/sm/core/warp_scheduler.h"
 #include "models/sm/core/watchdog.h"
 #include "models/sm/sm_config.h"
+#include "models/sm/sm_state.h"
+#include "models/sm/sm_unit.h"
 #include "tlm_bus/gpu_extension.h"
 #include "tlm_bus/initiator_port.h"
 #include "tlm_bus/payload_pool.h"
@@ -42,7 +41,7 @@
 namespace vgpu::sm {
 
 /// One streaming multiprocessor: runs the CTAs the CP launches on it.
-class sm : public sc_core::sc_module {
+class sm : public sc_core::sc_module, private unit_host {
 public:
     tlm_utils::simple_target_socket<sm> ctrl; ///< CP writes one cp::cta_launch to address 0
     tlm_bus::initiator_port mem;              ///< instruction fetch and LD/ST (virtual addresses)
@@ -63,9 +62,9 @@ public:
     std::uint64_t lane_instructions() const { return m_lane_instructions.value(); }
     std::uint64_t ctas() const { return m_ctas.value(); }     ///< CTAs finished
     std::uint64_t faults() const { return m_faults.value(); } ///< CTAs ended by a fault
-    /// CDL runs through the CDL access controller with this CBV table (nullptr: CDL faults
-    /// as an instruction the platform lacks). Stats under `<sm>_cdl.`.
-    void set_cdl(const cdl::cbv_table* table, const cdl::cdl_config& cfg);
+    /// Attaches the unit that executes the instructions the issue stage hands off (without
+    /// one they fault the CTA); call before the simulation starts. See sm_unit.h.
+    void attach_unit(const unit_factory& make);
     /// Cycles LD/STs waited on page faults (from the first fault to completion, summed).
     std::uint64_t fault_stall_cycles() const { return m_fault_stall_cycles.value(); }
     std::uint64_t mem_requests() const { return m_mem_requests.value(); } ///< line requests
@@ -104,175 +103,73 @@ public:
 
 private:
     static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();
+    /// The lowest set bit of v (v != 0): the first warp slot of a mask.
+    static unsigned ctz64(std::uint64_t v) { return static_cast<unsigned>(__builtin_ctzll(v)); }
 
-    /// Statistics of one warp slot.
-    struct slot_stats {
-        slot_stats(stats::group& g, unsigned slot);
-        stats::counter instructions, barrier_wait_cycles, stall_cycles;
-    };
-
-    /// One sub-core: its warp scheduler and statistics (its units are in m_units).
-    struct sub_core {
-        sub_core(stats::group& g, unsigned index, unsigned warp_slots, unsigned schedulers,
-                 sched_policy policy);
-        warp_scheduler sched;
-        std::uint64_t slots; ///< bit w: warp slot w belongs to this sub-core
-        stats::counter instructions, structural_stalls;
-    };
-
-    /// A memory instruction of a warp (up to sm.max_loads_per_warp + sm.max_stores_per_warp
-    /// per warp in flight).
-    /// The fields every issue and completion reads come first, then the requests (count
-    /// first), then the lanes' values: scanning a warp's entries and issuing an access of one
-    /// line touch the first host cache lines of an entry only.
-    struct mem_op {
-        bool busy = false;  ///< in LSU threads (accurate mode; a page fault in fast mode)
-        bool store = false; ///< a store (else a load, CDL or atomic)
-        /// It follows an earlier access of its warp to one of its lines (a store among them):
-        /// its requests go when that one completed, outside sm.max_line_requests.
-        bool behind = false;
-        std::uint8_t reg = reg_zero;
-        tlm_bus::access_kind kind = tlm_bus::access_kind::data; ///< data, constant (CDL) or
-                                                                ///< atomic (ATOM: one request
-                                                                ///< per lane, old values in data)
-        std::uint32_t lane_mask = 0;
-        std::uint32_t pc = 0;
-        unsigned remaining = 0;        ///< lines not yet completed (LSU threads)
-        std::uint64_t issue = 0;       ///< issue cycle
-        std::uint64_t end = 0;         ///< cycle the last line completed
-        std::uint64_t waits = 0;       ///< ops of the warp it must follow (bit = op), while busy
-        std::uint64_t lines_sig = 0;   ///< one bit per line address hash (overlap pre-check)
-        std::uint32_t zero_lanes = 0;  ///< legacy CDL: lanes that receive 0 (beyond the CBV)
-        std::uint64_t fault_cycle = 0; ///< cycle of its first page fault (0: none)
-        coalescer::result lines;       ///< line requests
-        lane_values addr{};            ///< per-lane virtual addresses
-        lane_values data{};            ///< store data, or the loaded values
-        bool failed = false;           ///< a line got an error response
-        std::uint64_t fail_vaddr = 0;
-        tlm::tlm_response_status fail_status = tlm::TLM_OK_RESPONSE;
-        const char* fail_reason = nullptr; ///< the host's reason for a refused page fault
-    };
-
-    /// One warp slot.
-    struct warp_slot {
-        explicit warp_slot(const sm_config& cfg);
-        std::optional<warp> w;                 ///< the warp, while resident
-        std::vector<std::uint32_t> spare_regs; ///< the last warp's register storage, reused
-        int cta = -1;                          ///< CTA slot
-        unsigned core = 0;                     ///< sub-core (slot mod sm.schedulers)
-        scoreboard board;                      ///< register, predicate and memory-order readiness
-        std::uint64_t start = 0;               ///< launch cycle
-        std::uint64_t issued = 0;              ///< instructions issued by this warp
-        std::uint64_t prog_va = 0;             ///< VA of its program's first instruction
-        std::uint64_t prog_end = 0;            ///< VA just past its program
-        std::uint64_t fetch_line = never;      ///< line of its next instruction, looked up
-        std::uint64_t fetch_ready = 0;         ///< cycle fetch_line arrives (never: not known yet)
-        /// Its memory instructions (in flight or done); grows up to sm.max_loads_per_warp +
-        /// sm.max_stores_per_warp entries, each allocated alone (never moved).
-        std::vector<std::unique_ptr<mem_op>> ops;
-    };
-
-    /// What the shell keeps of one CTA slot (state and warp slots: m_slots).
-    struct cta_slot {
-        cp::cta_launch launch{};
-        launch_context ctx;
-        std::uint64_t arrival_ps = 0; ///< when the launch was accepted (with its delay)
-        unsigned outstanding = 0;     ///< memory instructions in flight
-        int prog = -1;                ///< program cache entry
-        std::uint64_t start = 0;      ///< cycle the warps were launched
-        std::uint64_t end = 0;        ///< latest completion cycle of its memory requests
-        bool faulted = false;
-        cp::cta_done fault{};
-    };
-
-    /// A decoded program shared by the CTAs of one launch.
-    struct prog_entry {
-        bool valid = false;
-        std::uint32_t kernel_seq = 0, addr = 0, bytes = 0;
-        unsigned users = 0;
-        std::uint64_t ready = 0; ///< cycle the last line of the fetch arrived
-        program code;
-        bool checked = false; ///< every instruction passes check() with sm.regs_per_thread
-    };
-
-    /// A line request handed to an LSU thread (accurate mode).
-    struct lsu_job {
-        lsu_job() = default;
-        lsu_job(std::uint16_t s, std::uint16_t l, std::uint8_t o = 0, bool fe = false,
-                bool fi = false)
-            : slot(s), line(l), op(o), fetch(fe), fill(fi)
-        {
-        }
-        std::uint16_t slot = 0;
-        std::uint16_t line = 0;
-        std::uint8_t op = 0; ///< index into the warp's ops
-        bool fetch = false;  ///< program fetch: lines line, line + fetch_threads, ...
-        bool fill = false;   ///< instruction-cache fill m_fills[line]
-        /// Fast mode: the line page-faulted; wait for the host's answer, then replay it.
-        std::shared_ptr<tlm_bus::fault_wait> fault;
-        bool cdl = false; ///< accurate mode: read `line` of bulk CDL m_cdl_ops[slot]
-        /// It holds one of the sm.max_line_requests places until it is answered.
-        bool counted = false;
-        std::uint64_t not_before = 0; ///< with a place: the cycle it may go (the place is free)
-    };
-
-    /// A bulk CDL in flight (the scheduling/execution core's state for one instruction).
-    struct cdl_op {
-        unsigned slot = 0;                 ///< warp slot
-        std::uint32_t pc = 0;              ///< PC of the CDL
-        std::uint64_t issue = 0;           ///< cycle its first read may start
-        std::vector<cdl::line_read> reads; ///< in address order
-        std::vector<std::uint8_t> data;    ///< read i at i * line bytes
-        std::vector<std::uint64_t> done;   ///< read i's completion cycle (0: not yet)
-        std::size_t next = 0, retired = 0; ///< next read to issue, reads retired
-        unsigned in_flight = 0;            ///< reads issued, not completed
-        std::optional<cdl::bulk_loader> loader;
-        bool failed = false;
-        std::uint64_t fail_vaddr = 0;
-        std::uint64_t end = 0; ///< cycle of the last register write
-    };
-
-    /// An instruction-cache fill handed to an LSU thread (accurate mode).
-    struct fill_request {
-        bool busy = false;
-        std::uint64_t va = 0;    ///< the line
-        std::uint64_t cycle = 0; ///< cycle it is requested
-        tlm_bus::gpu_extension ext{};
-    };
-
-    /// The program fetch in progress (its lines may be fetched by LSU threads).
-    struct fetch_state {
-        const cp::cta_launch* launch = nullptr;
-        std::uint64_t first = 0; ///< VA of the first line
-        unsigned lines = 0;      ///< lines to fetch
-        std::uint64_t ready = 0; ///< cycle the first line is requested (line i at ready + i)
-        std::uint64_t end = 0;   ///< cycle the last line arrived
-        unsigned left = 0;       ///< LSU threads still fetching (accurate mode)
-        bool failed = false;
-        std::uint64_t fail_va = 0; ///< lowest VA whose fetch failed
-        tlm::tlm_response_status fail_status = tlm::TLM_OK_RESPONSE;
-    };
-    /// Accurate mode: LSU threads that fetch a program's lines in parallel (each fetches every
-    /// fetch_threads-th line).
-    static constexpr unsigned fetch_threads = 64;
-
-    /// An LSU thread (accurate mode): performs one line request at a time with its own buffers.
-    struct lsu_worker {
-        sc_core::sc_event go;          ///< a job was handed to it
-        lsu_job job{};                 ///< the job
-        std::vector<std::uint8_t> buf; ///< line data
-        std::vector<std::uint8_t> be;  ///< byte enables
-    };
-
+    // Control, time and CTA life (sm.cpp).
     void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned ctrl_transport_dbg(tlm::tlm_generic_payload& gp);
+    sc_core::sc_time time_of(std::uint64_t cycle) const;
+    std::uint64_t cycle_of(const sc_core::sc_time& t) const; ///< rounded up
+    /// Sets the quantum keeper's local time to m_cycle and syncs when the quantum is used up.
+    void keep_time();
+    /// Waits (after a sync) until `until` or a wake-up; m_cycle follows simulated time.
+    void block(std::uint64_t until);
+    void start_cta(int c);
+    tlm_bus::gpu_extension request_ext(int warp_slot, tlm_bus::access_kind kind,
+                                       std::uint64_t vaddr, std::uint32_t pc,
+                                       const cp::cta_launch& l) const;
+    void arrive(unsigned slot, std::uint32_t pc);
+    /// Hands an ISU event of warp `slot` at `cycle` to the shader-trace unit (if any); waits
+    /// while the unit holds this SM's groups (full_policy stall).
+    void trace_event(shader_trace::event e, unsigned slot, std::uint32_t arg, std::uint64_t cycle);
+    /// Statistics, trace and issue times of the warps a barrier released (bit w: slot w).
+    void release_barrier(std::uint64_t released);
+    void warp_exited(unsigned slot);
+    void fault_cta(int c, unsigned slot, std::uint32_t pc, std::uint64_t vaddr,
+                   const std::string& msg);
+    std::string wait_report(const cta_slot& c) const;
+    void check_ctas();
+    void end_cta(int c);
+
+    // Issue stage (sm.cpp).
     void issue_loop();
-    void lsu_thread(unsigned id);
-    void run_lsu_job(const lsu_job& job, lsu_worker& w);
-    /// Starts another LSU thread (not in the idle list); returns its index.
-    unsigned spawn_lsu();
-    /// Hands a job to an idle LSU thread (a new one if none is idle), woken in the next delta.
-    void hand_to_lsu(const lsu_job& job);
+    void issue(unsigned slot);
+    void update_next(unsigned slot);
+    /// Sets the unit class of slot's next instruction (m_unit and m_unit_warps).
+    void set_unit(unsigned slot, unit_class u);
+
+    // Fetch stage: program fetch and instruction cache (sm_fetch.cpp).
+    int fetch_program(cta_slot& c, std::uint64_t& ready);
+    /// Fetches line i of m_fetch into m_fetch_buf (delay: until cycle ready + i); false if it
+    /// failed.
+    bool fetch_line(unsigned i);
+    /// Reads the program of `l` into buf with debug reads (no time); the first VA that could
+    /// not be read, if any.
+    std::optional<std::uint64_t> read_program(const cp::cta_launch& l, std::uint8_t* buf);
+    /// Instruction cache: the line of the warp's next instruction is looked up when it differs
+    /// from the last one the warp looked up (a miss requests it, no earlier than `at`, and the
+    /// next line is prefetched), and the warp's next issue waits until that line arrived.
+    void fetch_next(unsigned slot, std::uint64_t at);
+    /// Requests an instruction line through `mem` at cycle `at` or the next free fill cycle
+    /// (one per cycle): inline in fast mode, by an LSU thread in accurate mode.
+    void request_fill(std::uint64_t va, std::uint64_t at, const cp::cta_launch& l);
+    /// The fill of line va arrived at cycle `ready` (or failed with st): installs it, and
+    /// releases (accurate mode: wakes) or faults the warps waiting for it.
+    void fill_done(std::uint64_t va, std::uint64_t ready, tlm::tlm_response_status st);
+    /// The current cycle for the instruction cache: never decreases, also in an LSU thread.
+    std::uint64_t fetch_cycle() const;
+
+    // LSU stage (sm_lsu.cpp).
+    /// Issues LD/ST/ATOM (or a unit's load of `a`: of `kind`, zero_lanes read 0).
+    void issue_mem(unsigned slot, const step_result& r, const mem_access& a,
+                   tlm_bus::access_kind kind = tlm_bus::access_kind::data,
+                   std::uint32_t zero_lanes = 0);
+    /// True when `b` must wait for `a` (same warp): their lines overlap and one is a store.
+    static bool ordered(const mem_op& a, const mem_op& b);
+    /// Fast mode: lets global time catch up before a memory access when the SM is more than
+    /// platform.timing.memory_quantum_ns ahead.
+    void catch_up();
     /// The cycle line request `job` is due: its access's issue plus one per line before it.
     std::uint64_t due_of(const lsu_job& job) const;
     /// Fast mode: one more of op's line requests completes in an LSU thread or waits in
@@ -289,62 +186,9 @@ private:
     void count_line_wait(std::uint64_t due, std::uint64_t at);
     /// Fast mode: makes the queued line requests whose place is free by m_cycle, in order.
     void send_queued_lines();
-    /// Fast mode: lets global time catch up before a memory access when the SM is more than
-    /// platform.timing.memory_quantum_ns ahead.
-    void catch_up();
     /// Fast mode: line request `job` page-faulted; an LSU thread waits for the host and
     /// replays it.
     void wait_fault(lsu_job job, std::shared_ptr<tlm_bus::fault_wait> f);
-
-    sc_core::sc_time time_of(std::uint64_t cycle) const;
-    std::uint64_t cycle_of(const sc_core::sc_time& t) const; ///< rounded up
-    /// Sets the quantum keeper's local time to m_cycle and syncs when the quantum is used up.
-    void keep_time();
-    /// Waits (after a sync) until `until` or a wake-up; m_cycle follows simulated time.
-    void block(std::uint64_t until);
-
-    void start_cta(int c);
-    int fetch_program(cta_slot& c, std::uint64_t& ready);
-    /// Fetches line i of m_fetch into m_fetch_buf (delay: until cycle ready + i); false if it
-    /// failed.
-    bool fetch_line(unsigned i);
-    /// Reads the program of `l` into buf with debug reads (no time); the first VA that could
-    /// not be read, if any.
-    std::optional<std::uint64_t> read_program(const cp::cta_launch& l, std::uint8_t* buf);
-    void issue(unsigned slot);
-    void update_next(unsigned slot);
-    /// Sets the unit class of slot's next instruction (m_unit and m_unit_warps).
-    void set_unit(unsigned slot, unit_class u);
-    /// Instruction cache: the line of the warp's next instruction is looked up when it differs
-    /// from the last one the warp looked up (a miss requests it, no earlier than `at`, and the
-    /// next line is prefetched), and the warp's next issue waits until that line arrived.
-    void fetch_next(unsigned slot, std::uint64_t at);
-    /// Requests an instruction line through `mem` at cycle `at` or the next free fill cycle
-    /// (one per cycle): inline in fast mode, by an LSU thread in accurate mode.
-    void request_fill(std::uint64_t va, std::uint64_t at, const cp::cta_launch& l);
-    /// The fill of line va arrived at cycle `ready` (or failed with st): installs it, and
-    /// releases (accurate mode: wakes) or faults the warps waiting for it.
-    void fill_done(std::uint64_t va, std::uint64_t ready, tlm::tlm_response_status st);
-    /// The current cycle for the instruction cache: never decreases, also in an LSU thread.
-    std::uint64_t fetch_cycle() const;
-    /// Issues LD/ST (or a legacy CDL as a load of `a`: kind constant, zero_lanes read 0).
-    void issue_mem(unsigned slot, const step_result& r, const mem_access& a,
-                   tlm_bus::access_kind kind = tlm_bus::access_kind::data,
-                   std::uint32_t zero_lanes = 0);
-    /// The CDL access controller: checks the instruction, then the legacy form as a load of
-    /// the CBV's dwords, the bulk form by the scheduling/execution core (cdl_read, cdl_retire).
-    void issue_cdl(unsigned slot, const step_result& r);
-    /// Bulk CDL op id: issues its next reads while fewer than cdl.max_outstanding are in
-    /// flight (fast mode: all of them, timed; accurate mode: by LSU threads).
-    void cdl_issue_reads(unsigned id);
-    /// Performs read i of bulk CDL op id (with `delay` as offset); returns its completion
-    /// cycle (the caller records it in done[i] when the data is there).
-    std::uint64_t cdl_read(unsigned id, std::size_t i, sc_core::sc_time& delay);
-    /// Retires the completed reads in address order (claim 8), writing registers; ends the op
-    /// when every read retired.
-    void cdl_retire(unsigned id);
-    /// True when `b` must wait for `a` (same warp): their lines overlap and one is a store.
-    static bool ordered(const mem_op& a, const mem_op& b);
     /// Accurate mode: hands the line requests of op k of `slot` to LSU threads.
     void dispatch_mem(unsigned slot, unsigned k);
     /// Performs line request `line` of op k of `slot` with `delay` as offset. Returns the
@@ -358,21 +202,28 @@ private:
     void replay_line(unsigned slot, unsigned k, unsigned line,
                      std::shared_ptr<tlm_bus::fault_wait> f, std::uint8_t* buf, std::uint8_t* be);
     void finish_mem(unsigned slot, unsigned k);
-    void arrive(unsigned slot, std::uint32_t pc);
-    /// Hands an ISU event of warp `slot` at `cycle` to the shader-trace unit (if any); waits
-    /// while the unit holds this SM's groups (full_policy stall).
-    void trace_event(shader_trace::event e, unsigned slot, std::uint32_t arg, std::uint64_t cycle);
-    /// Statistics, trace and issue times of the warps a barrier released (bit w: slot w).
-    void release_barrier(std::uint64_t released);
-    void warp_exited(unsigned slot);
-    void fault_cta(int c, unsigned slot, std::uint32_t pc, std::uint64_t vaddr,
-                   const std::string& msg);
-    std::string wait_report(const cta_slot& c) const;
-    void check_ctas();
-    void end_cta(int c);
-    tlm_bus::gpu_extension request_ext(int warp_slot, tlm_bus::access_kind kind,
-                                       std::uint64_t vaddr, std::uint32_t pc,
-                                       const cp::cta_launch& l) const;
+    /// Starts another LSU thread (not in the idle list); returns its index.
+    unsigned spawn_lsu();
+    /// Hands a job to an idle LSU thread (a new one if none is idle), woken in the next delta.
+    void hand_to_lsu(const lsu_job& job);
+    void run_lsu_job(const lsu_job& job, lsu_worker& w);
+    void lsu_thread(unsigned id);
+
+    // unit_host: the services the attached unit uses (sm_unit.h; sm_units.cpp).
+    const unit_params& params() const override { return m_unit_params; }
+    std::uint64_t cycle() const override { return m_cycle; }
+    void load(unsigned warp, const step_result& r, const mem_access& a, tlm_bus::access_kind kind,
+              std::uint32_t zero_lanes) override;
+    void read_line(sm_unit& unit, const line_read& rd) override;
+    /// Makes a unit's line read with `delay` as offset (in mem_requests if it reads bytes).
+    line_result unit_read(const line_read& rd, sc_core::sc_time& delay);
+    void begin_access(unsigned warp) override;
+    void end_access(unsigned warp, std::uint64_t end) override;
+    void write_register(unsigned warp, unsigned reg, const lane_values& v,
+                        std::uint64_t at) override;
+    void wake(unsigned warp) override;
+    void fault(unsigned warp, std::uint32_t pc, std::uint64_t vaddr,
+               const std::string& msg) override;
 
     const sm_config m_cfg;
     const clock_params m_clk;
@@ -423,12 +274,10 @@ private:
     /// First cycle at which the SM's memory pipeline can send the next line request: it sends
     /// one per cycle, in instruction order, for all sub-cores (see issue_mem).
     std::uint64_t m_line_port_free = 0;
-    const cdl::cbv_table* m_cbv = nullptr; ///< the CBV table (nullptr: no CDL controller)
-    cdl::cdl_config m_cdl_cfg;
-    std::vector<std::unique_ptr<cdl_op>> m_cdl_ops; ///< bulk CDLs in flight (nullptr: free)
-    std::unique_ptr<stats::group> m_cdl_ctrl_stats, m_cdl_core_stats;
-    struct cdl_counters;
-    std::unique_ptr<cdl_counters> m_cdl_count;
+    unit_params m_unit_params;               ///< what the unit knows of this SM
+    std::unique_ptr<sm_unit> m_attached;     ///< the unit of the handed-off instructions, if any
+    std::vector<pending_read> m_unit_reads;  ///< accurate mode: unit reads in LSU threads
+    std::vector<unsigned> m_unit_reads_free; ///< free entries of m_unit_reads
     bool m_lsu_budget_warned = false;
     std::vector<std::uint8_t> m_line_bufs; ///< fast mode: line data
     std::vector<std::uint8_t> m_be_bufs;   ///< fast mode: byte enables

@@ -2,6 +2,7 @@
 #include "platforms/attach/cdl.h"
 
 #include "models/cdl/cbv_table.h"
+#include "models/cdl/cdl_unit.h"
 #include "platforms/gpu_platform.h"
 
 namespace vgpu::platforms::attach {
@@ -21,7 +22,7 @@ std::unique_ptr<attachment> attach_cdl(gpu_platform& gpu, const vgpu_config& cfg
     for (auto& mod : gpu.modules)
         for (auto& cl : mod->clusters)
             for (auto& s : cl->sms)
-                s->set_cdl(&parts->cbvs, cfg.cdl);
+                s->attach_unit(cdl::cdl_unit::factory(parts->cbvs, cfg.cdl));
     return parts;
 }
 

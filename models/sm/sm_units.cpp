@@ -1,0 +1,98 @@
+// SM unit seam, host side: the services the attached unit uses (models/sm/sm_unit.h).
+// See models/sm/README.md ("Units").
+#include "models/sm/sm.h"
+
+#include <algorithm>
+
+namespace vgpu::sm {
+
+void sm::attach_unit(const unit_factory& make)
+{
+    m_attached = make(*this);
+}
+
+void sm::load(unsigned warp, const step_result& r, const mem_access& a, tlm_bus::access_kind kind,
+              std::uint32_t zero_lanes)
+{
+    issue_mem(warp, r, a, kind, zero_lanes);
+}
+
+void sm::read_line(sm_unit& unit, const line_read& rd)
+{
+    if (m_clk.accurate) {
+        unsigned index;
+        if (!m_unit_reads_free.empty()) {
+            index = m_unit_reads_free.back();
+            m_unit_reads_free.pop_back();
+        } else {
+            index = static_cast<unsigned>(m_unit_reads.size());
+            m_unit_reads.emplace_back();
+            if (index > 0xffff)
+                SC_REPORT_ERROR("vgpu/sm", "too many unit line reads in flight");
+        }
+        m_unit_reads[index] = {&unit, rd};
+        lsu_job job(static_cast<std::uint16_t>(index), 0);
+        job.unit = true;
+        hand_to_lsu(job);
+        return;
+    }
+    const sc_core::sc_time at = time_of(rd.at), now = sc_core::sc_time_stamp();
+    sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+    unit.read_made(rd, unit_read(rd, delay));
+}
+
+line_result sm::unit_read(const line_read& rd, sc_core::sc_time& delay)
+{
+    line_result res;
+    res.start = cycle_of(sc_core::sc_time_stamp() + delay);
+    if (rd.bytes > 0) {
+        const tlm_bus::gpu_extension ext =
+            request_ext(static_cast<int>(rd.warp), rd.kind, rd.addr, rd.pc,
+                        m_cta_slots[m_warps[rd.warp].cta].launch);
+        res.status = mem.access(tlm::TLM_READ_COMMAND, rd.addr, rd.data, rd.bytes, delay, &ext);
+        ++m_mem_requests;
+    }
+    res.end = std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp() + delay));
+    return res;
+}
+
+void sm::begin_access(unsigned warp)
+{
+    warp_slot& ws = m_warps[warp];
+    ++m_cta_slots[ws.cta].outstanding;
+    ws.board.memory_issued(false, m_cycle);
+}
+
+void sm::end_access(unsigned warp, std::uint64_t end)
+{
+    warp_slot& ws = m_warps[warp];
+    cta_slot& c = m_cta_slots[ws.cta];
+    --c.outstanding;
+    ws.board.memory_done(false, end);
+    c.end = std::max(c.end, end);
+    if (m_live & (1ull << warp))
+        update_next(warp);
+    if (m_slots.state(ws.cta) == cta_state::ending || m_barriers.all_exited(ws.cta))
+        m_check = true;
+}
+
+void sm::write_register(unsigned warp, unsigned reg, const lane_values& v, std::uint64_t at)
+{
+    warp_slot& ws = m_warps[warp];
+    ws.w->complete_load(reg, v, ~0u);
+    ws.board.write_load(static_cast<std::uint8_t>(reg), at);
+}
+
+void sm::wake(unsigned warp)
+{
+    if (m_live & (1ull << warp))
+        update_next(warp);
+}
+
+void sm::fault(unsigned warp, std::uint32_t pc, std::uint64_t vaddr, const std::string& msg)
+{
+    fault_cta(m_warps[warp].cta, warp, pc, vaddr, msg);
+    m_check = true;
+}
+
+} // namespace vgpu::sm
