@@ -22,6 +22,7 @@
 #include "models/tlb/fault_unit.h"
 #include "models/tlb/tlb.h"
 #include "platforms/builder.h"
+#include "platforms/mmio_map.h"
 #include "platforms/window_figures.h"
 #include "tlm_bus/path_stage.h"
 #include "tlm_bus/router.h"
@@ -99,13 +100,13 @@ public:
     void trace(sc_core::sc_trace_file* tf) const override;
 
     /// Physical address of the command processor's register window on the MMIO bus.
-    static constexpr std::uint64_t cp_base = 0x40000000;
+    static constexpr std::uint64_t cp_base = mmio_map::CP_BASE;
     /// Physical address of the fault unit's register window on the MMIO bus.
-    static constexpr std::uint64_t fault_base = 0x40010000;
+    static constexpr std::uint64_t fault_base = mmio_map::FAULT_BASE;
     /// Physical address of the CBV table's register window on the MMIO bus.
-    static constexpr std::uint64_t cbv_base = 0x40020000;
+    static constexpr std::uint64_t cbv_base = mmio_map::CBV_BASE;
     /// Physical address of the shader-trace unit's register window on the MMIO bus.
-    static constexpr std::uint64_t trace_base = 0x40030000;
+    static constexpr std::uint64_t trace_base = mmio_map::TRACE_BASE;
     /// OUTDIR/shader_trace.bin when the platform has a shader-trace unit, and
     /// OUTDIR/instrumented_trace.csv when the workload instruments a kernel.
     std::map<std::string, std::vector<std::uint8_t>> files() const override;
@@ -124,7 +125,7 @@ public:
     std::vector<std::unique_ptr<noc::link>> links;     ///< link_<a>_<b>: module a -> module b
     /// Multi-module GPUs: the LLC organisation flags and switch engine (llc.mode).
     std::unique_ptr<llc::llc_switcher> llc_switch;
-    static constexpr std::uint64_t llc_switch_base = 0x40040000;
+    static constexpr std::uint64_t llc_switch_base = mmio_map::LLC_SWITCH_BASE;
 
 private:
     /// Sets the budget of on-demand SystemC threads (platform.max_host_threads; when 0, what
