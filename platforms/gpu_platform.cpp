@@ -59,14 +59,14 @@ host::platform_facts driver_facts(const vgpu_config& cfg)
     f.alloc = cfg.memory.page_alloc;
     f.balance_ratio = cfg.memory.balance_ratio;
     f.sms_per_module = sms_per_module(cfg.platform);
-    f.cp_base = mmio_base("cp");
-    f.fault_base = mmio_base("faults");
-    f.cbv_base = mmio_base("cbvs");
+    f.cp_base = mmio_map::CP_BASE;
+    f.fault_base = mmio_map::FAULT_BASE;
+    f.cbv_base = mmio_map::CBV_BASE;
     f.cbv_slots = cfg.cdl.cbv_slots;
     if (cfg.platform.modules > 1)
-        f.llc_switch_base = mmio_base("llc_switch");
+        f.llc_switch_base = mmio_map::LLC_SWITCH_BASE;
     if (cfg.shader_trace.enable) {
-        f.trace_base = mmio_base("trace_unit");
+        f.trace_base = mmio_map::TRACE_BASE;
         f.trace_region_bytes = cfg.shader_trace.region_bytes.bytes;
         f.trace_wrap = cfg.shader_trace.mode == shader_trace::region_mode::wrap;
         f.trace_watermark = cfg.shader_trace.watermark;
@@ -182,7 +182,7 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
         modules.push_back(std::make_unique<module_unit>(indexed("m", m).c_str(), cfg, clk, m));
 
     // Control path: host MMIO -> CP registers; CP -> SMs (dispatch) and SMs -> CP (done).
-    mmio_bus.set_address_map(mmio_map());
+    mmio_bus.set_address_map(mmio_windows());
     host.mmio.bind(mmio_bus.in);
     if (host.cpu()) // host.kind riscv: the firmware's MMIO takes the same bus
         host.cpu()->mmio.bind(mmio_bus.in);

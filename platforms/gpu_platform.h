@@ -98,7 +98,7 @@ public:
 
     ::vgpu::host::driver host; ///< native driver running the workload
     ::vgpu::cp::cp cp;         ///< command processor
-    /// Host MMIO -> register windows, each bound by name at its base in mmio_map().
+    /// Host MMIO -> register windows, each bound by name at its base in mmio_windows().
     tlm_bus::router mmio_bus;
     sc_core::sc_signal<bool> irq;                      ///< CP -> host interrupt line
     std::vector<std::unique_ptr<module_unit>> modules; ///< m0, m1, ...

@@ -1,36 +1,39 @@
-// The GPU's MMIO address map: every register window's name and base, the one table the MMIO
-// router binds register banks by. See docs/registers.md (platforms/firmware/gpu.h reads the
-// bases from the launch table the driver fills from here).
+// generated from platforms/mmio_map.yaml by scripts/gen-regs; do not edit
+// The GPU's register windows on the MMIO bus. See docs/registers.md ("MMIO map").
 #pragma once
 
 #include "tlm_bus/router.h"
 
-#include <stdexcept>
-#include <string>
+#include <cstdint>
 #include <vector>
 
 namespace vgpu::platforms {
 
-/// Register windows on the MMIO bus, by the name their block binds them with.
-inline const std::vector<tlm_bus::window_base>& mmio_map()
-{
-    static const std::vector<tlm_bus::window_base> map = {
-        {"cp", 0x40000000},         ///< command processor
-        {"faults", 0x40010000},     ///< fault unit
-        {"cbvs", 0x40020000},       ///< CBV table
-        {"trace_unit", 0x40030000}, ///< shader-trace unit
-        {"llc_switch", 0x40040000}, ///< LLC switcher (multi-module GPUs)
-    };
-    return map;
-}
+/// Base addresses of the register windows (docs/registers.md, "MMIO map").
+namespace mmio_map {
+/// command processor (models/cp/cp_regs.yaml)
+inline constexpr std::uint64_t CP_BASE = 0x40000000;
+/// fault unit (page faults of every TLB) (models/tlb/fault_regs.yaml)
+inline constexpr std::uint64_t FAULT_BASE = 0x40010000;
+/// CBV table read by every SM's CDL controller (models/cdl/cbv_regs.yaml)
+inline constexpr std::uint64_t CBV_BASE = 0x40020000;
+/// shader-trace unit (with `shader_trace.enable`) (models/shader_trace/trace_regs.yaml)
+inline constexpr std::uint64_t TRACE_BASE = 0x40030000;
+/// LLC switcher (GPUs of more than one module) (models/llc/switch_regs.yaml)
+inline constexpr std::uint64_t LLC_SWITCH_BASE = 0x40040000;
+} // namespace mmio_map
 
-/// The base of window `name` in mmio_map(); throws std::invalid_argument when it has none.
-inline std::uint64_t mmio_base(const std::string& name)
+/// Every window by the name its block binds it with (tlm_bus::router::bind).
+inline const std::vector<tlm_bus::window_base>& mmio_windows()
 {
-    for (const auto& w : mmio_map())
-        if (w.name == name)
-            return w.base;
-    throw std::invalid_argument("no window '" + name + "' in the MMIO map");
+    static const std::vector<tlm_bus::window_base> windows = {
+        {"cp", mmio_map::CP_BASE},
+        {"faults", mmio_map::FAULT_BASE},
+        {"cbvs", mmio_map::CBV_BASE},
+        {"trace_unit", mmio_map::TRACE_BASE},
+        {"llc_switch", mmio_map::LLC_SWITCH_BASE},
+    };
+    return windows;
 }
 
 } // namespace vgpu::platforms

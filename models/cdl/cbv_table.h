@@ -3,6 +3,7 @@
 // models/cdl/README.md and docs/registers.md ("CBV table").
 #pragma once
 
+#include "models/cdl/cbv_regs.h"
 #include "models/cdl/core/cdl_core.h"
 #include "models/common/logger.h"
 #include "tlm_bus/reg_bank.h"
@@ -15,19 +16,6 @@
 #include <tlm_utils/simple_target_socket.h>
 
 namespace vgpu::cdl {
-
-/// Register offsets: slot i's block at i * SLOT_STRIDE.
-namespace cbv_reg {
-inline constexpr std::uint64_t SLOT_STRIDE = 0x10; ///< bytes between slot blocks
-inline constexpr std::uint64_t BASE_LO = 0x0;      ///< RW CBV base (virtual), bits 0..31
-inline constexpr std::uint64_t BASE_HI = 0x4;      ///< RW bits 32..63
-inline constexpr std::uint64_t SIZE = 0x8;         ///< RW size in bytes (0: not programmed)
-/// Offset of register `off` of slot i.
-constexpr std::uint64_t slot(unsigned i, std::uint64_t off)
-{
-    return i * SLOT_STRIDE + off;
-}
-} // namespace cbv_reg
 
 /// The GPU's CBV table (a register window on the MMIO bus).
 class cbv_table : public sc_core::sc_module {

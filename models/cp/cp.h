@@ -6,6 +6,7 @@
 #include "models/common/stats.h"
 #include "models/common/timing.h"
 #include "models/cp/cp_config.h"
+#include "models/cp/cp_regs.h"
 #include "models/cp/cta_launch.h"
 #include "models/shader_trace/trace_port.h"
 #include "tlm_bus/initiator_port.h"
@@ -26,74 +27,6 @@
 #include <tlm_utils/simple_target_socket.h>
 
 namespace vgpu::cp {
-
-/// Register offsets of the CP window (docs/registers.md). Queue q's block starts at
-/// q * QUEUE_STRIDE; the global block at GLOBAL.
-namespace reg {
-inline constexpr std::uint64_t QUEUE_STRIDE = 0x100;   ///< bytes between queue blocks
-inline constexpr std::uint64_t PROG_ADDR = 0x00;       ///< RW virtual address of the program
-inline constexpr std::uint64_t PROG_BYTES = 0x04;      ///< RW program size (multiple of 16)
-inline constexpr std::uint64_t GRID_X = 0x08;          ///< RW CTAs in x
-inline constexpr std::uint64_t GRID_Y = 0x0c;          ///< RW CTAs in y
-inline constexpr std::uint64_t BLOCK_X = 0x10;         ///< RW threads per CTA in x
-inline constexpr std::uint64_t BLOCK_Y = 0x14;         ///< RW threads per CTA in y
-inline constexpr std::uint64_t SM_FIRST = 0x18;        ///< RW first SM of the queue's SM set
-inline constexpr std::uint64_t SM_COUNT = 0x1c;        ///< RW SMs in the queue's SM set
-inline constexpr std::uint64_t NPARAMS = 0x20;         ///< RW valid PARAMn registers (<= 16)
-inline constexpr std::uint64_t LAUNCH = 0x24;          ///< WO bit 0 = 1 launches the kernel
-inline constexpr std::uint64_t STATUS = 0x28;          ///< RO queue_status
-inline constexpr std::uint64_t CTAS_DONE = 0x2c;       ///< RO CTAs of the kernel finished ok
-inline constexpr std::uint64_t ERROR_SM = 0x30;        ///< RO faulting SM
-inline constexpr std::uint64_t ERROR_WARP = 0x34;      ///< RO faulting warp slot
-inline constexpr std::uint64_t ERROR_PC = 0x38;        ///< RO faulting PC
-inline constexpr std::uint64_t ERROR_VADDR_LO = 0x3c;  ///< RO faulting address, bits 0..31
-inline constexpr std::uint64_t ERROR_VADDR_HI = 0x40;  ///< RO faulting address, bits 32..63
-inline constexpr std::uint64_t KERNEL_SEQ = 0x44;      ///< RO kernel_seq of the latest launch
-inline constexpr std::uint64_t ERROR_CAUSE = 0x48;     ///< RO error_cause of STATUS error
-inline constexpr std::uint64_t CTAS_DISPATCHED = 0x4c; ///< RO CTAs of the kernel dispatched
-inline constexpr std::uint64_t PARAM0 = 0x60;          ///< RW PARAM0..PARAM15 at PARAM0 + 4 * i
-inline constexpr std::uint64_t ERROR_MSG = 0xa0;       ///< RO 96-byte NUL-terminated message
-inline constexpr unsigned ERROR_MSG_BYTES = 96;        ///< size of the ERROR_MSG window
-
-inline constexpr std::uint64_t GLOBAL = 0x1000;         ///< start of the global block
-inline constexpr std::uint64_t IRQ_STATUS = 0x1000;     ///< W1C bit q: queue q finished or failed
-inline constexpr std::uint64_t IRQ_ENABLE = 0x1004;     ///< RW bit q: queue q drives irq
-inline constexpr std::uint64_t PTBR_LO = 0x1008;        ///< RW page-table base, bits 0..31
-inline constexpr std::uint64_t PTBR_HI = 0x100c;        ///< RW page-table base, bits 32..63
-inline constexpr std::uint64_t NUM_SMS = 0x1010;        ///< RO SMs the CP dispatches to
-inline constexpr std::uint64_t LAUNCH_SEQ = 0x1014;     ///< RO launches so far (latest kernel_seq)
-inline constexpr std::uint64_t VERSION = 0x1018;        ///< RO register-map version
-inline constexpr std::uint64_t NUM_QUEUES = 0x101c;     ///< RO queues (cp.queues)
-inline constexpr std::uint64_t TLB_INV_VA_LO = 0x1020;  ///< RW first VA to invalidate, bits 0..31
-inline constexpr std::uint64_t TLB_INV_VA_HI = 0x1024;  ///< RW first VA, bits 32..63
-inline constexpr std::uint64_t TLB_INV_BYTES = 0x1028;  ///< RW bytes from it (0: every page)
-inline constexpr std::uint64_t TLB_INVALIDATE = 0x102c; ///< WO bit 0 = 1: invalidate the TLBs
-
-inline constexpr std::uint64_t WINDOW_BYTES = 0x2000;      ///< size to map for the CP window
-inline constexpr std::uint32_t VERSION_VALUE = 0x00010000; ///< 1.0
-
-/// Offset of queue register `off` of queue `q`.
-constexpr std::uint64_t queue(unsigned q, std::uint64_t off)
-{
-    return q * QUEUE_STRIDE + off;
-}
-} // namespace reg
-
-/// Value of a queue's STATUS register.
-enum class queue_status : std::uint32_t {
-    idle = 0,    ///< never launched
-    running = 1, ///< launched, CTAs dispatched or running
-    done = 2,    ///< every CTA finished ok
-    error = 3,   ///< bad launch or a CTA fault (ERROR_* registers)
-};
-
-/// Value of a queue's ERROR_CAUSE register.
-enum class error_cause : std::uint32_t {
-    none = 0,       ///< no error
-    bad_launch = 1, ///< the launch registers were invalid (ERROR_MSG says which)
-    cta_fault = 2,  ///< an SM reported a fault (ERROR_SM/WARP/PC/VADDR/MSG)
-    dispatch = 3,   ///< an SM answered a CTA launch with an error response
-};
 
 /// The command processor: host registers, CTA dispatch and completion, interrupt.
 class cp : public sc_core::sc_module {

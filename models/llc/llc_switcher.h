@@ -49,6 +49,7 @@ public:
     /// Registers a slice (all modules', before simulation).
     void add_slice(slice_if& s) { m_slices.push_back(&s); }
 
+    const tlm_bus::reg_bank& regs() const { return m_regs; } ///< the register file
     /// The organisation in effect (CUR).
     llc_org cur() const { return m_flags.cur(); }
     /// Until when requests to the slices wait for the switch in progress (ps; 0 if none).

@@ -7,6 +7,7 @@
 #include "models/common/stats.h"
 #include "models/common/timing.h"
 #include "models/tlb/core/fault_table.h"
+#include "models/tlb/fault_regs.h"
 #include "tlm_bus/gpu_extension.h"
 #include "tlm_bus/reg_bank.h"
 
@@ -22,36 +23,6 @@
 
 namespace vgpu::tlb {
 
-/// Register offsets of the fault unit's window (docs/registers.md).
-namespace fault_reg {
-inline constexpr std::uint64_t COUNT = 0x00;         ///< RO records in the fault buffer
-inline constexpr std::uint64_t VA_LO = 0x04;         ///< RO head record: faulting VA, bits 0..31
-inline constexpr std::uint64_t VA_HI = 0x08;         ///< RO bits 32..63
-inline constexpr std::uint64_t SM = 0x0c;            ///< RO head record: SM (global index)
-inline constexpr std::uint64_t WARP = 0x10;          ///< RO head record: warp slot
-inline constexpr std::uint64_t PC = 0x14;            ///< RO head record: PC
-inline constexpr std::uint64_t INFO = 0x18;          ///< RO head record: fault_access | type << 8
-inline constexpr std::uint64_t POP = 0x1c;           ///< WO bit 0 = 1: drop the head record
-inline constexpr std::uint64_t ACK_VA_LO = 0x20;     ///< RW page to answer, bits 0..31
-inline constexpr std::uint64_t ACK_VA_HI = 0x24;     ///< RW bits 32..63
-inline constexpr std::uint64_t ACK_REASON = 0x28;    ///< RW fault_reason of a fatal answer
-inline constexpr std::uint64_t ACK = 0x2c;           ///< WO 1: page mapped, replay; 2: fatal
-inline constexpr std::uint64_t IRQ_ENABLE = 0x30;    ///< RW bit 0: records drive fault_irq
-inline constexpr std::uint64_t CAPACITY = 0x34;      ///< RO fault-buffer entries
-inline constexpr std::uint64_t OVERFLOWS = 0x38;     ///< RO records that waited for a free entry
-inline constexpr std::uint64_t WINDOW_BYTES = 0x100; ///< size to map
-} // namespace fault_reg
-
-/// The access that faulted (FAULT INFO bits 0..7).
-enum class fault_access : std::uint32_t { load = 0, store = 1, fetch = 2 };
-
-/// Why the host refused a page (ACK_REASON); the text is what the failed access reports.
-enum class fault_reason : std::uint32_t {
-    not_mapped = 1,  ///< the address is outside every allocation
-    read_only = 2,   ///< a store to a read-only allocation
-    memory_full = 3, ///< no free frame on any module the policy allows
-    not_a_fault = 4, ///< the record was not a page fault (the other-exception path)
-};
 /// What a failed access reports for r, e.g. "read-only".
 constexpr const char* reason_text(fault_reason r)
 {

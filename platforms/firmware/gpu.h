@@ -1,62 +1,12 @@
-/* Driver library of the vgpu firmware: the GPU's register windows (docs/registers.md) and the
-   host-services registers (models/host/launch_table.h). docs/firmware.md. */
+/* Driver library of the vgpu firmware: access to the GPU's register windows (offsets in the
+   generated gpu_regs.h, docs/registers.md) and the host-services registers
+   (models/host/launch_table.h). docs/firmware.md. */
 #ifndef VGPU_FW_GPU_H
 #define VGPU_FW_GPU_H
 
+#include "gpu_regs.h"
 #include "models/host/launch_table.h"
 #include "runtime.h"
-
-/* Command processor (docs/registers.md, "Command processor"). */
-#define CP_QUEUE_STRIDE 0x100u
-#define CP_PROG_ADDR 0x00u
-#define CP_PROG_BYTES 0x04u
-#define CP_GRID_X 0x08u
-#define CP_GRID_Y 0x0cu
-#define CP_BLOCK_X 0x10u
-#define CP_BLOCK_Y 0x14u
-#define CP_SM_FIRST 0x18u
-#define CP_SM_COUNT 0x1cu
-#define CP_NPARAMS 0x20u
-#define CP_LAUNCH 0x24u
-#define CP_STATUS 0x28u
-#define CP_PARAM0 0x60u
-#define CP_IRQ_STATUS 0x1000u
-#define CP_IRQ_ENABLE 0x1004u
-#define CP_PTBR_LO 0x1008u
-#define CP_PTBR_HI 0x100cu
-#define CP_TLB_INV_VA_LO 0x1020u
-#define CP_TLB_INV_VA_HI 0x1024u
-#define CP_TLB_INV_BYTES 0x1028u
-#define CP_TLB_INVALIDATE 0x102cu
-#define CP_STATUS_DONE 2u
-
-/* Fault unit (docs/registers.md, "Fault unit"). */
-#define FU_COUNT 0x00u
-#define FU_VA_LO 0x04u
-#define FU_VA_HI 0x08u
-#define FU_SM 0x0cu
-#define FU_WARP 0x10u
-#define FU_PC 0x14u
-#define FU_INFO 0x18u
-#define FU_POP 0x1cu
-#define FU_ACK_VA_LO 0x20u
-#define FU_ACK_VA_HI 0x24u
-#define FU_ACK_REASON 0x28u
-#define FU_ACK 0x2cu
-#define FU_IRQ_ENABLE 0x30u
-
-/* Fault answers (ACK_REASON). */
-#define REASON_NOT_MAPPED 1u
-#define REASON_READ_ONLY 2u
-#define REASON_MEMORY_FULL 3u
-#define REASON_NOT_A_FAULT 4u
-
-/* CBV table: per slot BASE_LO, BASE_HI, SIZE. */
-#define CBV_SLOT_STRIDE 0x10u
-
-/* LLC switcher (docs/registers.md, "LLC switcher"). */
-#define LLC_ARCH 0x00u
-#define LLC_CHANGE 0x04u
 
 extern const struct vgpu_lt_header* gpu_table;
 

@@ -90,16 +90,16 @@ static uint32_t map_page(uint32_t va, int write, uint32_t sm)
     const uint32_t page = gpu_table->page_bytes;
     const struct vgpu_lt_region* r = region_of(va);
     if (!r)
-        return REASON_NOT_MAPPED;
+        return FU_REASON_NOT_MAPPED;
     if (write && (r->flags & VGPU_LT_READ_ONLY))
-        return REASON_READ_ONLY;
+        return FU_REASON_READ_ONLY;
     const uint32_t vpn = va / page;
     const uint32_t touch = sm / (gpu_table->sms_per_module ? gpu_table->sms_per_module : 1);
     const uint32_t m = home(vpn, touch);
     int ok = 0;
     const uint64_t pa = frame(m, &ok);
     if (!ok)
-        return REASON_MEMORY_FULL;
+        return FU_REASON_MEMORY_FULL;
     /* Fill from the host's copy of the page (staged initial data) by the copy engine. */
     hs_write(VGPU_HS_COPY_VA, vpn * page);
     hs_write(VGPU_HS_COPY_PA_LO, (uint32_t)pa);
@@ -123,7 +123,7 @@ static uint32_t map_page(uint32_t va, int write, uint32_t sm)
 static uint32_t service(const struct fault_record* f, uint32_t* reason)
 {
     if ((f->info >> 8 & 0xff) != 0) {
-        *reason = REASON_NOT_A_FAULT;
+        *reason = FU_REASON_NOT_A_FAULT;
         return 2;
     }
     const int write = (f->info & 0xff) == 1;
@@ -133,11 +133,11 @@ static uint32_t service(const struct fault_record* f, uint32_t* reason)
         const uint32_t page = gpu_table->page_bytes;
         const uint32_t leaf_index = r->first_leaf + (f->va / page - r->va / page);
         if (resident_page(leaf_index)) /* another record mapped it */
-            why = write && (r->flags & VGPU_LT_READ_ONLY) ? REASON_READ_ONLY : 0;
+            why = write && (r->flags & VGPU_LT_READ_ONLY) ? FU_REASON_READ_ONLY : 0;
         else
             why = map_page(f->va, write, f->sm);
     } else {
-        why = REASON_NOT_MAPPED;
+        why = FU_REASON_NOT_MAPPED;
     }
     if (why == 0)
         return 1;
