@@ -148,9 +148,9 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f, page_placer
             // Seed 002: the profiling and the traced program beside the kernel's own.
             instrument_plan& ip = plan.instrumented[k];
             const auto params = static_cast<unsigned>(kd.params.size());
-            ip.profile = shader_trace::instrument_profile(kd.code, params, f.regs_per_thread);
+            ip.profile = instrument_profile(kd.code, params, f.regs_per_thread);
             ip.traced =
-                shader_trace::instrument_trace(kd.code, kd.instrument, params, f.regs_per_thread);
+                instrument_trace(kd.code, kd.instrument, params, f.regs_per_thread);
             ip.active = ip.profile.error.empty() && ip.traced.error.empty();
             if (!ip.active && plan.error.empty()) {
                 plan.error = "kernel '" + kd.name + "' cannot be instrumented: " +
@@ -1120,7 +1120,7 @@ bool driver::collect_trace(std::size_t ki)
                           reinterpret_cast<std::uint8_t*>(&pointer), 4))
             return false;
         const std::uint64_t capacity = m_trace_bytes[t];
-        const std::uint64_t refused = shader_trace::refused_records(type, pointer, capacity);
+        const std::uint64_t refused = refused_records(type, pointer, capacity);
         const std::uint64_t used = std::min<std::uint64_t>(pointer, capacity);
         std::vector<std::uint8_t> data(used);
         if (!move_virtual(tlm::TLM_READ_COMMAND, ip.window[t].va, data.data(), used))
@@ -1142,7 +1142,7 @@ bool driver::collect_trace(std::size_t ki)
         fail("kernel '" + k.name + "': its trace buffers do not parse: " + err);
         return false;
     }
-    m_instrumented_csv = shader_trace::trace_csv(merged);
+    m_instrumented_csv = trace_csv(merged);
     VGPU_INFO(m_log, "kernel '%s': %zu trace records merged", k.name.c_str(), merged.size());
     return ok;
 }

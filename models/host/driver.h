@@ -77,7 +77,7 @@ private:
 /// Seed 002: what an instrumented kernel needs in memory (models/shader_trace/README.md).
 struct instrument_plan {
     bool active = false;                        ///< the kernel is instrumented
-    shader_trace::instrumented profile, traced; ///< the two programs and their records
+    instrumented profile, traced; ///< the two programs and their records
     region profile_prog, traced_prog;           ///< where the programs live
     region control; ///< block counters (4 B each), then a next-free pointer (4 B) per type
     std::array<region, shader_trace::record_types> window; ///< per type: reserved, unmapped
