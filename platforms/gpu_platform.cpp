@@ -37,13 +37,8 @@ unsigned first_sm_id(const platform_config& p, unsigned module, unsigned cluster
 
 std::map<std::string, std::vector<std::uint8_t>> gpu_platform::files() const
 {
-    std::map<std::string, std::vector<std::uint8_t>> out;
-    if (m_cfg.shader_trace.enable)
-        out["shader_trace.bin"] = host.trace_image();
-    const std::string& csv = host.instrumented_csv();
-    if (std::any_of(m_workload.kernels.begin(), m_workload.kernels.end(),
-                    [](const host::kernel_decl& k) { return k.instrumented(); }))
-        out["instrumented_trace.csv"] = std::vector<std::uint8_t>(csv.begin(), csv.end());
+    // The driver parts' files: shader_trace.bin (trace unit), instrumented_trace.csv (seed 002).
+    std::map<std::string, std::vector<std::uint8_t>> out = host.files();
     if (const auto* cpu = host.cpu())
         out["console.txt"] =
             std::vector<std::uint8_t>(cpu->console().begin(), cpu->console().end());

@@ -2,7 +2,10 @@
 // as for the native driver, writes the launch table into the firmware CPU's RAM and runs the
 // firmware, which launches the phases and services the page faults; the host keeps the
 // records (windows, pages) the firmware reports and runs the checks. See docs/firmware.md.
+#include "models/host/cbv_part.h"
 #include "models/host/driver.h"
+#include "models/host/fault_part.h"
+#include "models/host/instrument_part.h"
 #include "models/host/launch_table.h"
 
 #include "models/cdl/cbv_table.h"
@@ -33,13 +36,6 @@ std::string firmware_image(const host_config& cfg, std::string& why)
 }
 
 namespace {
-std::string hex(std::uint64_t v)
-{
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-    return buf;
-}
-
 template <class T> void put(std::vector<std::uint8_t>& out, std::size_t off, const T& v)
 {
     std::memcpy(out.data() + off, &v, sizeof v);
@@ -179,7 +175,7 @@ std::vector<std::uint8_t> driver::launch_table()
         l.ncbvs = static_cast<std::uint32_t>(k.cbvs.size());
         for (std::size_t i = 0; i < k.cbvs.size(); ++i) {
             const cbv_binding& c = k.cbvs[i];
-            if (!cbv_slot_exists(k, c))
+            if (!part<cbv_part>()->slot_exists(k, c))
                 return false;
             const region& b = m_plan.buffers[static_cast<std::size_t>(m_wl.buffer_index(c.buffer))];
             l.cbv[i] = {c.slot, static_cast<std::uint32_t>(b.va),
@@ -325,6 +321,8 @@ bool driver::run_firmware()
 bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
 {
     const std::uint64_t page = m_facts.page_bytes;
+    fault_part& faults = *part<fault_part>();         // the standard parts always have one
+    instrument_part* instr = part<instrument_part>(); // with an instrumented kernel
     if (!write) {
         switch (off) {
         case VGPU_HS_TABLE:
@@ -332,7 +330,8 @@ bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
             return true;
         case VGPU_HS_TRACE_BYTES0:
         case VGPU_HS_TRACE_BYTES1:
-            v = static_cast<std::uint32_t>(m_trace_bytes[(off - VGPU_HS_TRACE_BYTES0) / 4]);
+            v = static_cast<std::uint32_t>(
+                instr ? instr->trace_bytes((off - VGPU_HS_TRACE_BYTES0) / 4) : 0);
             return true;
         case VGPU_HS_FAILED:
             v = static_cast<std::uint32_t>(m_failures.size());
@@ -429,7 +428,7 @@ bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
         return true;
     case VGPU_HS_COPY_GO: {
         const std::uint64_t pa = m_hs_pa_lo | std::uint64_t{m_hs_pa_hi} << 32;
-        m_sqk.reset();
+        faults.service_qk().reset();
         bool ok = true;
         if (v == 1) {
             std::size_t b = 0;
@@ -441,13 +440,13 @@ bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
             if (host_copy(b, m_hs_va / page, data)) {
                 std::vector<transfer_piece> pieces;
                 pieces_physical(pa, data.data(), page, pieces);
-                ok = transfer_dma(tlm::TLM_WRITE_COMMAND, pieces, m_sqk);
+                ok = transfer_dma(tlm::TLM_WRITE_COMMAND, pieces, faults.service_qk());
                 m_bytes_written += page;
             }
         } else if (v == 2) {
             std::uint64_t raw = m_hs_pte_lo | std::uint64_t{m_hs_pte_hi} << 32;
-            ok = dma.access(tlm::TLM_WRITE_COMMAND, pa, &raw, sizeof raw, m_sqk, &m_ext) ==
-                 tlm::TLM_OK_RESPONSE;
+            ok = dma.access(tlm::TLM_WRITE_COMMAND, pa, &raw, sizeof raw, faults.service_qk(),
+                            &m_ext) == tlm::TLM_OK_RESPONSE;
             m_bytes_written += sizeof raw;
         } else if (v == 3) {
             if (m_plan.pages.count(m_hs_va / page) == 0)
@@ -459,12 +458,12 @@ bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
             std::size_t b = 0;
             if (!region_of(m_hs_va, &b) || m_plan.buffers[b].va != m_hs_va)
                 return false;
-            copy_out(m_evict_batch, b, m_sqk, " (firmware)");
+            faults.copy_out(m_evict_batch, b, faults.service_qk(), " (firmware)");
             m_evict_batch.clear();
         } else {
             return false;
         }
-        m_sqk.sync();
+        faults.service_qk().sync();
         return ok;
     }
     case VGPU_HS_MAPPED: {
@@ -473,29 +472,26 @@ bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
         const std::uint64_t vpn = m_hs_va / page;
         m_plan.pages[vpn] = m_hs_pa_lo | std::uint64_t{m_hs_pa_hi} << 32;
         m_plan.bytes_per_module[v] += page;
-        m_evicted.erase(vpn);
-        ++m_fault_services;
+        m_pages.evicted.erase(vpn);
+        faults.page_mapped();
         return true;
     }
     case VGPU_HS_ROUND:
-        m_fault_records += v;
-        ++m_fault_batches;
-        m_round_start = now();
+        faults.round_begun(v);
         return true;
     case VGPU_HS_ROUND_END:
-        m_fatal_faults += v;
-        m_service_time.sample((now() - m_round_start).to_seconds() * 1e9);
+        faults.round_ended(v);
         return true;
     case VGPU_HS_TRACE_SAVE:
         if (!entry(v, VGPU_LT_PROFILE, false))
             return false;
-        trace_save(m_launches[v].index);
+        instr->save(m_launches[v].index);
         m_qk.sync();
         return true;
     case VGPU_HS_TRACE_SIZE:
         if (!entry(v, VGPU_LT_PROFILE, true))
             return false;
-        trace_size(m_launches[v].index);
+        instr->size(m_launches[v].index);
         m_qk.sync();
         return true;
     case VGPU_HS_TRACE_MAPPED: {
@@ -508,13 +504,13 @@ bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
     case VGPU_HS_TRACE_RESTORE:
         if (!entry(v, VGPU_LT_PROFILE, true))
             return false;
-        trace_restore();
+        instr->restore();
         m_qk.sync();
         return true;
     case VGPU_HS_TRACE_COLLECT:
         if (!entry(v, VGPU_LT_TRACED, true))
             return false;
-        collect_trace(m_launches[v].index);
+        instr->collect(m_launches[v].index);
         m_qk.sync();
         return true;
     default:

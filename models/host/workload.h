@@ -3,9 +3,9 @@
 #pragma once
 
 #include "models/common/config.h"
+#include "models/host/instrument.h"
 #include "models/host/reference.h"
 #include "models/llc/core/llc_org.h"
-#include "models/shader_trace/core/instrument.h"
 #include "models/sm/core/assembler.h"
 
 #include <cstdint>
@@ -91,7 +91,7 @@ struct kernel_decl {
     std::vector<cbv_binding> cbvs;     ///< CBV slots the driver programs before its launch
     /// `instrument: [control, memory]`: record types of seed 002's per-type trace buffers
     /// (models/shader_trace/README.md); none: not instrumented.
-    shader_trace::instrument_types instrument;
+    instrument_types instrument;
     /// `llc`: the LLC organisation the driver switches to before the launch (ARCH, CHANGE on
     /// multi-module GPUs); none: as it is.
     std::optional<llc::llc_org> llc;

@@ -1,10 +1,14 @@
-// Seed 002's instrumentation pass. See models/shader_trace/core/instrument.h.
-#include "models/shader_trace/core/instrument.h"
+// Seed 002's instrumentation pass. See models/host/instrument.h.
+#include "models/host/instrument.h"
 
 #include <algorithm>
 #include <cstdio>
 
-namespace vgpu::shader_trace {
+namespace vgpu::host {
+
+using shader_trace::record;
+using shader_trace::record_bytes;
+using shader_trace::record_type;
 
 using sm::instruction;
 using sm::opcode;
@@ -367,4 +371,4 @@ std::uint64_t refused_records(record_type t, std::uint64_t pointer, std::uint64_
     return claimed > fit ? claimed - fit : 0;
 }
 
-} // namespace vgpu::shader_trace
+} // namespace vgpu::host

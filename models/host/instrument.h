@@ -1,7 +1,6 @@
-// Seed 002's instrumentation pass: a kernel program's basic blocks, and the code inserted at
-// each block entry (and before each memory access) that counts executions (the profiling run)
-// or writes typed records into per-type buffers (the traced run). Pure C++, no SystemC.
-// See models/shader_trace/README.md ("Per-type trace buffers").
+// Seed 002's instrumentation pass (pure C++, no SystemC): the counting or record-writing code
+// inserted at each basic block of a kernel. See models/shader_trace/README.md ("Per-type trace
+// buffers").
 #pragma once
 
 #include "models/shader_trace/core/typed_buffers.h"
@@ -11,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace vgpu::shader_trace {
+namespace vgpu::host {
 
 /// Record types a kernel's `instrument:` list enables.
 struct instrument_types {
@@ -25,13 +24,13 @@ std::vector<std::uint32_t> block_leaders(const sm::program& prog);
 
 /// An instrumented program and what the host needs to run it.
 struct instrumented {
-    sm::program code;                  ///< the program with the inserted code
-    std::vector<std::uint32_t> blocks; ///< block b starts at original PC blocks[b]
-    std::vector<std::uint32_t> origin; ///< per new PC: the original PC it belongs to
-    instrumentation records;           ///< records of each type per block execution
-    unsigned first_param = 0;          ///< index of the first added parameter (LDP)
-    unsigned added_params = 0;         ///< parameters the host appends, see below
-    std::string error;                 ///< why the program cannot be instrumented (else empty)
+    sm::program code;                      ///< the program with the inserted code
+    std::vector<std::uint32_t> blocks;     ///< block b starts at original PC blocks[b]
+    std::vector<std::uint32_t> origin;     ///< per new PC: the original PC it belongs to
+    shader_trace::instrumentation records; ///< records of each type per block execution
+    unsigned first_param = 0;              ///< index of the first added parameter (LDP)
+    unsigned added_params = 0;             ///< parameters the host appends, see below
+    std::string error;                     ///< why the program cannot be instrumented (else empty)
 };
 
 /// The profiling run: at each block entry one ATOM.ADD of 1 on counter[b] (a u32 array at the
@@ -48,14 +47,15 @@ instrumented instrument_trace(const sm::program& prog, instrument_types types, u
 
 /// Records of a type refused by a buffer of `capacity` bytes whose next-free pointer ended at
 /// `pointer` (every claimed slot advanced it by one record).
-std::uint64_t refused_records(record_type t, std::uint64_t pointer, std::uint64_t capacity);
+std::uint64_t refused_records(shader_trace::record_type t, std::uint64_t pointer,
+                              std::uint64_t capacity);
 
 /// The merged trace as text (docs/trace-format.md, "instrumented_trace.csv"): a header line
 /// `thread,seq,type,block,address,size`, then one line per record in the order given; control
 /// records leave address and size empty.
-std::string trace_csv(const std::vector<record>& merged);
+std::string trace_csv(const std::vector<shader_trace::record>& merged);
 
 /// Parameters the kernel may have in all (the SM's limit).
 constexpr unsigned max_params = 16;
 
-} // namespace vgpu::shader_trace
+} // namespace vgpu::host

@@ -2,7 +2,7 @@
 // the whole pre-pass / traced run / post-pass on the functional warp model with an independent
 // observer of the uninstrumented program (sizes, nothing refused, the executed order, an
 // undersized buffer). Seeded (VGPU_TEST_SEED). See models/shader_trace/README.md.
-#include "models/shader_trace/core/instrument.h"
+#include "models/host/instrument.h"
 #include "models/sm/core/assembler.h"
 #include "models/sm/core/warp.h"
 #include "test/seed.h"
@@ -15,6 +15,7 @@
 #include <random>
 
 using namespace vgpu::shader_trace;
+using namespace vgpu::host;
 namespace sm = vgpu::sm;
 
 namespace {

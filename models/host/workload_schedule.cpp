@@ -1,0 +1,129 @@
+// Workload reader: the schedule (phases of kernels side by side) and evictions. See
+// docs/workloads.md ("Schedule").
+#include "models/host/workload_reader.h"
+
+namespace vgpu::host {
+
+namespace detail {
+
+void workload_reader::read_evictions(const field& f)
+{
+    if (!list(f))
+        return;
+    for (std::size_t i = 0; i < f.value.size(); ++i) {
+        const field it = item(f, i);
+        if (!m_r.is_map(it, "an eviction (a mapping with buffer, phase, after_ns)"))
+            continue;
+        const fields e = m_r.open(it.value, it.path, {"buffer", "phase", "after_ns"});
+        evict_decl d;
+        d.where = m_r.where(it.value);
+        for (const char* k : {"buffer", "after_ns"})
+            m_r.require(e, it.value, it.path, k);
+        if (const field* x = e.get("buffer"))
+            if (auto n = m_r.identifier(*x)) {
+                d.buffer = *n;
+                if (m_wl.buffer_index(*n) < 0)
+                    m_r.error(m_r.where(*x), x->path, "no buffer named '" + *n + "'");
+                for (const kernel_decl& k : m_wl.kernels)
+                    for (const cbv_binding& c : k.cbvs)
+                        if (c.buffer == *n)
+                            m_r.error(m_r.where(*x), x->path,
+                                      "buffer '" + *n + "' is a CBV of kernel '" + k.name +
+                                          "'; it cannot be evicted (CDL reads do not wait "
+                                          "for page faults)");
+            }
+        if (const field* x = e.get("phase"))
+            if (auto p = m_r.uint(*x, 0, 1u << 20)) {
+                d.phase = static_cast<unsigned>(*p);
+                if (!m_wl.schedule.empty() && d.phase >= m_wl.schedule.size())
+                    m_r.error(m_r.where(*x), x->path,
+                              "phase " + std::to_string(d.phase) +
+                                  " does not exist (the "
+                                  "schedule has " +
+                                  std::to_string(m_wl.schedule.size()) + " phases)");
+            }
+        if (const field* x = e.get("after_ns"))
+            if (auto t = m_r.uint(*x, 0, 1000000000))
+                d.after_ns = *t;
+        m_wl.evictions.push_back(d);
+    }
+}
+
+void workload_reader::read_schedule(const field& f)
+{
+    if (!list(f))
+        return;
+    for (std::size_t i = 0; i < f.value.size(); ++i) {
+        const field ph = item(f, i);
+        std::vector<std::size_t> phase;
+        std::vector<field> entries;
+        if (ph.value.IsScalar()) {
+            entries.push_back(ph);
+        } else if (ph.value.IsSequence() && ph.value.size() > 0) {
+            for (std::size_t j = 0; j < ph.value.size(); ++j)
+                entries.push_back(item(ph, j));
+        } else {
+            m_r.error(m_r.where(ph), ph.path,
+                      ph.value.IsSequence() ? "the phase is empty"
+                                            : "wrong type (expected a list of kernel names, got " +
+                                                  m_r.what(ph.value) + ")");
+            continue;
+        }
+        for (const field& e : entries) {
+            auto n = m_r.string(e);
+            if (!n)
+                continue;
+            const int k = m_wl.kernel_index(*n);
+            if (k < 0) {
+                m_r.error(m_r.where(e), e.path,
+                          "undefined kernel '" + *n + "'" + hint_of(*n, kernel_names()));
+                continue;
+            }
+            if (std::find(phase.begin(), phase.end(), static_cast<std::size_t>(k)) != phase.end()) {
+                m_r.error(m_r.where(e), e.path, "kernel '" + *n + "' appears twice in the phase");
+                continue;
+            }
+            for (std::size_t other : phase)
+                overlap(e, m_wl.kernels[other], m_wl.kernels[k]);
+            phase.push_back(static_cast<std::size_t>(k));
+        }
+        m_wl.schedule.push_back(phase);
+        m_wl.schedule_where.push_back(m_r.where(ph));
+    }
+}
+
+void workload_reader::check_all_scheduled()
+{
+    std::vector<bool> used(m_wl.kernels.size(), false);
+    for (const auto& phase : m_wl.schedule)
+        for (std::size_t k : phase)
+            used[k] = true;
+    for (std::size_t i = 0; i < m_wl.kernels.size(); ++i)
+        if (!used[i] && !m_wl.kernels[i].name.empty())
+            m_r.error(m_wl.kernels[i].where, at("kernels", i),
+                      "kernel '" + m_wl.kernels[i].name +
+                          "' is in no phase of the schedule, so it would never run");
+}
+
+void workload_reader::overlap(const field& e, const kernel_decl& a, const kernel_decl& b)
+{
+    const auto end = [](const sm_range& r) {
+        return r.count == 0 ? std::numeric_limits<std::uint64_t>::max()
+                            : std::uint64_t{r.first} + r.count;
+    };
+    if (a.sms.first < end(b.sms) && b.sms.first < end(a.sms))
+        m_r.error(m_r.where(e), e.path,
+                  "kernels '" + a.name + "' (" + describe(a.sms) + ") and '" + b.name + "' (" +
+                      describe(b.sms) + ") share SMs in one phase");
+}
+
+std::string workload_reader::describe(const sm_range& r)
+{
+    if (r.count == 0)
+        return "SMs " + std::to_string(r.first) + "..last";
+    return "SMs " + std::to_string(r.first) + ".." + std::to_string(r.first + r.count - 1);
+}
+
+} // namespace detail
+
+} // namespace vgpu::host
