@@ -151,9 +151,12 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
         // l1.sharing adaptive: each L1 reaches the others (its partner, store updates) over
         // l1_route.
         if (adaptive) {
-            l1_route->bind_input(sm_name + "_peer", *l1s.back()->peer);
-            l1_route->bind_output(sm_name + "_l1", *l1s.back()->remote_in);
-            l1s.back()->set_adaptive(classes.get(), i, p.sms_per_cluster);
+            auto share = std::make_unique<l1_share::adaptive_policy>(
+                (sm_name + "_l1_share").c_str(), *l1s.back(), *classes, i, p.sms_per_cluster,
+                cfg.l1);
+            l1_route->bind_input(sm_name + "_peer", share->peer);
+            l1_route->bind_output(sm_name + "_l1", share->remote_in);
+            l1s.back()->attach_peer(std::move(share));
         }
         xbar->bind_input(sm_name + "_l1", l1s.back()->out);
         for (auto& st : stages.back()) {
@@ -173,7 +176,7 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
     }
     if (adaptive)
         l1_route->set_route([](const tlm::tlm_generic_payload& gp) {
-            return l1::l1::peer_target(gp.get_address());
+            return l1_share::adaptive_policy::peer_target(gp.get_address());
         });
 }
 

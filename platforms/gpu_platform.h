@@ -11,6 +11,7 @@
 #include "models/host/driver.h"
 #include "models/host/workload.h"
 #include "models/l1/l1.h"
+#include "models/l1_share/adaptive_policy.h"
 #include "models/llc/home_router.h"
 #include "models/llc/llc.h"
 #include "models/llc/llc_switcher.h"
