@@ -60,7 +60,7 @@ l1::l1(const sc_core::sc_module_name& name, const l1_config& cfg, const clock_pa
     in.register_get_direct_mem_ptr(this, &l1::get_direct_mem_ptr);
 }
 
-bool l1::accept(tlm::tlm_generic_payload& gp)
+bool l1::admit(tlm::tlm_generic_payload& gp)
 {
     if (!check(gp))
         return false;
@@ -96,7 +96,7 @@ void l1::new_epoch(std::uint32_t epoch)
 
 void l1::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
 {
-    if (!accept(gp))
+    if (!admit(gp))
         return;
     const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
     if (m_peer && ext &&

@@ -52,7 +52,7 @@ private:
     int owner() const override { return m_owner; }
     std::uint32_t epoch() const override { return m_epoch; }
     std::uint64_t book_tag(std::uint64_t arrival_ps) override { return tag_start(arrival_ps); }
-    bool accept(tlm::tlm_generic_payload& gp) override;
+    bool accept(tlm::tlm_generic_payload& gp) override { return admit(gp); }
     void count_error() override { ++m_cache_stats.errors; }
     void count_remote_read() override { ++m_remote_reads; }
     void count_remote_hit() override { ++m_remote_hits; }
@@ -69,6 +69,8 @@ private:
     bool get_direct_mem_ptr(tlm::tlm_generic_payload& gp, tlm::tlm_dmi& dmi);
     /// Checks attributes; on failure warns, sets the error response and returns false.
     bool check(tlm::tlm_generic_payload& gp);
+    /// check(), then a newer kernel epoch invalidates the L1 (every request, own or a peer's).
+    bool admit(tlm::tlm_generic_payload& gp);
     void new_epoch(std::uint32_t epoch);
     /// The outcomes of one request's line lookups, counted as the core counts them. The
     /// statistics of the requesting SM (remote hits, the peer policy's counts) take them from
