@@ -54,11 +54,7 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
       m_hit(static_cast<double>(cfg.hit_latency) * static_cast<double>(clk.noc_ps), sc_core::SC_PS),
       m_core(core_params(cfg)), m_waits(clk.accurate ? m_core.entries() : 0),
       m_mshrs_in_use("mshrs_in_use", false), m_log(this->name()), m_stats(this->name()),
-      m_reads(m_stats, "reads", "count", "read requests"),
-      m_writes(m_stats, "writes", "count", "write requests"),
-      m_errors(m_stats, "errors", "count", "requests answered with an error response"),
-      m_bytes_fetched(m_stats, "bytes_fetched", "bytes",
-                      "bytes read from DRAM by misses (the span of the sectors each one fetched)"),
+      m_cache_stats(m_stats, m_core, "from DRAM"),
       m_writeback_bytes(m_stats, "writeback_bytes", "bytes",
                         "bytes written to DRAM by write-backs (dirty sectors only)"),
       m_wb_read_waits(m_stats, "wb_read_waits", "count",
@@ -84,24 +80,6 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
       m_remote_way_misses(m_stats, "remote_way_misses", "count",
                           "llc.remote_ways: such reads that filled the remote ways through the "
                           "line's home"),
-      m_hits(m_stats, "hits", "count", "line lookups served from the array",
-             [this] { return count(m_core.counts().hits); }),
-      m_misses(m_stats, "misses", "count",
-               "line lookups that allocated the line or fetched sectors (line_misses + "
-               "sector_misses)",
-               [this] { return count(m_core.counts().misses); }),
-      m_line_misses(
-          m_stats, "line_misses", "count", "misses whose line was absent",
-          [this] { return count(m_core.counts().misses - m_core.counts().sector_misses); }),
-      m_sector_misses(m_stats, "sector_misses", "count",
-                      "misses whose line was resident without every sector needed (the missing "
-                      "ones are fetched)",
-                      [this] { return count(m_core.counts().sector_misses); }),
-      m_merges(m_stats, "mshr_merges", "count",
-               "line lookups that waited for a fill or a buffered write-back of their line",
-               [this] { return count(m_core.counts().merges); }),
-      m_full_stalls(m_stats, "mshr_full_stalls", "count", "misses that waited for a free MSHR",
-                    [this] { return count(m_core.counts().full_stalls); }),
       m_fills(m_stats, "fills", "count", "fills from DRAM (some sectors of a line each)",
               [this] { return count(m_core.counts().fills); }),
       m_writebacks(m_stats, "writebacks", "count",
@@ -110,12 +88,6 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
       m_wb_full_stalls(m_stats, "wb_full_stalls", "count",
                        "misses whose dirty victim waited for a free write-back buffer entry",
                        [this] { return count(m_core.counts().wb_full_stalls); }),
-      m_hit_rate(m_stats, "hit_rate", "ratio", "hits / (hits + misses + mshr_merges)",
-                 [this] {
-                     const cache::controller_counts& c = m_core.counts();
-                     double all = count(c.hits + c.misses + c.merges);
-                     return all > 0 ? count(c.hits) / all : 0.0;
-                 }),
       m_local_hit_rate(m_stats, "local_hit_rate", "ratio", "local_hits / local_lookups",
                        [this] {
                            return m_local_lookups.value() > 0
@@ -129,17 +101,7 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
                                              count(m_remote_lookups.value())
                                        : 0.0;
                         }),
-      m_overrun(m_stats, "capacity_overrun", "ns",
-                "fast mode: MSHR and write-back buffer time booked beyond llc.mshrs and "
-                "llc.wb_entries (an interval that outlived every earlier one into a stretch "
-                "where all were taken; 0 normally)",
-                [this] {
-                    return count(m_core.fast_mshrs().overrun() + m_core.fast_wb().overrun()) /
-                           1000.0;
-                }),
       m_bank_wait(m_stats, "bank_wait", "ns", "time a request waited for its bank"),
-      m_miss_latency(m_stats, "miss_latency", "ns",
-                     "time from a missing lookup's tag check to its sectors' arrival"),
       m_wb_occupancy(m_stats, "wb_occupancy", "entries",
                      "write-back buffer entries in use when a victim enters (itself included)")
 {
@@ -196,7 +158,7 @@ bool llc::check(tlm::tlm_generic_payload& gp)
     if (const char* why = tlm_bus::unsupported_attributes(gp, rsp)) {
         VGPU_WARN(m_log, "%s at 0x%llx", why, static_cast<unsigned long long>(gp.get_address()));
         gp.set_response_status(rsp);
-        ++m_errors;
+        ++m_cache_stats.errors;
         return false;
     }
     return true;
@@ -218,13 +180,13 @@ void llc::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         VGPU_WARN(m_log, "atomic at 0x%llx of %u bytes: an atomic is one aligned 32-bit word",
                   static_cast<unsigned long long>(gp.get_address()), gp.get_data_length());
         gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
-        ++m_errors;
+        ++m_cache_stats.errors;
         return;
     }
     if (write)
-        ++m_writes;
+        ++m_cache_stats.writes;
     else
-        ++m_reads;
+        ++m_cache_stats.reads;
     tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
     tlm_bus::for_each_segment(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(),
                               gp.get_byte_enable_ptr(), gp.get_byte_enable_length(),
@@ -233,7 +195,7 @@ void llc::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
                                   return status == tlm::TLM_OK_RESPONSE;
                               });
     if (status != tlm::TLM_OK_RESPONSE)
-        ++m_errors;
+        ++m_cache_stats.errors;
     gp.set_response_status(status);
 }
 
@@ -282,7 +244,7 @@ tlm::tlm_response_status llc::fetch(std::uint64_t line, cache::sector_mask secto
 {
     unsigned off = 0, bytes = 0;
     m_core.fetch_span(sectors, off, bytes);
-    m_bytes_fetched += bytes;
+    m_cache_stats.bytes_fetched += bytes;
     if (remote(line)) { // a private copy is filled through the line's home slice
         const tlm_bus::gpu_extension home = home_ext(ext);
         return out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, &home);
@@ -375,7 +337,7 @@ tlm::tlm_response_status llc::read_remote_ways(const segment& s, cache::sector_m
     const cache::sector_mask missing = need & ~valid;
     unsigned off = 0, bytes = 0;
     m_core.fetch_span(missing, off, bytes);
-    m_bytes_fetched += bytes;
+    m_cache_stats.bytes_fetched += bytes;
     std::uint8_t* buf = take_buffer();
     const tlm_bus::gpu_extension home = home_ext(ext);
     std::shared_ptr<sc_core::sc_event> filled;
@@ -617,7 +579,7 @@ tlm::tlm_response_status llc::miss_fast(const segment& s, bool write, const cach
         if (status == tlm::TLM_OK_RESPONSE) {
             m_core.fill(line, buf, t.fetch);
             m_core.array().set_ready(line, t.fetch, ready);
-            m_miss_latency.sample(static_cast<double>(ready - tag_done) / 1000.0);
+            m_cache_stats.miss_latency.sample(static_cast<double>(ready - tag_done) / 1000.0);
         } else if (allocated) {
             m_core.array().invalidate(line); // the empty way allocated for the fill
         }
@@ -676,7 +638,8 @@ llc::miss_accurate(const segment& s, bool write, const cache::sector_cover& c,
         settle(d);
         if (status == tlm::TLM_OK_RESPONSE) {
             m_core.fill(line, buf, r.fetch);
-            m_miss_latency.sample((sc_core::sc_time_stamp() - tag_done).to_seconds() * 1e9);
+            m_cache_stats.miss_latency.sample((sc_core::sc_time_stamp() - tag_done).to_seconds() *
+                                              1e9);
         } else if (allocated) {
             m_core.array().invalidate(line); // the empty way allocated for the fill
         }

@@ -2,6 +2,7 @@
 // the lines it is home to. See models/llc/README.md.
 #pragma once
 
+#include "models/cache/cache_stats.h"
 #include "models/cache/core/cache_controller.h"
 #include "models/cache/mshr_waits.h"
 #include "models/common/logger.h"
@@ -118,13 +119,12 @@ private:
     std::optional<noc::address_map> m_map;
     logger m_log;
     stats::group m_stats;
-    stats::counter m_reads, m_writes, m_errors, m_bytes_fetched, m_writeback_bytes, m_wb_read_waits,
-        m_local_lookups, m_local_hits, m_remote_lookups, m_remote_hits, m_home_writes,
-        m_switch_waits, m_remote_way_hits, m_remote_way_misses;
-    stats::formula m_hits, m_misses, m_line_misses, m_sector_misses, m_merges, m_full_stalls,
-        m_fills, m_writebacks, m_wb_full_stalls, m_hit_rate, m_local_hit_rate, m_remote_hit_rate,
-        m_overrun;
-    stats::average m_bank_wait, m_miss_latency, m_wb_occupancy;
+    cache::cache_stats m_cache_stats; ///< reads, writes, lookup outcomes, bytes, miss latency
+    stats::counter m_writeback_bytes, m_wb_read_waits, m_local_lookups, m_local_hits,
+        m_remote_lookups, m_remote_hits, m_home_writes, m_switch_waits, m_remote_way_hits,
+        m_remote_way_misses;
+    stats::formula m_fills, m_writebacks, m_wb_full_stalls, m_local_hit_rate, m_remote_hit_rate;
+    stats::average m_bank_wait, m_wb_occupancy;
 };
 
 } // namespace vgpu::llc

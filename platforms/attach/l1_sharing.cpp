@@ -44,9 +44,11 @@ void l1_sharing::join(unsigned i, const std::string& sm_name, tlm::tlm_initiator
     }
     // adaptive: each L1 reaches the others (its partner, store updates) over l1_route.
     if (m_adaptive) {
-        l1_route->bind_input(sm_name + "_peer", *l1.peer);
-        l1_route->bind_output(sm_name + "_l1", *l1.remote_in);
-        l1.set_adaptive(classes.get(), i, m_sms_per_cluster);
+        auto share = std::make_unique<l1_share::adaptive_policy>(
+            (sm_name + "_l1_share").c_str(), l1, *classes, i, m_sms_per_cluster, m_l1);
+        l1_route->bind_input(sm_name + "_peer", share->peer);
+        l1_route->bind_output(sm_name + "_l1", share->remote_in);
+        l1.attach_peer(std::move(share));
     }
 }
 
@@ -61,7 +63,7 @@ void l1_sharing::set_routes()
     }
     if (m_adaptive)
         l1_route->set_route([](const tlm::tlm_generic_payload& gp) {
-            return l1::l1::peer_target(gp.get_address());
+            return l1_share::adaptive_policy::peer_target(gp.get_address());
         });
 }
 

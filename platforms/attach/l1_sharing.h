@@ -5,6 +5,7 @@
 
 #include "models/common/timing.h"
 #include "models/l1/l1.h"
+#include "models/l1_share/adaptive_policy.h"
 #include "models/l1_share/cluster_classes.h"
 #include "models/noc/interconnect.h"
 #include "platforms/vgpu_config.h"
@@ -30,7 +31,7 @@ public:
     unsigned home_bits() const { return m_home_bits; }
     /// Joins the cluster's SM `i`, named `sm_name`, whose memory path ends at `path_end`, to its
     /// L1 `l1`: directly (private), through l1_route to the line's home L1 (shared), or
-    /// directly with `l1`'s peer ports on l1_route (adaptive).
+    /// directly with an adaptive policy attached to `l1`, its peer ports on l1_route (adaptive).
     void join(unsigned i, const std::string& sm_name, tlm::tlm_initiator_socket<>& path_end,
               l1::l1& l1);
     /// Sets l1_route's route once every SM is joined.

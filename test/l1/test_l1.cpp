@@ -1,12 +1,9 @@
 // Shell tests of the L1 data cache over a DRAM controller, with the protocol checker on every
 // link. See models/l1/README.md.
-#include "models/dram/dram.h"
 #include "models/l1/l1.h"
 #include "test/seed.h"
+#include "test/support/cache_bench.h"
 #include "test/support/stats_probe.h"
-#include "test/tlm_bus/bench_util.h"
-#include "tlm_bus/protocol_checker.h"
-#include "tlm_bus/router.h"
 
 #include <catch2/catch.hpp>
 
@@ -22,8 +19,11 @@ using sc_core::SC_NS;
 using sc_core::sc_time;
 
 namespace {
+using test::access_be;
+using test::clocks;
+using test::dram_cfg;
+using test::mem_size;
 using test::stat;
-constexpr std::uint64_t mem_size = 1 << 20;
 
 l1::l1_config l1_cfg()
 {
@@ -36,79 +36,13 @@ l1::l1_config l1_cfg()
     return c;
 }
 
-dram::dram_config dram_cfg()
-{
-    dram::dram_config c;
-    c.size.bytes = mem_size;
-    c.latency.ps = 10000;
-    c.bandwidth_gbps = 64.0; // a line occupies a channel 2 cycles of 1 ns
-    c.channels = 2;
-    // No bank timings: a read costs its transfer and then the 10 ns latency.
-    c.tRCD = c.tCL = c.tRP = c.tRAS = duration{0};
-    c.tBURST = duration{1000}; // at least one 1 ns DRAM cycle per transfer, as the figures assume
-    c.dmi = true;              // offered by the DRAM, refused by the cache above it
-    return c;
-}
-
-clock_params clocks(bool accurate = false)
-{
-    clock_params p;
-    p.accurate = accurate;
-    p.core_ps = 1000;
-    p.noc_ps = 1000;
-    p.dram_ps = 1000;
-    return p;
-}
-
-/// init (+ init2) -> router -> l1 -> dram, and `side` -> dram directly (another SM's path).
-struct bench {
-    test::test_initiator init{"init"}, side{"side"};
-    std::unique_ptr<test::test_initiator> init2;
-    tlm_bus::protocol_checker pc_in{"pc_in"}, pc_l1{"pc_l1"}, pc_out{"pc_out"}, pc_side{"pc_side"};
-    std::unique_ptr<tlm_bus::protocol_checker> pc_in2;
-    tlm_bus::router bus{"bus"};
-    l1::l1 cache;
-    dram::dram mem;
-    bench(bool two = false, bool accurate = false, const l1::l1_config& c = l1_cfg())
-        : cache("cache", c, clocks(accurate)),
-          mem("mem", dram_cfg(), clocks(accurate), 0, c.line_bytes)
+/// The L1 over DRAM (test/support/cache_bench.h); `two`: a second initiator.
+struct bench : test::cache_bench<l1::l1, l1::l1_config> {
+    explicit bench(bool two = false, bool accurate = false, const l1::l1_config& c = l1_cfg())
+        : cache_bench(c, two, accurate)
     {
-        tlm_bus::bind_checked(init.mem, pc_in, bus.in);
-        if (two) {
-            init2 = std::make_unique<test::test_initiator>("init2");
-            pc_in2 = std::make_unique<tlm_bus::protocol_checker>("pc_in2");
-            tlm_bus::bind_checked(init2->mem, *pc_in2, bus.in);
-        }
-        tlm_bus::bind_checked(bus.out, pc_l1, cache.in);
-        tlm_bus::bind_checked(cache.out, pc_out, mem.in);
-        tlm_bus::bind_checked(side.mem, pc_side, mem.in);
-        bus.map({0, 2 * mem_size, 0, 0, "l1"}); // the upper half is beyond the memory
-        side.body = [](test::test_initiator&) {};
-    }
-    std::size_t violations() const
-    {
-        return pc_in.violations() + pc_l1.violations() + pc_out.violations() +
-               pc_side.violations() + (pc_in2 ? pc_in2->violations() : 0);
     }
 };
-
-/// A timed access with an optional byte-enable mask through a hand-built payload.
-tlm::tlm_response_status access_be(tlm_bus::initiator_port& port, tlm::tlm_command cmd,
-                                   std::uint64_t addr, void* data, unsigned len, unsigned char* be,
-                                   unsigned be_len, sc_time& delay)
-{
-    tlm::tlm_generic_payload gp;
-    gp.set_command(cmd);
-    gp.set_address(addr);
-    gp.set_data_ptr(static_cast<unsigned char*>(data));
-    gp.set_data_length(len);
-    gp.set_streaming_width(len);
-    gp.set_byte_enable_ptr(be);
-    gp.set_byte_enable_length(be ? be_len : 0);
-    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    port->b_transport(gp, delay);
-    return gp.get_response_status();
-}
 
 } // namespace
 

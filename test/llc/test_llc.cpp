@@ -1,13 +1,10 @@
 // Shell tests of an LLC slice over a DRAM controller, with the protocol checker on every link.
 // See models/llc/README.md.
 #include "models/common/trace_events.h"
-#include "models/dram/dram.h"
 #include "models/llc/llc.h"
 #include "test/seed.h"
+#include "test/support/cache_bench.h"
 #include "test/support/stats_probe.h"
-#include "test/tlm_bus/bench_util.h"
-#include "tlm_bus/protocol_checker.h"
-#include "tlm_bus/router.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -24,9 +21,13 @@ using sc_core::SC_NS;
 using sc_core::sc_time;
 
 namespace {
+using test::access_be;
+using test::clocks;
 using test::counter;
+using test::dbg_read32;
+using test::dram_cfg;
+using test::mem_size;
 using test::stat;
-constexpr std::uint64_t mem_size = 1 << 20;
 
 llc::llc_config llc_cfg(unsigned sets = 1)
 {
@@ -41,87 +42,14 @@ llc::llc_config llc_cfg(unsigned sets = 1)
     return c;
 }
 
-dram::dram_config dram_cfg()
-{
-    dram::dram_config c;
-    c.size.bytes = mem_size;
-    c.latency.ps = 10000;
-    c.bandwidth_gbps = 64.0; // a line occupies a channel 2 cycles of 1 ns
-    c.channels = 2;
-    // No bank timings: a read costs its transfer and then the 10 ns latency.
-    c.tRCD = c.tCL = c.tRP = c.tRAS = duration{0};
-    c.tBURST = duration{1000}; // at least one 1 ns DRAM cycle per transfer, as the figures assume
-    c.dmi = true;              // offered by the DRAM, refused by the cache above it
-    return c;
-}
-
-clock_params clocks(bool accurate = false)
-{
-    clock_params p;
-    p.accurate = accurate;
-    p.core_ps = 1000;
-    p.noc_ps = 1000;
-    p.dram_ps = 1000;
-    return p;
-}
-
-/// init (+ init2) -> router -> llc -> dram, and `side` -> dram directly.
-struct bench {
-    test::test_initiator init{"init"}, side{"side"};
-    std::unique_ptr<test::test_initiator> init2;
-    tlm_bus::protocol_checker pc_in{"pc_in"}, pc_llc{"pc_llc"}, pc_out{"pc_out"},
-        pc_side{"pc_side"};
-    std::unique_ptr<tlm_bus::protocol_checker> pc_in2;
-    tlm_bus::router bus{"bus"};
-    llc::llc cache;
-    dram::dram mem;
+/// An LLC slice over DRAM (test/support/cache_bench.h); `two`: a second initiator.
+struct bench : test::cache_bench<llc::llc, llc::llc_config> {
     explicit bench(const llc::llc_config& c = llc_cfg(), bool two = false, bool accurate = false,
                    const dram::dram_config& d = dram_cfg())
-        : cache("cache", c, clocks(accurate)), mem("mem", d, clocks(accurate), 0, c.line_bytes)
+        : cache_bench(c, two, accurate, d)
     {
-        tlm_bus::bind_checked(init.mem, pc_in, bus.in);
-        if (two) {
-            init2 = std::make_unique<test::test_initiator>("init2");
-            pc_in2 = std::make_unique<tlm_bus::protocol_checker>("pc_in2");
-            tlm_bus::bind_checked(init2->mem, *pc_in2, bus.in);
-        }
-        tlm_bus::bind_checked(bus.out, pc_llc, cache.in);
-        tlm_bus::bind_checked(cache.out, pc_out, mem.in);
-        tlm_bus::bind_checked(side.mem, pc_side, mem.in);
-        bus.map({0, 2 * mem_size, 0, 0, "llc"}); // the upper half is beyond the memory
-        side.body = [](test::test_initiator&) {};
-    }
-    std::size_t violations() const
-    {
-        return pc_in.violations() + pc_llc.violations() + pc_out.violations() +
-               pc_side.violations() + (pc_in2 ? pc_in2->violations() : 0);
     }
 };
-
-/// A timed access with an optional byte-enable mask through a hand-built payload.
-tlm::tlm_response_status access_be(tlm_bus::initiator_port& port, tlm::tlm_command cmd,
-                                   std::uint64_t addr, void* data, unsigned len, unsigned char* be,
-                                   unsigned be_len, sc_time& delay)
-{
-    tlm::tlm_generic_payload gp;
-    gp.set_command(cmd);
-    gp.set_address(addr);
-    gp.set_data_ptr(static_cast<unsigned char*>(data));
-    gp.set_data_length(len);
-    gp.set_streaming_width(len);
-    gp.set_byte_enable_ptr(be);
-    gp.set_byte_enable_length(be ? be_len : 0);
-    gp.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    port->b_transport(gp, delay);
-    return gp.get_response_status();
-}
-
-std::uint32_t dbg_read32(tlm_bus::initiator_port& port, std::uint64_t addr)
-{
-    std::uint32_t v = 0;
-    port.debug(tlm::TLM_READ_COMMAND, addr, &v, 4);
-    return v;
-}
 
 } // namespace
 

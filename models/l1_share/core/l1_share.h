@@ -15,13 +15,6 @@
 
 namespace vgpu::l1_share {
 
-/// How a cluster's SMs use their L1s (config `l1.sharing`).
-enum class sharing_mode : std::uint8_t {
-    private_l1, ///< each SM its own L1; a miss goes to the NoC (spelled `private`)
-    shared,     ///< one line, one home L1 in the cluster (L1 index routing)
-    adaptive    ///< memory-intensive SMs borrow compute-intensive SMs' L1s
-};
-
 /// The function that picks a line's home SM (config `l1.share_index`).
 enum class home_kind : std::uint8_t {
     bits, ///< the low log2(N) bits of the line number
@@ -30,12 +23,6 @@ enum class home_kind : std::uint8_t {
 
 } // namespace vgpu::l1_share
 
-template <> struct vgpu::enum_names<vgpu::l1_share::sharing_mode> {
-    static constexpr std::pair<std::string_view, l1_share::sharing_mode> table[] = {
-        {"private", l1_share::sharing_mode::private_l1},
-        {"shared", l1_share::sharing_mode::shared},
-        {"adaptive", l1_share::sharing_mode::adaptive}};
-};
 template <> struct vgpu::enum_names<vgpu::l1_share::home_kind> {
     static constexpr std::pair<std::string_view, l1_share::home_kind> table[] = {
         {"bits", l1_share::home_kind::bits}, {"xor", l1_share::home_kind::xor_}};
