@@ -1,45 +1,34 @@
 // The GPU-wide figures of the SMs. See docs/outputs.md.
 #include "platforms/gpu_figures.h"
 
-#include "platforms/gpu_platform.h"
-
 namespace vgpu::platforms {
 
-double sum_over_sms(const gpu_platform& gpu, std::uint64_t (sm::sm::*stat)() const)
-{
-    double total = 0;
-    for (const auto& mod : gpu.modules)
-        for (const auto& cl : mod->clusters)
-            for (const auto& s : cl->sms)
-                total += static_cast<double>(((*s).*stat)());
-    return total;
-}
-
-gpu_figures::gpu_figures(stats::group& g, const gpu_platform& gpu)
+gpu_figures::gpu_figures(stats::group& g, const std::vector<std::unique_ptr<module_unit>>& modules,
+                         const host::driver& host)
     : instructions(g, "instructions", "count", "warp-instructions of all SMs",
-                   [this] { return sum_over_sms(m_gpu, &sm::sm::instructions); }),
+                   [this] { return sum_over_sms(m_modules, &sm::sm::instructions); }),
       mem_requests(g, "mem_requests", "count", "line requests of all SMs",
-                   [this] { return sum_over_sms(m_gpu, &sm::sm::mem_requests); }),
+                   [this] { return sum_over_sms(m_modules, &sm::sm::mem_requests); }),
       lsu_budget_waits(g, "lsu_budget_waits", "count",
                        "line requests of all SMs that waited for an LSU thread because "
                        "platform.max_host_threads was spent (timing then differs from the model)",
-                       [this] { return sum_over_sms(m_gpu, &sm::sm::lsu_budget_waits); }),
+                       [this] { return sum_over_sms(m_modules, &sm::sm::lsu_budget_waits); }),
       line_limit_waits(g, "line_limit_waits", "count",
                        "line requests of all SMs that waited in the LSU because "
                        "sm.max_line_requests were in flight",
-                       [this] { return sum_over_sms(m_gpu, &sm::sm::line_limit_waits); }),
+                       [this] { return sum_over_sms(m_modules, &sm::sm::line_limit_waits); }),
       kernel_time(g, "kernel_time", "ns",
                   "sum of the phase windows (first LAUNCH to last interrupt of each phase; "
                   "kernels side by side count once)",
                   [this] {
                       std::uint64_t ps = 0;
-                      for (const auto& ph : m_gpu.host.phases())
+                      for (const auto& ph : m_host.phases())
                           if (ph.ended)
                               ps += (ph.end - ph.start).value();
                       return static_cast<double>(ps) / 1000.0;
                   }),
       active(g, "active_cycles", "cycles", "SM cycles with a resident CTA, all SMs",
-             [this] { return sum_over_sms(m_gpu, &sm::sm::active_cycles); }),
+             [this] { return sum_over_sms(m_modules, &sm::sm::active_cycles); }),
       issue_share(
           g, "issue_share", "ratio",
           "share of active SM cycles that issued an instruction or had a ready warp "
@@ -54,14 +43,14 @@ gpu_figures::gpu_figures(stats::group& g, const gpu_platform& gpu)
       barrier_share(g, "barrier_stall_share", "ratio",
                     "share of active SM cycles with no warp ready, mostly waiting at barriers",
                     [this] { return share(&sm::sm::stall_barrier); }),
-      m_gpu(gpu)
+      m_modules(modules), m_host(host)
 {
 }
 
 double gpu_figures::share(std::uint64_t (sm::sm::*stat)() const) const
 {
-    const double active_cycles = sum_over_sms(m_gpu, &sm::sm::active_cycles);
-    return active_cycles > 0 ? sum_over_sms(m_gpu, stat) / active_cycles : 0.0;
+    const double active_cycles = sum_over_sms(m_modules, &sm::sm::active_cycles);
+    return active_cycles > 0 ? sum_over_sms(m_modules, stat) / active_cycles : 0.0;
 }
 
 } // namespace vgpu::platforms

@@ -3,22 +3,23 @@
 #pragma once
 
 #include "models/common/stats.h"
+#include "models/host/driver.h"
 #include "models/sm/sm.h"
+#include "platforms/gpu_units.h"
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace vgpu::platforms {
-
-class gpu_platform;
-
-/// Sum of one SM statistic over every SM of `gpu`.
-double sum_over_sms(const gpu_platform& gpu, std::uint64_t (sm::sm::*stat)() const);
 
 /// The SMs' figures, computed at dump time from the SMs' own statistics.
 class gpu_figures {
 public:
-    /// Adds the figures to `g` (the platform's group); they read `gpu` when evaluated.
-    gpu_figures(stats::group& g, const gpu_platform& gpu);
+    /// Adds the figures to `g` (the platform's group); they read the SMs of `modules` and the
+    /// phases of `host` when evaluated.
+    gpu_figures(stats::group& g, const std::vector<std::unique_ptr<module_unit>>& modules,
+                const host::driver& host);
 
     stats::formula instructions;     ///< warp-instructions of all SMs
     stats::formula mem_requests;     ///< line requests of all SMs
@@ -35,7 +36,8 @@ private:
     /// sum_over_sms(stat) as a share of all SMs' active cycles.
     double share(std::uint64_t (sm::sm::*stat)() const) const;
 
-    const gpu_platform& m_gpu;
+    const std::vector<std::unique_ptr<module_unit>>& m_modules;
+    const host::driver& m_host;
 };
 
 } // namespace vgpu::platforms

@@ -27,12 +27,6 @@ unsigned sms_per_module(const platform_config& p)
     return p.clusters_per_module * p.sms_per_cluster;
 }
 
-/// Id of the first SM of cluster `cluster` of module `module`.
-unsigned first_sm_id(const platform_config& p, unsigned module, unsigned cluster)
-{
-    return (module * p.clusters_per_module + cluster) * p.sms_per_cluster;
-}
-
 } // namespace
 
 std::map<std::string, std::vector<std::uint8_t>> gpu_platform::files() const
@@ -96,85 +90,23 @@ std::vector<std::unique_ptr<tlm_bus::path_stage>> memory_path_stages(const std::
     return stages;
 }
 
-cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
-                           const clock_params& clk, unsigned module, unsigned cluster)
-    : sc_module(name),
-      tlb(std::string(this->name()) + ".tlb", cfg.tlb, clk, cfg.memory.page_bytes.bytes),
-      xbar(noc::make_interconnect("xbar", cfg.noc, clk, cfg.noc.cluster_xbar())),
-      sharing(*this, cfg, clk, first_sm_id(cfg.platform, module, cluster))
-{
-    const auto& p = cfg.platform;
-    const unsigned first_id = first_sm_id(p, module, cluster);
-    for (unsigned i = 0; i < p.sms_per_cluster; ++i) {
-        unsigned id = first_id + i;
-        auto sm_name = indexed("sm", id);
-        sms.push_back(std::make_unique<sm::sm>(sm_name.c_str(), cfg.sm, clk, id, module, cluster,
-                                               cfg.l1.line_bytes, cfg.stats.per_warp));
-        l1s.push_back(
-            std::make_unique<l1::l1>((sm_name + "_l1").c_str(), cfg.l1, clk, sharing.home_bits()));
-        l1s.back()->set_owner(static_cast<int>(id));
-        stages.push_back(memory_path_stages(sm_name, cfg, clk, *this));
-        // SM -> stages -> L1 -> cluster crossbar; then the stages' side ports -> the crossbar.
-        // l1.sharing shared: SM -> stages -> L1 index routing -> the line's home L1.
-        tlm::tlm_initiator_socket<>* prev = &sms.back()->mem;
-        for (auto& st : stages.back()) {
-            prev->bind(st->path_in());
-            prev = &st->path_out();
-        }
-        sharing.join(i, sm_name, *prev, *l1s.back()); // l1.sharing
-        xbar->bind_input(sm_name + "_l1", l1s.back()->out);
-        for (auto& st : stages.back()) {
-            const std::string full = st->stage_name();
-            const std::string base = full.substr(full.rfind('.') + 1);
-            for (const auto& side : st->side_ports())
-                xbar->bind_input(base + "_" + side.name, *side.socket);
-        }
-    }
-    xbar->set_route([](const tlm::tlm_generic_payload&) { return 0; });
-    sharing.set_routes();
-}
-
-module_unit::module_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
-                         const clock_params& clk, unsigned module)
-    : sc_module(name), noc(noc::make_interconnect("noc", cfg.noc, clk, cfg.noc.module_noc())),
-      dram("dram", cfg.dram, clk, module * cfg.dram.size.bytes, cfg.llc.line_bytes)
-{
-    const auto& p = cfg.platform;
-    for (unsigned c = 0; c < p.clusters_per_module; ++c) {
-        const std::string cname = indexed("c", c);
-        clusters.push_back(std::make_unique<cluster_unit>(cname.c_str(), cfg, clk, module, c));
-        clusters.back()->xbar->connect("noc", *noc, cname);
-    }
-    const noc::address_map map(p.modules, cfg.dram.size.bytes, cfg.llc.slices_per_module,
-                               cfg.llc.line_bytes);
-    for (unsigned k = 0; k < cfg.llc.slices_per_module; ++k) {
-        const std::string lname = indexed("llc", k);
-        llcs.push_back(std::make_unique<llc::llc>(lname.c_str(), cfg.llc, clk));
-        noc->bind_output(lname, llcs.back()->in);
-        if (p.modules == 1) {
-            llcs.back()->out.bind(dram.in);
-            continue;
-        }
-        // Private copies are filled through (and written through to) their line's home.
-        homes.push_back(std::make_unique<llc::home_router>((lname + "_home").c_str(), map, module));
-        llcs.back()->out.bind(homes.back()->in);
-        homes.back()->local.bind(dram.in);
-        noc->bind_input(lname + "_home", homes.back()->remote);
-    }
-}
-
 gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                            const host::workload& wl)
     : sc_module(name), m_workload(wl), host("host", cfg.host, m_workload, driver_facts(cfg)),
       cp("cp", cfg.cp, make_clock_params(cfg.platform),
          cfg.platform.modules * sms_per_module(cfg.platform), cfg.sm.cta_slots, cfg.sm.warp_slots),
-      mmio_bus("mmio_bus"), irq("irq"), m_cfg(cfg), m_stats(this->name()), m_figures(m_stats, *this)
+      mmio_bus("mmio_bus"), irq("irq"), m_cfg(cfg), m_stats(this->name()),
+      m_figures(m_stats, modules, host)
 {
     const clock_params clk = make_clock_params(cfg.platform);
     const auto& p = cfg.platform;
     host.set_window_marker([this] { return take_mark(); });
     for (unsigned m = 0; m < p.modules; ++m)
-        modules.push_back(std::make_unique<module_unit>(indexed("m", m).c_str(), cfg, clk, m));
+        modules.push_back(std::make_unique<module_unit>(
+            indexed("m", m).c_str(), cfg, clk, m,
+            [this, clk](const std::string& sm_name, cluster_unit& cluster) {
+                return memory_path_stages(sm_name, m_cfg, clk, cluster);
+            }));
 
     // Control path: host MMIO -> CP registers; CP -> SMs (dispatch) and SMs -> CP (done).
     mmio_bus.set_address_map(mmio_windows());
@@ -193,14 +125,15 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
 
     // The blocks' attach functions (platforms/attach/), in this order: each one's MMIO window
     // follows the previous one's on mmio_bus.
-    m_parts.push_back(attach::attach_tlb(*this, cfg));
-    m_parts.push_back(attach::attach_cdl(*this, cfg));
+    attach::gpu_view view{modules, mmio_bus, cp, host, m_stats};
+    m_parts.push_back(attach::attach_tlb(view, cfg));
+    m_parts.push_back(attach::attach_cdl(view, cfg));
 
     // Host DMA and backdoor accesses enter module 0's NoC.
     modules[0]->noc->bind_input("host", host.dma);
 
     if (cfg.shader_trace.enable)
-        m_parts.push_back(attach::attach_shader_trace(*this, cfg, clk));
+        m_parts.push_back(attach::attach_shader_trace(view, cfg, clk));
 
     // Links: for each ordered pair (a, b), a's NoC output link_<a>_<b> -> link -> b's NoC input
     // of the same name.
@@ -215,7 +148,7 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
         }
     if (p.modules > 1) {
         // The LLC switcher sets the module NoCs' routes.
-        m_parts.push_back(attach::attach_llc_switch(*this, cfg, clk));
+        m_parts.push_back(attach::attach_llc_switch(view, cfg, clk));
     } else {
         const noc::address_map map(p.modules, cfg.dram.size.bytes, cfg.llc.slices_per_module,
                                    cfg.llc.line_bytes);

@@ -6,19 +6,12 @@
 #include "models/common/stats.h"
 #include "models/common/timing.h"
 #include "models/cp/cp.h"
-#include "models/dram/dram.h"
 #include "models/host/driver.h"
 #include "models/host/workload.h"
-#include "models/l1/l1.h"
-#include "models/llc/home_router.h"
-#include "models/llc/llc.h"
-#include "models/noc/interconnect.h"
 #include "models/noc/link.h"
-#include "models/sm/sm.h"
-#include "models/tlb/cluster_tlb.h"
 #include "platforms/attach/attachment.h"
-#include "platforms/attach/l1_sharing.h"
 #include "platforms/gpu_figures.h"
+#include "platforms/gpu_units.h"
 #include "platforms/platform.h"
 #include "platforms/window_figures.h"
 #include "tlm_bus/path_stage.h"
@@ -30,47 +23,6 @@
 #include <vector>
 
 namespace vgpu::platforms {
-
-class cluster_unit;
-
-/// The stages between SM `sm_name` of `cluster` and its L1, SM side first: the one place where
-/// a block that sits on the per-SM memory path (TLB, CDL controller, trace unit) is inserted;
-/// what a block's stages share within the cluster lives in the cluster_unit.
-std::vector<std::unique_ptr<tlm_bus::path_stage>> memory_path_stages(const std::string& sm_name,
-                                                                     const vgpu_config& cfg,
-                                                                     const clock_params& clk,
-                                                                     cluster_unit& cluster);
-
-/// One cluster: SMs with their memory-path stages and L1, and the cluster crossbar.
-class cluster_unit : public sc_core::sc_module {
-public:
-    cluster_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
-                 const clock_params& clk, unsigned module, unsigned cluster);
-    /// The cluster's shared L2 TLB, page-walk cache and walkers (stats `<cluster>.tlb.*`).
-    tlb::cluster_tlb tlb;
-    std::vector<std::unique_ptr<sm::sm>> sms;
-    std::vector<std::vector<std::unique_ptr<tlm_bus::path_stage>>> stages; ///< per SM
-    std::vector<std::unique_ptr<l1::l1>> l1s;
-    /// Inputs `sm<i>_l1` and each stage's side ports (`sm<i>_tlb_walk`); output `noc`.
-    std::unique_ptr<noc::interconnect> xbar;
-    /// l1.sharing: the cluster's L1 index routing or crossbar between the L1s, and the SMs'
-    /// classes (platforms/attach/l1_sharing.h).
-    attach::l1_sharing sharing;
-};
-
-/// One module (chiplet): clusters, the module NoC, LLC slices and the DRAM controller.
-class module_unit : public sc_core::sc_module {
-public:
-    module_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
-                const clock_params& clk, unsigned module);
-    std::vector<std::unique_ptr<cluster_unit>> clusters;
-    /// Inputs `c<c>`, `host` (module 0), `link_<a>_<m>`; outputs `llc<k>`, `link_<m>_<b>`.
-    std::unique_ptr<noc::interconnect> noc;
-    std::vector<std::unique_ptr<llc::llc>> llcs;
-    /// Multi-module GPUs: per slice, its fills and write-backs to the home of their line.
-    std::vector<std::unique_ptr<llc::home_router>> homes;
-    ::vgpu::dram::dram dram; ///< this module's memory
-};
 
 /// The GPU platform driven by the native host driver running one workload.
 class gpu_platform : public sc_core::sc_module, public platform {
@@ -104,8 +56,6 @@ public:
     std::vector<std::unique_ptr<module_unit>> modules; ///< m0, m1, ...
     std::vector<std::unique_ptr<noc::link>> links;     ///< link_<a>_<b>: module a -> module b
 
-    /// The group of the GPU-wide figures (stats `gpu.*`), where attach functions add theirs.
-    stats::group& figures_group() { return m_stats; }
     /// Every SM, in SM id order.
     std::vector<const sm::sm*> all_sms() const;
     /// Every SM's L1, in SM id order.

@@ -187,16 +187,6 @@ void sm::trace(sc_core::sc_trace_file* tf) const
 
 // ---- time ----
 
-sc_core::sc_time sm::time_of(std::uint64_t cycle) const
-{
-    return sc_core::sc_time::from_value(cycle * m_period_ticks);
-}
-
-std::uint64_t sm::cycle_of(const sc_core::sc_time& t) const
-{
-    return (t.value() + m_period_ticks - 1) / m_period_ticks;
-}
-
 void sm::keep_time()
 {
     const sc_core::sc_time now = sc_core::sc_time_stamp();

@@ -26,6 +26,7 @@
 #include "tlm_bus/initiator_port.h"
 #include "tlm_bus/payload_pool.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <limits>
@@ -109,8 +110,15 @@ private:
     // Control, time and CTA life (sm.cpp).
     void ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned ctrl_transport_dbg(tlm::tlm_generic_payload& gp);
-    sc_core::sc_time time_of(std::uint64_t cycle) const;
-    std::uint64_t cycle_of(const sc_core::sc_time& t) const; ///< rounded up
+    // Inline: every stage converts on its hot paths (the stages are separate files).
+    sc_core::sc_time time_of(std::uint64_t cycle) const
+    {
+        return sc_core::sc_time::from_value(cycle * m_period_ticks);
+    }
+    std::uint64_t cycle_of(const sc_core::sc_time& t) const ///< rounded up
+    {
+        return (t.value() + m_period_ticks - 1) / m_period_ticks;
+    }
     /// Sets the quantum keeper's local time to m_cycle and syncs when the quantum is used up.
     void keep_time();
     /// Waits (after a sync) until `until` or a wake-up; m_cycle follows simulated time.
@@ -158,7 +166,10 @@ private:
     /// releases (accurate mode: wakes) or faults the warps waiting for it.
     void fill_done(std::uint64_t va, std::uint64_t ready, tlm::tlm_response_status st);
     /// The current cycle for the instruction cache: never decreases, also in an LSU thread.
-    std::uint64_t fetch_cycle() const;
+    std::uint64_t fetch_cycle() const
+    {
+        return std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
+    }
 
     // LSU stage (sm_lsu.cpp).
     /// Issues LD/ST/ATOM (or a unit's load of `a`: of `kind`, zero_lanes read 0).

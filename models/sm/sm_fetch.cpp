@@ -145,11 +145,6 @@ std::optional<std::uint64_t> sm::read_program(const cp::cta_launch& l, std::uint
     return std::nullopt;
 }
 
-std::uint64_t sm::fetch_cycle() const
-{
-    return std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
-}
-
 void sm::fetch_next(unsigned slot, std::uint64_t at)
 {
     warp_slot& ws = m_warps[slot];

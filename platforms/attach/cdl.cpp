@@ -3,7 +3,8 @@
 
 #include "models/cdl/cbv_table.h"
 #include "models/cdl/cdl_unit.h"
-#include "platforms/gpu_platform.h"
+#include "platforms/gpu_units.h"
+#include "tlm_bus/router.h"
 
 namespace vgpu::platforms::attach {
 
@@ -15,7 +16,7 @@ struct cdl_parts : attachment {
 };
 } // namespace
 
-std::unique_ptr<attachment> attach_cdl(gpu_platform& gpu, const vgpu_config& cfg)
+std::unique_ptr<attachment> attach_cdl(gpu_view& gpu, const vgpu_config& cfg)
 {
     auto parts = std::make_unique<cdl_parts>(cfg);
     gpu.mmio_bus.bind("cbvs", parts->cbvs.mmio, parts->cbvs.window_bytes());

@@ -7,14 +7,10 @@
 
 #include <memory>
 
-namespace vgpu::platforms {
-class gpu_platform;
-}
-
 namespace vgpu::platforms::attach {
 
 /// Builds the CBV table (`gpu.cbvs`, MMIO window `cbvs`) and hands it to every SM's CDL
 /// controller. After the modules are built.
-std::unique_ptr<attachment> attach_cdl(gpu_platform& gpu, const vgpu_config& cfg);
+std::unique_ptr<attachment> attach_cdl(gpu_view& gpu, const vgpu_config& cfg);
 
 } // namespace vgpu::platforms::attach

@@ -1,12 +1,10 @@
 // The L1 sharing block joined to one cluster. See models/l1_share/README.md.
 #include "platforms/attach/l1_sharing.h"
 
-#include "platforms/gpu_platform.h"
-
 namespace vgpu::platforms::attach {
 
-l1_sharing::l1_sharing(cluster_unit& cluster, const vgpu_config& cfg, const clock_params& clk,
-                       unsigned first_id)
+l1_sharing::l1_sharing(const std::string& cluster, const std::vector<std::unique_ptr<sm::sm>>& sms,
+                       const vgpu_config& cfg, const clock_params& clk, unsigned first_id)
     : m_l1(cfg.l1), m_sms_per_cluster(cfg.platform.sms_per_cluster),
       m_shared(cfg.l1.sharing == l1::sharing_mode::shared),
       m_adaptive(cfg.l1.sharing == l1::sharing_mode::adaptive)
@@ -24,12 +22,12 @@ l1_sharing::l1_sharing(cluster_unit& cluster, const vgpu_config& cfg, const cloc
                                                      static_cast<double>(clk.core_ps),
                                                  sc_core::SC_PS)
                                     .value();
-    classes = std::make_unique<l1_share::cluster_classes>(std::string(cluster.name()) + ".l1_share",
-                                                          m_sms_per_cluster, first_id, epoch, cp);
+    classes = std::make_unique<l1_share::cluster_classes>(cluster + ".l1_share", m_sms_per_cluster,
+                                                          first_id, epoch, cp);
     classes->set_clock([] { return sc_core::sc_time_stamp().value(); });
-    classes->set_totals([&cluster](unsigned s) {
-        return l1_share::instruction_totals{cluster.sms[s]->instructions(),
-                                            cluster.sms[s]->loads() + cluster.sms[s]->stores()};
+    classes->set_totals([&sms](unsigned s) {
+        return l1_share::instruction_totals{sms[s]->instructions(),
+                                            sms[s]->loads() + sms[s]->stores()};
     });
 }
 

@@ -8,25 +8,24 @@
 #include "models/l1_share/adaptive_policy.h"
 #include "models/l1_share/cluster_classes.h"
 #include "models/noc/interconnect.h"
+#include "models/sm/sm.h"
 #include "platforms/vgpu_config.h"
 
 #include <memory>
 #include <string>
 #include <tlm>
-
-namespace vgpu::platforms {
-class cluster_unit;
-}
+#include <vector>
 
 namespace vgpu::platforms::attach {
 
 /// One cluster's L1 sharing, built before the cluster's SMs and joined SM by SM.
 class l1_sharing {
 public:
-    /// Builds `cluster`'s l1_route (shared, adaptive) and classes (adaptive), children of the
-    /// cluster under construction; `first_id` is the id of its first SM.
-    l1_sharing(cluster_unit& cluster, const vgpu_config& cfg, const clock_params& clk,
-               unsigned first_id);
+    /// Builds the l1_route (shared, adaptive) and classes (adaptive) of the cluster under
+    /// construction, named `cluster` (its path), whose SMs `sms` will hold; `first_id` is the
+    /// id of its first SM.
+    l1_sharing(const std::string& cluster, const std::vector<std::unique_ptr<sm::sm>>& sms,
+               const vgpu_config& cfg, const clock_params& clk, unsigned first_id);
     /// Index bits of the home L1 in an L1's set index (shared), else 0: the L1's `home_bits`.
     unsigned home_bits() const { return m_home_bits; }
     /// Joins the cluster's SM `i`, named `sm_name`, whose memory path ends at `path_end`, to its

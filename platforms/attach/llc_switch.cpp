@@ -1,9 +1,11 @@
 // The LLC switcher joined to a multi-module GPU. See models/llc/README.md ("LLC switcher").
 #include "platforms/attach/llc_switch.h"
 
+#include "models/cp/cp.h"
 #include "models/llc/llc_route.h"
 #include "models/llc/llc_switcher.h"
-#include "platforms/gpu_platform.h"
+#include "platforms/gpu_units.h"
+#include "tlm_bus/router.h"
 
 namespace vgpu::platforms::attach {
 
@@ -20,7 +22,7 @@ struct llc_switch_parts : attachment {
 };
 } // namespace
 
-std::unique_ptr<attachment> attach_llc_switch(gpu_platform& gpu, const vgpu_config& cfg,
+std::unique_ptr<attachment> attach_llc_switch(gpu_view& gpu, const vgpu_config& cfg,
                                               const clock_params& clk)
 {
     const auto& p = cfg.platform;

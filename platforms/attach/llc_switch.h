@@ -9,16 +9,12 @@
 
 #include <memory>
 
-namespace vgpu::platforms {
-class gpu_platform;
-}
-
 namespace vgpu::platforms::attach {
 
 /// Builds the LLC switcher (`gpu.llc_switch`, MMIO window `llc_switch`), attaches every
 /// module's slices to it, ends each kernel with its kernel_boundary(), and sets each module
 /// NoC's route (llc::private_route). GPUs of more than one module; after the links are bound.
-std::unique_ptr<attachment> attach_llc_switch(gpu_platform& gpu, const vgpu_config& cfg,
+std::unique_ptr<attachment> attach_llc_switch(gpu_view& gpu, const vgpu_config& cfg,
                                               const clock_params& clk);
 
 } // namespace vgpu::platforms::attach

@@ -1,8 +1,10 @@
 // The shader-trace block joined to the GPU platform. See models/shader_trace/README.md.
 #include "platforms/attach/shader_trace.h"
 
+#include "models/cp/cp.h"
 #include "models/shader_trace/shader_trace.h"
-#include "platforms/gpu_platform.h"
+#include "platforms/gpu_units.h"
+#include "tlm_bus/router.h"
 
 namespace vgpu::platforms::attach {
 
@@ -18,7 +20,7 @@ struct trace_parts : attachment {
 };
 } // namespace
 
-std::unique_ptr<attachment> attach_shader_trace(gpu_platform& gpu, const vgpu_config& cfg,
+std::unique_ptr<attachment> attach_shader_trace(gpu_view& gpu, const vgpu_config& cfg,
                                                 const clock_params& clk)
 {
     const auto& p = cfg.platform;

@@ -9,16 +9,12 @@
 
 #include <memory>
 
-namespace vgpu::platforms {
-class gpu_platform;
-}
-
 namespace vgpu::platforms::attach {
 
 /// Builds the shader-trace unit (`gpu.trace_unit`, MMIO window `trace_unit`, NoC input
 /// `trace_unit` of module 0, trace_irq) and joins the CP's and every SM's trace events to it;
 /// with shader_trace.enable, after the host's NoC input.
-std::unique_ptr<attachment> attach_shader_trace(gpu_platform& gpu, const vgpu_config& cfg,
+std::unique_ptr<attachment> attach_shader_trace(gpu_view& gpu, const vgpu_config& cfg,
                                                 const clock_params& clk);
 
 } // namespace vgpu::platforms::attach

@@ -15,10 +15,6 @@ namespace vgpu::tlb {
 class cluster_tlb;
 }
 
-namespace vgpu::platforms {
-class gpu_platform;
-}
-
 namespace vgpu::platforms::attach {
 
 /// SM `sm_name`'s L1 TLB, a stage of its memory path (`<sm>_tlb`), missing to `cluster`.
@@ -29,6 +25,6 @@ std::unique_ptr<tlm_bus::path_stage> tlb_stage(const std::string& sm_name, const
 /// and one set of ideal translations to every SM's L1 TLB, wires the CP's TLB_INVALIDATE to
 /// every TLB, and adds the figures tlb_hits, tlb_misses, page_faults, fault_services,
 /// fault_batches and fault_stall_cycles. After the modules are built.
-std::unique_ptr<attachment> attach_tlb(gpu_platform& gpu, const vgpu_config& cfg);
+std::unique_ptr<attachment> attach_tlb(gpu_view& gpu, const vgpu_config& cfg);
 
 } // namespace vgpu::platforms::attach

@@ -23,10 +23,12 @@ def sources():
 
 
 def unit_of(path):
-    """The folder an include arrow is drawn between: a block (models/<b>, its core included),
-    tlm_bus or platforms."""
+    """The folder an include arrow is drawn between: a block's shell (models/<b>), a block's
+    core (models/<b>/core, a library of its own), tlm_bus or platforms."""
     parts = path.split("/")
-    return "/".join(parts[:2]) if parts[0] == "models" else parts[0]
+    if parts[0] != "models":
+        return parts[0]
+    return "/".join(parts[:3]) if len(parts) > 3 and parts[2] == "core" else "/".join(parts[:2])
 
 
 graph = {}
