@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 
 #include <yaml-cpp/yaml.h>
@@ -220,7 +221,7 @@ block read_block(const std::string& root, const std::string& path)
     const YAML::Node n = load(root, path);
     only(n, path, "",
          {"title", "summary", "instance", "model", "namespace", "reg_namespace", "c_prefix",
-          "prefix", "window_bytes", "doc", "after", "groups", "constants", "enums"});
+          "prefix", "window_bytes", "window", "doc", "after", "groups", "constants", "enums"});
     block b;
     b.source = path;
     const std::size_t dot = path.rfind('.');
@@ -237,6 +238,22 @@ block read_block(const std::string& root, const std::string& path)
         b.window_bytes = num(n, "window_bytes", path, "");
     b.doc = text(n, "doc", path, "", false);
     b.after = text(n, "after", path, "", false);
+    if (const YAML::Node w = n["window"]) {
+        only(w, path, "window", {"name", "bind", "base", "size", "brief"});
+        window mw;
+        mw.name = text(w, "name", path, "window");
+        mw.bind = text(w, "bind", path, "window");
+        mw.base = num(w, "base", path, "window");
+        mw.regs = path;
+        mw.size = text(w, "size", path, "window", false);
+        mw.brief = text(w, "brief", path, "window");
+        if (mw.size.empty()) {
+            if (!b.window_bytes)
+                fail(place(path, w, "window.size"), "needed: there is no window_bytes");
+            mw.size = hex(*b.window_bytes);
+        }
+        b.mmio = mw;
+    }
     const YAML::Node gs = n["groups"];
     if (!gs || !gs.IsSequence())
         fail(place(path, n, "groups"), "expected a list of register groups");
@@ -298,8 +315,7 @@ block read_block(const std::string& root, const std::string& path)
 mmio_map read_map(const std::string& root, const std::string& map_path)
 {
     const YAML::Node n = load(root, map_path);
-    only(n, map_path, "",
-         {"header", "namespace", "firmware_header", "docs", "doc", "after", "windows"});
+    only(n, map_path, "", {"header", "namespace", "firmware_header", "docs", "doc", "after"});
     mmio_map m;
     m.source = map_path;
     m.header = text(n, "header", map_path, "");
@@ -308,29 +324,37 @@ mmio_map read_map(const std::string& root, const std::string& map_path)
     m.docs = text(n, "docs", map_path, "");
     m.doc = text(n, "doc", map_path, "", false);
     m.after = text(n, "after", map_path, "", false);
-    const YAML::Node ws = n["windows"];
-    if (!ws || !ws.IsSequence())
-        fail(place(map_path, n, "windows"), "expected a list of windows");
-    for (std::size_t i = 0; i < ws.size(); ++i) {
-        const std::string p = "windows[" + std::to_string(i) + "]";
-        only(ws[i], map_path, p, {"name", "bind", "base", "regs", "size", "brief"});
-        window w;
-        w.name = text(ws[i], "name", map_path, p);
-        w.bind = text(ws[i], "bind", map_path, p);
-        w.base = num(ws[i], "base", map_path, p);
-        w.regs = text(ws[i], "regs", map_path, p);
-        w.size = text(ws[i], "size", map_path, p, false);
-        w.brief = text(ws[i], "brief", map_path, p);
-        m.windows.push_back(w);
-        m.blocks.push_back(read_block(root, w.regs));
-        if (w.size.empty()) {
-            if (!m.blocks.back().window_bytes)
-                fail(place(map_path, ws[i], p + ".size"),
-                     "needed: " + w.regs + " has no window_bytes");
-            w.size = hex(*m.blocks.back().window_bytes);
-            m.windows.back().size = w.size;
+    // The windows are the blocks' own: every models/<block>/*_regs.yaml and its `window:`, in
+    // the order of their bases.
+    std::vector<std::string> paths;
+    for (const auto& dir : std::filesystem::directory_iterator(root + "/models")) {
+        if (!dir.is_directory())
+            continue;
+        for (const auto& f : std::filesystem::directory_iterator(dir.path())) {
+            const std::string name = f.path().filename().string();
+            const std::string suffix = "_regs.yaml";
+            if (name.size() > suffix.size() &&
+                name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+                paths.push_back("models/" + dir.path().filename().string() + "/" + name);
         }
     }
+    std::sort(paths.begin(), paths.end());
+    std::vector<std::pair<std::uint64_t, block>> blocks; // by base
+    for (const std::string& p : paths) {
+        block b = read_block(root, p);
+        if (!b.mmio)
+            fail(p + ": window", "missing: a register map needs its window on the MMIO bus");
+        const std::uint64_t base = b.mmio->base;
+        blocks.emplace_back(base, std::move(b));
+    }
+    std::stable_sort(blocks.begin(), blocks.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [base, b] : blocks) {
+        m.windows.push_back(*b.mmio);
+        m.blocks.push_back(std::move(b));
+    }
+    if (m.windows.empty())
+        fail(map_path, "no models/<block>/*_regs.yaml found");
     return m;
 }
 

@@ -1,5 +1,6 @@
-// Register maps as data: the reader of a block's register description (models/<block>/*_regs.yaml)
-// and of the MMIO map (platforms/mmio_map.yaml). See docs/registers.md ("How the maps are made").
+// Register maps as data: the reader of a block's register description
+// (models/<block>/*_regs.yaml, with its MMIO window) and of the MMIO map's outputs
+// (platforms/mmio_map.yaml). See docs/registers.md ("How the maps are made").
 #pragma once
 
 #include <cstdint>
@@ -84,6 +85,16 @@ struct constant {
     std::string brief; ///< one-line meaning
 };
 
+/// A register window of the MMIO bus.
+struct window {
+    std::string name; ///< lower_case, e.g. cp
+    std::string bind; ///< the name its block binds it with on the MMIO bus, e.g. faults
+    std::uint64_t base = 0;
+    std::string regs;  ///< the description of its registers (the block it is in)
+    std::string size;  ///< size as documented
+    std::string brief; ///< one-line meaning
+};
+
 /// One block's register map.
 struct block {
     std::string source;        ///< the description, relative to the repository
@@ -102,21 +113,12 @@ struct block {
     std::vector<group> groups;
     std::vector<constant> constants;
     std::vector<enumeration> enums;
-};
-
-/// A register window of the MMIO bus.
-struct window {
-    std::string name; ///< lower_case, e.g. cp
-    std::string bind; ///< the name its block binds it with on the MMIO bus, e.g. faults
-    std::uint64_t base = 0;
-    std::string regs;  ///< description of its registers
-    std::string size;  ///< size as documented
-    std::string brief; ///< one-line meaning
+    std::optional<window> mmio; ///< its window on the MMIO bus (`window:`), if it has one
 };
 
 /// The MMIO bus's windows and the blocks behind them.
 struct mmio_map {
-    std::string source;          ///< platforms/mmio_map.yaml
+    std::string source;          ///< platforms/mmio_map.yaml (where the outputs go)
     std::string header;          ///< generated C++ header
     std::string cpp_namespace;   ///< e.g. vgpu::platforms::mmio_map
     std::string firmware_header; ///< generated C header
