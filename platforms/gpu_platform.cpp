@@ -3,25 +3,18 @@
 #include "platforms/gpu_platform.h"
 
 #include "models/common/host_resources.h"
-#include "models/common/trace_events.h"
 #include "platforms/attach/cdl.h"
 #include "platforms/attach/llc_switch.h"
 #include "platforms/attach/shader_trace.h"
 #include "platforms/attach/tlb.h"
 #include "platforms/mmio_map.h"
 
-#include <algorithm>
 #include <string>
 #include <string_view>
 
 namespace vgpu::platforms {
 
 namespace {
-std::string indexed(const char* prefix, unsigned i)
-{
-    return prefix + std::to_string(i);
-}
-
 unsigned sms_per_module(const platform_config& p)
 {
     return p.clusters_per_module * p.sms_per_cluster;
@@ -79,16 +72,20 @@ clock_params make_clock_params(const platform_config& p)
     return c;
 }
 
+namespace {
+/// The stages between SM `sm_name` of `cluster` and its L1, SM side first: the one place where
+/// a block that sits on the per-SM memory path (the TLB) is inserted.
 std::vector<std::unique_ptr<tlm_bus::path_stage>> memory_path_stages(const std::string& sm_name,
                                                                      const vgpu_config& cfg,
                                                                      const clock_params& clk,
                                                                      cluster_unit& cluster)
 {
     std::vector<std::unique_ptr<tlm_bus::path_stage>> stages;
-    // One line per stage, SM side first (a CDL controller or trace unit goes here too).
+    // One line per stage, SM side first.
     stages.push_back(attach::tlb_stage(sm_name, cfg, clk, cluster.tlb));
     return stages;
 }
+} // namespace
 
 gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                            const host::workload& wl)
@@ -103,7 +100,7 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
     host.set_window_marker([this] { return take_mark(); });
     for (unsigned m = 0; m < p.modules; ++m)
         modules.push_back(std::make_unique<module_unit>(
-            indexed("m", m).c_str(), cfg, clk, m,
+            ("m" + std::to_string(m)).c_str(), cfg, clk, m,
             [this, clk](const std::string& sm_name, cluster_unit& cluster) {
                 return memory_path_stages(sm_name, m_cfg, clk, cluster);
             }));
@@ -123,8 +120,8 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                 s->done.bind(cp.cta_done);
             }
 
-    // The blocks' attach functions (platforms/attach/), in this order: each one's MMIO window
-    // follows the previous one's on mmio_bus.
+    // The blocks' attach functions (platforms/attach/), in this order (it is the order of their
+    // router outputs and NoC inputs; each window's base comes from mmio_windows()).
     attach::gpu_view view{modules, mmio_bus, cp, host, m_stats};
     m_parts.push_back(attach::attach_tlb(view, cfg));
     m_parts.push_back(attach::attach_cdl(view, cfg));

@@ -14,7 +14,6 @@
 #include "platforms/gpu_units.h"
 #include "platforms/platform.h"
 #include "platforms/window_figures.h"
-#include "tlm_bus/path_stage.h"
 #include "tlm_bus/router.h"
 
 #include <map>
@@ -52,16 +51,22 @@ public:
     ::vgpu::cp::cp cp;         ///< command processor
     /// Host MMIO -> register windows, each bound by name at its base in mmio_windows().
     tlm_bus::router mmio_bus;
-    sc_core::sc_signal<bool> irq;                      ///< CP -> host interrupt line
+    sc_core::sc_signal<bool> irq; ///< CP -> host interrupt line
+
+private:
+    /// What each block's attach function made (platforms/attach/), in attach order; declared
+    /// before the modules, whose SMs and TLBs refer to it, so that it outlives them.
+    std::vector<std::unique_ptr<attach::attachment>> m_parts;
+
+public:
     std::vector<std::unique_ptr<module_unit>> modules; ///< m0, m1, ...
     std::vector<std::unique_ptr<noc::link>> links;     ///< link_<a>_<b>: module a -> module b
 
+private:
     /// Every SM, in SM id order.
     std::vector<const sm::sm*> all_sms() const;
     /// Every SM's L1, in SM id order.
     std::vector<const l1::l1*> all_l1s() const;
-
-private:
     /// Sets the budget of on-demand SystemC threads (platform.max_host_threads; when 0, what
     /// the platform's own threads leave of Linux's default vm.max_map_count).
     void start_of_simulation() override;
@@ -97,8 +102,6 @@ private:
     const vgpu_config m_cfg;
     stats::group m_stats;
     gpu_figures m_figures; ///< the SMs' figures (instructions, shares, kernel time)
-    /// What each block's attach function made (platforms/attach/), in attach order.
-    std::vector<std::unique_ptr<attach::attachment>> m_parts;
 
 public:
     /// What bounds the workload: the largest share of active SM cycles among issuing

@@ -1,6 +1,6 @@
 // A stage on an SM's memory path (SM -> stages -> L1): what the platform builder needs to chain
-// it. A TLB, a CDL controller or a trace unit implements this and is inserted with one line of
-// the builder (platforms/gpu_platform.cpp, memory_path_stages). See docs/architecture.md.
+// it. The L1 TLB implements this and is inserted with one line of the builder
+// (platforms/gpu_platform.cpp, memory_path_stages). See docs/architecture.md.
 #pragma once
 
 #include <string>

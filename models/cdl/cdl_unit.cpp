@@ -196,6 +196,7 @@ void cdl_unit::retire(unsigned id, std::uint64_t now)
     const std::uint32_t pc = op.pc;
     const unsigned warp = op.warp;
     m_ops[id].reset();
+    // A failed read ends the CTA first, so that ending the access issues none of its warps.
     if (failed) {
         char msg[96];
         std::snprintf(msg, sizeof msg, "CDL read at VA 0x%llx failed",

@@ -10,7 +10,6 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstring>
-#include <set>
 
 namespace vgpu::host {
 

@@ -46,7 +46,6 @@ private:
     // peer_host: what the attached policy may use
     cache::cache_controller& core() override { return m_core; }
     tlm_bus::initiator_port& below() override { return out; }
-    unsigned line_bytes() const override { return m_cfg.line_bytes; }
     bool accurate() const override { return m_accurate; }
     sc_core::sc_time hit_latency() const override { return m_hit; }
     int owner() const override { return m_owner; }

@@ -29,7 +29,6 @@ public:
     virtual cache::cache_controller& core() = 0;
     /// The port below (`out`): a peer's request that misses here goes on through it.
     virtual tlm_bus::initiator_port& below() = 0;
-    virtual unsigned line_bytes() const = 0;          ///< l1.line_bytes
     virtual bool accurate() const = 0;                ///< accurate timing mode
     virtual sc_core::sc_time hit_latency() const = 0; ///< l1.hit_latency as a time
     virtual int owner() const = 0;                    ///< global index of this L1's SM

@@ -24,7 +24,6 @@
 #include "models/sm/sm_unit.h"
 #include "tlm_bus/gpu_extension.h"
 #include "tlm_bus/initiator_port.h"
-#include "tlm_bus/payload_pool.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -8,6 +8,10 @@ namespace vgpu::sm {
 
 void sm::attach_unit(const unit_factory& make)
 {
+    // One unit per SM: a second would take the first one's instructions and leave its reads
+    // in flight pointing at a destroyed unit.
+    if (m_attached)
+        SC_REPORT_ERROR("vgpu/sm", (std::string(name()) + ": a unit is already attached").c_str());
     m_attached = make(*this);
 }
 

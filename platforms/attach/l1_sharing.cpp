@@ -1,6 +1,8 @@
 // The L1 sharing block joined to one cluster. See models/l1_share/README.md.
 #include "platforms/attach/l1_sharing.h"
 
+#include "models/l1_share/adaptive_policy.h"
+
 namespace vgpu::platforms::attach {
 
 l1_sharing::l1_sharing(const std::string& cluster, const std::vector<std::unique_ptr<sm::sm>>& sms,

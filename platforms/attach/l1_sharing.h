@@ -5,7 +5,6 @@
 
 #include "models/common/timing.h"
 #include "models/l1/l1.h"
-#include "models/l1_share/adaptive_policy.h"
 #include "models/l1_share/cluster_classes.h"
 #include "models/noc/interconnect.h"
 #include "models/sm/sm.h"
