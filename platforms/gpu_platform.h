@@ -54,9 +54,9 @@ public:
     sc_core::sc_signal<bool> irq; ///< CP -> host interrupt line
 
 private:
-    /// What each block's attach function made (platforms/attach/), in attach order; declared
-    /// before the modules, whose SMs and TLBs refer to it, so that it outlives them.
-    std::vector<std::unique_ptr<attach::attachment>> m_parts;
+    /// The blocks of the block table (platforms/attach/blocks.cpp) and what they made;
+    /// declared before the modules, whose SMs and TLBs refer to it, so that it outlives them.
+    block_list m_blocks;
 
 public:
     std::vector<std::unique_ptr<module_unit>> modules; ///< m0, m1, ...
