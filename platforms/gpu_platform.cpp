@@ -39,17 +39,6 @@ host::platform_facts driver_facts(const vgpu_config& cfg)
     f.balance_ratio = cfg.memory.balance_ratio;
     f.sms_per_module = sms_per_module(cfg.platform);
     f.cp_base = mmio_map::CP_BASE;
-    f.fault_base = mmio_map::FAULT_BASE;
-    f.cbv_base = mmio_map::CBV_BASE;
-    f.cbv_slots = cfg.cdl.cbv_slots;
-    if (cfg.platform.modules > 1)
-        f.llc_switch_base = mmio_map::LLC_SWITCH_BASE;
-    if (cfg.shader_trace.enable) {
-        f.trace_base = mmio_map::TRACE_BASE;
-        f.trace_region_bytes = cfg.shader_trace.region_bytes.bytes;
-        f.trace_wrap = cfg.shader_trace.mode == shader_trace::region_mode::wrap;
-        f.trace_watermark = cfg.shader_trace.watermark;
-    }
     f.line_bytes = cfg.l1.line_bytes;
     f.regs_per_thread = cfg.sm.regs_per_thread;
     f.instrument_bytes = cfg.host.instrument_bytes.bytes;
@@ -71,18 +60,23 @@ clock_params make_clock_params(const platform_config& p)
 
 gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                            const host::workload& wl)
-    : sc_module(name), m_workload(wl), host("host", cfg.host, m_workload, driver_facts(cfg)),
+    : sc_module(name), m_workload(wl), m_cfg(cfg),
+      // The blocks of the block table (platforms/attach/blocks.cpp): each adds its driver part
+      // now, may add a part to every cluster as the modules are built, and joins the GPU at its
+      // attach step.
+      m_blocks(attach::make_blocks(m_cfg, make_clock_params(cfg.platform))),
+      host("host", cfg.host, m_workload, driver_facts(cfg),
+           [this](host::driver& d) {
+               for (auto& b : m_blocks)
+                   b->add_driver_part(d);
+           }),
       cp("cp", cfg.cp, make_clock_params(cfg.platform),
          cfg.platform.modules * sms_per_module(cfg.platform), cfg.sm.cta_slots, cfg.sm.warp_slots),
-      mmio_bus("mmio_bus"), irq("irq"), m_cfg(cfg), m_stats(this->name()),
-      m_figures(m_stats, modules, host)
+      mmio_bus("mmio_bus"), irq("irq"), m_stats(this->name()), m_figures(m_stats, modules, host)
 {
     const clock_params clk = make_clock_params(cfg.platform);
     const auto& p = cfg.platform;
     host.set_window_marker([this] { return take_mark(); });
-    // The blocks of the block table (platforms/attach/blocks.cpp): each may add a part to every
-    // cluster as the modules are built, and joins the GPU at its attach step.
-    m_blocks = attach::make_blocks(m_cfg, clk);
     for (unsigned m = 0; m < p.modules; ++m)
         modules.push_back(std::make_unique<module_unit>(("m" + std::to_string(m)).c_str(), cfg, clk,
                                                         m, m_blocks));

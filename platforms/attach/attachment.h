@@ -100,6 +100,9 @@ public:
         (void)first_id;
         return nullptr;
     }
+    /// Adds the block's part of the host driver (host::driver::add_part), if it has one; called
+    /// in block-table order as the driver is built, before any cluster.
+    virtual void add_driver_part(host::driver& drv) { (void)drv; }
     /// The step after which attach() runs.
     virtual attach_step step() const { return attach_step::modules_built; }
     /// Builds the block's modules, binds them and its register window by name, adds its driver

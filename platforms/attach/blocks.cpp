@@ -12,14 +12,14 @@ std::unique_ptr<block> shader_trace_block(const vgpu_config& cfg, const clock_pa
 std::unique_ptr<block> llc_switch_block(const vgpu_config& cfg, const clock_params& clk);
 
 namespace {
-/// In this order: the order of the blocks' parts in each cluster (the SMs' memory-path stages,
-/// SM side first), and, among the blocks joining at one attach_step, of their router outputs,
-/// NoC inputs, processes and driver parts.
+/// In this order: the order of the blocks' driver parts (their hooks' order), of their parts
+/// in each cluster (the SMs' memory-path stages, SM side first), and, among the blocks joining
+/// at one attach_step, of their router outputs, NoC inputs and processes.
 constexpr block_maker table[] = {
+    shader_trace_block, // shader_trace.enable: the trace unit (after the host's NoC input)
     tlb_block,          // L1 TLB stages, cluster TLBs, fault unit
     cdl_block,          // CBV table, each SM's CDL controller
     l1_share_block,     // l1.sharing shared | adaptive: each cluster's L1 routing
-    shader_trace_block, // shader_trace.enable: the trace unit (after the host's NoC input)
     llc_switch_block,   // more than one module: the LLC switcher (after the links)
 };
 } // namespace

@@ -1,9 +1,12 @@
 // The CDL block joined to the GPU platform: the CBV table, its MMIO window, and every SM's CDL
 // controller reading it. See models/cdl/README.md.
+#include "models/cdl/cbv_part.h"
 #include "models/cdl/cbv_table.h"
 #include "models/cdl/cdl_unit.h"
+#include "models/host/driver.h"
 #include "platforms/attach/attachment.h"
 #include "platforms/gpu_units.h"
+#include "platforms/mmio_map.h"
 #include "tlm_bus/router.h"
 
 namespace vgpu::platforms::attach {
@@ -20,6 +23,11 @@ struct cdl_parts {
 class cdl_attach : public block {
 public:
     explicit cdl_attach(const vgpu_config& cfg) : m_cfg(cfg) {}
+    /// The CBV part: each kernel's `cbvs:` bindings into the table before its launch.
+    void add_driver_part(host::driver& drv) override
+    {
+        drv.add_part<cdl::cbv_part>(cdl::cbv_facts{mmio_map::CBV_BASE, m_cfg.cdl.cbv_slots});
+    }
     void attach(gpu_view& gpu) override
     {
         m_parts = std::make_unique<cdl_parts>(m_cfg);

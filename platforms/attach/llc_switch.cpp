@@ -2,10 +2,13 @@
 // MMIO window, the kernel-boundary hook and each module NoC's route (private organisation).
 // See models/llc/README.md ("LLC switcher").
 #include "models/cp/cp.h"
+#include "models/host/driver.h"
 #include "models/llc/llc_route.h"
+#include "models/llc/llc_switch_part.h"
 #include "models/llc/llc_switcher.h"
 #include "platforms/attach/attachment.h"
 #include "platforms/gpu_units.h"
+#include "platforms/mmio_map.h"
 #include "tlm_bus/router.h"
 
 namespace vgpu::platforms::attach {
@@ -28,6 +31,11 @@ struct llc_switch_parts {
 class llc_switch_attach : public block {
 public:
     llc_switch_attach(const vgpu_config& cfg, const clock_params& clk) : m_cfg(cfg), m_clk(clk) {}
+    /// The LLC switch part: each kernel's `llc:` organisation before its launch.
+    void add_driver_part(host::driver& drv) override
+    {
+        drv.add_part<llc::llc_switch_part>(llc::llc_switch_facts{mmio_map::LLC_SWITCH_BASE});
+    }
     attach_step step() const override { return attach_step::links_bound; }
     void attach(gpu_view& gpu) override;
 

@@ -3,8 +3,11 @@
 // models/shader_trace/README.md.
 #include "models/shader_trace/shader_trace.h"
 #include "models/cp/cp.h"
+#include "models/host/driver.h"
+#include "models/shader_trace/trace_part.h"
 #include "platforms/attach/attachment.h"
 #include "platforms/gpu_units.h"
+#include "platforms/mmio_map.h"
 #include "tlm_bus/router.h"
 
 namespace vgpu::platforms::attach {
@@ -26,6 +29,14 @@ struct trace_parts {
 class shader_trace_attach : public block {
 public:
     shader_trace_attach(const vgpu_config& cfg, const clock_params& clk) : m_cfg(cfg), m_clk(clk) {}
+    /// The trace part: the region, the unit's set-up, OUTDIR/shader_trace.bin.
+    void add_driver_part(host::driver& drv) override
+    {
+        const auto& t = m_cfg.shader_trace;
+        drv.add_part<shader_trace::trace_part>(
+            shader_trace::trace_facts{mmio_map::TRACE_BASE, t.region_bytes.bytes,
+                                      t.mode == shader_trace::region_mode::wrap, t.watermark});
+    }
     attach_step step() const override { return attach_step::host_bound; }
     void attach(gpu_view& gpu) override
     {

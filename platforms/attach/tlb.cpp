@@ -5,10 +5,12 @@
 #include "models/common/stats.h"
 #include "models/cp/cp.h"
 #include "models/host/driver.h"
+#include "models/host/fault_part.h"
 #include "models/tlb/cluster_tlb.h"
 #include "models/tlb/fault_unit.h"
 #include "platforms/attach/attachment.h"
 #include "platforms/gpu_units.h"
+#include "platforms/mmio_map.h"
 #include "tlm_bus/router.h"
 
 #include <vector>
@@ -108,6 +110,13 @@ public:
         auto part = std::make_unique<cluster_tlbs>(cluster, m_cfg, m_clk, m_tlbs);
         m_clusters.push_back(&part->tlb);
         return part;
+    }
+    /// The fault part: its statistics on every host; the shadow thread on the native host (the
+    /// firmware services faults itself).
+    void add_driver_part(host::driver& drv) override
+    {
+        drv.add_part<host::fault_part>(host::fault_facts{mmio_map::FAULT_BASE}, drv.fault_irq,
+                                       m_cfg.host.kind != host::host_kind::riscv);
     }
     void attach(gpu_view& gpu) override;
 
