@@ -3,10 +3,7 @@
 #include "platforms/gpu_platform.h"
 
 #include "models/common/host_resources.h"
-#include "platforms/attach/cdl.h"
-#include "platforms/attach/llc_switch.h"
-#include "platforms/attach/shader_trace.h"
-#include "platforms/attach/tlb.h"
+#include "platforms/attach/blocks.h"
 #include "platforms/mmio_map.h"
 
 #include <string>
@@ -42,17 +39,6 @@ host::platform_facts driver_facts(const vgpu_config& cfg)
     f.balance_ratio = cfg.memory.balance_ratio;
     f.sms_per_module = sms_per_module(cfg.platform);
     f.cp_base = mmio_map::CP_BASE;
-    f.fault_base = mmio_map::FAULT_BASE;
-    f.cbv_base = mmio_map::CBV_BASE;
-    f.cbv_slots = cfg.cdl.cbv_slots;
-    if (cfg.platform.modules > 1)
-        f.llc_switch_base = mmio_map::LLC_SWITCH_BASE;
-    if (cfg.shader_trace.enable) {
-        f.trace_base = mmio_map::TRACE_BASE;
-        f.trace_region_bytes = cfg.shader_trace.region_bytes.bytes;
-        f.trace_wrap = cfg.shader_trace.mode == shader_trace::region_mode::wrap;
-        f.trace_watermark = cfg.shader_trace.watermark;
-    }
     f.line_bytes = cfg.l1.line_bytes;
     f.regs_per_thread = cfg.sm.regs_per_thread;
     f.instrument_bytes = cfg.host.instrument_bytes.bytes;
@@ -72,38 +58,28 @@ clock_params make_clock_params(const platform_config& p)
     return c;
 }
 
-namespace {
-/// The stages between SM `sm_name` of `cluster` and its L1, SM side first: the one place where
-/// a block that sits on the per-SM memory path (the TLB) is inserted.
-std::vector<std::unique_ptr<tlm_bus::path_stage>> memory_path_stages(const std::string& sm_name,
-                                                                     const vgpu_config& cfg,
-                                                                     const clock_params& clk,
-                                                                     cluster_unit& cluster)
-{
-    std::vector<std::unique_ptr<tlm_bus::path_stage>> stages;
-    // One line per stage, SM side first.
-    stages.push_back(attach::tlb_stage(sm_name, cfg, clk, cluster.tlb));
-    return stages;
-}
-} // namespace
-
 gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                            const host::workload& wl)
-    : sc_module(name), m_workload(wl), host("host", cfg.host, m_workload, driver_facts(cfg)),
+    : sc_module(name), m_workload(wl), m_cfg(cfg),
+      // The blocks of the block table (platforms/attach/blocks.cpp): each adds its driver part
+      // now, may add a part to every cluster as the modules are built, and joins the GPU at its
+      // attach step.
+      m_blocks(attach::make_blocks(m_cfg, make_clock_params(cfg.platform))),
+      host("host", cfg.host, m_workload, driver_facts(cfg),
+           [this](host::driver& d) {
+               for (auto& b : m_blocks)
+                   b->add_driver_part(d);
+           }),
       cp("cp", cfg.cp, make_clock_params(cfg.platform),
          cfg.platform.modules * sms_per_module(cfg.platform), cfg.sm.cta_slots, cfg.sm.warp_slots),
-      mmio_bus("mmio_bus"), irq("irq"), m_cfg(cfg), m_stats(this->name()),
-      m_figures(m_stats, modules, host)
+      mmio_bus("mmio_bus"), irq("irq"), m_stats(this->name()), m_figures(m_stats, modules, host)
 {
     const clock_params clk = make_clock_params(cfg.platform);
     const auto& p = cfg.platform;
     host.set_window_marker([this] { return take_mark(); });
     for (unsigned m = 0; m < p.modules; ++m)
-        modules.push_back(std::make_unique<module_unit>(
-            ("m" + std::to_string(m)).c_str(), cfg, clk, m,
-            [this, clk](const std::string& sm_name, cluster_unit& cluster) {
-                return memory_path_stages(sm_name, m_cfg, clk, cluster);
-            }));
+        modules.push_back(std::make_unique<module_unit>(("m" + std::to_string(m)).c_str(), cfg, clk,
+                                                        m, m_blocks));
 
     // Control path: host MMIO -> CP registers; CP -> SMs (dispatch) and SMs -> CP (done).
     mmio_bus.set_address_map(mmio_windows());
@@ -120,17 +96,19 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                 s->done.bind(cp.cta_done);
             }
 
-    // The blocks' attach functions (platforms/attach/), in this order (it is the order of their
+    // The blocks join at their attach step, in block-table order (it is the order of their
     // router outputs and NoC inputs; each window's base comes from mmio_windows()).
     attach::gpu_view view{modules, mmio_bus, cp, host, m_stats};
-    m_parts.push_back(attach::attach_tlb(view, cfg));
-    m_parts.push_back(attach::attach_cdl(view, cfg));
+    const auto attach_at = [this, &view](attach::attach_step step) {
+        for (auto& b : m_blocks)
+            if (b->step() == step)
+                b->attach(view);
+    };
+    attach_at(attach::attach_step::modules_built);
 
     // Host DMA and backdoor accesses enter module 0's NoC.
     modules[0]->noc->bind_input("host", host.dma);
-
-    if (cfg.shader_trace.enable)
-        m_parts.push_back(attach::attach_shader_trace(view, cfg, clk));
+    attach_at(attach::attach_step::host_bound);
 
     // Links: for each ordered pair (a, b), a's NoC output link_<a>_<b> -> link -> b's NoC input
     // of the same name.
@@ -143,15 +121,13 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
             modules[a]->noc->bind_output(n, links.back()->in);
             modules[b]->noc->bind_input(n, links.back()->out);
         }
-    if (p.modules > 1) {
-        // The LLC switcher sets the module NoCs' routes.
-        m_parts.push_back(attach::attach_llc_switch(view, cfg, clk));
-    } else {
-        const noc::address_map map(p.modules, cfg.dram.size.bytes, cfg.llc.slices_per_module,
-                                   cfg.llc.line_bytes);
-        for (unsigned m = 0; m < p.modules; ++m)
-            modules[m]->noc->set_route(noc::module_route(map, m, *modules[m]->noc));
-    }
+    // Each module NoC's route: a line's home slice (its own module's, or the link towards the
+    // line's module); a block may replace it (the LLC switcher's private organisation).
+    const noc::address_map map(p.modules, cfg.dram.size.bytes, cfg.llc.slices_per_module,
+                               cfg.llc.line_bytes);
+    for (unsigned m = 0; m < p.modules; ++m)
+        modules[m]->noc->set_route(noc::module_route(map, m, *modules[m]->noc));
+    attach_at(attach::attach_step::links_bound);
 
     SC_HAS_PROCESS(gpu_platform);
     SC_METHOD(stop_after_failure);

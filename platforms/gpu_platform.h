@@ -26,6 +26,10 @@ namespace vgpu::platforms {
 /// The GPU platform driven by the native host driver running one workload.
 class gpu_platform : public sc_core::sc_module, public platform {
     const host::workload m_workload; ///< owned here: the driver refers to it for the whole run
+    const vgpu_config m_cfg;
+    /// The blocks of the block table (platforms/attach/blocks.cpp) and what they made;
+    /// declared before the host and the modules, which refer to it, so that it outlives them.
+    block_list m_blocks;
 
 public:
     gpu_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg,
@@ -53,12 +57,6 @@ public:
     tlm_bus::router mmio_bus;
     sc_core::sc_signal<bool> irq; ///< CP -> host interrupt line
 
-private:
-    /// What each block's attach function made (platforms/attach/), in attach order; declared
-    /// before the modules, whose SMs and TLBs refer to it, so that it outlives them.
-    std::vector<std::unique_ptr<attach::attachment>> m_parts;
-
-public:
     std::vector<std::unique_ptr<module_unit>> modules; ///< m0, m1, ...
     std::vector<std::unique_ptr<noc::link>> links;     ///< link_<a>_<b>: module a -> module b
 
@@ -99,7 +97,6 @@ private:
     std::uint64_t m_layout_version = ~std::uint64_t{0};
     std::vector<double> m_mark_host_seconds; ///< host (steady) clock at each mark, seconds
 
-    const vgpu_config m_cfg;
     stats::group m_stats;
     gpu_figures m_figures; ///< the SMs' figures (instructions, shares, kernel time)
 

@@ -2,6 +2,8 @@
 // configuration. See docs/architecture.md.
 #include "platforms/gpu_units.h"
 
+#include <algorithm>
+
 namespace vgpu::platforms {
 
 namespace {
@@ -19,31 +21,41 @@ unsigned first_sm_id(const platform_config& p, unsigned module, unsigned cluster
 
 cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                            const clock_params& clk, unsigned module, unsigned cluster,
-                           const path_factory& path)
-    : sc_module(name),
-      tlb(std::string(this->name()) + ".tlb", cfg.tlb, clk, cfg.memory.page_bytes.bytes),
-      xbar(noc::make_interconnect("xbar", cfg.noc, clk, cfg.noc.cluster_xbar())),
-      sharing(this->name(), sms, cfg, clk, first_sm_id(cfg.platform, module, cluster))
+                           const block_list& blocks)
+    : sc_module(name), xbar(noc::make_interconnect("xbar", cfg.noc, clk, cfg.noc.cluster_xbar()))
 {
     const auto& p = cfg.platform;
     const unsigned first_id = first_sm_id(p, module, cluster);
+    unsigned home_bits = 0;
+    for (const auto& b : blocks)
+        if (auto part = b->begin_cluster(this->name(), sms, first_id)) {
+            home_bits = std::max(home_bits, part->l1_home_bits());
+            parts.push_back(std::move(part));
+        }
     for (unsigned i = 0; i < p.sms_per_cluster; ++i) {
         unsigned id = first_id + i;
         auto sm_name = indexed("sm", id);
         sms.push_back(std::make_unique<sm::sm>(sm_name.c_str(), cfg.sm, clk, id, module, cluster,
                                                cfg.l1.line_bytes, cfg.stats.per_warp));
-        l1s.push_back(
-            std::make_unique<l1::l1>((sm_name + "_l1").c_str(), cfg.l1, clk, sharing.home_bits()));
+        l1s.push_back(std::make_unique<l1::l1>((sm_name + "_l1").c_str(), cfg.l1, clk, home_bits));
         l1s.back()->set_owner(static_cast<int>(id));
-        stages.push_back(path(sm_name, *this));
-        // SM -> stages -> L1 -> cluster crossbar; then the stages' side ports -> the crossbar.
-        // l1.sharing shared: SM -> stages -> L1 index routing -> the line's home L1.
+        stages.emplace_back();
+        for (auto& part : parts)
+            if (auto st = part->path_stage(i, sm_name))
+                stages.back().push_back(std::move(st));
+        // SM -> stages -> L1 (directly, or as a part joins them) -> cluster crossbar; then the
+        // stages' side ports -> the crossbar.
         tlm::tlm_initiator_socket<>* prev = &sms.back()->mem;
         for (auto& st : stages.back()) {
             prev->bind(st->path_in());
             prev = &st->path_out();
         }
-        sharing.join(i, sm_name, *prev, *l1s.back()); // l1.sharing
+        bool joined = false;
+        for (auto& part : parts)
+            if (!joined)
+                joined = part->join_l1(i, sm_name, *prev, *l1s.back());
+        if (!joined)
+            prev->bind(l1s.back()->in);
         xbar->bind_input(sm_name + "_l1", l1s.back()->out);
         for (auto& st : stages.back()) {
             const std::string full = st->stage_name();
@@ -53,11 +65,12 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
         }
     }
     xbar->set_route([](const tlm::tlm_generic_payload&) { return 0; });
-    sharing.set_routes();
+    for (auto& part : parts)
+        part->end_cluster();
 }
 
 module_unit::module_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
-                         const clock_params& clk, unsigned module, const path_factory& stages)
+                         const clock_params& clk, unsigned module, const block_list& blocks)
     : sc_module(name), noc(noc::make_interconnect("noc", cfg.noc, clk, cfg.noc.module_noc())),
       dram("dram", cfg.dram, clk, module * cfg.dram.size.bytes, cfg.llc.line_bytes)
 {
@@ -65,7 +78,7 @@ module_unit::module_unit(const sc_core::sc_module_name& name, const vgpu_config&
     for (unsigned c = 0; c < p.clusters_per_module; ++c) {
         const std::string cname = indexed("c", c);
         clusters.push_back(
-            std::make_unique<cluster_unit>(cname.c_str(), cfg, clk, module, c, stages));
+            std::make_unique<cluster_unit>(cname.c_str(), cfg, clk, module, c, blocks));
         clusters.back()->xbar->connect("noc", *noc, cname);
     }
     const noc::address_map map(p.modules, cfg.dram.size.bytes, cfg.llc.slices_per_module,

@@ -9,8 +9,7 @@
 #include "models/llc/llc.h"
 #include "models/noc/interconnect.h"
 #include "models/sm/sm.h"
-#include "models/tlb/cluster_tlb.h"
-#include "platforms/attach/l1_sharing.h"
+#include "platforms/attach/attachment.h"
 #include "platforms/vgpu_config.h"
 #include "tlm_bus/path_stage.h"
 
@@ -22,36 +21,32 @@
 
 namespace vgpu::platforms {
 
-class cluster_unit;
-
-/// The stages between SM `sm_name` of `cluster` and its L1, SM side first.
-using path_factory = std::function<std::vector<std::unique_ptr<tlm_bus::path_stage>>(
-    const std::string& sm_name, cluster_unit& cluster)>;
+/// The blocks of the platform (platforms/attach/blocks.h), in block-table order.
+using block_list = std::vector<std::unique_ptr<attach::block>>;
 
 /// One cluster: SMs with their memory-path stages and L1, and the cluster crossbar.
 class cluster_unit : public sc_core::sc_module {
 public:
-    /// `stages` makes each SM's memory-path stages (the platform's memory_path_stages()).
+    /// Each block of `blocks` may add a part (attach::block::begin_cluster), which gives each
+    /// SM's memory-path stages and may join the SMs to their L1s.
     cluster_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                  const clock_params& clk, unsigned module, unsigned cluster,
-                 const path_factory& stages);
-    /// The cluster's shared L2 TLB, page-walk cache and walkers (stats `<cluster>.tlb.*`).
-    tlb::cluster_tlb tlb;
+                 const block_list& blocks);
+    /// The blocks' parts of this cluster (e.g. the cluster TLB, the L1 routing), in block-table
+    /// order; declared first, so that they outlive the SMs, stages and L1s that refer to them.
+    std::vector<std::unique_ptr<attach::cluster_part>> parts;
     std::vector<std::unique_ptr<sm::sm>> sms;
     std::vector<std::vector<std::unique_ptr<tlm_bus::path_stage>>> stages; ///< per SM
     std::vector<std::unique_ptr<l1::l1>> l1s;
-    /// Inputs `sm<i>_l1` and each stage's side ports (`sm<i>_tlb_walk`); output `noc`.
+    /// Inputs `sm<i>_l1` and each stage's side ports (`sm<i>_<stage>_<port>`); output `noc`.
     std::unique_ptr<noc::interconnect> xbar;
-    /// l1.sharing: the cluster's L1 index routing or crossbar between the L1s, and the SMs'
-    /// classes (platforms/attach/l1_sharing.h).
-    attach::l1_sharing sharing;
 };
 
 /// One module (chiplet): clusters, the module NoC, LLC slices and the DRAM controller.
 class module_unit : public sc_core::sc_module {
 public:
     module_unit(const sc_core::sc_module_name& name, const vgpu_config& cfg,
-                const clock_params& clk, unsigned module, const path_factory& stages);
+                const clock_params& clk, unsigned module, const block_list& blocks);
     std::vector<std::unique_ptr<cluster_unit>> clusters;
     /// Inputs `c<c>`, `host` (module 0), `link_<a>_<m>`; outputs `llc<k>`, `link_<m>_<b>`.
     std::unique_ptr<noc::interconnect> noc;

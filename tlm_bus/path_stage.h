@@ -1,6 +1,6 @@
 // A stage on an SM's memory path (SM -> stages -> L1): what the platform builder needs to chain
-// it. The L1 TLB implements this and is inserted with one line of the builder
-// (platforms/gpu_platform.cpp, memory_path_stages). See docs/architecture.md.
+// it. The L1 TLB implements this; a block's cluster part gives one per SM
+// (platforms/attach/attachment.h, cluster_part::path_stage). See docs/architecture.md.
 #pragma once
 
 #include <string>

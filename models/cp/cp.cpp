@@ -25,8 +25,8 @@ std::uint64_t to_ps(const sc_core::sc_time& t)
 
 cp::cp(const sc_core::sc_module_name& name, const cp_config& cfg, const clock_params& clk,
        unsigned num_sms, unsigned cta_slots_per_sm, unsigned warp_slots_per_sm)
-    : sc_module(name), mmio("mmio"), cta_done("cta_done"), irq("irq"), trace_events("trace_events"),
-      m_cfg(cfg), m_clk(clk), m_num_sms(num_sms), m_cta_slots(cta_slots_per_sm),
+    : sc_module(name), mmio("mmio"), cta_done("cta_done"), irq("irq"), events("events"), m_cfg(cfg),
+      m_clk(clk), m_num_sms(num_sms), m_cta_slots(cta_slots_per_sm),
       m_warp_slots(warp_slots_per_sm), m_regs(this->name()), m_sm(num_sms), m_log(this->name()),
       m_stats(this->name()),
       m_launches(m_stats, "launches", "count", "accepted LAUNCH writes (valid or not)"),
@@ -251,20 +251,20 @@ bool cp::launch(unsigned q, const sc_core::sc_time& delay)
     set_status(q, queue_status::running);
     VGPU_DEBUG(m_log, "queue %u: launch kernel %u, grid %ux%u, block %ux%u", q, l.kernel_seq,
                l.grid_x, l.grid_y, l.block_x, l.block_y);
-    trace_event(shader_trace::source_kind::ce, shader_trace::event::kernel_begin, l.kernel_seq,
-                qs.launch_at);
+    post_event(tlm_bus::event_source::ce, tlm_bus::event_kind::kernel_begin, l.kernel_seq,
+               qs.launch_at);
     qs.launch_ev.notify(delay);
     return true;
 }
 
-void cp::trace_event(shader_trace::source_kind k, shader_trace::event e, std::uint32_t arg,
-                     const sc_core::sc_time& at)
+void cp::post_event(tlm_bus::event_source k, tlm_bus::event_kind e, std::uint32_t arg,
+                    const sc_core::sc_time& at)
 {
-    if (trace_events.size() == 0)
+    if (events.size() == 0)
         return;
-    const unsigned src = trace_events->source_id(k);
-    if (src != shader_trace::event_if::no_source)
-        trace_events->post({(at.value() + m_clk.core_ps - 1) / m_clk.core_ps, src, e, 0, arg});
+    const unsigned src = events->source_id(k);
+    if (src != tlm_bus::event_if::no_source)
+        events->post({(at.value() + m_clk.core_ps - 1) / m_clk.core_ps, src, e, 0, arg});
 }
 
 void cp::set_status(unsigned q, queue_status s)
@@ -423,8 +423,8 @@ void cp::dispatch_ctas(unsigned q)
             return;
         }
         ++m_ctas_dispatched;
-        trace_event(shader_trace::source_kind::rm, shader_trace::event::cta_dispatch,
-                    static_cast<std::uint32_t>(i), at);
+        post_event(tlm_bus::event_source::rm, tlm_bus::event_kind::cta_dispatch,
+                   static_cast<std::uint32_t>(i), at);
         m_regs.set(reg::queue(q, reg::CTAS_DISPATCHED),
                    m_regs.get(reg::queue(q, reg::CTAS_DISPATCHED)) + 1);
         local = sc_core::sc_time_stamp() + delay;
@@ -456,10 +456,10 @@ void cp::finish(unsigned q)
     set_status(q, qs.fault ? queue_status::error : queue_status::done);
     qs.busy = false;
     raise_irq_status(q, sc_core::SC_ZERO_TIME);
-    trace_event(shader_trace::source_kind::ce, shader_trace::event::kernel_end,
-                qs.launch.kernel_seq, now);
-    if (trace_events.size() != 0) // kernel end flushes every source's partial group
-        trace_events->flush_at((now.value() + m_clk.core_ps - 1) / m_clk.core_ps);
+    post_event(tlm_bus::event_source::ce, tlm_bus::event_kind::kernel_end, qs.launch.kernel_seq,
+               now);
+    if (events.size() != 0) // kernel end flushes every source's partial group
+        events->flush_at((now.value() + m_clk.core_ps - 1) / m_clk.core_ps);
     m_kernel_time[q]->sample((now - qs.launch_at).to_seconds() * 1e9);
     VGPU_DEBUG(m_log, "queue %u: kernel %u %s", q, qs.launch.kernel_seq,
                qs.fault ? "failed" : "done");
@@ -535,8 +535,8 @@ void cp::process_done()
     for (; n < m_pending.size() && m_pending[n].at <= now; ++n) {
         const ::vgpu::cp::cta_done& rec = m_pending[n].rec;
         queue_state& qs = *m_q[rec.queue];
-        trace_event(shader_trace::source_kind::rm, shader_trace::event::cta_retire,
-                    rec.cta_y * qs.launch.grid_x + rec.cta_x, now);
+        post_event(tlm_bus::event_source::rm, tlm_bus::event_kind::cta_retire,
+                   rec.cta_y * qs.launch.grid_x + rec.cta_x, now);
         if (rec.status == cta_status::ok) {
             ++m_ctas_done;
             m_regs.set(reg::queue(rec.queue, reg::CTAS_DONE),

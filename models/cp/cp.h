@@ -8,7 +8,7 @@
 #include "models/cp/cp_config.h"
 #include "models/cp/cp_regs.h"
 #include "models/cp/cta_launch.h"
-#include "models/shader_trace/trace_port.h"
+#include "tlm_bus/event_port.h"
 #include "tlm_bus/initiator_port.h"
 #include "tlm_bus/reg_bank.h"
 
@@ -36,8 +36,8 @@ public:
     std::vector<std::unique_ptr<tlm_bus::initiator_port>> dispatch;
     /// cta_done records written by the SMs (any number of bindings, any address).
     tlm_utils::multi_passthrough_target_socket<cp> cta_done;
-    sc_core::sc_out<bool> irq; ///< level: IRQ_STATUS & IRQ_ENABLE != 0; driven by drive_irq()
-    shader_trace::trace_port trace_events; ///< CE and RM events to the shader-trace unit (optional)
+    sc_core::sc_out<bool> irq;  ///< level: IRQ_STATUS & IRQ_ENABLE != 0; driven by drive_irq()
+    tlm_bus::event_port events; ///< CE and RM events (tlm_bus/event_port.h; optional)
 
     /// `num_sms` SMs, each holding up to `cta_slots_per_sm` CTAs and `warp_slots_per_sm` warps.
     cp(const sc_core::sc_module_name& name, const cp_config& cfg, const clock_params& clk,
@@ -107,8 +107,8 @@ private:
     void drive_irq();
     sc_core::sc_time cycles(std::uint64_t n) const;
     /// Hands a CE or RM event at simulated time `at` to the shader-trace unit, if any.
-    void trace_event(shader_trace::source_kind k, shader_trace::event e, std::uint32_t arg,
-                     const sc_core::sc_time& at);
+    void post_event(tlm_bus::event_source k, tlm_bus::event_kind e, std::uint32_t arg,
+                    const sc_core::sc_time& at);
 
     void mmio_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned mmio_transport_dbg(tlm::tlm_generic_payload& gp);

@@ -1,6 +1,7 @@
 // Native host driver. See models/host/README.md.
 #include "models/host/driver.h"
 #include "models/host/fault_part.h"
+#include "models/host/instrument_part.h"
 
 #include "models/common/trace_events.h"
 #include "models/cp/cp.h"
@@ -14,7 +15,7 @@
 namespace vgpu::host {
 
 driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, const workload& wl,
-               const platform_facts& facts)
+               const platform_facts& facts, const std::function<void(driver&)>& add_parts)
     : sc_module(name), mmio("mmio"), dma("dma"), irq("irq"), fault_irq("fault_irq"), m_cfg(cfg),
       m_wl(wl), m_facts(facts), m_placer(facts), m_plan(plan_memory(wl, facts, &m_placer)),
       m_chunk(cfg.load == load_kind::dma ? std::max(4u, std::min(cfg.dma_bytes, facts.line_bytes))
@@ -75,7 +76,11 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
     }
     // The parts, after the driver thread and the firmware CPU: the fault part's shadow thread
     // follows them, as the copy engine's slots follow it.
-    add_standard_parts();
+    if (add_parts)
+        add_parts(*this);
+    if (std::any_of(wl.kernels.begin(), wl.kernels.end(),
+                    [](const kernel_decl& k) { return k.instrumented(); }))
+        add_part<instrument_part>();
     // The copy engine serves host.load dma, and the fault handler's fills and evictions.
     const bool faults_move_data =
         !wl.evictions.empty() || std::any_of(wl.buffers.begin(), wl.buffers.end(),

@@ -66,9 +66,10 @@ public:
     sc_core::sc_in<bool> fault_irq; ///< fault unit interrupt (level): records in the fault buffer
     sc_core::sc_event done;         ///< notified when the driver has finished
 
-    /// Adds the standard parts for `facts` (standard_parts.cpp).
+    /// `add_parts` adds the blocks' parts (the platform's blocks: fault, CBV, LLC switch and
+    /// shader-trace parts), in hook order, before the driver adds its own (instrumentation).
     driver(const sc_core::sc_module_name& name, const host_config& cfg, const workload& wl,
-           const platform_facts& facts);
+           const platform_facts& facts, const std::function<void(driver&)>& add_parts = {});
     ~driver() override;
 
     /// Constructs part P(host, args...) and adds it after the others (before the simulation
@@ -112,8 +113,6 @@ public:
     const host_cpu::cpu* cpu() const { return m_cpu.get(); }
 
 private:
-    /// Adds the parts the platform's facts call for, in hook order (standard_parts.cpp).
-    void add_standard_parts();
     void run();
     bool load_memory();
     /// Checks the schedule against the CP; `program`: writes PTBR and IRQ_ENABLE too (the

@@ -5,6 +5,7 @@
 #include "models/common/logger.h"
 #include "models/common/stats.h"
 #include "models/host/host_config.h"
+#include "models/host/launch_table.h"
 #include "models/host/memory_plan.h"
 #include "models/host/workload.h"
 
@@ -128,6 +129,17 @@ public:
     virtual bool after_run() { return true; }
     /// Adds the part's files to `out` (called after the run).
     virtual void files(output_files& out) const { (void)out; }
+    /// host.kind riscv: the part's fields of the firmware's launch table header (its register
+    /// window).
+    virtual void launch_table(vgpu_lt_header& h) const { (void)h; }
+    /// host.kind riscv: the part's fields of launch `l` of kernel k in the launch table (its
+    /// per-kernel registers); false stops the run (the part has reported why with fail()).
+    virtual bool launch_entry(const kernel_decl& k, vgpu_lt_launch& l)
+    {
+        (void)k;
+        (void)l;
+        return true;
+    }
 };
 
 } // namespace vgpu::host

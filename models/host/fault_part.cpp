@@ -66,6 +66,11 @@ std::uint32_t fault_part::fault_read(std::uint64_t off, tlm_utils::tlm_quantumke
     return m_host.mmio_read(m_facts.base + off, qk, "fault-unit");
 }
 
+void fault_part::launch_table(vgpu_lt_header& h) const
+{
+    h.fault_base = static_cast<std::uint32_t>(m_facts.base);
+}
+
 bool fault_part::fault_write(std::uint64_t off, std::uint32_t value,
                              tlm_utils::tlm_quantumkeeper& qk)
 {

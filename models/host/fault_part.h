@@ -29,6 +29,7 @@ public:
     /// elaboration: the native host with a fault unit).
     fault_part(part_host& host, const fault_facts& facts, sc_core::sc_in<bool>& irq, bool shadow);
     void phase_launched(unsigned p, sc_core::sc_time start) override;
+    void launch_table(vgpu_lt_header& h) const override; ///< fault_base
 
     std::uint64_t services() const { return m_services.value(); } ///< pages mapped
     std::uint64_t batches() const { return m_batches.value(); }   ///< service rounds

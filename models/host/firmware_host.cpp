@@ -2,13 +2,11 @@
 // as for the native driver, writes the launch table into the firmware CPU's RAM and runs the
 // firmware, which launches the phases and services the page faults; the host keeps the
 // records (windows, pages) the firmware reports and runs the checks. See docs/firmware.md.
-#include "models/host/cbv_part.h"
 #include "models/host/driver.h"
 #include "models/host/fault_part.h"
 #include "models/host/instrument_part.h"
 #include "models/host/launch_table.h"
 
-#include "models/cdl/cbv_table.h"
 #include "models/common/trace_events.h"
 #include "models/cp/cp.h"
 #include "tlm_bus/byte_enables.h"
@@ -54,8 +52,6 @@ std::vector<std::uint8_t> driver::launch_table()
     h.magic = VGPU_LT_MAGIC;
     h.version = VGPU_LT_VERSION;
     h.cp_base = static_cast<std::uint32_t>(m_facts.cp_base);
-    h.fault_base = static_cast<std::uint32_t>(m_facts.fault_base);
-    h.cbv_base = static_cast<std::uint32_t>(m_facts.cbv_base);
     h.ptbr_lo = static_cast<std::uint32_t>(m_plan.ptbr);
     h.ptbr_hi = static_cast<std::uint32_t>(m_plan.ptbr >> 32);
     std::size_t widest = 0;
@@ -76,8 +72,9 @@ std::vector<std::uint8_t> driver::launch_table()
     h.home_shift = page_table::home_shift;
     h.home_mask = static_cast<std::uint32_t>(page_table::home_mask);
 
-    h.llc_base = static_cast<std::uint32_t>(m_facts.llc_switch_base);
     h.evict_drain_ns = static_cast<std::uint32_t>(evict_drain_ns);
+    for (const auto& p : m_parts) // the blocks' register windows (fault unit, CBVs, LLC switch)
+        p->launch_table(h);
 
     // Regions: the buffers a fault may map (on demand, or evicted by an `evict` entry).
     std::vector<vgpu_lt_region> regions;
@@ -140,9 +137,6 @@ std::vector<std::uint8_t> driver::launch_table()
         l.phase = p;
         l.kind = kind;
         l.trace = kind == VGPU_LT_KERNEL ? 0 : static_cast<std::uint32_t>(traces.size() - 1);
-        l.llc = !k.llc                                ? VGPU_LT_LLC_KEEP
-                : *k.llc == llc::llc_org::private_org ? VGPU_LT_LLC_PRIVATE
-                                                      : VGPU_LT_LLC_SHARED;
         l.prog_addr = static_cast<std::uint32_t>(prog.va);
         l.prog_bytes = static_cast<std::uint32_t>(prog.bytes);
         l.grid_x = k.grid_x;
@@ -172,16 +166,9 @@ std::vector<std::uint8_t> driver::launch_table()
         }
         if (kind == VGPU_LT_PROFILE)
             l.params[k.params.size()] = static_cast<std::uint32_t>(ip.control.va);
-        l.ncbvs = static_cast<std::uint32_t>(k.cbvs.size());
-        for (std::size_t i = 0; i < k.cbvs.size(); ++i) {
-            const cbv_binding& c = k.cbvs[i];
-            if (!part<cbv_part>()->slot_exists(k, c))
+        for (const auto& part : m_parts) // the blocks' per-kernel registers (CBVs, LLC org)
+            if (!part->launch_entry(k, l))
                 return false;
-            const region& b = m_plan.buffers[static_cast<std::size_t>(m_wl.buffer_index(c.buffer))];
-            l.cbv[i] = {c.slot, static_cast<std::uint32_t>(b.va),
-                        static_cast<std::uint32_t>(b.va >> 32),
-                        static_cast<std::uint32_t>(b.bytes)};
-        }
         launches.push_back(l);
         m_launches.push_back(
             {&k, ki, kind == VGPU_LT_PROFILE ? k.name + ".profile" : k.name, kind});
@@ -321,7 +308,7 @@ bool driver::run_firmware()
 bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
 {
     const std::uint64_t page = m_facts.page_bytes;
-    fault_part& faults = *part<fault_part>();         // the standard parts always have one
+    fault_part& faults = *part<fault_part>();         // the TLB block adds it
     instrument_part* instr = part<instrument_part>(); // with an instrumented kernel
     if (!write) {
         switch (off) {

@@ -129,20 +129,6 @@ struct platform_facts {
     double balance_ratio = 1.5;                 ///< `memory.balance_ratio` (adaptive placement)
     unsigned sms_per_module = 8;                ///< SMs per module (SM s is on module s / this)
     std::uint64_t cp_base = 0;                  ///< address of the CP register window on `mmio`
-    /// Address of the fault unit's register window on `mmio`; 0: no fault unit (no shadow
-    /// thread, fault_irq unused)
-    std::uint64_t fault_base = 0;
-    std::uint64_t cbv_base = 0; ///< address of the CBV table's registers on `mmio` (0: none)
-    unsigned cbv_slots = 0;     ///< `cdl.cbv_slots`
-    /// Address of the shader-trace unit's registers on `mmio`; 0: no unit (shader_trace.enable
-    /// false): no region, no shader_trace.bin
-    std::uint64_t trace_base = 0;
-    std::uint64_t trace_region_bytes = 0; ///< `shader_trace.region_bytes`
-    /// Address of the LLC switcher's registers on `mmio`; 0: one module (no switcher): a
-    /// kernel's `llc` key is then ignored
-    std::uint64_t llc_switch_base = 0;
-    bool trace_wrap = false;        ///< `shader_trace.mode` wrap
-    double trace_watermark = 0;     ///< `shader_trace.watermark`
     unsigned line_bytes = 64;       ///< cache line size (DMA transactions stay within one)
     unsigned regs_per_thread = 255; ///< `sm.regs_per_thread` (instrumentation's spare registers)
     std::uint64_t instrument_bytes = 16u << 20; ///< `host.instrument_bytes`

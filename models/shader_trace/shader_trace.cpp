@@ -164,9 +164,36 @@ void trace_unit::define_registers()
 
 // ---- sources ----
 
-unsigned trace_unit::source_id(source_kind kind, unsigned sm) const
+event trace_code(tlm_bus::event_kind k)
 {
-    const unsigned id = kind == source_kind::ce ? 0 : kind == source_kind::rm ? 1 : 2 + sm;
+    using tlm_bus::event_kind;
+    switch (k) {
+    case event_kind::kernel_begin:
+        return event::kernel_begin;
+    case event_kind::kernel_end:
+        return event::kernel_end;
+    case event_kind::cta_dispatch:
+        return event::cta_dispatch;
+    case event_kind::cta_retire:
+        return event::cta_retire;
+    case event_kind::warp_start:
+        return event::warp_start;
+    case event_kind::warp_exit:
+        return event::warp_exit;
+    case event_kind::barrier_arrive:
+        return event::barrier_arrive;
+    case event_kind::barrier_release:
+        return event::barrier_release;
+    case event_kind::user:
+        break;
+    }
+    return event::user;
+}
+
+unsigned trace_unit::source_id(tlm_bus::event_source kind, unsigned sm) const
+{
+    using tlm_bus::event_source;
+    const unsigned id = kind == event_source::ce ? 0 : kind == event_source::rm ? 1 : 2 + sm;
     return id < sources() && m_recorded[id] ? id : no_source;
 }
 
@@ -182,7 +209,7 @@ void trace_unit::arm(std::uint64_t cycle)
     m_wake.notify(at > now ? at - now : sc_core::SC_ZERO_TIME);
 }
 
-void trace_unit::post(const trace_event& e)
+void trace_unit::post(const tlm_bus::gpu_event& e)
 {
     if (e.source >= sources() || !m_recorded[e.source] || !(m_regs.get(trace_reg::ENABLE) & 1))
         return;
@@ -192,7 +219,7 @@ void trace_unit::post(const trace_event& e)
         ++m_late;
         q.cycle = m_done_cycle;
     }
-    q.e = e;
+    q.e = {e.cycle, e.source, trace_code(e.what), e.warp, e.arg};
     q.seq = m_seq++;
     m_queue.push(q);
     arm(q.cycle + 1);

@@ -6,11 +6,12 @@
 #include "models/common/logger.h"
 #include "models/common/stats.h"
 #include "models/common/timing.h"
+#include "models/shader_trace/core/image.h"
 #include "models/shader_trace/core/packer.h"
 #include "models/shader_trace/core/slot_buffer.h"
 #include "models/shader_trace/shader_trace_config.h"
-#include "models/shader_trace/trace_port.h"
 #include "models/shader_trace/trace_regs.h"
+#include "tlm_bus/event_port.h"
 #include "tlm_bus/initiator_port.h"
 #include "tlm_bus/reg_bank.h"
 
@@ -25,10 +26,22 @@
 
 namespace vgpu::shader_trace {
 
+/// An event as the unit packs it: a source's event (tlm_bus::gpu_event) with its trace code.
+struct trace_event {
+    std::uint64_t cycle = 0; ///< core cycle
+    unsigned source = 0;     ///< source id
+    event what = event::user;
+    unsigned warp = 0;     ///< ISU: warp slot
+    std::uint32_t arg = 0; ///< kernel sequence number, CTA index or TRACE code
+};
+
+/// The trace code (docs/trace-format.md) of an event the GPU posts.
+event trace_code(tlm_bus::event_kind k);
+
 /// The GPU's shader-trace unit: one per GPU; sources = CE, RM and one ISU per SM.
-class trace_unit : public sc_core::sc_module, public event_if {
+class trace_unit : public sc_core::sc_module, public tlm_bus::event_if {
 public:
-    sc_core::sc_export<event_if> events;              ///< bind every source's trace_port
+    sc_core::sc_export<tlm_bus::event_if> events;     ///< bind every source's tlm_bus::event_port
     tlm_bus::initiator_port mem;                      ///< group writes (physical)
     tlm_utils::simple_target_socket<trace_unit> mmio; ///< register window
     sc_core::sc_out<bool> irq;                        ///< level: STATUS.WMARK & IRQ_ENABLE
@@ -37,9 +50,9 @@ public:
     trace_unit(const sc_core::sc_module_name& name, const shader_trace_config& cfg,
                const clock_params& clk, unsigned sms);
 
-    // event_if
-    unsigned source_id(source_kind kind, unsigned sm = 0) const override;
-    void post(const trace_event& e) override;
+    // tlm_bus::event_if
+    unsigned source_id(tlm_bus::event_source kind, unsigned sm = 0) const override;
+    void post(const tlm_bus::gpu_event& e) override;
     bool blocked(unsigned source) const override { return m_held_count[source] != 0; }
     void flush_at(std::uint64_t cycle) override;
     const sc_core::sc_event& unblocked() const override { return m_unblocked; }

@@ -51,9 +51,8 @@ sub_core::sub_core(stats::group& g, unsigned index, unsigned warp_slots, unsigne
 
 sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_params& clk,
        unsigned sm_id, unsigned module, unsigned cluster, unsigned line_bytes, bool per_warp_stats)
-    : sc_module(name), ctrl("ctrl"), mem("mem"), done("done"), trace_events("trace_events"),
-      m_cfg(cfg), m_clk(clk), m_sm_id(sm_id), m_module(module), m_cluster(cluster),
-      m_line_bytes(line_bytes),
+    : sc_module(name), ctrl("ctrl"), mem("mem"), done("done"), events("events"), m_cfg(cfg),
+      m_clk(clk), m_sm_id(sm_id), m_module(module), m_cluster(cluster), m_line_bytes(line_bytes),
       m_period_ticks(sc_core::sc_time(static_cast<double>(clk.core_ps), sc_core::SC_PS).value()),
       m_coalescer(line_bytes, 4), m_units(cfg.schedulers, cfg.unit_timings()), m_log(this->name()),
       m_unit(cfg.warp_slots, unit_class::int_alu), m_cta_slots(cfg.cta_slots),
@@ -354,7 +353,7 @@ void sm::start_cta(int ci)
         ws.fetch_line = never;
         ws.fetch_ready = 0;
         m_cores[ws.core]->sched.launch(s);
-        trace_event(shader_trace::event::warp_start, s, l.kernel_seq, ready);
+        post_event(tlm_bus::event_kind::warp_start, s, l.kernel_seq, ready);
         m_live |= 1ull << s;
         fetch_next(s, ready);
     }
@@ -419,7 +418,7 @@ void sm::issue(unsigned slot)
         break;
     case step_kind::trace:
         ++m_trace_events;
-        trace_event(shader_trace::event::user, slot, r.trace_code, m_cycle);
+        post_event(tlm_bus::event_kind::user, slot, r.trace_code, m_cycle);
         break;
     case step_kind::cdl: // handed off to the attached unit
         if (!m_attached) {
@@ -445,7 +444,7 @@ void sm::arrive(unsigned slot, std::uint32_t pc)
 {
     warp_slot& ws = m_warps[slot];
     m_ready.set(slot, never, wait_reason::barrier);
-    trace_event(shader_trace::event::barrier_arrive, slot, pc, m_cycle);
+    post_event(tlm_bus::event_kind::barrier_arrive, slot, pc, m_cycle);
     const barrier_tracker::arrival a = m_barriers.arrive(slot, pc, m_cycle);
     if (a.result == barrier_tracker::outcome::released)
         release_barrier(a.released);
@@ -453,18 +452,18 @@ void sm::arrive(unsigned slot, std::uint32_t pc)
         fault_cta(ws.cta, slot, pc, 0, "barrier deadlock: " + wait_report(m_cta_slots[ws.cta]));
 }
 
-void sm::trace_event(shader_trace::event e, unsigned slot, std::uint32_t arg, std::uint64_t cycle)
+void sm::post_event(tlm_bus::event_kind e, unsigned slot, std::uint32_t arg, std::uint64_t cycle)
 {
-    if (m_trace_source == shader_trace::event_if::no_source)
+    if (m_event_source == tlm_bus::event_if::no_source)
         return;
-    trace_events->post({cycle, m_trace_source, e, slot, arg});
-    if (!trace_events->blocked(m_trace_source))
+    events->post({cycle, m_event_source, e, slot, arg});
+    if (!events->blocked(m_event_source))
         return;
     // The unit holds this source's groups (full_policy stall): the issue stage waits, in
     // simulated time, until they are stored.
     m_qk.sync();
-    while (trace_events->blocked(m_trace_source))
-        sc_core::wait(trace_events->unblocked());
+    while (events->blocked(m_event_source))
+        sc_core::wait(events->unblocked());
     const std::uint64_t before = m_cycle;
     m_cycle = std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
     m_trace_stall_cycles += m_cycle - before;
@@ -484,7 +483,7 @@ void sm::release_barrier(std::uint64_t released)
         if (rec.enabled())
             rec.span(name(), m_warp_tracks[s], "BAR", since * m_clk.core_ps,
                      m_cycle * m_clk.core_ps);
-        trace_event(shader_trace::event::barrier_release, s, m_barriers.pc(s), m_cycle);
+        post_event(tlm_bus::event_kind::barrier_release, s, m_barriers.pc(s), m_cycle);
         update_next(s);
     }
 }
@@ -494,7 +493,7 @@ void sm::warp_exited(unsigned slot)
     warp_slot& ws = m_warps[slot];
     cta_slot& c = m_cta_slots[ws.cta];
     m_live &= ~(1ull << slot);
-    trace_event(shader_trace::event::warp_exit, slot, c.launch.kernel_seq, m_cycle);
+    post_event(tlm_bus::event_kind::warp_exit, slot, c.launch.kernel_seq, m_cycle);
     const barrier_tracker::outcome o = m_barriers.exit(slot);
     const std::uint64_t lifetime = m_cycle + 1 - ws.start;
     if (!m_slot_stats.empty())
@@ -647,8 +646,8 @@ void sm::end_cta(int ci)
 void sm::issue_loop()
 {
     m_qk.reset();
-    if (trace_events.size() != 0)
-        m_trace_source = trace_events->source_id(shader_trace::source_kind::isu, m_sm_id);
+    if (events.size() != 0)
+        m_event_source = events->source_id(tlm_bus::event_source::isu, m_sm_id);
     m_cycle = cycle_of(sc_core::sc_time_stamp());
     for (;;) {
         if (!m_slots.pending().empty()) {

@@ -6,7 +6,6 @@
 #include "models/common/stats.h"
 #include "models/common/timing.h"
 #include "models/cp/cta_launch.h"
-#include "models/shader_trace/trace_port.h"
 #include "models/sm/core/barrier_tracker.h"
 #include "models/sm/core/coalescer.h"
 #include "models/sm/core/cta_slots.h"
@@ -22,6 +21,7 @@
 #include "models/sm/sm_config.h"
 #include "models/sm/sm_state.h"
 #include "models/sm/sm_unit.h"
+#include "tlm_bus/event_port.h"
 #include "tlm_bus/gpu_extension.h"
 #include "tlm_bus/initiator_port.h"
 
@@ -46,7 +46,7 @@ public:
     tlm_utils::simple_target_socket<sm> ctrl; ///< CP writes one cp::cta_launch to address 0
     tlm_bus::initiator_port mem;              ///< instruction fetch and LD/ST (virtual addresses)
     tlm_bus::initiator_port done;             ///< writes one cp::cta_done to address 0 per CTA
-    shader_trace::trace_port trace_events;    ///< ISU events to the shader-trace unit (optional)
+    tlm_bus::event_port events;               ///< ISU events (tlm_bus/event_port.h; optional)
 
     /// sm_id is the global SM index; module and cluster locate it; line_bytes is the L1 line;
     /// per_warp_stats adds the w<i>.* statistics of each warp slot (config stats.per_warp).
@@ -129,7 +129,7 @@ private:
     void arrive(unsigned slot, std::uint32_t pc);
     /// Hands an ISU event of warp `slot` at `cycle` to the shader-trace unit (if any); waits
     /// while the unit holds this SM's groups (full_policy stall).
-    void trace_event(shader_trace::event e, unsigned slot, std::uint32_t arg, std::uint64_t cycle);
+    void post_event(tlm_bus::event_kind e, unsigned slot, std::uint32_t arg, std::uint64_t cycle);
     /// Statistics, trace and issue times of the warps a barrier released (bit w: slot w).
     void release_barrier(std::uint64_t released);
     void warp_exited(unsigned slot);
@@ -305,7 +305,7 @@ private:
         m_icache_prefetches, m_memory_syncs, m_page_faults, m_fault_stall_cycles,
         m_trace_stall_cycles, m_atomics, m_lsu_budget_waits, m_line_limit_waits,
         m_line_limit_wait_cycles;
-    unsigned m_trace_source = shader_trace::event_if::no_source; ///< this ISU's source id
+    unsigned m_event_source = tlm_bus::event_if::no_source; ///< this ISU's source id
     stats::average m_request_barrier_count;
     stats::formula m_ipc;
     std::vector<std::unique_ptr<sub_core>> m_cores;        ///< sm.schedulers sub-cores

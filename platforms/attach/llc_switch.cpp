@@ -1,17 +1,21 @@
-// The LLC switcher joined to a multi-module GPU. See models/llc/README.md ("LLC switcher").
-#include "platforms/attach/llc_switch.h"
-
+// The LLC switcher joined to a multi-module GPU: the switcher, every slice attached to it, its
+// MMIO window, the kernel-boundary hook and each module NoC's route (private organisation).
+// See models/llc/README.md ("LLC switcher").
 #include "models/cp/cp.h"
+#include "models/host/driver.h"
 #include "models/llc/llc_route.h"
+#include "models/llc/llc_switch_part.h"
 #include "models/llc/llc_switcher.h"
+#include "platforms/attach/attachment.h"
 #include "platforms/gpu_units.h"
+#include "platforms/mmio_map.h"
 #include "tlm_bus/router.h"
 
 namespace vgpu::platforms::attach {
 
 namespace {
 /// The switcher.
-struct llc_switch_parts : attachment {
+struct llc_switch_parts {
     llc_switch_parts(const vgpu_config& cfg, const clock_params& clk, const noc::address_map& map,
                      const llc::path_costs& costs)
         : llc_switch("llc_switch", cfg.llc, clk, map, costs, cfg.platform.seed)
@@ -20,11 +24,31 @@ struct llc_switch_parts : attachment {
     /// The LLC organisation flags and switch engine (llc.mode).
     llc::llc_switcher llc_switch;
 };
-} // namespace
 
-std::unique_ptr<attachment> attach_llc_switch(gpu_view& gpu, const vgpu_config& cfg,
-                                              const clock_params& clk)
+/// Builds the LLC switcher (`gpu.llc_switch`, MMIO window `llc_switch`), attaches every
+/// module's slices to it, ends each kernel with its kernel_boundary(), and sets each module
+/// NoC's route (llc::private_route), after the links are bound.
+class llc_switch_attach : public block {
+public:
+    llc_switch_attach(const vgpu_config& cfg, const clock_params& clk) : m_cfg(cfg), m_clk(clk) {}
+    /// The LLC switch part: each kernel's `llc:` organisation before its launch.
+    void add_driver_part(host::driver& drv) override
+    {
+        drv.add_part<llc::llc_switch_part>(llc::llc_switch_facts{mmio_map::LLC_SWITCH_BASE});
+    }
+    attach_step step() const override { return attach_step::links_bound; }
+    void attach(gpu_view& gpu) override;
+
+private:
+    const vgpu_config& m_cfg;
+    const clock_params m_clk;
+    std::unique_ptr<llc_switch_parts> m_parts;
+};
+
+void llc_switch_attach::attach(gpu_view& gpu)
 {
+    const vgpu_config& cfg = m_cfg;
+    const clock_params& clk = m_clk;
     const auto& p = cfg.platform;
     const noc::address_map map(p.modules, cfg.dram.size.bytes, cfg.llc.slices_per_module,
                                cfg.llc.line_bytes);
@@ -34,8 +58,8 @@ std::unique_ptr<attachment> attach_llc_switch(gpu_view& gpu, const vgpu_config& 
     costs.dram = static_cast<double>(cfg.dram.latency.ps + cfg.dram.tRCD.ps + cfg.dram.tCL.ps) /
                  static_cast<double>(clk.noc_ps);
     costs.link = static_cast<double>(cfg.noc.link_latency.ps) / static_cast<double>(clk.noc_ps);
-    auto parts = std::make_unique<llc_switch_parts>(cfg, clk, map, costs);
-    llc::llc_switcher& sw = parts->llc_switch;
+    m_parts = std::make_unique<llc_switch_parts>(cfg, clk, map, costs);
+    llc::llc_switcher& sw = m_parts->llc_switch;
     for (unsigned m = 0; m < p.modules; ++m)
         for (auto& l : gpu.modules[m]->llcs)
             l->attach(sw, m, map);
@@ -44,7 +68,14 @@ std::unique_ptr<attachment> attach_llc_switch(gpu_view& gpu, const vgpu_config& 
     for (unsigned m = 0; m < p.modules; ++m)
         gpu.modules[m]->noc->set_route(
             llc::private_route(map, m, *gpu.modules[m]->noc, sw, cfg.llc.remote_ways > 0));
-    return parts;
+}
+} // namespace
+
+std::unique_ptr<block> llc_switch_block(const vgpu_config& cfg, const clock_params& clk)
+{
+    if (cfg.platform.modules <= 1)
+        return nullptr;
+    return std::make_unique<llc_switch_attach>(cfg, clk);
 }
 
 } // namespace vgpu::platforms::attach

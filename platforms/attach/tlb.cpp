@@ -1,13 +1,16 @@
-// The TLB block joined to the GPU platform. See models/tlb/README.md.
-#include "platforms/attach/tlb.h"
-
+// The TLB block joined to the GPU platform: the fault unit and its window and interrupt, every
+// SM's L1 TLB (a stage of its memory path) and every cluster's TLB tied to it and to the CP's
+// shootdown, and the GPU's TLB and page-fault figures. See models/tlb/README.md.
+#include "models/tlb/tlb.h"
 #include "models/common/stats.h"
 #include "models/cp/cp.h"
 #include "models/host/driver.h"
+#include "models/host/fault_part.h"
 #include "models/tlb/cluster_tlb.h"
 #include "models/tlb/fault_unit.h"
-#include "models/tlb/tlb.h"
+#include "platforms/attach/attachment.h"
 #include "platforms/gpu_units.h"
+#include "platforms/mmio_map.h"
 #include "tlm_bus/router.h"
 
 #include <vector>
@@ -15,12 +18,12 @@
 namespace vgpu::platforms::attach {
 
 namespace {
-/// The fault unit, its interrupt line, the L1 TLBs and the TLB figures.
-struct tlb_parts : attachment {
-    tlb_parts(gpu_view& gpu, const vgpu_config& cfg)
+/// The fault unit, its interrupt line and the TLB figures.
+struct tlb_parts {
+    tlb_parts(gpu_view& gpu, const vgpu_config& cfg, const std::vector<tlb::tlb*>& tlbs)
         : faults("faults", cfg.tlb.fault_buffer, cfg.memory.page_bytes.bytes,
                  cfg.host.fault_timeout.ps),
-          fault_irq("fault_irq"),
+          fault_irq("fault_irq"), tlbs(tlbs),
           tlb_hits(gpu.figures, "tlb_hits", "count",
                    "L1 TLB lookups that found their page, all SMs (data and instruction fetch; "
                    "0 with tlb.model ideal)",
@@ -58,46 +61,99 @@ struct tlb_parts : attachment {
 
     tlb::fault_unit faults;             ///< page faults of every TLB -> the host's shadow thread
     sc_core::sc_signal<bool> fault_irq; ///< fault unit -> host interrupt line
-    std::vector<tlb::tlb*> tlbs;        ///< every SM's L1 TLB (owned by the clusters' stages)
+    const std::vector<tlb::tlb*>& tlbs; ///< every SM's L1 TLB (owned by the clusters' stages)
     stats::formula tlb_hits, tlb_misses, page_faults, fault_services, fault_batches,
         fault_stall_cycles;
 };
-} // namespace
 
-std::unique_ptr<tlm_bus::path_stage> tlb_stage(const std::string& sm_name, const vgpu_config& cfg,
-                                               const clock_params& clk, tlb::cluster_tlb& cluster)
-{
-    return std::make_unique<tlb::tlb>((sm_name + "_tlb").c_str(), cfg.tlb, clk,
-                                      cfg.memory.page_bytes.bytes, cluster);
-}
+/// One cluster's TLB, which its SMs' L1 TLBs miss to, each a stage of its SM's memory path.
+class cluster_tlbs : public cluster_part {
+public:
+    cluster_tlbs(const std::string& cluster, const vgpu_config& cfg, const clock_params& clk,
+                 std::vector<tlb::tlb*>& tlbs)
+        : tlb(cluster + ".tlb", cfg.tlb, clk, cfg.memory.page_bytes.bytes), m_cfg(cfg), m_clk(clk),
+          m_tlbs(tlbs)
+    {
+    }
+    /// SM `sm_name`'s L1 TLB (`<sm>_tlb`), missing to the cluster's TLB.
+    std::unique_ptr<tlm_bus::path_stage> path_stage(unsigned i, const std::string& sm_name) override
+    {
+        (void)i;
+        auto t = std::make_unique<tlb::tlb>((sm_name + "_tlb").c_str(), m_cfg.tlb, m_clk,
+                                            m_cfg.memory.page_bytes.bytes, tlb);
+        m_tlbs.push_back(t.get());
+        return t;
+    }
+    /// The cluster's shared L2 TLB, page-walk cache and walkers (stats `<cluster>.tlb.*`).
+    tlb::cluster_tlb tlb;
 
-std::unique_ptr<attachment> attach_tlb(gpu_view& gpu, const vgpu_config& cfg)
+private:
+    const vgpu_config& m_cfg;
+    const clock_params m_clk;
+    std::vector<tlb::tlb*>& m_tlbs;
+};
+
+/// The TLB block: a part of every cluster; after the modules are built, the fault unit
+/// (`gpu.faults`, MMIO window `faults`, fault_irq to the host), given with one set of ideal
+/// translations to every SM's L1 TLB, the CP's TLB_INVALIDATE wired to every TLB, and the
+/// figures tlb_hits, tlb_misses, page_faults, fault_services, fault_batches and
+/// fault_stall_cycles.
+class tlb_attach : public block {
+public:
+    tlb_attach(const vgpu_config& cfg, const clock_params& clk) : m_cfg(cfg), m_clk(clk) {}
+    std::unique_ptr<cluster_part> begin_cluster(const std::string& cluster,
+                                                const std::vector<std::unique_ptr<sm::sm>>& sms,
+                                                unsigned first_id) override
+    {
+        (void)sms;
+        (void)first_id;
+        auto part = std::make_unique<cluster_tlbs>(cluster, m_cfg, m_clk, m_tlbs);
+        m_clusters.push_back(&part->tlb);
+        return part;
+    }
+    /// The fault part: its statistics on every host; the shadow thread on the native host (the
+    /// firmware services faults itself).
+    void add_driver_part(host::driver& drv) override
+    {
+        drv.add_part<host::fault_part>(host::fault_facts{mmio_map::FAULT_BASE}, drv.fault_irq,
+                                       m_cfg.host.kind != host::host_kind::riscv);
+    }
+    void attach(gpu_view& gpu) override;
+
+private:
+    const vgpu_config& m_cfg;
+    const clock_params m_clk;
+    std::vector<tlb::tlb*> m_tlbs;             ///< every SM's L1 TLB, in SM id order
+    std::vector<tlb::cluster_tlb*> m_clusters; ///< every cluster's TLB, module by module
+    std::unique_ptr<tlb_parts> m_parts;
+};
+
+void tlb_attach::attach(gpu_view& gpu)
 {
-    auto parts = std::make_unique<tlb_parts>(gpu, cfg);
+    m_parts = std::make_unique<tlb_parts>(gpu, m_cfg, m_tlbs);
+    tlb_parts* parts = m_parts.get();
     gpu.mmio_bus.bind("faults", parts->faults.mmio, tlb::fault_reg::WINDOW_BYTES);
     parts->faults.irq(parts->fault_irq);
     gpu.host.fault_irq(parts->fault_irq);
     // TLB shootdown (the CP's TLB_INVALIDATE register): every SM's L1 TLB and every cluster's.
     // The ideal model's translations are one set for the GPU (one page table per run).
     const auto ideal = std::make_shared<tlb::ideal_translations>();
-    for (auto& mod : gpu.modules)
-        for (auto& cl : mod->clusters)
-            for (auto& per_sm : cl->stages)
-                for (auto& st : per_sm)
-                    if (auto* t = dynamic_cast<tlb::tlb*>(st.get())) {
-                        parts->tlbs.push_back(t);
-                        t->set_fault_unit(&parts->faults);
-                        t->share_ideal(ideal);
-                    }
-    gpu.cp.tlb_invalidate = [&mods = gpu.modules, p = parts.get()](std::uint64_t va,
-                                                                   std::uint64_t bytes) {
-        for (auto& mod : mods)
-            for (auto& cl : mod->clusters)
-                cl->tlb.invalidate(va, bytes);
-        for (tlb::tlb* t : p->tlbs)
+    for (tlb::tlb* t : m_tlbs) {
+        t->set_fault_unit(&parts->faults);
+        t->share_ideal(ideal);
+    }
+    gpu.cp.tlb_invalidate = [this](std::uint64_t va, std::uint64_t bytes) {
+        for (tlb::cluster_tlb* c : m_clusters)
+            c->invalidate(va, bytes);
+        for (tlb::tlb* t : m_tlbs)
             t->invalidate(va, bytes);
     };
-    return parts;
+}
+} // namespace
+
+std::unique_ptr<block> tlb_block(const vgpu_config& cfg, const clock_params& clk)
+{
+    return std::make_unique<tlb_attach>(cfg, clk);
 }
 
 } // namespace vgpu::platforms::attach

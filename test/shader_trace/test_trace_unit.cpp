@@ -57,7 +57,7 @@ struct slow_memory : sc_core::sc_module {
 /// One source: posts `count` random events at its local time, which runs up to `ahead` cycles
 /// in front of simulated time before the thread waits (temporal decoupling).
 struct source_thread : sc_core::sc_module {
-    sc_core::sc_port<event_if> out{"out"};
+    sc_core::sc_port<tlm_bus::event_if> out{"out"};
     unsigned id, count, ahead;
     std::mt19937 rng;
     std::vector<decoded_event> truth;
@@ -80,10 +80,11 @@ struct source_thread : sc_core::sc_module {
             decoded_event e;
             e.time = local;
             e.source = id;
-            e.what = static_cast<event>(rng() % 9);
+            const auto kind = static_cast<tlm_bus::event_kind>(rng() % 9);
+            e.what = trace_code(kind);
             e.warp = rng() % 64;
             e.arg = static_cast<std::uint32_t>(rng());
-            out->post({e.time, id, e.what, e.warp, e.arg});
+            out->post({e.time, id, kind, e.warp, e.arg});
             truth.push_back(e);
             const std::uint64_t now = sc_core::sc_time_stamp().value() / core_ps;
             if (local > now + ahead || (stall_aware && out->blocked(id))) {
@@ -348,4 +349,18 @@ TEST_CASE("trace unit: stop mode drops and counts what does not fit, and the wat
     }
     CHECK(in_memory + dropped == tb.dut.tokens_packed());
     CHECK(tb.memory.writes == 16u);
+}
+
+TEST_CASE("trace unit: every event the GPU posts has the trace code of its name")
+{
+    using k = tlm_bus::event_kind;
+    CHECK(trace_code(k::kernel_begin) == event::kernel_begin);
+    CHECK(trace_code(k::kernel_end) == event::kernel_end);
+    CHECK(trace_code(k::cta_dispatch) == event::cta_dispatch);
+    CHECK(trace_code(k::cta_retire) == event::cta_retire);
+    CHECK(trace_code(k::warp_start) == event::warp_start);
+    CHECK(trace_code(k::warp_exit) == event::warp_exit);
+    CHECK(trace_code(k::barrier_arrive) == event::barrier_arrive);
+    CHECK(trace_code(k::barrier_release) == event::barrier_release);
+    CHECK(trace_code(k::user) == event::user);
 }

@@ -114,6 +114,25 @@ for p in shell_files("models/l1"):
         problems.append(f"{p}: adaptive L1 sharing belongs in models/l1_share/")
 if "llc_org" in read("platforms/gpu_platform.cpp"):
     problems.append("platforms/gpu_platform.cpp: an LLC route (llc_org) belongs in models/llc/")
+# The hosts name no block (issue 33: a block joins through at most 5 files outside its folder):
+# the platform's structure (gpu_platform.*, gpu_units.*), the SM and the CP reach the blocks
+# through their seams only; the blocks are named by the block table (platforms/attach/).
+BLOCK_NAMES = {
+    "tlb": r"models/tlb/|\btlb::|cluster_tlb|tlb_stage|cfg\.tlb\b",
+    "cdl": r"models/cdl/|\bcdl::|cbv_table|cfg\.cdl\b",
+    "shader_trace": r"models/shader_trace/|\bshader_trace::|trace_unit|trace_port|cfg\.shader_trace\b",
+    "l1_share": r"models/l1_share/|\bl1_share::|l1_sharing|\.sharing\b",
+    "llc switcher": r"llc_switch|switch_reg|private_route",
+}
+hosts = ["platforms/gpu_platform.cpp", "platforms/gpu_platform.h", "platforms/gpu_units.cpp",
+         "platforms/gpu_units.h"] + shell_files("models/sm") + shell_files("models/cp")
+for p in hosts:
+    code = re.sub(r"//[^\n]*", "", read(p))  # comments may point at a block's docs
+    for block, pattern in BLOCK_NAMES.items():
+        m = re.search(pattern, code)
+        if m:
+            problems.append(f"{p}: names the {block} block ('{m.group(0)}'); reach it through "
+                            "a seam, or join it in platforms/attach/")
 sm_lines = read("models/sm/sm.cpp").count("\n")
 if sm_lines > 900:
     problems.append(f"models/sm/sm.cpp: {sm_lines} lines, at most 900")

@@ -1,5 +1,6 @@
 // The shader-trace unit's driver part: allocates its region after the workload's memory,
-// programs the unit, and drains it into OUTDIR/shader_trace.bin. See models/host/README.md.
+// programs the unit, and drains it into OUTDIR/shader_trace.bin. See
+// models/shader_trace/README.md and models/host/README.md ("Driver parts").
 #pragma once
 
 #include "models/host/driver_part.h"
@@ -7,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace vgpu::host {
+namespace vgpu::shader_trace {
 
 /// What the trace part knows of the platform (section `shader_trace`).
 struct trace_facts {
@@ -19,18 +20,18 @@ struct trace_facts {
 
 /// Set-up: the region, physically contiguous on module 0; after the run: FLUSH, wait for IDLE,
 /// read the region back (oldest group first) into the image.
-class trace_part : public driver_part {
+class trace_part : public host::driver_part {
 public:
-    trace_part(part_host& host, const trace_facts& facts);
+    trace_part(host::part_host& host, const trace_facts& facts);
     bool set_up() override;
     bool after_run() override;
-    void files(output_files& out) const override;
+    void files(host::output_files& out) const override;
 
 private:
-    part_host& m_host;
+    host::part_host& m_host;
     const trace_facts m_facts;
     std::uint64_t m_pa = 0;            ///< physical start of the region
     std::vector<std::uint8_t> m_image; ///< OUTDIR/shader_trace.bin (docs/trace-format.md)
 };
 
-} // namespace vgpu::host
+} // namespace vgpu::shader_trace

@@ -1,9 +1,14 @@
-// The CBV table's driver part. See models/host/cbv_part.h.
-#include "models/host/cbv_part.h"
+// The CBV table's driver part. See models/cdl/cbv_part.h.
+#include "models/cdl/cbv_part.h"
 
 #include "models/cdl/cbv_table.h"
 
-namespace vgpu::host {
+namespace vgpu::cdl {
+
+using host::cbv_binding;
+using host::kernel_decl;
+using host::part_host;
+using host::region;
 
 cbv_part::cbv_part(part_host& host, const cbv_facts& facts) : m_host(host), m_facts(facts) {}
 
@@ -24,7 +29,7 @@ bool cbv_part::before_launch(const kernel_decl& k)
             return false;
         const region& b =
             m_host.memory().buffers[static_cast<std::size_t>(m_host.work().buffer_index(c.buffer))];
-        namespace cr = cdl::cbv_reg;
+        namespace cr = cbv_reg;
         const std::uint64_t base = m_facts.base;
         if (!m_host.mmio_write(base + cr::slot(c.slot, cr::BASE_LO),
                                static_cast<std::uint32_t>(b.va), m_host.qk(), "CBV") ||
@@ -37,4 +42,24 @@ bool cbv_part::before_launch(const kernel_decl& k)
     return true;
 }
 
-} // namespace vgpu::host
+void cbv_part::launch_table(vgpu_lt_header& h) const
+{
+    h.cbv_base = static_cast<std::uint32_t>(m_facts.base);
+}
+
+bool cbv_part::launch_entry(const kernel_decl& k, vgpu_lt_launch& l)
+{
+    l.ncbvs = static_cast<std::uint32_t>(k.cbvs.size());
+    for (std::size_t i = 0; i < k.cbvs.size(); ++i) {
+        const cbv_binding& c = k.cbvs[i];
+        if (!slot_exists(k, c))
+            return false;
+        const region& b =
+            m_host.memory().buffers[static_cast<std::size_t>(m_host.work().buffer_index(c.buffer))];
+        l.cbv[i] = {c.slot, static_cast<std::uint32_t>(b.va),
+                    static_cast<std::uint32_t>(b.va >> 32), static_cast<std::uint32_t>(b.bytes)};
+    }
+    return true;
+}
+
+} // namespace vgpu::cdl

@@ -1,12 +1,17 @@
-// The shader-trace unit's driver part. See models/host/trace_part.h.
-#include "models/host/trace_part.h"
+// The shader-trace unit's driver part. See models/shader_trace/trace_part.h.
+#include "models/shader_trace/trace_part.h"
 
 #include "models/shader_trace/core/image.h"
 #include "models/shader_trace/trace_regs.h"
 
 #include <cmath>
 
-namespace vgpu::host {
+namespace vgpu::shader_trace {
+
+using host::hex;
+using host::output_files;
+using host::part_host;
+using host::transfer_piece;
 
 trace_part::trace_part(part_host& host, const trace_facts& facts) : m_host(host), m_facts(facts) {}
 
@@ -109,4 +114,4 @@ void trace_part::files(output_files& out) const
     out["shader_trace.bin"] = m_image;
 }
 
-} // namespace vgpu::host
+} // namespace vgpu::shader_trace
