@@ -51,9 +51,8 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
             prev = &st->path_out();
         }
         bool joined = false;
-        for (auto& part : parts)
-            if (!joined)
-                joined = part->join_l1(i, sm_name, *prev, *l1s.back());
+        for (auto& part : parts) // every part is asked; at most one binds the path's end
+            joined = part->join_l1(i, sm_name, *prev, *l1s.back()) || joined;
         if (!joined)
             prev->bind(l1s.back()->in);
         xbar->bind_input(sm_name + "_l1", l1s.back()->out);

@@ -52,8 +52,7 @@ l1::l1(const sc_core::sc_module_name& name, const l1_config& cfg, const clock_pa
                     "remote_reads served from the array (shared: line lookups; a peer policy: "
                     "requests)"),
       m_tag_wait(m_stats, "tag_wait", "ns",
-                 "time a line lookup waited for the tag stage (every lookup, reads and writes)"),
-      m_share(m_stats)
+                 "time a line lookup waited for the tag stage (every lookup, reads and writes)")
 {
     in.register_b_transport(this, &l1::b_transport);
     in.register_transport_dbg(this, &l1::transport_dbg);

@@ -10,7 +10,6 @@
 #include "models/common/timing.h"
 #include "models/l1/l1_config.h"
 #include "models/l1/peer_policy.h"
-#include "models/l1_share/core/share_stats.h"
 #include "tlm_bus/byte_enables.h"
 #include "tlm_bus/initiator_port.h"
 
@@ -36,7 +35,9 @@ public:
     /// The SM whose L1 this is (global index): reads of other SMs count as remote.
     void set_owner(int sm) { m_owner = sm; }
 
-    /// Attaches the peer policy (l1.sharing adaptive: models/l1_share/adaptive_policy.h)
+    /// The L1's statistics (`<sm>_l1.*`): a block attached to the L1 may add its own counters.
+    stats::group& stats() { return m_stats; }
+    /// Attaches a peer policy (l1.sharing adaptive: the L1-sharing block attaches one)
     /// before the simulation starts; without one, misses go below and stores update no one.
     void attach_peer(std::unique_ptr<peer_policy> policy) { m_peer = std::move(policy); }
 
@@ -61,7 +62,6 @@ private:
         update_copy(addr, data, len, be, be_len);
     }
     unsigned debug(tlm::tlm_generic_payload& gp) override { return transport_dbg(gp); }
-    l1_share::share_stats& share_counts() override { return m_share; }
 
     void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
     unsigned transport_dbg(tlm::tlm_generic_payload& gp);
@@ -124,7 +124,6 @@ private:
     stats::counter m_invalidations, m_tag_stalls, m_remote_reads, m_remote_hits;
     stats::average m_tag_wait;
     /// The sharing counters: reported by every L1 (zero without a policy), counted by the policy.
-    l1_share::share_stats m_share;
     int m_owner = -1;                    ///< see set_owner()
     std::unique_ptr<peer_policy> m_peer; ///< see attach_peer(); null: private or shared
 };

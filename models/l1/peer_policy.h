@@ -15,9 +15,6 @@ class cache_controller;
 namespace vgpu::tlm_bus {
 class initiator_port;
 }
-namespace vgpu::l1_share {
-struct share_stats;
-}
 
 namespace vgpu::l1 {
 
@@ -48,8 +45,6 @@ public:
                              const std::uint8_t* be, unsigned be_len) = 0;
     /// Debug access as the L1's own (`in`) would make it.
     virtual unsigned debug(tlm::tlm_generic_payload& gp) = 0;
-    /// The L1's sharing counters (reported by every L1; the policy counts into them).
-    virtual l1_share::share_stats& share_counts() = 0;
 
 protected:
     ~peer_host() = default;

@@ -7,6 +7,7 @@
 #include "models/l1/peer_policy.h"
 #include "models/l1_share/cluster_classes.h"
 #include "models/l1_share/core/l1_share.h"
+#include "models/l1_share/core/share_stats.h"
 #include "tlm_bus/initiator_port.h"
 
 #include <cstdint>
@@ -44,7 +45,7 @@ public:
     /// is `classes`; `cfg`: the L1's configuration (l1.replacement_queue).
     adaptive_policy(const sc_core::sc_module_name& name, l1::peer_host& host,
                     cluster_classes& classes, unsigned index, unsigned cluster_l1s,
-                    const l1::l1_config& cfg);
+                    const l1::l1_config& cfg, share_stats& counts);
 
     int miss_source(std::uint64_t arrival_ps) override;
     tlm::tlm_response_status read_peer(int partner, std::uint64_t addr, std::uint8_t* data,

@@ -62,7 +62,8 @@ public:
         return nullptr;
     }
     /// Joins cluster SM `i`'s memory path, which ends at `path_end`, to its L1 `l1`; false when
-    /// the part leaves that to the cluster (a direct binding). The first part that joins wins.
+    /// the part leaves that to the cluster (a direct binding). Every part is asked; at most one
+    /// may join (a second binding of the path is an elaboration error).
     virtual bool join_l1(unsigned i, const std::string& sm_name,
                          tlm::tlm_initiator_socket<>& path_end, l1::l1& l1)
     {

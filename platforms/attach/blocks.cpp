@@ -19,7 +19,7 @@ constexpr block_maker table[] = {
     shader_trace_block, // shader_trace.enable: the trace unit (after the host's NoC input)
     tlb_block,          // L1 TLB stages, cluster TLBs, fault unit
     cdl_block,          // CBV table, each SM's CDL controller
-    l1_share_block,     // l1.sharing shared | adaptive: each cluster's L1 routing
+    l1_share_block,     // every L1's sharing counters; shared | adaptive: the L1 routing
     llc_switch_block,   // more than one module: the LLC switcher (after the links)
 };
 } // namespace

@@ -1,6 +1,6 @@
-// The L1 sharing block joined to each cluster (l1.sharing shared | adaptive): the cluster's L1
-// index routing or crossbar between the L1s, and the SMs' classes. See
-// models/l1_share/README.md.
+// The L1 sharing block joined to each cluster: the sharing counters of every L1 (all modes, zero
+// under l1.sharing private), and under shared | adaptive the cluster's L1 index routing or
+// crossbar between the L1s, and the SMs' classes. See models/l1_share/README.md.
 #include "models/l1/l1.h"
 #include "models/l1_share/adaptive_policy.h"
 #include "models/l1_share/cluster_classes.h"
@@ -24,6 +24,8 @@ public:
           m_shared(cfg.l1.sharing == l1::sharing_mode::shared),
           m_adaptive(cfg.l1.sharing == l1::sharing_mode::adaptive)
     {
+        if (!m_shared && !m_adaptive)
+            return;
         while (m_shared && (1u << m_home_bits) < m_sms_per_cluster)
             ++m_home_bits;
         l1_route = noc::make_interconnect("l1_route", cfg.noc, clk, cfg.noc.cluster_xbar());
@@ -48,11 +50,16 @@ public:
     /// Index bits of the home L1 in an L1's set index (shared), else 0.
     unsigned l1_home_bits() const override { return m_home_bits; }
 
-    /// Joins SM `i` to its L1: through l1_route to the line's home L1 (shared), or directly
-    /// with an adaptive policy attached to `l1`, its peer ports on l1_route (adaptive).
+    /// Adds the sharing counters to the statistics of SM `i`'s L1 and joins the SM to it:
+    /// through l1_route to the line's home L1 (shared), or directly with an adaptive policy
+    /// attached to `l1`, its peer ports on l1_route (adaptive). Private: false (the platform
+    /// binds the path to the L1).
     bool join_l1(unsigned i, const std::string& sm_name, tlm::tlm_initiator_socket<>& path_end,
                  l1::l1& l1) override
     {
+        m_counts.push_back(std::make_unique<l1_share::share_stats>(l1.stats()));
+        if (!m_shared && !m_adaptive)
+            return false;
         if (m_shared) {
             l1_route->bind_input(sm_name, path_end);
             l1_route->bind_output(sm_name + "_l1", l1.in);
@@ -62,7 +69,8 @@ public:
         // adaptive: each L1 reaches the others (its partner, store updates) over l1_route.
         if (m_adaptive) {
             auto share = std::make_unique<l1_share::adaptive_policy>(
-                (sm_name + "_l1_share").c_str(), l1, *classes, i, m_sms_per_cluster, m_l1);
+                (sm_name + "_l1_share").c_str(), l1, *classes, i, m_sms_per_cluster, m_l1,
+                *m_counts.back());
             l1_route->bind_input(sm_name + "_peer", share->peer);
             l1_route->bind_output(sm_name + "_l1", share->remote_in);
             l1.attach_peer(std::move(share));
@@ -94,12 +102,15 @@ private:
     std::unique_ptr<noc::interconnect> l1_route;
     /// adaptive: the SMs' classes and partners (stats `<cluster>.l1_share.*`), else null.
     std::unique_ptr<l1_share::cluster_classes> classes;
+    /// Every L1's sharing counters, in the L1's group (every L1 reports the same names whatever
+    /// l1.sharing is; an adaptive policy counts into its L1's).
+    std::vector<std::unique_ptr<l1_share::share_stats>> m_counts;
     const l1::l1_config m_l1;
     unsigned m_sms_per_cluster, m_home_bits = 0;
     bool m_shared, m_adaptive;
 };
 
-/// l1.sharing shared or adaptive: a part of every cluster.
+/// A part of every cluster, whatever l1.sharing is.
 class l1_share_attach : public block {
 public:
     l1_share_attach(const vgpu_config& cfg, const clock_params& clk) : m_cfg(cfg), m_clk(clk) {}
@@ -118,8 +129,6 @@ private:
 
 std::unique_ptr<block> l1_share_block(const vgpu_config& cfg, const clock_params& clk)
 {
-    if (cfg.l1.sharing == l1::sharing_mode::private_)
-        return nullptr;
     return std::make_unique<l1_share_attach>(cfg, clk);
 }
 
