@@ -230,9 +230,9 @@ const bad_input catalogue[] = {
     {"workload: a grid that cannot finish within host.kernel_timeout", "name: x\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n  - name: k\n    grid: [65535, 65535]\n    block: 1\n    program: |\n      # one instruction per CTA\n      EXIT\n", "-w bad.yaml -s host.kernel_timeout=\"1 ms\"",
      "bad.yaml:5:5: error: kernels[0].grid: 4294836225 CTAs of 1 warp(s) on 8 SMs take at least 5.37 s of simulated time (an SM starts one CTA per cp.cta_dispatch_interval = 10 cycles and issues one warp-instruction per cycle), more than host.kernel_timeout (1 ms)"},
     {"caches beyond platform.max_host_memory", "l1:\n  sets: 65536\n  ways: 64\n", "-c bad.yaml",
-     "bad.yaml:2:9: error: l1.sets: the configuration could need about 6.27 GiB of host memory, more than platform.max_host_memory (4 GiB): the L1 data arrays take 6.25 GiB (8 L1s of 65536 sets x 64 ways x 128 B)"},
+     "bad.yaml:2:9: error: l1.sets: the configuration could need about 6.27 GiB of host memory, more than platform.max_host_memory (4 GiB, the default): the L1 data arrays take 6.25 GiB (8 L1s of 65536 sets x 64 ways x 128 B); lower l1.sets or raise platform.max_host_memory"},
     {"LLC slices beyond platform.max_host_memory", "llc:\n  sets: 1048576\n", "-c bad.yaml",
-     "bad.yaml:2:9: error: llc.sets: the configuration could need about 6.27 GiB of host memory, more than platform.max_host_memory (4 GiB): the LLC data arrays take 6.25 GiB (4 slices of 1048576 sets x 8 ways x 128 B)"},
+     "bad.yaml:2:9: error: llc.sets: the configuration could need about 6.27 GiB of host memory, more than platform.max_host_memory (4 GiB, the default): the LLC data arrays take 6.25 GiB (4 slices of 1048576 sets x 8 ways x 128 B); lower llc.sets or raise platform.max_host_memory"},
 };
 // clang-format on
 } // namespace
