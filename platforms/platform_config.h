@@ -132,7 +132,7 @@ struct platform_config {
             c.conflict({{"platform.sms_per_cluster", std::to_string(sms_per_cluster)},
                         {"platform.clusters_per_module", std::to_string(clusters_per_module)},
                         {"platform.modules", std::to_string(modules)}},
-                       "more than 4096 SMs in total (" + std::to_string(sms) + ")",
+                       std::to_string(sms) + " SMs in total, more than 4096",
                        "make platform.modules x platform.clusters_per_module x "
                        "platform.sms_per_cluster at most 4096");
         // A quantum longer than the whole run lets an initiator run past the limit unchecked.

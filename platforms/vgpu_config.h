@@ -107,8 +107,8 @@ struct vgpu_config {
             c.conflict({{"l1.sharing", "adaptive"},
                         {"dram.size", format(dram.size)},
                         {"platform.modules", num(platform.modules)}},
-                       "adaptive needs the physical memory (platform.modules x dram.size) below "
-                       "2^56 bytes (the L1 windows of the cluster crossbar lie above it)",
+                       "adaptive needs the physical memory, platform.modules x dram.size, below "
+                       "2^56 bytes, where the L1 windows of the cluster crossbar begin",
                        "use a smaller dram.size or fewer platform.modules, or another "
                        "l1.sharing mode");
         if (memory.page_bytes.bytes < l1.line_bytes)

@@ -144,8 +144,8 @@ struct shader_trace_config {
         if (region_bytes.bytes % group_bytes() != 0)
             c.conflict({{"shader_trace.region_bytes", format(region_bytes)},
                         {"shader_trace.write_bits", std::to_string(write_bits)}},
-                       "not a whole number of groups (write_bits / 8 = " +
-                           std::to_string(group_bytes()) + " bytes)",
+                       "not a whole number of groups of shader_trace.write_bits / 8 = " +
+                           std::to_string(group_bytes()) + " bytes",
                        "set shader_trace.region_bytes to a multiple of " +
                            std::to_string(group_bytes()) + " bytes");
         const auto list = source_list();

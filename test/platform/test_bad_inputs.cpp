@@ -200,6 +200,18 @@ const bad_input catalogue[] = {
      "-s tlb.model=timed: error: tlb.model: the xor index of 64 sets (6 index bits) must fold at least 12 VPN bits so that every index bit combines two or more, but a virtual page number has only 11 (tlb.model is timed; tlb.l2.sets is 64, the default; memory.page_bytes is 2 MiB, set at bad.yaml:2:15; tlb.index is xor, the default); set tlb.l2.sets to at most 32, memory.page_bytes to at most 1 MiB, tlb.index to modulo or tlb.model to ideal"},
     {"inconsistent: L1 and LLC lines of 4096 B against the default sectors (first of three)", "l1:\n  line_bytes: 4096\nllc:\n  line_bytes: 4096\n", "-c bad.yaml",
      "bad.yaml:2:15: error: l1.line_bytes: more than 64 sectors per line (l1.line_bytes is 4096; l1.sector_bytes is 32, the default); set l1.sector_bytes to at least 64 or l1.line_bytes to at most 2048"},
+    {"inconsistent: shared L1s on 3 SMs per cluster", "", "-s platform.sms_per_cluster=3 -s l1.sharing=shared",
+     "-s l1.sharing=shared: error: l1.sharing: shared L1s need a power-of-two number of SMs per cluster (l1.sharing is shared; platform.sms_per_cluster is 3, set at -s platform.sms_per_cluster=3); set platform.sms_per_cluster to a power of two or l1.sharing to another mode"},
+    {"inconsistent: every LLC way for remote lines", "", "-s llc.remote_ways=8",
+     "-s llc.remote_ways=8: error: llc.remote_ways: leaves no way of llc.ways for the module's own lines (llc.remote_ways is 8; llc.ways is 8, the default); set llc.remote_ways to at most 7 or llc.ways to at least 9"},
+    {"inconsistent: more SMs than the platform allows", "", "-s platform.modules=16 -s platform.clusters_per_module=16 -s platform.sms_per_cluster=32",
+     "-s platform.sms_per_cluster=32: error: platform.sms_per_cluster: 8192 SMs in total, more than 4096 (platform.sms_per_cluster is 32; platform.clusters_per_module is 16, set at -s platform.clusters_per_module=16; platform.modules is 16, set at -s platform.modules=16); make platform.modules x platform.clusters_per_module x platform.sms_per_cluster at most 4096"},
+    {"inconsistent: a shader-trace write wider than a line", "", "-s shader_trace.write_bits=2048",
+     "-s shader_trace.write_bits=2048: error: shader_trace.write_bits: one group write must fit in a line (shader_trace.write_bits is 2048; l1.line_bytes is 128, the default); set shader_trace.write_bits to at most 1024 or l1.line_bytes to at least 256"},
+    {"inconsistent: a shader-trace region of part of a group", "", "-s shader_trace.region_bytes=100",
+     "-s shader_trace.region_bytes=100: error: shader_trace.region_bytes: not a whole number of groups of shader_trace.write_bits / 8 = 64 bytes (shader_trace.region_bytes is 100 B; shader_trace.write_bits is 512, the default); set shader_trace.region_bytes to a multiple of 64 bytes"},
+    {"inconsistent: an instruction cache of fewer lines than ways", "", "-s sm.icache_bytes=256",
+     "-s sm.icache_bytes=256: error: sm.icache_bytes: the instruction cache holds fewer lines than it has ways (sm.icache_bytes is 256 B; sm.icache_ways is 4, the default; l1.line_bytes is 128, the default); set sm.icache_bytes to at least 512, sm.icache_ways to at most 2 or a smaller l1.line_bytes"},
     {"inconsistent: more CTA slots than warp slots, set on the command line", "", "-s sm.warp_slots=6",
      "-s sm.warp_slots=6: error: sm.warp_slots: more CTA slots than warp slots, and every CTA needs a warp (sm.warp_slots is 6; sm.cta_slots is 8, the default); set sm.cta_slots to at most 6 or sm.warp_slots to at least 8"},
     {"tlb: a set count that is not a power of two", "tlb:\n  l2:\n    sets: 48\n", "-c bad.yaml",
@@ -372,7 +384,7 @@ TEST_CASE("a kernel cut off by platform.max_time records no end and no kernel ti
     CHECK(j["stats"]["gpu.kernel_time"] == 0);
 }
 
-TEST_CASE("an alias bomb is refused at once; many values written out and anchors reused are read")
+TEST_CASE("an alias bomb is refused at once, many values written out and anchors reused are read")
 {
     cli_runner cli("alias_bomb");
     // 2^41 nodes through aliases under a key the workload reader substitutes variables in.
