@@ -87,7 +87,7 @@ command_line parse_command_line(int argc, const char* const* argv, std::ostream&
 
     // Layers in command-line order: the embedded default, then -c, -s, -w and -D as given.
     config::loader loader;
-    loader.add_text(default_config_yaml(), "platforms/default.yaml (embedded)");
+    loader.add_defaults(default_config_yaml(), "platforms/default.yaml (embedded)");
     std::size_t next_c = 0, next_s = 0, next_w = 0, next_d = 0;
     for (CLI::Option* o : app.parse_order()) {
         if (o == opt_c) {

@@ -199,10 +199,12 @@ inline void check_host_memory(const memory_estimate& e, std::uint64_t limit, con
             key = k;
             break;
         }
+    const char* whose = c.is_set("platform.max_host_memory") ? "" : ", the default";
     c.error(key, "the configuration could need about " + detail::gib(e.total) +
                      " of host memory, more than platform.max_host_memory (" +
-                     format(byte_size{limit}) + "): " + big.what + " take " +
-                     detail::gib(big.bytes) + " (" + big.detail + ")");
+                     format(byte_size{limit}) + whose + "): " + big.what + " take " +
+                     detail::gib(big.bytes) + " (" + big.detail + "); lower " + key +
+                     " or raise platform.max_host_memory");
 }
 
 } // namespace vgpu::platforms

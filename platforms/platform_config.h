@@ -127,20 +127,24 @@ struct platform_config {
 
     void validate(config::checker& c) const
     {
-        if (static_cast<std::uint64_t>(modules) * clusters_per_module * sms_per_cluster > 4096)
-            c.error("platform.sms_per_cluster", "more than 4096 SMs in total");
+        const std::uint64_t sms = std::uint64_t{modules} * clusters_per_module * sms_per_cluster;
+        if (sms > 4096)
+            c.conflict({{"platform.sms_per_cluster", std::to_string(sms_per_cluster)},
+                        {"platform.clusters_per_module", std::to_string(clusters_per_module)},
+                        {"platform.modules", std::to_string(modules)}},
+                       std::to_string(sms) + " SMs in total, more than 4096",
+                       "make platform.modules x platform.clusters_per_module x "
+                       "platform.sms_per_cluster at most 4096");
         // A quantum longer than the whole run lets an initiator run past the limit unchecked.
-        // Accurate mode ignores the quantum. The error goes to the key the user set.
+        // Accurate mode ignores the quantum.
         const duration quantum{effective_quantum_ns() * 1000};
-        if (quantum.ps > max_time.ps) {
-            if (c.is_set("platform.max_time") && !c.is_set("platform.timing.quantum_ns"))
-                c.error("platform.max_time", "must be at least the quantum "
-                                             "platform.timing.quantum_ns (" +
-                                                 format(quantum) + ")");
-            else
-                c.error("platform.timing.quantum_ns",
-                        "must not exceed platform.max_time (" + format(max_time) + ")");
-        }
+        if (quantum.ps > max_time.ps)
+            c.conflict({{"platform.timing.quantum_ns", std::to_string(timing.quantum_ns)},
+                        {"platform.max_time", format(max_time)}},
+                       "the quantum is longer than the time limit",
+                       "set platform.timing.quantum_ns to at most " +
+                           std::to_string(max_time.ps / 1000) +
+                           " or platform.max_time to at least " + format(quantum));
     }
     /// The global quantum in ns that the timing settings imply.
     std::uint64_t effective_quantum_ns() const

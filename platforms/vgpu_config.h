@@ -69,55 +69,87 @@ struct vgpu_config {
         platform.validate(c);
         sm.validate(c);
         l1.validate(c);
-        tlb.validate(c, memory.page_bytes.bytes);
+        tlb.validate(c, memory.page_bytes);
         noc.validate(c);
         llc.validate(c);
         dram.validate(c);
         cp.validate(c);
         shader_trace.validate(c);
+        const auto num = [](auto v) { return std::to_string(v); };
         if (shader_trace.group_bytes() > l1.line_bytes)
-            c.error("shader_trace.write_bits",
-                    "one group write must fit in a line (l1.line_bytes = " +
-                        std::to_string(l1.line_bytes) + " bytes)");
+            c.conflict({{"shader_trace.write_bits", num(shader_trace.write_bits)},
+                        {"l1.line_bytes", num(l1.line_bytes)}},
+                       "one group write must fit in a line",
+                       "set shader_trace.write_bits to at most " + num(l1.line_bytes * 8) +
+                           " or l1.line_bytes to at least " + num(shader_trace.group_bytes()));
         host.validate(c);
         traffic.validate(c);
         if (l1.line_bytes != llc.line_bytes)
-            c.conflict("llc.line_bytes",
-                       "must equal l1.line_bytes (" + std::to_string(l1.line_bytes) + ")",
-                       "l1.line_bytes",
-                       "must equal llc.line_bytes (" + std::to_string(llc.line_bytes) + ")");
+            c.conflict(
+                {{"llc.line_bytes", num(llc.line_bytes)}, {"l1.line_bytes", num(l1.line_bytes)}},
+                "the L1 and the LLC must have one line size",
+                "set l1.line_bytes and llc.line_bytes to the same value");
         if (dram.row_bytes.bytes < llc.line_bytes)
-            c.error("dram.row_bytes",
-                    "must be at least llc.line_bytes (" + std::to_string(llc.line_bytes) + ")");
+            c.conflict({{"dram.row_bytes", num(dram.row_bytes.bytes)},
+                        {"llc.line_bytes", num(llc.line_bytes)}},
+                       "a DRAM row shorter than a line",
+                       "set dram.row_bytes to at least " + num(llc.line_bytes) +
+                           " or llc.line_bytes to at most " + num(dram.row_bytes.bytes));
         if (l1.sharing == l1::sharing_mode::shared &&
             (platform.sms_per_cluster & (platform.sms_per_cluster - 1)) != 0)
-            c.error("l1.sharing", "shared needs platform.sms_per_cluster to be a power of two "
-                                  "(it is " +
-                                      std::to_string(platform.sms_per_cluster) + ")");
+            c.conflict({{"l1.sharing", "shared"},
+                        {"platform.sms_per_cluster", num(platform.sms_per_cluster)}},
+                       "shared L1s need a power-of-two number of SMs per cluster",
+                       "set platform.sms_per_cluster to a power of two or l1.sharing to another "
+                       "mode");
         if (l1.sharing == l1::sharing_mode::adaptive &&
             (std::uint64_t{platform.modules} * dram.size.bytes >> l1::peer_window_shift) != 0)
-            c.error("l1.sharing", "adaptive needs the physical memory (platform.modules x "
-                                  "dram.size) below 2^56 bytes (the L1 windows of the cluster "
-                                  "crossbar lie above it)");
+            c.conflict({{"l1.sharing", "adaptive"},
+                        {"dram.size", format(dram.size)},
+                        {"platform.modules", num(platform.modules)}},
+                       "adaptive needs the physical memory, platform.modules x dram.size, below "
+                       "2^56 bytes, where the L1 windows of the cluster crossbar begin",
+                       "use a smaller dram.size or fewer platform.modules, or another "
+                       "l1.sharing mode");
         if (memory.page_bytes.bytes < l1.line_bytes)
-            c.error("memory.page_bytes", "must be at least l1.line_bytes");
+            c.conflict({{"memory.page_bytes", format(memory.page_bytes)},
+                        {"l1.line_bytes", num(l1.line_bytes)}},
+                       "a page smaller than a line",
+                       "set memory.page_bytes to at least " + num(l1.line_bytes) +
+                           " or l1.line_bytes to at most " + num(memory.page_bytes.bytes));
         if (sm.icache_bytes.bytes != 0 && sm.icache_bytes.bytes / l1.line_bytes < sm.icache_ways)
-            c.error("sm.icache_bytes", "must hold at least sm.icache_ways (" +
-                                           std::to_string(sm.icache_ways) + ") lines of " +
-                                           std::to_string(l1.line_bytes) + " B (l1.line_bytes)");
+            c.conflict({{"sm.icache_bytes", format(sm.icache_bytes)},
+                        {"sm.icache_ways", num(sm.icache_ways)},
+                        {"l1.line_bytes", num(l1.line_bytes)}},
+                       "the instruction cache holds fewer lines than it has ways",
+                       "set sm.icache_bytes to at least " +
+                           num(std::uint64_t{sm.icache_ways} * l1.line_bytes) +
+                           ", sm.icache_ways to at most " +
+                           num(sm.icache_bytes.bytes / l1.line_bytes) +
+                           " or a smaller l1.line_bytes");
         // Sizes of up to 2^64 - 1 are valid alone: the sum and product are checked, not formed
         // blindly (a wrapped end would pass the fit check and the regions would overlap).
         std::uint64_t regions = 0, end = 0;
         if (__builtin_mul_overflow(traffic.footprint.bytes, std::uint64_t{traffic.generators},
                                    &regions) ||
             __builtin_add_overflow(regions, traffic.base, &end))
-            c.error("traffic.footprint",
-                    "the generators' regions (traffic.base + traffic.footprint x "
-                    "traffic.generators) end beyond the 64-bit address space");
+            c.conflict({{"traffic.footprint", format(traffic.footprint)},
+                        {"traffic.generators", num(traffic.generators)},
+                        {"traffic.base", num(traffic.base)}},
+                       "the generators' regions end beyond the 64-bit address space",
+                       "make traffic.base + traffic.footprint x traffic.generators less than "
+                       "2^64");
         else if (platform.kind == platform_kind::traffic &&
                  end > dram.size.bytes * platform.modules)
-            c.error("traffic.footprint", "the generators' regions do not fit in the memory "
-                                         "(dram.size x platform.modules)");
+            c.conflict({{"traffic.footprint", format(traffic.footprint)},
+                        {"traffic.generators", num(traffic.generators)},
+                        {"traffic.base", num(traffic.base)},
+                        {"dram.size", format(dram.size)},
+                        {"platform.modules", num(platform.modules)}},
+                       "the generators' regions do not fit in the memory",
+                       "make traffic.base + traffic.footprint x traffic.generators at most "
+                       "dram.size x platform.modules (" +
+                           format(byte_size{dram.size.bytes * platform.modules}) + ")");
         if (platform.kind == platform_kind::gpu)
             check_host_memory(estimate_host_memory(platform, sm, l1, llc, stats.per_warp),
                               platform.max_host_memory.bytes, c);

@@ -19,8 +19,8 @@ void checker::error(const std::string& path, const std::string& problem)
                problem);
 }
 
-void checker::conflict(const std::string& a, const std::string& problem_a, const std::string& b,
-                       const std::string& problem_b)
+void checker::conflict(const std::vector<key_value>& keys, const std::string& rule,
+                       const std::string& fix)
 {
     const auto rank = [&](const std::string& path) -> long long {
         if (m_ranks) {
@@ -29,10 +29,21 @@ void checker::conflict(const std::string& a, const std::string& problem_a, const
         }
         return is_set(path) ? 0 : -1;
     };
-    if (rank(b) > rank(a))
-        error(b, problem_b);
-    else
-        error(a, problem_a);
+    std::size_t blamed = 0;
+    for (std::size_t i = 1; i < keys.size(); ++i)
+        if (rank(keys[i].path) > rank(keys[blamed].path))
+            blamed = i;
+    std::string values = keys[blamed].path + " is " + keys[blamed].value;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (i == blamed)
+            continue;
+        const auto it = m_prov.find(keys[i].path);
+        values += "; " + keys[i].path + " is " + keys[i].value +
+                  (rank(keys[i].path) < static_cast<long long>(m_default_layers)
+                       ? ", the default"
+                       : ", set at " + it->second.str());
+    }
+    error(keys[blamed].path, rule + " (" + values + ")" + (fix.empty() ? "" : "; " + fix));
 }
 
 void visitor::value(const char* key, unsigned& v, const spec& s)
@@ -404,6 +415,14 @@ void loader::add_file(const std::string& path)
 void loader::add_text(const std::string& text, const std::string& name)
 {
     add_layer(text, name, false);
+}
+
+void loader::add_defaults(const std::string& text, const std::string& name)
+{
+    const bool leading = m_layers.size() == m_default_layers;
+    add_layer(text, name, false);
+    if (leading)
+        m_default_layers = m_layers.size();
 }
 
 void loader::add_layer(const std::string& text, const std::string& name, bool from_file)

@@ -104,16 +104,27 @@ using layer_ranks = std::map<std::string, std::size_t>;
 /// Cross-field checks of a config struct (`validate(checker&) const`) report through this.
 class checker {
 public:
-    checker(errors& errs, const provenance& prov, const layer_ranks* ranks = nullptr)
-        : m_errs(errs), m_prov(prov), m_ranks(ranks)
+    /// Layers of rank below `default_layers` hold defaults (the embedded default platform).
+    checker(errors& errs, const provenance& prov, const layer_ranks* ranks = nullptr,
+            std::size_t default_layers = 0)
+        : m_errs(errs), m_prov(prov), m_ranks(ranks), m_default_layers(default_layers)
     {
     }
     /// Reports a problem with `path` at the place that set it.
     void error(const std::string& path, const std::string& problem);
-    /// Reports two keys that do not agree at the one a later layer set (the user's rather than
-    /// the default's), naming it: `problem_a` for a (also when neither was set), `problem_b` for b.
-    void conflict(const std::string& a, const std::string& problem_a, const std::string& b,
-                  const std::string& problem_b);
+    /// One key of a cross-field rule and its value as a message shows it.
+    struct key_value {
+        std::string path;  ///< "l1.line_bytes"
+        std::string value; ///< "4096", "2 MiB", "timed"
+    };
+    /// Reports a rule that `keys` break together. The message goes to the key a layer set last
+    /// (the user's rather than a default; among keys of one layer, or when none was set, the
+    /// first listed), at the place that set it, and names every key with its value and where it
+    /// comes from, then how to resolve it:
+    /// "<key>: <rule> (<key> is <v>; <other> is <v>, the default; <other> is <v>, set at
+    /// <where>); <fix>".
+    void conflict(const std::vector<key_value>& keys, const std::string& rule,
+                  const std::string& fix);
     /// True when a layer set `path` explicitly (rather than leaving the default).
     bool is_set(const std::string& path) const { return m_prov.count(path) != 0; }
 
@@ -121,6 +132,7 @@ private:
     errors& m_errs;
     const provenance& m_prov;
     const layer_ranks* m_ranks;
+    std::size_t m_default_layers;
 };
 
 /// A YAML document (file, embedded default or -s override) read onto a config struct.
@@ -138,8 +150,11 @@ public:
     /// Adds a YAML file; a missing, unreadable or too large (max_input_bytes) file and a
     /// rejected document (yaml_document) are recorded as errors.
     void add_file(const std::string& path);
-    /// Adds YAML text under a display name (e.g. the embedded default platform).
+    /// Adds YAML text under a display name.
     void add_text(const std::string& text, const std::string& name);
+    /// Adds YAML text of defaults (the embedded default platform), before any other layer:
+    /// cross-field messages call its values defaults, like those of the declarations.
+    void add_defaults(const std::string& text, const std::string& name);
     /// Adds a "key.path=value" override; malformed assignments and key paths of more than
     /// max_nesting names are recorded as errors.
     /// Messages name the layer `shown_as` (default "-s key.path=value").
@@ -154,7 +169,7 @@ public:
     {
         for (std::size_t i = 0; i < m_layers.size(); ++i)
             read_layer(m_layers[i], i, [&](visitor& v) { cfg.declare(v); });
-        checker c(m_errors, m_provenance, &m_ranks);
+        checker c(m_errors, m_provenance, &m_ranks, m_default_layers);
         cfg.validate(c);
         return m_errors.empty();
     }
@@ -171,6 +186,7 @@ private:
     errors m_errors;
     provenance m_provenance;
     layer_ranks m_ranks;
+    std::size_t m_default_layers = 0; ///< the first layers, added by add_defaults()
 };
 
 /// One row of the parameter reference.

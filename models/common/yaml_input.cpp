@@ -157,40 +157,87 @@ private:
     bool m_ok = true;
 };
 
-/// Notes where the first node of a document is (parser events, no tree built).
+/// Notes where the first node of a document is, and counts the nodes its aliases reach (parser
+/// events, no tree built). yaml-cpp makes an alias the node its anchor names, so the tree stays
+/// small, but whatever walks it (variable substitution, copies) meets that node once per alias:
+/// a nest of aliases to aliases reaches 2^n nodes from n lines ("billion laughs").
 class first_node : public YAML::EventHandler {
 public:
     std::optional<YAML::Mark> mark;  ///< the first scalar, alias, list or mapping
     std::optional<YAML::Mark> start; ///< where the document starts
+    /// The alias at which the nodes reached through aliases pass max_alias_nodes, if one does.
+    std::optional<YAML::Mark> alias_bomb;
 
     void OnDocumentStart(const YAML::Mark& m) override { start = m; }
     void OnDocumentEnd() override {}
-    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-    void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { note(m); }
-    void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+    void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { leaf(anchor); }
+    void OnAlias(const YAML::Mark& m, YAML::anchor_t anchor) override
+    {
+        note(m);
+        // An alias to an anchor still open (a cycle) counts one: the structure check names it.
+        const auto it = m_size.find(anchor);
+        const std::uint64_t reached = it == m_size.end() ? 1 : it->second;
+        m_reached = std::min(m_reached + reached, cap);
+        if (m_reached > max_alias_nodes && !alias_bomb)
+            alias_bomb = m;
+        add(reached);
+    }
+    void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor,
                   const std::string&) override
     {
         note(m);
+        leaf(anchor);
     }
-    void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+    void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor,
                          YAML::EmitterStyle::value) override
     {
         note(m);
+        m_open.push_back({anchor, 1});
     }
-    void OnSequenceEnd() override {}
-    void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+    void OnSequenceEnd() override { close(); }
+    void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t anchor,
                     YAML::EmitterStyle::value) override
     {
         note(m);
+        m_open.push_back({anchor, 1});
     }
-    void OnMapEnd() override {}
+    void OnMapEnd() override { close(); }
 
 private:
+    /// Counts saturate here, far above the limit and far below overflow.
+    static constexpr std::uint64_t cap = std::uint64_t{1} << 62;
+
     void note(const YAML::Mark& m)
     {
         if (!mark)
             mark = m;
     }
+    /// Adds n nodes to the collection being read.
+    void add(std::uint64_t n)
+    {
+        if (!m_open.empty())
+            m_open.back().second = std::min(m_open.back().second + n, cap);
+    }
+    void leaf(YAML::anchor_t anchor)
+    {
+        if (anchor != YAML::NullAnchor)
+            m_size[anchor] = 1;
+        add(1);
+    }
+    void close()
+    {
+        const auto [anchor, size] = m_open.back();
+        m_open.pop_back();
+        if (anchor != YAML::NullAnchor)
+            m_size[anchor] = size;
+        add(size);
+    }
+
+    /// Nodes under each anchor read so far, counting what its own aliases reach.
+    std::map<YAML::anchor_t, std::uint64_t> m_size;
+    /// The collections being read (anchor, nodes so far), outermost first.
+    std::vector<std::pair<YAML::anchor_t, std::uint64_t>> m_open;
+    std::uint64_t m_reached = 0; ///< nodes reached through aliases so far
 };
 
 /// Offset of the first byte of text that is not well-formed UTF-8 (overlong forms, surrogates
@@ -250,6 +297,7 @@ bool yaml_document::check(errors& errs)
     }
     std::optional<std::size_t> first, second; // where each document's first node is
     std::optional<std::size_t> stuck;         // where yaml-cpp stopped making progress
+    std::optional<YAML::Mark> alias_bomb;     // where aliases reached too many nodes
     try {
         m_root = YAML::Load(m_text);
         // Read on: a second document with content, or text yaml-cpp skipped. (Not LoadAll: at
@@ -259,6 +307,7 @@ bool yaml_document::check(errors& errs)
         first_node a;
         if (parser.HandleNextDocument(a)) {
             first = a.mark ? std::optional<std::size_t>(offset_of(*a.mark)) : std::nullopt;
+            alias_bomb = a.alias_bomb;
             std::optional<YAML::Mark> prev = a.start;
             std::size_t empty = 0; // each empty document takes a line ("---")
             for (first_node next; parser.HandleNextDocument(next); next = first_node()) {
@@ -315,6 +364,12 @@ bool yaml_document::check(errors& errs)
         }
         errs.add(at_offset(*second), "",
                  "YAML syntax error: text that is not part of the document");
+        return false;
+    }
+    if (alias_bomb) {
+        errs.add({m_name, alias_bomb->line + 1, alias_bomb->column + 1}, "",
+                 "aliases reach more than " + std::to_string(max_alias_nodes) +
+                     " nodes (the limit of nodes reached through aliases; write the values out)");
         return false;
     }
     return structure_check(*this, errs).run(m_root);

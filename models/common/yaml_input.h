@@ -19,6 +19,9 @@ namespace vgpu::config {
 constexpr std::uint64_t max_input_bytes = 64ull << 20;
 /// Deepest nesting of mappings and lists in a document (or key path of an -s override).
 constexpr unsigned max_nesting = 64;
+/// Most nodes a document may reach through its aliases (each alias counts the nodes of what its
+/// anchor names, aliases inside included); nodes written out in the text do not count.
+constexpr std::uint64_t max_alias_nodes = 1000000;
 
 /// The contents of the file at path (at most max_input_bytes), or nullopt after reporting why
 /// not: cannot open, a directory, too large, a read error. `kind` names it ("workload file").
@@ -36,8 +39,8 @@ struct text_run {
 class yaml_document {
 public:
     /// Parses text; a syntax error, a NUL character, a tab used for indentation, nesting
-    /// deeper than max_nesting, an alias inside its own anchor or a second document is
-    /// reported to errs and leaves ok() false.
+    /// deeper than max_nesting, an alias inside its own anchor, aliases reaching more than
+    /// max_alias_nodes nodes or a second document is reported to errs and leaves ok() false.
     yaml_document(std::string text, std::string name, errors& errs);
     /// A document built in memory (an -s override): no positions, messages name `name`.
     yaml_document(YAML::Node root, std::string name);

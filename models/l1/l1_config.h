@@ -105,12 +105,17 @@ struct l1_config {
     }
     void validate(config::checker& c) const
     {
+        const std::vector<config::checker::key_value> keys{
+            {"l1.sector_bytes", std::to_string(sector_bytes)},
+            {"l1.line_bytes", std::to_string(line_bytes)}};
         if (sector_bytes > line_bytes)
-            c.error("l1.sector_bytes",
-                    "larger than l1.line_bytes (" + std::to_string(line_bytes) + ")");
+            c.conflict(keys, "a sector larger than the line",
+                       "set l1.sector_bytes to at most " + std::to_string(line_bytes) +
+                           " or l1.line_bytes to at least " + std::to_string(sector_bytes));
         else if (line_bytes / sector_bytes > 64)
-            c.error("l1.sector_bytes", "more than 64 sectors per line (l1.line_bytes " +
-                                           std::to_string(line_bytes) + ")");
+            c.conflict(keys, "more than 64 sectors per line",
+                       "set l1.sector_bytes to at least " + std::to_string(line_bytes / 64) +
+                           " or l1.line_bytes to at most " + std::to_string(sector_bytes * 64));
     }
 };
 

@@ -117,16 +117,27 @@ struct llc_config {
     void validate(config::checker& c) const
     {
         if (remote_ways >= ways)
-            c.error("llc.remote_ways", "must leave at least one way of llc.ways (" +
-                                           std::to_string(ways) + ") for the module's own lines");
+            c.conflict({{"llc.remote_ways", std::to_string(remote_ways)},
+                        {"llc.ways", std::to_string(ways)}},
+                       "leaves no way of llc.ways for the module's own lines",
+                       "set llc.remote_ways to at most " + std::to_string(ways - 1) +
+                           " or llc.ways to at least " + std::to_string(remote_ways + 1));
         if (banks > sets)
-            c.error("llc.banks", "more banks than sets: some banks would never be used");
+            c.conflict({{"llc.banks", std::to_string(banks)}, {"llc.sets", std::to_string(sets)}},
+                       "more banks than sets: some banks would never be used",
+                       "set llc.banks to at most " + std::to_string(sets) +
+                           " or llc.sets to at least " + std::to_string(banks));
+        const std::vector<config::checker::key_value> keys{
+            {"llc.sector_bytes", std::to_string(sector_bytes)},
+            {"llc.line_bytes", std::to_string(line_bytes)}};
         if (sector_bytes > line_bytes)
-            c.error("llc.sector_bytes",
-                    "larger than llc.line_bytes (" + std::to_string(line_bytes) + ")");
+            c.conflict(keys, "a sector larger than the line",
+                       "set llc.sector_bytes to at most " + std::to_string(line_bytes) +
+                           " or llc.line_bytes to at least " + std::to_string(sector_bytes));
         else if (line_bytes / sector_bytes > 64)
-            c.error("llc.sector_bytes", "more than 64 sectors per line (llc.line_bytes " +
-                                            std::to_string(line_bytes) + ")");
+            c.conflict(keys, "more than 64 sectors per line",
+                       "set llc.sector_bytes to at least " + std::to_string(line_bytes / 64) +
+                           " or llc.line_bytes to at most " + std::to_string(sector_bytes * 64));
     }
 };
 

@@ -133,13 +133,21 @@ struct shader_trace_config {
     void validate(config::checker& c) const
     {
         if (write_bits / token_bits < 2)
-            c.error("shader_trace.write_bits", "must hold at least 2 tokens of token_bits");
+            c.conflict({{"shader_trace.write_bits", std::to_string(write_bits)},
+                        {"shader_trace.token_bits", std::to_string(token_bits)}},
+                       "one write must hold at least 2 tokens",
+                       "set shader_trace.write_bits to at least " + std::to_string(2 * token_bits) +
+                           " or shader_trace.token_bits to at most " +
+                           std::to_string(write_bits / 2));
         if (region_bytes.bytes > (std::uint64_t{256} << 20))
             c.error("shader_trace.region_bytes", "must be at most 256 MiB");
         if (region_bytes.bytes % group_bytes() != 0)
-            c.error("shader_trace.region_bytes",
-                    "must be a multiple of one group (write_bits / 8 = " +
-                        std::to_string(group_bytes()) + " bytes)");
+            c.conflict({{"shader_trace.region_bytes", format(region_bytes)},
+                        {"shader_trace.write_bits", std::to_string(write_bits)}},
+                       "not a whole number of groups of shader_trace.write_bits / 8 = " +
+                           std::to_string(group_bytes()) + " bytes",
+                       "set shader_trace.region_bytes to a multiple of " +
+                           std::to_string(group_bytes()) + " bytes");
         const auto list = source_list();
         for (std::size_t i = 0; i < list.size(); ++i) {
             const auto& names = source_names();

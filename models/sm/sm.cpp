@@ -617,7 +617,7 @@ void sm::end_cta(int ci)
         ws.cta = -1;
     }
     if (rec.enabled())
-        rec.span(name(), "ctas",
+        rec.span(name(), "cta slot " + std::to_string(ci), // resident CTAs overlap: one track each
                  "cta (" + std::to_string(c.launch.cta_x) + "," + std::to_string(c.launch.cta_y) +
                      ") {kernel}",
                  c.start * m_clk.core_ps, end * m_clk.core_ps, c.launch.kernel_seq);

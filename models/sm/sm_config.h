@@ -174,9 +174,17 @@ struct sm_config {
     void validate(config::checker& c) const
     {
         if (schedulers > warp_slots)
-            c.error("sm.schedulers", "more sub-cores than warp slots");
+            c.conflict({{"sm.schedulers", std::to_string(schedulers)},
+                        {"sm.warp_slots", std::to_string(warp_slots)}},
+                       "more sub-cores than warp slots",
+                       "set sm.schedulers to at most " + std::to_string(warp_slots) +
+                           " or sm.warp_slots to at least " + std::to_string(schedulers));
         if (cta_slots > warp_slots)
-            c.error("sm.cta_slots", "more CTA slots than warp slots (every CTA needs a warp)");
+            c.conflict({{"sm.cta_slots", std::to_string(cta_slots)},
+                        {"sm.warp_slots", std::to_string(warp_slots)}},
+                       "more CTA slots than warp slots, and every CTA needs a warp",
+                       "set sm.cta_slots to at most " + std::to_string(warp_slots) +
+                           " or sm.warp_slots to at least " + std::to_string(cta_slots));
     }
 };
 

@@ -30,9 +30,9 @@ cluster_tlb::cluster_tlb(const std::string& name, const tlb_config& cfg, const c
     : m_cfg(cfg), m_accurate(clk.accurate), m_cycle_ps(clk.core_ps), m_page_bytes(page_bytes),
       m_l2(cfg.l2.sets == 0
                ? nullptr
-               : std::make_unique<tlb_array>(
-                     cfg.l2.sets, cfg.l2.ways,
-                     make_index(cfg.index, cfg.l2.sets, cfg.xor_bits, vpn_bits(page_bytes)))),
+               : std::make_unique<tlb_array>(cfg.l2.sets, cfg.l2.ways,
+                                             make_index(array_index(cfg), cfg.l2.sets, cfg.xor_bits,
+                                                        vpn_bits(page_bytes)))),
       m_pwc(cfg.pwc_entries), m_walkers(cfg.walkers), m_walker_waits(1), m_stats(name),
       m_lookups(m_stats, "lookups", "count", "L1 TLB misses that reached the cluster"),
       m_walks(m_stats, "walks", "count", "page-table walks started"),

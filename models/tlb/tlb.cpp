@@ -25,7 +25,7 @@ tlb::tlb(const sc_core::sc_module_name& name, const tlb_config& cfg, const clock
     : sc_module(name), in("in"), out("out"), walk("walk"), m_cfg(cfg), m_page_bytes(page_bytes),
       m_cycle_ps(clk.core_ps), m_shared(shared),
       m_l1(cfg.l1.sets, cfg.l1.ways,
-           make_index(cfg.index, cfg.l1.sets, cfg.xor_bits, vpn_bits(page_bytes))),
+           make_index(array_index(cfg), cfg.l1.sets, cfg.xor_bits, vpn_bits(page_bytes))),
       m_log(this->name()), m_stats(this->name()),
       m_translations(m_stats, "translations", "count", "requests translated (b_transport)"),
       m_faults(m_stats, "faults", "count",

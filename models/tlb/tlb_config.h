@@ -4,6 +4,7 @@
 #include "models/common/config.h"
 #include "models/tlb/core/xor_index.h"
 
+#include <algorithm>
 #include <string>
 
 template <> struct vgpu::enum_names<vgpu::tlb::index_kind> {
@@ -102,25 +103,64 @@ struct tlb_config {
                     .range(1, 65536));
     }
 
-    /// Cross-field checks against the VPN width (32-bit VAs, pages of `page_bytes`).
-    void validate(config::checker& c, std::uint64_t page_bytes) const
+    /// Cross-field checks against the VPN width (32-bit VAs, pages of `page`). The set index
+    /// matters only to timed TLBs: with tlb.model ideal only the set counts are checked.
+    void validate(config::checker& c, byte_size page) const
     {
         unsigned shift = 0;
-        while ((std::uint64_t{1} << shift) < page_bytes)
+        while ((std::uint64_t{1} << shift) < page.bytes)
             ++shift;
         const unsigned vpn_bits = shift < 32 ? 32 - shift : 0;
-        // A problem with the folded bits is the user's xor_bits when set, else the sets'.
-        auto check = [&](const char* sets_key, unsigned sets) {
+        const auto num = [](auto v) { return std::to_string(v); };
+        auto check = [&](const std::string& sets_key, unsigned sets) {
+            if (sets == 0 || (sets & (sets - 1)) != 0) {
+                c.error(sets_key, "sets must be a power of two (got " + num(sets) + ")");
+                return;
+            }
+            if (model == model_kind::ideal)
+                return;
             const std::string e = index_error(index, sets, xor_bits, vpn_bits);
-            if (!e.empty())
-                c.error(xor_bits != 0 && e.find("xor_bits") != std::string::npos ? "tlb.xor_bits"
-                                                                                 : sets_key,
-                        e);
+            if (e.empty())
+                return;
+            const unsigned n = log2_exact(sets);
+            const config::checker::key_value k_sets{sets_key, num(sets)},
+                k_xor{"tlb.xor_bits", num(xor_bits)}, k_index{"tlb.index", "xor"},
+                k_page{"memory.page_bytes", format(page)}, k_model{"tlb.model", "timed"};
+            const std::string other = "tlb.index to modulo or tlb.model to ideal";
+            if (n == 0) {
+                c.conflict({k_sets, k_index, k_model}, e,
+                           "set " + sets_key + " to at least 2, " + other);
+            } else if (xor_bits > vpn_bits) {
+                std::string fix = "set tlb.xor_bits to at most " + num(vpn_bits) + " (0: all)";
+                if (xor_bits <= 32 - 12)
+                    fix += " or memory.page_bytes to at most " +
+                           format(byte_size{std::uint64_t{1} << (32 - xor_bits)});
+                c.conflict({k_xor, k_page, k_model}, e, fix);
+            } else if (xor_bits != 0) {
+                c.conflict({k_xor, k_sets, k_index, k_model}, e,
+                           "set tlb.xor_bits to at least " + num(std::min(2 * n, vpn_bits)) +
+                               " (0: all), " + sets_key + " to at most " +
+                               num(std::uint64_t{1} << (xor_bits / 2)) + ", " + other);
+            } else {
+                std::string fix = "set " + sets_key + " to at most " +
+                                  num(std::uint64_t{1} << (vpn_bits / 2)) + ", ";
+                if (2 * n <= 32 - 12)
+                    fix += "memory.page_bytes to at most " +
+                           format(byte_size{std::uint64_t{1} << (32 - 2 * n)}) + ", ";
+                c.conflict({k_sets, k_page, k_index, k_model}, e, fix + other);
+            }
         };
         check("tlb.l1.sets", l1.sets);
         if (l2.sets != 0)
             check("tlb.l2.sets", l2.sets);
     }
 };
+
+/// The set index the TLB arrays use: tlb.index when timed; with tlb.model ideal the arrays stay
+/// empty, and modulo works with every geometry validate() lets through.
+inline index_kind array_index(const tlb_config& cfg)
+{
+    return cfg.model == model_kind::ideal ? index_kind::modulo : cfg.index;
+}
 
 } // namespace vgpu::tlb

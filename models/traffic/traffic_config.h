@@ -37,14 +37,22 @@ struct traffic_config {
 
     void validate(config::checker& c) const
     {
+        const config::checker::key_value access{"traffic.access_bytes",
+                                                std::to_string(access_bytes)};
+        const std::string fix = " or traffic.access_bytes to a divisor of it";
         if (footprint.bytes % access_bytes != 0)
-            c.error("traffic.footprint", "must be a multiple of traffic.access_bytes (" +
-                                             std::to_string(access_bytes) + ")");
+            c.conflict({{"traffic.footprint", format(footprint)}, access},
+                       "not a multiple of traffic.access_bytes",
+                       "set traffic.footprint to a multiple of " + std::to_string(access_bytes) +
+                           fix);
         if (stride.bytes % access_bytes != 0)
-            c.error("traffic.stride", "must be a multiple of traffic.access_bytes (" +
-                                          std::to_string(access_bytes) + ")");
+            c.conflict({{"traffic.stride", format(stride)}, access},
+                       "not a multiple of traffic.access_bytes",
+                       "set traffic.stride to a multiple of " + std::to_string(access_bytes) + fix);
         if (base % access_bytes != 0)
-            c.error("traffic.base", "must be aligned to traffic.access_bytes");
+            c.conflict({{"traffic.base", std::to_string(base)}, access},
+                       "not aligned to traffic.access_bytes",
+                       "set traffic.base to a multiple of " + std::to_string(access_bytes) + fix);
     }
 };
 

@@ -123,8 +123,8 @@ struct pair_cfg {
     void validate(checker& c) const
     {
         if (a != b)
-            c.conflict("p.a", "must equal p.b (" + std::to_string(b) + ")", "p.b",
-                       "must equal p.a (" + std::to_string(a) + ")");
+            c.conflict({{"p.a", std::to_string(a)}, {"p.b", std::to_string(b)}}, "must be equal",
+                       "set p.a and p.b to the same value");
     }
 };
 
@@ -133,7 +133,7 @@ std::vector<std::string> conflict_errors(std::initializer_list<std::string> text
 {
     pair_cfg cfg;
     loader l;
-    l.add_text("p: {a: 2, b: 2}\n", "default.yaml");
+    l.add_defaults("p: {a: 2, b: 2}\n", "default.yaml");
     int i = 0;
     for (const auto& t : texts)
         l.add_text(t, "f" + std::to_string(i++) + ".yaml");
@@ -144,28 +144,41 @@ std::vector<std::string> conflict_errors(std::initializer_list<std::string> text
 }
 } // namespace
 
-TEST_CASE("a conflict of two keys names the one a later layer set")
+TEST_CASE("a conflict of keys names the one a later layer set, and where the others come from")
 {
-    // The user set b: the default layer's a is not the mistake.
+    const std::string fix = "; set p.a and p.b to the same value";
+    // The user set b: the default layer's a is not the mistake, and is called a default.
     CHECK(conflict_errors({}, {"p.b=4"}) ==
-          std::vector<std::string>{"-s p.b=4: error: p.b: must equal p.a (2)"});
+          std::vector<std::string>{"-s p.b=4: error: p.b: must be equal (p.b is 4; p.a is 2, the "
+                                   "default)" +
+                                   fix});
     CHECK(conflict_errors({}, {"p.a=4"}) ==
-          std::vector<std::string>{"-s p.a=4: error: p.a: must equal p.b (2)"});
-    // Both set by users: the later layer's key.
+          std::vector<std::string>{"-s p.a=4: error: p.a: must be equal (p.a is 4; p.b is 2, the "
+                                   "default)" +
+                                   fix});
+    // Both set by users: the later layer's key; the other is named with its place.
     CHECK(conflict_errors({"p:\n  b: 3\n"}, {"p.a=4"}) ==
-          std::vector<std::string>{"-s p.a=4: error: p.a: must equal p.b (3)"});
+          std::vector<std::string>{"-s p.a=4: error: p.a: must be equal (p.a is 4; p.b is 3, set "
+                                   "at f0.yaml:2:6)" +
+                                   fix});
     CHECK(conflict_errors({"p:\n  a: 3\n"}, {"p.b=4"}) ==
-          std::vector<std::string>{"-s p.b=4: error: p.b: must equal p.a (3)"});
+          std::vector<std::string>{"-s p.b=4: error: p.b: must be equal (p.b is 4; p.a is 3, set "
+                                   "at f0.yaml:2:6)" +
+                                   fix});
     // Both in one layer: the first key, at its line.
     CHECK(conflict_errors({"p:\n  a: 3\n  b: 4\n"}, {}) ==
-          std::vector<std::string>{"f0.yaml:2:6: error: p.a: must equal p.b (4)"});
-    // Neither set: the first key, from the defaults.
+          std::vector<std::string>{"f0.yaml:2:6: error: p.a: must be equal (p.a is 3; p.b is 4, "
+                                   "set at f0.yaml:3:6)" +
+                                   fix});
+    // Neither set: the first key, from the declarations' defaults.
     pair_cfg odd;
     odd.b = 2;
     loader none;
     none.apply(odd);
     CHECK(none.errs().messages() ==
-          std::vector<std::string>{"(default configuration): error: p.a: must equal p.b (2)"});
+          std::vector<std::string>{"(default configuration): error: p.a: must be equal (p.a is "
+                                   "1; p.b is 2, the default)" +
+                                   fix});
 }
 
 TEST_CASE("an override's key path is limited to max_nesting names")

@@ -3,6 +3,7 @@
 #include "models/common/yaml_input.h"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -109,12 +110,62 @@ TEST_CASE("nesting is limited to max_nesting levels, aliases are followed once")
     CHECK(problems("a: &x [1, *x]\n") ==
           std::vector<std::string>{
               "d.yaml:1:4: error: an alias inside the node its anchor names (a cycle)"});
-    // A node named by many aliases (2^40 paths to the last list) is checked once, at once.
+    // A node named by many aliases is checked once: nesting through 16 levels of aliases.
     std::string text = "l0: &l0 [1, 2]\n";
-    for (int i = 1; i <= 40; ++i)
+    for (int i = 1; i <= 16; ++i)
         text += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [*l" +
                 std::to_string(i - 1) + ", *l" + std::to_string(i - 1) + "]\n";
     CHECK(problems(text).empty());
+}
+
+namespace {
+/// n levels of lists of 2 aliases to the level before: 2^(n+2) - 1 nodes under the last one.
+std::string doubling(int n)
+{
+    std::string text = "l0: &l0 [1, 2]\n";
+    for (int i = 1; i <= n; ++i)
+        text += "l" + std::to_string(i) + ": &l" + std::to_string(i) + " [*l" +
+                std::to_string(i - 1) + ", *l" + std::to_string(i - 1) + "]\n";
+    return text;
+}
+} // namespace
+
+TEST_CASE("nodes reached through aliases are limited, nodes written out are not")
+{
+    // Level i's two aliases reach 2 x (2^(i+1) - 1) nodes: 2^(n+3) - 8 - 2n in all after n
+    // levels, 524248 after 16 and 1048534 after 17, past max_alias_nodes at level 17's second
+    // alias (line 18, column 18).
+    REQUIRE(max_alias_nodes == 1000000);
+    CHECK(problems(doubling(16)).empty());
+    const std::vector<std::string> bomb{
+        "d.yaml:18:18: error: aliases reach more than 1000000 nodes (the limit of nodes reached "
+        "through aliases; write the values out)"};
+    CHECK(problems(doubling(17)) == bomb);
+    // "Billion laughs": 2^41 nodes from 41 lines, refused at once, at the same alias.
+    const auto start = std::chrono::steady_clock::now();
+    CHECK(problems(doubling(40)) == bomb);
+    CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 1.0);
+    // Aliases inside an anchor count what they reach each time the anchor is named: lists of 9
+    // aliases to the list before. Lists a..f reach 672588 nodes, g's first alias 597871 more.
+    std::string laughs = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+    for (char c = 'b'; c <= 'i'; ++c) {
+        const std::string prev(1, static_cast<char>(c - 1));
+        laughs += std::string(1, c) + ": &" + c + " [";
+        for (int k = 0; k < 9; ++k)
+            laughs += (k ? ", *" : "*") + prev;
+        laughs += "]\n";
+    }
+    CHECK(problems(laughs) == std::vector<std::string>{
+                                  "d.yaml:7:8: error: aliases reach more than 1000000 nodes (the "
+                                  "limit of nodes reached through aliases; write the values out)"});
+    // 100,000 values written out, and an anchor named often (each alias reaches 3 nodes).
+    std::string big = "values: [";
+    for (int i = 0; i < 100000; ++i)
+        big += (i ? ", " : "") + std::to_string(i);
+    big += "]\nshared: &s {a: 1}\nuses:\n";
+    for (int i = 0; i < 1000; ++i)
+        big += "  - *s\n";
+    CHECK(problems(big).empty());
 }
 
 TEST_CASE("input files are read with a size cap, folders and missing files are errors")

@@ -657,7 +657,7 @@ TEST_CASE("llc configuration: remote ways must leave a way for the module's own 
     c.validate(chk);
     REQUIRE(errs.messages().size() == 1);
     CHECK(errs.messages()[0].find("llc.remote_ways") != std::string::npos);
-    CHECK(errs.messages()[0].find("at least one way") != std::string::npos);
+    CHECK(errs.messages()[0].find("leaves no way of llc.ways") != std::string::npos);
     c.remote_ways = c.ways - 1;
     config::errors ok;
     config::checker chk2(ok, prov);

@@ -91,9 +91,9 @@ const bad_input catalogue[] = {
     {"override: section as value", "", "-s platform.timing=fast",
      "-s platform.timing=fast: error: platform.timing: wrong type (expected a section of keys, got 'fast')"},
     {"inconsistent: footprint vs access size", "traffic:\n  access_bytes: 64\n  footprint: 100\n", "-c bad.yaml",
-     "bad.yaml:3:14: error: traffic.footprint: must be a multiple of traffic.access_bytes (64)"},
+     "bad.yaml:3:14: error: traffic.footprint: not a multiple of traffic.access_bytes (traffic.footprint is 100 B; traffic.access_bytes is 64, set at bad.yaml:2:17); set traffic.footprint to a multiple of 64 or traffic.access_bytes to a divisor of it"},
     {"inconsistent: regions beyond memory", "platform:\n  kind: traffic\ndram:\n  size: 1 MiB\ntraffic:\n  generators: 4\n  footprint: 1 MiB\n", "-c bad.yaml",
-     "bad.yaml:7:14: error: traffic.footprint: the generators' regions do not fit in the memory (dram.size x platform.modules)"},
+     "bad.yaml:7:14: error: traffic.footprint: the generators' regions do not fit in the memory (traffic.footprint is 1 MiB; traffic.generators is 4, set at bad.yaml:6:15; traffic.base is 0, the default; dram.size is 1 MiB, set at bad.yaml:4:9; platform.modules is 1, the default); make traffic.base + traffic.footprint x traffic.generators at most dram.size x platform.modules (1 MiB)"},
     {"YAML: a second document after ---", "platform:\n  modules: 2\n---\nplatform:\n  modules: 3\n", "-c bad.yaml",
      "bad.yaml:3:1: error: a second YAML document (after '---'); a file holds one document"},
     {"YAML: a NUL byte", "platform:\n  modules: 2\0\n"sv, "-c bad.yaml",
@@ -106,6 +106,8 @@ const bad_input catalogue[] = {
      "bad.yaml:2:74: error: nesting deeper than 64 levels"},
     {"YAML: an alias inside its own anchor", "platform:\n  modules: &x [1, *x]\n", "-c bad.yaml",
      "bad.yaml:2:12: error: an alias inside the node its anchor names (a cycle)"},
+    {"YAML: an alias bomb (\"billion laughs\") in a configuration", "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\ni: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]\n", "-c bad.yaml",
+     "bad.yaml:7:8: error: aliases reach more than 1000000 nodes (the limit of nodes reached through aliases; write the values out)"},
     {"YAML: a NUL character from an escape", "workload:\n  file: \"w\\0.yaml\"\n", "-c bad.yaml",
      "bad.yaml:2:9: error: a NUL character (\"\\0\") is not allowed in a value"},
     {"hex float", "traffic:\n  write_ratio: 0x1p-1\n", "-c bad.yaml",
@@ -117,9 +119,9 @@ const bad_input catalogue[] = {
     {"configuration file without end", "", "-c /dev/zero",
      "/dev/zero: error: the configuration file is larger than 64 MiB (the limit of an input file)"},
     {"inconsistent: the key the user set is named", "", "-s l1.line_bytes=64",
-     "-s l1.line_bytes=64: error: l1.line_bytes: must equal llc.line_bytes (128)"},
+     "-s l1.line_bytes=64: error: l1.line_bytes: the L1 and the LLC must have one line size (l1.line_bytes is 64; llc.line_bytes is 128, the default); set l1.line_bytes and llc.line_bytes to the same value"},
     {"inconsistent: the later of two layers is named", "l1:\n  line_bytes: 64\n", "-c bad.yaml -s llc.line_bytes=32",
-     "-s llc.line_bytes=32: error: llc.line_bytes: must equal l1.line_bytes (64)"},
+     "-s llc.line_bytes=32: error: llc.line_bytes: the L1 and the LLC must have one line size (llc.line_bytes is 32; l1.line_bytes is 64, set at bad.yaml:2:15); set l1.line_bytes and llc.line_bytes to the same value"},
     {"seed below zero", "", "--seed -1",
      "--seed: wrong type (expected an unsigned integer, got '-1')"},
     {"seed past 2^64", "", "--seed 18446744073709551616",
@@ -128,6 +130,8 @@ const bad_input catalogue[] = {
      "--seed: wrong type (expected an unsigned integer, got '010')"},
     {"workload: a NUL byte in a program", "name: x\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n  - name: k\n    grid: 1\n    block: 64\n    program: |\n      # k\n      EX\0IT\n"sv, "-w bad.yaml",
      "bad.yaml:10:9: error: a NUL character is not allowed in YAML text"},
+    {"workload: an alias bomb (\"billion laughs\"; once over 60 s)", "name: x\ndescription:\n  - &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n  - &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n  - &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n  - &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n  - &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n  - &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n  - &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n  - &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n  - &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]\n", "-w bad.yaml",
+     "bad.yaml:9:9: error: aliases reach more than 1000000 nodes (the limit of nodes reached through aliases; write the values out)"},
     {"workload: a second document", "name: x\n---\nname: y\n", "-w bad.yaml",
      "bad.yaml:2:1: error: a second YAML document (after '---'); a file holds one document"},
     {"workload: a tab in the indentation", "name: x\nbuffers:\n\t- {name: a, type: u32, elements: 64}\n", "-w bad.yaml",
@@ -145,19 +149,19 @@ const bad_input catalogue[] = {
     {"workload file without end", "", "-w /dev/zero",
      "/dev/zero: error: the workload file is larger than 64 MiB (the limit of an input file)"},
     {"inconsistent: L1 sector larger than the line", "l1:\n  sector_bytes: 256\n", "-c bad.yaml",
-     "bad.yaml:2:17: error: l1.sector_bytes: larger than l1.line_bytes (128)"},
+     "bad.yaml:2:17: error: l1.sector_bytes: a sector larger than the line (l1.sector_bytes is 256; l1.line_bytes is 128, the default); set l1.sector_bytes to at most 128 or l1.line_bytes to at least 256"},
     {"inconsistent: more than 64 sectors per line", "llc:\n  line_bytes: 4096\n  sector_bytes: 32\nl1:\n  line_bytes: 4096\n  sector_bytes: 64\n", "-c bad.yaml",
-     "bad.yaml:3:17: error: llc.sector_bytes: more than 64 sectors per line (llc.line_bytes 4096)"},
+     "bad.yaml:3:17: error: llc.sector_bytes: more than 64 sectors per line (llc.sector_bytes is 32; llc.line_bytes is 4096, set at bad.yaml:2:15); set llc.sector_bytes to at least 64 or llc.line_bytes to at most 2048"},
     {"no write-back buffer", "llc:\n  wb_entries: 0\n", "-c bad.yaml",
      "bad.yaml:2:15: error: llc.wb_entries: value out of range (expected 1..4096, got 0)"},
     {"overflow: footprint x generators past 2^64", "platform:\n  kind: traffic\ntraffic:\n  generators: 2\n  footprint: 8589934592 GiB\n", "-c bad.yaml",
-     "bad.yaml:5:14: error: traffic.footprint: the generators' regions (traffic.base + traffic.footprint x traffic.generators) end beyond the 64-bit address space"},
+     "bad.yaml:5:14: error: traffic.footprint: the generators' regions end beyond the 64-bit address space (traffic.footprint is 8589934592 GiB; traffic.generators is 2, set at bad.yaml:4:15; traffic.base is 0, the default); make traffic.base + traffic.footprint x traffic.generators less than 2^64"},
     {"overflow: base + footprint past 2^64", "traffic:\n  base: 18446744073709547520\n  footprint: 1 MiB\n", "-c bad.yaml",
-     "bad.yaml:3:14: error: traffic.footprint: the generators' regions (traffic.base + traffic.footprint x traffic.generators) end beyond the 64-bit address space"},
+     "bad.yaml:3:14: error: traffic.footprint: the generators' regions end beyond the 64-bit address space (traffic.footprint is 1 MiB; traffic.generators is 1, the default; traffic.base is 18446744073709547520, set at bad.yaml:2:9); make traffic.base + traffic.footprint x traffic.generators less than 2^64"},
     {"quantum longer than the time limit", "platform:\n  max_time: 10 us\n  timing:\n    quantum_ns: 20000\n", "-c bad.yaml",
-     "bad.yaml:4:17: error: platform.timing.quantum_ns: must not exceed platform.max_time (10 us)"},
+     "bad.yaml:4:17: error: platform.timing.quantum_ns: the quantum is longer than the time limit (platform.timing.quantum_ns is 20000; platform.max_time is 10 us, set at bad.yaml:2:13); set platform.timing.quantum_ns to at most 10000 or platform.max_time to at least 20 us"},
     {"time limit shorter than the default quantum", "platform:\n  max_time: 50 ns\n", "-c bad.yaml",
-     "bad.yaml:2:13: error: platform.max_time: must be at least the quantum platform.timing.quantum_ns (100 ns)"},
+     "bad.yaml:2:13: error: platform.max_time: the quantum is longer than the time limit (platform.max_time is 50 ns; platform.timing.quantum_ns is 100, the default); set platform.timing.quantum_ns to at most 50 or platform.max_time to at least 100 ns"},
     {"unknown option", "", "--bogus",
      "The following argument was not expected: --bogus"},
     {"seed not a number", "", "--seed abc",
@@ -188,12 +192,32 @@ const bad_input catalogue[] = {
      "bad.yaml:2:9: error: workload.vars: wrong type (expected a mapping of names to values, got '5')"},
     {"gpu platform with too little memory for the workload", "dram:\n  size: 64 KiB\n", "-c bad.yaml",
      "testbenches/workloads/reduction.yaml (embedded):11:5: error: buffers[0]: buffer 'in' (131072 bytes) does not fit in GPU memory: module 0's DRAM (65536 bytes) is full (dram.size is 65536 bytes per module, 1 module(s))"},
-    {"tlb: an xor index folding fewer than twice its index bits", "tlb:\n  xor_bits: 6\n", "-c bad.yaml",
-     "bad.yaml:2:13: error: tlb.xor_bits: the xor index of 16 sets (4 index bits) must fold at least 8 VPN bits so that every index bit combines two or more, but xor_bits is 6"},
+    {"tlb: an xor index folding fewer than twice its index bits", "tlb:\n  model: timed\n  xor_bits: 6\n", "-c bad.yaml",
+     "bad.yaml:3:13: error: tlb.xor_bits: the xor index of 16 sets (4 index bits) must fold at least 8 VPN bits so that every index bit combines two or more, but xor_bits is 6 (tlb.xor_bits is 6; tlb.l1.sets is 16, the default; tlb.index is xor, the default; tlb.model is timed, set at bad.yaml:2:10); set tlb.xor_bits to at least 8 (0: all), tlb.l1.sets to at most 8, tlb.index to modulo or tlb.model to ideal"},
+    {"tlb: pages too large for the default L2 TLB's xor index, timed TLBs", "dram:\n  size: 16 MiB\nmemory:\n  page_bytes: 2 MiB\ntlb:\n  model: timed\n", "-c bad.yaml",
+     "bad.yaml:4:15: error: memory.page_bytes: the xor index of 64 sets (6 index bits) must fold at least 12 VPN bits so that every index bit combines two or more, but a virtual page number has only 11 (memory.page_bytes is 2 MiB; tlb.l2.sets is 64, the default; tlb.index is xor, the default; tlb.model is timed, set at bad.yaml:6:10); set tlb.l2.sets to at most 32, memory.page_bytes to at most 1 MiB, tlb.index to modulo or tlb.model to ideal"},
+    {"tlb: timed TLBs asked for after the page size was set", "memory:\n  page_bytes: 2 MiB\n", "-c bad.yaml -s tlb.model=timed",
+     "-s tlb.model=timed: error: tlb.model: the xor index of 64 sets (6 index bits) must fold at least 12 VPN bits so that every index bit combines two or more, but a virtual page number has only 11 (tlb.model is timed; tlb.l2.sets is 64, the default; memory.page_bytes is 2 MiB, set at bad.yaml:2:15; tlb.index is xor, the default); set tlb.l2.sets to at most 32, memory.page_bytes to at most 1 MiB, tlb.index to modulo or tlb.model to ideal"},
+    {"inconsistent: L1 and LLC lines of 4096 B against the default sectors (first of three)", "l1:\n  line_bytes: 4096\nllc:\n  line_bytes: 4096\n", "-c bad.yaml",
+     "bad.yaml:2:15: error: l1.line_bytes: more than 64 sectors per line (l1.line_bytes is 4096; l1.sector_bytes is 32, the default); set l1.sector_bytes to at least 64 or l1.line_bytes to at most 2048"},
+    {"inconsistent: shared L1s on 3 SMs per cluster", "", "-s platform.sms_per_cluster=3 -s l1.sharing=shared",
+     "-s l1.sharing=shared: error: l1.sharing: shared L1s need a power-of-two number of SMs per cluster (l1.sharing is shared; platform.sms_per_cluster is 3, set at -s platform.sms_per_cluster=3); set platform.sms_per_cluster to a power of two or l1.sharing to another mode"},
+    {"inconsistent: every LLC way for remote lines", "", "-s llc.remote_ways=8",
+     "-s llc.remote_ways=8: error: llc.remote_ways: leaves no way of llc.ways for the module's own lines (llc.remote_ways is 8; llc.ways is 8, the default); set llc.remote_ways to at most 7 or llc.ways to at least 9"},
+    {"inconsistent: more SMs than the platform allows", "", "-s platform.modules=16 -s platform.clusters_per_module=16 -s platform.sms_per_cluster=32",
+     "-s platform.sms_per_cluster=32: error: platform.sms_per_cluster: 8192 SMs in total, more than 4096 (platform.sms_per_cluster is 32; platform.clusters_per_module is 16, set at -s platform.clusters_per_module=16; platform.modules is 16, set at -s platform.modules=16); make platform.modules x platform.clusters_per_module x platform.sms_per_cluster at most 4096"},
+    {"inconsistent: a shader-trace write wider than a line", "", "-s shader_trace.write_bits=2048",
+     "-s shader_trace.write_bits=2048: error: shader_trace.write_bits: one group write must fit in a line (shader_trace.write_bits is 2048; l1.line_bytes is 128, the default); set shader_trace.write_bits to at most 1024 or l1.line_bytes to at least 256"},
+    {"inconsistent: a shader-trace region of part of a group", "", "-s shader_trace.region_bytes=100",
+     "-s shader_trace.region_bytes=100: error: shader_trace.region_bytes: not a whole number of groups of shader_trace.write_bits / 8 = 64 bytes (shader_trace.region_bytes is 100 B; shader_trace.write_bits is 512, the default); set shader_trace.region_bytes to a multiple of 64 bytes"},
+    {"inconsistent: an instruction cache of fewer lines than ways", "", "-s sm.icache_bytes=256",
+     "-s sm.icache_bytes=256: error: sm.icache_bytes: the instruction cache holds fewer lines than it has ways (sm.icache_bytes is 256 B; sm.icache_ways is 4, the default; l1.line_bytes is 128, the default); set sm.icache_bytes to at least 512, sm.icache_ways to at most 2 or a smaller l1.line_bytes"},
+    {"inconsistent: more CTA slots than warp slots, set on the command line", "", "-s sm.warp_slots=6",
+     "-s sm.warp_slots=6: error: sm.warp_slots: more CTA slots than warp slots, and every CTA needs a warp (sm.warp_slots is 6; sm.cta_slots is 8, the default); set sm.cta_slots to at most 6 or sm.warp_slots to at least 8"},
     {"tlb: a set count that is not a power of two", "tlb:\n  l2:\n    sets: 48\n", "-c bad.yaml",
      "bad.yaml:3:11: error: tlb.l2.sets: sets must be a power of two (got 48)"},
     {"DRAM row shorter than a line", "dram:\n  row_bytes: 64\n", "-c bad.yaml",
-     "bad.yaml:2:14: error: dram.row_bytes: must be at least llc.line_bytes (128)"},
+     "bad.yaml:2:14: error: dram.row_bytes: a DRAM row shorter than a line (dram.row_bytes is 64; llc.line_bytes is 128, the default); set dram.row_bytes to at least 128 or llc.line_bytes to at most 64"},
     {"log.debug naming no instance", "log:\n  debug: gpu.m0.c0.sm0,gpu.m0.c0.sm9\n", "-c bad.yaml",
      "bad.yaml:2:10: error: log.debug: 'gpu.m0.c0.sm9' is the start of no instance path of this platform (they begin 'gpu.')"},
     {"log.debug naming an instance of the other platform", "", "-s platform.kind=traffic -s log.debug=gpu",
@@ -218,9 +242,9 @@ const bad_input catalogue[] = {
     {"workload: a grid that cannot finish within host.kernel_timeout", "name: x\nbuffers:\n  - {name: a, type: u32, elements: 64}\nkernels:\n  - name: k\n    grid: [65535, 65535]\n    block: 1\n    program: |\n      # one instruction per CTA\n      EXIT\n", "-w bad.yaml -s host.kernel_timeout=\"1 ms\"",
      "bad.yaml:5:5: error: kernels[0].grid: 4294836225 CTAs of 1 warp(s) on 8 SMs take at least 5.37 s of simulated time (an SM starts one CTA per cp.cta_dispatch_interval = 10 cycles and issues one warp-instruction per cycle), more than host.kernel_timeout (1 ms)"},
     {"caches beyond platform.max_host_memory", "l1:\n  sets: 65536\n  ways: 64\n", "-c bad.yaml",
-     "bad.yaml:2:9: error: l1.sets: the configuration could need about 6.27 GiB of host memory, more than platform.max_host_memory (4 GiB): the L1 data arrays take 6.25 GiB (8 L1s of 65536 sets x 64 ways x 128 B)"},
+     "bad.yaml:2:9: error: l1.sets: the configuration could need about 6.27 GiB of host memory, more than platform.max_host_memory (4 GiB, the default): the L1 data arrays take 6.25 GiB (8 L1s of 65536 sets x 64 ways x 128 B); lower l1.sets or raise platform.max_host_memory"},
     {"LLC slices beyond platform.max_host_memory", "llc:\n  sets: 1048576\n", "-c bad.yaml",
-     "bad.yaml:2:9: error: llc.sets: the configuration could need about 6.27 GiB of host memory, more than platform.max_host_memory (4 GiB): the LLC data arrays take 6.25 GiB (4 slices of 1048576 sets x 8 ways x 128 B)"},
+     "bad.yaml:2:9: error: llc.sets: the configuration could need about 6.27 GiB of host memory, more than platform.max_host_memory (4 GiB, the default): the LLC data arrays take 6.25 GiB (4 slices of 1048576 sets x 8 ways x 128 B); lower llc.sets or raise platform.max_host_memory"},
 };
 // clang-format on
 } // namespace
@@ -358,4 +382,83 @@ TEST_CASE("a kernel cut off by platform.max_time records no end and no kernel ti
     CHECK(k["end_ns"].is_null());
     CHECK(j["stats"]["gpu.host.kernel_time.spin.samples"] == 0);
     CHECK(j["stats"]["gpu.kernel_time"] == 0);
+}
+
+TEST_CASE("an alias bomb is refused at once, many values written out and anchors reused are read")
+{
+    cli_runner cli("alias_bomb");
+    // 2^41 nodes through aliases under a key the workload reader substitutes variables in.
+    std::string bomb = "name: x\ndescription:\n  - &l0 [lol, lol]\n";
+    for (int i = 1; i <= 40; ++i)
+        bomb += "  - &l" + std::to_string(i) + " [*l" + std::to_string(i - 1) + ", *l" +
+                std::to_string(i - 1) + "]\n";
+    cli.write("bomb.yaml", bomb);
+    for (const char* option : {"-w", "-c"}) {
+        INFO(option);
+        const auto start = std::chrono::steady_clock::now();
+        auto r = cli.run(std::string(option) + " bomb.yaml");
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        CHECK(r.code == 2);
+        // Level 17's second alias passes 10^6 nodes (see test_yaml_input.cpp).
+        CHECK(r.err.substr(0, r.err.find('\n')) ==
+              "bomb.yaml:20:17: error: aliases reach more than 1000000 nodes (the limit of nodes "
+              "reached through aliases; write the values out)");
+        CHECK(seconds < 1.0);
+    }
+    // 100,000 values written out, and one program and one size named by both kernels.
+    std::string ok = "name: many\nbuffers:\n  - name: a\n    type: u32\n    elements: &n 100000\n"
+                     "    init:\n      values: [";
+    for (int i = 0; i < 100000; ++i)
+        ok += (i ? ", " : "") + std::to_string(i);
+    ok += "]\n  - {name: b, type: u32, elements: *n}\nkernels:\n"
+          "  - name: k1\n    grid: 1\n    block: 64\n    program: &p |\n      # k\n      EXIT\n"
+          "  - name: k2\n    grid: 1\n    block: 64\n    program: *p\n"
+          "schedule: [[k1], [k2]]\n";
+    cli.write("many.yaml", ok);
+    auto r = cli.run("-w many.yaml");
+    INFO(r.err);
+    CHECK(r.code == 0);
+}
+
+TEST_CASE("cross-field checks: a geometry that only timed TLBs use runs with ideal ones")
+{
+    cli_runner cli("ideal_tlb");
+    // 2 MiB pages leave 11 VPN bits, fewer than the default L2 TLB's xor index folds (12); the
+    // default tlb.model ideal uses no TLB geometry, so the run simply runs.
+    cli.write("pages.yaml", "dram:\n  size: 16 MiB\nmemory:\n  page_bytes: 2 MiB\n");
+    auto r = cli.run("-c pages.yaml");
+    INFO(r.err);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("verdict: pass") != std::string::npos);
+    // Set counts are still checked: a power of two whatever the model.
+    auto bad = cli.run("-c pages.yaml -s tlb.l1.sets=3");
+    CHECK(bad.code == 2);
+    CHECK(bad.err.substr(0, bad.err.find('\n')) ==
+          "-s tlb.l1.sets=3: error: tlb.l1.sets: sets must be a power of two (got 3)");
+}
+
+TEST_CASE("cross-field checks name the keys the user set, never the defaults' place")
+{
+    cli_runner cli("cross_field");
+    cli.write("lines.yaml", "l1:\n  line_bytes: 4096\nllc:\n  line_bytes: 4096\n");
+    auto r = cli.run("-c lines.yaml");
+    CHECK(r.code == 2);
+    CHECK(r.err ==
+          "lines.yaml:2:15: error: l1.line_bytes: more than 64 sectors per line (l1.line_bytes is "
+          "4096; l1.sector_bytes is 32, the default); set l1.sector_bytes to at least 64 or "
+          "l1.line_bytes to at most 2048\n"
+          "lines.yaml:4:15: error: llc.line_bytes: more than 64 sectors per line (llc.line_bytes "
+          "is 4096; llc.sector_bytes is 32, the default); set llc.sector_bytes to at least 64 or "
+          "llc.line_bytes to at most 2048\n"
+          "lines.yaml:4:15: error: llc.line_bytes: a DRAM row shorter than a line (llc.line_bytes "
+          "is 4096; dram.row_bytes is 1024, the default); set dram.row_bytes to at least 4096 or "
+          "llc.line_bytes to at most 1024\n"
+          "vgpu-sim: 3 configuration error(s); nothing was simulated\n");
+    CHECK(r.err.find("(default configuration)") == std::string::npos);
+    // Resolved as the messages say, the same lines run.
+    auto ok = cli.run("-c lines.yaml -s l1.sector_bytes=64 -s llc.sector_bytes=64 "
+                      "-s dram.row_bytes=4096");
+    INFO(ok.err);
+    CHECK(ok.code == 0);
 }

@@ -295,8 +295,12 @@ TEST_CASE("a quantum longer than platform.max_time is rejected with exit code 2"
     cli_runner cli("quantum_over");
     auto r = cli.run("-s platform.timing.quantum_ns=200000 -s \"platform.max_time=100 us\"");
     CHECK(r.code == 2);
-    CHECK(r.err == "-s platform.timing.quantum_ns=200000: error: platform.timing.quantum_ns: "
-                   "must not exceed platform.max_time (100 us)\n"
+    // Reported at the key set last, naming the other.
+    CHECK(r.err == "-s platform.max_time=100 us: error: platform.max_time: the quantum is longer "
+                   "than the time limit (platform.max_time is 100 us; platform.timing.quantum_ns "
+                   "is 200000, set at -s platform.timing.quantum_ns=200000); set "
+                   "platform.timing.quantum_ns to at most 100000 or platform.max_time to at least "
+                   "200 us\n"
                    "vgpu-sim: 1 configuration error(s); nothing was simulated\n");
     CHECK_FALSE(cli.exists("out/stats.json"));
     // Accurate mode ignores the quantum, so the same settings are fine there.

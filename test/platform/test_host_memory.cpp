@@ -101,8 +101,9 @@ TEST_CASE("host memory check: the error names the key the user set in the larges
     REQUIRE(errs.messages().size() == 1);
     CHECK(errs.messages()[0] ==
           "big.yaml:3:9: error: l1.ways: the configuration could need about 18.2 GiB of host "
-          "memory, more than platform.max_host_memory (4 GiB): the L1 data arrays take 18.2 GiB "
-          "(8 L1s of 65536 sets x 8 ways x 4096 B)");
+          "memory, more than platform.max_host_memory (4 GiB, the default): the L1 data arrays "
+          "take 18.2 GiB (8 L1s of 65536 sets x 8 ways x 4096 B); lower l1.ways or raise "
+          "platform.max_host_memory");
 
     // Within the limit: nothing to say; a raised limit accepts the same configuration.
     config::errors none;

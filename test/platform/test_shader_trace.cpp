@@ -230,7 +230,7 @@ TEST_CASE("shader trace: off by default, and its bad settings are configuration 
              {"-s shader_trace.token_bits=32", "shader_trace.token_bits"},
              {"-s shader_trace.sources=ce,isux", "did you mean 'isu'"},
              {"-s shader_trace.sources=ce,ce", "listed twice"},
-             {"-s shader_trace.region_bytes=100", "multiple of one group"},
+             {"-s shader_trace.region_bytes=100", "not a whole number of groups"},
              {"-s shader_trace.write_bits=2048", "must fit in a line"},
              {"-s shader_trace.full_policy=drop", "shader_trace.full_policy"}}) {
         CAPTURE(arg);

@@ -67,7 +67,7 @@ TEST_CASE("reduction with barriers across 4 warps, with trace spans per CTA, war
     CHECK(stat("sm.w0.barrier_wait_cycles", -1) + stat("sm.w3.barrier_wait_cycles", -1) > 0);
     const std::string json = trace::recorder::instance().to_json();
     CHECK(json.find("\"BAR\"") != std::string::npos);
-    CHECK(json.find("ctas") != std::string::npos);
+    CHECK(json.find("cta slot 0") != std::string::npos);
     CHECK(json.find("warp 3") != std::string::npos);
 }
 
