@@ -18,8 +18,8 @@ adaptive_policy::adaptive_policy(const sc_core::sc_module_name& name, l1::peer_h
                                  cluster_classes& classes, unsigned index, unsigned cluster_l1s,
                                  const l1::l1_config& cfg, share_stats& counts)
     : sc_module(name), remote_in("remote_in"), peer("peer"), m_host(host), m_classes(classes),
-      m_index(index), m_cluster_l1s(cluster_l1s), m_line_bytes(cfg.line_bytes),
-      m_counts(counts), m_queues(cfg.replacement_queue)
+      m_index(index), m_cluster_l1s(cluster_l1s), m_line_bytes(cfg.line_bytes), m_counts(counts),
+      m_queues(cfg.replacement_queue)
 {
     remote_in.register_b_transport(this, &adaptive_policy::remote_transport);
     remote_in.register_transport_dbg(this, &adaptive_policy::remote_dbg);
