@@ -208,9 +208,11 @@ def line_path(p, case):
         (per(sms * c.num("l1.lines_per_cycle"), 1, p.core), "L1 lookups"),
         (per(clusters, p.cycles(HEADER, p.xbar_req_w), p.noc), "xbar request channels"),
         (per(sms, p.cycles(line, p.xbar_rsp_w), p.noc), "xbar response channels"),
+        (per(clusters, p.cycles(line, p.xbar_rsp_w), p.noc), "xbar response ports of the NoC"),
         (per(clusters, p.cycles(line, p.noc_rsp_w), p.noc), "NoC response channels"),
     ]
     slices = case.get("slices", int(c.num("llc.slices_per_module")))
+    res.append((per(slices, p.cycles(line, p.noc_rsp_w), p.noc), "NoC response ports of the slices"))
     banks = case.get("banks", slices * int(c.num("llc.banks")))
     bank_cycles = max(1, math.ceil(line / c.num("llc.bank_bytes_per_cycle")))
     if case.get("remote"):
@@ -250,13 +252,18 @@ CASES = [
     # 8 lines per LD (lanes 32 bytes apart): 8 requests in flight per warp; bytes = DRAM reads.
     dict(name="dram_bw", workload="lines.yaml", kind="bandwidth", var="passes", runs=(1, 3),
          vars={"lines": 8192, "step": 8, "lane": 32}, dram=True, bytes="dram_read_bytes",
-         implied=line_path, ctest=True, sets=["noc.response_width_bytes=128"]),
+         implied=line_path, ctest=True,
+         sets=["noc.response_width_bytes=128", "noc.xbar_response_width_bytes=128"]),
     dict(name="link_bw", workload="lines.yaml", kind="bandwidth", var="passes", runs=(2, 6),
          vars={"lines": 4096, "home": 8}, config=MCM4, remote=True, implied=line_path),
     dict(name="llc_slice", workload="lines.yaml", kind="bandwidth", var="passes", runs=(32, 128),
          vars={"lines": 512, "step": 4}, slices=1, implied=line_path, ctest=True,
          bytes="llc_responses",
          sets=["noc.response_width_bytes=128", "noc.xbar_response_width_bytes=128"]),
+    # The same lines at the default widths: slice 0's response port binds (all SMs' reads).
+    dict(name="hot_slice", workload="lines.yaml", kind="bandwidth", var="passes", runs=(8, 32),
+         vars={"lines": 512, "step": 4}, slices=1, implied=line_path, ctest=True,
+         bytes="llc_responses"),
     # 16 warps per SM x 8 lines = the 128 lines: no two warps of an SM share a line.
     dict(name="llc_bank", workload="lines.yaml", kind="bandwidth", var="passes", runs=(32, 128),
          vars={"lines": 128, "step": 512, "threads": 512}, slices=1, banks=1,
