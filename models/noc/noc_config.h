@@ -123,8 +123,9 @@ struct noc_config {
                     .range(0, 4096)
                     .unit("bytes"));
         v.value("response_width_bytes", response_width_bytes,
-                spec("module NoC: bytes a response channel (back to a cluster, the host or a "
-                     "link) moves per NoC cycle; 0 = noc.width_bytes")
+                spec("module NoC: bytes a response channel moves per NoC cycle, both the "
+                     "target's port it leaves by (an LLC slice or a link) and the port it returns "
+                     "to (a cluster, the host or a link); 0 = noc.width_bytes")
                     .range(0, 4096)
                     .unit("bytes"));
         v.value("response_hop_latency", response_hop_latency,
@@ -137,8 +138,9 @@ struct noc_config {
                     .range(0, 4096)
                     .unit("bytes"));
         v.value("xbar_response_width_bytes", xbar_response_width_bytes,
-                spec("cluster crossbar: bytes a response channel (back to an L1 or a stage) "
-                     "moves per NoC cycle; 0 = noc.width_bytes")
+                spec("cluster crossbar: bytes a response channel moves per NoC cycle, both the "
+                     "target's port it leaves by (the NoC, or an L1 under l1.sharing) and the "
+                     "port it returns to (an L1 or a stage); 0 = noc.width_bytes")
                     .range(0, 4096)
                     .unit("bytes"));
         v.value("xbar_response_hop_latency", xbar_response_hop_latency,
