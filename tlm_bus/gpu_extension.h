@@ -62,6 +62,7 @@ public:
     /// The initiator replays the access when answered with fault_wait::retry_ps (an SM's line
     /// request); caches answer others by annotating their wait instead.
     bool replayable = false;
+    bool replay = false; ///< this access is such a replay
 
     tlm::tlm_extension_base* clone() const override { return new gpu_extension(*this); }
     void copy_from(const tlm::tlm_extension_base& other) override

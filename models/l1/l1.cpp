@@ -341,13 +341,21 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
     // misses reached the DRAM microseconds ahead of global time in the order of their calls,
     // and its banks lost the gaps that order left (a random gather: fast +6 % against
     // accurate). Under l1.sharing the request has crossed a crossbar: it is booked ahead.
+    // While such misses wait, a new miss goes behind them (in line, as in accurate mode); a
+    // hit does not wait.
     if (ext && ext->replayable && m_cfg.sharing == sharing_mode::private_ &&
-        n.hits + n.misses + n.merges == 0)
-        if (const std::uint64_t at = m_core.fast_mshr_wait(s.addr, sectors, tag_done, now)) {
+        n.hits + n.misses + n.merges == 0) {
+        if (ext->replay && m_retry_waiters > 0)
+            --m_retry_waiters; // its turn has come
+        const bool queued = !ext->replay && m_retry_waiters > 0;
+        if (const std::uint64_t at =
+                m_core.fast_mshr_wait(s.addr, sectors, tag_done, now, queued)) {
+            ++m_retry_waiters;
             n.retry_ps = at;
             delay = from_value(tag_done - now);
             return tlm::TLM_OK_RESPONSE;
         }
+    }
     const cache::cache_controller::timed_outcome t = m_core.lookup_at(s.addr, sectors, tag_done);
     ++(t.result == cache::cache_controller::outcome::hit     ? n.hits
        : t.result == cache::cache_controller::outcome::merge ? n.merges

@@ -128,6 +128,7 @@ private:
     l1_share::share_stats m_share;
     int m_owner = -1;                    ///< see set_owner()
     std::unique_ptr<peer_policy> m_peer; ///< see attach_peer(); null: private or shared
+    unsigned m_retry_waiters = 0; ///< fast mode: reads answered with retry_ps, not yet replayed
 };
 
 } // namespace vgpu::l1

@@ -278,6 +278,7 @@ private:
     /// oldest first (as accurate mode's misses wait in line in the L1): whether one is
     /// replaying, and the events of those waiting for their turn.
     bool m_retry_busy = false;
+    bool m_replaying = false; ///< do_line is making such a replay
     std::deque<sc_core::sc_event*> m_retry_line;
     /// sm.max_line_requests: the places of the line requests in flight.
     line_limit m_line_limit;

@@ -320,6 +320,7 @@ std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsi
     // A load the L1 cannot give an MSHR yet is answered at once, and replayed (replay_line)
     // when one is free (fast mode; accurate mode's L1 keeps it waiting until then).
     ext.replayable = !op.store && op.kind != tlm_bus::access_kind::atomic;
+    ext.replay = m_replaying;
     m_request_barrier_count.sample(ext.barrier_waiting);
     tlm::tlm_response_status st;
     std::shared_ptr<tlm_bus::fault_wait> fault;
@@ -397,7 +398,9 @@ void sm::replay_line(unsigned slot, unsigned k, unsigned line,
             if (f->retry_ps > now)
                 sc_core::wait(sc_core::sc_time::from_value(f->retry_ps - now));
             sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+            m_replaying = true; // do_line does not wait in fast mode
             f = do_line(slot, k, line, delay, buf, be);
+            m_replaying = false;
             if (f && f->retry_ps != 0)
                 continue;
             // Made (or faulted): the next waiter's turn.
