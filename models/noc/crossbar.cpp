@@ -140,8 +140,10 @@ void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_tim
         // delivers one port's bandwidth, however many inputs it answers) and enters the input's
         // channel as it leaves (cut through: an unloaded response pays its transfer once).
         const unsigned cycles = response_cycles(response_bytes(gp));
-        port.rsp.use(0, nullptr, cycles, delay, entry.value());
-        delay -= sc_core::sc_time::from_value(cycles * m_clocks.noc_ps);
+        if (m_path.target_ports) {
+            port.rsp.use(0, nullptr, cycles, delay, entry.value());
+            delay -= sc_core::sc_time::from_value(cycles * m_clocks.noc_ps);
+        }
         src.res.use(static_cast<unsigned>(o), nullptr, cycles, delay, entry.value());
     }
     m_rsp_latency.sample((sc_core::sc_time_stamp() + delay - back).to_seconds() * 1e9);

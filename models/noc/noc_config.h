@@ -38,6 +38,10 @@ struct path_params {
     unsigned mesh_columns = 0;      ///< mesh: routers per row; 0 = from the endpoint count
     unsigned mesh_rows = 0;         ///< mesh: routers per column; 0 = from the endpoint count
     unsigned mesh_buffer_depth = 4; ///< mesh, accurate mode: packets per router input buffer
+    /// A response also holds its target's port (the output's response channel). Off only for
+    /// the l1_route crossbar of l1.sharing, whose home L1s' ports are not a resource yet
+    /// (models/noc/README.md, "A target's port is a resource").
+    bool target_ports = true;
 };
 
 /// Section `noc`: topology, arbitration, latencies and widths of the on-chip networks.
