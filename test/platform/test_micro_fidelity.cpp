@@ -517,7 +517,7 @@ void gather_contract(unsigned mib)
 // the default quantum while such a miss was booked ahead at its MSHR's time and reached the
 // DRAM microseconds ahead of global time in call order, so its banks lost the gaps that order
 // left; now the SM replays it when an MSHR is free (as accurate mode's L1 keeps it waiting):
-// +1.4 / +1.5 / +1.5 % (16 MiB) and +1.4 / +0.9 / +0.9 % (64 MiB) at 0 / 100 / 1000 ns.
+// +0.4 / +0.4 / +0.8 % (16 MiB) and +0.0 / -0.4 / +0.2 % (64 MiB) at 0 / 100 / 1000 ns.
 TEST_CASE("micro fidelity: random gather over 16 MiB, fast within 5 % of accurate")
 {
     gather_contract(16);
