@@ -34,6 +34,10 @@ struct fault_wait {
     const char* fatal = nullptr;   ///< answered without a page: why (e.g. "read-only")
     std::uint64_t raised_ps = 0;   ///< simulated time of the first fault on the page
     std::uint64_t deadline_ps = 0; ///< raised_ps + host.fault_timeout: report a waiter after it
+    /// Not a page fault: a cache with every MSHR busy (fast mode) answered without taking the
+    /// access; the initiator replays it at this time, when an MSHR is free, as accurate mode's
+    /// miss waits in the cache until then (models/l1/README.md). 0: a page fault.
+    std::uint64_t retry_ps = 0;
 };
 
 /// Attributes of a GPU memory transaction, attached to every pooled payload.
@@ -55,6 +59,10 @@ public:
                                        ///< they hold when they see a newer epoch
     std::uint64_t ptbr = 0;            ///< page-table base of the issuing context
     std::shared_ptr<fault_wait> fault; ///< set by translation on a recoverable page fault
+    /// The initiator replays the access when answered with fault_wait::retry_ps (an SM's line
+    /// request); caches answer others by annotating their wait instead.
+    bool replayable = false;
+    bool replay = false; ///< this access is such a replay
 
     tlm::tlm_extension_base* clone() const override { return new gpu_extension(*this); }
     void copy_from(const tlm::tlm_extension_base& other) override

@@ -76,6 +76,7 @@ private:
     /// here: in accurate mode other requests change the core's counts while this one waits.
     struct lookups {
         std::uint64_t hits = 0, misses = 0, merges = 0;
+        std::uint64_t retry_ps = 0; ///< fast mode: replay the access then (every MSHR busy)
     };
     tlm::tlm_response_status read(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay,
                                   lookups& n);
@@ -121,11 +122,12 @@ private:
     logger m_log;
     stats::group m_stats;
     cache::cache_stats m_cache_stats; ///< reads, writes, lookup outcomes, bytes, miss latency
-    stats::counter m_invalidations, m_tag_stalls, m_remote_reads, m_remote_hits;
+    stats::counter m_invalidations, m_tag_stalls, m_remote_reads, m_remote_hits, m_retries;
     stats::average m_tag_wait;
     /// The sharing counters: reported by every L1 (zero without a policy), counted by the policy.
     int m_owner = -1;                    ///< see set_owner()
     std::unique_ptr<peer_policy> m_peer; ///< see attach_peer(); null: private or shared
+    unsigned m_retry_waiters = 0; ///< fast mode: reads answered with retry_ps, not yet replayed
 };
 
 } // namespace vgpu::l1

@@ -16,8 +16,9 @@ std::unique_ptr<shared_resource> command_channel(const std::string& port, const 
 } // namespace
 
 crossbar::out_port::out_port(stats::group& g, const std::string& port, const resource_params& p,
-                             bool command)
-    : res(port.c_str(), p), cmd(command_channel(port, p, command)),
+                             const resource_params& rp, bool command)
+    : res(port.c_str(), p), rsp((port + "_rsp").c_str(), rp),
+      cmd(command_channel(port, p, command)),
       requests(g, port + ".requests", "count", "requests forwarded to output " + port),
       bytes(g, port + ".bytes", "bytes", "write data bytes carried to output " + port)
 {
@@ -84,8 +85,12 @@ void crossbar::create_ports()
     p.max_wait_cycles = m_cfg.max_wait_cycles;
     p.inputs = std::max(1u, m_inputs);
     const bool command = m_path.header_bytes == 0;
+    // A target's port injects its responses one after the other, in the order they are ready
+    // (one queue: the target's own), whichever input they return to.
+    resource_params tp = p;
+    tp.inputs = 1;
     for (unsigned o = 0; o < m_outputs; ++o)
-        m_out.push_back(std::make_unique<out_port>(m_stats, output_name(o), p, command));
+        m_out.push_back(std::make_unique<out_port>(m_stats, output_name(o), p, tp, command));
     // A response channel serves the one input it returns to; its contenders are the outputs.
     resource_params rp = p;
     rp.inputs = std::max(1u, m_outputs);
@@ -125,11 +130,22 @@ void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_tim
     delay += m_rsp_hop;
     // Responses carry no barrier count: the arbiter favours the requests that unblock work.
     // Of the responses from one output that are ready together, the oldest request's goes first.
-    if (src.cmd && !gp.is_read())
+    // A write's acknowledgement on the command channel takes only its input's: the target's
+    // command channel would carry one per write, each of which held the target's request
+    // channel for at least a cycle, so it can never bound the target.
+    if (src.cmd && !gp.is_read()) {
         src.cmd->use(static_cast<unsigned>(o), nullptr, 1, delay, entry.value());
-    else
-        src.res.use(static_cast<unsigned>(o), nullptr, response_cycles(response_bytes(gp)), delay,
-                    entry.value());
+    } else {
+        // The data leaves through the target's port (its response channel: a hot target
+        // delivers one port's bandwidth, however many inputs it answers) and enters the input's
+        // channel as it leaves (cut through: an unloaded response pays its transfer once).
+        const unsigned cycles = response_cycles(response_bytes(gp));
+        if (m_path.target_ports) {
+            port.rsp.use(0, nullptr, cycles, delay, entry.value());
+            delay -= sc_core::sc_time::from_value(cycles * m_clocks.noc_ps);
+        }
+        src.res.use(static_cast<unsigned>(o), nullptr, cycles, delay, entry.value());
+    }
     m_rsp_latency.sample((sc_core::sc_time_stamp() + delay - back).to_seconds() * 1e9);
 }
 

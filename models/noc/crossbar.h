@@ -21,13 +21,14 @@ namespace vgpu::noc {
 /// function picks the output. Every port is a channel (a shared_resource named after the
 /// port): an output's channel carries requests toward it, an input's channel carries the
 /// responses back to it. A request pays the request hop, then occupies its output for its
-/// request bytes; after the target, the response pays the response hop and occupies its input
-/// for its response bytes. A read moves a header one way and its data back; a write its data
-/// one way and an acknowledgement back. With path_params::header_bytes = 0 every port also has
-/// a command channel (`<port>_cmd`) beside its data channel: a read's header takes one cycle of
-/// its output's command channel and a write's acknowledgement one cycle of its input's, so
-/// neither takes data-channel cycles; otherwise they occupy the data channel for header_bytes
-/// (one 8-byte flit at least).
+/// request bytes; after the target, the response pays the response hop and occupies its output's
+/// response channel (the target's port injecting it) and its input's channel for its response
+/// bytes, cut through (the data enters the input's channel as it leaves the output's). A read moves
+/// a header one way and its data back; a write its data one way and an acknowledgement back. With
+/// path_params::header_bytes = 0 every port also has a command channel (`<port>_cmd`) beside its
+/// data channel: a read's header takes one cycle of its output's command channel and a write's
+/// acknowledgement one cycle of its input's, so neither takes data-channel cycles; otherwise they
+/// occupy the data channel for header_bytes (one 8-byte flit at least).
 class crossbar : public interconnect {
 public:
     /// Widths and hops per direction (noc_config::module_noc() or cluster_xbar()).
@@ -49,10 +50,12 @@ public:
     std::uint64_t unmapped() const { return m_unmapped.value(); } ///< address errors returned
 
 private:
-    /// Statistics and request channels of one output port.
+    /// Statistics and channels of one output port.
     struct out_port {
-        out_port(stats::group& g, const std::string& port, const resource_params& p, bool command);
-        shared_resource res;                  ///< data channel
+        out_port(stats::group& g, const std::string& port, const resource_params& p,
+                 const resource_params& rp, bool command);
+        shared_resource res;                  ///< request data channel
+        shared_resource rsp;                  ///< response data channel (`<port>_rsp`)
         std::unique_ptr<shared_resource> cmd; ///< command channel (read headers), if any
         stats::counter requests, bytes;
     };

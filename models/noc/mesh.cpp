@@ -129,6 +129,11 @@ void mesh::create_ports()
         m_eject_out.push_back(std::make_unique<shared_resource>(output_name(o).c_str(), p));
         m_out.push_back(std::make_unique<out_port>(m_stats, output_name(o)));
     }
+    // A target's port injects its responses one after the other, in the order they are ready.
+    p.inputs = 1;
+    for (unsigned o = 0; o < m_outputs; ++o)
+        m_inject_out.push_back(
+            std::make_unique<shared_resource>((output_name(o) + "_rsp").c_str(), p));
     for (unsigned i = 0; i < m_inputs; ++i) {
         p.inputs = mesh_directions + m_geo->outputs_at(m_geo->input_router(i));
         m_eject_in.push_back(std::make_unique<shared_resource>(input_name(i).c_str(), p));
@@ -165,8 +170,9 @@ void mesh::release(buffer& b)
     next->notify(sc_core::SC_ZERO_TIME);
 }
 
-unsigned mesh::travel(plane p, unsigned from, unsigned slot, unsigned to, shared_resource& eject,
-                      const tlm_bus::gpu_extension* ext, unsigned cycles, sc_core::sc_time& delay)
+unsigned mesh::travel(plane p, unsigned from, unsigned slot, unsigned to, shared_resource* inject,
+                      shared_resource& eject, const tlm_bus::gpu_extension* ext, unsigned cycles,
+                      sc_core::sc_time& delay)
 {
     const sc_core::sc_time hop = p == request_plane ? m_hop : m_rsp_hop;
     const bool accurate = m_clocks.accurate;
@@ -180,6 +186,12 @@ unsigned mesh::travel(plane p, unsigned from, unsigned slot, unsigned to, shared
         delay = sc_core::SC_ZERO_TIME;
         injected = &m_routers[at]->inject[p][slot];
         acquire(*injected);
+    }
+    // The endpoint's port: the packet enters the router as it leaves the port (cut through, so
+    // an unloaded packet pays its transfer once per router).
+    if (inject) {
+        inject->use(0, ext, cycles, delay);
+        delay -= static_cast<double>(cycles) * m_cycle;
     }
     for (;;) {
         ++routers;
@@ -233,8 +245,8 @@ void mesh::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
     const sc_core::sc_time entry = sc_core::sc_time_stamp() + delay;
     const unsigned src_router = m_geo->input_router(i), dst_router = m_geo->output_router(ou);
     const unsigned routers =
-        travel(request_plane, src_router, m_geo->input_slot(i), dst_router, *m_eject_out[ou],
-               gp.get_extension<tlm_bus::gpu_extension>(),
+        travel(request_plane, src_router, m_geo->input_slot(i), dst_router, nullptr,
+               *m_eject_out[ou], gp.get_extension<tlm_bus::gpu_extension>(),
                transfer_cycles(request_bytes(gp, m_path), m_path.request_width), delay);
     m_hops.sample(routers);
     m_latency.sample((sc_core::sc_time_stamp() + delay - entry).to_seconds() * 1e9);
@@ -242,7 +254,8 @@ void mesh::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
     const sc_core::sc_time back = sc_core::sc_time_stamp() + delay;
     src.bytes += gp.is_read() ? len : 0;
     // Responses carry no barrier count: the arbiter favours the requests that unblock work.
-    travel(response_plane, dst_router, m_geo->output_slot(ou), src_router, *m_eject_in[i], nullptr,
+    travel(response_plane, dst_router, m_geo->output_slot(ou), src_router, m_inject_out[ou].get(),
+           *m_eject_in[i], nullptr,
            transfer_cycles(response_bytes(gp, m_path), m_path.response_width), delay);
     m_rsp_latency.sample((sc_core::sc_time_stamp() + delay - back).to_seconds() * 1e9);
 }

@@ -26,7 +26,8 @@ namespace vgpu::noc {
 /// travels back on the response plane (links and buffers of its own, so requests and
 /// responses never wait for each other). At every router a packet pays path_params's hop
 /// latency, then holds the router's output (a link to the next router, or the ejection port of
-/// its endpoint) for ceil(max(bytes, 8) / width) cycles. Every router output is a
+/// its endpoint) for ceil(max(bytes, 8) / width) cycles; a response first holds its target's
+/// port (`<output>_rsp`) for as long, cut through into the first router. Every router output is a
 /// shared_resource whose arbiter inputs are the router's input ports (4 directions, then the
 /// local injection ports), so noc.arbiter applies at every output port. Accurate mode adds
 /// credits: each router input port holds path_params::mesh_buffer_depth packets per plane;
@@ -78,10 +79,12 @@ private:
     void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) override;
     sc_core::sc_time unloaded_round_trip(unsigned in, unsigned out) const override;
 
-    /// Carries a packet on plane `p` from router `from` (entering at local slot `slot`) to
-    /// router `to`, leaving by `eject`; returns the routers it passed through.
-    unsigned travel(plane p, unsigned from, unsigned slot, unsigned to, shared_resource& eject,
-                    const tlm_bus::gpu_extension* ext, unsigned cycles, sc_core::sc_time& delay);
+    /// Carries a packet on plane `p` from router `from` (entering at local slot `slot`, through
+    /// the endpoint's channel `inject` if any) to router `to`, leaving by `eject`; returns the
+    /// routers it passed through.
+    unsigned travel(plane p, unsigned from, unsigned slot, unsigned to, shared_resource* inject,
+                    shared_resource& eject, const tlm_bus::gpu_extension* ext, unsigned cycles,
+                    sc_core::sc_time& delay);
     /// Accurate mode: takes a slot of `b`, waiting (first come, first served) while it is full.
     void acquire(buffer& b);
     /// Accurate mode: returns a slot of `b`.
@@ -97,6 +100,8 @@ private:
     std::vector<std::unique_ptr<router>> m_routers;
     std::vector<std::unique_ptr<shared_resource>> m_eject_out; ///< per output, request plane
     std::vector<std::unique_ptr<shared_resource>> m_eject_in;  ///< per input, response plane
+    /// Per output, response plane: the target's port injecting its responses into its router.
+    std::vector<std::unique_ptr<shared_resource>> m_inject_out;
     std::vector<std::unique_ptr<out_port>> m_out;
     std::vector<std::unique_ptr<in_port>> m_in;
     stats::counter m_requests, m_unmapped, m_injection_stalls;

@@ -38,6 +38,10 @@ struct path_params {
     unsigned mesh_columns = 0;      ///< mesh: routers per row; 0 = from the endpoint count
     unsigned mesh_rows = 0;         ///< mesh: routers per column; 0 = from the endpoint count
     unsigned mesh_buffer_depth = 4; ///< mesh, accurate mode: packets per router input buffer
+    /// A response also holds its target's port (the output's response channel). Off only for
+    /// the l1_route crossbar of l1.sharing, whose home L1s' ports are not a resource yet
+    /// (models/noc/README.md, "A target's port is a resource").
+    bool target_ports = true;
 };
 
 /// Section `noc`: topology, arbitration, latencies and widths of the on-chip networks.
@@ -123,8 +127,9 @@ struct noc_config {
                     .range(0, 4096)
                     .unit("bytes"));
         v.value("response_width_bytes", response_width_bytes,
-                spec("module NoC: bytes a response channel (back to a cluster, the host or a "
-                     "link) moves per NoC cycle; 0 = noc.width_bytes")
+                spec("module NoC: bytes a response channel moves per NoC cycle, both the "
+                     "target's port it leaves by (an LLC slice or a link) and the port it returns "
+                     "to (a cluster, the host or a link); 0 = noc.width_bytes")
                     .range(0, 4096)
                     .unit("bytes"));
         v.value("response_hop_latency", response_hop_latency,
@@ -137,8 +142,9 @@ struct noc_config {
                     .range(0, 4096)
                     .unit("bytes"));
         v.value("xbar_response_width_bytes", xbar_response_width_bytes,
-                spec("cluster crossbar: bytes a response channel (back to an L1 or a stage) "
-                     "moves per NoC cycle; 0 = noc.width_bytes")
+                spec("cluster crossbar: bytes a response channel moves per NoC cycle, both the "
+                     "target's port it leaves by (the NoC, or an L1 under l1.sharing) and the "
+                     "port it returns to (an L1 or a stage); 0 = noc.width_bytes")
                     .range(0, 4096)
                     .unit("bytes"));
         v.value("xbar_response_hop_latency", xbar_response_hop_latency,

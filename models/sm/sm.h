@@ -274,6 +274,12 @@ private:
     std::vector<std::unique_ptr<lsu_worker>> m_lsu;
     std::vector<unsigned> m_lsu_idle;  ///< idle LSU threads
     std::deque<lsu_job> m_lsu_waiting; ///< jobs past platform.max_host_threads (rare)
+    /// Fast mode: line requests the L1 answered with every MSHR busy replay one at a time,
+    /// oldest first (as accurate mode's misses wait in line in the L1): whether one is
+    /// replaying, and the events of those waiting for their turn.
+    bool m_retry_busy = false;
+    bool m_replaying = false; ///< do_line is making such a replay
+    std::deque<sc_core::sc_event*> m_retry_line;
     /// sm.max_line_requests: the places of the line requests in flight.
     line_limit m_line_limit;
     /// Line requests waiting for a place (accurate mode) or for the cycle their place frees

@@ -223,7 +223,7 @@ void sm::wait_fault(lsu_job job, std::shared_ptr<tlm_bus::fault_wait> f)
     // line; the SM goes on issuing the other warps.
     mem_op& op = *m_warps[job.slot].ops[job.op];
     hold_op(op);
-    if (op.fault_cycle == 0)
+    if (op.fault_cycle == 0 && f->retry_ps == 0)
         op.fault_cycle = op.issue + job.line;
     job.counted = false; // its place was given up when the fault was answered
     job.fault = std::move(f);
@@ -315,8 +315,12 @@ std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsi
     const coalescer::request& req = op.lines.requests[line];
     const std::uint64_t va = req.line_addr + req.offset;
     const unsigned len = req.bytes;
-    const tlm_bus::gpu_extension ext =
+    tlm_bus::gpu_extension ext =
         request_ext(static_cast<int>(slot), op.kind, va, op.pc, m_cta_slots[ws.cta].launch);
+    // A load the L1 cannot give an MSHR yet is answered at once, and replayed (replay_line)
+    // when one is free (fast mode; accurate mode's L1 keeps it waiting until then).
+    ext.replayable = !op.store && op.kind != tlm_bus::access_kind::atomic;
+    ext.replay = m_replaying;
     m_request_barrier_count.sample(ext.barrier_waiting);
     tlm::tlm_response_status st;
     std::shared_ptr<tlm_bus::fault_wait> fault;
@@ -359,7 +363,8 @@ std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsi
                         &fault);
     }
     if (fault) {
-        ++m_page_faults;
+        if (fault->retry_ps == 0)
+            ++m_page_faults;
         return fault;
     }
     op.end = std::max(op.end, cycle_of(sc_core::sc_time_stamp() + delay));
@@ -375,7 +380,39 @@ void sm::replay_line(unsigned slot, unsigned k, unsigned line,
                      std::shared_ptr<tlm_bus::fault_wait> f, std::uint8_t* buf, std::uint8_t* be)
 {
     mem_op& op = *m_warps[slot].ops[k]; // entries never move
+    bool my_turn = false;
     while (f) {
+        if (f->retry_ps != 0) {
+            // Not a fault: the L1 had no free MSHR. The request goes again when one is, after
+            // the requests that waited before it (one at a time: each waiter is told the same
+            // first free MSHR, and all replaying then would mostly be told to wait again).
+            if (!my_turn) {
+                if (m_retry_busy) {
+                    sc_core::sc_event turn;
+                    m_retry_line.push_back(&turn);
+                    sc_core::wait(turn);
+                }
+                m_retry_busy = my_turn = true;
+            }
+            const std::uint64_t now = sc_core::sc_time_stamp().value();
+            if (f->retry_ps > now)
+                sc_core::wait(sc_core::sc_time::from_value(f->retry_ps - now));
+            sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+            m_replaying = true; // do_line does not wait in fast mode
+            f = do_line(slot, k, line, delay, buf, be);
+            m_replaying = false;
+            if (f && f->retry_ps != 0)
+                continue;
+            // Made (or faulted): the next waiter's turn.
+            my_turn = false;
+            if (m_retry_line.empty()) {
+                m_retry_busy = false;
+            } else {
+                m_retry_line.front()->notify(sc_core::SC_ZERO_TIME);
+                m_retry_line.pop_front();
+            }
+            continue;
+        }
         if (op.fault_cycle == 0)
             op.fault_cycle = std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp()));
         while (!f->resolved && sc_core::sc_time_stamp().value() < f->deadline_ps)

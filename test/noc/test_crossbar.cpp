@@ -297,6 +297,55 @@ TEST_CASE("crossbar accurate mode: requests of the same cycle on one output are 
     CHECK(done[1] == sc_time(3 + 1 + 10 + 1 + 1, SC_NS));
 }
 
+namespace {
+/// Two inputs read 64 bytes each from output 0 at time 0: their responses leave by output 0's
+/// response channel one after the other, although each returns on its own input's channel.
+void target_port_case(bool accurate)
+{
+    if (accurate)
+        tlm::tlm_global_quantum::instance().set(sc_core::SC_ZERO_TIME);
+    bench tb(accurate);
+    sc_time done[2];
+    auto body = [&](unsigned n) {
+        return [&, n](test::test_initiator& i) {
+            if (n == 1)
+                sc_core::wait(sc_core::SC_ZERO_TIME); // after i0, at the same time
+            std::uint8_t data[64];
+            sc_time d = sc_core::SC_ZERO_TIME;
+            i.mem.access(tlm::TLM_READ_COMMAND, 0x40 * n, data, 64, d);
+            done[n] = sc_core::sc_time_stamp() + d;
+        };
+    };
+    tb.i0.body = body(0);
+    tb.i1.body = body(1);
+    sc_core::sc_start();
+    REQUIRE(tb.i0.done);
+    REQUIRE(tb.i1.done);
+    REQUIRE(tb.violations() == 0);
+    // i0: header at 2 ns (command channel), memory 3..13, response hop, 2 cycles on output 0's
+    // response channel and, cut through, on input 0's: 16 ns. i1's header follows at 3 ns,
+    // memory until 14, hop: output 0's response channel is busy until 16, so 16..18 (on its
+    // own input's channel alone it would have been 15..17).
+    CHECK(done[0] == sc_time(2 + 1 + 10 + 1 + 2, SC_NS));
+    CHECK(done[1] == sc_time(3 + 1 + 10 + 1 + 1 + 2, SC_NS));
+    auto s = stats_by_name();
+    CHECK(s["xbar.out0_rsp.grants"] == 2);
+    CHECK(s["xbar.out0_rsp.busy_cycles"] == 4);
+    CHECK(s["xbar.in0.busy_cycles"] == 2);
+    CHECK(s["xbar.in1.busy_cycles"] == 2);
+}
+} // namespace
+
+TEST_CASE("crossbar fast mode: responses of one target share its port's response channel")
+{
+    target_port_case(false);
+}
+
+TEST_CASE("crossbar accurate mode: responses of one target share its port's response channel")
+{
+    target_port_case(true);
+}
+
 TEST_CASE("crossbar debug transport moves data without time or statistics")
 {
     bench tb;

@@ -22,6 +22,7 @@ MCM4 = os.path.join(ROOT, "platforms", "mcm4.yaml")
 LATENCY_TOL = 0.03  # latency: within 3 % of the implied figure
 SATURATE = 0.90     # bandwidth: at least 90 % of the peak where the case saturates it
 RATIO_TOL = 0.05    # side by side: within 5 % of either alone
+FAST_TOL = 0.05     # contract cases: fast mode within 5 % of accurate mode
 
 # ---- the effective configuration (OUTDIR/config.yaml) ----
 
@@ -208,9 +209,11 @@ def line_path(p, case):
         (per(sms * c.num("l1.lines_per_cycle"), 1, p.core), "L1 lookups"),
         (per(clusters, p.cycles(HEADER, p.xbar_req_w), p.noc), "xbar request channels"),
         (per(sms, p.cycles(line, p.xbar_rsp_w), p.noc), "xbar response channels"),
+        (per(clusters, p.cycles(line, p.xbar_rsp_w), p.noc), "xbar response ports of the NoC"),
         (per(clusters, p.cycles(line, p.noc_rsp_w), p.noc), "NoC response channels"),
     ]
     slices = case.get("slices", int(c.num("llc.slices_per_module")))
+    res.append((per(slices, p.cycles(line, p.noc_rsp_w), p.noc), "NoC response ports of the slices"))
     banks = case.get("banks", slices * int(c.num("llc.banks")))
     bank_cycles = max(1, math.ceil(line / c.num("llc.bank_bytes_per_cycle")))
     if case.get("remote"):
@@ -250,13 +253,20 @@ CASES = [
     # 8 lines per LD (lanes 32 bytes apart): 8 requests in flight per warp; bytes = DRAM reads.
     dict(name="dram_bw", workload="lines.yaml", kind="bandwidth", var="passes", runs=(1, 3),
          vars={"lines": 8192, "step": 8, "lane": 32}, dram=True, bytes="dram_read_bytes",
-         implied=line_path, ctest=True, sets=["noc.response_width_bytes=128"]),
+         implied=line_path, ctest=True,
+         sets=["noc.response_width_bytes=128", "noc.xbar_response_width_bytes=128"]),
     dict(name="link_bw", workload="lines.yaml", kind="bandwidth", var="passes", runs=(2, 6),
          vars={"lines": 4096, "home": 8}, config=MCM4, remote=True, implied=line_path),
     dict(name="llc_slice", workload="lines.yaml", kind="bandwidth", var="passes", runs=(32, 128),
          vars={"lines": 512, "step": 4}, slices=1, implied=line_path, ctest=True,
          bytes="llc_responses",
          sets=["noc.response_width_bytes=128", "noc.xbar_response_width_bytes=128"]),
+    # 4096 lines 4 apart at the default widths (512 KiB, all in slice 0, which llc.sets 1024
+    # makes hold them; no L1 holds a warp's lines until it reads them again): slice 0's NoC
+    # response port binds.
+    dict(name="hot_slice", workload="lines.yaml", kind="bandwidth", var="passes", runs=(2, 6),
+         vars={"lines": 4096, "step": 4}, slices=1, implied=line_path, ctest=True,
+         bytes="llc_responses", sets=["llc.sets=1024"]),
     # 16 warps per SM x 8 lines = the 128 lines: no two warps of an SM share a line.
     dict(name="llc_bank", workload="lines.yaml", kind="bandwidth", var="passes", runs=(32, 128),
          vars={"lines": 128, "step": 512, "threads": 512}, slices=1, banks=1,
@@ -268,6 +278,12 @@ CASES = [
          bytes="llc_responses", sets=["sm.max_line_requests=8"]),
     dict(name="remote_rw", workload="remote_rw.yaml", kind="ratio", var="passes", runs=(2, 6),
          vars={}, config=MCM4, ctest=True),
+    # Random 4-byte gathers over tables much larger than the LLC: no closed-form figure; the
+    # timing contract (fast within 5 % of accurate, never above the DRAM peak).
+    dict(name="gather_16m", workload="gather.yaml", kind="contract", vars={"table_mib": 16},
+         ctest=True),
+    dict(name="gather_64m", workload="gather.yaml", kind="contract", vars={"table_mib": 64},
+         ctest=True),
 ]
 
 # Bandwidth cases run with the loose round-robin scheduler: under greedy-then-oldest the
@@ -283,11 +299,12 @@ def args_of(case, value, mode, quantum):
     a += ["-w", os.path.join(HERE, case["workload"])]
     vs = dict(case["vars"])
     vs.update(case.get("extra_vars", {}))
-    vs[case["var"]] = value
+    if "var" in case:
+        vs[case["var"]] = value
     for k, v in vs.items():
         a += ["-D", "%s=%s" % (k, v)]
     sets = list(case.get("sets", []))
-    if case["kind"] != "latency":
+    if case["kind"] in ("bandwidth", "ratio"):
         sets += BW_SETS
     sets.append("platform.timing.mode=" + mode)
     if mode == "fast" and quantum is not None:
@@ -324,8 +341,19 @@ def work_bytes(case, value):
     return v["lines"] * value * 128
 
 
+def dram_peak(c):
+    return c.num("dram.channels") * c.num("dram.bandwidth_gbps") * c.num("platform.modules")
+
+
 def measure(sim, case, mode, quantum, tmp):
     """(measured, implied, how, detail, whole-window bandwidth) of one case in one mode."""
+    if case["kind"] == "contract":
+        # One run: its kernel time; the DRAM bytes it moved over its window against the peak.
+        s, cfg = run(sim, case, None, mode, quantum, tmp)
+        t = kernel_ns(s, "gather")
+        dram = sum(k["dram_read_bytes"] + k["dram_write_bytes"] for k in s["kernels"]) / t
+        return t, None, "fast within 5 %% of accurate, DRAM <= %.0f GB/s" % dram_peak(cfg), \
+            "DRAM %.2f GB/s" % dram, (dram, dram_peak(cfg))
     lo, hi = case["runs"]
     a, cfg = run(sim, case, lo, mode, quantum, tmp)
     b, _ = run(sim, case, hi, mode, quantum, tmp)
@@ -364,9 +392,15 @@ def measure(sim, case, mode, quantum, tmp):
             nbytes / d[0], nbytes / d[1], d[0], d[1], d[2]), None
 
 
-def verdict(case, measured, implied, whole):
+def verdict(case, measured, implied, whole, accurate=None):
     """Latency within 3 %; bandwidth: the steady state (difference) at least 90 % of the peak,
-    the longer run's whole window at most the peak; side by side within 5 % of alone."""
+    the longer run's whole window at most the peak; side by side within 5 % of alone; a
+    contract case: fast within 5 % of accurate (`accurate`: its figure; None for accurate mode
+    itself), DRAM never above its peak."""
+    if case["kind"] == "contract":
+        dram, peak = whole
+        near = accurate is None or abs(measured - accurate) <= FAST_TOL * accurate
+        return "pass" if near and dram <= peak * (1 + 1e-9) else "FAIL"
     if case["kind"] == "latency":
         return "pass" if abs(measured - implied) <= LATENCY_TOL * implied else "FAIL"
     if case["kind"] == "bandwidth":
@@ -375,7 +409,7 @@ def verdict(case, measured, implied, whole):
     return "pass" if measured <= 1.0 + RATIO_TOL else "FAIL"
 
 
-UNIT = {"latency": "ns", "bandwidth": "GB/s", "ratio": "x"}
+UNIT = {"latency": "ns", "bandwidth": "GB/s", "ratio": "x", "contract": "ns"}
 
 
 def main(argv):
@@ -413,6 +447,7 @@ def main(argv):
     failed = total = 0
     with tempfile.TemporaryDirectory(prefix="vgpu_fidelity_") as tmp:
         for case in cases:
+            accurate = None
             for mode, q in modes:
                 try:
                     m, imp, how, detail, whole = measure(sim, case, mode, q, tmp)
@@ -421,12 +456,16 @@ def main(argv):
                     return 1
                 label = mode if mode == "accurate" else "fast q=%s" % (
                     "default" if q is None else q + " ns")
-                v = verdict(case, m, imp, whole)
+                v = verdict(case, m, imp, whole, accurate)
+                if mode == "accurate":
+                    accurate = m
+                elif case["kind"] == "contract":
+                    detail += "; %+.1f %% against accurate" % (100.0 * (m / accurate - 1.0))
                 total += 1
                 failed += v != "pass"
-                print("%-14s %-16s %10.2f %10.2f %5s %-7s %s; %s" % (
-                    case["name"], label, m, imp, UNIT[case["kind"]], v, how, detail),
-                    flush=True)
+                print("%-14s %-16s %10.2f %10s %5s %-7s %s; %s" % (
+                    case["name"], label, m, "-" if imp is None else "%.2f" % imp,
+                    UNIT[case["kind"]], v, how, detail), flush=True)
     print("%d of %d pass" % (total - failed, total))
     return 0
 
