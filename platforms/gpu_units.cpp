@@ -27,10 +27,15 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
 {
     const auto& p = cfg.platform;
     const unsigned first_id = first_sm_id(p, module, cluster);
+    // A store and a later access of its warp to the line take one in-order path unless the
+    // LLC's organisation can switch while they are in flight (models/sm/README.md).
+    sm::sm_config sm_cfg = cfg.sm;
+    sm_cfg.stores_follow = p.modules == 1 || (cfg.llc.mode != llc::llc_mode::adaptive &&
+                                              cfg.llc.forced_switch_ns == 0);
     for (unsigned i = 0; i < p.sms_per_cluster; ++i) {
         unsigned id = first_id + i;
         auto sm_name = indexed("sm", id);
-        sms.push_back(std::make_unique<sm::sm>(sm_name.c_str(), cfg.sm, clk, id, module, cluster,
+        sms.push_back(std::make_unique<sm::sm>(sm_name.c_str(), sm_cfg, clk, id, module, cluster,
                                                cfg.l1.line_bytes, cfg.stats.per_warp));
         l1s.push_back(
             std::make_unique<l1::l1>((sm_name + "_l1").c_str(), cfg.l1, clk, sharing.home_bits()));

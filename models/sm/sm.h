@@ -212,6 +212,18 @@ private:
     void replay_line(unsigned slot, unsigned k, unsigned line,
                      std::shared_ptr<tlm_bus::fault_wait> f, std::uint8_t* buf, std::uint8_t* be);
     void finish_mem(unsigned slot, unsigned k);
+    /// Line request `line`'s of op k of `slot` was made (fast mode: answered without a page
+    /// fault; accurate mode: handed to the memory path) for cycle `at`: when it is the op's
+    /// last, the later accesses of the warp that follow the store go from at + 1 on.
+    void line_sent(unsigned slot, unsigned k, std::uint64_t at);
+    /// The accesses of `slot` that wait for op k's requests to go (and with `done`, those that
+    /// wait for its completion) may go from cycle `from` on; those that wait for nothing else
+    /// go.
+    void release_followers(unsigned slot, unsigned k, std::uint64_t from, bool done);
+    /// A load `op` of `slot` behind earlier stores of its warp in flight: its lanes take the
+    /// newest such store's value of their word (the order of the warp's accesses, whatever
+    /// path its data takes).
+    void forward_stores(unsigned slot, mem_op& op);
     /// Starts another LSU thread (not in the idle list); returns its index.
     unsigned spawn_lsu();
     /// Hands a job to an idle LSU thread (a new one if none is idle), woken in the next delta.

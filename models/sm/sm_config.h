@@ -72,6 +72,11 @@ struct sm_config {
     unsigned icache_ways = 4;           ///< instruction cache associativity
     unsigned icache_prefetch_lines = 1; ///< lines prefetched ahead of a miss or prefetched use
     std::uint64_t max_cta_cycles = 50000000; ///< a CTA running longer is stopped with a fault
+    /// Not a key: set by the platform. A warp's access after its store to the same line
+    /// follows the store through the in-order path (true), or waits for its completion
+    /// (false: the LLC's organisation may switch within a kernel, llc.mode adaptive or
+    /// llc.forced_switch_ns on several modules, and the two take different paths).
+    bool stores_follow = true;
 
     void declare(config::visitor& v)
     {
