@@ -16,20 +16,26 @@ namespace vgpu::cache {
 class mshr_waits {
 public:
     /// entries: MSHR-table entries (controller entries()); 0 in fast mode, where nothing
-    /// waits (constructing an event per entry costs set-up time on large platforms).
-    explicit mshr_waits(unsigned entries)
-        : m_entries(entries), m_entry(entries ? new entry[entries] : nullptr)
+    /// waits (constructing an event per entry costs set-up time on large platforms);
+    /// in_order: merged requests go on in arrival order (wait_entry()).
+    explicit mshr_waits(unsigned entries, bool in_order = false)
+        : m_entries(entries), m_in_order(in_order), m_entry(entries ? new entry[entries] : nullptr)
     {
     }
 
     /// Waits until entry e (0 .. entries - 1) is released: a request merging into a fill or
-    /// write-back. The waiters of an entry go on one delta cycle apart, oldest first (SystemC
-    /// runs the processes an event wakes in no particular order), each after the previous
-    /// one has looked the line up again.
+    /// write-back. In order (the LLC, where a warp's stores to one line may wait together):
+    /// the waiters of an entry go on one delta cycle apart, oldest first (SystemC runs the
+    /// processes an event wakes in no particular order), each after the previous one has
+    /// looked the line up again; else (the L1, where only reads wait) all at once.
     void wait_entry(int e)
     {
         if (e < 0 || static_cast<unsigned>(e) >= m_entries) {
             SC_REPORT_ERROR("vgpu/cache", "mshr_waits: wait for an entry that does not exist");
+            return;
+        }
+        if (!m_in_order) {
+            sc_core::wait(m_entry[e].all);
             return;
         }
         sc_core::sc_event ev;
@@ -58,10 +64,14 @@ public:
             // The requests waiting now go, one after the other; those that then wait again
             // (the entry holds the line again) wait for its next release.
             entry& q = m_entry[e];
-            q.going.insert(q.going.end(), q.waiting.begin(), q.waiting.end());
-            q.waiting.clear();
-            if (!q.chain)
-                wake_next(e);
+            if (!m_in_order) {
+                q.all.notify(sc_core::SC_ZERO_TIME);
+            } else {
+                q.going.insert(q.going.end(), q.waiting.begin(), q.waiting.end());
+                q.waiting.clear();
+                if (!q.chain)
+                    wake_next(e);
+            }
         }
         if (mshr_freed)
             pass_on();
@@ -83,6 +93,7 @@ private:
     /// The waiters of one entry: those waiting for its release, and those released and not
     /// yet woken (in arrival order; one woken at a time, `chain` while it has not run).
     struct entry {
+        sc_core::sc_event all; ///< not in order: wakes every waiter at once
         std::deque<sc_core::sc_event*> waiting, going;
         bool chain = false;
     };
@@ -97,6 +108,7 @@ private:
     }
 
     unsigned m_entries;
+    bool m_in_order; ///< waiters of an entry go on in arrival order (else all at once)
     std::unique_ptr<entry[]> m_entry; ///< waiters per entry
     std::deque<sc_core::sc_event*> m_stalled;
 };
