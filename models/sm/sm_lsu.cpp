@@ -129,7 +129,7 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     op.seq = ++ws.mem_seq;
     const std::uint64_t port = op.issue;
     const bool atomic = kind == tlm_bus::access_kind::atomic;
-    bool forward = false, follows = false;
+    bool forward = false;
     for (unsigned j = 0; j < ws.ops.size(); ++j) {
         const mem_op& o = *ws.ops[j];
         if (j == k || !(o.busy || o.end > op.issue) || !ordered(o, op))
@@ -140,7 +140,6 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
             if (o.busy)
                 op.after |= 1ull << j;
             forward = forward || !op.store;
-            follows = true;
         } else if (o.busy) {
             op.waits |= 1ull << j;
         } else {
@@ -155,12 +154,13 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
         finish_mem(slot, k);
         return;
     }
-    // Fast mode: an access that waits for an earlier one of its warp, or follows a store of
-    // its warp in flight, is made when it goes, not now. Made now, its requests would book the
-    // shared resources ahead of the requests other warps and SMs make meanwhile in simulated
-    // time (call order is not time order): a chain of stores to one line would book a
-    // saturated channel before them and hold them back (docs/architecture.md, "Timing").
-    const bool deferred = !m_clk.accurate && (op.issue > port || follows);
+    // Fast mode: an access that waits for an earlier one of its warp is made when it goes,
+    // not now. Made now, its requests would book the shared resources ahead of the requests
+    // other warps and SMs make meanwhile in simulated time (call order is not time order):
+    // a chain of stores to one line, each made at the previous one's completion, would book
+    // a saturated channel before them and hold them back (docs/architecture.md, "Timing").
+    // One that follows a store already made goes now, at its cycle of the line port.
+    const bool deferred = !m_clk.accurate && op.issue > port;
     if (m_clk.accurate || op.waits != 0 || op.waits_sent != 0 || deferred) {
         // Accurate mode; or fast mode behind an access of this warp that completes later or
         // whose requests wait (a place, a page fault): LSU threads perform it when it may go.
