@@ -8,26 +8,41 @@
 
 namespace vgpu::cache {
 
-/// Requests that merge into an entry wait for that entry's release only; misses that find
-/// every MSHR busy wait in one FIFO and are woken one per freed MSHR (the oldest first), so a
-/// release wakes no more requests than can use it, however many wait.
+/// Requests that merge into an entry wait for that entry's release only, and go on in the
+/// order they arrived (a warp's accesses to one line follow each other through the caches, so
+/// their order is program order); misses that find every MSHR busy wait in one FIFO and are
+/// woken one per freed MSHR (the oldest first), so a release wakes no more requests than can
+/// use it, however many wait.
 class mshr_waits {
 public:
     /// entries: MSHR-table entries (controller entries()); 0 in fast mode, where nothing
-    /// waits (constructing an event per entry costs set-up time on large platforms).
-    explicit mshr_waits(unsigned entries)
-        : m_entries(entries), m_entry(entries ? new sc_core::sc_event[entries] : nullptr)
+    /// waits (constructing an event per entry costs set-up time on large platforms);
+    /// in_order: merged requests go on in arrival order (wait_entry()).
+    explicit mshr_waits(unsigned entries, bool in_order = false)
+        : m_entries(entries), m_in_order(in_order), m_entry(entries ? new entry[entries] : nullptr)
     {
     }
 
     /// Waits until entry e (0 .. entries - 1) is released: a request merging into a fill or
-    /// write-back.
+    /// write-back. In order (the LLC, where a warp's stores to one line may wait together):
+    /// the waiters of an entry go on one delta cycle apart, oldest first (SystemC runs the
+    /// processes an event wakes in no particular order), each after the previous one has
+    /// looked the line up again; else (the L1, where only reads wait) all at once.
     void wait_entry(int e)
     {
-        if (e < 0 || static_cast<unsigned>(e) >= m_entries)
+        if (e < 0 || static_cast<unsigned>(e) >= m_entries) {
             SC_REPORT_ERROR("vgpu/cache", "mshr_waits: wait for an entry that does not exist");
-        else
-            sc_core::wait(m_entry[e]);
+            return;
+        }
+        if (!m_in_order) {
+            sc_core::wait(m_entry[e].all);
+            return;
+        }
+        sc_core::sc_event ev;
+        m_entry[e].waiting.push_back(&ev);
+        sc_core::wait(ev);
+        m_entry[e].chain = false;
+        wake_next(e);
     }
 
     /// Waits in line for a free MSHR: a miss that stalled. `again`: it was woken before and
@@ -45,8 +60,19 @@ public:
     /// Entry e was released; `mshr_freed`: a miss's MSHR with it, for the oldest stalled miss.
     void released(int e, bool mshr_freed)
     {
-        if (e >= 0 && static_cast<unsigned>(e) < m_entries) // without events nothing waits
-            m_entry[e].notify(sc_core::SC_ZERO_TIME);
+        if (e >= 0 && static_cast<unsigned>(e) < m_entries) { // without entries nothing waits
+            // The requests waiting now go, one after the other; those that then wait again
+            // (the entry holds the line again) wait for its next release.
+            entry& q = m_entry[e];
+            if (!m_in_order) {
+                q.all.notify(sc_core::SC_ZERO_TIME);
+            } else {
+                q.going.insert(q.going.end(), q.waiting.begin(), q.waiting.end());
+                q.waiting.clear();
+                if (!q.chain)
+                    wake_next(e);
+            }
+        }
         if (mshr_freed)
             pass_on();
     }
@@ -64,8 +90,26 @@ public:
     std::size_t stalled() const { return m_stalled.size(); }
 
 private:
+    /// The waiters of one entry: those waiting for its release, and those released and not
+    /// yet woken (in arrival order; one woken at a time, `chain` while it has not run).
+    struct entry {
+        sc_core::sc_event all; ///< not in order: wakes every waiter at once
+        std::deque<sc_core::sc_event*> waiting, going;
+        bool chain = false;
+    };
+    void wake_next(int e)
+    {
+        entry& q = m_entry[e];
+        if (q.going.empty())
+            return;
+        q.going.front()->notify(sc_core::SC_ZERO_TIME);
+        q.going.pop_front();
+        q.chain = true;
+    }
+
     unsigned m_entries;
-    std::unique_ptr<sc_core::sc_event[]> m_entry;
+    bool m_in_order; ///< waiters of an entry go on in arrival order (else all at once)
+    std::unique_ptr<entry[]> m_entry; ///< waiters per entry
     std::deque<sc_core::sc_event*> m_stalled;
 };
 

@@ -52,7 +52,7 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
     : sc_module(name), in("in"), out("out"), m_cfg(cfg), m_accurate(clk.accurate),
       m_cycle(static_cast<double>(clk.noc_ps), sc_core::SC_PS),
       m_hit(static_cast<double>(cfg.hit_latency) * static_cast<double>(clk.noc_ps), sc_core::SC_PS),
-      m_core(core_params(cfg)), m_waits(clk.accurate ? m_core.entries() : 0),
+      m_core(core_params(cfg)), m_waits(clk.accurate ? m_core.entries() : 0, true),
       m_mshrs_in_use("mshrs_in_use", false), m_log(this->name()), m_stats(this->name()),
       m_cache_stats(m_stats, m_core, "from DRAM"),
       m_writeback_bytes(m_stats, "writeback_bytes", "bytes",

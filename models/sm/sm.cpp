@@ -367,8 +367,10 @@ void sm::start_cta(int ci)
 void sm::update_next(unsigned slot)
 {
     warp_slot& ws = m_warps[slot];
+    // The scoreboard alone decides, in both timing modes (a pending load's register is
+    // `never` until its completion is known); the core's ready() is the functional guard.
     const issue_time t =
-        ws.board.next_issue(ws.w->next(), ws.w->ready(), m_barriers.at_barrier(slot));
+        ws.board.next_issue(ws.w->next(), !ws.w->done(), m_barriers.at_barrier(slot));
     m_ready.set(slot, t.cycle, t.reason);
     if (const instruction* next = ws.w->next())
         set_unit(slot, unit_of(next->op));
@@ -386,6 +388,9 @@ void sm::set_unit(unsigned slot, unit_class u)
 void sm::issue(unsigned slot)
 {
     warp_slot& ws = m_warps[slot];
+    if (!ws.w->ready())
+        SC_REPORT_ERROR("vgpu/sm", "a warp issued with a pending register in its way (the "
+                                   "scoreboard and the warp disagree)");
     const step_result r = ws.w->step();
     ++m_instructions;
     m_lane_instructions += static_cast<unsigned>(__builtin_popcount(r.lane_mask));
@@ -402,9 +407,12 @@ void sm::issue(unsigned slot)
         break;
     case step_kind::load:
     case step_kind::store:
+        if (r.kind == step_kind::load)
+            ws.board.load_issued(r.access->reg);
         issue_mem(slot, r, *r.access);
         break;
     case step_kind::atomic:
+        ws.board.load_issued(r.access->reg);
         issue_mem(slot, r, *r.access, tlm_bus::access_kind::atomic);
         break;
     case step_kind::barrier:
@@ -426,6 +434,7 @@ void sm::issue(unsigned slot)
                       "CDL requires the CDL access controller, not present in this platform");
             return;
         }
+        ws.board.load_issued(r.access->reg, r.access->count ? (r.access->count + 31) / 32 : 1);
         m_attached->issue(slot, r);
         if (!(m_live & (1ull << slot)))
             return; // the unit ended the CTA (an illegal instruction)

@@ -65,6 +65,11 @@ public:
     /// Attaches the unit that executes the instructions the issue stage hands off (without
     /// one they fault the CTA); call before the simulation starts. See sm_unit.h.
     void attach_unit(const unit_factory& make);
+    /// A warp's access after its store to the same line waits for the store's completion
+    /// instead of following it through the in-order path: for a memory system in which the two
+    /// may take different paths (an LLC whose organisation switches within a kernel); call
+    /// before the simulation starts.
+    void stores_wait_for_completion() { m_stores_follow = false; }
     /// Cycles LD/STs waited on page faults (from the first fault to completion, summed).
     std::uint64_t fault_stall_cycles() const { return m_fault_stall_cycles.value(); }
     std::uint64_t mem_requests() const { return m_mem_requests.value(); } ///< line requests
@@ -212,6 +217,18 @@ private:
     void replay_line(unsigned slot, unsigned k, unsigned line,
                      std::shared_ptr<tlm_bus::fault_wait> f, std::uint8_t* buf, std::uint8_t* be);
     void finish_mem(unsigned slot, unsigned k);
+    /// Line request `line`'s of op k of `slot` was made (fast mode: answered without a page
+    /// fault; accurate mode: handed to the memory path) for cycle `at`: when it is the op's
+    /// last, the later accesses of the warp that follow the store go from at + 1 on.
+    void line_sent(unsigned slot, unsigned k, std::uint64_t at);
+    /// The accesses of `slot` that wait for op k's requests to go (and with `done`, those that
+    /// wait for its completion) may go from cycle `from` on; those that wait for nothing else
+    /// go.
+    void release_followers(unsigned slot, unsigned k, std::uint64_t from, bool done);
+    /// A load `op` of `slot` behind earlier stores of its warp in flight: its lanes take the
+    /// newest such store's value of their word (the order of the warp's accesses, whatever
+    /// path its data takes).
+    void forward_stores(unsigned slot, mem_op& op);
     /// Starts another LSU thread (not in the idle list); returns its index.
     unsigned spawn_lsu();
     /// Hands a job to an idle LSU thread (a new one if none is idle), woken in the next delta.
@@ -264,7 +281,8 @@ private:
     std::uint64_t m_live = 0;             ///< bit w: warp slot w may issue (resident, not done)
     unsigned m_resident = 0;              ///< CTA slots not free (traced as resident_ctas)
     std::uint64_t m_cycle = 0;
-    bool m_check = false; ///< a CTA may have finished or deadlocked
+    bool m_check = false;        ///< a CTA may have finished or deadlocked
+    bool m_stores_follow = true; ///< see stores_wait_for_completion()
     tlm_utils::tlm_quantumkeeper m_qk;
     sc_core::sc_event m_wake;    ///< launch accepted or memory completed
     std::uint64_t m_wakeups = 0; ///< notifications of m_wake so far (see block())

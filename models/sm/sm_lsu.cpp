@@ -114,21 +114,41 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     // threads), and never holds back the other warps' requests.
     op.issue = std::max(op.issue, m_line_port_free);
     m_line_port_free = op.issue + op.lines.count;
-    // A warp's accesses to one line keep program order where one of them is a store: the
-    // later waits in the LSU until the earlier completed (both modes, so that they agree).
+    // A warp's accesses to one line keep program order where one of them writes. After a store
+    // the later access follows it through the same in-order path (the line port, the L1's tag
+    // stage, the interconnect's queues, the LLC) and only waits until the store's requests
+    // went; a load takes the values of the words the store writes (as the L1's copy would
+    // hold them), so it reads them whatever path its own data takes. After a load or an atomic
+    // (whose value comes back at its completion), and for an atomic after a store, the later
+    // access waits until the earlier completed. Both timing modes apply this one rule.
     op.waits = 0;
-    op.behind = false;
+    op.waits_sent = 0;
+    op.after = 0;
+    op.fwd_mask = 0;
+    op.unsent = op.lines.count;
+    op.seq = ++ws.mem_seq;
     const std::uint64_t port = op.issue;
+    const bool atomic = kind == tlm_bus::access_kind::atomic;
+    bool forward = false;
     for (unsigned j = 0; j < ws.ops.size(); ++j) {
         const mem_op& o = *ws.ops[j];
         if (j == k || !(o.busy || o.end > op.issue) || !ordered(o, op))
             continue;
-        op.behind = true;
-        if (o.busy)
+        if (o.store && !atomic && m_stores_follow) {
+            if (o.unsent != 0)
+                op.waits_sent |= 1ull << j;
+            if (o.busy)
+                op.after |= 1ull << j;
+            forward = forward || !op.store;
+        } else if (o.busy) {
             op.waits |= 1ull << j;
-        else
+        } else {
             op.issue = std::max(op.issue, o.end);
+        }
     }
+    if (forward)
+        forward_stores(slot, op);
+    op.behind = op.waits != 0 || op.waits_sent != 0 || op.issue > port;
     op.fault_cycle = 0;
     if (op.lines.count == 0) { // a unit's load whose lanes all read 0
         finish_mem(slot, k);
@@ -139,14 +159,15 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     // other warps and SMs make meanwhile in simulated time (call order is not time order):
     // a chain of stores to one line, each made at the previous one's completion, would book
     // a saturated channel before them and hold them back (docs/architecture.md, "Timing").
+    // One that follows a store already made goes now, at its cycle of the line port.
     const bool deferred = !m_clk.accurate && op.issue > port;
-    if (m_clk.accurate || op.waits != 0 || deferred) {
+    if (m_clk.accurate || op.waits != 0 || op.waits_sent != 0 || deferred) {
         // Accurate mode; or fast mode behind an access of this warp that completes later or
-        // waits for a page fault: LSU threads perform it when it may go.
+        // whose requests wait (a place, a page fault): LSU threads perform it when it may go.
         op.busy = true;
         if (!m_clk.accurate)
             ++m_busy_ops;
-        if (op.waits == 0)
+        if (op.waits == 0 && op.waits_sent == 0)
             dispatch_mem(slot, k);
         return;
     }
@@ -169,6 +190,8 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
         m_line_limit.release(cycle_of(now + delay));
         if (f)
             wait_fault(job, std::move(f));
+        else
+            line_sent(slot, k, op.issue + i);
     }
     if (op.remaining == 0)
         finish_mem(slot, k);
@@ -259,9 +282,11 @@ void sm::send_queued_lines()
         if (f) {
             --op.remaining; // wait_fault counts it again
             wait_fault(job, std::move(f));
-        } else if (--op.remaining == 0) {
-            finish_mem(job.slot, job.op);
+            continue;
         }
+        line_sent(job.slot, job.op, job.not_before);
+        if (--op.remaining == 0)
+            finish_mem(job.slot, job.op);
     }
 }
 
@@ -432,6 +457,10 @@ void sm::replay_line(unsigned slot, unsigned k, unsigned line,
             op.end = std::max(op.end, cycle_of(sc_core::sc_time_stamp()));
             return;
         }
+        // Accurate mode: an access that followed earlier stores of its warp (it was made
+        // before they were answered, so they may have page-faulted too) replays after them.
+        while (m_clk.accurate && op.after != 0)
+            sc_core::wait(m_wake);
         // The replay: the same line request again, now (not a new instruction).
         const sc_core::sc_time at = time_of(op.issue + line);
         const sc_core::sc_time now = sc_core::sc_time_stamp();
@@ -453,15 +482,10 @@ void sm::finish_mem(unsigned slot, unsigned k)
             --m_busy_ops;
         // Accesses of this warp that waited for this one may go when it completed (op.end,
         // which may lie beyond now: a target can annotate the end of its response).
-        for (unsigned j = 0; j < ws.ops.size(); ++j) {
-            mem_op& o = *ws.ops[j];
-            if (!o.busy || !(o.waits >> k & 1))
-                continue;
-            o.issue = std::max(o.issue, op.end);
-            if ((o.waits &= ~(1ull << k)) == 0)
-                dispatch_mem(slot, j);
-        }
+        release_followers(slot, k, op.end, true);
     }
+    for (auto& o : ws.ops) // the stores it followed are complete
+        o->after &= ~(1ull << k);
     if (op.fault_cycle != 0)
         m_fault_stall_cycles += op.end - std::min(op.end, op.fault_cycle);
     c.end = std::max(c.end, op.end);
@@ -486,6 +510,10 @@ void sm::finish_mem(unsigned slot, unsigned k)
         return;
     }
     if (!op.store && op.reg != reg_zero) {
+        for (std::uint32_t m = op.fwd_mask; m != 0; m &= m - 1) {
+            const auto l = static_cast<unsigned>(__builtin_ctz(m));
+            op.data[l] = op.fwd[l];
+        }
         ws.w->complete_load(op.reg, op.data, op.lane_mask | op.zero_lanes);
         ws.board.write_load(op.reg, op.end);
     }
@@ -493,6 +521,70 @@ void sm::finish_mem(unsigned slot, unsigned k)
         update_next(slot);
     if (m_slots.state(ws.cta) == cta_state::ending || m_barriers.all_exited(ws.cta))
         m_check = true;
+}
+
+void sm::line_sent(unsigned slot, unsigned k, std::uint64_t at)
+{
+    mem_op& op = *m_warps[slot].ops[k];
+    if (op.unsent == 0 || --op.unsent != 0 || !op.store)
+        return;
+    // The store's requests went: the accesses that follow it take the next cycles of the path.
+    release_followers(slot, k, at + 1, false);
+}
+
+void sm::release_followers(unsigned slot, unsigned k, std::uint64_t from, bool done)
+{
+    warp_slot& ws = m_warps[slot];
+    const std::uint64_t bit = 1ull << k;
+    for (unsigned j = 0; j < ws.ops.size(); ++j) {
+        mem_op& o = *ws.ops[j];
+        if (!o.busy || !((o.waits_sent | (done ? o.waits : 0)) & bit))
+            continue;
+        o.issue = std::max(o.issue, from);
+        o.waits_sent &= ~bit;
+        if (done)
+            o.waits &= ~bit;
+        if (o.waits == 0 && o.waits_sent == 0)
+            dispatch_mem(slot, j);
+    }
+}
+
+void sm::forward_stores(unsigned slot, mem_op& op)
+{
+    // The earlier stores in flight to op's lines, oldest first; none older than an atomic op
+    // waits for (the load reads after it completed, as do the stores before it).
+    warp_slot& ws = m_warps[slot];
+    std::array<std::uint8_t, 64> order;
+    unsigned n = 0;
+    std::uint64_t floor = 0;
+    for (unsigned j = 0; j < ws.ops.size(); ++j) {
+        const mem_op& o = *ws.ops[j];
+        if (&o == &op || !(o.busy || o.end > op.issue) || !ordered(o, op))
+            continue;
+        if (!o.store) {
+            floor = std::max(floor, o.seq); // an atomic
+            continue;
+        }
+        unsigned i = n++;
+        for (; i > 0 && ws.ops[order[i - 1]]->seq > o.seq; --i)
+            order[i] = order[i - 1];
+        order[i] = static_cast<std::uint8_t>(j);
+    }
+    for (unsigned i = 0; i < n; ++i) {
+        const mem_op& o = *ws.ops[order[i]];
+        if (o.seq < floor)
+            continue;
+        for (std::uint32_t lm = op.lane_mask; lm != 0; lm &= lm - 1) {
+            const auto l = static_cast<unsigned>(__builtin_ctz(lm));
+            for (std::uint32_t sl = o.lane_mask; sl != 0; sl &= sl - 1) { // highest lane wins
+                const auto s = static_cast<unsigned>(__builtin_ctz(sl));
+                if (o.addr[s] == op.addr[l]) {
+                    op.fwd[l] = o.data[s];
+                    op.fwd_mask |= 1u << l;
+                }
+            }
+        }
+    }
 }
 
 unsigned sm::spawn_lsu()
@@ -595,14 +687,23 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
             sc_core::wait(at - sc_core::sc_time_stamp());
         const sc_core::sc_time now = sc_core::sc_time_stamp();
         sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+        // Accurate mode: the request is on its way once the call is made (the accesses that
+        // follow it are made after it, in a later delta); fast mode: once it was answered.
+        if (m_clk.accurate)
+            line_sent(job.slot, job.op, cycle_of(at));
         f = do_line(job.slot, job.op, job.line, delay, w.buf.data(), w.be.data());
         // Its place is free from its completion on (a page fault gives it up when reported;
         // the replay is not limited).
         if (job.counted)
             release_line(cycle_of(sc_core::sc_time_stamp() + delay));
+        if (!f && !m_clk.accurate)
+            line_sent(job.slot, job.op, cycle_of(at));
     }
-    if (f)
+    if (f) {
         replay_line(job.slot, job.op, job.line, std::move(f), w.buf.data(), w.be.data());
+        if (!m_clk.accurate)
+            line_sent(job.slot, job.op, cycle_of(sc_core::sc_time_stamp()));
+    }
     if (--op.remaining == 0) {
         finish_mem(job.slot, job.op);
         ++m_wakeups;

@@ -46,8 +46,9 @@ struct sub_core {
 struct mem_op {
     bool busy = false;  ///< in LSU threads (accurate mode; a page fault in fast mode)
     bool store = false; ///< a store (else a load or atomic)
-    /// It follows an earlier access of its warp to one of its lines (a store among them):
-    /// its requests go when that one completed, outside sm.max_line_requests.
+    /// It waits for an earlier access of its warp to one of its lines (a store among them):
+    /// its requests go when that one went (an earlier store) or completed (an earlier load or
+    /// atomic), outside sm.max_line_requests.
     bool behind = false;
     std::uint8_t reg = reg_zero;
     /// data, constant (a unit's load) or atomic (ATOM: one request per word, old values
@@ -55,16 +56,25 @@ struct mem_op {
     tlm_bus::access_kind kind = tlm_bus::access_kind::data;
     std::uint32_t lane_mask = 0;
     std::uint32_t pc = 0;
-    unsigned remaining = 0;        ///< lines not yet completed (LSU threads)
-    std::uint64_t issue = 0;       ///< issue cycle
-    std::uint64_t end = 0;         ///< cycle the last line completed
-    std::uint64_t waits = 0;       ///< ops of the warp it must follow (bit = op), while busy
+    unsigned remaining = 0;       ///< lines not yet completed (LSU threads)
+    std::uint64_t issue = 0;      ///< issue cycle
+    std::uint64_t end = 0;        ///< cycle the last line completed
+    std::uint64_t waits = 0;      ///< ops of the warp whose completion it waits for (bit = op)
+    std::uint64_t waits_sent = 0; ///< earlier stores of the warp whose requests must go first
+    /// Earlier stores it follows that were in flight at its issue (accurate mode: a page-fault
+    /// replay waits for them); a bit clears when that store completes.
+    std::uint64_t after = 0;
+    unsigned unsent = 0;           ///< line requests not made yet (a store's followers wait for 0)
+    std::uint64_t seq = 0;         ///< program order among the warp's memory instructions
+    std::uint32_t fwd_mask = 0;    ///< a load's lanes that read a word an earlier store in flight
+                                   ///< writes: they take that store's value (fwd)
     std::uint64_t lines_sig = 0;   ///< one bit per line address hash (overlap pre-check)
     std::uint32_t zero_lanes = 0;  ///< a unit's load: lanes that receive 0 (no request)
     std::uint64_t fault_cycle = 0; ///< cycle of its first page fault (0: none)
     coalescer::result lines;       ///< line requests
     lane_values addr{};            ///< per-lane virtual addresses
     lane_values data{};            ///< store data, or the loaded values
+    lane_values fwd{};             ///< fwd_mask lanes: the newest earlier store's value
     bool failed = false;           ///< a line got an error response
     std::uint64_t fail_vaddr = 0;
     tlm::tlm_response_status fail_status = tlm::TLM_OK_RESPONSE;
@@ -85,6 +95,7 @@ struct warp_slot {
     std::uint64_t prog_end = 0;            ///< VA just past its program
     std::uint64_t fetch_line = scoreboard::never; ///< line of its next instruction, looked up
     std::uint64_t fetch_ready = 0; ///< cycle fetch_line arrives (never: not known yet)
+    std::uint64_t mem_seq = 0;     ///< memory instructions issued (mem_op::seq)
     /// Its memory instructions (in flight or done); grows up to sm.max_loads_per_warp +
     /// sm.max_stores_per_warp entries, each allocated alone (never moved).
     std::vector<std::unique_ptr<mem_op>> ops;

@@ -6,6 +6,7 @@
 #include "models/llc/llc_route.h"
 #include "models/llc/llc_switch_part.h"
 #include "models/llc/llc_switcher.h"
+#include "models/sm/sm.h"
 #include "platforms/attach/attachment.h"
 #include "platforms/gpu_units.h"
 #include "platforms/mmio_map.h"
@@ -68,6 +69,14 @@ void llc_switch_attach::attach(gpu_view& gpu)
     for (unsigned m = 0; m < p.modules; ++m)
         gpu.modules[m]->noc->set_route(
             llc::private_route(map, m, *gpu.modules[m]->noc, sw, cfg.llc.remote_ways > 0));
+    // An organisation that can switch within a kernel (adaptive, or forced switches) may send a
+    // warp's store and its later access to a line different ways (the home slice, a private
+    // copy): there the access waits for the store's completion (models/sm/README.md).
+    if (cfg.llc.mode == llc::llc_mode::adaptive || cfg.llc.forced_switch_ns != 0)
+        for (auto& mod : gpu.modules)
+            for (auto& cl : mod->clusters)
+                for (auto& s : cl->sms)
+                    s->stores_wait_for_completion();
 }
 } // namespace
 

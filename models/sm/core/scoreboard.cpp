@@ -51,6 +51,16 @@ void scoreboard::write_alu(const instruction& inst, std::uint64_t cycle)
     }
 }
 
+void scoreboard::load_issued(std::uint8_t reg, unsigned count)
+{
+    if (reg == reg_zero)
+        return;
+    for (unsigned r = reg; r < reg + count && r < m_regs; ++r) {
+        m_reg_ready[r] = never;
+        m_reg_from_load.set(r);
+    }
+}
+
 void scoreboard::write_load(std::uint8_t reg, std::uint64_t cycle)
 {
     if (reg == reg_zero || reg >= m_regs)
@@ -103,11 +113,11 @@ std::uint64_t scoreboard::in_flight::drained() const
     return ends.empty() ? 0 : *std::max_element(ends.begin(), ends.end());
 }
 
-issue_time scoreboard::next_issue(const instruction* inst, bool warp_ready, bool at_barrier) const
+issue_time scoreboard::next_issue(const instruction* inst, bool warp_live, bool at_barrier) const
 {
     if (at_barrier)
         return {never, wait_reason::barrier};
-    if (!warp_ready)
+    if (!warp_live)
         return {never, wait_reason::memory};
     if (!inst)
         return {0, wait_reason::none};
@@ -127,6 +137,23 @@ issue_time scoreboard::next_issue(const instruction* inst, bool warp_ready, bool
             }
         }
     }
+    // Write after write: an instruction that writes a register a load will write waits for that
+    // load (the load's later completion must not overwrite it, and a load's register keeps one
+    // value in flight), as a real SM's scoreboard does; ALU results need no such wait (fixed
+    // latencies complete in issue order).
+    const syntax form = info(inst->op).form;
+    if (writes_register(form) && inst->dst < m_regs) {
+        unsigned count = 1;
+        if (inst->op == opcode::CDL && inst->src[2].kind == operand_kind::imm)
+            count = (inst->src[2].value + 31) / 32;
+        for (unsigned r = inst->dst; r < inst->dst + count && r < m_regs; ++r)
+            if (m_reg_from_load[r] && m_reg_ready[r] > t) {
+                t = m_reg_ready[r];
+                from_mem = true;
+            }
+    }
+    if (t == never)
+        return {never, wait_reason::memory};
     // Entries for loads and stores in flight; the CTA sees a warp's accesses complete at a
     // BAR or MEMBAR, and its stores complete at EXIT.
     std::uint64_t mem = 0;

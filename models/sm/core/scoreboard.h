@@ -52,6 +52,10 @@ public:
     void write_alu(const instruction& inst, std::uint64_t cycle);
     /// The warp's next instruction issues no earlier than cycle (a branch resolving).
     void hold_until(std::uint64_t cycle) { m_hold = std::max(m_hold, cycle); }
+    /// A load (LD, ATOM, CDL) that writes `count` registers from reg issued: they are pending
+    /// (readable at `never`) until write_load() gives each its cycle (RZ and registers out of
+    /// range: none). Readers and writers of a pending register wait for it (next_issue()).
+    void load_issued(std::uint8_t reg, unsigned count = 1);
     /// A load's data arrived in reg, readable at cycle (RZ and registers out of range: none).
     void write_load(std::uint8_t reg, std::uint64_t cycle);
     /// A load (store: `store`) issued at `cycle`, its completion not known yet. Completions
@@ -72,13 +76,16 @@ public:
     std::uint64_t pred_ready(unsigned p) const { return p <= num_predicates ? m_pred_ready[p] : 0; }
 
     /// When the warp can issue next, given its next instruction (nullptr: none), whether the
-    /// warp core is ready (no pending load in the way) and whether it waits at a barrier.
-    /// Barrier, then an unready core (memory, never), then no instruction (cycle 0); else the
-    /// latest of hold_until(), the guard, the sources and the memory condition: LD/CDL a free
-    /// load entry, ST a free store entry, EXIT every store complete, BAR and MEMBAR every load
-    /// and store complete (never while one has an unknown completion). The reason is memory
-    /// when that latest time is a load's or the memory condition's, scoreboard otherwise.
-    issue_time next_issue(const instruction* inst, bool warp_ready, bool at_barrier) const;
+    /// warp is live (false: never, memory) and whether it waits at a barrier.
+    /// Barrier, then a warp that is not live, then no instruction (cycle 0); else the latest of
+    /// hold_until(), the guard, the sources, the destinations last written by a load (a later
+    /// write waits for a pending load of its register: write after write, as a real SM's
+    /// scoreboard) and the memory condition: LD/CDL a free load entry, ST a free store entry,
+    /// EXIT every store complete, BAR and MEMBAR every load and store complete (never while one
+    /// has an unknown completion, as a pending load's register). The reason is memory when that
+    /// latest time is a load's or the memory condition's, scoreboard otherwise. This is the
+    /// one rule of both timing modes.
+    issue_time next_issue(const instruction* inst, bool warp_live, bool at_barrier) const;
 
 private:
     unsigned m_regs;

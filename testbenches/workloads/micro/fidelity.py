@@ -23,6 +23,8 @@ LATENCY_TOL = 0.03  # latency: within 3 % of the implied figure
 SATURATE = 0.90     # bandwidth: at least 90 % of the peak where the case saturates it
 RATIO_TOL = 0.05    # side by side: within 5 % of either alone
 FAST_TOL = 0.05     # contract cases: fast mode within 5 % of accurate mode
+ITER_TOL = 0.10     # time per load or iteration (issue order cases): within 10 % of the figure
+ORDER_QUANTA = ["0", "100", "1000"]  # the issue order cases' fast-mode quanta
 
 # ---- the effective configuration (OUTDIR/config.yaml) ----
 
@@ -184,6 +186,14 @@ def lat_remote(p):
     return p.to_core(p.remote(0)), "L1 tag + xbar + NoC + link + NoC + LLC hit + back"
 
 
+def lat_llc_load(p, case):
+    return p.to_core(p.local(0)), "one LLC-hit load (L1 tag + xbar + NoC + LLC + NoC + xbar)"
+
+
+def lat_l1_load(p, case):
+    return p.to_core(p.l1_hit()), "one L1 hit (l1.hit_latency)"
+
+
 def bw_l1(p, case):
     return (p.c.num("l1.lines_per_cycle") * p.line / p.core,
             "l1.lines_per_cycle x l1.line_bytes per core cycle (one SM)")
@@ -284,6 +294,21 @@ CASES = [
          ctest=True),
     dict(name="gather_64m", workload="gather.yaml", kind="contract", vars={"table_mib": 64},
          ctest=True),
+    # Issue order (fast within 5 % of accurate, both within 10 % of the figure; fast mode at
+    # quanta 0, 100 and 1000 ns). Four independent LLC-hit loads per iteration into one
+    # register: each waits for the previous (write after write): one LLC hit per load.
+    dict(name="waw_one_reg", workload="waw.yaml", kind="iteration", var="iters", runs=(64, 128),
+         vars={"spread": 0}, kernel="waw", per=4, implied=lat_llc_load, ctest=True,
+         quanta=ORDER_QUANTA),
+    # ... into four registers reused every iteration: one LLC hit per iteration.
+    dict(name="waw_four_regs", workload="waw.yaml", kind="iteration", var="iters",
+         runs=(64, 128), vars={"spread": 1}, kernel="waw", per=1, implied=lat_llc_load,
+         ctest=True, quanta=ORDER_QUANTA),
+    # A store to one LLC-resident line, then an independent L1-hit load (into one register):
+    # the stores to the line pipeline, an iteration takes one L1 hit.
+    dict(name="store_order", workload="store_order.yaml", kind="iteration", var="iters",
+         runs=(64, 128), vars={}, kernel="store_order", per=1, implied=lat_l1_load,
+         ctest=True, quanta=ORDER_QUANTA),
 ]
 
 # Bandwidth cases run with the loose round-robin scheduler: under greedy-then-oldest the
@@ -383,6 +408,12 @@ def measure(sim, case, mode, quantum, tmp):
         whole = field(b) / kernel_ns(b, name)
         return (nbytes / dt, implied, how, "%.0f ns for %d more bytes; longer run %.2f GB/s" % (
             dt, nbytes, whole), whole)
+    if case["kind"] == "iteration":
+        name = case["kernel"]
+        per = (kernel_ns(b, name) - kernel_ns(a, name)) / ((hi - lo) * case["per"])
+        implied, how = case["implied"](p, case)
+        unit = "load" if case["per"] > 1 else "iteration"
+        return per, implied, how, "%.2f ns per %s" % (per, unit), None
     # ratio: phases 2 (read alone, warm), 4 (write alone, warm), 5 (both)
     ph = lambda s, i: window(s["phases"][i])
     d = [ph(b, i) - ph(a, i) for i in (2, 4, 5)]
@@ -396,11 +427,17 @@ def verdict(case, measured, implied, whole, accurate=None):
     """Latency within 3 %; bandwidth: the steady state (difference) at least 90 % of the peak,
     the longer run's whole window at most the peak; side by side within 5 % of alone; a
     contract case: fast within 5 % of accurate (`accurate`: its figure; None for accurate mode
-    itself), DRAM never above its peak."""
+    itself), DRAM never above its peak; time per iteration within 10 % of the figure and (fast
+    mode) within 5 % of accurate mode."""
     if case["kind"] == "contract":
         dram, peak = whole
         near = accurate is None or abs(measured - accurate) <= FAST_TOL * accurate
         return "pass" if near and dram <= peak * (1 + 1e-9) else "FAIL"
+    if case["kind"] == "iteration":
+        ok = abs(measured - implied) <= ITER_TOL * implied
+        if accurate is not None:
+            ok = ok and abs(measured - accurate) <= FAST_TOL * accurate
+        return "pass" if ok else "FAIL"
     if case["kind"] == "latency":
         return "pass" if abs(measured - implied) <= LATENCY_TOL * implied else "FAIL"
     if case["kind"] == "bandwidth":
@@ -409,7 +446,8 @@ def verdict(case, measured, implied, whole, accurate=None):
     return "pass" if measured <= 1.0 + RATIO_TOL else "FAIL"
 
 
-UNIT = {"latency": "ns", "bandwidth": "GB/s", "ratio": "x", "contract": "ns"}
+UNIT = {"latency": "ns", "bandwidth": "GB/s", "ratio": "x", "contract": "ns",
+        "iteration": "ns"}
 
 
 def main(argv):
@@ -441,14 +479,15 @@ def main(argv):
                 ", ".join(bad), ", ".join(sorted(known))), file=sys.stderr)
             return 2
         cases = [c for c in CASES if c["name"] in names]
-    modes = [("accurate", None)] + [("fast", None if q == "default" else q) for q in quanta]
+    modes_of = lambda qs: [("accurate", None)] + [("fast", None if q == "default" else q)
+                                                  for q in qs]
     print("%-14s %-16s %10s %10s %5s %-7s %s" % ("case", "mode", "measured", "implied", "unit",
                                                  "verdict", "implied by / detail"))
     failed = total = 0
     with tempfile.TemporaryDirectory(prefix="vgpu_fidelity_") as tmp:
         for case in cases:
             accurate = None
-            for mode, q in modes:
+            for mode, q in modes_of(case.get("quanta", quanta)):
                 try:
                     m, imp, how, detail, whole = measure(sim, case, mode, q, tmp)
                 except (RuntimeError, OSError, KeyError, ValueError) as e:
