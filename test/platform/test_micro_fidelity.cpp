@@ -445,8 +445,7 @@ std::vector<mode_run> contract_modes()
 void check_fast_near_accurate(const std::vector<double>& figures)
 {
     for (std::size_t i = 1; i < figures.size(); ++i) {
-        INFO(contract_modes()[i].label << ": " << figures[i] << ", accurate "
-                     << figures[0]);
+        INFO(contract_modes()[i].label << ": " << figures[i] << ", accurate " << figures[0]);
         CHECK(std::abs(figures[i] - figures[0]) <= 0.05 * figures[0]);
     }
 }
@@ -512,8 +511,7 @@ void kernel_contract(const std::string& tag, const std::string& args, const std:
 void gather_contract(unsigned mib)
 {
     kernel_contract("gather_" + std::to_string(mib) + "m",
-                    " -w '" + micro + "gather.yaml' -D table_mib=" + std::to_string(mib),
-                    "gather");
+                    " -w '" + micro + "gather.yaml' -D table_mib=" + std::to_string(mib), "gather");
 }
 } // namespace
 
