@@ -353,7 +353,7 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
             --m_retry_waiters; // its turn has come
         const bool queued = !ext->replay && m_retry_waiters > 0;
         if (const std::uint64_t at =
-                m_core.fast_mshr_wait(s.addr, sectors, tag_done, now, queued)) {
+                m_core.fast_mshr_wait(s.addr, sectors, tag_done, now, queued, replay)) {
             ++m_retry_waiters;
             n.retry_ps = at;
             delay = from_value(tag_done - now);
