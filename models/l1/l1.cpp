@@ -326,7 +326,12 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
 {
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     const std::uint64_t arrival = now + delay.value();
-    const std::uint64_t tag_done = tag_start(arrival) + m_hit.value();
+    // A replay (see below) had its tag check when it first came: it goes on from there, as
+    // accurate mode's miss goes below when an MSHR is free without a second tag check. A new
+    // check would hold the tag stage twice per miss and add its latency to the MSHR's wait
+    // (dram_row_local: fast +10.7 % against accurate).
+    const bool replay = ext && ext->replay && m_cfg.sharing == sharing_mode::private_;
+    const std::uint64_t tag_done = replay ? arrival : tag_start(arrival) + m_hit.value();
     const std::uint64_t line = m_core.line_addr(s.addr);
     const cache::sector_mask sectors = need(s);
     if (sectors == 0) { // no byte enabled: nothing to read
@@ -348,7 +353,7 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
             --m_retry_waiters; // its turn has come
         const bool queued = !ext->replay && m_retry_waiters > 0;
         if (const std::uint64_t at =
-                m_core.fast_mshr_wait(s.addr, sectors, tag_done, now, queued)) {
+                m_core.fast_mshr_wait(s.addr, sectors, tag_done, now, queued, replay)) {
             ++m_retry_waiters;
             n.retry_ps = at;
             delay = from_value(tag_done - now);

@@ -159,14 +159,15 @@ cache_controller::timed_outcome cache_controller::lookup_at(std::uint64_t addr, 
 
 std::uint64_t cache_controller::fast_mshr_wait(std::uint64_t addr, sector_mask need,
                                                std::uint64_t tag_done, std::uint64_t now,
-                                               bool queued)
+                                               bool queued, bool replay)
 {
     if (m_array.probe(addr) && (need & ~m_array.valid_sectors(addr)) == 0)
         return 0; // a hit, or a merge with a fill in flight
     const std::uint64_t t = m_fast_mshrs.earliest(tag_done, m_fast_mshrs.hold_estimate(), now);
     if (t <= tag_done && !queued)
         return 0;
-    ++m_counts.full_stalls;
+    if (!replay)
+        ++m_counts.full_stalls;
     return std::max(t, tag_done);
 }
 

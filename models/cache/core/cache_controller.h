@@ -173,10 +173,11 @@ public:
     /// Fast mode, for a requester that replays its access: when a read of `need` at `addr`
     /// whose tag check ends at `tag_done` would miss and find every MSHR busy, or `queued`
     /// (misses that found them busy are still waiting: it goes behind them), the time an MSHR
-    /// is free, at least tag_done (the stall is counted); otherwise 0. Changes nothing else:
-    /// the replay looks up again.
+    /// is free, at least tag_done (the stall is counted unless `replay`: a replay's stall was
+    /// counted when it first waited, as accurate mode counts a stalled miss once); otherwise 0.
+    /// Changes nothing else: the replay looks up again.
     std::uint64_t fast_mshr_wait(std::uint64_t addr, sector_mask need, std::uint64_t tag_done,
-                                 std::uint64_t now, bool queued);
+                                 std::uint64_t now, bool queued, bool replay);
     /// Sets the real ends: the fill's arrival and the victim write's completion.
     void end_fast_miss(fast_miss& m, std::uint64_t fill_ready, std::uint64_t wb_done);
     /// Fast mode: records that line's buffered write-back reaches memory at `done`.
