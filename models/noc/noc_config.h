@@ -143,8 +143,8 @@ struct noc_config {
                     .unit("bytes"));
         v.value("xbar_response_width_bytes", xbar_response_width_bytes,
                 spec("cluster crossbar: bytes a response channel moves per NoC cycle, both the "
-                     "target's port it leaves by (the NoC, or an L1 under l1.sharing) and the "
-                     "port it returns to (an L1 or a stage); 0 = noc.width_bytes")
+                     "target's port it leaves by (the NoC) and the port it returns to (an L1 or "
+                     "a stage); 0 = noc.width_bytes")
                     .range(0, 4096)
                     .unit("bytes"));
         v.value("xbar_response_hop_latency", xbar_response_hop_latency,

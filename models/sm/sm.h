@@ -217,9 +217,9 @@ private:
     void replay_line(unsigned slot, unsigned k, unsigned line,
                      std::shared_ptr<tlm_bus::fault_wait> f, std::uint8_t* buf, std::uint8_t* be);
     void finish_mem(unsigned slot, unsigned k);
-    /// Line request `line`'s of op k of `slot` was made (fast mode: answered without a page
-    /// fault; accurate mode: handed to the memory path) for cycle `at`: when it is the op's
-    /// last, the later accesses of the warp that follow the store go from at + 1 on.
+    /// A line request of op k of `slot` was made (fast mode: answered without a page fault;
+    /// accurate mode: handed to the memory path) for cycle `at`: when it is the op's last, the
+    /// later accesses of the warp that follow the store go from at + 1 on.
     void line_sent(unsigned slot, unsigned k, std::uint64_t at);
     /// The accesses of `slot` that wait for op k's requests to go (and with `done`, those that
     /// wait for its completion) may go from cycle `from` on; those that wait for nothing else

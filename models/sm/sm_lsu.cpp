@@ -552,17 +552,17 @@ void sm::release_followers(unsigned slot, unsigned k, std::uint64_t from, bool d
 void sm::forward_stores(unsigned slot, mem_op& op)
 {
     // The earlier stores in flight to op's lines, oldest first; none older than an atomic op
-    // waits for (the load reads after it completed, as do the stores before it).
+    // waits for that shares a line with it (that atomic waited for the store's completion, and
+    // the load reads after the atomic completed).
     warp_slot& ws = m_warps[slot];
-    std::array<std::uint8_t, 64> order;
-    unsigned n = 0;
-    std::uint64_t floor = 0;
+    std::array<std::uint8_t, 64> order, atomics;
+    unsigned n = 0, na = 0;
     for (unsigned j = 0; j < ws.ops.size(); ++j) {
         const mem_op& o = *ws.ops[j];
         if (&o == &op || !(o.busy || o.end > op.issue) || !ordered(o, op))
             continue;
         if (!o.store) {
-            floor = std::max(floor, o.seq); // an atomic
+            atomics[na++] = static_cast<std::uint8_t>(j);
             continue;
         }
         unsigned i = n++;
@@ -572,7 +572,12 @@ void sm::forward_stores(unsigned slot, mem_op& op)
     }
     for (unsigned i = 0; i < n; ++i) {
         const mem_op& o = *ws.ops[order[i]];
-        if (o.seq < floor)
+        bool before_atomic = false;
+        for (unsigned a = 0; a < na && !before_atomic; ++a) {
+            const mem_op& at = *ws.ops[atomics[a]];
+            before_atomic = at.seq > o.seq && ordered(o, at);
+        }
+        if (before_atomic)
             continue;
         for (std::uint32_t lm = op.lane_mask; lm != 0; lm &= lm - 1) {
             const auto l = static_cast<unsigned>(__builtin_ctz(lm));

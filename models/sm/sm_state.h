@@ -44,7 +44,8 @@ struct sub_core {
 /// first), then the lanes' values: scanning a warp's entries and issuing an access of one
 /// line touch the first host cache lines of an entry only.
 struct mem_op {
-    bool busy = false;  ///< in LSU threads (accurate mode; a page fault in fast mode)
+    bool busy = false;  ///< in LSU threads (accurate mode; in fast mode a page fault, a
+                        ///< follower of a store, an MSHR retry or a wait for a line place)
     bool store = false; ///< a store (else a load or atomic)
     /// It waits for an earlier access of its warp to one of its lines (a store among them):
     /// its requests go when that one went (an earlier store) or completed (an earlier load or

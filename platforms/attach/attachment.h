@@ -106,8 +106,8 @@ public:
     virtual void add_driver_part(host::driver& drv) { (void)drv; }
     /// The step after which attach() runs.
     virtual attach_step step() const { return attach_step::modules_built; }
-    /// Builds the block's modules, binds them and its register window by name, adds its driver
-    /// part and figures. Called once, within the platform's construction.
+    /// Builds the block's modules, binds them and its register window by name, adds its
+    /// figures. Called once, within the platform's construction.
     virtual void attach(gpu_view& gpu) { (void)gpu; }
 };
 
