@@ -24,12 +24,27 @@ crossbar::out_port::out_port(stats::group& g, const std::string& port, const res
 {
 }
 
-crossbar::in_port::in_port(stats::group& g, const std::string& port, const resource_params& p,
+crossbar::in_port::in_port(stats::group& g, const std::string& port, const resource_params* p,
                            bool command)
-    : res(port.c_str(), p), cmd(command_channel(port, p, command)),
-      requests(g, port + ".requests", "count", "requests from input " + port),
+    : own_res(p ? std::make_unique<shared_resource>(port.c_str(), *p) : nullptr),
+      own_cmd(p ? command_channel(port, *p, command) : nullptr), res(own_res.get()),
+      cmd(own_cmd.get()), requests(g, port + ".requests", "count", "requests from input " + port),
       bytes(g, port + ".response_bytes", "bytes", "data bytes returned to input " + port)
 {
+}
+
+void crossbar::share_input(const std::string& port, interconnect& owner,
+                           const std::string& owner_port)
+{
+    auto* x = dynamic_cast<crossbar*>(&owner);
+    if (!x || x == this)
+        SC_REPORT_ERROR("vgpu/noc/crossbar",
+                        (std::string(name()) + ": input '" + port +
+                         "' can share only another crossbar's port")
+                            .c_str());
+    unsigned& lent = x->m_lent[owner_port];
+    m_borrowed.push_back({port, x, owner_port, lent});
+    lent += named_outputs();
 }
 
 crossbar::crossbar(const sc_core::sc_module_name& name, const noc_config& cfg,
@@ -91,11 +106,39 @@ void crossbar::create_ports()
     tp.inputs = 1;
     for (unsigned o = 0; o < m_outputs; ++o)
         m_out.push_back(std::make_unique<out_port>(m_stats, output_name(o), p, tp, command));
-    // A response channel serves the one input it returns to; its contenders are the outputs.
-    resource_params rp = p;
-    rp.inputs = std::max(1u, m_outputs);
-    for (unsigned i = 0; i < m_inputs; ++i)
-        m_in.push_back(std::make_unique<in_port>(m_stats, input_name(i), rp, command));
+    // A response channel serves the one input it returns to; its contenders are the outputs
+    // (and those of the crossbars that share the port, after them).
+    for (unsigned i = 0; i < m_inputs; ++i) {
+        const std::string port = input_name(i);
+        const bool borrowed =
+            std::any_of(m_borrowed.begin(), m_borrowed.end(),
+                        [&](const borrowed_port& b) { return b.port == port; });
+        resource_params rp = p;
+        const auto lent = m_lent.find(port);
+        rp.inputs = std::max(1u, m_outputs + (lent == m_lent.end() ? 0 : lent->second));
+        m_in.push_back(
+            std::make_unique<in_port>(m_stats, port, borrowed ? nullptr : &rp, command));
+    }
+}
+
+void crossbar::end_of_elaboration()
+{
+    interconnect::end_of_elaboration();
+    for (const borrowed_port& b : m_borrowed) {
+        const int mine = input_index(b.port), theirs = b.owner->input_index(b.owner_port);
+        if (mine < 0 || theirs < 0 || b.owner->m_path.response_width != m_path.response_width ||
+            b.owner->m_path.header_bytes != m_path.header_bytes)
+            SC_REPORT_ERROR("vgpu/noc/crossbar",
+                            (std::string(name()) + ": input '" + b.port + "' cannot share " +
+                             b.owner->name() + "'s input '" + b.owner_port +
+                             "' (unknown port, or different response widths or headers)")
+                                .c_str());
+        in_port& in = *m_in[static_cast<unsigned>(mine)];
+        const in_port& of = *b.owner->m_in[static_cast<unsigned>(theirs)];
+        in.res = of.res;
+        in.cmd = of.cmd;
+        in.first = b.owner->m_outputs + b.first;
+    }
 }
 
 void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
@@ -134,7 +177,7 @@ void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_tim
     // command channel would carry one per write, each of which held the target's request
     // channel for at least a cycle, so it can never bound the target.
     if (src.cmd && !gp.is_read()) {
-        src.cmd->use(static_cast<unsigned>(o), nullptr, 1, delay, entry.value());
+        src.cmd->use(src.first + static_cast<unsigned>(o), nullptr, 1, delay, entry.value());
     } else {
         // The data leaves through the target's port (its response channel: a hot target
         // delivers one port's bandwidth, however many inputs it answers) and enters the input's
@@ -144,7 +187,7 @@ void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_tim
             port.rsp.use(0, nullptr, cycles, delay, entry.value());
             delay -= sc_core::sc_time::from_value(cycles * m_clocks.noc_ps);
         }
-        src.res.use(static_cast<unsigned>(o), nullptr, cycles, delay, entry.value());
+        src.res->use(src.first + static_cast<unsigned>(o), nullptr, cycles, delay, entry.value());
     }
     m_rsp_latency.sample((sc_core::sc_time_stamp() + delay - back).to_seconds() * 1e9);
 }

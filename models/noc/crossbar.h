@@ -10,6 +10,8 @@
 #include "models/noc/shared_resource.h"
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <memory>
 #include <systemc>
 #include <tlm>
@@ -46,6 +48,10 @@ public:
     /// acknowledgement of path_params::header_bytes (0: the command channel).
     unsigned response_bytes(const tlm::tlm_generic_payload& gp) const;
 
+    /// See interconnect::share_input; `owner` must be a crossbar.
+    void share_input(const std::string& port, interconnect& owner,
+                     const std::string& owner_port) override;
+
     std::uint64_t requests(unsigned output) const; ///< requests forwarded to an output
     std::uint64_t unmapped() const { return m_unmapped.value(); } ///< address errors returned
 
@@ -61,13 +67,24 @@ private:
     };
     /// Statistics and response channels of one input port.
     struct in_port {
-        in_port(stats::group& g, const std::string& port, const resource_params& p, bool command);
-        shared_resource res;                  ///< data channel
-        std::unique_ptr<shared_resource> cmd; ///< command channel (write acks), if any
+        /// p: its channels' parameters, or null when it shares another crossbar's (share_input).
+        in_port(stats::group& g, const std::string& port, const resource_params* p, bool command);
+        std::unique_ptr<shared_resource> own_res, own_cmd; ///< its channels, unless shared
+        shared_resource* res = nullptr; ///< data channel (its own or the owner's)
+        shared_resource* cmd = nullptr; ///< command channel (write acks), if any
+        unsigned first = 0;             ///< arbiter input of this crossbar's output 0 there
         stats::counter requests, bytes;
+    };
+    /// An input that shares another crossbar's port (share_input).
+    struct borrowed_port {
+        std::string port;       ///< this crossbar's input
+        crossbar* owner;        ///< the crossbar whose channels it takes
+        std::string owner_port; ///< owner's input
+        unsigned first;         ///< its outputs' first contender index after owner's outputs
     };
 
     void create_ports() override;
+    void end_of_elaboration() override;
     void b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) override;
     sc_core::sc_time unloaded_round_trip(unsigned in, unsigned out) const override;
 
@@ -79,6 +96,8 @@ private:
     stats::group m_stats;
     std::vector<std::unique_ptr<out_port>> m_out; ///< one per output
     std::vector<std::unique_ptr<in_port>> m_in;   ///< one per input
+    std::vector<borrowed_port> m_borrowed;        ///< inputs on other crossbars' channels
+    std::map<std::string, unsigned> m_lent; ///< per own input: contenders other crossbars add
     stats::counter m_unmapped;
     stats::average m_latency, m_rsp_latency;
 };

@@ -51,6 +51,19 @@ int interconnect::output_index(const std::string& port) const
     return it == m_out_names.end() ? -1 : static_cast<int>(it - m_out_names.begin());
 }
 
+int interconnect::input_index(const std::string& port) const
+{
+    const auto it = std::find(m_in_names.begin(), m_in_names.end(), port);
+    return it == m_in_names.end() ? -1 : static_cast<int>(it - m_in_names.begin());
+}
+
+void interconnect::share_input(const std::string& port, interconnect&, const std::string&)
+{
+    SC_REPORT_ERROR(msg_type, (std::string(name()) + ": input '" + port +
+                               "' cannot share a port: only crossbars share ports")
+                                  .c_str());
+}
+
 std::string interconnect::input_name(unsigned i) const
 {
     return i < m_in_names.size() ? m_in_names[i] : "in" + std::to_string(i);

@@ -58,6 +58,15 @@ public:
         next.add_port(next.m_in_names, in_port);
         out.bind(next.in);
     }
+    /// Makes input `port` of this interconnect the same physical port as input `owner_port` of
+    /// `owner`: the responses returning through `port` take the channels of `owner_port` (its
+    /// response data and command channels), where this interconnect's outputs contend after
+    /// owner's. For a requester reached through two switches that is one port of one switch
+    /// in the hardware (l1.sharing shared: an SM's port on the cluster crossbar). Both must be
+    /// crossbars with the same widths; call after this interconnect's outputs are bound and
+    /// before elaboration ends. Unsupported (an error) by the other topologies.
+    virtual void share_input(const std::string& port, interconnect& owner,
+                             const std::string& owner_port);
     /// Index of the output named `port` (what a route function returns), or -1.
     int output_index(const std::string& port) const;
     /// Sets the route function; call before the simulation starts.
@@ -85,6 +94,10 @@ protected:
     virtual sc_core::sc_time unloaded_round_trip(unsigned in, unsigned out) const = 0;
 
     unsigned m_inputs = 0, m_outputs = 0;
+    /// Outputs bound by name so far (before elaboration ends, when m_outputs is not known).
+    unsigned named_outputs() const { return static_cast<unsigned>(m_out_names.size()); }
+    /// Index of the input named `port`, or -1.
+    int input_index(const std::string& port) const;
 
 private:
     void add_port(std::vector<std::string>& names, const std::string& port);

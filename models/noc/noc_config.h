@@ -48,7 +48,7 @@ struct path_params {
 struct noc_config {
     topology_kind topology = topology_kind::crossbar; ///< shape of the module NoC
     arbiter_kind arbiter = arbiter_kind::round_robin; ///< output-port grant policy (accurate mode)
-    unsigned max_wait_cycles = 256;    ///< barrier_aware: a request this old wins (0: no ageing)
+    unsigned max_wait_cycles = 0;      ///< barrier_aware: a request this old wins (0: no ageing)
     unsigned hop_latency = 2;          ///< module NoC: cycles a request spends in a hop
     unsigned width_bytes = 32;         ///< bytes a crossbar or NoC port moves per NoC cycle
     unsigned xbar_hop_latency = 1;     ///< cluster crossbar: cycles a request spends in it
@@ -96,15 +96,20 @@ struct noc_config {
             "arbiter", arbiter,
             spec("grant policy of every crossbar, NoC (every mesh router output) and link port "
                  "in accurate mode: "
-                 "round_robin; barrier_aware (the request whose SM has the most warps "
-                 "waiting at a barrier first, ties round-robin; seed 004); fifo (oldest "
+                 "round_robin (inputs in turn, each input's requests in arrival order); "
+                 "barrier_aware (seed 004: each input keeps one queue per source SM and the "
+                 "heads of all SM queues bound for the port are ranked by their SM's warps "
+                 "waiting at a barrier, most first; ties round-robin among inputs, then the "
+                 "earliest; an SM's own requests never overtake each other); fifo (oldest "
                  "first). Fast mode books ports in arrival order: the policy has no effect "
                  "there (a run that sets it warns once)"));
         v.value("max_wait_cycles", max_wait_cycles,
-                spec("barrier_aware: a head request that has waited this many NoC cycles wins "
-                     "regardless of barrier counts (round-robin among such requests): "
-                     "starvation freedom, a request is granted within max_wait_cycles + inputs "
-                     "- 1 grants; 0 disables ageing")
+                spec("barrier_aware: ageing, an addition not in the patent (seed 004 ranks by "
+                     "barrier count alone): an input's oldest request that has waited this many "
+                     "NoC cycles wins regardless of barrier counts (round-robin among such "
+                     "requests), so a request is granted within max_wait_cycles + inputs - 1 "
+                     "grants after it became its input's oldest; 0 (default) disables ageing, "
+                     "as the patent")
                     .unit("cycles"));
         v.value("hop_latency", hop_latency,
                 spec("module NoC: cycles a request spends in a hop, besides its transfer")

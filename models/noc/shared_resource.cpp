@@ -9,14 +9,19 @@ namespace vgpu::noc {
 
 shared_resource::shared_resource(const sc_core::sc_module_name& name, const resource_params& p)
     : sc_module(name), m_p(p), m_arbiter(make_arbiter(p.policy, p.inputs, p.max_wait_cycles)),
-      m_waiting(p.inputs), m_cands(p.inputs), m_stats(this->name()),
+      m_waiting(p.inputs),
+      m_sources(p.policy == arbiter_kind::barrier_aware ? p.inputs : 0),
+      m_offered(p.policy == arbiter_kind::barrier_aware ? p.inputs : 0),
+      m_per_source(p.policy == arbiter_kind::barrier_aware), m_cands(p.inputs),
+      m_stats(this->name()),
       m_grants(m_stats, "grants", "count", "requests served"),
       m_busy_cycles(m_stats, "busy_cycles", "cycles", "cycles the resource was occupied"),
       m_busy_ps(m_stats, "busy_ps", "ps",
                 "time the resource was occupied (kernel records compare it to their window)"),
       m_by_priority(m_stats, "grants_by_priority", "count",
                     "accurate mode: grants won by a higher barrier count (noc.arbiter "
-                    "barrier_aware)"),
+                    "barrier_aware), over another input's request or over an older request of "
+                    "another SM at the same input"),
       m_by_age(m_stats, "grants_by_age", "count",
                "accurate mode: grants won by age (barrier_aware past noc.max_wait_cycles; fifo "
                "over a younger request)"),
@@ -62,9 +67,14 @@ void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, uns
     }
     sc_core::wait(delay);
     delay = sc_core::SC_ZERO_TIME;
-    request r{
-        input, ext ? ext->barrier_waiting : 0u, sc_core::sc_time_stamp(), m_arrivals++, age, cycles,
-        {}};
+    request r{input,
+              ext ? ext->sm : -1,
+              ext ? ext->barrier_waiting : 0u,
+              sc_core::sc_time_stamp(),
+              m_arrivals++,
+              age,
+              cycles,
+              {}};
     // Requests that arrive together reach this point in an order the SystemC kernel does not
     // specify (the threads of an MSHR's merged requests, woken by one fill, resume last-merged
     // first): of those of one input, the oldest goes first, as in fast mode, where they are
@@ -85,6 +95,24 @@ void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, uns
         q.insert(at, &r);
     if (q.size() == 1)
         m_nonempty.push_back(r.input);
+    if (m_per_source) {
+        // Its SM's queue, in the same order (a requester's order is never changed: of the
+        // requests of one SM, the oldest is always the one that competes).
+        auto& qs = m_sources[r.input];
+        auto s = std::find_if(qs.begin(), qs.end(),
+                              [&](const source_queue& x) { return x.source == r.source; });
+        if (s == qs.end()) {
+            qs.push_back({r.source, {}});
+            s = std::prev(qs.end());
+        }
+        auto pos = s->q.end();
+        while (pos != s->q.begin() && (*std::prev(pos))->order > r.order)
+            --pos;
+        if (pos == s->q.end())
+            s->q.push_back(&r);
+        else
+            s->q.insert(pos, &r);
+    }
     ++m_pending;
     m_work.notify(sc_core::SC_ZERO_TIME);
     sc_core::wait(r.granted);
@@ -99,6 +127,27 @@ void shared_resource::return_credit()
                         (std::string(name()) + ": credit returned that was never taken").c_str());
     ++m_credits;
     m_work.notify(sc_core::SC_ZERO_TIME);
+}
+
+shared_resource::request* shared_resource::source_head(unsigned i, const sc_core::sc_time& edge)
+{
+    request* oldest = m_waiting[i].front();
+    if (oldest->arrival > edge)
+        return nullptr; // the oldest arrived first: nothing of this input has arrived
+    if (m_p.max_wait_cycles > 0 &&
+        (edge - oldest->arrival).value() / m_p.cycle.value() >= m_p.max_wait_cycles)
+        return oldest; // ageing: the oldest head wins over every count
+    request* best = nullptr;
+    for (const source_queue& s : m_sources[i]) {
+        if (s.q.empty())
+            continue;
+        request* h = s.q.front();
+        if (h->arrival <= edge &&
+            (!best || h->barrier_count > best->barrier_count ||
+             (h->barrier_count == best->barrier_count && h->order < best->order)))
+            best = h;
+    }
+    return best;
 }
 
 void shared_resource::arbitrate()
@@ -133,10 +182,14 @@ void shared_resource::arbitrate()
             m_cands[i] = {};
         m_marked.clear();
         for (unsigned i : m_nonempty) {
-            const request& head = *m_waiting[i].front();
-            if (head.arrival <= edge) {
-                m_cands[i] = {true, head.barrier_count, (edge - head.arrival).value() / c,
-                              head.order};
+            // An input offers its oldest request, or under barrier_aware the best head of its
+            // SM queues, so the heads of every SM's queue bound for this port are ranked.
+            const request* head = m_waiting[i].front();
+            if (m_per_source)
+                head = m_offered[i] = source_head(i, edge);
+            if (head && head->arrival <= edge) {
+                m_cands[i] = {true, head->barrier_count, (edge - head->arrival).value() / c,
+                              head->order};
                 m_marked.push_back(i);
             }
         }
@@ -145,12 +198,26 @@ void shared_resource::arbitrate()
             sc_core::wait(next_edge(edge) - edge); // nothing eligible yet: try the next edge
             continue;
         }
-        if (m_arbiter->last_reason() == grant_reason::priority)
+        auto& q = m_waiting[g];
+        request* r = q.front();
+        if (m_per_source && m_offered[g] != r) {
+            // A higher count overtook an older request of another SM at the same input.
+            r = m_offered[g];
             ++m_by_priority;
-        else if (m_arbiter->last_reason() == grant_reason::age)
-            ++m_by_age;
-        request* r = m_waiting[g].front();
-        m_waiting[g].pop_front();
+            q.erase(std::find(q.begin(), q.end(), r));
+        } else {
+            if (m_arbiter->last_reason() == grant_reason::priority)
+                ++m_by_priority;
+            else if (m_arbiter->last_reason() == grant_reason::age)
+                ++m_by_age;
+            q.pop_front();
+        }
+        if (m_per_source)
+            for (source_queue& s : m_sources[g])
+                if (s.source == r->source) {
+                    s.q.pop_front(); // r is its SM's oldest
+                    break;
+                }
         if (m_waiting[g].empty())
             m_nonempty.erase(
                 std::find(m_nonempty.begin(), m_nonempty.end(), static_cast<unsigned>(g)));

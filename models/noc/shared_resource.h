@@ -38,8 +38,10 @@ public:
 
     /// Occupies the resource for `cycles` cycles on behalf of input `input`. On return `delay`
     /// includes the queueing and the occupancy. Accurate mode: waits (lock-step callers only).
-    /// `ext` gives the request's barrier count (gpu_extension::barrier_waiting); responses
-    /// and requests without one pass nullptr (count 0). `age`: when the transaction entered
+    /// `ext` gives the request's barrier count (gpu_extension::barrier_waiting) and its source
+    /// SM (gpu_extension::sm: under barrier_aware each input keeps one queue per source SM and
+    /// the heads of all of them compete); responses and requests without one pass nullptr
+    /// (count 0, no SM: one queue). `age`: when the transaction entered
     /// the interconnect (ps); of the requests of one input that arrive at the same time, the
     /// oldest is served first (accurate mode; fast mode books in call order). Without it they
     /// are served in the order their threads reach the resource.
@@ -55,6 +57,7 @@ public:
 private:
     struct request {
         unsigned input;
+        int source; ///< issuing SM (gpu_extension::sm), -1 if none
         unsigned barrier_count;
         sc_core::sc_time arrival;
         std::uint64_t order; ///< arrival order at this resource
@@ -62,13 +65,26 @@ private:
         unsigned cycles;
         sc_core::sc_event granted;
     };
+    /// The requests of one source SM at one input, in arrival order (barrier_aware).
+    struct source_queue {
+        int source;
+        std::deque<request*> q;
+    };
     void arbitrate();
+    /// barrier_aware: the request input i offers at `edge`: its oldest when that one has aged
+    /// past max_wait_cycles, else the head of its SM queues with the highest barrier count
+    /// (ties: the earliest arrived); null when none has arrived by `edge`.
+    request* source_head(unsigned i, const sc_core::sc_time& edge);
     sc_core::sc_time next_edge(const sc_core::sc_time& t) const;
 
     const resource_params m_p;
     tlm_bus::busy_timeline m_busy;               ///< fast mode
     std::unique_ptr<arbiter> m_arbiter;          ///< accurate mode
-    std::vector<std::deque<request*>> m_waiting; ///< accurate mode, per input
+    std::vector<std::deque<request*>> m_waiting; ///< accurate mode, per input, arrival order
+    /// accurate mode, barrier_aware: per input, one queue per source SM (m_waiting split)
+    std::vector<std::vector<source_queue>> m_sources;
+    std::vector<request*> m_offered; ///< barrier_aware: per input, the request it offers
+    const bool m_per_source;         ///< barrier_aware: per-SM queues
     std::vector<candidate> m_cands;
     std::vector<unsigned> m_nonempty; ///< accurate mode: inputs with requests waiting
     std::vector<unsigned> m_marked;   ///< accurate mode: inputs m_cands marks valid

@@ -480,3 +480,75 @@ TEST_CASE("crossbar: elaboration fails without a route function")
     tb.xbar.set_route(nullptr);
     REQUIRE_THROWS_WITH(sc_core::sc_start(), Catch::Contains("no route function set"));
 }
+
+namespace {
+/// Two crossbars, x (input p -> output a) and y (input q -> output b), where y's input q shares
+/// x's input p (share_input: one requester port reached through two switches, as an SM's port
+/// under l1.sharing shared). i0 reads 64 bytes through x, i1 through y, both at time 0: each
+/// header takes its own output's command channel (2..3 ns), each memory 3..13, the response hop
+/// 13..14, its target's port 14..16; cut through into the one shared input channel, i0's goes
+/// 14..16 and i1's waits: 16..18 (18 ns, where two ports would give 16).
+void shared_input_case(bool accurate, bool shared)
+{
+    if (accurate)
+        tlm::tlm_global_quantum::instance().set(sc_core::SC_ZERO_TIME);
+    test::test_initiator i0{"i0"}, i1{"i1"};
+    const noc::path_params path{32, 32, 2, 1, 0};
+    noc::crossbar x("x", noc_cfg(), clocks(accurate), path);
+    noc::crossbar y("y", noc_cfg(), clocks(accurate), path);
+    tlm_bus::memory a("a", mem_params(window, false)), b("b", mem_params(window, false));
+    x.bind_input("p", i0.mem);
+    x.bind_output("a", a.in);
+    y.bind_input("q", i1.mem);
+    y.bind_output("b", b.in);
+    x.set_route([](const tlm::tlm_generic_payload&) { return 0; });
+    y.set_route([](const tlm::tlm_generic_payload&) { return 0; });
+    if (shared)
+        y.share_input("q", x, "p");
+    sc_time done[2];
+    auto body = [&](unsigned n) {
+        return [&, n](test::test_initiator& i) {
+            if (n == 1)
+                sc_core::wait(sc_core::SC_ZERO_TIME); // after i0, at the same time
+            std::uint8_t data[64];
+            sc_time d = sc_core::SC_ZERO_TIME;
+            i.mem.access(tlm::TLM_READ_COMMAND, 0x40 * n, data, 64, d);
+            done[n] = sc_core::sc_time_stamp() + d;
+        };
+    };
+    i0.body = body(0);
+    i1.body = body(1);
+    sc_core::sc_start();
+    REQUIRE(i0.done);
+    REQUIRE(i1.done);
+    CHECK(done[0] == sc_time(2 + 1 + 10 + 1 + 2, SC_NS));
+    auto s = stats_by_name();
+    if (shared) {
+        CHECK(done[1] == sc_time(2 + 1 + 10 + 1 + 2 + 2, SC_NS));
+        CHECK(s["x.p.grants"] == 2); // both responses on x's channel of p
+        CHECK(s["x.p.busy_cycles"] == 4);
+        CHECK(s.count("y.q.grants") == 0); // y's input has no channel of its own
+    } else {
+        CHECK(done[1] == sc_time(2 + 1 + 10 + 1 + 2, SC_NS));
+        CHECK(s["x.p.grants"] == 1);
+        CHECK(s["y.q.grants"] == 1);
+    }
+    CHECK(s["y.q.requests"] == 1);
+    CHECK(s["y.q.response_bytes"] == 64);
+}
+} // namespace
+
+TEST_CASE("crossbar fast mode: an input sharing another crossbar's port shares its channel")
+{
+    shared_input_case(false, true);
+}
+
+TEST_CASE("crossbar accurate mode: an input sharing another crossbar's port shares its channel")
+{
+    shared_input_case(true, true);
+}
+
+TEST_CASE("crossbar fast mode: without sharing, the two inputs' channels are apart")
+{
+    shared_input_case(false, false);
+}

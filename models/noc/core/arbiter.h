@@ -24,7 +24,7 @@ struct candidate {
 /// Arbitration policies (config `noc.arbiter`).
 enum class arbiter_kind {
     round_robin,   ///< rotate among the inputs with a request
-    barrier_aware, ///< highest barrier count first, ties round-robin, ageing (seed 004)
+    barrier_aware, ///< highest barrier count first, ties round-robin (seed 004); optional ageing
     fifo           ///< oldest request first, ties round-robin
 };
 
@@ -93,10 +93,12 @@ protected:
     int choose(const candidate* cands) override;
 };
 
-/// The barrier-aware arbiter (seed 004): a head that has waited `max_wait_cycles` wins
-/// (round-robin among such heads; 0 disables ageing); otherwise the highest barrier count wins;
-/// ties go round-robin. A request is granted within max_wait_cycles + inputs - 1 grants of the
-/// port after it reached the head of its input.
+/// The barrier-aware arbiter (seed 004): the highest barrier count wins; ties go round-robin.
+/// Ageing is an addition not in the patent (off with `max_wait_cycles` 0, the default of
+/// `noc.max_wait_cycles`): a head that has waited `max_wait_cycles` wins (round-robin among
+/// such heads), so a request is granted within max_wait_cycles + inputs - 1 grants of the port
+/// after it reached the head of its input. The port (shared_resource) offers per input the best
+/// head of that input's per-SM queues, so the heads of all SM queues are ranked.
 class barrier_aware_arbiter final : public arbiter {
 public:
     barrier_aware_arbiter(unsigned inputs, std::uint64_t max_wait_cycles)
