@@ -38,10 +38,9 @@ void crossbar::share_input(const std::string& port, interconnect& owner,
 {
     auto* x = dynamic_cast<crossbar*>(&owner);
     if (!x || x == this)
-        SC_REPORT_ERROR("vgpu/noc/crossbar",
-                        (std::string(name()) + ": input '" + port +
-                         "' can share only another crossbar's port")
-                            .c_str());
+        SC_REPORT_ERROR("vgpu/noc/crossbar", (std::string(name()) + ": input '" + port +
+                                              "' can share only another crossbar's port")
+                                                 .c_str());
     unsigned& lent = x->m_lent[owner_port];
     m_borrowed.push_back({port, x, owner_port, lent});
     lent += named_outputs();
@@ -110,14 +109,12 @@ void crossbar::create_ports()
     // (and those of the crossbars that share the port, after them).
     for (unsigned i = 0; i < m_inputs; ++i) {
         const std::string port = input_name(i);
-        const bool borrowed =
-            std::any_of(m_borrowed.begin(), m_borrowed.end(),
-                        [&](const borrowed_port& b) { return b.port == port; });
+        const bool borrowed = std::any_of(m_borrowed.begin(), m_borrowed.end(),
+                                          [&](const borrowed_port& b) { return b.port == port; });
         resource_params rp = p;
         const auto lent = m_lent.find(port);
         rp.inputs = std::max(1u, m_outputs + (lent == m_lent.end() ? 0 : lent->second));
-        m_in.push_back(
-            std::make_unique<in_port>(m_stats, port, borrowed ? nullptr : &rp, command));
+        m_in.push_back(std::make_unique<in_port>(m_stats, port, borrowed ? nullptr : &rp, command));
     }
 }
 

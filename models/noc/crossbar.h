@@ -11,8 +11,8 @@
 
 #include <cstdint>
 #include <map>
-#include <string>
 #include <memory>
+#include <string>
 #include <systemc>
 #include <tlm>
 #include <vector>
@@ -97,7 +97,7 @@ private:
     std::vector<std::unique_ptr<out_port>> m_out; ///< one per output
     std::vector<std::unique_ptr<in_port>> m_in;   ///< one per input
     std::vector<borrowed_port> m_borrowed;        ///< inputs on other crossbars' channels
-    std::map<std::string, unsigned> m_lent; ///< per own input: contenders other crossbars add
+    std::map<std::string, unsigned> m_lent;       ///< per own input: contenders other crossbars add
     stats::counter m_unmapped;
     stats::average m_latency, m_rsp_latency;
 };

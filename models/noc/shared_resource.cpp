@@ -9,12 +9,10 @@ namespace vgpu::noc {
 
 shared_resource::shared_resource(const sc_core::sc_module_name& name, const resource_params& p)
     : sc_module(name), m_p(p), m_arbiter(make_arbiter(p.policy, p.inputs, p.max_wait_cycles)),
-      m_waiting(p.inputs),
-      m_sources(p.policy == arbiter_kind::barrier_aware ? p.inputs : 0),
+      m_waiting(p.inputs), m_sources(p.policy == arbiter_kind::barrier_aware ? p.inputs : 0),
       m_offered(p.policy == arbiter_kind::barrier_aware ? p.inputs : 0),
       m_per_source(p.policy == arbiter_kind::barrier_aware), m_cands(p.inputs),
-      m_stats(this->name()),
-      m_grants(m_stats, "grants", "count", "requests served"),
+      m_stats(this->name()), m_grants(m_stats, "grants", "count", "requests served"),
       m_busy_cycles(m_stats, "busy_cycles", "cycles", "cycles the resource was occupied"),
       m_busy_ps(m_stats, "busy_ps", "ps",
                 "time the resource was occupied (kernel records compare it to their window)"),

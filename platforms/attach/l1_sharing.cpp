@@ -123,8 +123,8 @@ private:
     /// Every L1's sharing counters, in the L1's group (every L1 reports the same names whatever
     /// l1.sharing is; an adaptive policy counts into its L1's).
     std::vector<std::unique_ptr<l1_share::share_stats>> m_counts;
-    const std::string m_cluster;          ///< the cluster's path
-    std::vector<std::string> m_sm_names;  ///< shared: the SMs joined, in order
+    const std::string m_cluster;         ///< the cluster's path
+    std::vector<std::string> m_sm_names; ///< shared: the SMs joined, in order
     const l1::l1_config m_l1;
     unsigned m_sms_per_cluster, m_home_bits = 0;
     bool m_shared, m_adaptive;

@@ -140,8 +140,8 @@ std::vector<unsigned> run_sm_queues(noc::arbiter_kind k, unsigned max_wait = 0)
         sc_core::sc_spawn([&, i] {
             sc_time d(queued[i].at_ns, SC_NS);
             port.use(queued[i].input, &ext[i], 1, d);
-            cycle[i] = static_cast<unsigned>(sc_core::sc_time_stamp().value() /
-                                             sc_time(1, SC_NS).value());
+            cycle[i] =
+                static_cast<unsigned>(sc_core::sc_time_stamp().value() / sc_time(1, SC_NS).value());
         });
     }
     sc_core::sc_start();
