@@ -232,7 +232,8 @@ TEST_CASE("shader trace: off by default, and its bad settings are configuration 
              {"-s shader_trace.sources=ce,ce", "listed twice"},
              {"-s shader_trace.region_bytes=100", "not a whole number of groups"},
              {"-s shader_trace.write_bits=2048", "must fit in a line"},
-             {"-s shader_trace.full_policy=drop", "shader_trace.full_policy"}}) {
+             {"-s shader_trace.full_policy=drop", "shader_trace.full_policy"},
+             {"-s shader_trace.sync_interval=0", "shader_trace.sync_interval"}}) {
         CAPTURE(arg);
         const auto r = cli.run(traced + arg);
         CHECK(r.code == 2);
