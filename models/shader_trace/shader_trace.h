@@ -89,10 +89,10 @@ private:
     void flush_source(unsigned source, std::uint64_t cycle);
     void store(unsigned source, group g, std::uint64_t cycle);
     void store_held(std::uint64_t cycle); ///< held groups, oldest first, while slots are free
-    void lost(unsigned source); ///< a group of `source` taken for writing did not reach memory
-    void arm(std::uint64_t cycle);        ///< wake pack_thread at the start of `cycle`
-    void refresh_regs();                  ///< the status registers from the model's state
-    void update_irq();                    ///< SC_METHOD: refresh_regs() and the irq line
+    void lost(unsigned source);    ///< a group of `source` taken for writing did not reach memory
+    void arm(std::uint64_t cycle); ///< wake pack_thread at the start of `cycle`
+    void refresh_regs();           ///< the status registers from the model's state
+    void update_irq();             ///< SC_METHOD: refresh_regs() and the irq line
     static std::uint64_t tokens_in(const group& g); ///< non-PAD tokens
 
 public:

@@ -48,7 +48,8 @@ int main(int argc, char** argv)
     CLI::App app{"vgpu-trace: decode a shader-trace image into events"};
     std::string in, csv, json, perfetto;
     app.add_option("image", in, "shader_trace.bin written by vgpu-sim")->required();
-    app.add_option("--csv", csv, "events as CSV (time_ns,source,sm,warp,event,opcode,arg,lost,unreadable)");
+    app.add_option("--csv", csv,
+                   "events as CSV (time_ns,source,sm,warp,event,opcode,arg,lost,unreadable)");
     app.add_option("--json", json, "events as a JSON array");
     app.add_option("--perfetto", perfetto, "Chrome/Perfetto trace-event JSON");
     try {

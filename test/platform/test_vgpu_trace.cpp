@@ -91,8 +91,8 @@ TEST_CASE("vgpu-trace: an image decodes to the ground truth as CSV, with gaps")
         }
         const bool user = e.what == event::user;
         rows.emplace_back(e.time, ns(e.time) + ',' + src + ',' + sm + ',' +
-                                      (s ? std::to_string(e.warp) : "") + ',' + name(e.what) +
-                                      ',' + (user ? std::to_string(e.arg) : "") + ',' +
+                                      (s ? std::to_string(e.warp) : "") + ',' + name(e.what) + ',' +
+                                      (user ? std::to_string(e.arg) : "") + ',' +
                                       (user ? "" : std::to_string(e.arg)) + ",,\n");
     }
     std::stable_sort(rows.begin(), rows.end(),

@@ -123,8 +123,8 @@ public:
                 if (kind_of(t) == token_kind::sync) {
                     if (!s.synced) {
                         // The SYNC's time: its event's (or, closing a group, the last one's).
-                        const std::uint64_t time = ev < tg.events.size() ? tg.events[ev].time
-                                                                         : tg.events[ev - 1].time;
+                        const std::uint64_t time =
+                            ev < tg.events.size() ? tg.events[ev].time : tg.events[ev - 1].time;
                         if (s.lost != 0 || s.unreadable != 0) {
                             decoded_event gap;
                             gap.time = time;
@@ -187,7 +187,7 @@ public:
         return n;
     }
 
-    std::vector<std::uint64_t> memory;     ///< tokens in write order
+    std::vector<std::uint64_t> memory;      ///< tokens in write order
     std::vector<std::size_t> memory_groups; ///< per group in memory: index into `groups`
     std::vector<truth_group> groups;        ///< every group packed
     std::vector<std::uint64_t> lost;        ///< per source: groups lost (replaced, dropped)

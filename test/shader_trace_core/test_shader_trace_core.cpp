@@ -201,13 +201,12 @@ TEST_CASE("slot buffer: random operations match an ordered model, both policies"
     }
 }
 
-
 TEST_CASE("slot buffer: the next group taken of a source that lost one carries the loss flag")
 {
     slot_buffer b(3, 2, full_policy::replace, victim_policy::lowest_priority, {0, 1});
-    b.store(1, tagged(1)); // slot 0
-    b.store(1, tagged(2)); // slot 1
-    b.store(0, tagged(3)); // slot 2
+    b.store(1, tagged(1));                        // slot 0
+    b.store(1, tagged(2));                        // slot 1
+    b.store(0, tagged(3));                        // slot 2
     const store_result r = b.store(0, tagged(4)); // replaces source 1's oldest (tag 1)
     REQUIRE(r.what == store_result::kind::replaced);
     CHECK(r.victim_source == 1);
@@ -260,8 +259,8 @@ TEST_CASE("packer: deltas chain across groups, a SYNC opens every sync_interval-
     p.add(event::user, 3, 12, 141, out);
     p.add(event::user, 3, 13, 142, out);
     std::uint8_t crc = 0;
-    for (std::uint64_t t : {out[0][1], out[0][2], out[0][3], out[1][0], out[1][1], out[1][2],
-                            out[1][3]})
+    for (std::uint64_t t :
+         {out[0][1], out[0][2], out[0][3], out[1][0], out[1][1], out[1][2], out[1][3]})
         crc = chain_check(crc, t);
     // A delta over 511: SYNC + event do not fit in the 1 token left, so group 2 closes and
     // the pair opens group 3 (not a multiple of 2: the SYNC is the long delta's).

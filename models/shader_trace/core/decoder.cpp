@@ -11,12 +11,12 @@ decode_result decode(const std::vector<std::uint64_t>& tokens, unsigned tokens_p
 {
     decode_result r;
     struct stream {
-        bool synced = false;      ///< times are known (a SYNC was read, no loss since)
-        bool ever = false;        ///< synced once: `seq` and `time` say where it was
-        unsigned seq = 0;         ///< synced: sequence number of the source's current group
-        std::uint64_t time = 0;   ///< synced: the time the next delta counts from
-        std::uint8_t check = 0;   ///< synced: CRC-8 of its event tokens since the last SYNC
-        unsigned skipped_groups = 0; ///< not synced: its groups read since it lost the chain
+        bool synced = false;          ///< times are known (a SYNC was read, no loss since)
+        bool ever = false;            ///< synced once: `seq` and `time` say where it was
+        unsigned seq = 0;             ///< synced: sequence number of the source's current group
+        std::uint64_t time = 0;       ///< synced: the time the next delta counts from
+        std::uint8_t check = 0;       ///< synced: CRC-8 of its event tokens since the last SYNC
+        unsigned skipped_groups = 0;  ///< not synced: its groups read since it lost the chain
         std::uint64_t unreadable = 0; ///< not synced: its events read that cannot be timed
     };
     std::unordered_map<unsigned, stream> streams;
@@ -34,8 +34,7 @@ decode_result decode(const std::vector<std::uint64_t>& tokens, unsigned tokens_p
     for (std::size_t g = 0; g < tokens.size(); g += tokens_per_group) {
         const std::uint64_t head = tokens[g];
         if (kind_of(head) == token_kind::pad)
-            return fail(g, head == 0 ? "a group starts with a PAD token"
-                                     : "malformed PAD token");
+            return fail(g, head == 0 ? "a group starts with a PAD token" : "malformed PAD token");
         const unsigned src = source_of(head);
         stream& s = streams[src];
         // A new group of the source: the chain continues into it, unless the unit flagged a
@@ -77,11 +76,10 @@ decode_result decode(const std::vector<std::uint64_t>& tokens, unsigned tokens_p
                     // be timed.
                     const unsigned first = s.ever ? (s.seq + 1) & seq_mask : 0;
                     const unsigned lost = (seq - (s.skipped_groups - 1) - first) & seq_mask;
-                    s.time = unwrap_time(time_of(t),
-                                         s.ever ? s.time
-                                                : latest > (std::uint64_t{1} << 32)
-                                                    ? latest - (std::uint64_t{1} << 32)
-                                                    : 0);
+                    s.time = unwrap_time(time_of(t), s.ever ? s.time
+                                                     : latest > (std::uint64_t{1} << 32)
+                                                         ? latest - (std::uint64_t{1} << 32)
+                                                         : 0);
                     if (lost != 0 || s.unreadable != 0) {
                         decoded_event gap;
                         gap.time = s.time;

@@ -32,7 +32,7 @@ public:
     /// a decoder picks the chain up again there.
     void request_sync() { m_need_sync = true; }
     unsigned source() const { return m_source; }
-    std::uint64_t groups() const { return m_seq; } ///< groups completed so far
+    std::uint64_t groups() const { return m_seq; }  ///< groups completed so far
     std::uint64_t syncs() const { return m_syncs; } ///< SYNC tokens packed so far
 
 private:

@@ -43,8 +43,7 @@ constexpr std::uint64_t loss_flag = std::uint64_t{1} << 63;
 /// A SYNC token: the source's group sequence number (of the group it is in), the check of
 /// the source's event tokens since its previous SYNC, and the absolute time the next event's
 /// delta counts from.
-constexpr std::uint64_t make_sync(unsigned source, unsigned seq, unsigned check,
-                                  std::uint64_t time)
+constexpr std::uint64_t make_sync(unsigned source, unsigned seq, unsigned check, std::uint64_t time)
 {
     return std::uint64_t{1} << 61 | std::uint64_t{source & 0x3ff} << 51 |
            std::uint64_t{seq & seq_mask} << 41 | std::uint64_t{check & 0xff} << 33 |
