@@ -78,7 +78,16 @@ trace_unit::trace_unit(const sc_core::sc_module_name& name, const shader_trace_c
                           for (std::uint64_t d : m_dropped)
                               n += d;
                           return static_cast<double>(n);
-                      })
+                      }),
+      m_sync_tokens(m_stats, "sync_tokens", "count",
+                    "SYNC tokens packed (the format's overhead: periodic, after a loss, before a "
+                    "long delta, closing a flushed group)",
+                    [this] {
+                        std::uint64_t n = 0;
+                        for (const packer& p : m_packers)
+                            n += p.syncs();
+                        return static_cast<double>(n);
+                    })
 {
     const auto list = cfg.source_list();
     const auto recorded = [&](const char* k) {
@@ -88,7 +97,7 @@ trace_unit::trace_unit(const sc_core::sc_module_name& name, const shader_trace_c
         m_kind.push_back(s == 0 ? source_kind::ce : s == 1 ? source_kind::rm : source_kind::isu);
         m_sm.push_back(s < 2 ? 0 : s - 2);
         m_recorded.push_back(recorded(s == 0 ? "ce" : s == 1 ? "rm" : "isu"));
-        m_packers.emplace_back(s, m_g);
+        m_packers.emplace_back(s, m_g, cfg.sync_interval);
         m_last.push_back(0);
     }
     events.bind(*this);
@@ -331,13 +340,17 @@ void trace_unit::store(unsigned source, group g, std::uint64_t cycle)
         ++m_stored;
         break;
     case store_result::kind::replaced:
+        // The victim's chain is broken: its next event is preceded by a SYNC (and the
+        // buffer flags its next group written, docs/trace-format.md).
         ++m_replaced;
         m_dropped[r.victim_source] += tokens_in(r.lost);
+        m_packers[r.victim_source].request_sync();
         break;
     case store_result::kind::dropped:
     case store_result::kind::stall: // not reached: a full stall buffer holds the group above
         ++m_claim5;
         m_dropped[source] += tokens_in(g);
+        m_packers[source].request_sync();
         return;
     }
     m_have_head.notify(sc_core::SC_ZERO_TIME);
@@ -382,12 +395,18 @@ void trace_unit::write_thread(unsigned engine)
             }
             m_next_write = c + m_cfg.write_interval_cycles;
         }
+        ++m_issued;
         const unsigned slot = *m_buffer.take_head();
         const group& g = m_buffer.contents(slot);
         const unsigned src = m_buffer.source_of_slot(slot);
+        const std::uint64_t tokens = tokens_in(g);
         for (unsigned i = 0; i < m_g; ++i)
             for (unsigned b = 0; b < 8; ++b)
                 data[8 * i + b] = static_cast<std::uint8_t>(g[i] >> (8 * b));
+        // The group travels in the write request from here: its slot is free once the write
+        // is issued to the NoC, not when it completes.
+        m_buffer.write_done(slot);
+        store_held(now_cycle());
         const std::uint64_t base =
             std::uint64_t{m_regs.get(r::BASE_HI)} << 32 | m_regs.get(r::BASE_LO);
         const std::uint64_t size = m_regs.get(r::SIZE);
@@ -397,7 +416,8 @@ void trace_unit::write_thread(unsigned engine)
         if (size < gbytes || (!wrap && m_wptr + gbytes > size)) {
             write = false; // stop mode, region full (or never set up): count what is lost
             ++m_region_drops;
-            m_dropped[src] += tokens_in(g);
+            m_dropped[src] += tokens;
+            lost(src);
             if (size >= gbytes)
                 m_regs.set(r::STATUS, m_regs.get(r::STATUS) | trace_status::FULL);
         } else if (wrap) {
@@ -410,7 +430,7 @@ void trace_unit::write_thread(unsigned engine)
                 m_regs.set(r::STATUS, m_regs.get(r::STATUS) | trace_status::WRAPPED);
             }
             if (place < m_owner.size())
-                m_owner[place] = src << 16 | static_cast<std::uint32_t>(tokens_in(g));
+                m_owner[place] = src << 16 | static_cast<std::uint32_t>(tokens);
         }
         if (write) {
             m_wptr += gbytes;
@@ -423,7 +443,8 @@ void trace_unit::write_thread(unsigned engine)
                               static_cast<unsigned long long>(base + offset),
                               tlm_bus::response_name(rsp));
                 ++m_write_errors;
-                m_dropped[src] += tokens_in(g);
+                m_dropped[src] += tokens;
+                lost(src);
             }
             sc_core::wait(delay);
             if (rsp == tlm::TLM_OK_RESPONSE) {
@@ -434,17 +455,24 @@ void trace_unit::write_thread(unsigned engine)
             if (wm != 0 && m_wptr >= wm && m_wptr - gbytes < wm)
                 m_regs.set(r::STATUS, m_regs.get(r::STATUS) | trace_status::WMARK);
         }
-        m_buffer.write_done(slot);
-        store_held(now_cycle());
+        --m_issued;
         m_irq_ev.notify(sc_core::SC_ZERO_TIME);
     }
+}
+
+void trace_unit::lost(unsigned source)
+{
+    // A group taken for writing did not reach memory: the source's next group written is
+    // flagged and its packer syncs again.
+    m_buffer.mark_lost(source);
+    m_packers[source].request_sync();
 }
 
 // ---- registers ----
 
 bool trace_unit::idle() const
 {
-    if (m_buffer.head() != slot_buffer::none || m_buffer.in_flight() != 0 || !m_held.empty() ||
+    if (m_buffer.head() != slot_buffer::none || m_issued != 0 || !m_held.empty() ||
         !m_queue.empty())
         return false;
     return true;

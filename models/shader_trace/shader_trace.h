@@ -89,9 +89,10 @@ private:
     void flush_source(unsigned source, std::uint64_t cycle);
     void store(unsigned source, group g, std::uint64_t cycle);
     void store_held(std::uint64_t cycle); ///< held groups, oldest first, while slots are free
-    void arm(std::uint64_t cycle);        ///< wake pack_thread at the start of `cycle`
-    void refresh_regs();                  ///< the status registers from the model's state
-    void update_irq();                    ///< SC_METHOD: refresh_regs() and the irq line
+    void lost(unsigned source);    ///< a group of `source` taken for writing did not reach memory
+    void arm(std::uint64_t cycle); ///< wake pack_thread at the start of `cycle`
+    void refresh_regs();           ///< the status registers from the model's state
+    void update_irq();             ///< SC_METHOD: refresh_regs() and the irq line
     static std::uint64_t tokens_in(const group& g); ///< non-PAD tokens
 
 public:
@@ -120,6 +121,7 @@ private:
     std::uint64_t m_seq = 0, m_done_cycle = 0;
     std::uint64_t m_wptr = 0;       ///< bytes written into the region (not wrapped)
     std::uint64_t m_next_write = 0; ///< earliest cycle of the next write (throttle)
+    unsigned m_issued = 0;          ///< groups taken by a write engine whose write is not done
     /// Wrap mode: per group place of the region, its source << 16 | its tokens (so what a
     /// wrapped write overwrites is counted as that source's loss); set up by ENABLE.
     std::vector<std::uint32_t> m_owner;
@@ -132,7 +134,7 @@ private:
     stats::group m_stats;
     stats::counter m_events, m_tokens, m_late, m_stored, m_replaced, m_claim5, m_written, m_bytes,
         m_region_drops, m_overwritten, m_write_errors, m_stall_cycles, m_flushes, m_idle_flushes;
-    stats::formula m_dropped_total;
+    stats::formula m_dropped_total, m_sync_tokens;
 };
 
 } // namespace vgpu::shader_trace

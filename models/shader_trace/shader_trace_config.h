@@ -72,6 +72,7 @@ struct shader_trace_config {
     unsigned idle_flush_cycles = 1000;  ///< a partial group older than this is flushed
     unsigned writes_in_flight = 16;     ///< group writes the write engine keeps outstanding
     unsigned write_interval_cycles = 0; ///< least cycles between two group writes (throttle)
+    unsigned sync_interval = 16;        ///< a SYNC token opens every this-many groups of a source
 
     unsigned tokens_per_group() const { return write_bits / token_bits; } ///< G
     unsigned group_bytes() const { return write_bits / 8; }               ///< bytes per write
@@ -128,6 +129,14 @@ struct shader_trace_config {
                 spec("least core cycles between two group writes (0: as fast as memory takes "
                      "them); a test configuration throttles the trace path with it")
                     .unit("cycles"));
+        v.value("sync_interval", sync_interval,
+                spec("a source's time deltas chain across its groups; a SYNC token (absolute "
+                     "time, group sequence, chain check) opens its group 0 and every "
+                     "sync_interval-th group after it, so that a reader can start mid-stream "
+                     "and the decoder checks the order (1: every group, the cost of an "
+                     "absolute header per group; docs/trace-format.md)")
+                    .range(1, 1024)
+                    .unit("groups"));
     }
 
     void validate(config::checker& c) const

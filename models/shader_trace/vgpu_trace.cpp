@@ -48,7 +48,8 @@ int main(int argc, char** argv)
     CLI::App app{"vgpu-trace: decode a shader-trace image into events"};
     std::string in, csv, json, perfetto;
     app.add_option("image", in, "shader_trace.bin written by vgpu-sim")->required();
-    app.add_option("--csv", csv, "events as CSV (time_ns,source,sm,warp,event,opcode,arg,lost)");
+    app.add_option("--csv", csv,
+                   "events as CSV (time_ns,source,sm,warp,event,opcode,arg,lost,unreadable)");
     app.add_option("--json", json, "events as a JSON array");
     app.add_option("--perfetto", perfetto, "Chrome/Perfetto trace-event JSON");
     try {
@@ -83,13 +84,13 @@ int main(int argc, char** argv)
             return 2;
         }
     // Memory order interleaves the sources; users read a timeline. Stable: a gap stays before
-    // the events of the group that follows it (they share its time).
+    // the events that follow the SYNC it ends at (they share its time).
     std::stable_sort(
         d.events.begin(), d.events.end(),
         [](const decoded_event& a, const decoded_event& b) { return a.time < b.time; });
     std::ostringstream c;
     nlohmann::json events = nlohmann::json::array(), trace = nlohmann::json::array();
-    c << "time_ns,source,sm,warp,event,opcode,arg,lost\n";
+    c << "time_ns,source,sm,warp,event,opcode,arg,lost,unreadable\n";
     std::map<std::pair<unsigned, unsigned>, std::uint64_t> warp_start; // (sm, warp) -> ps
     std::map<std::uint32_t, std::uint64_t> kernel_start; // kernel sequence number -> ps
     for (const decoded_event& e : d.events) {
@@ -102,7 +103,8 @@ int main(int argc, char** argv)
           << (isu && !e.is_gap ? std::to_string(e.warp) : "") << ',' << ev << ','
           << (user ? std::to_string(e.arg) : "") << ','
           << (!e.is_gap && !user ? std::to_string(e.arg) : "") << ','
-          << (e.is_gap ? std::to_string(e.lost_groups) : "") << '\n';
+          << (e.is_gap ? std::to_string(e.lost_groups) : "") << ','
+          << (e.is_gap ? std::to_string(e.unreadable) : "") << '\n';
         nlohmann::json j = {{"time_ns", ns_text(ps)}, {"source", name(s.kind)}, {"event", ev}};
         if (isu)
             j["sm"] = s.sm;
@@ -112,8 +114,10 @@ int main(int argc, char** argv)
             j["opcode"] = e.arg;
         else if (!e.is_gap)
             j["arg"] = e.arg;
-        if (e.is_gap)
+        if (e.is_gap) {
             j["lost_groups"] = e.lost_groups;
+            j["unreadable"] = e.unreadable;
+        }
         events.push_back(j);
         // Perfetto: kernels and warps as spans, the rest as instants (ts in microseconds).
         const double us = static_cast<double>(ps) / 1e6;

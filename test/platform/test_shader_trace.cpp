@@ -207,6 +207,22 @@ TEST_CASE("shader trace: a throttled trace path under replace drops, counts and 
     CHECK(d.sum(".trace_stall_cycles") == 0);
 }
 
+TEST_CASE("shader trace: under replace the issue's big run replaces more groups than it drops, "
+          "with SYNC tokens at most 2 % of the trace")
+{
+    // Issue 35 item 5: with slots held until their writes completed, this run dropped more
+    // groups (claim 5) than it replaced; a slot is free once its write is issued now.
+    cli_runner cli("strace_big");
+    const decoded_run d = run_traced(cli, traced + "-D ctas=128 -D threads=256 -D iters=16 "
+                                                   "-s shader_trace.full_policy=replace");
+    CHECK(d.run.stat("gpu.trace_unit.groups_replaced") >
+          d.run.stat("gpu.trace_unit.groups_dropped"));
+    const double syncs = d.run.stat("gpu.trace_unit.sync_tokens");
+    CHECK(syncs > 0);
+    CHECK(syncs * 50 <= d.run.stat("gpu.trace_unit.tokens"));
+    CHECK(d.tokens + d.dropped == d.run.stat("gpu.trace_unit.tokens"));
+}
+
 TEST_CASE("shader trace: wrap mode keeps the newest groups and counts the overwritten ones")
 {
     cli_runner cli("strace_wrap");
@@ -232,7 +248,8 @@ TEST_CASE("shader trace: off by default, and its bad settings are configuration 
              {"-s shader_trace.sources=ce,ce", "listed twice"},
              {"-s shader_trace.region_bytes=100", "not a whole number of groups"},
              {"-s shader_trace.write_bits=2048", "must fit in a line"},
-             {"-s shader_trace.full_policy=drop", "shader_trace.full_policy"}}) {
+             {"-s shader_trace.full_policy=drop", "shader_trace.full_policy"},
+             {"-s shader_trace.sync_interval=0", "shader_trace.sync_interval"}}) {
         CAPTURE(arg);
         const auto r = cli.run(traced + arg);
         CHECK(r.code == 2);

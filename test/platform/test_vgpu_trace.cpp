@@ -1,10 +1,11 @@
 // vgpu-trace, the shader-trace decoder binary: an image built by the core (packers, a slot
 // buffer under replace, random back-pressure) decodes to the CSV computed here from the
-// ground truth; malformed images are refused with the byte offset (exit 2).
+// ground truth; malformed and out-of-order images are refused with the byte offset (exit 2).
 #include "models/shader_trace/core/image.h"
 #include "models/shader_trace/core/packer.h"
 #include "models/shader_trace/core/slot_buffer.h"
 #include "test/platform/cli_runner.h"
+#include "test/shader_trace_core/stream_model.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -44,92 +45,64 @@ TEST_CASE("vgpu-trace: an image decodes to the ground truth as CSV, with gaps")
     im.tokens_per_group = 4;
     im.cycle_ps = 1250; // 800 MHz
     im.sources = {{source_kind::ce, 0, 0}, {source_kind::isu, 3, 0}, {source_kind::isu, 7, 0}};
-    slot_buffer buf(2, 3, full_policy::replace, victim_policy::lowest_priority);
-    std::vector<packer> packers = {packer(0, 4), packer(1, 4), packer(2, 4)};
-    struct truth_event {
-        std::uint64_t cycles;
-        unsigned source, warp;
-        event what;
-        std::uint32_t arg;
-    };
-    std::map<std::pair<unsigned, std::uint64_t>, std::vector<truth_event>> groups;
-    std::vector<std::vector<truth_event>> open(3);
-    std::vector<std::uint64_t> produced(3, 0), now(3, 0);
-    std::vector<group> out;
-    auto collect = [&](unsigned s) {
-        for (group& g : out) {
-            unsigned n = 0;
-            for (std::uint64_t t : g)
-                n += kind_of(t) == token_kind::event;
-            groups[{s, produced[s]++}].assign(open[s].begin(), open[s].begin() + n);
-            open[s].erase(open[s].begin(), open[s].begin() + n);
-            const store_result r = buf.store(s, std::move(g));
-            if (r.what == store_result::kind::replaced)
-                im.sources[r.victim_source].dropped_tokens += 4;
-        }
-        out.clear();
-    };
+    // The unit in miniature (test/shader_trace_core/stream_model.h): 2 slots under replace,
+    // a SYNC every 3 groups, a write engine held at random.
+    vgpu::shader_trace::test::stream_model m(3, 4, 2, full_policy::replace,
+                                             victim_policy::lowest_priority, 3);
+    std::vector<std::uint64_t> now(3, 0);
     for (int i = 0; i < 300; ++i) {
-        const unsigned s = rng() % 3;
-        now[s] += rng() % 5 == 0 ? 1000 : rng() % 30;
-        truth_event e{now[s], s, static_cast<unsigned>(rng() % 32), static_cast<event>(rng() % 9),
-                      static_cast<std::uint32_t>(rng())};
-        open[s].push_back(e);
-        packers[s].add(e.what, e.warp, e.arg, e.cycles, out);
-        collect(s);
+        decoded_event e;
+        e.source = rng() % 3;
+        now[e.source] += rng() % 5 == 0 ? 1000 : rng() % 30;
+        e.time = now[e.source];
+        e.warp = rng() % 32;
+        e.what = static_cast<event>(rng() % 9);
+        e.arg = static_cast<std::uint32_t>(rng());
+        m.add(e);
         if (rng() % 3 == 0)
-            if (const auto h = buf.take_head()) {
-                const group& g = buf.contents(*h);
-                im.tokens.insert(im.tokens.end(), g.begin(), g.end());
-                buf.write_done(*h);
-            }
+            m.write_one(false);
     }
-    while (const auto h = buf.take_head()) {
-        const group& g = buf.contents(*h);
-        im.tokens.insert(im.tokens.end(), g.begin(), g.end());
-        buf.write_done(*h);
-    }
-    // The CSV expected from the ground truth: rows group by group in memory order, then
-    // stably in time order (a gap keeps its place before the events of its group).
+    m.drain();
+    im.tokens = m.memory;
+    for (unsigned s = 0; s < 3; ++s)
+        im.sources[s].dropped_tokens = m.lost[s]; // any count: the header is informative
+    // The CSV expected from the ground truth, stably in time order (a gap keeps its place
+    // before the events that follow the SYNC it ends at).
     std::vector<std::pair<std::uint64_t, std::string>> rows;
-    std::vector<std::uint64_t> next(3, 0);
-    unsigned gaps = 0;
-    for (std::size_t i = 0; i < im.tokens.size(); i += 4) {
-        const unsigned s = source_of(im.tokens[i]);
-        std::uint64_t seq = next[s];
-        while ((seq & 0x3ff) != seq_of(im.tokens[i]))
-            ++seq;
-        auto ns = [&](std::uint64_t cycles) {
-            const std::uint64_t ps = cycles * 1250;
-            char b[40];
-            std::snprintf(b, sizeof b, "%llu.%03llu", static_cast<unsigned long long>(ps / 1000),
-                          static_cast<unsigned long long>(ps % 1000));
-            return std::string(b);
-        };
+    unsigned gaps = 0, unreadable = 0;
+    auto ns = [&](std::uint64_t cycles) {
+        const std::uint64_t ps = cycles * 1250;
+        char b[40];
+        std::snprintf(b, sizeof b, "%llu.%03llu", static_cast<unsigned long long>(ps / 1000),
+                      static_cast<unsigned long long>(ps % 1000));
+        return std::string(b);
+    };
+    for (const decoded_event& e : m.expected()) {
+        const unsigned s = e.source;
         const std::string src = s == 0 ? "CE" : "ISU";
         const std::string sm = s == 0 ? "" : s == 1 ? "3" : "7";
-        if (seq != next[s]) {
+        if (e.is_gap) {
             ++gaps;
-            rows.emplace_back(time_of(im.tokens[i]), ns(time_of(im.tokens[i])) + ',' + src + ',' +
-                                                         sm + ",,gap,,," +
-                                                         std::to_string(seq - next[s]) + '\n');
+            unreadable += e.unreadable != 0;
+            rows.emplace_back(e.time, ns(e.time) + ',' + src + ',' + sm + ",,gap,,," +
+                                          std::to_string(e.lost_groups) + ',' +
+                                          std::to_string(e.unreadable) + '\n');
+            continue;
         }
-        for (const truth_event& e : groups.at({s, seq})) {
-            const bool user = e.what == event::user;
-            rows.emplace_back(e.cycles, ns(e.cycles) + ',' + src + ',' + sm + ',' +
-                                            (s ? std::to_string(e.warp) : "") + ',' + name(e.what) +
-                                            ',' + (user ? std::to_string(e.arg) : "") + ',' +
-                                            (user ? "" : std::to_string(e.arg)) + ",\n");
-        }
-        next[s] = seq + 1;
+        const bool user = e.what == event::user;
+        rows.emplace_back(e.time, ns(e.time) + ',' + src + ',' + sm + ',' +
+                                      (s ? std::to_string(e.warp) : "") + ',' + name(e.what) + ',' +
+                                      (user ? std::to_string(e.arg) : "") + ',' +
+                                      (user ? "" : std::to_string(e.arg)) + ",,\n");
     }
     std::stable_sort(rows.begin(), rows.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     std::ostringstream want;
-    want << "time_ns,source,sm,warp,event,opcode,arg,lost\n";
+    want << "time_ns,source,sm,warp,event,opcode,arg,lost,unreadable\n";
     for (const auto& row : rows)
         want << row.second;
-    CHECK(gaps > 0); // the case covers lost groups
+    CHECK(gaps > 0);       // the case covers lost groups
+    CHECK(unreadable > 0); // and events that reached memory after a loss, before the SYNC
     cli_runner cli("vgpu_trace");
     save(cli, "shader_trace.bin", encode_image(im));
     int code = -1;
@@ -147,7 +120,7 @@ TEST_CASE("vgpu-trace: a malformed or truncated image is refused with the byte o
     image im;
     im.tokens_per_group = 2;
     im.sources = {{source_kind::rm, 0, 0}};
-    im.tokens = {make_full(0, 0, 10), make_event(0, event::cta_dispatch, 0, 1, 5)};
+    im.tokens = {make_sync(0, 0, 0, 10), make_event(0, event::cta_dispatch, 0, 1, 5)};
     std::vector<std::uint8_t> b = encode_image(im);
     cli_runner cli("vgpu_trace_bad");
     int code = -1;
@@ -157,13 +130,29 @@ TEST_CASE("vgpu-trace: a malformed or truncated image is refused with the byte o
     std::string err = run_trace(cli, "cut.bin --csv e.csv", code);
     CHECK(code == 2);
     CHECK(err.find("cut.bin: offset 56: truncated tokens (1 of 2)") != std::string::npos);
-    // A group that does not start with a FULL token (token 0 at byte 56).
+    // A token of an unknown kind (token 1 at byte 64).
     std::vector<std::uint8_t> bad = b;
-    bad[56 + 7] = 0x40; // kind event
+    bad[64 + 7] = 0x60; // kind 3
     save(cli, "bad.bin", bad);
     err = run_trace(cli, "bad.bin --csv e.csv", code);
     CHECK(code == 2);
-    CHECK(err.find("offset 56: a group does not start with a FULL token") != std::string::npos);
+    CHECK(err.find("offset 64: unknown token kind 3") != std::string::npos);
+    // Groups out of order: the SYNC of group 1 right after group 0's only event, which
+    // the chain check does not cover (token 2 at byte 72).
+    image swapped = im;
+    swapped.tokens = {make_sync(0, 0, 0, 10), make_event(0, event::cta_dispatch, 0, 1, 5),
+                      make_sync(0, 2, 0, 20), make_event(0, event::cta_retire, 0, 1, 5)};
+    save(cli, "swapped.bin", encode_image(swapped));
+    err = run_trace(cli, "swapped.bin --csv e.csv", code);
+    CHECK(code == 2);
+    CHECK(err.find("offset 72: source 0: the stream is out of order") != std::string::npos);
+    // A version 1 image (an absolute header in every group) is refused, not misread.
+    std::vector<std::uint8_t> v1 = b;
+    v1[8] = 1;
+    save(cli, "v1.bin", v1);
+    err = run_trace(cli, "v1.bin --csv e.csv", code);
+    CHECK(code == 2);
+    CHECK(err.find("offset 8: unsupported version 1") != std::string::npos);
     // Not an image at all.
     save(cli, "junk.bin", {1, 2, 3});
     err = run_trace(cli, "junk.bin", code);

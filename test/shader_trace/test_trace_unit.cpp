@@ -193,7 +193,7 @@ TEST_CASE(
 {
     const std::uint32_t seed = vgpu::test::seed_or(1234);
     INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
-    bench tb(full_policy::stall, 4, 6, 400, 300, seed, 400);
+    bench tb(full_policy::stall, 2, 6, 400, 300, seed, 400);
     std::vector<decoded_event> decoded;
     std::uint64_t dropped = 0;
     tb.host.body = [&](test::test_initiator& h) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <random>
 #include <vector>
 
@@ -26,6 +27,7 @@ void run(const char* name, full_policy fp, unsigned drain_every, std::uint64_t n
     memory.reserve(n * 2);
     std::vector<std::uint64_t> now(sources, 0);
     std::vector<group> out;
+    std::vector<std::deque<group>> held(sources); // stall: groups waiting for a slot
     std::mt19937 rng(7);
     std::uint64_t stalled = 0, dropped = 0;
     const auto start = std::chrono::steady_clock::now();
@@ -34,10 +36,22 @@ void run(const char* name, full_policy fp, unsigned drain_every, std::uint64_t n
         now[s] += rng() % 64;
         packers[s].add(event::user, i % 64, static_cast<std::uint32_t>(i), now[s], out);
         for (group& gr : out) {
-            const store_result r = buf.store(s, std::move(gr));
+            if (!held[s].empty()) { // stall: a source's groups enter the buffer in order
+                held[s].push_back(std::move(gr));
+                continue;
+            }
+            const store_result r = buf.store(s, gr);
             stalled += r.what == store_result::kind::stall;
             dropped +=
                 r.what == store_result::kind::dropped || r.what == store_result::kind::replaced;
+            // A lost group breaks its source's delta chain: the packer syncs again (the
+            // buffer flags the source's next group written).
+            if (r.what == store_result::kind::stall)
+                held[s].push_back(std::move(gr));
+            else if (r.what == store_result::kind::dropped)
+                packers[s].request_sync();
+            else if (r.what == store_result::kind::replaced)
+                packers[r.victim_source].request_sync();
         }
         out.clear();
         if (i % drain_every == 0)
@@ -45,6 +59,13 @@ void run(const char* name, full_policy fp, unsigned drain_every, std::uint64_t n
                 const group& gr = buf.contents(*h);
                 memory.insert(memory.end(), gr.begin(), gr.end());
                 buf.write_done(*h);
+                for (unsigned k = 0; k < sources && buf.free_slots() != 0; ++k) {
+                    auto& q = held[(s + 1 + k) % sources];
+                    while (!q.empty() && buf.free_slots() != 0) {
+                        buf.store((s + 1 + k) % sources, std::move(q.front()));
+                        q.pop_front();
+                    }
+                }
             }
     }
     const double pack_s =

@@ -29,7 +29,7 @@ template <typename T> void put(std::vector<std::uint8_t>& out, T v)
 std::vector<std::uint8_t> encode_image(const image& im)
 {
     std::vector<std::uint8_t> out(image_magic, image_magic + 8);
-    put<std::uint32_t>(out, 1); // version
+    put<std::uint32_t>(out, image_version);
     put<std::uint32_t>(out, im.tokens_per_group);
     put<std::uint64_t>(out, im.cycle_ps);
     put<std::uint32_t>(out, static_cast<std::uint32_t>(im.sources.size()));
@@ -76,8 +76,11 @@ image decode_image(const std::vector<std::uint8_t>& b, std::string& error)
         return im;
     }
     at = 8;
-    if (const std::uint32_t v = get32(); v != 1) {
-        error = "offset 8: unsupported version " + std::to_string(v);
+    if (const std::uint32_t v = get32(); v != image_version) {
+        error = "offset 8: unsupported version " + std::to_string(v) +
+                (v == 1 ? " (groups with absolute headers; this decoder reads version 2, "
+                          "chained deltas)"
+                        : "");
         return im;
     }
     im.tokens_per_group = get32();

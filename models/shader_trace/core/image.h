@@ -27,6 +27,9 @@ struct image {
 };
 
 constexpr char image_magic[8] = {'V', 'G', 'P', 'U', 'T', 'R', 'C', '1'};
+/// 2: time deltas chained across groups, SYNC tokens (docs/trace-format.md); 1 had an
+/// absolute header in every group.
+constexpr std::uint32_t image_version = 2;
 constexpr std::uint64_t header_bytes = 32; ///< magic, version, G, cycle_ps, source count
 
 /// The file's bytes.

@@ -6,9 +6,9 @@
 namespace vgpu::shader_trace {
 
 slot_buffer::slot_buffer(unsigned slots, unsigned sources, full_policy full, victim_policy victim,
-                         std::vector<unsigned> priority)
-    : m_slot(std::max(1u, slots)), m_in(sources), m_priority(std::move(priority)), m_full(full),
-      m_victim(victim)
+                         std::vector<unsigned> priority, write_order order)
+    : m_slot(std::max(1u, slots)), m_in(sources), m_lost(sources, false),
+      m_priority(std::move(priority)), m_full(full), m_victim(victim), m_order(order)
 {
     if (m_priority.empty())
         for (unsigned s = 0; s < sources; ++s)
@@ -83,6 +83,7 @@ store_result slot_buffer::store(unsigned source, group g)
     const std::optional<unsigned> v = victim(source);
     if (!v) { // claim 5: nothing may be replaced
         r.what = store_result::kind::dropped;
+        m_lost[source] = true;
         return r;
     }
     // S30: overwrite slot a; unless it is already the tail, unlink it and make it the tail.
@@ -90,6 +91,7 @@ store_result slot_buffer::store(unsigned source, group g)
     r.what = store_result::kind::replaced;
     r.slot = a;
     r.victim_source = m_slot[a].source;
+    m_lost[r.victim_source] = true;
     drop_from_inlis(m_slot[a].source, a);
     if (a != m_tail) {
         unlink(a);
@@ -106,10 +108,19 @@ std::optional<unsigned> slot_buffer::take_head()
 {
     if (m_head == none)
         return std::nullopt;
-    const unsigned a = m_head;
+    unsigned a = m_head;
+    if (m_order == write_order::slot_index) // tests: no OUTLis
+        for (unsigned i = m_head; i != none; i = m_slot[i].next)
+            a = std::min(a, i);
     unlink(a);
-    drop_from_inlis(m_slot[a].source, a); // it is that INLis's head: the oldest
+    drop_from_inlis(m_slot[a].source, a); // outlis: it is that INLis's head, the oldest
     m_slot[a].at = where::flight;
+    // The victim's next group in store order is the one whose chain the loss broke: the lost
+    // group was that source's oldest in OUTLis, or (claim 5) newer than all of its groups.
+    if (m_lost[m_slot[a].source] && !m_slot[a].g.empty()) {
+        m_slot[a].g[0] |= loss_flag;
+        m_lost[m_slot[a].source] = false;
+    }
     ++m_flight;
     return a;
 }

@@ -16,6 +16,10 @@ namespace vgpu::shader_trace {
 
 enum class full_policy : std::uint8_t { stall, replace };
 enum class victim_policy : std::uint8_t { same_source, lowest_priority };
+/// The order the write engine takes groups in: `outlis` (S40, the patent's) or, for tests
+/// only, `slot_index` (the lowest-numbered occupied slot first, as a buffer without OUTLis
+/// would): that order writes a source's groups out of order once slots are reused.
+enum class write_order : std::uint8_t { outlis, slot_index };
 
 /// What store() did.
 struct store_result {
@@ -37,15 +41,21 @@ public:
     /// `slots` = K (>= 1); `sources` sources, priority = position in `priority` (first =
     /// highest; lowest_priority walks it from the end).
     slot_buffer(unsigned slots, unsigned sources, full_policy full, victim_policy victim,
-                std::vector<unsigned> priority = {});
+                std::vector<unsigned> priority = {}, write_order order = write_order::outlis);
 
     /// Stores `g` of `source` (S10..S50).
     store_result store(unsigned source, group g);
     /// The write engine (S40): takes the OUTLis head, which leaves OUTLis and its INLis and is
-    /// in flight until write_done(); nothing when OUTLis is empty.
+    /// in flight until write_done(); nothing when OUTLis is empty. If groups of its source
+    /// were lost since that source's last group was taken, the group's first token gets the
+    /// loss flag (docs/trace-format.md).
     std::optional<unsigned> take_head();
-    /// The write of `slot` completed: it returns to the free list.
+    /// The write of `slot` was issued (the unit) or completed (a model that holds the slot
+    /// until then): it returns to the free list.
     void write_done(unsigned slot);
+    /// A group of `source` taken by the write engine did not reach memory (region full, write
+    /// refused): the source's next group taken gets the loss flag.
+    void mark_lost(unsigned source) { m_lost[source] = true; }
 
     const group& contents(unsigned slot) const { return m_slot[slot].g; } ///< a slot's group
     unsigned source_of_slot(unsigned slot) const { return m_slot[slot].source; }
@@ -78,9 +88,11 @@ private:
     std::vector<slot> m_slot;
     std::vector<unsigned> m_free;
     std::vector<std::deque<unsigned>> m_in;
+    std::vector<bool> m_lost; ///< per source: groups lost since its last group was taken
     std::vector<unsigned> m_priority;
     full_policy m_full;
     victim_policy m_victim;
+    write_order m_order;
     unsigned m_head = none, m_tail = none;
     std::size_t m_flight = 0;
 };

@@ -6,10 +6,10 @@
 
 namespace vgpu::shader_trace {
 
-/// Token kinds (bits 63..61).
+/// Token kinds (bits 62..61; bit 63 is the loss flag of a group's first token).
 enum class token_kind : std::uint8_t {
     pad = 0,   ///< all zero: fills a partly filled group; skipped
-    full = 1,  ///< a group header or time resync: source, group sequence, absolute time
+    sync = 1,  ///< a sync point: source, group sequence, chain check, absolute time
     event = 2, ///< an event: source, event, warp, time delta, 32-bit argument
 };
 
@@ -29,19 +29,29 @@ const char* name(event e); ///< "kernel_begin", ..., "user"
 
 constexpr unsigned source_bits = 10; ///< sources 0 .. 1023
 constexpr unsigned seq_bits = 10;    ///< group sequence number, mod 1024
-constexpr unsigned time_bits = 41;   ///< absolute time (cycles) of a FULL token
+constexpr unsigned check_bits = 8;   ///< CRC-8 of the source's event tokens since its last sync
+constexpr unsigned time_bits = 33;   ///< absolute time (cycles) of a SYNC token, mod 2^33
 constexpr unsigned delta_bits = 9;   ///< time delta (cycles) of an event token
 constexpr std::uint64_t max_delta = (1u << delta_bits) - 1;
 constexpr std::uint64_t time_mask = (std::uint64_t{1} << time_bits) - 1;
+constexpr std::uint64_t seq_mask = (1u << seq_bits) - 1;
+/// Bit 63 of a group's first token: the unit lost groups of this source just before this
+/// group (replaced, dropped, refused by memory), so its deltas do not chain to what precedes
+/// it in memory; the source's times are unknown until its next SYNC.
+constexpr std::uint64_t loss_flag = std::uint64_t{1} << 63;
 
-/// A FULL token: the first token of every group (and a resync after a long delta).
-constexpr std::uint64_t make_full(unsigned source, unsigned seq, std::uint64_t time)
+/// A SYNC token: the source's group sequence number (of the group it is in), the check of
+/// the source's event tokens since its previous SYNC, and the absolute time the next event's
+/// delta counts from.
+constexpr std::uint64_t make_sync(unsigned source, unsigned seq, unsigned check, std::uint64_t time)
 {
     return std::uint64_t{1} << 61 | std::uint64_t{source & 0x3ff} << 51 |
-           std::uint64_t{seq & 0x3ff} << 41 | (time & time_mask);
+           std::uint64_t{seq & seq_mask} << 41 | std::uint64_t{check & 0xff} << 33 |
+           (time & time_mask);
 }
 
-/// An event token: delta <= max_delta cycles after the previous token of its source.
+/// An event token: delta <= max_delta cycles after the previous event (or SYNC) of its
+/// source, across groups.
 constexpr std::uint64_t make_event(unsigned source, event e, unsigned warp, unsigned delta,
                                    std::uint32_t arg)
 {
@@ -52,7 +62,11 @@ constexpr std::uint64_t make_event(unsigned source, event e, unsigned warp, unsi
 
 constexpr token_kind kind_of(std::uint64_t t)
 {
-    return static_cast<token_kind>(t >> 61);
+    return static_cast<token_kind>(t >> 61 & 3);
+}
+constexpr bool lost_before(std::uint64_t t)
+{
+    return (t & loss_flag) != 0;
 }
 constexpr unsigned source_of(std::uint64_t t)
 {
@@ -60,7 +74,11 @@ constexpr unsigned source_of(std::uint64_t t)
 }
 constexpr unsigned seq_of(std::uint64_t t)
 {
-    return static_cast<unsigned>(t >> 41 & 0x3ff);
+    return static_cast<unsigned>(t >> 41 & seq_mask);
+}
+constexpr unsigned check_of(std::uint64_t t)
+{
+    return static_cast<unsigned>(t >> 33 & 0xff);
 }
 constexpr std::uint64_t time_of(std::uint64_t t)
 {
@@ -81,6 +99,16 @@ constexpr unsigned delta_of(std::uint64_t t)
 constexpr std::uint32_t arg_of(std::uint64_t t)
 {
     return static_cast<std::uint32_t>(t);
+}
+
+/// The chain check: CRC-8 (polynomial x^8 + x^2 + x + 1, 0x07) of `crc` extended by the 8
+/// bytes of event token `t` (loss flag cleared), least significant byte first.
+std::uint8_t chain_check(std::uint8_t crc, std::uint64_t t);
+
+/// The absolute time whose low time_bits are `low`, the first at or after `ref`.
+constexpr std::uint64_t unwrap_time(std::uint64_t low, std::uint64_t ref)
+{
+    return ref + ((low - ref) & time_mask);
 }
 
 } // namespace vgpu::shader_trace
