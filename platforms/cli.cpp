@@ -81,7 +81,7 @@ command_line parse_command_line(int argc, const char* const* argv, std::ostream&
     if (list_params) {
         config::param_lister l;
         cfg.declare(l);
-        out << configuration_reference(l);
+        out << configuration_reference(l) << inert_rules_markdown();
         r.exit_code = out_written(out, err, "the parameter list");
         return r;
     }

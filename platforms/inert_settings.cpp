@@ -11,11 +11,26 @@ namespace {
 /// there. A NoC that approximates the policy in fast mode makes this false.
 constexpr bool arbiter_inert_in_fast_mode = true;
 
-bool fast(const vgpu_config& c) { return c.platform.timing.mode == timing_mode::fast; }
-bool accurate(const vgpu_config& c) { return c.platform.timing.mode == timing_mode::accurate; }
-bool gpu(const vgpu_config& c) { return c.platform.kind == platform_kind::gpu; }
-bool one_module(const vgpu_config& c) { return c.platform.modules <= 1; }
-bool ideal_tlb(const vgpu_config& c) { return c.tlb.model == tlb::model_kind::ideal; }
+bool fast(const vgpu_config& c)
+{
+    return c.platform.timing.mode == timing_mode::fast;
+}
+bool accurate(const vgpu_config& c)
+{
+    return c.platform.timing.mode == timing_mode::accurate;
+}
+bool gpu(const vgpu_config& c)
+{
+    return c.platform.kind == platform_kind::gpu;
+}
+bool one_module(const vgpu_config& c)
+{
+    return c.platform.modules <= 1;
+}
+bool ideal_tlb(const vgpu_config& c)
+{
+    return c.tlb.model == tlb::model_kind::ideal;
+}
 } // namespace
 
 const std::vector<inert_rule>& inert_rules()
@@ -162,6 +177,26 @@ std::vector<std::string_view> split(std::string_view keys)
     return out;
 }
 } // namespace
+
+std::string inert_rules_markdown()
+{
+    std::string out =
+        "\n## Settings without effect\n\n"
+        "A setting made in a `-c` file or with `-s` (even to its default value) that has no "
+        "effect in the configuration warns once, at the place that set it, naming what would "
+        "make it count: `<where>: warning: <key>: has no effect: <why>; it counts with "
+        "<setting>`. The rules (platforms/inert_settings.cpp; a key ending in `.` names every "
+        "key below it, and a key warns by the first rule that applies):\n\n"
+        "| keys | no effect when | counts with |\n|---|---|---|\n";
+    for (const inert_rule& r : inert_rules()) {
+        std::string keys;
+        for (std::string_view k : split(r.keys))
+            keys += (keys.empty() ? "`" : ", `") + std::string(k) + "`";
+        out +=
+            "| " + keys + " | " + std::string(r.because) + " | `" + std::string(r.counts) + "` |\n";
+    }
+    return out;
+}
 
 void warn_inert_settings(const vgpu_config& cfg, config::checker& c)
 {

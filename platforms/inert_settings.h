@@ -6,6 +6,7 @@
 #include "models/common/config.h"
 #include "platforms/vgpu_config.h"
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct inert_rule {
 
 /// The table, in the order its rules are tried (a key warns by the first rule that applies).
 const std::vector<inert_rule>& inert_rules();
+
+/// The table as the Markdown section "Settings without effect" of the configuration reference.
+std::string inert_rules_markdown();
 
 /// Warns once (checker::warn) for every parameter a layer after the defaults set that a rule
 /// of the table makes inert in `cfg`: "<key>: has no effect: <because>; it counts with

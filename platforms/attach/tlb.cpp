@@ -126,9 +126,9 @@ public:
         if (t.model == tlb::model_kind::ideal)
             return "tlb (ideal: page faults only)";
         return "tlb (timed, " + std::string(name_of(t.index)) + " index, " +
-               (t.l2.sets == 0 ? std::string("no L2 TLB")
-                               : "L2 TLB " + std::to_string(t.l2.sets) + "x" +
-                                     std::to_string(t.l2.ways)) +
+               (t.l2.sets == 0
+                    ? std::string("no L2 TLB")
+                    : "L2 TLB " + std::to_string(t.l2.sets) + "x" + std::to_string(t.l2.ways)) +
                ", " + std::to_string(t.walkers) + " walkers)";
     }
 
