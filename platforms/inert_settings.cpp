@@ -7,10 +7,6 @@
 namespace vgpu::platforms {
 
 namespace {
-/// Fast mode books NoC ports in arrival order, so the grant policy and its ageing do nothing
-/// there. A NoC that approximates the policy in fast mode makes this false.
-constexpr bool arbiter_inert_in_fast_mode = true;
-
 bool fast(const vgpu_config& c)
 {
     return c.platform.timing.mode == timing_mode::fast;

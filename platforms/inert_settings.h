@@ -12,6 +12,11 @@
 
 namespace vgpu::platforms {
 
+/// Fast mode books NoC ports in arrival order, so noc.arbiter and noc.max_wait_cycles do
+/// nothing there (the table's rule and its test follow this). A NoC that approximates the
+/// policy in fast mode makes this false.
+constexpr bool arbiter_inert_in_fast_mode = true;
+
 /// One line of the table: the keys a condition makes inert, and what would make them count.
 struct inert_rule {
     /// Parameter paths, space-separated; a path ending in '.' names every key below it.
