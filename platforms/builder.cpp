@@ -51,14 +51,6 @@ std::unique_ptr<platform> checked(std::unique_ptr<platform> top, const std::stri
 std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
 {
     trace::recorder::instance().enable(opts.trace);
-    if (cfg.platform.timing.mode == timing_mode::fast &&
-        cfg.noc.arbiter != noc::arbiter_kind::round_robin) {
-        const logger log("vgpu");
-        VGPU_WARN(log,
-                  "noc.arbiter %s has no effect in fast mode (ports are booked in arrival "
-                  "order); use platform.timing.mode: accurate",
-                  std::string(noc::to_string(cfg.noc.arbiter)).c_str());
-    }
     if (cfg.platform.kind == platform_kind::traffic) {
         if (!cfg.workload.file.empty())
             throw build_error("the traffic platform takes no workload (-w); its stimulus is the "

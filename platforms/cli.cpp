@@ -3,6 +3,7 @@
 
 #include "models/common/yaml_input.h"
 #include "platforms/default_config.h"
+#include "platforms/inert_settings.h"
 #include "platforms/outputs.h"
 
 #include <CLI/CLI.hpp>
@@ -80,7 +81,7 @@ command_line parse_command_line(int argc, const char* const* argv, std::ostream&
     if (list_params) {
         config::param_lister l;
         cfg.declare(l);
-        out << configuration_reference(l);
+        out << configuration_reference(l) << inert_rules_markdown();
         r.exit_code = out_written(out, err, "the parameter list");
         return r;
     }
@@ -126,6 +127,11 @@ command_line parse_command_line(int argc, const char* const* argv, std::ostream&
         r.exit_code = exit_usage;
         return r;
     }
+    // Settings that do nothing here say so, once each (platforms/inert_settings.cpp).
+    loader.check([&](config::checker& c) { warn_inert_settings(cfg, c); });
+    if (cfg.log.level != log_level::error)
+        for (const auto& w : loader.warnings())
+            err << w << "\n";
     // Accurate mode runs in lock-step whatever the quantum says; write the quantum it uses, so
     // that the effective configuration reloads (a non-zero quantum with accurate is an error).
     if (cfg.platform.timing.mode == timing_mode::accurate)

@@ -2,6 +2,8 @@
 // run stopped unfinished. See docs/outputs.md.
 #include "platforms/gpu_platform.h"
 
+#include "platforms/attach/blocks.h"
+
 #include <algorithm>
 #include <iomanip>
 #include <iterator>
@@ -14,6 +16,7 @@ void gpu_platform::summary(std::ostream& os) const
     const auto& p = m_cfg.platform;
     os << "gpu: " << p.modules << " module(s) x " << p.clusters_per_module << " cluster(s) x "
        << p.sms_per_cluster << " SMs, workload '" << m_workload.name << "'\n";
+    os << "  blocks active: " << attach::active_blocks(m_blocks) << "\n";
     const auto flags = os.flags();
     const auto precision = os.precision();
     os << std::fixed;

@@ -19,6 +19,23 @@ void checker::error(const std::string& path, const std::string& problem)
                problem);
 }
 
+bool checker::set_by_user(const std::string& path) const
+{
+    if (!m_ranks)
+        return is_set(path);
+    const auto it = m_ranks->find(path);
+    return it != m_ranks->end() && it->second >= m_default_layers;
+}
+
+void checker::warn(const std::string& path, const std::string& problem)
+{
+    if (!m_warnings)
+        return;
+    const auto it = m_prov.find(path);
+    const location where = it == m_prov.end() ? location{"(default configuration)"} : it->second;
+    m_warnings->push_back(where.str() + ": warning: " + path + ": " + problem);
+}
+
 void checker::conflict(const std::vector<key_value>& keys, const std::string& rule,
                        const std::string& fix)
 {
@@ -405,6 +422,14 @@ private:
 
 loader::loader() = default;
 loader::~loader() = default;
+
+bool loader::check(const std::function<void(checker&)>& f)
+{
+    const std::size_t before = m_errors.size();
+    checker c(m_errors, m_provenance, &m_ranks, m_default_layers, &m_warnings);
+    f(c);
+    return m_errors.size() == before;
+}
 
 void loader::add_file(const std::string& path)
 {

@@ -105,9 +105,11 @@ using layer_ranks = std::map<std::string, std::size_t>;
 class checker {
 public:
     /// Layers of rank below `default_layers` hold defaults (the embedded default platform).
+    /// Warnings (warn()) go to `warnings` (none are kept when it is null).
     checker(errors& errs, const provenance& prov, const layer_ranks* ranks = nullptr,
-            std::size_t default_layers = 0)
-        : m_errs(errs), m_prov(prov), m_ranks(ranks), m_default_layers(default_layers)
+            std::size_t default_layers = 0, std::vector<std::string>* warnings = nullptr)
+        : m_errs(errs), m_prov(prov), m_ranks(ranks), m_default_layers(default_layers),
+          m_warnings(warnings)
     {
     }
     /// Reports a problem with `path` at the place that set it.
@@ -127,12 +129,20 @@ public:
                   const std::string& fix);
     /// True when a layer set `path` explicitly (rather than leaving the default).
     bool is_set(const std::string& path) const { return m_prov.count(path) != 0; }
+    /// True when a layer after the defaults (a -c file, -s, ...) set `path`, whatever value.
+    bool set_by_user(const std::string& path) const;
+    /// Every parameter path some layer set, with where (the defaults' included).
+    const provenance& sources() const { return m_prov; }
+    /// Reports a setting that is valid but has no effect: "<where>: warning: <path>: <problem>"
+    /// at the place that set it.
+    void warn(const std::string& path, const std::string& problem);
 
 private:
     errors& m_errs;
     const provenance& m_prov;
     const layer_ranks* m_ranks;
     std::size_t m_default_layers;
+    std::vector<std::string>* m_warnings;
 };
 
 /// A YAML document (file, embedded default or -s override) read onto a config struct.
@@ -169,11 +179,16 @@ public:
     {
         for (std::size_t i = 0; i < m_layers.size(); ++i)
             read_layer(m_layers[i], i, [&](visitor& v) { cfg.declare(v); });
-        checker c(m_errors, m_provenance, &m_ranks, m_default_layers);
+        checker c(m_errors, m_provenance, &m_ranks, m_default_layers, &m_warnings);
         cfg.validate(c);
         return m_errors.empty();
     }
+    /// Runs a check of the applied configuration (after apply()): its errors join errs(), its
+    /// warnings warnings(). True when no error was found.
+    bool check(const std::function<void(checker&)>& f);
     const errors& errs() const { return m_errors; }
+    /// Warnings of the checks, each "file:line:col: warning: key.path: problem", in order.
+    const std::vector<std::string>& warnings() const { return m_warnings; }
     /// Where each parameter set by a layer was set (after apply()).
     const provenance& sources() const { return m_provenance; }
 
@@ -184,6 +199,7 @@ private:
                          void* ctx);
     std::vector<layer> m_layers;
     errors m_errors;
+    std::vector<std::string> m_warnings;
     provenance m_provenance;
     layer_ranks m_ranks;
     std::size_t m_default_layers = 0; ///< the first layers, added by add_defaults()

@@ -109,6 +109,9 @@ public:
     /// Builds the block's modules, binds them and its register window by name, adds its
     /// figures. Called once, within the platform's construction.
     virtual void attach(gpu_view& gpu) { (void)gpu; }
+    /// The block and its mode as the run summary names it ("tlb (timed, xor index, ...)"), or
+    /// "" when the block is built but at its baseline (e.g. l1.sharing private).
+    virtual std::string active() const { return {}; }
 };
 
 /// A line of the block table: the block for this configuration, or null when it has none.

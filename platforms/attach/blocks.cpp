@@ -33,4 +33,13 @@ std::vector<std::unique_ptr<block>> make_blocks(const vgpu_config& cfg, const cl
     return out;
 }
 
+std::string active_blocks(const std::vector<std::unique_ptr<block>>& blocks)
+{
+    std::string out;
+    for (const auto& b : blocks)
+        if (const std::string a = b->active(); !a.empty())
+            out += (out.empty() ? "" : ", ") + a;
+    return out.empty() ? "none" : out;
+}
+
 } // namespace vgpu::platforms::attach

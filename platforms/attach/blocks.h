@@ -5,11 +5,16 @@
 #include "platforms/attach/attachment.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace vgpu::platforms::attach {
 
 /// The blocks of configuration `cfg`, in block-table order (blocks.cpp).
 std::vector<std::unique_ptr<block>> make_blocks(const vgpu_config& cfg, const clock_params& clk);
+
+/// The active blocks of `blocks` (block::active()), in block-table order, joined by ", ";
+/// "none" when every block is at its baseline.
+std::string active_blocks(const std::vector<std::unique_ptr<block>>& blocks);
 
 } // namespace vgpu::platforms::attach

@@ -28,6 +28,8 @@ public:
     {
         drv.add_part<cdl::cbv_part>(cdl::cbv_facts{mmio_map::CBV_BASE, m_cfg.cdl.cbv_slots});
     }
+    /// Always built: its CBV table serves every CDL instruction.
+    std::string active() const override { return "cdl"; }
     void attach(gpu_view& gpu) override
     {
         m_parts = std::make_unique<cdl_parts>(m_cfg);

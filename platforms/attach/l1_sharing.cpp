@@ -140,6 +140,13 @@ public:
     {
         return std::make_unique<l1_sharing>(cluster, sms, m_cfg, m_clk, first_id);
     }
+    /// Active when the L1s share (private is the baseline).
+    std::string active() const override
+    {
+        if (m_cfg.l1.sharing == l1::sharing_mode::private_)
+            return {};
+        return "l1_share (" + std::string(name_of(m_cfg.l1.sharing)) + ")";
+    }
 
 private:
     const vgpu_config& m_cfg;

@@ -38,6 +38,16 @@ public:
         drv.add_part<llc::llc_switch_part>(llc::llc_switch_facts{mmio_map::LLC_SWITCH_BASE});
     }
     attach_step step() const override { return attach_step::links_bound; }
+    /// Active unless the LLCs stay shared (the baseline) with no remote ways.
+    std::string active() const override
+    {
+        const auto& l = m_cfg.llc;
+        if (l.mode == llc::llc_mode::shared && l.remote_ways == 0 && l.forced_switch_ns == 0)
+            return {};
+        return "llc_switch (" + std::string(name_of(l.mode)) +
+               (l.remote_ways > 0 ? ", " + std::to_string(l.remote_ways) + " remote ways" : "") +
+               (l.forced_switch_ns > 0 ? ", forced switches" : "") + ")";
+    }
     void attach(gpu_view& gpu) override;
 
 private:

@@ -38,6 +38,11 @@ public:
                                       t.mode == shader_trace::region_mode::wrap, t.watermark});
     }
     attach_step step() const override { return attach_step::host_bound; }
+    /// Built only when enabled.
+    std::string active() const override
+    {
+        return "shader_trace (" + std::string(name_of(m_cfg.shader_trace.full)) + ")";
+    }
     void attach(gpu_view& gpu) override
     {
         const auto& p = m_cfg.platform;

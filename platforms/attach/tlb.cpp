@@ -119,6 +119,18 @@ public:
                                        m_cfg.host.kind != host::host_kind::riscv);
     }
     void attach(gpu_view& gpu) override;
+    /// Timed TLBs (seed 004) and their index; under ideal translations, only the page faults.
+    std::string active() const override
+    {
+        const auto& t = m_cfg.tlb;
+        if (t.model == tlb::model_kind::ideal)
+            return "tlb (ideal: page faults only)";
+        return "tlb (timed, " + std::string(name_of(t.index)) + " index, " +
+               (t.l2.sets == 0
+                    ? std::string("no L2 TLB")
+                    : "L2 TLB " + std::to_string(t.l2.sets) + "x" + std::to_string(t.l2.ways)) +
+               ", " + std::to_string(t.walkers) + " walkers)";
+    }
 
 private:
     const vgpu_config& m_cfg;

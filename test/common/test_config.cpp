@@ -338,3 +338,26 @@ TEST_CASE("a file parameter from a config file is relative to that file's folder
     CHECK(m.file == "../y.yaml");
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a check after loading tells the user's settings from the defaults and warns at them")
+{
+    pair_cfg cfg;
+    loader l;
+    l.add_defaults("p: {a: 2, b: 2}\n", "default.yaml");
+    l.add_text("p:\n  b: 2\n", "user.yaml"); // its default value: still the user's setting
+    REQUIRE(l.apply(cfg));
+    std::vector<std::string> users;
+    CHECK(l.check([&](checker& c) {
+        for (const auto& [path, where] : c.sources())
+            if (c.set_by_user(path)) {
+                users.push_back(path);
+                c.warn(path, "has no effect");
+            }
+    }));
+    CHECK(users == std::vector<std::string>{"p.b"});
+    CHECK(l.warnings() == std::vector<std::string>{"user.yaml:2:6: warning: p.b: has no effect"});
+    CHECK(l.errs().messages().empty());
+    // An error of a check is an error of the loader.
+    CHECK_FALSE(l.check([](checker& c) { c.error("p.a", "wrong"); }));
+    CHECK(l.errs().size() == 1);
+}
