@@ -197,8 +197,9 @@ void fault_part::dispatcher()
             }
             s->records.push_back(f);
             s->arrived.notify(qk.get_local_time());
-            VGPU_DEBUG(m_host.log(), "fault VA %s: (60) the driver hands it to the shadow thread "
-                                     "of SM %u warp %u",
+            VGPU_DEBUG(m_host.log(),
+                       "fault VA %s: (60) the driver hands it to the shadow thread "
+                       "of SM %u warp %u",
                        hex(f.va).c_str(), f.sm, f.warp);
         }
         qk.sync();
@@ -410,9 +411,8 @@ std::uint32_t fault_part::bring_in(std::uint64_t va, bool write, unsigned sm)
         } else {
             // Shared until a store: the GPU's PTE is not writable.
             const std::uint64_t pa = m_host.memory().pages.at(vpn);
-            if (!m_host.set_pte(va, page_table::encode(pa, false, false,
-                                                       m_host.placer().module_of(pa)),
-                                m_qk))
+            if (!m_host.set_pte(
+                    va, page_table::encode(pa, false, false, m_host.placer().module_of(pa)), m_qk))
                 return static_cast<std::uint32_t>(fault_reason::not_mapped);
         }
     }

@@ -118,7 +118,7 @@ private:
     sc_core::sc_in<bool>& m_irq;
     tlm_utils::tlm_quantumkeeper m_qk; ///< the memory manager's (map_page), see service_qk()
     tlm_utils::tlm_quantumkeeper m_dispatch_qk; ///< the interrupt handler's
-    std::vector<fault_entry> m_round;  ///< the batched thread's records of the current round
+    std::vector<fault_entry> m_round; ///< the batched thread's records of the current round
     std::map<std::uint64_t, std::unique_ptr<shadow>> m_shadows; ///< by SM << 32 | warp
     unsigned m_free_cores = 0;                     ///< host cores no shadow thread holds
     std::deque<sc_core::sc_event*> m_core_waiters; ///< shadow threads waiting for one, in order

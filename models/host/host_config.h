@@ -62,18 +62,18 @@ struct host_config {
     load_kind load = load_kind::backdoor; ///< how set-up and result reads reach GPU memory
     unsigned dma_bytes = 128;             ///< largest DMA transaction (aligned; capped at a line)
     unsigned dma_outstanding = 32;        ///< DMA transactions the copy engine keeps in flight
-    duration kernel_timeout{1000000000000ull}; ///< simulated time a phase may take (1 s)
-    unsigned max_mismatches = 8;               ///< mismatching elements listed per failed check
+    duration kernel_timeout{1000000000000ull};     ///< simulated time a phase may take (1 s)
+    unsigned max_mismatches = 8;                   ///< mismatching elements listed per failed check
     fault_service service = fault_service::shadow; ///< host.fault_service
-    unsigned shadow_threads = 8;               ///< shadow threads that run at once (host cores)
-    duration fault_latency{20000000};          ///< OS handler per fault (shadow) or round (20 us)
-    duration swap_in_latency{10000000};        ///< bringing a swapped-out page back (10 us)
-    unsigned fault_batch = 256;                ///< batched: fault records taken per round
-    duration fault_timeout{10000000000};       ///< a faulting access waits at most this (10 ms)
-    byte_size instrument_bytes{16u << 20};     ///< largest trace buffer per record type
-    unsigned instrument_undersize = 0;         ///< test: records taken off each computed buffer
-    std::string firmware;                      ///< host.kind riscv: ELF image (empty: generic)
-    host_cpu::cpu_config cpu;                  ///< host.kind riscv: the firmware CPU
+    unsigned shadow_threads = 8;                   ///< shadow threads that run at once (host cores)
+    duration fault_latency{20000000};      ///< OS handler per fault (shadow) or round (20 us)
+    duration swap_in_latency{10000000};    ///< bringing a swapped-out page back (10 us)
+    unsigned fault_batch = 256;            ///< batched: fault records taken per round
+    duration fault_timeout{10000000000};   ///< a faulting access waits at most this (10 ms)
+    byte_size instrument_bytes{16u << 20}; ///< largest trace buffer per record type
+    unsigned instrument_undersize = 0;     ///< test: records taken off each computed buffer
+    std::string firmware;                  ///< host.kind riscv: ELF image (empty: generic)
+    host_cpu::cpu_config cpu;              ///< host.kind riscv: the firmware CPU
 
     void declare(config::visitor& v)
     {

@@ -50,7 +50,7 @@ struct buffer_decl {
     /// Shared copy-on-write pages (seed 003): not writable on the GPU until a store's
     /// protection fault makes the host copy the page (native host).
     bool copy_on_write = false;
-    config::location where; ///< position of the declaration
+    config::location where;                              ///< position of the declaration
     std::uint64_t bytes() const { return elements * 4; } ///< size in bytes
 };
 

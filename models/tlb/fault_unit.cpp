@@ -168,8 +168,9 @@ void fault_unit::refresh_head()
     m_regs.set(fault_reg::SM, head.sm);
     m_regs.set(fault_reg::WARP, head.warp);
     m_regs.set(fault_reg::PC, head.pc);
-    m_regs.set(fault_reg::INFO, static_cast<std::uint32_t>(head.access) |
-                                    static_cast<std::uint32_t>(head.type) << fault_info::TYPE_SHIFT);
+    m_regs.set(fault_reg::INFO,
+               static_cast<std::uint32_t>(head.access) | static_cast<std::uint32_t>(head.type)
+                                                             << fault_info::TYPE_SHIFT);
 }
 
 bool fault_unit::answer(std::uint64_t va, bool fatal, const sc_core::sc_time& delay)

@@ -17,7 +17,7 @@ const tlm_bus::gpu_extension& attrs(const tlm::tlm_generic_payload& gp)
 /// The access of a request as a fault record names it.
 fault_access access_of(const tlm::tlm_generic_payload& gp, const tlm_bus::gpu_extension& ext)
 {
-    return gp.is_write()                                  ? fault_access::store
+    return gp.is_write()                                   ? fault_access::store
            : ext.kind == tlm_bus::access_kind::instruction ? fault_access::fetch
                                                            : fault_access::load;
 }
@@ -159,9 +159,9 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
             // the host maps the page or resolves copy-on-write (or refuses it); the requester
             // waits on x->fault and replays.
             ++m_page_faults;
-            x->fault = m_fault_unit->raise(va, ext, access_of(gp, ext), r.ready_ps,
-                                           e.present ? fault_type::protection
-                                                     : fault_type::not_present);
+            x->fault =
+                m_fault_unit->raise(va, ext, access_of(gp, ext), r.ready_ps,
+                                    e.present ? fault_type::protection : fault_type::not_present);
         }
         // A store to a page that is not writable is a command the page refuses.
         gp.set_response_status(r.ok && e.present ? tlm::TLM_COMMAND_ERROR_RESPONSE

@@ -24,8 +24,8 @@ static struct vgpu_lt_pool pools[64];     /* the frame pools (a copy the firmwar
 static uint32_t placed, rr;
 static double balance_ratio;
 static uint32_t trace_bytes[VGPU_LT_TRACE_TYPES]; /* the traced launch's buffer sizes */
-static uint64_t evict_due[MAX_EVICTIONS];          /* MTIMER_NEVER: not armed, or done */
-static uint32_t irq_sources;                       /* the controller's enabled sources */
+static uint64_t evict_due[MAX_EVICTIONS];         /* MTIMER_NEVER: not armed, or done */
+static uint32_t irq_sources;                      /* the controller's enabled sources */
 
 static int resident_page(uint32_t leaf)
 {
@@ -351,8 +351,7 @@ static int host_failed(void)
    the buffers. 0, or the failure code main returns. */
 static uint32_t profile(uint32_t i, uint64_t* t0)
 {
-    const struct vgpu_lt_trace* tr =
-        &LT_ARRAY(struct vgpu_lt_trace, trace_off)[launches[i].trace];
+    const struct vgpu_lt_trace* tr = &LT_ARRAY(struct vgpu_lt_trace, trace_off)[launches[i].trace];
     const uint64_t* leaves = LT_ARRAY(uint64_t, leaf_off);
     const uint32_t page = gpu_table->page_bytes;
     hs_write(VGPU_HS_TRACE_SAVE, i);

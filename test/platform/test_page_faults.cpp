@@ -319,10 +319,10 @@ TEST_CASE("faults, shadow: N concurrent faults with S shadow threads take ceil(N
     cli.write("w.yaml", warp_pages_workload(32));
     for (const unsigned s : {1u, 5u, 8u, 32u, 64u}) {
         for (const char* mode : modes) {
-            const run_result r = run(cli, "-w w.yaml -s host.fault_latency=100us -s "
-                                          "host.shadow_threads=" +
-                                              std::to_string(s) +
-                                              " -s platform.timing.mode=" + mode);
+            const run_result r =
+                run(cli, "-w w.yaml -s host.fault_latency=100us -s "
+                         "host.shadow_threads=" +
+                             std::to_string(s) + " -s platform.timing.mode=" + mode);
             INFO("S = " << s << ", " << mode << "\n" << r.r.out << r.r.err);
             REQUIRE(r.r.code == 0);
             CHECK(r.stat("gpu.page_faults") == 32);
@@ -401,7 +401,8 @@ TEST_CASE("faults: a store to a copy-on-write page is a protection fault the hos
     // four protection faults, four copies; the other pages stay shared; the data is right.
     std::string expect = "[";
     for (unsigned i = 0; i < 8192; ++i)
-        expect += (i ? ", " : "") + std::to_string(i % 1024 == 0 && i / 1024 < 4 ? i / 1024 + 1 : 7);
+        expect +=
+            (i ? ", " : "") + std::to_string(i % 1024 == 0 && i / 1024 < 4 ? i / 1024 + 1 : 7);
     expect += "]";
     const std::string wl = "name: cow\nbuffers:\n"
                            "  - {name: b, type: u32, elements: 8192, init: {fill: 7},"
@@ -449,11 +450,10 @@ TEST_CASE("faults: buffers larger than the GPU's memory run by evicting under pr
     // down, the drain, the copy-out) and takes its frame. The gather is still right.
     for (const char* service : {"shadow", "batched"}) {
         cli_runner cli(std::string("faults_pressure_") + service);
-        const run_result r =
-            run(cli, "-w " + workloads +
-                         "page_faults.yaml -D pages=1024 -s dram.size=1MiB -s "
-                         "host.fault_service=" +
-                         service);
+        const run_result r = run(cli, "-w " + workloads +
+                                          "page_faults.yaml -D pages=1024 -s dram.size=1MiB -s "
+                                          "host.fault_service=" +
+                                          service);
         INFO(service << "\n" << r.r.out << r.r.err);
         CHECK(r.r.code == 0);
         CHECK(r.stat("gpu.host.pressure_evictions") > 0);
@@ -475,7 +475,8 @@ TEST_CASE("faults: an evicted page is swapped back in at host.swap_in_latency")
                      "  - {name: b, type: u32, elements: 1024, init: zero, alloc: on_demand}\n"
                      "  - {name: s, type: u32, elements: 1024, init: zero, alloc: on_demand}\n"
                      "kernels:\n" +
-                     store_kernel("k1", "b", 1, 1, 1) + store_kernel("k2", "b", 1, 1, 1, 0, 0, "s") +
+                     store_kernel("k1", "b", 1, 1, 1) +
+                     store_kernel("k2", "b", 1, 1, 1, 0, 0, "s") +
                      "schedule: [[k1], [k2]]\n"
                      "evict:\n  - {buffer: b, phase: 1, after_ns: 100}\n";
     cli_runner cli("faults_swap_in");

@@ -570,7 +570,8 @@ TEST_CASE("fault unit: records carry their type, a protection fault replays once
             const auto e = ctx(1);
             std::uint32_t v = 42;
             std::shared_ptr<tlm_bus::fault_wait> f;
-            const auto s = i.mem.access(tlm::TLM_WRITE_COMMAND, 0x300010, &v, 4, d, &e, nullptr, &f);
+            const auto s =
+                i.mem.access(tlm::TLM_WRITE_COMMAND, 0x300010, &v, 4, d, &e, nullptr, &f);
             if (s == tlm::TLM_OK_RESPONSE)
                 break;
             st1 = s;
