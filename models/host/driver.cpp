@@ -81,10 +81,12 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
     if (std::any_of(wl.kernels.begin(), wl.kernels.end(),
                     [](const kernel_decl& k) { return k.instrumented(); }))
         add_part<instrument_part>();
-    // The copy engine serves host.load dma, and the fault handler's fills and evictions.
+    // The copy engine serves host.load dma, and the fault handler's fills, copy-on-write copies
+    // and evictions.
     const bool faults_move_data =
-        !wl.evictions.empty() || std::any_of(wl.buffers.begin(), wl.buffers.end(),
-                                             [](const buffer_decl& b) { return b.on_demand; });
+        !wl.evictions.empty() ||
+        std::any_of(wl.buffers.begin(), wl.buffers.end(),
+                    [](const buffer_decl& b) { return b.on_demand || b.copy_on_write; });
     if (cfg.load == load_kind::dma || faults_move_data)
         for (unsigned i = 0; i < cfg.dma_outstanding; ++i)
             sc_core::sc_spawn([this] { dma_engine(); }, sc_core::sc_gen_unique_name("dma_engine"));

@@ -21,6 +21,12 @@ enum class load_kind : std::uint8_t {
     dma       ///< a timed copy engine: whole lines, several in flight, through the NoC
 };
 
+/// How the host serves the fault unit's records (`host.fault_service`).
+enum class fault_service : std::uint8_t {
+    shadow, ///< seed 003: a shadow thread per faulting warp, host.shadow_threads at once
+    batched ///< one driver thread in rounds of up to host.fault_batch records (UVM-like)
+};
+
 /// How the driver picks the home module of a physical page (`memory.page_alloc`).
 enum class page_alloc : std::uint8_t {
     first_touch, ///< the module of the first SM of the first kernel (in schedule order) using it
@@ -37,6 +43,10 @@ template <> struct vgpu::enum_names<vgpu::host::load_kind> {
     static constexpr std::pair<std::string_view, host::load_kind> table[] = {
         {"backdoor", host::load_kind::backdoor}, {"dma", host::load_kind::dma}};
 };
+template <> struct vgpu::enum_names<vgpu::host::fault_service> {
+    static constexpr std::pair<std::string_view, host::fault_service> table[] = {
+        {"shadow", host::fault_service::shadow}, {"batched", host::fault_service::batched}};
+};
 template <> struct vgpu::enum_names<vgpu::host::page_alloc> {
     static constexpr std::pair<std::string_view, host::page_alloc> table[] = {
         {"first_touch", host::page_alloc::first_touch},
@@ -52,15 +62,18 @@ struct host_config {
     load_kind load = load_kind::backdoor; ///< how set-up and result reads reach GPU memory
     unsigned dma_bytes = 128;             ///< largest DMA transaction (aligned; capped at a line)
     unsigned dma_outstanding = 32;        ///< DMA transactions the copy engine keeps in flight
-    duration kernel_timeout{1000000000000ull}; ///< simulated time a phase may take (1 s)
-    unsigned max_mismatches = 8;               ///< mismatching elements listed per failed check
-    duration fault_latency{20000000};          ///< host time to service a batch (20 us)
-    unsigned fault_batch = 256;                ///< fault records taken per service round
-    duration fault_timeout{10000000000};       ///< a faulting access waits at most this (10 ms)
-    byte_size instrument_bytes{16u << 20};     ///< largest trace buffer per record type
-    unsigned instrument_undersize = 0;         ///< test: records taken off each computed buffer
-    std::string firmware;                      ///< host.kind riscv: ELF image (empty: generic)
-    host_cpu::cpu_config cpu;                  ///< host.kind riscv: the firmware CPU
+    duration kernel_timeout{1000000000000ull};     ///< simulated time a phase may take (1 s)
+    unsigned max_mismatches = 8;                   ///< mismatching elements listed per failed check
+    fault_service service = fault_service::shadow; ///< host.fault_service
+    unsigned shadow_threads = 8;                   ///< shadow threads that run at once (host cores)
+    duration fault_latency{20000000};      ///< OS handler per fault (shadow) or round (20 us)
+    duration swap_in_latency{10000000};    ///< bringing a swapped-out page back (10 us)
+    unsigned fault_batch = 256;            ///< batched: fault records taken per round
+    duration fault_timeout{10000000000};   ///< a faulting access waits at most this (10 ms)
+    byte_size instrument_bytes{16u << 20}; ///< largest trace buffer per record type
+    unsigned instrument_undersize = 0;     ///< test: records taken off each computed buffer
+    std::string firmware;                  ///< host.kind riscv: ELF image (empty: generic)
+    host_cpu::cpu_config cpu;              ///< host.kind riscv: the firmware CPU
 
     void declare(config::visitor& v)
     {
@@ -92,13 +105,29 @@ struct host_config {
                     .min(1));
         v.value("max_mismatches", max_mismatches,
                 spec("mismatching elements listed per failed check").range(1, 1000));
+        v.choice("fault_service", service,
+                 spec("how the host serves page faults: shadow (seed 003: each faulting warp "
+                      "has a host shadow thread that blocks on its own fault record and repeats "
+                      "the access against the host's page table; host.shadow_threads of them "
+                      "run at once, each fault costs host.fault_latency); batched (one driver "
+                      "thread takes up to host.fault_batch records per round, host.fault_latency "
+                      "per round, as NVIDIA's UVM driver does)"));
+        v.value("shadow_threads", shadow_threads,
+                spec("host.fault_service shadow: shadow threads that can run at once (the host "
+                     "CPU's cores); more faulting warps wait for a free one")
+                    .range(1, 4096));
         v.value("fault_latency", fault_latency,
-                spec("time the host's fault handler takes per service round before its own DMA "
-                     "and register accesses (interrupt, driver and OS work); real unified-memory "
-                     "systems measure tens of microseconds (models/host/README.md)"));
+                spec("time of the host OS's fault handler (interrupt, driver and OS work) before "
+                     "its own DMA and register accesses: per fault with host.fault_service "
+                     "shadow, per service round with batched; real unified-memory systems "
+                     "measure tens of microseconds (models/host/README.md)"));
+        v.value("swap_in_latency", swap_in_latency,
+                spec("time the host OS takes to bring a swapped-out page back (an evicted page "
+                     "of the host's page table) before its copy to the GPU; a 4 KiB read from "
+                     "an NVMe SSD takes about 10 us"));
         v.value("fault_batch", fault_batch,
-                spec("fault records the host's shadow thread takes per service round (1: one at "
-                     "a time, as in the patent)")
+                spec("host.fault_service batched: fault records the driver thread takes per "
+                     "service round (1: one at a time, serialised)")
                     .range(1, 65536));
         v.value("instrument_bytes", instrument_bytes,
                 spec("largest per-type trace buffer of an instrumented kernel (seed 002): the "

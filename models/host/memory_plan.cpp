@@ -34,7 +34,7 @@ std::optional<std::uint64_t> memory_plan::translate(std::uint64_t va,
 
 page_placer::page_placer(const platform_facts& f)
     : m_f(f), m_next(std::max(1u, f.modules)), m_bytes(std::max(1u, f.modules)),
-      m_pages(std::max(1u, f.modules))
+      m_pages(std::max(1u, f.modules)), m_free(std::max(1u, f.modules))
 {
     for (unsigned m = 0; m < modules(); ++m)
         m_next[m] = m * f.dram_bytes;
@@ -59,6 +59,11 @@ unsigned page_placer::home(std::uint64_t vpn, unsigned touch_module)
 
 std::optional<std::uint64_t> page_placer::frame(unsigned m)
 {
+    if (!m_free[m].empty()) { // an evicted page's frame
+        const std::uint64_t pa = m_free[m].back();
+        m_free[m].pop_back();
+        return pa;
+    }
     if (m_next[m] + m_f.page_bytes > (m + 1ull) * m_f.dram_bytes)
         return std::nullopt;
     const std::uint64_t pa = m_next[m];

@@ -6,6 +6,7 @@
 #include "models/host/host_config.h"
 #include "models/host/workload.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -42,6 +43,19 @@ public:
     unsigned home(std::uint64_t vpn, unsigned touch_module);
     /// A free frame on module m, or nullopt when its DRAM is full.
     std::optional<std::uint64_t> frame(unsigned m);
+    /// Frame pa is free again (an evicted page's): frame() hands it out before new ones.
+    void release(std::uint64_t pa) { m_free[module_of(pa)].push_back(pa); }
+    /// True when module m has no free frame left.
+    bool full(unsigned m) const
+    {
+        return m_free[m].empty() && m_next[m] + m_f.page_bytes > (m + 1ull) * m_f.dram_bytes;
+    }
+    /// The module whose DRAM holds physical address pa.
+    unsigned module_of(std::uint64_t pa) const
+    {
+        return static_cast<unsigned>(std::min<std::uint64_t>(
+            pa / std::max<std::uint64_t>(1, m_f.dram_bytes), modules() - 1));
+    }
     /// Reserves `bytes` (page-aligned) on module m after its frames so far; returns the start.
     std::uint64_t reserve(unsigned m, std::uint64_t bytes);
     std::uint64_t next(unsigned m) const { return m_next[m]; } ///< next free byte of module m
@@ -56,6 +70,7 @@ public:
 private:
     platform_facts m_f;
     std::vector<std::uint64_t> m_next, m_bytes, m_pages;
+    std::vector<std::vector<std::uint64_t>> m_free; ///< per module: released frames
     std::uint64_t m_placed = 0;
     unsigned m_rr = 0;
 };

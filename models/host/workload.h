@@ -47,7 +47,10 @@ struct buffer_decl {
     buffer_init init;                ///< initial contents
     bool read_only = false; ///< its pages are not writable (a store faults) and carry the hint
     bool on_demand = false; ///< alloc: on_demand: no pages until a kernel's access faults
-    config::location where; ///< position of the declaration
+    /// Shared copy-on-write pages (seed 003): not writable on the GPU until a store's
+    /// protection fault makes the host copy the page (native host).
+    bool copy_on_write = false;
+    config::location where;                              ///< position of the declaration
     std::uint64_t bytes() const { return elements * 4; } ///< size in bytes
 };
 

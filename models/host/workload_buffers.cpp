@@ -89,10 +89,11 @@ void workload_reader::read_buffers(const field& f)
     for (std::size_t i = 0; i < f.value.size(); ++i) {
         const field it = item(f, i);
         if (!m_r.is_map(it, "a buffer (a mapping with name, type, elements, init, "
-                            "read_only, alloc)"))
+                            "read_only, alloc, copy_on_write)"))
             continue;
         const fields b =
-            m_r.open(it.value, it.path, {"name", "type", "elements", "init", "read_only", "alloc"});
+            m_r.open(it.value, it.path,
+                     {"name", "type", "elements", "init", "read_only", "alloc", "copy_on_write"});
         buffer_decl d;
         d.where = m_r.where(it.value);
         for (const char* k : {"name", "type", "elements"})
@@ -130,6 +131,14 @@ void workload_reader::read_buffers(const field& f)
         if (const field* x = b.get("alloc"))
             if (auto a = m_r.choice<bool>(*x, {{"eager", false}, {"on_demand", true}}))
                 d.on_demand = *a;
+        if (const field* x = b.get("copy_on_write"))
+            if (auto c = m_r.choice<bool>(*x, {{"true", true}, {"false", false}})) {
+                d.copy_on_write = *c;
+                if (*c && d.read_only)
+                    m_r.error(m_r.where(*x), x->path,
+                              "a read_only buffer cannot be copy_on_write (a store to it is "
+                              "refused, never copied)");
+            }
         // A buffer with errors still reserves its name so that later uses do not cascade.
         m_wl.buffers.push_back(d);
     }

@@ -49,7 +49,7 @@ namespace fault_info {
 /// RO fault_access: 0 load, 1 store, 2 instruction fetch
 inline constexpr std::uint32_t ACCESS = 0xff;
 inline constexpr unsigned ACCESS_SHIFT = 0;
-/// RO 0: page not present
+/// RO fault_type: 0 not present, 1 protection, 2 other exception
 inline constexpr std::uint32_t TYPE = 0xff00;
 inline constexpr unsigned TYPE_SHIFT = 8;
 } // namespace fault_info
@@ -64,6 +64,17 @@ enum class fault_access : std::uint32_t {
     fetch = 2,
 };
 
+/// The fault's type (FAULT_INFO bits 8..15), the patent's step 52
+enum class fault_type : std::uint32_t {
+    /// the page is not present (a page fault)
+    not_present = 0,
+    /// a store to a present page that is not writable (copy-on-write or read-only)
+    protection = 1,
+    /// another exception of the access (a request across a page or outside the VA space): the
+    /// host's other-exception branch
+    other = 2,
+};
+
 /// Why the host refused a page (FAULT_ACK_REASON); reason_text() is what the access reports
 enum class fault_reason : std::uint32_t {
     /// the address is outside every allocation
@@ -72,7 +83,7 @@ enum class fault_reason : std::uint32_t {
     read_only = 2,
     /// no free frame on any module the policy allows
     memory_full = 3,
-    /// the record was not a page fault (the other-exception path)
+    /// the record was not a page fault (the other-exception branch)
     not_a_fault = 4,
 };
 

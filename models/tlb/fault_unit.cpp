@@ -83,9 +83,10 @@ void fault_unit::define_registers()
 
 std::shared_ptr<tlm_bus::fault_wait> fault_unit::raise(std::uint64_t va,
                                                        const tlm_bus::gpu_extension& ext,
-                                                       fault_access access, std::uint64_t at_ps)
+                                                       fault_access access, std::uint64_t at_ps,
+                                                       fault_type type)
 {
-    const std::uint64_t vpn = va / m_page_bytes;
+    const std::uint64_t vpn = key_of(va / m_page_bytes, type);
     const std::uint64_t waiter = std::uint64_t{static_cast<std::uint16_t>(ext.sm)} << 32 |
                                  static_cast<std::uint32_t>(ext.warp);
     if (!m_table.add(vpn, waiter)) {
@@ -93,7 +94,7 @@ std::shared_ptr<tlm_bus::fault_wait> fault_unit::raise(std::uint64_t va,
         // record (if still on its way) takes the earliest time a fault was seen.
         const std::shared_ptr<tlm_bus::fault_wait>& w = m_waits.at(vpn);
         for (timed_record& t : m_arriving)
-            if (t.rec.va / m_page_bytes == vpn && at_ps < t.at_ps) {
+            if (t.key == vpn && at_ps < t.at_ps) {
                 t.at_ps = at_ps;
                 w->raised_ps = at_ps;
                 w->deadline_ps = at_ps + m_timeout_ps;
@@ -116,15 +117,17 @@ std::shared_ptr<tlm_bus::fault_wait> fault_unit::raise(std::uint64_t va,
     rec.warp = static_cast<std::uint32_t>(std::max(0, ext.warp));
     rec.pc = ext.pc;
     rec.access = access;
+    rec.type = type;
     const auto pos =
         std::upper_bound(m_arriving.begin(), m_arriving.end(), at_ps,
                          [](std::uint64_t t, const timed_record& r) { return t < r.at_ps; });
-    m_arriving.insert(pos, timed_record{at_ps, rec});
+    m_arriving.insert(pos, timed_record{at_ps, vpn, rec});
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     m_arrive.notify(sc_core::sc_time::from_value(
         m_arriving.front().at_ps > now ? m_arriving.front().at_ps - now : 0));
-    VGPU_DEBUG(m_log, "fault at VA 0x%llx (SM %d, warp %d, pc %u)",
-               static_cast<unsigned long long>(va), ext.sm, ext.warp, ext.pc);
+    VGPU_DEBUG(m_log, "fault at VA 0x%llx (SM %d, warp %d, pc %u, type %u)",
+               static_cast<unsigned long long>(va), ext.sm, ext.warp, ext.pc,
+               static_cast<unsigned>(type));
     return w;
 }
 
@@ -165,13 +168,20 @@ void fault_unit::refresh_head()
     m_regs.set(fault_reg::SM, head.sm);
     m_regs.set(fault_reg::WARP, head.warp);
     m_regs.set(fault_reg::PC, head.pc);
-    m_regs.set(fault_reg::INFO, static_cast<std::uint32_t>(head.access) | head.type << 8);
+    m_regs.set(fault_reg::INFO,
+               static_cast<std::uint32_t>(head.access) | static_cast<std::uint32_t>(head.type)
+                                                             << fault_info::TYPE_SHIFT);
 }
 
 bool fault_unit::answer(std::uint64_t va, bool fatal, const sc_core::sc_time& delay)
 {
-    const std::uint64_t vpn = va / m_page_bytes;
-    const auto it = m_waits.find(vpn);
+    // The page's fault; else an other exception at that page.
+    std::uint64_t vpn = va / m_page_bytes;
+    auto it = m_waits.find(vpn);
+    if (it == m_waits.end()) {
+        vpn = key_of(vpn, fault_type::other);
+        it = m_waits.find(vpn);
+    }
     if (it == m_waits.end()) {
         ++m_stray_acks;
         VGPU_WARN(m_log, "FAULT_ACK for VA 0x%llx: no fault is pending on that page",

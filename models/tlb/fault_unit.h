@@ -46,7 +46,7 @@ struct fault_record {
     std::uint32_t warp = 0; ///< warp slot
     std::uint32_t pc = 0;   ///< PC of the instruction
     fault_access access = fault_access::load;
-    std::uint32_t type = 0; ///< 0: page not present
+    fault_type type = fault_type::not_present; ///< FAULT_INFO bits 8..15
 };
 
 /// The GPU's fault unit: one per GPU, shared by every TLB.
@@ -60,11 +60,14 @@ public:
     fault_unit(const sc_core::sc_module_name& name, unsigned capacity, std::uint64_t page_bytes,
                std::uint64_t timeout_ps);
 
-    /// A TLB found va's page not present at simulated time at_ps (the requester's local time,
-    /// >= now). Coalesces with a fault already pending on the page; otherwise a record enters
-    /// the buffer at at_ps. Returns what the access waits for before it replays.
+    /// A TLB found va's page not present (or not writable for a store: `protection`; or the
+    /// access is otherwise wrong: `other`) at simulated time at_ps (the requester's local time,
+    /// >= now). Coalesces with a fault of the same kind already pending on the page (other
+    /// exceptions never join a page's fault); otherwise a record enters the buffer at at_ps.
+    /// Returns what the access waits for before it replays (or fails).
     std::shared_ptr<tlm_bus::fault_wait> raise(std::uint64_t va, const tlm_bus::gpu_extension& ext,
-                                               fault_access access, std::uint64_t at_ps);
+                                               fault_access access, std::uint64_t at_ps,
+                                               fault_type type = fault_type::not_present);
 
     std::uint64_t faults() const { return m_table.faults(); }     ///< accesses that faulted
     std::uint64_t records() const { return m_table.records(); }   ///< records written
@@ -75,8 +78,15 @@ public:
 private:
     struct timed_record {
         std::uint64_t at_ps = 0; ///< when it reaches the buffer
+        std::uint64_t key = 0;   ///< its key in the table (see key_of)
         fault_record rec;
     };
+    /// The coalescing key of a fault on page vpn: the VPN, or for an other exception the VPN
+    /// with bit 63 set (it never joins, nor is joined by, a page fault).
+    static std::uint64_t key_of(std::uint64_t vpn, fault_type type)
+    {
+        return type == fault_type::other ? vpn | std::uint64_t{1} << 63 : vpn;
+    }
     void define_registers();
     void deliver();      ///< SC_METHOD: records whose time has come enter the buffer
     void update_irq();   ///< SC_METHOD: drives irq from the buffer and IRQ_ENABLE
@@ -88,7 +98,7 @@ private:
     const unsigned m_capacity;
     const std::uint64_t m_page_bytes, m_timeout_ps;
     fault_table m_table; ///< pages with a fault pending (coalescing)
-    std::unordered_map<std::uint64_t, std::shared_ptr<tlm_bus::fault_wait>> m_waits; ///< by VPN
+    std::unordered_map<std::uint64_t, std::shared_ptr<tlm_bus::fault_wait>> m_waits; ///< by key
     std::vector<timed_record> m_arriving; ///< raised, not yet at their time (sorted by time)
     std::deque<fault_record> m_overflow;  ///< at their time, waiting for a free entry
     std::deque<fault_record> m_buffer;    ///< the fault buffer (head = front)

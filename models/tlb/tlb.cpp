@@ -14,6 +14,14 @@ const tlm_bus::gpu_extension& attrs(const tlm::tlm_generic_payload& gp)
     return e ? *e : none;
 }
 
+/// The access of a request as a fault record names it.
+fault_access access_of(const tlm::tlm_generic_payload& gp, const tlm_bus::gpu_extension& ext)
+{
+    return gp.is_write()                                   ? fault_access::store
+           : ext.kind == tlm_bus::access_kind::instruction ? fault_access::fetch
+                                                           : fault_access::load;
+}
+
 unsigned vpn_bits(std::uint64_t page_bytes)
 {
     return page_table::va_bits - page_table::page_shift(page_bytes);
@@ -32,8 +40,9 @@ tlb::tlb(const sc_core::sc_module_name& name, const tlb_config& cfg, const clock
                "requests answered with an error (address error: not present or crossing a "
                "page; command error: a store to a page that is not writable)"),
       m_page_faults(m_stats, "page_faults", "count",
-                    "requests whose page was not present, raised with the fault unit (replayed "
-                    "after the host's answer; counted in faults too)"),
+                    "requests whose page was not present or not writable for a store, raised "
+                    "with the fault unit (replayed after the host's answer; counted in faults "
+                    "too)"),
       m_flushes(m_stats, "flushes", "count", "L1 TLB flushes (new epoch or page table)"),
       m_hits(m_stats, "hits", "count", "L1 TLB lookups that found their page",
              [this] { return static_cast<double>(m_l1.hits()); }),
@@ -127,6 +136,11 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         VGPU_WARN(m_log, "request at VA 0x%llx (%u bytes) crosses a page or the VA space",
                   static_cast<unsigned long long>(va), gp.get_data_length());
         ++m_faults;
+        // Not a page fault: a record of type `other` takes the host's other-exception branch.
+        if (auto* x = gp.get_extension<tlm_bus::gpu_extension>(); x && m_fault_unit)
+            x->fault = m_fault_unit->raise(va, ext, access_of(gp, ext),
+                                           sc_core::sc_time_stamp().value() + delay.value(),
+                                           fault_type::other);
         gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
@@ -140,15 +154,14 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
                    static_cast<unsigned long long>(va), ext.pc, ext.warp);
         ++m_faults;
         auto* x = gp.get_extension<tlm_bus::gpu_extension>();
-        if (r.ok && !e.present && m_fault_unit && x) {
-            // A page fault: the host maps the page (or refuses it); the requester waits on
-            // x->fault and replays.
+        if (r.ok && m_fault_unit && x) {
+            // A page fault (or a protection fault: a store to a page that is not writable):
+            // the host maps the page or resolves copy-on-write (or refuses it); the requester
+            // waits on x->fault and replays.
             ++m_page_faults;
-            const fault_access access = gp.is_write() ? fault_access::store
-                                        : ext.kind == tlm_bus::access_kind::instruction
-                                            ? fault_access::fetch
-                                            : fault_access::load;
-            x->fault = m_fault_unit->raise(va, ext, access, r.ready_ps);
+            x->fault =
+                m_fault_unit->raise(va, ext, access_of(gp, ext), r.ready_ps,
+                                    e.present ? fault_type::protection : fault_type::not_present);
         }
         // A store to a page that is not writable is a command the page refuses.
         gp.set_response_status(r.ok && e.present ? tlm::TLM_COMMAND_ERROR_RESPONSE

@@ -12,7 +12,7 @@
 #define MAX_EVICTIONS 64u /* `evict` entries */
 
 struct fault_record {
-    uint32_t va, sm, warp, pc, info;
+    uint32_t va, va_hi, sm, warp, pc, info;
 };
 
 static struct fault_record round_records[MAX_BATCH];
@@ -24,8 +24,8 @@ static struct vgpu_lt_pool pools[64];     /* the frame pools (a copy the firmwar
 static uint32_t placed, rr;
 static double balance_ratio;
 static uint32_t trace_bytes[VGPU_LT_TRACE_TYPES]; /* the traced launch's buffer sizes */
-static uint64_t evict_due[MAX_EVICTIONS];          /* MTIMER_NEVER: not armed, or done */
-static uint32_t irq_sources;                       /* the controller's enabled sources */
+static uint64_t evict_due[MAX_EVICTIONS];         /* MTIMER_NEVER: not armed, or done */
+static uint32_t irq_sources;                      /* the controller's enabled sources */
 
 static int resident_page(uint32_t leaf)
 {
@@ -122,7 +122,19 @@ static uint32_t map_page(uint32_t va, int write, uint32_t sm)
 /* Steps (2) to (4) for one record: 1 mapped, 2 refused (reason set). */
 static uint32_t service(const struct fault_record* f, uint32_t* reason)
 {
-    if ((f->info >> 8 & 0xff) != 0) {
+    /* (52) The record's type: other exceptions take their own branch (58), refused; a
+       protection fault (a store to a page that is not writable) is refused as read-only:
+       the firmware resolves no copy-on-write (the native host does). */
+    const uint32_t type = (f->info & FU_INFO_TYPE) >> FU_INFO_TYPE_SHIFT;
+    if (type == FU_TYPE_OTHER) {
+        *reason = FU_REASON_NOT_A_FAULT;
+        return 2;
+    }
+    if (type == FU_TYPE_PROTECTION) {
+        *reason = FU_REASON_READ_ONLY;
+        return 2;
+    }
+    if (type != FU_TYPE_NOT_PRESENT || f->va_hi != 0) {
         *reason = FU_REASON_NOT_A_FAULT;
         return 2;
     }
@@ -155,7 +167,7 @@ static void service_faults(void)
     for (uint32_t i = 0; i < n; ++i) {
         struct fault_record* f = &round_records[i];
         f->va = fu_read(FU_VA_LO);
-        (void)fu_read(FU_VA_HI);
+        f->va_hi = fu_read(FU_VA_HI);
         f->sm = fu_read(FU_SM);
         f->warp = fu_read(FU_WARP);
         f->pc = fu_read(FU_PC);
@@ -173,7 +185,7 @@ static void service_faults(void)
             ++refused;
         }
         fu_write(FU_ACK_VA_LO, f->va);
-        fu_write(FU_ACK_VA_HI, 0);
+        fu_write(FU_ACK_VA_HI, f->va_hi);
         fu_write(FU_ACK, ack);
     }
     hs_write(VGPU_HS_ROUND_END, refused);
@@ -339,8 +351,7 @@ static int host_failed(void)
    the buffers. 0, or the failure code main returns. */
 static uint32_t profile(uint32_t i, uint64_t* t0)
 {
-    const struct vgpu_lt_trace* tr =
-        &LT_ARRAY(struct vgpu_lt_trace, trace_off)[launches[i].trace];
+    const struct vgpu_lt_trace* tr = &LT_ARRAY(struct vgpu_lt_trace, trace_off)[launches[i].trace];
     const uint64_t* leaves = LT_ARRAY(uint64_t, leaf_off);
     const uint32_t page = gpu_table->page_bytes;
     hs_write(VGPU_HS_TRACE_SAVE, i);

@@ -541,3 +541,98 @@ TEST_CASE("fault unit: records beyond the buffer wait in order, and a refusal fa
     CHECK(std::string(why1 ? why1 : "") == "read-only");
     CHECK(b.violations() + b.pc_mmio.violations() == 0);
 }
+
+TEST_CASE("fault unit: records carry their type, a protection fault replays once the host makes "
+          "the page writable, an other exception fails with the host's refusal")
+{
+    fault_bench b(4);
+    // SM 0: a read across a page boundary (an other exception); SM 1, 5 ns later: a store to a
+    // present page that is not writable (a protection fault, as on a copy-on-write page).
+    tlm::tlm_response_status st0 = tlm::TLM_OK_RESPONSE, st1 = tlm::TLM_OK_RESPONSE;
+    const char* why0 = nullptr;
+    bool f1_fatal = true;
+    unsigned replays1 = 0;
+    b.i0.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        const auto e = ctx(0);
+        std::uint64_t v = 0;
+        std::shared_ptr<tlm_bus::fault_wait> f;
+        st0 = i.mem.access(tlm::TLM_READ_COMMAND, 0x200ffc, &v, 8, d, &e, nullptr, &f);
+        REQUIRE(f);
+        while (!f->resolved)
+            sc_core::wait(f->done);
+        why0 = f->fatal;
+    };
+    b.i1.body = [&](test::test_initiator& i) {
+        sc_core::wait(5, SC_NS);
+        for (;;) {
+            sc_time d = sc_core::SC_ZERO_TIME;
+            const auto e = ctx(1);
+            std::uint32_t v = 42;
+            std::shared_ptr<tlm_bus::fault_wait> f;
+            const auto s =
+                i.mem.access(tlm::TLM_WRITE_COMMAND, 0x300010, &v, 4, d, &e, nullptr, &f);
+            if (s == tlm::TLM_OK_RESPONSE)
+                break;
+            st1 = s;
+            REQUIRE(f);
+            ++replays1;
+            while (!f->resolved)
+                sc_core::wait(f->done);
+            f1_fatal = f->fatal != nullptr;
+            if (f1_fatal)
+                break;
+        }
+    };
+    std::vector<std::uint32_t> info, vas;
+    b.host.body = [&](test::test_initiator&) {
+        sc_time d;
+        b.set(tlb::fault_reg::IRQ_ENABLE, 1, d);
+        sc_core::wait(b.irq.posedge_event());
+        sc_core::wait(50, SC_NS); // both records are in
+        d = sc_core::SC_ZERO_TIME;
+        const std::uint32_t n = b.reg(tlb::fault_reg::COUNT, d);
+        for (std::uint32_t k = 0; k < n; ++k) {
+            vas.push_back(b.reg(tlb::fault_reg::VA_LO, d));
+            info.push_back(b.reg(tlb::fault_reg::INFO, d));
+            b.set(tlb::fault_reg::POP, 1, d);
+        }
+        for (std::size_t k = 0; k < vas.size(); ++k) {
+            const auto type = static_cast<tlb::fault_type>((info[k] & tlb::fault_info::TYPE) >>
+                                                           tlb::fault_info::TYPE_SHIFT);
+            b.set(tlb::fault_reg::ACK_VA_LO, vas[k], d);
+            b.set(tlb::fault_reg::ACK_VA_HI, 0, d);
+            if (type == tlb::fault_type::other) { // the other-exception branch: refused
+                b.set(tlb::fault_reg::ACK_REASON,
+                      static_cast<std::uint32_t>(tlb::fault_reason::not_a_fault), d);
+                CHECK(b.set(tlb::fault_reg::ACK, 2, d) == tlm::TLM_OK_RESPONSE);
+            } else { // copy-on-write resolved: the page writable now
+                b.map(0x300000, 0x30000, true, 0);
+                b.t1.invalidate(0x300000, page); // the shootdown (CP TLB_INVALIDATE)
+                b.shared.invalidate(0x300000, page);
+                CHECK(b.set(tlb::fault_reg::ACK, 1, d) == tlm::TLM_OK_RESPONSE);
+            }
+        }
+    };
+    b.map(0x200000, 0x10000, true, 1);
+    b.map(0x201000, 0x11000, true, 2);
+    b.map(0x300000, 0x30000, false, 7); // present, not writable
+    sc_core::sc_start();
+    REQUIRE(vas.size() == 2);
+    CHECK(vas[0] == 0x200ffc);
+    CHECK(info[0] == (static_cast<std::uint32_t>(tlb::fault_type::other) << 8 |
+                      static_cast<std::uint32_t>(tlb::fault_access::load)));
+    CHECK(vas[1] == 0x300010);
+    CHECK(info[1] == (static_cast<std::uint32_t>(tlb::fault_type::protection) << 8 |
+                      static_cast<std::uint32_t>(tlb::fault_access::store)));
+    CHECK(st0 == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    CHECK(std::string(why0 ? why0 : "") == "not a page fault");
+    CHECK(st1 == tlm::TLM_COMMAND_ERROR_RESPONSE); // what the first attempt saw
+    CHECK(replays1 == 1);
+    CHECK_FALSE(f1_fatal);
+    std::uint32_t stored = 0;
+    b.ram.store().read(0x30010, &stored, 4);
+    CHECK(stored == 42); // the replay wrote
+    CHECK(b.faults.records() == 2);
+    CHECK(b.faults.answered() == 2);
+}
