@@ -17,7 +17,7 @@ namespace vgpu::host {
 driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, const workload& wl,
                const platform_facts& facts, const std::function<void(driver&)>& add_parts)
     : sc_module(name), mmio("mmio"), dma("dma"), irq("irq"), fault_irq("fault_irq"), m_cfg(cfg),
-      m_wl(wl), m_facts(facts), m_placer(facts), m_plan(plan_memory(wl, facts, &m_placer)),
+      m_wl(wl), m_facts(facts), m_placer(placer_config_of(facts)), m_plan(plan_memory(wl, facts, &m_placer)),
       m_chunk(cfg.load == load_kind::dma ? std::max(4u, std::min(cfg.dma_bytes, facts.line_bytes))
                                          : facts.line_bytes),
       m_piece_interval(sc_core::sc_time::from_value(static_cast<std::uint64_t>(
@@ -83,8 +83,8 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
         add_part<instrument_part>();
     // The copy engine serves host.load dma, and the fault handler's fills and evictions.
     const bool faults_move_data =
-        !wl.evictions.empty() || std::any_of(wl.buffers.begin(), wl.buffers.end(),
-                                             [](const buffer_decl& b) { return b.on_demand; });
+        !wl.evictions.empty() || std::any_of(m_plan.buffers.begin(), m_plan.buffers.end(),
+                                             [](const region& r) { return r.on_demand; });
     if (cfg.load == load_kind::dma || faults_move_data)
         for (unsigned i = 0; i < cfg.dma_outstanding; ++i)
             sc_core::sc_spawn([this] { dma_engine(); }, sc_core::sc_gen_unique_name("dma_engine"));
@@ -341,14 +341,15 @@ bool driver::load_memory()
         it = end;
     }
     // Memory is zero at reset and frames are never reused: zero buffers need no writes.
-    // An on_demand buffer's initial data stays staged on the host until its pages fault.
+    // An on_demand buffer's initial data (every buffer's, when pages are placed at first
+    // touch) stays staged on the host until its pages fault; the fault handler copies it in.
     std::vector<std::vector<std::uint32_t>> words(m_wl.buffers.size());
     m_pages.staged.assign(m_wl.buffers.size(), {});
     for (std::size_t b = 0; b < m_wl.buffers.size(); ++b) {
         const buffer_decl& d = m_wl.buffers[b];
         if (d.init.kind == init_kind::zero)
             continue;
-        if (d.on_demand) {
+        if (m_plan.buffers[b].on_demand) {
             m_pages.staged[b] = initial_words(d);
             continue;
         }

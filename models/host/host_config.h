@@ -97,8 +97,8 @@ struct host_config {
                      "and register accesses (interrupt, driver and OS work); real unified-memory "
                      "systems measure tens of microseconds (models/host/README.md)"));
         v.value("fault_batch", fault_batch,
-                spec("fault records the host's shadow thread takes per service round (1: one at "
-                     "a time, as in the patent)")
+                spec("fault records the host's shadow thread takes per service round (1: one "
+                     "record per round; the rounds stay serial, one host thread)")
                     .range(1, 65536));
         v.value("instrument_bytes", instrument_bytes,
                 spec("largest per-type trace buffer of an instrumented kernel (seed 002): the "
@@ -127,6 +127,7 @@ struct platform_facts {
     std::uint64_t page_bytes = 4096;       ///< `memory.page_bytes`
     page_alloc alloc = page_alloc::first_touch; ///< `memory.page_alloc`
     double balance_ratio = 1.5;                 ///< `memory.balance_ratio` (adaptive placement)
+    bool serves_faults = false; ///< the host serves page faults (a fault unit): first-touch placement
     unsigned sms_per_module = 8;                ///< SMs per module (SM s is on module s / this)
     std::uint64_t cp_base = 0;                  ///< address of the CP register window on `mmio`
     unsigned line_bytes = 64;       ///< cache line size (DMA transactions stay within one)
