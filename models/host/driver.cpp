@@ -17,7 +17,8 @@ namespace vgpu::host {
 driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, const workload& wl,
                const platform_facts& facts, const std::function<void(driver&)>& add_parts)
     : sc_module(name), mmio("mmio"), dma("dma"), irq("irq"), fault_irq("fault_irq"), m_cfg(cfg),
-      m_wl(wl), m_facts(facts), m_placer(placer_config_of(facts)), m_plan(plan_memory(wl, facts, &m_placer)),
+      m_wl(wl), m_facts(facts), m_placer(placer_config_of(facts)),
+      m_plan(plan_memory(wl, facts, &m_placer)),
       m_chunk(cfg.load == load_kind::dma ? std::max(4u, std::min(cfg.dma_bytes, facts.line_bytes))
                                          : facts.line_bytes),
       m_piece_interval(sc_core::sc_time::from_value(static_cast<std::uint64_t>(

@@ -127,7 +127,6 @@ struct platform_facts {
     std::uint64_t page_bytes = 4096;       ///< `memory.page_bytes`
     page_alloc alloc = page_alloc::first_touch; ///< `memory.page_alloc`
     double balance_ratio = 1.5;                 ///< `memory.balance_ratio` (adaptive placement)
-    bool serves_faults = false; ///< the host serves page faults (a fault unit): first-touch placement
     unsigned sms_per_module = 8;                ///< SMs per module (SM s is on module s / this)
     std::uint64_t cp_base = 0;                  ///< address of the CP register window on `mmio`
     unsigned line_bytes = 64;       ///< cache line size (DMA transactions stay within one)
@@ -135,6 +134,8 @@ struct platform_facts {
     std::uint64_t instrument_bytes = 16u << 20; ///< `host.instrument_bytes`
     /// Bytes per picosecond of the NoC input port the DMA engine uses (its peak rate).
     double port_bytes_per_ps = 0.032;
+    /// The host serves page faults (a fault unit): pages can be placed at first touch.
+    bool serves_faults = false;
 };
 
 } // namespace vgpu::host

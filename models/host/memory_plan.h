@@ -72,8 +72,9 @@ struct memory_plan {
 
 /// Lays out wl: programs from program_va_base, buffers from buffer_va_base, each page-aligned
 /// and followed by one unmapped guard page; frames per module from a bump allocator (none for
-/// on_demand buffers, nor for any buffer when placed_at_first_touch(facts)); the page table's nodes after module 0's frames. `placer`, when given,
-/// receives the allocator's state, for the frames the fault handler allocates later.
+/// on_demand buffers, nor for any buffer when placed_at_first_touch(facts)); the page table's nodes
+/// after module 0's frames. `placer`, when given, receives the allocator's state, for the frames
+/// the fault handler allocates later.
 memory_plan plan_memory(const workload& wl, const platform_facts& facts,
                         page_placer* placer = nullptr);
 

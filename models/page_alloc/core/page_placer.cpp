@@ -34,8 +34,8 @@ unsigned page_placer::home(std::uint64_t vpn, unsigned touch_module)
     ++m_pages[m];
     ++m_placed;
     if (m_c.alloc == policy::adaptive)
-        m_next_policy = balanced(m_pages, m_c.balance_ratio) ? policy::first_touch
-                                                              : policy::round_robin;
+        m_next_policy =
+            balanced(m_pages, m_c.balance_ratio) ? policy::first_touch : policy::round_robin;
     return m;
 }
 
