@@ -182,8 +182,8 @@ struct memory_config {
         using config::spec;
         v.choice("page_alloc", page_alloc,
                  spec("first_touch: a page lives on the module of the SM whose access first "
-                      "touches it (placed then, at the cost of a page fault, when there is more "
-                      "than one module); round_robin: page i on module i mod modules, placed at "
+                      "touches it (placed then, in zero time, when there is more than one "
+                      "module); round_robin: page i on module i mod modules, placed at "
                       "set-up; adaptive (seed 004): after each placement, first touch for the "
                       "next page if the pages are balanced (memory.balance_ratio), else round "
                       "robin (models/page_alloc/README.md)"));

@@ -31,6 +31,9 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
       m_transactions(m_stats, "dma_transactions", "count",
                      "timed DMA transactions of the copy engine (0 with host.load backdoor)"),
       m_kernels(m_stats, "kernels", "count", "kernel launches"),
+      m_touch_placements(m_stats, "touch_placements", "count",
+                         "buffer pages placed at their first touch, in zero time "
+                         "(models/page_alloc/README.md)"),
       m_checks_passed(m_stats, "checks_passed", "count", "result checks that passed"),
       m_checks_failed(m_stats, "checks_failed", "count", "result checks that failed"),
       m_load_ns(m_stats, "load_time", "ns",
@@ -743,6 +746,44 @@ bool driver::host_copy(std::size_t b, std::uint64_t vpn, std::vector<std::uint8_
         std::memcpy(out.data(), reinterpret_cast<const std::uint8_t*>(words.data()) + off,
                     std::min(page, bytes - off));
     return true;
+}
+
+std::uint64_t driver::place_at_touch(std::uint64_t va, int sm)
+{
+    const std::uint64_t page = m_facts.page_bytes;
+    const std::uint64_t vpn = va / page;
+    std::size_t b = 0;
+    const region* r = region_of(va, &b);
+    if (!r || !r->at_touch || m_plan.pages.count(vpn) || m_pages.evicted.count(vpn) ||
+        r < m_plan.buffers.data() || r >= m_plan.buffers.data() + m_plan.buffers.size())
+        return 0;
+    const auto leaf = m_leaf.find(vpn);
+    if (leaf == m_leaf.end())
+        return 0;
+    const unsigned touch =
+        static_cast<unsigned>(std::max(0, sm)) / std::max(1u, m_facts.sms_per_module);
+    const unsigned m = m_placer.home(vpn, touch);
+    const std::optional<std::uint64_t> pa = m_placer.frame(m);
+    if (!pa)
+        return 0; // the access faults and the fault handler reports the full memory
+    // The staged contents, by the backdoor (a zero page needs no copy: a new frame is zero).
+    std::vector<std::uint8_t> data;
+    if (host_copy(b, vpn, data)) {
+        std::vector<transfer_piece> pieces;
+        pieces_physical(*pa, data.data(), page, pieces);
+        for (const transfer_piece& p : pieces)
+            if (dma.debug(tlm::TLM_WRITE_COMMAND, p.pa, p.data, p.len) != p.len)
+                return 0;
+    }
+    const bool ro = m_pages.read_only.count(vpn) != 0;
+    std::uint64_t raw = page_table::encode(*pa, !ro, ro, m);
+    if (dma.debug(tlm::TLM_WRITE_COMMAND, leaf->second, reinterpret_cast<std::uint8_t*>(&raw),
+                  sizeof raw) != sizeof raw)
+        return 0;
+    m_plan.pages[vpn] = *pa;
+    m_plan.bytes_per_module = m_placer.bytes_per_module();
+    ++m_touch_placements;
+    return raw;
 }
 
 bool driver::set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk)

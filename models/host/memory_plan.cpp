@@ -137,6 +137,7 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f, page_placer
     for (std::size_t b = 0; b < wl.buffers.size(); ++b) {
         plan.buffers.emplace_back();
         plan.buffers.back().on_demand = wl.buffers[b].on_demand || placed_at_first_touch(f);
+        plan.buffers.back().at_touch = !wl.buffers[b].on_demand && placed_at_first_touch(f);
         place(va, wl.buffers[b].bytes(), static_cast<unsigned>(std::max(0, first_module[b])),
               plan.buffers.back(), ~static_cast<int>(b));
         if (va > va_limit && plan.error.empty()) {

@@ -28,6 +28,10 @@ struct region {
     /// No frames until an access faults: buffer `alloc: on_demand`, or any buffer when
     /// placed_at_first_touch() (its initial data staged on the host until then).
     bool on_demand = false;
+    /// Placed at its first touch (placed_at_first_touch()): the TLB asks the driver to place
+    /// the page when a walk finds it not present (driver::place_at_touch); on_demand too, so
+    /// that without that hook (the firmware host) the fault handler places it.
+    bool at_touch = false;
     /// True if va lies in [this->va, this->va + bytes).
     bool contains(std::uint64_t a) const { return a >= va && a - va < bytes; }
 };
