@@ -37,6 +37,7 @@ host::platform_facts driver_facts(const vgpu_config& cfg)
     f.page_bytes = cfg.memory.page_bytes.bytes;
     f.alloc = cfg.memory.page_alloc;
     f.balance_ratio = cfg.memory.balance_ratio;
+    f.serves_faults = true; // every gpu platform has the fault unit (platforms/attach/tlb.cpp)
     f.sms_per_module = sms_per_module(cfg.platform);
     f.cp_base = mmio_map::CP_BASE;
     f.line_bytes = cfg.l1.line_bytes;

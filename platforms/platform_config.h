@@ -181,15 +181,17 @@ struct memory_config {
     {
         using config::spec;
         v.choice("page_alloc", page_alloc,
-                 spec("first_touch: a buffer's pages live on the module of the first SM that "
-                      "uses it; round_robin: page i on module i mod modules; adaptive: first "
-                      "touch while the page's module would hold at most memory.balance_ratio "
-                      "times the mean pages per module, else the next module of a round-robin "
-                      "pointer"));
+                 spec("first_touch: a page lives on the module of the SM whose access first "
+                      "touches it (placed then, in zero time, when there is more than one "
+                      "module); round_robin: page i on module i mod modules, placed at "
+                      "set-up; adaptive (seed 004): after each placement, first touch for the "
+                      "next page if the pages are balanced (memory.balance_ratio), else round "
+                      "robin (models/page_alloc/README.md)"));
         v.value("page_bytes", page_bytes, spec("page size").range(4096, 1 << 21).pow2());
         v.value("balance_ratio", balance_ratio,
-                spec("adaptive placement: the most pages a module may take by first touch, as "
-                     "a multiple of the mean pages per module (with the page placed)")
+                spec("adaptive placement: the pages are balanced while the most pages on one "
+                     "module are at most this times the mean pages per module; balanced, the "
+                     "next page goes by first touch, else by round robin")
                     .range(1.0, 1024.0));
     }
 };

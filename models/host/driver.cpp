@@ -17,7 +17,8 @@ namespace vgpu::host {
 driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, const workload& wl,
                const platform_facts& facts, const std::function<void(driver&)>& add_parts)
     : sc_module(name), mmio("mmio"), dma("dma"), irq("irq"), fault_irq("fault_irq"), m_cfg(cfg),
-      m_wl(wl), m_facts(facts), m_placer(facts), m_plan(plan_memory(wl, facts, &m_placer)),
+      m_wl(wl), m_facts(facts), m_placer(placer_config_of(facts)),
+      m_plan(plan_memory(wl, facts, &m_placer)),
       m_chunk(cfg.load == load_kind::dma ? std::max(4u, std::min(cfg.dma_bytes, facts.line_bytes))
                                          : facts.line_bytes),
       m_piece_interval(sc_core::sc_time::from_value(static_cast<std::uint64_t>(
@@ -30,6 +31,9 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
       m_transactions(m_stats, "dma_transactions", "count",
                      "timed DMA transactions of the copy engine (0 with host.load backdoor)"),
       m_kernels(m_stats, "kernels", "count", "kernel launches"),
+      m_touch_placements(m_stats, "touch_placements", "count",
+                         "buffer pages placed at their first touch, in zero time "
+                         "(models/page_alloc/README.md)"),
       m_checks_passed(m_stats, "checks_passed", "count", "result checks that passed"),
       m_checks_failed(m_stats, "checks_failed", "count", "result checks that failed"),
       m_load_ns(m_stats, "load_time", "ns",
@@ -85,8 +89,10 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
     // and evictions.
     const bool faults_move_data =
         !wl.evictions.empty() ||
+        std::any_of(m_plan.buffers.begin(), m_plan.buffers.end(),
+                    [](const region& r) { return r.on_demand; }) ||
         std::any_of(wl.buffers.begin(), wl.buffers.end(),
-                    [](const buffer_decl& b) { return b.on_demand || b.copy_on_write; });
+                    [](const buffer_decl& b) { return b.copy_on_write; });
     if (cfg.load == load_kind::dma || faults_move_data)
         for (unsigned i = 0; i < cfg.dma_outstanding; ++i)
             sc_core::sc_spawn([this] { dma_engine(); }, sc_core::sc_gen_unique_name("dma_engine"));
@@ -343,14 +349,15 @@ bool driver::load_memory()
         it = end;
     }
     // Memory is zero at reset and frames are never reused: zero buffers need no writes.
-    // An on_demand buffer's initial data stays staged on the host until its pages fault.
+    // An on_demand buffer's initial data (every buffer's, when pages are placed at first
+    // touch) stays staged on the host until its pages fault; the fault handler copies it in.
     std::vector<std::vector<std::uint32_t>> words(m_wl.buffers.size());
     m_pages.staged.assign(m_wl.buffers.size(), {});
     for (std::size_t b = 0; b < m_wl.buffers.size(); ++b) {
         const buffer_decl& d = m_wl.buffers[b];
         if (d.init.kind == init_kind::zero)
             continue;
-        if (d.on_demand) {
+        if (m_plan.buffers[b].on_demand) {
             m_pages.staged[b] = initial_words(d);
             continue;
         }
@@ -743,6 +750,44 @@ bool driver::host_copy(std::size_t b, std::uint64_t vpn, std::vector<std::uint8_
         std::memcpy(out.data(), reinterpret_cast<const std::uint8_t*>(words.data()) + off,
                     std::min(page, bytes - off));
     return true;
+}
+
+std::uint64_t driver::place_at_touch(std::uint64_t va, int sm)
+{
+    const std::uint64_t page = m_facts.page_bytes;
+    const std::uint64_t vpn = va / page;
+    std::size_t b = 0;
+    const region* r = region_of(va, &b);
+    if (!r || !r->at_touch || m_plan.pages.count(vpn) || m_pages.evicted.count(vpn) ||
+        r < m_plan.buffers.data() || r >= m_plan.buffers.data() + m_plan.buffers.size())
+        return 0;
+    const auto leaf = m_leaf.find(vpn);
+    if (leaf == m_leaf.end())
+        return 0;
+    const unsigned touch =
+        static_cast<unsigned>(std::max(0, sm)) / std::max(1u, m_facts.sms_per_module);
+    const unsigned m = m_placer.home(vpn, touch);
+    const std::optional<std::uint64_t> pa = m_placer.frame(m);
+    if (!pa)
+        return 0; // the access faults and the fault handler reports the full memory
+    // The staged contents, by the backdoor (a zero page needs no copy: a new frame is zero).
+    std::vector<std::uint8_t> data;
+    if (host_copy(b, vpn, data)) {
+        std::vector<transfer_piece> pieces;
+        pieces_physical(*pa, data.data(), page, pieces);
+        for (const transfer_piece& p : pieces)
+            if (dma.debug(tlm::TLM_WRITE_COMMAND, p.pa, p.data, p.len) != p.len)
+                return 0;
+    }
+    const bool ro = m_pages.read_only.count(vpn) != 0;
+    std::uint64_t raw = page_table::encode(*pa, !ro, ro, m);
+    if (dma.debug(tlm::TLM_WRITE_COMMAND, leaf->second, reinterpret_cast<std::uint8_t*>(&raw),
+                  sizeof raw) != sizeof raw)
+        return 0;
+    m_plan.pages[vpn] = *pa;
+    m_plan.bytes_per_module = m_placer.bytes_per_module();
+    ++m_touch_placements;
+    return raw;
 }
 
 bool driver::set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk)

@@ -103,6 +103,11 @@ public:
     void set_window_marker(std::function<int()> marker) { m_marker = std::move(marker); }
     /// Simulated time spent loading memory before the first launch (0 with host.load backdoor).
     sc_core::sc_time load_time() const { return m_load_time; }
+    /// First-touch placement (models/page_alloc/README.md): the leaf PTE of va's page after
+    /// placing it now, in zero simulated time, on the module of SM `sm`, with its staged
+    /// contents copied in; 0 if the page is not a buffer page waiting for its first touch (the
+    /// access then faults as usual). Called by the TLBs when a walk finds a page not present.
+    std::uint64_t place_at_touch(std::uint64_t va, int sm);
     std::uint64_t fault_services() const; ///< pages the fault part mapped (0 without it)
     std::uint64_t fault_batches() const;  ///< the fault part's service rounds (0 without it)
     /// The parts' output files (OUTDIR/shader_trace.bin, instrumented_trace.csv, ...); complete
@@ -220,8 +225,8 @@ private:
 
     logger m_log;
     stats::group m_stats;
-    stats::counter m_bytes_written, m_bytes_read, m_transactions, m_kernels, m_checks_passed,
-        m_checks_failed;
+    stats::counter m_bytes_written, m_bytes_read, m_transactions, m_kernels, m_touch_placements,
+        m_checks_passed, m_checks_failed;
     stats::formula m_load_ns;
     std::map<std::string, std::unique_ptr<stats::average>> m_kernel_time;
     std::vector<std::unique_ptr<stats::formula>> m_pages_placed; ///< pages placed on each module

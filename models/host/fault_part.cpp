@@ -468,12 +468,17 @@ std::uint32_t fault_part::map_page(std::uint64_t va, bool write, unsigned sm)
     // Placement: first touch is the module of the SM whose access faulted first.
     const unsigned touch = sm / std::max(1u, m_host.facts().sms_per_module);
     const unsigned m = m_host.placer().home(vpn, touch);
-    const std::optional<std::uint64_t> pa = m_host.placer().frame(m);
+    bool reused = false;
+    const std::optional<std::uint64_t> pa = m_host.placer().frame(m, &reused);
     if (!pa)
         return static_cast<std::uint32_t>(fault_reason::memory_full);
-    // Fill: the staged initial data or the evicted copy, by DMA (a new frame reads as zero).
+    // Fill: the staged initial data or the evicted copy, by DMA. A new frame reads as zero; a
+    // reused one (an evicted page's) is zeroed when the page has nothing staged.
     std::vector<std::uint8_t> data;
-    if (m_host.host_copy(b, vpn, data)) {
+    const bool staged = m_host.host_copy(b, vpn, data);
+    if (!staged && reused)
+        data.assign(page, 0);
+    if (staged || reused) {
         std::vector<transfer_piece> pieces;
         m_host.pieces_physical(*pa, data.data(), page, pieces);
         if (!m_host.transfer_dma(tlm::TLM_WRITE_COMMAND, pieces, m_qk))

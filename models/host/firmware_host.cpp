@@ -68,7 +68,7 @@ std::vector<std::uint8_t> driver::launch_table()
     h.balance_hi = static_cast<std::uint32_t>(ratio_bits >> 32);
     h.fault_batch = m_cfg.fault_batch;
     h.placed = static_cast<std::uint32_t>(m_placer.placed());
-    h.rr = m_placer.round_robin();
+    h.rr = 0; // unused: the adaptive rule's state is the pages per module (pools)
     h.home_shift = page_table::home_shift;
     h.home_mask = static_cast<std::uint32_t>(page_table::home_mask);
 

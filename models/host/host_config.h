@@ -163,6 +163,8 @@ struct platform_facts {
     std::uint64_t instrument_bytes = 16u << 20; ///< `host.instrument_bytes`
     /// Bytes per picosecond of the NoC input port the DMA engine uses (its peak rate).
     double port_bytes_per_ps = 0.032;
+    /// The host serves page faults (a fault unit): pages can be placed at first touch.
+    bool serves_faults = false;
 };
 
 } // namespace vgpu::host

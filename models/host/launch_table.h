@@ -26,7 +26,7 @@ struct vgpu_lt_header {
     uint32_t balance_lo, balance_hi; /* memory.balance_ratio: IEEE double bits (adaptive) */
     uint32_t fault_batch;            /* host.fault_batch: records per service round */
     uint32_t pool_off;               /* modules x struct vgpu_lt_pool: the frame pools */
-    uint32_t placed, rr;             /* the placement policy's state after set-up */
+    uint32_t placed, rr;             /* pages placed at set-up; rr unused (0) */
     uint32_t regions, region_off;    /* buffers faults may map (struct vgpu_lt_region) */
     uint32_t pages, leaf_off;        /* leaf-PTE addresses (uint64_t): regions', trace pages' */
     uint32_t home_shift, home_mask;  /* the leaf PTE's home-module field */

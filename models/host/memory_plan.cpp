@@ -32,51 +32,22 @@ std::optional<std::uint64_t> memory_plan::translate(std::uint64_t va,
     return it->second + va % page_bytes;
 }
 
-page_placer::page_placer(const platform_facts& f)
-    : m_f(f), m_next(std::max(1u, f.modules)), m_bytes(std::max(1u, f.modules)),
-      m_pages(std::max(1u, f.modules)), m_free(std::max(1u, f.modules))
+placement::placer_config placer_config_of(const platform_facts& f)
 {
-    for (unsigned m = 0; m < modules(); ++m)
-        m_next[m] = m * f.dram_bytes;
+    placement::placer_config c;
+    c.modules = f.modules;
+    c.dram_bytes = f.dram_bytes;
+    c.page_bytes = f.page_bytes;
+    c.alloc = f.alloc == host::page_alloc::round_robin ? placement::policy::round_robin
+              : f.alloc == host::page_alloc::adaptive  ? placement::policy::adaptive
+                                                       : placement::policy::first_touch;
+    c.balance_ratio = f.balance_ratio;
+    return c;
 }
 
-unsigned page_placer::home(std::uint64_t vpn, unsigned touch_module)
+bool placed_at_first_touch(const platform_facts& f)
 {
-    const unsigned n = modules();
-    unsigned m = std::min(touch_module, n - 1);
-    if (m_f.alloc == page_alloc::round_robin) {
-        m = static_cast<unsigned>(vpn % n);
-    } else if (m_f.alloc == page_alloc::adaptive &&
-               static_cast<double>(m_pages[m] + 1) >
-                   m_f.balance_ratio * static_cast<double>(m_placed + 1) / n) {
-        m = m_rr;
-        m_rr = (m_rr + 1) % n;
-    }
-    ++m_pages[m];
-    ++m_placed;
-    return m;
-}
-
-std::optional<std::uint64_t> page_placer::frame(unsigned m)
-{
-    if (!m_free[m].empty()) { // an evicted page's frame
-        const std::uint64_t pa = m_free[m].back();
-        m_free[m].pop_back();
-        return pa;
-    }
-    if (m_next[m] + m_f.page_bytes > (m + 1ull) * m_f.dram_bytes)
-        return std::nullopt;
-    const std::uint64_t pa = m_next[m];
-    m_next[m] += m_f.page_bytes;
-    m_bytes[m] += m_f.page_bytes;
-    return pa;
-}
-
-std::uint64_t page_placer::reserve(unsigned m, std::uint64_t bytes)
-{
-    const std::uint64_t at = m_next[m];
-    m_next[m] += round_up(bytes, m_f.page_bytes);
-    return at;
+    return f.modules > 1 && f.alloc != host::page_alloc::round_robin && f.serves_faults;
 }
 
 memory_plan plan_memory(const workload& wl, const platform_facts& f, page_placer* placer)
@@ -84,13 +55,15 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f, page_placer
     memory_plan plan;
     const std::uint64_t page = f.page_bytes;
     const unsigned modules = std::max(1u, f.modules);
-    page_placer local(f);
+    page_placer local(placer_config_of(f));
     page_placer& frames = placer ? *placer : local;
 
     auto module_of_sm = [&](unsigned sm) {
         return std::min(modules - 1, sm / std::max(1u, f.sms_per_module));
     };
-    // First touch: the first kernel of the schedule that takes the buffer as a parameter.
+    // Placed at set-up (round_robin, one module, or no fault service as in test benches):
+    // first touch stands for the first kernel of the schedule that takes the buffer as a
+    // parameter. Otherwise the fault handler places each buffer page at its first access.
     std::vector<int> first_module(wl.buffers.size(), -1);
     for (const auto& phase : wl.schedule)
         for (std::size_t k : phase)
@@ -163,7 +136,8 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f, page_placer
     va = std::max(va, round_up(buffer_va_base, page));
     for (std::size_t b = 0; b < wl.buffers.size(); ++b) {
         plan.buffers.emplace_back();
-        plan.buffers.back().on_demand = wl.buffers[b].on_demand;
+        plan.buffers.back().on_demand = wl.buffers[b].on_demand || placed_at_first_touch(f);
+        plan.buffers.back().at_touch = !wl.buffers[b].on_demand && placed_at_first_touch(f);
         place(va, wl.buffers[b].bytes(), static_cast<unsigned>(std::max(0, first_module[b])),
               plan.buffers.back(), ~static_cast<int>(b));
         if (va > va_limit && plan.error.empty()) {
@@ -207,7 +181,12 @@ memory_plan plan_memory(const workload& wl, const platform_facts& f, page_placer
 
 std::vector<std::string> check_memory_fit(const workload& wl, const platform_facts& facts)
 {
-    const memory_plan plan = plan_memory(wl, facts);
+    // Every buffer as if placed at set-up (the first kernel that names it picks the module),
+    // so that a buffer too large for the memory is refused before the run whenever it is
+    // placed; on_demand buffers are not counted.
+    platform_facts at_set_up = facts;
+    at_set_up.serves_faults = false;
+    const memory_plan plan = plan_memory(wl, at_set_up);
     if (plan.error.empty())
         return {};
     const std::string limits = " (dram.size is " + std::to_string(facts.dram_bytes) +

@@ -5,6 +5,7 @@
 #include "models/common/page_table.h"
 #include "models/host/host_config.h"
 #include "models/host/workload.h"
+#include "models/page_alloc/core/page_placer.h"
 
 #include <algorithm>
 #include <array>
@@ -25,55 +26,28 @@ struct region {
     std::uint64_t va = 0;    ///< first virtual address (page-aligned)
     std::uint64_t bytes = 0; ///< size in bytes
     unsigned module = 0;     ///< first-touch module (the page's module under first_touch)
-    bool on_demand = false;  ///< no frames until an access faults (buffer alloc: on_demand)
+    /// No frames until an access faults: buffer `alloc: on_demand`, or any buffer when
+    /// placed_at_first_touch() (its initial data staged on the host until then).
+    bool on_demand = false;
+    /// Placed at its first touch (placed_at_first_touch()): the TLB asks the driver to place
+    /// the page when a walk finds it not present (driver::place_at_touch); on_demand too, so
+    /// that without that hook (the firmware host) the fault handler places it.
+    bool at_touch = false;
     /// True if va lies in [this->va, this->va + bytes).
     bool contains(std::uint64_t a) const { return a >= va && a - va < bytes; }
 };
 
-/// The driver's physical-memory manager: picks each new page's home module
-/// (`memory.page_alloc`) and hands out frames from one bump allocator per module (frames are
-/// never reused, so a new frame reads as zero). Used at set-up and by the page-fault handler.
-class page_placer {
-public:
-    explicit page_placer(const platform_facts& f);
-    /// The home of page vpn first touched from touch_module. Adaptive (seed 004): first touch
-    /// while, with the page, that module holds at most balance_ratio x the mean pages per
-    /// module; otherwise the module of a round-robin pointer that advances only on such
-    /// placements.
-    unsigned home(std::uint64_t vpn, unsigned touch_module);
-    /// A free frame on module m, or nullopt when its DRAM is full.
-    std::optional<std::uint64_t> frame(unsigned m);
-    /// Frame pa is free again (an evicted page's): frame() hands it out before new ones.
-    void release(std::uint64_t pa) { m_free[module_of(pa)].push_back(pa); }
-    /// True when module m has no free frame left.
-    bool full(unsigned m) const
-    {
-        return m_free[m].empty() && m_next[m] + m_f.page_bytes > (m + 1ull) * m_f.dram_bytes;
-    }
-    /// The module whose DRAM holds physical address pa.
-    unsigned module_of(std::uint64_t pa) const
-    {
-        return static_cast<unsigned>(std::min<std::uint64_t>(
-            pa / std::max<std::uint64_t>(1, m_f.dram_bytes), modules() - 1));
-    }
-    /// Reserves `bytes` (page-aligned) on module m after its frames so far; returns the start.
-    std::uint64_t reserve(unsigned m, std::uint64_t bytes);
-    std::uint64_t next(unsigned m) const { return m_next[m]; } ///< next free byte of module m
-    unsigned modules() const { return static_cast<unsigned>(m_next.size()); }
-    /// Bytes handed out per module (frames and reservations).
-    const std::vector<std::uint64_t>& bytes_per_module() const { return m_bytes; }
-    /// Pages placed per module so far (adaptive placement).
-    const std::vector<std::uint64_t>& pages_per_module() const { return m_pages; }
-    std::uint64_t placed() const { return m_placed; } ///< pages placed so far
-    unsigned round_robin() const { return m_rr; }     ///< the adaptive policy's pointer
+/// The driver's physical-memory manager (models/page_alloc/README.md): used at set-up and by
+/// the page-fault handler.
+using placement::page_placer;
 
-private:
-    platform_facts m_f;
-    std::vector<std::uint64_t> m_next, m_bytes, m_pages;
-    std::vector<std::vector<std::uint64_t>> m_free; ///< per module: released frames
-    std::uint64_t m_placed = 0;
-    unsigned m_rr = 0;
-};
+/// The placer's view of the platform facts.
+placement::placer_config placer_config_of(const platform_facts& f);
+
+/// True if buffer pages are placed when a kernel first touches them (a page fault the host
+/// serves) rather than at set-up: `memory.page_alloc` first_touch or adaptive, more than one
+/// module, and a host that serves page faults (models/page_alloc/README.md).
+bool placed_at_first_touch(const platform_facts& f);
 
 /// Seed 002: what an instrumented kernel needs in memory (models/shader_trace/README.md).
 struct instrument_plan {
@@ -103,8 +77,9 @@ struct memory_plan {
 
 /// Lays out wl: programs from program_va_base, buffers from buffer_va_base, each page-aligned
 /// and followed by one unmapped guard page; frames per module from a bump allocator (none for
-/// on_demand buffers); the page table's nodes after module 0's frames. `placer`, when given,
-/// receives the allocator's state, for the frames the fault handler allocates later.
+/// on_demand buffers, nor for any buffer when placed_at_first_touch(facts)); the page table's nodes
+/// after module 0's frames. `placer`, when given, receives the allocator's state, for the frames
+/// the fault handler allocates later.
 memory_plan plan_memory(const workload& wl, const platform_facts& facts,
                         page_placer* placer = nullptr);
 

@@ -144,7 +144,9 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
         return;
     }
-    const lookup_result r = lookup(va, sc_core::sc_time_stamp().value() + delay.value(), ext);
+    lookup_result r = lookup(va, sc_core::sc_time_stamp().value() + delay.value(), ext);
+    if (r.ok && r.pte == 0 && m_first_touch) // a page placed at its first touch, now
+        r.pte = m_first_touch(va, ext.sm);
     const page_table::entry e = page_table::decode(r.pte, m_page_bytes);
     if (!r.ok || !e.present || (gp.is_write() && !e.writable)) {
         VGPU_DEBUG(m_log, "%s at VA 0x%llx (pc %u, warp %d)",

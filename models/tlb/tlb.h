@@ -17,6 +17,7 @@
 #include "tlm_bus/path_stage.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <systemc>
 #include <tlm>
@@ -48,6 +49,12 @@ public:
     /// Pages that are not present become page faults raised with `faults` (nullptr: plain
     /// address errors, as without a host that services faults).
     void set_fault_unit(fault_unit* faults) { m_fault_unit = faults; }
+    /// First-touch placement (models/page_alloc/README.md): asked, when a page is not present,
+    /// for the page's new leaf PTE (0: none, the access faults as usual).
+    void set_first_touch(std::function<std::uint64_t(std::uint64_t va, int sm)> place)
+    {
+        m_first_touch = std::move(place);
+    }
     /// tlb.model ideal: keep translations in `shared` (the platform gives every SM's TLB the
     /// same one, so each page is walked once) instead of this TLB's own.
     void share_ideal(std::shared_ptr<ideal_translations> shared) { m_ideal = std::move(shared); }
@@ -75,6 +82,7 @@ private:
     const std::uint64_t m_page_bytes, m_cycle_ps;
     cluster_tlb& m_shared;
     fault_unit* m_fault_unit = nullptr;
+    std::function<std::uint64_t(std::uint64_t, int)> m_first_touch; ///< see set_first_touch()
     tlb_array m_l1;
     fill_queue m_fills;                  ///< fast mode: translations that enter the L1 TLB later
     std::uint64_t m_inflight_misses = 0; ///< fast: lookups of an entry not filled yet

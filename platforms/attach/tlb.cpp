@@ -150,9 +150,16 @@ void tlb_attach::attach(gpu_view& gpu)
     // TLB shootdown (the CP's TLB_INVALIDATE register): every SM's L1 TLB and every cluster's.
     // The ideal model's translations are one set for the GPU (one page table per run).
     const auto ideal = std::make_shared<tlb::ideal_translations>();
+    // First-touch placement by the native driver (the firmware host places in its fault
+    // handler): models/page_alloc/README.md.
+    host::driver& host = gpu.host;
+    const bool native = m_cfg.host.kind != host::host_kind::riscv;
     for (tlb::tlb* t : m_tlbs) {
         t->set_fault_unit(&parts->faults);
         t->share_ideal(ideal);
+        if (native)
+            t->set_first_touch(
+                [&host](std::uint64_t va, int sm) { return host.place_at_touch(va, sm); });
     }
     gpu.cp.tlb_invalidate = [this](std::uint64_t va, std::uint64_t bytes) {
         for (tlb::cluster_tlb* c : m_clusters)

@@ -21,7 +21,7 @@ static volatile uint32_t queues_done;     /* bit q: queue q's interrupt seen */
 static volatile uint32_t queues_failed;   /* bit q: it ended in error */
 static uint32_t queue_launch[MAX_QUEUES]; /* launch index running on queue q */
 static struct vgpu_lt_pool pools[64];     /* the frame pools (a copy the firmware updates) */
-static uint32_t placed, rr;
+static uint32_t placed;
 static double balance_ratio;
 static uint32_t trace_bytes[VGPU_LT_TRACE_TYPES]; /* the traced launch's buffer sizes */
 static uint64_t evict_due[MAX_EVICTIONS];         /* MTIMER_NEVER: not armed, or done */
@@ -45,17 +45,24 @@ static void set_resident(uint32_t leaf, int on)
 /* Inlined: as calls they cost the fault path a quarter more instructions per page. */
 #define HOT_PATH static inline __attribute__((always_inline))
 
+/* Seed 004's balance test: the most pages on one module <= balance_ratio x the mean. */
+HOT_PATH int balanced(void)
+{
+    uint32_t most = 0;
+    for (uint32_t m = 0; m < gpu_table->modules; ++m)
+        most = pools[m].pages > most ? pools[m].pages : most;
+    return (double)most * (double)gpu_table->modules <= balance_ratio * (double)placed;
+}
+
+/* The home module of page vpn first touched from module touch (models/page_alloc/README.md):
+   adaptive places with the policy the last placement chose (first touch when the pages were
+   balanced after it, else round robin), which is the balance test of the pages so far. */
 HOT_PATH uint32_t home(uint32_t vpn, uint32_t touch)
 {
     const uint32_t n = gpu_table->modules;
     uint32_t m = touch < n - 1 ? touch : n - 1;
-    if (gpu_table->page_alloc == 1) {
+    if (gpu_table->page_alloc == 1 || (gpu_table->page_alloc == 2 && !balanced()))
         m = vpn % n;
-    } else if (gpu_table->page_alloc == 2 &&
-               (double)(pools[m].pages + 1) > balance_ratio * (double)(placed + 1) / n) {
-        m = rr;
-        rr = (rr + 1) % n;
-    }
     ++pools[m].pages;
     ++placed;
     return m;
@@ -420,7 +427,6 @@ int main(void)
     for (uint32_t m = 0; m < t->modules; ++m)
         pools[m] = p[m];
     placed = t->placed;
-    rr = t->rr;
     const uint64_t bits = t->balance_lo | (uint64_t)t->balance_hi << 32;
     __builtin_memcpy(&balance_ratio, &bits, sizeof balance_ratio);
     /* Pages of buffers that are not on demand are resident from the start. */
