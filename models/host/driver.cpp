@@ -758,9 +758,14 @@ std::uint64_t driver::place_at_touch(std::uint64_t va, int sm)
     const std::uint64_t vpn = va / page;
     std::size_t b = 0;
     const region* r = region_of(va, &b);
-    if (!r || !r->at_touch || m_plan.pages.count(vpn) || m_pages.evicted.count(vpn) ||
-        r < m_plan.buffers.data() || r >= m_plan.buffers.data() + m_plan.buffers.size())
+    if (!r || !r->at_touch || m_pages.evicted.count(vpn) || r < m_plan.buffers.data() ||
+        r >= m_plan.buffers.data() + m_plan.buffers.size())
         return 0;
+    const bool ro = m_pages.read_only.count(vpn) != 0;
+    // Placed already: a walk that read the PTE before that placement wrote it (walks of
+    // several TLBs overlap) takes the page where it is.
+    if (const auto placed = m_plan.pages.find(vpn); placed != m_plan.pages.end())
+        return page_table::encode(placed->second, !ro, ro, m_placer.module_of(placed->second));
     const auto leaf = m_leaf.find(vpn);
     if (leaf == m_leaf.end())
         return 0;
@@ -779,7 +784,6 @@ std::uint64_t driver::place_at_touch(std::uint64_t va, int sm)
             if (dma.debug(tlm::TLM_WRITE_COMMAND, p.pa, p.data, p.len) != p.len)
                 return 0;
     }
-    const bool ro = m_pages.read_only.count(vpn) != 0;
     std::uint64_t raw = page_table::encode(*pa, !ro, ro, m);
     if (dma.debug(tlm::TLM_WRITE_COMMAND, leaf->second, reinterpret_cast<std::uint8_t*>(&raw),
                   sizeof raw) != sizeof raw)

@@ -325,6 +325,10 @@ std::uint32_t fault_part::service(const fault_entry& f, std::uint32_t& reason,
     const region* r = m_host.region_of(f.va, &b);
     const bool in_buffer = r && r >= m_host.memory().buffers.data() &&
                            r < m_host.memory().buffers.data() + m_host.memory().buffers.size();
+    // A page the driver placed at its first touch (models/page_alloc) is resident: a fault
+    // raised by a walk that read its PTE before the placement finds it resolved.
+    if (in_buffer && m_host.memory().pages.count(vpn) && !m_host.pages().evicted.count(vpn))
+        m_table.present(vpn);
     fault_step step = m_table.decide(type, vpn, write);
     if (step != fault_step::other_exception && !in_buffer)
         step = fault_step::not_mapped;
