@@ -87,12 +87,11 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
         add_part<instrument_part>();
     // The copy engine serves host.load dma, and the fault handler's fills, copy-on-write copies
     // and evictions.
-    const bool faults_move_data =
-        !wl.evictions.empty() ||
-        std::any_of(m_plan.buffers.begin(), m_plan.buffers.end(),
-                    [](const region& r) { return r.on_demand; }) ||
-        std::any_of(wl.buffers.begin(), wl.buffers.end(),
-                    [](const buffer_decl& b) { return b.copy_on_write; });
+    const bool faults_move_data = !wl.evictions.empty() ||
+                                  std::any_of(m_plan.buffers.begin(), m_plan.buffers.end(),
+                                              [](const region& r) { return r.on_demand; }) ||
+                                  std::any_of(wl.buffers.begin(), wl.buffers.end(),
+                                              [](const buffer_decl& b) { return b.copy_on_write; });
     if (cfg.load == load_kind::dma || faults_move_data)
         for (unsigned i = 0; i < cfg.dma_outstanding; ++i)
             sc_core::sc_spawn([this] { dma_engine(); }, sc_core::sc_gen_unique_name("dma_engine"));
