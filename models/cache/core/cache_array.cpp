@@ -290,7 +290,7 @@ void cache_array::set_ready(std::uint64_t addr, sector_mask sectors, std::uint64
 }
 
 sector_mask cache_array::asked_after(std::uint64_t addr, sector_mask sectors,
-                                                    std::uint64_t at) const
+                                     std::uint64_t at) const
 {
     if (m_ready == nullptr || m_asked == nullptr)
         return 0;
