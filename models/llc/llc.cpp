@@ -569,7 +569,8 @@ tlm::tlm_response_status llc::miss_fast(const segment& s, bool write, const cach
     cache::cache_controller::fast_miss m =
         m_core.begin_fast_miss(base, t.fetch != 0, v.dirty_sectors, now);
     const sc_core::sc_time issue = sc_core::sc_time::from_value(m.issue - now);
-    std::uint64_t ready = m.issue;
+    std::uint64_t ready = m.issue; // the fetch's data (the MSHR is held until then)
+    std::uint64_t data = ready;    // the request's data
     tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
     if (t.fetch != 0) {
         std::uint8_t* buf = take_buffer();
@@ -577,9 +578,20 @@ tlm::tlm_response_status llc::miss_fast(const segment& s, bool write, const cach
         status = fetch(line, t.fetch, buf, ext, d);
         ready = now + d.value();
         if (status == tlm::TLM_OK_RESPONSE) {
-            m_core.fill(line, buf, t.fetch);
-            m_core.array().set_ready(line, t.fetch, ready);
-            m_cache_stats.miss_latency.sample(static_cast<double>(ready - tag_done) / 1000.0);
+            // Sectors filled for a request asked later (t.early) keep their data (it may have
+            // been written since) and take the earlier arrival.
+            const cache::sector_mask fresh = t.fetch & ~t.early;
+            if (fresh != 0) {
+                m_core.fill(line, buf, fresh);
+                m_core.array().set_ready(line, fresh, ready, tag_done);
+            }
+            if (t.early != 0) {
+                m_core.array().advance_ready(line, t.early, ready, tag_done);
+                data = std::max(fresh != 0 ? ready : 0, m_core.array().ready(line, t.early));
+            } else {
+                data = ready;
+            }
+            m_cache_stats.miss_latency.sample(static_cast<double>(data - tag_done) / 1000.0);
         } else if (allocated) {
             m_core.array().invalidate(line); // the empty way allocated for the fill
         }
@@ -599,7 +611,8 @@ tlm::tlm_response_status llc::miss_fast(const segment& s, bool write, const cach
         m_wb_occupancy.sample(m_core.fast_wb().in_use(m.issue));
     if (status == tlm::TLM_OK_RESPONSE)
         apply(s, write, atomic(s, write, ext), c.whole);
-    delay = sc_core::sc_time::from_value(std::max(ready, t.ready) - now);
+    delay = sc_core::sc_time::from_value(
+        std::max(status == tlm::TLM_OK_RESPONSE ? data : ready, t.ready) - now);
     return status;
 }
 

@@ -3,6 +3,8 @@
 
 #include "models/common/page_table.h"
 
+#include <iterator>
+
 namespace vgpu::tlb {
 
 namespace {
@@ -64,6 +66,7 @@ void tlb::check_context(const tlm_bus::gpu_extension& ext)
     ++m_flushes;
     m_l1.invalidate_all();
     m_fills.clear();
+    m_kept.clear(); // replays translate again
 }
 
 void tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
@@ -71,12 +74,15 @@ void tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
     if (bytes == 0) {
         m_l1.invalidate_all();
         m_fills.clear();
+        m_kept.clear();
         m_ideal->invalidate(0, 0, true);
         return;
     }
     const std::uint64_t first = va / m_page_bytes, last = (va + bytes - 1) / m_page_bytes;
     m_l1.invalidate_range(first, last);
     m_fills.drop(first, last);
+    for (auto it = m_kept.begin(); it != m_kept.end();)
+        it = it->first >= first && it->first <= last ? m_kept.erase(it) : std::next(it);
     m_ideal->invalidate(first, last, false);
 }
 
@@ -88,6 +94,17 @@ std::uint64_t tlb::debug_pte(std::uint64_t va, std::uint64_t ptbr)
                                        sizeof raw;
                             })
         .value_or(0);
+}
+
+bool tlb::take_kept(std::uint64_t vpn, std::uint64_t& pte)
+{
+    const auto it = m_kept.find(vpn);
+    if (it == m_kept.end())
+        return false;
+    pte = it->second.pte;
+    if (--it->second.waiting == 0)
+        m_kept.erase(it);
+    return true;
 }
 
 lookup_result tlb::lookup(std::uint64_t va, std::uint64_t arrival_ps,
@@ -129,24 +146,35 @@ lookup_result tlb::lookup(std::uint64_t va, std::uint64_t arrival_ps,
 void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
 {
     const tlm_bus::gpu_extension& ext = attrs(gp);
-    ++m_translations;
     const std::uint64_t va = gp.get_address();
-    if ((va & (m_page_bytes - 1)) + gp.get_data_length() > m_page_bytes ||
-        !page_table::covers(va)) {
-        VGPU_WARN(m_log, "request at VA 0x%llx (%u bytes) crosses a page or the VA space",
-                  static_cast<unsigned long long>(va), gp.get_data_length());
-        ++m_faults;
-        // Not a page fault: a record of type `other` takes the host's other-exception branch.
-        if (auto* x = gp.get_extension<tlm_bus::gpu_extension>(); x && m_fault_unit)
-            x->fault = m_fault_unit->raise(va, ext, access_of(gp, ext),
-                                           sc_core::sc_time_stamp().value() + delay.value(),
-                                           fault_type::other);
-        gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-        return;
+    const std::uint64_t vpn = va / m_page_bytes;
+    const std::uint64_t arrival = sc_core::sc_time_stamp().value() + delay.value();
+    // A replay of a request the L1 could not take yet goes below with the translation the
+    // request had (one translation per request, as in accurate mode, where the request waits
+    // in the L1): translated again, it would ask the cluster a second time after its L1 TLB
+    // entry was displaced, and wait for the L2 TLB or a walker on the way to its MSHR.
+    lookup_result r;
+    if (ext.replay && take_kept(vpn, r.pte)) {
+        r.ready_ps = arrival;
+    } else {
+        ++m_translations;
+        if ((va & (m_page_bytes - 1)) + gp.get_data_length() > m_page_bytes ||
+            !page_table::covers(va)) {
+            VGPU_WARN(m_log, "request at VA 0x%llx (%u bytes) crosses a page or the VA space",
+                      static_cast<unsigned long long>(va), gp.get_data_length());
+            ++m_faults;
+            // Not a page fault: a record of type `other` takes the host's other-exception
+            // branch.
+            if (auto* x = gp.get_extension<tlm_bus::gpu_extension>(); x && m_fault_unit)
+                x->fault =
+                    m_fault_unit->raise(va, ext, access_of(gp, ext), arrival, fault_type::other);
+            gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+            return;
+        }
+        r = lookup(va, arrival, ext);
+        if (r.ok && r.pte == 0 && m_first_touch) // a page placed at its first touch, now
+            r.pte = m_first_touch(va, ext.sm);
     }
-    lookup_result r = lookup(va, sc_core::sc_time_stamp().value() + delay.value(), ext);
-    if (r.ok && r.pte == 0 && m_first_touch) // a page placed at its first touch, now
-        r.pte = m_first_touch(va, ext.sm);
     const page_table::entry e = page_table::decode(r.pte, m_page_bytes);
     if (!r.ok || !e.present || (gp.is_write() && !e.writable)) {
         VGPU_DEBUG(m_log, "%s at VA 0x%llx (pc %u, warp %d)",
@@ -178,6 +206,12 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     gp.set_address(page_table::physical(e, va, m_page_bytes));
     out->b_transport(gp, delay);
     gp.set_address(va);
+    if (const auto* x = gp.get_extension<tlm_bus::gpu_extension>();
+        x && x->fault && x->fault->retry_ps != 0) {
+        kept_translation& k = m_kept[vpn]; // the L1 answered "replay when an MSHR is free"
+        k.pte = r.pte;
+        ++k.waiting;
+    }
     // Grants below are for physical addresses; the SM sees virtual ones.
     gp.set_dmi_allowed(false);
 }

@@ -22,6 +22,7 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
+#include <unordered_map>
 #include <vector>
 
 namespace vgpu::tlb {
@@ -77,6 +78,9 @@ private:
                          const tlm_bus::gpu_extension& ext);
     /// The leaf PTE of va read with debug transport (zero time, no side effects).
     std::uint64_t debug_pte(std::uint64_t va, std::uint64_t ptbr);
+    /// A replay of a request the L1 answered "every MSHR busy" (fast mode) takes back the
+    /// translation that request had: true and pte set if one is kept for page vpn.
+    bool take_kept(std::uint64_t vpn, std::uint64_t& pte);
 
     const tlb_config m_cfg;
     const std::uint64_t m_page_bytes, m_cycle_ps;
@@ -89,6 +93,14 @@ private:
     /// ideal model: the present PTEs (this TLB's own, or shared with the other SMs')
     std::shared_ptr<ideal_translations> m_ideal = std::make_shared<ideal_translations>();
     context m_context; ///< the page table and newest epoch the entries belong to
+    /// Fast mode: translations of requests the L1 answered "replay when an MSHR is free", by
+    /// page: the leaf PTE and how many such requests wait. The replay goes below with it, as
+    /// accurate mode's request waits in the L1 with its physical address (translated once).
+    struct kept_translation {
+        std::uint64_t pte = 0;
+        unsigned waiting = 0;
+    };
+    std::unordered_map<std::uint64_t, kept_translation> m_kept;
     logger m_log;
     stats::group m_stats;
     stats::counter m_translations, m_faults, m_page_faults, m_flushes;

@@ -395,6 +395,62 @@ TEST_CASE("controller, fast mode: merges at the latest arrival, MSHRs and buffer
     CHECK(wb.writeback_done(0x80) == 0);
 }
 
+TEST_CASE("controller, fast mode: a request merges only with a fill asked for at or before its "
+          "time")
+{
+    // 8 sets x 2 ways of 64-byte lines in 4 sectors of 16 bytes, 4 MSHRs, write-back (the LLC).
+    cache_controller c(
+        params(8, 2, 64, 4, write_policy::write_back_allocate, index_kind::modulo, 16));
+    std::vector<std::uint8_t> data(64, 7);
+    // A, booked ahead, misses sector 0 at tag time 1000 (asked then); its data arrives at 1300.
+    auto t = c.lookup_at(0x000, 0x1, 1000);
+    REQUIRE(t.result == outcome::miss);
+    CHECK(t.early == 0);
+    c.allocate(0x000);
+    c.fill(0x000, data.data(), t.fetch);
+    c.array().set_ready(0x000, t.fetch, 1300, 1000);
+    // A request at 1100 (after A asked): a merge that completes at A's arrival.
+    t = c.lookup_at(0x004, 0x1, 1100);
+    CHECK(t.result == outcome::merge);
+    CHECK(t.ready == 1300);
+    // B at 200 (earlier in simulated time, reaching the cache later): A's fill was not in flight
+    // at B's time, so B misses sector 0 itself (early), and its ready ignores A's arrival.
+    t = c.lookup_at(0x008, 0x3, 200);
+    REQUIRE(t.result == outcome::miss);
+    CHECK(t.early == 0x1);
+    CHECK(t.fetch == 0x3); // sector 1 is not valid, sector 0 is early
+    CHECK(t.ready == 200);
+    CHECK(c.counts().sector_misses == 1);
+    // B's fetch brings sector 0 at 500, asked at 200: the sector keeps the earlier arrival and
+    // request; a request at 300 now merges with B's fill, one at 100 is still early.
+    c.array().advance_ready(0x000, t.early, 500, 200);
+    c.fill(0x000, data.data(), 0x2); // the sector it lacked is installed
+    c.array().set_ready(0x000, 0x2, 500, 200);
+    CHECK(c.array().ready(0x000, 0x1) == 500);
+    t = c.lookup_at(0x000, 0x1, 300);
+    CHECK(t.result == outcome::merge);
+    CHECK(t.ready == 500);
+    CHECK(c.lookup_at(0x000, 0x1, 100).early == 0x1);
+    // A later fetch never delays a sector: advance_ready keeps the earlier arrival.
+    c.array().advance_ready(0x000, 0x1, 900, 150);
+    CHECK(c.array().ready(0x000, 0x1) == 500);
+    // Once a sector has arrived, it is a hit for any request at or after its arrival.
+    t = c.lookup_at(0x000, 0x3, 600);
+    CHECK(t.result == outcome::hit);
+
+    // Without request times (set_ready's default, the L1's fills) the rule never applies: a
+    // request earlier than the fill merges with it as before.
+    cache_controller l1(
+        params(8, 2, 64, 2, write_policy::write_through_no_allocate, index_kind::modulo, 16));
+    REQUIRE(l1.lookup_at(0x000, 0x1, 1000).result == outcome::miss);
+    l1.complete_fill(0x000, data.data(), 0x1);
+    l1.array().set_ready(0x000, 0x1, 1300);
+    t = l1.lookup_at(0x000, 0x1, 200);
+    CHECK(t.result == outcome::merge);
+    CHECK(t.ready == 1300);
+    CHECK(t.early == 0);
+}
+
 TEST_CASE("controller: line buffers, two per MSHR, and bad parameters")
 {
     cache_controller wt(params(4, 2, 32, 3, write_policy::write_through_no_allocate));

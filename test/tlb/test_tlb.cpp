@@ -9,6 +9,7 @@
 #include "tlm_bus/router.h"
 
 #include <catch2/catch.hpp>
+#include <tlm_utils/simple_target_socket.h>
 
 #include <algorithm>
 #include <memory>
@@ -376,6 +377,134 @@ TEST_CASE("tlb: a shootdown of a page makes its next access walk again, others s
     REQUIRE(b.i0.done);
     CHECK(b.violations() == 0);
     CHECK(b.t0.array().hits() == 1);
+}
+
+namespace {
+/// Stands for a fast-mode L1 between an L1 TLB and the memory: answers the first `refuse`
+/// reads "every MSHR busy, replay at retry_ps" (as models/l1 does) and passes the others on,
+/// recording the physical address of every request it sees.
+struct retrier : sc_core::sc_module {
+    tlm_utils::simple_target_socket<retrier> in{"in"};
+    tlm_bus::initiator_port out{"out"};
+    unsigned refuse = 1;
+    std::vector<std::uint64_t> seen;
+
+    explicit retrier(const sc_core::sc_module_name& n) : sc_module(n)
+    {
+        in.register_b_transport(this, &retrier::b_transport);
+    }
+    void b_transport(tlm::tlm_generic_payload& gp, sc_time& delay)
+    {
+        seen.push_back(gp.get_address());
+        auto* x = gp.get_extension<tlm_bus::gpu_extension>();
+        if (refuse > 0 && x) {
+            --refuse;
+            auto f = std::make_shared<tlm_bus::fault_wait>();
+            f->resolved = true;
+            f->retry_ps = (sc_core::sc_time_stamp() + delay).value() + 100000; // 100 ns on
+            x->fault = std::move(f);
+            gp.set_response_status(tlm::TLM_OK_RESPONSE);
+            return;
+        }
+        out->b_transport(gp, delay);
+    }
+};
+
+/// One SM -> L1 TLB -> retrier -> memory; the walks go to the memory directly.
+struct replay_bench {
+    tlb::tlb_config cfg = make_config();
+    tlb::cluster_tlb shared{"c0.tlb", cfg, clocks(false), page};
+    test::test_initiator i0{"i0"};
+    tlb::tlb t0{"t0", cfg, clocks(false), page, shared};
+    retrier l1{"l1"};
+    tlm_bus::router bus{"bus"};
+    tlm_bus::memory ram{"ram", bench::params()};
+    page_table::builder table{ptbr, page};
+    tlm_bus::protocol_checker pc_in{"pc_in"}, pc_out{"pc_out"}, pc_l1{"pc_l1"}, pc_walk{"pc_walk"},
+        pc_ram{"pc_ram"};
+
+    replay_bench()
+    {
+        tlm_bus::bind_checked(i0.mem, pc_in, t0.in);
+        tlm_bus::bind_checked(t0.out, pc_out, l1.in);
+        tlm_bus::bind_checked(l1.out, pc_l1, bus.in);
+        tlm_bus::bind_checked(t0.walk, pc_walk, bus.in);
+        tlm_bus::bind_checked(bus.out, pc_ram, ram.in);
+        bus.map({0, 1 << 20, 0, 0, "ram"});
+    }
+    void map(std::uint64_t va, std::uint64_t pa, std::uint32_t value)
+    {
+        table.map(va, page_table::encode(pa, true));
+        for (const auto& [at, raw] : table.entries())
+            ram.store().write(at, &raw, 8);
+        ram.store().write(pa, &value, 4);
+    }
+    /// A read of va at d; `replay`: the SM's replay of a read answered with retry_ps.
+    std::uint32_t read(test::test_initiator& i, std::uint64_t va, sc_time& d, bool replay)
+    {
+        auto e = ctx(0);
+        e.replayable = true;
+        e.replay = replay;
+        std::uint32_t v = 0;
+        i.mem.access(tlm::TLM_READ_COMMAND, va, &v, 4, d, &e);
+        return v;
+    }
+    std::size_t violations() const
+    {
+        return pc_in.violations() + pc_out.violations() + pc_l1.violations() +
+               pc_walk.violations() + pc_ram.violations();
+    }
+};
+} // namespace
+
+// A read the L1 cannot take yet is translated once: its replay goes below with the translation
+// it had (no L1 TLB lookup, no count, no time), as accurate mode's request waits in the L1 with
+// its physical address. A shootdown of the page drops the kept translation.
+TEST_CASE("tlb, fast: the replay of a read the L1 could not take keeps its translation")
+{
+    replay_bench b;
+    b.map(0x5000, 0x20000, 11);
+    b.map(0x6000, 0x31000, 22);
+    std::uint32_t v[4] = {};
+    double replay_end = 0;
+    b.i0.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        b.read(i, 0x5000, d, false); // translated (a walk), then refused by the L1
+        CHECK(b.t0.translations() == 1);
+        CHECK(b.shared.walks() == 1);
+        sc_core::wait(sc_time(200, SC_NS));
+        d = sc_core::SC_ZERO_TIME;
+        v[0] = b.read(i, 0x5000, d, true); // the replay: no second translation
+        replay_end = end_ns(d);
+        CHECK(b.t0.translations() == 1);
+        CHECK(b.t0.array().hits() + b.t0.array().misses() == 1);
+        // A replay with no kept translation (none refused for that page) translates.
+        v[1] = b.read(i, 0x6000, d, true);
+        CHECK(b.t0.translations() == 2);
+        // Refused again, then the page is shot down: the replay translates again (a walk).
+        b.l1.refuse = 1;
+        b.read(i, 0x5000, d, false);
+        CHECK(b.t0.translations() == 3);
+        b.t0.invalidate(0x5000, 4096);
+        b.shared.invalidate(0x5000, 4096);
+        const std::uint64_t walks = b.shared.walks();
+        v[2] = b.read(i, 0x5000, d, true);
+        CHECK(b.t0.translations() == 4);
+        CHECK(b.shared.walks() == walks + 1);
+        v[3] = b.read(i, 0x5000, d, false); // an L1 TLB hit
+    };
+    sc_core::sc_start();
+    REQUIRE(b.i0.done);
+    CHECK(b.violations() == 0);
+    CHECK(v[0] == 11);
+    CHECK(v[1] == 22);
+    CHECK(v[2] == 11);
+    CHECK(v[3] == 11);
+    // The replay at 200 ns reads the frame at once: the data read alone.
+    CHECK(replay_end == Approx(200 + data_read_ns));
+    REQUIRE(b.l1.seen.size() >= 2);
+    CHECK(b.l1.seen[0] == 0x20000);
+    CHECK(b.l1.seen[1] == 0x20000);
 }
 
 // ---- page faults: the TLB raises them, the fault unit holds the records, a host answers ----

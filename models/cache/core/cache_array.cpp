@@ -253,22 +253,70 @@ void cache_array::clear_ready(std::size_t s)
     if (m_ready == nullptr)
         return;
     // Only times that were set are cleared, so a page never set stays unwritten.
-    std::uint64_t* const first = m_ready + entry_of(s) * m_sectors;
-    for (std::uint64_t* t = first; t != first + m_sectors; ++t)
-        if (*t != 0)
-            *t = 0;
+    for (std::uint64_t* pool : {m_ready, m_asked}) {
+        if (pool == nullptr)
+            continue;
+        std::uint64_t* const first = pool + entry_of(s) * m_sectors;
+        for (std::uint64_t* t = first; t != first + m_sectors; ++t)
+            if (*t != 0)
+                *t = 0;
+    }
 }
 
-void cache_array::set_ready(std::uint64_t addr, sector_mask sectors, std::uint64_t t)
+void cache_array::make_time_pools(bool asked)
 {
-    const std::size_t s = resident_slot(line_addr(addr), 0, "set_ready");
+    const std::size_t n = std::size_t{m_sets} * m_ways * m_sectors;
     if (m_ready == nullptr) {
-        m_ready_pages =
-            zeroed_pages(std::size_t{m_sets} * m_ways * m_sectors * ready_bytes_per_sector);
+        m_ready_pages = zeroed_pages(n * ready_bytes_per_sector);
         m_ready = reinterpret_cast<std::uint64_t*>(m_ready_pages.data());
     }
-    for (sector_mask m = sectors & m_all; m != 0; m &= m - 1)
-        m_ready[entry_of(s) * m_sectors + static_cast<unsigned>(__builtin_ctzll(m))] = t;
+    if (asked && m_asked == nullptr) {
+        m_asked_pages = zeroed_pages(n * asked_bytes_per_sector);
+        m_asked = reinterpret_cast<std::uint64_t*>(m_asked_pages.data());
+    }
+}
+
+void cache_array::set_ready(std::uint64_t addr, sector_mask sectors, std::uint64_t t,
+                            std::uint64_t asked)
+{
+    const std::size_t s = resident_slot(line_addr(addr), 0, "set_ready");
+    make_time_pools(asked != 0);
+    for (sector_mask m = sectors & m_all; m != 0; m &= m - 1) {
+        const std::size_t i = entry_of(s) * m_sectors + static_cast<unsigned>(__builtin_ctzll(m));
+        m_ready[i] = t;
+        if (m_asked != nullptr)
+            m_asked[i] = asked;
+    }
+}
+
+sector_mask cache_array::asked_after(std::uint64_t addr, sector_mask sectors,
+                                     std::uint64_t at) const
+{
+    if (m_ready == nullptr || m_asked == nullptr)
+        return 0;
+    const std::size_t s = find(addr);
+    if (s == npos)
+        return 0;
+    sector_mask later = 0;
+    for (sector_mask m = sectors & m_all; m != 0; m &= m - 1) {
+        const auto k = static_cast<unsigned>(__builtin_ctzll(m));
+        const std::size_t i = entry_of(s) * m_sectors + k;
+        if (m_asked[i] > at && m_ready[i] > at)
+            later |= sector_mask{1} << k;
+    }
+    return later;
+}
+
+void cache_array::advance_ready(std::uint64_t addr, sector_mask sectors, std::uint64_t t,
+                                std::uint64_t asked)
+{
+    const std::size_t s = resident_slot(line_addr(addr), 0, "advance_ready");
+    make_time_pools(true);
+    for (sector_mask m = sectors & m_all; m != 0; m &= m - 1) {
+        const std::size_t i = entry_of(s) * m_sectors + static_cast<unsigned>(__builtin_ctzll(m));
+        m_ready[i] = std::min(m_ready[i], t);
+        m_asked[i] = std::min(m_asked[i], asked); // 0 (not recorded): before any request
+    }
 }
 
 std::uint64_t cache_array::ready(std::uint64_t addr, sector_mask sectors) const

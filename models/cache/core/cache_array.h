@@ -109,11 +109,21 @@ public:
     victim invalidate(std::uint64_t addr);
 
     /// Fast mode: records that the sectors in `sectors` of resident addr's line receive their
-    /// data at time t (any unit).
-    void set_ready(std::uint64_t addr, sector_mask sectors, std::uint64_t t);
+    /// data at time t (any unit), fetched by a request made at `asked` (0: not recorded).
+    void set_ready(std::uint64_t addr, sector_mask sectors, std::uint64_t t,
+                   std::uint64_t asked = 0);
     /// Fast mode: the latest arrival time recorded for the sectors in `sectors` of addr's line
     /// since it was allocated (0 if none or absent).
     std::uint64_t ready(std::uint64_t addr, sector_mask sectors) const;
+    /// Fast mode: the sectors in `sectors` of resident addr's line whose data arrives after
+    /// `at` for a fetch asked for after `at` (recorded by set_ready): a request made at `at`
+    /// came before that fetch was asked for (0 if none, absent, or no time recorded).
+    sector_mask asked_after(std::uint64_t addr, sector_mask sectors, std::uint64_t at) const;
+    /// Fast mode: a second fetch of the sectors in `sectors` of resident addr's line, asked for
+    /// at `asked`, brings their data at t: each keeps the earlier arrival and the earlier
+    /// request time of the two.
+    void advance_ready(std::uint64_t addr, sector_mask sectors, std::uint64_t t,
+                       std::uint64_t asked);
 
     /// Calls f(line_addr, dirty_sectors, data) for every resident line, in set and way order.
     template <class F> void for_each_valid(F&& f) const;
@@ -135,6 +145,9 @@ public:
     static constexpr std::size_t state_bytes_per_line();
     /// Host bytes of fast-mode arrival times per sector (allocated on the first set_ready()).
     static constexpr std::size_t ready_bytes_per_sector = sizeof(std::uint64_t);
+    /// Host bytes of fast-mode request times per sector (allocated on the first set_ready()
+    /// that records one: the LLC's).
+    static constexpr std::size_t asked_bytes_per_sector = sizeof(std::uint64_t);
 
 private:
     // All zero is an empty way (and an unused entry), so zeroed pages hold empty ways.
@@ -184,6 +197,8 @@ private:
     template <class F> void for_each_touched_slot(F&& f) const; // f(slot), in slot order
     std::size_t resident_slot(std::uint64_t addr, std::size_t size, const char* what) const;
     void clear_ready(std::size_t slot);
+    /// Allocates the pool of arrival times, and of request times if `asked`, if not yet.
+    void make_time_pools(bool asked);
     void set_dirty(line_state& m, sector_mask dirty);
     victim remove(std::size_t slot);
 
@@ -207,6 +222,8 @@ private:
     std::vector<std::uint8_t> m_victim_data;
     zeroed_pages m_ready_pages; // the pool: a time per entry and sector; on first set_ready()
     std::uint64_t* m_ready = nullptr;
+    zeroed_pages m_asked_pages; // the pool: a request time per entry and sector, when recorded
+    std::uint64_t* m_asked = nullptr;
     std::vector<std::uint64_t> m_touched; // a bit per set allocated into since the last reset
     std::uint64_t m_clock = 0;
     unsigned m_valid_count = 0;

@@ -141,10 +141,12 @@ cache_controller::timed_outcome cache_controller::lookup_at(std::uint64_t addr, 
     t.ready = tag_done;
     const bool resident = m_array.lookup(addr).has_value();
     const sector_mask valid = resident ? m_array.valid_sectors(addr) : 0;
-    const std::uint64_t arrives = resident ? m_array.ready(addr, need & valid) : 0;
+    // Sectors whose fill was asked for after this request are missing at its time.
+    t.early = resident ? m_array.asked_after(addr, need & valid, tag_done) : 0;
+    const std::uint64_t arrives = resident ? m_array.ready(addr, need & valid & ~t.early) : 0;
     if (arrives > tag_done)
         t.ready = arrives;
-    t.fetch = need & ~valid;
+    t.fetch = (need & ~valid) | t.early;
     if (t.fetch != 0 || !resident) {
         ++m_counts.misses;
         if (resident)

@@ -98,9 +98,12 @@ public:
     struct timed_outcome {
         outcome result = outcome::miss; ///< hit, merge or miss (never stall)
         /// hit: tag_done; merge: the latest arrival of its sectors' data; miss: the latest of
-        /// tag_done and the arrival of the valid sectors it needs
+        /// tag_done and the arrival of the valid sectors it needs (not those in `early`)
         std::uint64_t ready = 0;
         sector_mask fetch = 0; ///< miss: the sectors to fetch
+        /// miss: sectors of `fetch` that are valid, but whose fill was asked for after
+        /// tag_done (see lookup_at): fetched for this request, not installed again
+        sector_mask early = 0;
     };
 
     /// Fast mode: the entries a miss holds (see begin_fast_miss).
@@ -162,6 +165,15 @@ public:
     /// a resident line (made most recently used) with every needed sector valid is a merge if
     /// one of them arrives after tag_done (ready = the latest arrival), else a hit; otherwise a
     /// miss of the needed sectors not valid. Counted.
+    ///
+    /// A request merges only with a fill asked for at or before its own time: a valid sector
+    /// whose fill was asked for after tag_done (recorded by set_ready's `asked`; with temporal
+    /// decoupling, a request booked ahead of global time reaches the cache before one that is
+    /// earlier in simulated time) was not in flight when this request came, as in accurate
+    /// mode, where this request would have missed first. It is a miss of that sector too
+    /// (`early`): the request fetches it (its own booking below), and the sector's data
+    /// arrives at the earlier of the two fetches (cache_array::advance_ready). Requests that
+    /// come in time order never see such a fill: the rule changes nothing for them.
     timed_outcome lookup_at(std::uint64_t addr, sector_mask need, std::uint64_t tag_done);
     /// The earliest issue time >= tag_done at which an MSHR (if `fetch`) and a write-back
     /// buffer entry (if the victim has dirty sectors, `victim_dirty`) are free for as long as
