@@ -37,6 +37,9 @@ public:
     bool finished() const override;
     std::vector<std::string> failures() const override;
     void summary(std::ostream& os) const override;
+    /// The patents' platform-wide settings in effect, for the summary's block line: ", noc
+    /// (barrier_aware arbiter)", ", page_alloc (adaptive)", ", faults (shadow, 8 threads)".
+    std::string mechanisms() const;
     std::string progress() const override;
     /// `kernels` (one record per launch) and `phases` (one per schedule phase), each with the
     /// figures of its own window (docs/outputs.md).

@@ -11,12 +11,32 @@
 
 namespace vgpu::platforms {
 
+std::string gpu_platform::mechanisms() const
+{
+    // The platform-wide mechanisms of the patents that are settings, not attached blocks: the
+    // NoC's arbiter (it acts in accurate mode), page placement (with several modules) and the
+    // host's fault service.
+    std::string out;
+    if (m_cfg.noc.arbiter != noc::arbiter_kind::round_robin)
+        out += ", noc (" + std::string(name_of(m_cfg.noc.arbiter)) + " arbiter" +
+               (m_cfg.platform.timing.mode == timing_mode::fast ? ", inert in fast mode" : "") +
+               ")";
+    if (m_cfg.platform.modules > 1)
+        out += ", page_alloc (" + std::string(name_of(m_cfg.memory.page_alloc)) + ")";
+    out += ", faults (" + std::string(name_of(m_cfg.host.service)) +
+           (m_cfg.host.service == host::fault_service::shadow
+                ? ", " + std::to_string(m_cfg.host.shadow_threads) + " threads"
+                : std::string()) +
+           ")";
+    return out;
+}
+
 void gpu_platform::summary(std::ostream& os) const
 {
     const auto& p = m_cfg.platform;
     os << "gpu: " << p.modules << " module(s) x " << p.clusters_per_module << " cluster(s) x "
        << p.sms_per_cluster << " SMs, workload '" << m_workload.name << "'\n";
-    os << "  blocks active: " << attach::active_blocks(m_blocks) << "\n";
+    os << "  blocks active: " << attach::active_blocks(m_blocks) << mechanisms() << "\n";
     const auto flags = os.flags();
     const auto precision = os.precision();
     os << std::fixed;
