@@ -757,26 +757,35 @@ std::uint64_t driver::place_at_touch(std::uint64_t va, int sm)
     const std::uint64_t vpn = va / page;
     std::size_t b = 0;
     const region* r = region_of(va, &b);
+    // Copy-on-write pages, and every page once a module's memory has filled (the fault
+    // service evicts for it and places the page itself), take the page fault instead.
     if (!r || !r->at_touch || m_pages.evicted.count(vpn) || r < m_plan.buffers.data() ||
-        r >= m_plan.buffers.data() + m_plan.buffers.size())
+        r >= m_plan.buffers.data() + m_plan.buffers.size() || m_wl.buffers[b].copy_on_write)
         return 0;
+    if (!m_touch_full)
+        for (unsigned i = 0; i < m_placer.modules(); ++i)
+            m_touch_full = m_touch_full || m_placer.full(i);
     const bool ro = m_pages.read_only.count(vpn) != 0;
     // Placed already: a walk that read the PTE before that placement wrote it (walks of
     // several TLBs overlap) takes the page where it is.
     if (const auto placed = m_plan.pages.find(vpn); placed != m_plan.pages.end())
         return page_table::encode(placed->second, !ro, ro, m_placer.module_of(placed->second));
     const auto leaf = m_leaf.find(vpn);
-    if (leaf == m_leaf.end())
+    if (leaf == m_leaf.end() || m_touch_full)
         return 0;
     const unsigned touch =
         static_cast<unsigned>(std::max(0, sm)) / std::max(1u, m_facts.sms_per_module);
     const unsigned m = m_placer.home(vpn, touch);
-    const std::optional<std::uint64_t> pa = m_placer.frame(m);
+    bool reused = false;
+    const std::optional<std::uint64_t> pa = m_placer.frame(m, &reused);
     if (!pa)
-        return 0; // the access faults and the fault handler reports the full memory
-    // The staged contents, by the backdoor (a zero page needs no copy: a new frame is zero).
+        return 0;
+    // The staged contents, by the backdoor (a zero page needs no copy when its frame is new).
     std::vector<std::uint8_t> data;
-    if (host_copy(b, vpn, data)) {
+    const bool staged = host_copy(b, vpn, data);
+    if (!staged && reused)
+        data.assign(page, 0);
+    if (staged || reused) {
         std::vector<transfer_piece> pieces;
         pieces_physical(*pa, data.data(), page, pieces);
         for (const transfer_piece& p : pieces)
@@ -790,6 +799,8 @@ std::uint64_t driver::place_at_touch(std::uint64_t va, int sm)
     m_plan.pages[vpn] = *pa;
     m_plan.bytes_per_module = m_placer.bytes_per_module();
     ++m_touch_placements;
+    for (const auto& part : m_parts)
+        part->page_placed(vpn);
     return raw;
 }
 

@@ -225,6 +225,9 @@ private:
 
     logger m_log;
     stats::group m_stats;
+    /// A module's memory has filled: pages are placed by the fault service from now on (it
+    /// evicts to make room), not at their first touch.
+    bool m_touch_full = false;
     stats::counter m_bytes_written, m_bytes_read, m_transactions, m_kernels, m_touch_placements,
         m_checks_passed, m_checks_failed;
     stats::formula m_load_ns;

@@ -119,6 +119,9 @@ public:
         (void)p;
         (void)start;
     }
+    /// The driver placed page vpn at its first touch (models/page_alloc/README.md), outside
+    /// the fault service: it is resident now.
+    virtual void page_placed(std::uint64_t vpn) { (void)vpn; }
     /// After every kernel of phase p finished well (native host).
     virtual bool after_phase(unsigned p)
     {

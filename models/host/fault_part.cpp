@@ -325,12 +325,6 @@ std::uint32_t fault_part::service(const fault_entry& f, std::uint32_t& reason,
     const region* r = m_host.region_of(f.va, &b);
     const bool in_buffer = r && r >= m_host.memory().buffers.data() &&
                            r < m_host.memory().buffers.data() + m_host.memory().buffers.size();
-    // A page the driver placed at its first touch (models/page_alloc) is resident: a fault
-    // raised by a walk that read its PTE before the placement finds it resolved. (Only an
-    // absent page: an evicted one is swapped out here from its shootdown on.)
-    if (const host_pte* e = m_table.find(vpn);
-        in_buffer && e && e->state == host_page_state::absent && m_host.memory().pages.count(vpn))
-        m_table.present(vpn);
     fault_step step = m_table.decide(type, vpn, write);
     if (step != fault_step::other_exception && !in_buffer)
         step = fault_step::not_mapped;
@@ -423,6 +417,14 @@ std::uint32_t fault_part::bring_in(std::uint64_t va, bool write, unsigned sm)
         }
     }
     return 0;
+}
+
+void fault_part::page_placed(std::uint64_t vpn)
+{
+    // Resident now: a fault raised by a walk that read its PTE before the placement finds it
+    // resolved, and memory pressure may evict it.
+    m_table.present(vpn);
+    m_resident.push_back(vpn);
 }
 
 std::uint32_t fault_part::copy_page(std::uint64_t va)

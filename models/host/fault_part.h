@@ -40,6 +40,7 @@ public:
     bool set_up() override; ///< the host's page table; copy-on-write pages made not writable
     void phase_launched(unsigned p, sc_core::sc_time start) override;
     void launch_table(vgpu_lt_header& h) const override; ///< fault_base
+    void page_placed(std::uint64_t vpn) override;        ///< present and evictable
 
     std::uint64_t services() const { return m_services.value(); } ///< pages mapped
     std::uint64_t batches() const { return m_batches.value(); }   ///< service rounds
