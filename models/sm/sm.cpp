@@ -760,8 +760,8 @@ void sm::issue_loop()
         // warps at its barrier, beyond platform.max_time (a hang).
         const bool busy_only = m_busy_ops != 0 && earliest == never;
         const bool wait_memory =
-            !structural && ((why == wait_reason::memory && (target != never || m_busy_ops != 0)) ||
-                            busy_only);
+            !structural &&
+            ((why == wait_reason::memory && (target != never || m_busy_ops != 0)) || busy_only);
         if (!m_clk.accurate && target != never && !wait_memory)
             m_cycle = target; // nothing can change before target: jump (idle costs nothing)
         else if (!m_clk.accurate && !wait_memory && m_slots.pending().empty())

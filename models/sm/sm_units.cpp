@@ -69,8 +69,8 @@ line_result sm::unit_read(const line_read& rd, sc_core::sc_time& delay,
         const tlm_bus::gpu_extension ext =
             request_ext(static_cast<int>(rd.warp), rd.kind, rd.addr, rd.pc,
                         m_cta_slots[m_warps[rd.warp].cta].launch);
-        res.status =
-            mem.access(tlm::TLM_READ_COMMAND, rd.addr, rd.data, rd.bytes, delay, &ext, nullptr, fault);
+        res.status = mem.access(tlm::TLM_READ_COMMAND, rd.addr, rd.data, rd.bytes, delay, &ext,
+                                nullptr, fault);
         ++m_mem_requests;
         if (fault && *fault && (*fault)->retry_ps == 0)
             ++m_page_faults;
@@ -91,13 +91,14 @@ line_result sm::unit_replay(const line_read& rd, std::shared_ptr<tlm_bus::fault_
                 sc_core::wait(sc_core::sc_time::from_value(f->retry_ps - now));
         } else {
             while (!f->resolved && sc_core::sc_time_stamp().value() < f->deadline_ps)
-                sc_core::wait(sc_core::sc_time::from_value(f->deadline_ps -
-                                                           sc_core::sc_time_stamp().value()),
-                              f->done);
+                sc_core::wait(
+                    sc_core::sc_time::from_value(f->deadline_ps - sc_core::sc_time_stamp().value()),
+                    f->done);
             if (!f->resolved || f->fatal) {
                 // Refused, or not answered within host.fault_timeout: the read failed.
                 res.status = tlm::TLM_ADDRESS_ERROR_RESPONSE;
-                res.start = res.end = std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp()));
+                res.start = res.end =
+                    std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp()));
                 delay = sc_core::SC_ZERO_TIME;
                 return res;
             }
