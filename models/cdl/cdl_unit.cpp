@@ -126,7 +126,9 @@ void cdl_unit::issue_reads(unsigned id)
     }
     // Fast mode: read i issues at issue + i (one request per cycle), and not before read
     // i - max retired (as in accurate mode, a read holds its place until it retires, in
-    // address order); then the reads retire.
+    // address order); then the reads retire. A read that page-faulted is not done yet: it is
+    // replayed once the host answered, and read_arrived() retires it and those after it (the
+    // reads after it took their places without waiting for it).
     std::vector<std::uint64_t> retire_at(op.reads.size());
     for (; op.next < op.reads.size(); ++op.next) {
         const std::size_t i = op.next;

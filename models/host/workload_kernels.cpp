@@ -57,13 +57,8 @@ void workload_reader::read_cbvs(const field& f, kernel_decl& d)
             if (auto n = m_r.identifier(*x)) {
                 c.buffer = *n;
                 const int b = m_wl.buffer_index(*n);
-                if (b < 0)
+                if (b < 0) // an on_demand buffer is fine: CDL reads replay page faults
                     m_r.error(m_r.where(*x), x->path, "no buffer named '" + *n + "'");
-                else if (m_wl.buffers[static_cast<std::size_t>(b)].on_demand)
-                    m_r.error(m_r.where(*x), x->path,
-                              "buffer '" + *n +
-                                  "' is on_demand; a CBV's buffer must be "
-                                  "eager (CDL reads do not wait for page faults)");
             }
         d.cbvs.push_back(c);
     }

@@ -753,9 +753,15 @@ void sm::issue_loop()
         // the SM has work as soon as the unit frees (a wait of a cycle or two in simulated
         // time cost the FFMA chain on the V100 platform a third of its host time).
         // An access waiting for a page fault completes in an LSU thread, which wakes the SM;
-        // one waiting for a place (sm.max_line_requests) is made when target comes.
+        // one waiting for a place (sm.max_line_requests) is made when target comes. Whatever
+        // the warps wait for, an SM that has no earlier time to go to than the watchdog's
+        // limit while such accesses are in flight waits for them too: jumping to that limit
+        // left a warp whose faulted load completed meanwhile behind it, and the CTA's other
+        // warps at its barrier, beyond platform.max_time (a hang).
+        const bool busy_only = m_busy_ops != 0 && earliest == never;
         const bool wait_memory =
-            !structural && why == wait_reason::memory && (target != never || m_busy_ops != 0);
+            !structural &&
+            ((why == wait_reason::memory && (target != never || m_busy_ops != 0)) || busy_only);
         if (!m_clk.accurate && target != never && !wait_memory)
             m_cycle = target; // nothing can change before target: jump (idle costs nothing)
         else if (!m_clk.accurate && !wait_memory && m_slots.pending().empty())

@@ -243,7 +243,15 @@ private:
               std::uint32_t zero_lanes) override;
     void read_line(sm_unit& unit, const line_read& rd) override;
     /// Makes a unit's line read with `delay` as offset (in mem_requests if it reads bytes).
-    line_result unit_read(const line_read& rd, sc_core::sc_time& delay);
+    line_result unit_read(const line_read& rd, sc_core::sc_time& delay,
+                          std::shared_ptr<tlm_bus::fault_wait>* fault = nullptr);
+    /// A unit's line read that page-faulted (or was told to retry): waits for the host's
+    /// answer and replays it until it is made; `delay` receives the made read's annotation.
+    line_result unit_replay(const line_read& rd, std::shared_ptr<tlm_bus::fault_wait> f,
+                            sc_core::sc_time& delay);
+    /// Hands `rd` of `unit` to an LSU thread (with `fault`: the access page-faulted).
+    void unit_to_lsu(sm_unit& unit, const line_read& rd,
+                     std::shared_ptr<tlm_bus::fault_wait> fault);
     void begin_access(unsigned warp) override;
     void end_access(unsigned warp, std::uint64_t end) override;
     void write_register(unsigned warp, unsigned reg, const lane_values& v,
@@ -310,7 +318,7 @@ private:
     std::uint64_t m_line_port_free = 0;
     unit_params m_unit_params;               ///< what the unit knows of this SM
     std::unique_ptr<sm_unit> m_attached;     ///< the unit of the handed-off instructions, if any
-    std::vector<pending_read> m_unit_reads;  ///< accurate mode: unit reads in LSU threads
+    std::vector<pending_read> m_unit_reads;  ///< unit reads in LSU threads (fast: faulted)
     std::vector<unsigned> m_unit_reads_free; ///< free entries of m_unit_reads
     bool m_lsu_budget_warned = false;
     std::vector<std::uint8_t> m_line_bufs; ///< fast mode: line data

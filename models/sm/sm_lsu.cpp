@@ -661,13 +661,25 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
         // The vector may grow while this thread waits: copy, and free the entry now.
         const pending_read u = m_unit_reads[job.slot];
         m_unit_reads_free.push_back(job.slot);
-        const sc_core::sc_time at = time_of(u.rd.at);
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
-        sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
-        const line_result res = unit_read(u.rd, delay);
+        std::shared_ptr<tlm_bus::fault_wait> f = job.fault;
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        line_result res;
+        if (!f) {
+            const sc_core::sc_time at = time_of(u.rd.at);
+            const sc_core::sc_time now = sc_core::sc_time_stamp();
+            delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+            res = unit_read(u.rd, delay, &f);
+        }
+        if (f) // a page fault: wait for the host's answer and replay, as an SM load does
+            res = unit_replay(u.rd, std::move(f), delay);
         u.unit->read_made(u.rd, res);
-        sc_core::wait(delay); // the unit learns of the data when it is here
+        // Accurate mode: the unit learns of the data when it is here. Fast mode (a faulted
+        // read) tells it at once, as it tells read_made(): the unit retires by the read's end.
+        if (m_clk.accurate)
+            sc_core::wait(delay);
         u.unit->read_arrived(u.rd, res, cycle_of(sc_core::sc_time_stamp()));
+        if (!m_clk.accurate)
+            --m_busy_ops; // fast mode hands a unit's read to an LSU thread only when it faulted
         ++m_wakeups;
         m_wake.notify(sc_core::SC_ZERO_TIME);
         return;

@@ -139,7 +139,7 @@ struct lsu_job {
     bool fill = false;   ///< instruction-cache fill m_fills[line]
     /// Fast mode: the line page-faulted; wait for the host's answer, then replay it.
     std::shared_ptr<tlm_bus::fault_wait> fault;
-    bool unit = false; ///< accurate mode: a unit's line read m_unit_reads[slot]
+    bool unit = false; ///< a unit's line read m_unit_reads[slot] (fast mode: it faulted)
     /// It holds one of the sm.max_line_requests places until it is answered.
     bool counted = false;
     std::uint64_t not_before = 0; ///< with a place: the cycle it may go (the place is free)

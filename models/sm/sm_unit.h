@@ -61,7 +61,10 @@ public:
                       tlm_bus::access_kind kind, std::uint32_t zero_lanes) = 0;
     /// Makes line read `rd` for `unit`: fast mode now (timed to rd.at) and calls
     /// unit.read_made() before returning; accurate mode in an LSU thread, which calls
-    /// read_made() after the access and read_arrived() once the data is here.
+    /// read_made() after the access and read_arrived() once the data is here. A read that
+    /// page-faults waits for the host's answer and is replayed in an LSU thread, which then
+    /// calls read_made() and read_arrived() (in fast mode too: read_made() is not called
+    /// before read_line returns).
     virtual void read_line(sm_unit& unit, const line_read& rd) = 0;
     /// A unit's access of `warp` that writes registers is in flight (the CTA waits for it).
     virtual void begin_access(unsigned warp) = 0;
@@ -91,7 +94,8 @@ public:
     /// Line read `rd` was made: `res` says when it went and when its data is here (rd.data
     /// holds it unless it failed).
     virtual void read_made(const line_read& rd, const line_result& res) = 0;
-    /// Accurate mode only: the data of `rd` is here; `now` is the cycle of simulated time.
+    /// Accurate mode, or a fast-mode read that page-faulted: the data of `rd` is here; `now`
+    /// is the cycle of simulated time.
     virtual void read_arrived(const line_read& rd, const line_result& res, std::uint64_t now) = 0;
 };
 

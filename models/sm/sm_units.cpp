@@ -24,28 +24,44 @@ void sm::load(unsigned warp, const step_result& r, const mem_access& a, tlm_bus:
 void sm::read_line(sm_unit& unit, const line_read& rd)
 {
     if (m_clk.accurate) {
-        unsigned index;
-        if (!m_unit_reads_free.empty()) {
-            index = m_unit_reads_free.back();
-            m_unit_reads_free.pop_back();
-        } else {
-            index = static_cast<unsigned>(m_unit_reads.size());
-            m_unit_reads.emplace_back();
-            if (index > 0xffff)
-                SC_REPORT_ERROR("vgpu/sm", "too many unit line reads in flight");
-        }
-        m_unit_reads[index] = {&unit, rd};
-        lsu_job job(static_cast<std::uint16_t>(index), 0);
-        job.unit = true;
-        hand_to_lsu(job);
+        unit_to_lsu(unit, rd, nullptr);
         return;
     }
     const sc_core::sc_time at = time_of(rd.at), now = sc_core::sc_time_stamp();
     sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
-    unit.read_made(rd, unit_read(rd, delay));
+    std::shared_ptr<tlm_bus::fault_wait> f;
+    const line_result res = unit_read(rd, delay, &f);
+    if (!f) {
+        unit.read_made(rd, res);
+        return;
+    }
+    // The line page-faulted: as an SM load's, an LSU thread waits for the host's answer and
+    // replays it; the unit learns of it (read_made, read_arrived) from that thread.
+    ++m_busy_ops;
+    unit_to_lsu(unit, rd, std::move(f));
 }
 
-line_result sm::unit_read(const line_read& rd, sc_core::sc_time& delay)
+void sm::unit_to_lsu(sm_unit& unit, const line_read& rd, std::shared_ptr<tlm_bus::fault_wait> fault)
+{
+    unsigned index;
+    if (!m_unit_reads_free.empty()) {
+        index = m_unit_reads_free.back();
+        m_unit_reads_free.pop_back();
+    } else {
+        index = static_cast<unsigned>(m_unit_reads.size());
+        m_unit_reads.emplace_back();
+        if (index > 0xffff)
+            SC_REPORT_ERROR("vgpu/sm", "too many unit line reads in flight");
+    }
+    m_unit_reads[index] = {&unit, rd};
+    lsu_job job(static_cast<std::uint16_t>(index), 0);
+    job.unit = true;
+    job.fault = std::move(fault);
+    hand_to_lsu(job);
+}
+
+line_result sm::unit_read(const line_read& rd, sc_core::sc_time& delay,
+                          std::shared_ptr<tlm_bus::fault_wait>* fault)
 {
     line_result res;
     res.start = cycle_of(sc_core::sc_time_stamp() + delay);
@@ -53,10 +69,46 @@ line_result sm::unit_read(const line_read& rd, sc_core::sc_time& delay)
         const tlm_bus::gpu_extension ext =
             request_ext(static_cast<int>(rd.warp), rd.kind, rd.addr, rd.pc,
                         m_cta_slots[m_warps[rd.warp].cta].launch);
-        res.status = mem.access(tlm::TLM_READ_COMMAND, rd.addr, rd.data, rd.bytes, delay, &ext);
+        res.status = mem.access(tlm::TLM_READ_COMMAND, rd.addr, rd.data, rd.bytes, delay, &ext,
+                                nullptr, fault);
         ++m_mem_requests;
+        if (fault && *fault && (*fault)->retry_ps == 0)
+            ++m_page_faults;
     }
     res.end = std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp() + delay));
+    return res;
+}
+
+line_result sm::unit_replay(const line_read& rd, std::shared_ptr<tlm_bus::fault_wait> f,
+                            sc_core::sc_time& delay)
+{
+    line_result res;
+    while (f) {
+        if (f->retry_ps != 0) {
+            // Not a fault: the cache had no free MSHR; the read goes again when one is.
+            const std::uint64_t now = sc_core::sc_time_stamp().value();
+            if (f->retry_ps > now)
+                sc_core::wait(sc_core::sc_time::from_value(f->retry_ps - now));
+        } else {
+            while (!f->resolved && sc_core::sc_time_stamp().value() < f->deadline_ps)
+                sc_core::wait(
+                    sc_core::sc_time::from_value(f->deadline_ps - sc_core::sc_time_stamp().value()),
+                    f->done);
+            if (!f->resolved || f->fatal) {
+                // Refused, or not answered within host.fault_timeout: the read failed.
+                res.status = tlm::TLM_ADDRESS_ERROR_RESPONSE;
+                res.start = res.end =
+                    std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp()));
+                delay = sc_core::SC_ZERO_TIME;
+                return res;
+            }
+        }
+        // The replay: the same line read again, now.
+        const sc_core::sc_time at = time_of(rd.at), now = sc_core::sc_time_stamp();
+        delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
+        f.reset();
+        res = unit_read(rd, delay, &f);
+    }
     return res;
 }
 

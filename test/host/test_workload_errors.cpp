@@ -315,9 +315,10 @@ TEST_CASE("bad page-fault and CBV keys: each error located", "[workload]")
     CHECK(has(errors(d, "", "evict: [{buffer: d}]\n"), "after_ns"));
     CHECK(has(errors(d, "", "evict: [{buffer: d, phase: 3, after_ns: 5}]\n"),
               "phase 3 does not exist"));
-    CHECK(has(errors("  - {name: d, type: u32, elements: 64, alloc: on_demand}\n",
-                     "    cbvs: [{slot: 0, buffer: d}]\n", ""),
-              "buffer 'd' is on_demand; a CBV's buffer must be eager"));
+    // A CBV's buffer may be on_demand (CDL reads wait for page faults and replay).
+    CHECK(errors("  - {name: d, type: u32, elements: 64, alloc: on_demand}\n",
+                 "    cbvs: [{slot: 0, buffer: d}]\n", "")
+              .empty());
     CHECK(has(errors(d, "    cbvs: [{slot: 1, buffer: d}, {slot: 1, buffer: d}]\n", ""),
               "CBV slot 1 is bound twice"));
     CHECK(has(errors(d, "    cbvs: [{slot: 0, buffer: q}]\n", ""), "no buffer named 'q'"));
