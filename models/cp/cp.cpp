@@ -43,6 +43,8 @@ cp::cp(const sc_core::sc_module_name& name, const cp_config& cfg, const clock_pa
                  "cta_done records refused (unknown queue, kernel or CTA, bad size)"),
       m_tlb_invalidations(m_stats, "tlb_invalidations", "count",
                           "TLB_INVALIDATE writes (shootdowns of every TLB)"),
+      m_l1_invalidations(m_stats, "l1_invalidations", "count",
+                         "L1_INVALIDATE writes (a physical range dropped from every L1)"),
       m_mmio_errors(m_stats, "mmio_errors", "count",
                     "register accesses answered with an error response",
                     [this] { return static_cast<double>(m_regs.errors()); })
@@ -144,6 +146,20 @@ void cp::define_registers()
                        tlb_invalidate(std::uint64_t{m_regs.get(reg::TLB_INV_VA_HI)} << 32 |
                                           m_regs.get(reg::TLB_INV_VA_LO),
                                       m_regs.get(reg::TLB_INV_BYTES));
+                   return true;
+               });
+    m_regs.add("L1_INV_PA_LO", reg::L1_INV_PA_LO, reg_access::rw, 0, ~0u);
+    m_regs.add("L1_INV_PA_HI", reg::L1_INV_PA_HI, reg_access::rw, 0, ~0u);
+    m_regs.add("L1_INV_BYTES", reg::L1_INV_BYTES, reg_access::rw, 0, ~0u);
+    m_regs.add("L1_INVALIDATE", reg::L1_INVALIDATE, reg_access::wo, 0, 1,
+               [this](const reg_write& w) {
+                   if ((w.new_value & 1) == 0)
+                       return true;
+                   ++m_l1_invalidations;
+                   if (l1_invalidate)
+                       l1_invalidate(std::uint64_t{m_regs.get(reg::L1_INV_PA_HI)} << 32 |
+                                         m_regs.get(reg::L1_INV_PA_LO),
+                                     m_regs.get(reg::L1_INV_BYTES));
                    return true;
                });
 }

@@ -58,6 +58,9 @@ public:
     /// TLB shootdown: called on a TLB_INVALIDATE write with the range of TLB_INV_VA and
     /// TLB_INV_BYTES (bytes 0: every page); the platform connects it to every TLB.
     std::function<void(std::uint64_t va, std::uint64_t bytes)> tlb_invalidate;
+    /// L1 invalidation by range: called on an L1_INVALIDATE write with the physical range of
+    /// L1_INV_PA and L1_INV_BYTES; the platform connects it to every SM's L1.
+    std::function<void(std::uint64_t pa, std::uint64_t bytes)> l1_invalidate;
     /// Registers `<path>.queue<q>.busy` (a kernel runs on queue q) with the waveform.
     void trace(sc_core::sc_trace_file* tf) const override;
 
@@ -129,7 +132,7 @@ private:
     logger m_log;
     stats::group m_stats;
     stats::counter m_launches, m_bad_launches, m_refused_launches, m_ctas_dispatched, m_ctas_done,
-        m_faults, m_dispatch_stalls, m_bad_done, m_tlb_invalidations;
+        m_faults, m_dispatch_stalls, m_bad_done, m_tlb_invalidations, m_l1_invalidations;
     stats::formula m_mmio_errors;
     std::vector<std::unique_ptr<stats::average>> m_kernel_time;
 };

@@ -90,6 +90,14 @@ inline constexpr std::uint64_t TLB_INV_VA_HI = 0x1024;
 inline constexpr std::uint64_t TLB_INV_BYTES = 0x1028;
 /// WO bit 0 = 1: invalidate the TLBs
 inline constexpr std::uint64_t TLB_INVALIDATE = 0x102c;
+/// RW first physical address to invalidate in the L1s, bits 0..31
+inline constexpr std::uint64_t L1_INV_PA_LO = 0x1030;
+/// RW first physical address, bits 32..63
+inline constexpr std::uint64_t L1_INV_PA_HI = 0x1034;
+/// RW bytes from it
+inline constexpr std::uint64_t L1_INV_BYTES = 0x1038;
+/// WO bit 0 = 1: invalidate that range in every L1
+inline constexpr std::uint64_t L1_INVALIDATE = 0x103c;
 
 /// Size to map.
 inline constexpr std::uint64_t WINDOW_BYTES = 0x2000;

@@ -126,6 +126,18 @@ void fault_part::launch_table(vgpu_lt_header& h) const
     h.fault_base = static_cast<std::uint32_t>(m_facts.base);
 }
 
+bool fault_part::invalidate_l1(std::uint64_t pa, std::uint64_t bytes,
+                               tlm_utils::tlm_quantumkeeper& qk)
+{
+    namespace reg = cp::reg;
+    const std::uint64_t cp = m_host.facts().cp_base;
+    return m_host.mmio_write(cp + reg::L1_INV_PA_LO, static_cast<std::uint32_t>(pa), qk, "CP") &&
+           m_host.mmio_write(cp + reg::L1_INV_PA_HI, static_cast<std::uint32_t>(pa >> 32), qk,
+                             "CP") &&
+           m_host.mmio_write(cp + reg::L1_INV_BYTES, static_cast<std::uint32_t>(bytes), qk, "CP") &&
+           m_host.mmio_write(cp + reg::L1_INVALIDATE, 1, qk, "CP");
+}
+
 bool fault_part::fault_write(std::uint64_t off, std::uint32_t value,
                              tlm_utils::tlm_quantumkeeper& qk)
 {
@@ -572,6 +584,12 @@ void fault_part::unmap_and_copy_out(const std::vector<std::uint64_t>& vpns, std:
         ++m_shootdowns;
     }
     qk.inc(sc_core::sc_time(evict_drain_ns, sc_core::SC_NS));
+    // The L1s are physically addressed and otherwise invalidated only at kernel boundaries:
+    // once the accesses translated before the shootdown have landed, the pages' lines leave
+    // every L1, so that a page given the frame later in the kernel is not read from them.
+    for (std::uint64_t vpn : vpns)
+        if (!invalidate_l1(m_host.memory().pages.at(vpn), page, qk))
+            return;
     copy_out(vpns, b, qk, by, release_frames);
     m_eviction_time.sample((sc_core::sc_time_stamp() + qk.get_local_time() - start).to_seconds() *
                            1e9);

@@ -111,6 +111,9 @@ private:
     /// A host core for a shadow thread (FIFO): waits while host.shadow_threads are busy.
     void acquire_core();
     void release_core();
+    /// Drops physical [pa, pa + bytes) from every SM's L1 (the CP's L1_INV_* registers,
+    /// four timed register writes): a frame an eviction frees may be reused within the kernel.
+    bool invalidate_l1(std::uint64_t pa, std::uint64_t bytes, tlm_utils::tlm_quantumkeeper& qk);
     bool fault_write(std::uint64_t off, std::uint32_t value, tlm_utils::tlm_quantumkeeper& qk);
     std::uint32_t fault_read(std::uint64_t off, tlm_utils::tlm_quantumkeeper& qk);
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace vgpu::l1 {
 
@@ -44,6 +45,11 @@ l1::l1(const sc_core::sc_module_name& name, const l1_config& cfg, const clock_pa
       m_cache_stats(m_stats, m_core, "below"),
       m_invalidations(m_stats, "invalidations", "count",
                       "whole-cache invalidations at a new epoch (kernel boundary)"),
+      m_range_invalidations(m_stats, "range_invalidations", "count",
+                            "physical ranges invalidated (the CP's L1_INVALIDATE: a page the "
+                            "host evicted)"),
+      m_lines_invalidated(m_stats, "lines_invalidated", "count",
+                          "resident lines dropped by range_invalidations"),
       m_tag_stalls(m_stats, "tag_stalls", "count",
                    "line lookups that waited for the tag stage (l1.lines_per_cycle taken)"),
       m_remote_reads(m_stats, "remote_reads", "count",
@@ -95,6 +101,37 @@ void l1::new_epoch(std::uint32_t epoch)
     m_core.invalidate_all([](std::uint64_t, const std::uint8_t*, cache::sector_mask) {
         SC_REPORT_ERROR("vgpu/l1", "an L1 line was dirty");
     });
+}
+
+std::uint64_t l1::invalidate_range(std::uint64_t pa, std::uint64_t bytes)
+{
+    ++m_range_invalidations;
+    cache::cache_array& a = m_core.array();
+    const std::uint64_t lb = a.line_bytes();
+    const std::uint64_t first = pa / lb * lb;
+    const std::uint64_t end = pa + bytes;
+    std::vector<std::uint64_t> lines;
+    if ((end - first) / lb <= std::uint64_t{m_cfg.sets} * m_cfg.ways) {
+        for (std::uint64_t line = first; line < end; line += lb)
+            lines.push_back(line);
+    } else { // a range larger than the L1: visit its valid lines instead
+        a.for_each_valid([&](std::uint64_t line, cache::sector_mask, const std::uint8_t*) {
+            if (line + lb > pa && line < end)
+                lines.push_back(line);
+        });
+    }
+    std::uint64_t dropped = 0;
+    for (std::uint64_t line : lines) {
+        // A fill in flight carries the old page's data: marked stale, it is not installed.
+        if (m_core.wrote_below(line)) {
+            a.invalidate(line);
+            ++dropped;
+        }
+        if (m_peer)
+            m_peer->line_written(line);
+    }
+    m_lines_invalidated += dropped;
+    return dropped;
 }
 
 void l1::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)

@@ -40,6 +40,11 @@ public:
     /// Attaches a peer policy (l1.sharing adaptive: the L1-sharing block attaches one)
     /// before the simulation starts; without one, misses go below and stores update no one.
     void attach_peer(std::unique_ptr<peer_policy> policy) { m_peer = std::move(policy); }
+    /// Drops the lines of physical [pa, pa + bytes) (a page the host evicted, whose frame it may
+    /// reuse within the kernel): a fill of one in flight is not installed, and an attached peer
+    /// policy forgets its blocks. Takes no simulated time (the CP's L1_INVALIDATE write is
+    /// timed). Returns the resident lines dropped.
+    std::uint64_t invalidate_range(std::uint64_t pa, std::uint64_t bytes);
 
 private:
     using segment = tlm_bus::line_segment;
@@ -122,7 +127,8 @@ private:
     logger m_log;
     stats::group m_stats;
     cache::cache_stats m_cache_stats; ///< reads, writes, lookup outcomes, bytes, miss latency
-    stats::counter m_invalidations, m_tag_stalls, m_remote_reads, m_remote_hits, m_retries;
+    stats::counter m_invalidations, m_range_invalidations, m_lines_invalidated, m_tag_stalls,
+        m_remote_reads, m_remote_hits, m_retries;
     stats::average m_tag_wait;
     /// The sharing counters: reported by every L1 (zero without a policy), counted by the policy.
     int m_owner = -1;                    ///< see set_owner()

@@ -6,6 +6,7 @@
 #include "models/cp/cp.h"
 #include "models/host/driver.h"
 #include "models/host/fault_part.h"
+#include "models/l1/l1.h"
 #include "models/tlb/cluster_tlb.h"
 #include "models/tlb/fault_unit.h"
 #include "platforms/attach/attachment.h"
@@ -95,7 +96,8 @@ private:
 
 /// The TLB block: a part of every cluster; after the modules are built, the fault unit
 /// (`gpu.faults`, MMIO window `faults`, fault_irq to the host), given with one set of ideal
-/// translations to every SM's L1 TLB, the CP's TLB_INVALIDATE wired to every TLB, and the
+/// translations to every SM's L1 TLB, the CP's TLB_INVALIDATE wired to every TLB (and its
+/// L1_INVALIDATE to every L1), and the
 /// figures tlb_hits, tlb_misses, page_faults, fault_services, fault_batches and
 /// fault_stall_cycles.
 class tlb_attach : public block {
@@ -166,6 +168,17 @@ void tlb_attach::attach(gpu_view& gpu)
             c->invalidate(va, bytes);
         for (tlb::tlb* t : m_tlbs)
             t->invalidate(va, bytes);
+    };
+    // L1 invalidation by range (the CP's L1_INVALIDATE, written by the host after an
+    // eviction's shootdown): every SM's L1.
+    std::vector<l1::l1*> l1s;
+    for (const auto& m : gpu.modules)
+        for (const auto& c : m->clusters)
+            for (const auto& l : c->l1s)
+                l1s.push_back(l.get());
+    gpu.cp.l1_invalidate = [l1s](std::uint64_t pa, std::uint64_t bytes) {
+        for (l1::l1* l : l1s)
+            l->invalidate_range(pa, bytes);
     };
 }
 } // namespace

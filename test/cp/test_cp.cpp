@@ -254,7 +254,7 @@ TEST_CASE("cp: register reset values and RW/RO/W1C/WO/hole responses")
         CHECK(s == tlm::TLM_ADDRESS_ERROR_RESPONSE);
         h.read32(reg::queue(4, reg::GRID_X), d, &s); // queue 4 does not exist
         CHECK(s == tlm::TLM_ADDRESS_ERROR_RESPONSE);
-        CHECK(h.write32(0x1030, 1, d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+        CHECK(h.write32(0x1040, 1, d) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
         CHECK(access(h, tlm::TLM_READ_COMMAND, 0x2, 4) == tlm::TLM_ADDRESS_ERROR_RESPONSE);
         CHECK(access(h, tlm::TLM_READ_COMMAND, reg::PTBR_LO, 8) == tlm::TLM_BURST_ERROR_RESPONSE);
         sc_core::wait(1, sc_core::SC_US);
@@ -319,7 +319,7 @@ TEST_CASE("cp: transport_dbg reads and writes registers without side effects")
               sizeof msg);
         std::uint32_t v = 0;
         CHECK(h.mem.debug(tlm::TLM_READ_COMMAND, reg::IRQ_STATUS, &v, 4) == 4u);
-        CHECK(h.mem.debug(tlm::TLM_READ_COMMAND, 0x1030, &v, 4) == 0u);
+        CHECK(h.mem.debug(tlm::TLM_READ_COMMAND, 0x1040, &v, 4) == 0u);
         CHECK(sc_core::sc_time_stamp() == sc_core::SC_ZERO_TIME);
         sc_core::wait(2, sc_core::SC_US);
         CHECK(rd(h, reg::queue(0, reg::STATUS)) == status(cp::queue_status::idle));

@@ -468,6 +468,54 @@ TEST_CASE("faults: buffers larger than the GPU's memory run by evicting under pr
     }
 }
 
+TEST_CASE("faults: a frame reused under pressure is not read from a stale L1 line, both modes")
+{
+    // page_faults.yaml in one CTA (every load through one SM's L1) with 1,024 pages of src on a
+    // 1 MiB module, and an L1 of 1,024 sets x 64 ways that keeps every line the gather reads
+    // (each at the start of a page: the sets of a multiple of 32 lines, 2,048 ways in all).
+    // Pressure evicts src's oldest pages and gives their frames to later pages, whose first
+    // line is the one the L1 still holds for the evicted page: without the L1 invalidation of
+    // each evicted page (the CP's L1_INVALIDATE after the shootdown), 776 of the 1,024
+    // elements read an older page's value.
+    for (const char* mode : modes) {
+        cli_runner cli(std::string("faults_pressure_l1_") + mode);
+        const run_result r =
+            run(cli, "-w " + workloads +
+                         "page_faults.yaml -D pages=1024 -D ctas=1 -s dram.size=1MiB -s "
+                         "l1.sets=1024 -s l1.ways=64 -s platform.timing.mode=" +
+                         mode);
+        INFO(mode << "\n" << r.r.out << r.r.err);
+        CHECK(r.r.code == 0);
+        CHECK(r.r.out.find("verdict: pass") != std::string::npos);
+        CHECK(r.stat("gpu.host.pressure_evictions") > 0);
+        // One range per evicted page, each dropped from every L1.
+        CHECK(r.stat("gpu.cp.l1_invalidations") == r.stat("gpu.host.evictions"));
+        CHECK(r.stat("gpu.m0.c0.sm0_l1.range_invalidations") == r.stat("gpu.host.evictions"));
+        CHECK(r.stat("gpu.m0.c0.sm0_l1.lines_invalidated") > 0);
+    }
+}
+
+TEST_CASE("faults: a scripted eviction drops the evicted pages from every L1")
+{
+    // k1 stores to b's one page, k2 loads it; the driver evicts b early in phase 1: one
+    // L1_INVALIDATE of the page, each L1 counting one range.
+    std::string wl = "name: evict_l1\nbuffers:\n"
+                     "  - {name: b, type: u32, elements: 1024, init: zero, alloc: on_demand}\n"
+                     "kernels:\n" +
+                     store_kernel("k1", "b", 1, 1, 1) +
+                     store_kernel("k2", "b", 1, 1, 1, 0, 0, "b") +
+                     "schedule: [[k1], [k2]]\n"
+                     "evict:\n  - {buffer: b, phase: 1, after_ns: 100}\n";
+    cli_runner cli("faults_evict_l1");
+    cli.write("w.yaml", wl);
+    const run_result r = run(cli, "-w w.yaml");
+    INFO(r.r.out << r.r.err);
+    REQUIRE(r.r.code == 0);
+    CHECK(r.stat("gpu.host.evictions") == 1);
+    CHECK(r.stat("gpu.cp.l1_invalidations") == 1);
+    CHECK(r.stat("gpu.m0.c0.sm0_l1.range_invalidations") == 1);
+}
+
 TEST_CASE("faults: an evicted page is swapped back in at host.swap_in_latency")
 {
     // k1 stores to an on_demand page of b; early in phase 1 the driver evicts b; k2 first
