@@ -23,11 +23,14 @@ std::string gpu_platform::mechanisms() const
                ")";
     if (m_cfg.platform.modules > 1)
         out += ", page_alloc (" + std::string(name_of(m_cfg.memory.page_alloc)) + ")";
-    out += ", faults (" + std::string(name_of(m_cfg.host.service)) +
-           (m_cfg.host.service == host::fault_service::shadow
-                ? ", " + std::to_string(m_cfg.host.shadow_threads) + " threads"
-                : std::string()) +
-           ")";
+    if (m_cfg.host.kind != host::host_kind::native)
+        out += ", faults (the firmware's rounds)";
+    else
+        out += ", faults (" + std::string(name_of(m_cfg.host.service)) +
+               (m_cfg.host.service == host::fault_service::shadow
+                    ? ", " + std::to_string(m_cfg.host.shadow_threads) + " threads"
+                    : std::string()) +
+               ")";
     return out;
 }
 
