@@ -142,6 +142,26 @@ const std::vector<inert_rule>& inert_rules()
          [](const vgpu_config& c) { return c.host.load != host::load_kind::dma; },
          "host.load is backdoor (the host copies no data by DMA)",
          "host.load: dma"},
+        {"host.fault_batch",
+         [](const vgpu_config& c) {
+             return c.host.kind == host::host_kind::native &&
+                    c.host.service == host::fault_service::shadow;
+         },
+         "host.fault_service is shadow (each faulting warp's shadow thread serves its own "
+         "record; there are no service rounds)",
+         "host.fault_service: batched, or host.kind: riscv (the firmware's rounds)"},
+        {"host.shadow_threads",
+         [](const vgpu_config& c) {
+             return c.host.kind != host::host_kind::native ||
+                    c.host.service != host::fault_service::shadow;
+         },
+         "the faults are served in rounds (host.fault_service batched, or the firmware of "
+         "host.kind riscv)",
+         "host.fault_service: shadow with host.kind: native"},
+        {"host.fault_service",
+         [](const vgpu_config& c) { return c.host.kind != host::host_kind::native; },
+         "host.kind is riscv (the firmware serves faults in its own rounds)",
+         "host.kind: native"},
         {"host.cpu.mips host.cpu.quantum_instructions host.cpu.ram_bytes",
          [](const vgpu_config& c) { return c.host.kind != host::host_kind::riscv; },
          "host.kind is native (no firmware hart is built)",
