@@ -154,6 +154,8 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     // in the L1): translated again, it would ask the cluster a second time after its L1 TLB
     // entry was displaced, and wait for the L2 TLB or a walker on the way to its MSHR.
     lookup_result r;
+    if (ext.replay)
+        check_context(ext); // a kept translation belongs to the kernel that made it
     if (ext.replay && take_kept(vpn, r.pte)) {
         r.ready_ps = arrival;
     } else {
