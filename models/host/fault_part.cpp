@@ -170,6 +170,25 @@ void fault_part::answer(const fault_entry& f, std::uint32_t ack, std::uint32_t r
     fault_write(fr::ACK, ack, qk);
 }
 
+std::uint32_t fault_part::wait_for_records(tlm_utils::tlm_quantumkeeper& qk)
+{
+    namespace fr = tlb::fault_reg;
+    for (unsigned idle = 0;;) {
+        if (!m_irq.read()) {
+            sc_core::wait(m_irq.posedge_event());
+            continue;
+        }
+        qk.reset();
+        if (const std::uint32_t count = fault_read(fr::COUNT, qk); count != 0)
+            return count;
+        // The level drops a delta after the last pop; give it that delta (and a nanosecond
+        // once in a while, should a late pop still be on its way).
+        qk.sync();
+        sc_core::wait(++idle % 64 == 0 ? sc_core::sc_time(1, sc_core::SC_NS)
+                                       : sc_core::SC_ZERO_TIME);
+    }
+}
+
 void fault_part::dispatcher()
 {
     namespace fr = tlb::fault_reg;
@@ -178,21 +197,9 @@ void fault_part::dispatcher()
     if (!fault_write(fr::IRQ_ENABLE, 1, qk))
         return;
     qk.sync();
-    for (unsigned idle = 0;;) {
-        // The GPU's exception message: asleep until the fault buffer holds records.
-        if (!m_irq.read()) {
-            sc_core::wait(m_irq.posedge_event());
-            continue;
-        }
-        qk.reset();
-        const std::uint32_t count = fault_read(fr::COUNT, qk);
-        if (count == 0) {
-            qk.sync();
-            sc_core::wait(++idle % 64 == 0 ? sc_core::sc_time(1, sc_core::SC_NS)
-                                           : sc_core::SC_ZERO_TIME);
-            continue;
-        }
-        idle = 0;
+    for (;;) {
+        // The GPU's exception message.
+        const std::uint32_t count = wait_for_records(qk);
         // (60) The driver takes each record and wakes its warp's shadow thread with it.
         for (std::uint32_t i = 0; i < count; ++i) {
             const fault_entry f = take_record(qk);
@@ -275,23 +282,8 @@ void fault_part::batched_thread()
     if (!fault_write(fr::IRQ_ENABLE, 1, qk))
         return;
     qk.sync();
-    for (unsigned idle = 0;;) {
-        // (1) The blocking read: asleep until the fault buffer holds records.
-        if (!m_irq.read()) {
-            sc_core::wait(m_irq.posedge_event());
-            continue;
-        }
-        qk.reset();
-        const std::uint32_t count = fault_read(fr::COUNT, qk);
-        if (count == 0) {
-            // The level drops a delta after the last pop; give it that delta (and a
-            // nanosecond once in a while, should a late pop still be on its way).
-            qk.sync();
-            sc_core::wait(++idle % 64 == 0 ? sc_core::sc_time(1, sc_core::SC_NS)
-                                           : sc_core::SC_ZERO_TIME);
-            continue;
-        }
-        idle = 0;
+    for (;;) {
+        const std::uint32_t count = wait_for_records(qk); // (1) the blocking read
         const sc_core::sc_time start = sc_core::sc_time_stamp() + qk.get_local_time();
         // A member, not a local: a run may end while this thread waits mid-round.
         std::vector<fault_entry>& batch = m_round;

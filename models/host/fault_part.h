@@ -78,6 +78,9 @@ private:
     /// host.fault_service shadow: the driver's interrupt handler. Asleep until the fault
     /// buffer holds records; reads each (FAULT_POP) and hands it to its warp's shadow thread.
     void dispatcher();
+    /// The blocking read of the fault buffer: asleep until it holds records; their count (qk
+    /// reset, then advanced by the COUNT read).
+    std::uint32_t wait_for_records(tlm_utils::tlm_quantumkeeper& qk);
     /// The shadow thread of s: the patent's steps 50 to 56 for each of its records.
     void shadow_thread(shadow& s);
     /// host.fault_service batched: one thread, rounds of up to host.fault_batch records.
