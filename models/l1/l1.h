@@ -18,6 +18,7 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
+#include <vector>
 
 namespace vgpu::l1 {
 
@@ -133,7 +134,9 @@ private:
     /// The sharing counters: reported by every L1 (zero without a policy), counted by the policy.
     int m_owner = -1;                    ///< see set_owner()
     std::unique_ptr<peer_policy> m_peer; ///< see attach_peer(); null: private or shared
-    unsigned m_retry_waiters = 0; ///< fast mode: reads answered with retry_ps, not yet replayed
+    /// Fast mode: the times given to the reads answered with retry_ps (an MSHR is free then)
+    /// whose replay has not come and which have not passed: the misses in line.
+    std::vector<std::uint64_t> m_retry_waiters;
 };
 
 } // namespace vgpu::l1
