@@ -383,23 +383,30 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
     // and its banks lost the gaps that order left (a random gather: fast +6 % against
     // accurate). Under l1.sharing the request has crossed a crossbar: it is booked ahead.
     // While such misses wait, a new miss goes behind them (in line, as in accurate mode); a
-    // hit does not wait. A waiter is in line from its answer until its replay comes, at the
-    // time it was given (when an MSHR is free), or until that time has passed: a replay can
-    // fault in the TLB before it gets here, and come back later as a new request, or never.
+    // hit does not wait. The waiters are kept in the order they were answered, which is the
+    // order the SM replays them in, each with the time it may go: its retry time, or when the
+    // one ahead of it left, if later. A waiter leaves the line when its replay comes (the
+    // oldest's turn), or once its time has passed without it: a replay can fault in the TLB
+    // before it gets here, and come back later as a new request, or never.
     if (ext && ext->replayable && m_cfg.sharing == sharing_mode::private_ &&
         n.hits + n.misses + n.merges == 0) {
-        m_retry_waiters.erase(std::remove_if(m_retry_waiters.begin(), m_retry_waiters.end(),
-                                             [now](std::uint64_t t) { return t < now; }),
-                              m_retry_waiters.end());
-        if (ext->replay) { // its turn has come: it leaves the line
-            const auto first = std::min_element(m_retry_waiters.begin(), m_retry_waiters.end());
-            if (first != m_retry_waiters.end() && *first <= now)
-                m_retry_waiters.erase(first);
-        }
+        const auto leave_front = [this](std::uint64_t left) {
+            m_retry_waiters.pop_front();
+            if (!m_retry_waiters.empty())
+                m_retry_waiters.front() = std::max(m_retry_waiters.front(), left);
+        };
+        while (!m_retry_waiters.empty() && m_retry_waiters.front() < now)
+            leave_front(m_retry_waiters.front());
+        if (ext->replay && !m_retry_waiters.empty())
+            leave_front(now); // its turn has come
         const bool queued = !ext->replay && !m_retry_waiters.empty();
         if (const std::uint64_t at =
                 m_core.fast_mshr_wait(s.addr, sectors, tag_done, now, queued, replay)) {
-            m_retry_waiters.push_back(at);
+            // A replay told to wait again keeps its place at the head of the line.
+            if (ext->replay)
+                m_retry_waiters.push_front(at);
+            else
+                m_retry_waiters.push_back(at);
             n.retry_ps = at;
             delay = from_value(tag_done - now);
             return tlm::TLM_OK_RESPONSE;
