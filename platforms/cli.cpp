@@ -56,11 +56,13 @@ void flatten(const YAML::Node& node, const std::string& path,
 }
 
 /// True when file `path` opens with saved_config_marker (a saved effective configuration).
+/// Reads no more than the marker: `path` may be any file (/dev/zero, a huge one).
 bool is_saved_config(const std::string& path)
 {
-    std::ifstream in(path);
-    std::string first;
-    return in && std::getline(in, first) && first.rfind(saved_config_marker, 0) == 0;
+    const std::string marker = saved_config_marker;
+    std::ifstream in(path, std::ios::binary);
+    std::string head(marker.size(), '\0');
+    return in && in.read(head.data(), static_cast<std::streamsize>(head.size())) && head == marker;
 }
 
 /// The parameters that `saved` files (saved effective configurations) set to the value a run

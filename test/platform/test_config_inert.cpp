@@ -272,7 +272,8 @@ TEST_CASE("inert settings: every key of the table is a declared parameter or a s
     }
 }
 
-TEST_CASE("inert settings: a saved effective configuration reruns without warnings; edits warn")
+TEST_CASE(
+    "inert settings: a saved effective configuration reruns without warnings, edited keys warn")
 {
     // OUTDIR/config.yaml (and --dump-config) sets every key. Reloaded with -c it warns of
     // nothing: its first line marks it as saved, and its keys at their default value are not
