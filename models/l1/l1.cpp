@@ -367,7 +367,7 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
     // accurate mode's miss goes below when an MSHR is free without a second tag check. A new
     // check would hold the tag stage twice per miss and add its latency to the MSHR's wait
     // (dram_row_local: fast +10.7 % against accurate).
-    const bool replay = ext && ext->replay && m_cfg.sharing == sharing_mode::private_;
+    const bool replay = ext && ext->replay && m_cfg.sharing != sharing_mode::shared;
     const std::uint64_t tag_done = replay ? arrival : tag_start(arrival) + m_hit.value();
     const std::uint64_t line = m_core.line_addr(s.addr);
     const cache::sector_mask sectors = need(s);
@@ -381,14 +381,15 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
     // time, in time order with the other SMs' requests. Booked ahead instead (annotated), such
     // misses reached the DRAM microseconds ahead of global time in the order of their calls,
     // and its banks lost the gaps that order left (a random gather: fast +6 % against
-    // accurate). Under l1.sharing the request has crossed a crossbar: it is booked ahead.
+    // accurate). Under l1.sharing shared the request has crossed a crossbar (l1_route): it is
+    // booked ahead. Under adaptive the SM reaches its own L1 directly: the rule applies.
     // While such misses wait, a new miss goes behind them (in line, as in accurate mode); a
     // hit does not wait. The waiters are kept in the order they were answered, which is the
     // order the SM replays them in, each with the time it may go: its retry time, or when the
     // one ahead of it left, if later. A waiter leaves the line when its replay comes (the
     // oldest's turn), or once its time has passed without it: a replay can fault in the TLB
     // before it gets here, and come back later as a new request, or never.
-    if (ext && ext->replayable && m_cfg.sharing == sharing_mode::private_ &&
+    if (ext && ext->replayable && m_cfg.sharing != sharing_mode::shared &&
         n.hits + n.misses + n.merges == 0) {
         const auto leave_front = [this](std::uint64_t left) {
             m_retry_waiters.pop_front();
