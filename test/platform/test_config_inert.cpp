@@ -6,10 +6,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace vgpu;
 using namespace vgpu::platforms;
@@ -48,12 +51,22 @@ std::string effective_of(const std::vector<std::string>& args)
     return out.str();
 }
 
-void write_file(const std::string& name, const std::string& text)
-{
-    std::ofstream f(name);
-    f << text;
-    REQUIRE(f.good());
-}
+/// A scratch folder of this test process, removed at its end.
+struct scratch {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                      ("vgpu_saved_config_" + std::to_string(::getpid()));
+    scratch() { std::filesystem::create_directories(dir); }
+    ~scratch() { std::filesystem::remove_all(dir); }
+    /// Writes `text` to file `name` in the folder; returns its path.
+    std::string write(const std::string& name, const std::string& text) const
+    {
+        const std::string path = (dir / name).string();
+        std::ofstream f(path);
+        f << text;
+        REQUIRE(f.good());
+        return path;
+    }
+};
 
 std::size_t count(const std::string& text, const std::string& what)
 {
@@ -279,6 +292,7 @@ TEST_CASE(
     // nothing: its first line marks it as saved, and its keys at their default value are not
     // the user's settings. Without that line it is an ordinary file setting every key, and the
     // keys that have no effect warn (about 60 on the default platform).
+    const scratch tmp;
     const std::string mcm4 = src + "/platforms/mcm4.yaml",
                       patents = src + "/platforms/patents.yaml";
     const std::vector<std::vector<std::string>> runs = {{},
@@ -291,11 +305,10 @@ TEST_CASE(
         INFO("run " << i);
         const std::string saved = effective_of(runs[i]);
         REQUIRE(saved.rfind(saved_config_marker, 0) == 0);
-        const std::string file = "saved_config_" + std::to_string(i) + ".yaml";
-        write_file(file, saved);
+        const std::string file = tmp.write("saved_" + std::to_string(i) + ".yaml", saved);
         CHECK(warnings_of({"-c", file}).empty());
         CHECK(effective_of({"-c", file}) == saved); // it reloads to itself
-        write_file(file, saved.substr(saved.find('\n') + 1));
+        tmp.write("saved_" + std::to_string(i) + ".yaml", saved.substr(saved.find('\n') + 1));
         CHECK(count(warnings_of({"-c", file}), "warning:") >= 10);
     }
     // An edited key with no effect warns where the file sets it; so does a -s of any value.
@@ -304,10 +317,10 @@ TEST_CASE(
     const auto at = saved.find(tlb_index);
     REQUIRE(at != std::string::npos);
     saved.replace(at, tlb_index.size(), "  index: modulo\n  xor_bits:");
-    write_file("saved_config_edited.yaml", saved);
-    const std::string w = warnings_of({"-c", "saved_config_edited.yaml", "-s", "tlb.walkers=8"});
+    const std::string edited = tmp.write("edited.yaml", saved);
+    const std::string w = warnings_of({"-c", edited, "-s", "tlb.walkers=8"});
     INFO(w);
-    CHECK(count(w, "saved_config_edited.yaml:") == 1);
+    CHECK(count(w, edited + ":") == 1);
     CHECK(count(w, "warning: tlb.index: has no effect") == 1);
     CHECK(count(w, "-s tlb.walkers=8: warning: tlb.walkers: has no effect") == 1);
     CHECK(count(w, "warning:") == 2);
