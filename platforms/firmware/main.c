@@ -217,9 +217,8 @@ static void sleep_until(uint64_t t)
 /* Evicts the resident pages of a region, in the native driver's order: clear each PTE and
    shoot the page down, let accesses translated before that land, drop each page's frame from
    every L1 (physically addressed, so a page given the frame later is not read from them),
-   copy the pages out. The
-   fault unit's interrupt waits meanwhile (the native eviction holds the memory manager, the
-   shadow thread waits for it); the CP's is taken. */
+   copy the pages out. The fault unit's interrupt waits meanwhile (the native eviction holds
+   the memory manager, the shadow thread waits for it); the CP's is taken. */
 static void evict(const struct vgpu_lt_evict* e)
 {
     const struct vgpu_lt_region* r = &LT_ARRAY(struct vgpu_lt_region, region_off)[e->region];
