@@ -382,7 +382,8 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
     // misses reached the DRAM microseconds ahead of global time in the order of their calls,
     // and its banks lost the gaps that order left (a random gather: fast +6 % against
     // accurate). Under l1.sharing shared the request has crossed a crossbar (l1_route): it is
-    // booked ahead. Under adaptive the SM reaches its own L1 directly: the rule applies.
+    // booked ahead. With a peer policy (models/l1_share) the SM reaches its own L1 directly:
+    // the rule applies.
     // While such misses wait, a new miss goes behind them (in line, as in accurate mode); a
     // hit does not wait. The waiters are kept in the order they were answered, which is the
     // order the SM replays them in, each with the time it may go: its retry time, or when the
