@@ -9,7 +9,11 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
+#include <fstream>
+#include <map>
+#include <set>
 #include <vector>
+#include <yaml-cpp/yaml.h>
 
 namespace vgpu::platforms {
 
@@ -36,7 +40,73 @@ std::string seed_problem(const std::string& text)
     return c.value || !number_like ? std::string() : c.problem;
 }
 
+/// Every leaf of YAML `node` by its dotted path (a sequence is one leaf), as text.
+void flatten(const YAML::Node& node, const std::string& path,
+             std::map<std::string, std::string>& leaves)
+{
+    if (node.IsMap()) {
+        for (const auto& kv : node)
+            flatten(kv.second,
+                    path.empty() ? kv.first.as<std::string>()
+                                 : path + "." + kv.first.as<std::string>(),
+                    leaves);
+        return;
+    }
+    leaves[path] = YAML::Dump(node);
+}
+
+/// True when file `path` opens with saved_config_marker (a saved effective configuration).
+/// Reads no more than the marker: `path` may be any file (/dev/zero, a huge one).
+bool is_saved_config(const std::string& path)
+{
+    const std::string marker = saved_config_marker;
+    std::ifstream in(path, std::ios::binary);
+    std::string head(marker.size(), '\0');
+    return in && in.read(head.data(), static_cast<std::streamsize>(head.size())) && head == marker;
+}
+
+/// The parameters that `saved` files (saved effective configurations) set to the value a run
+/// of `cfg`'s timing mode without settings records: these do not count as set by the user.
+std::set<std::string> saved_defaults(vgpu_config cfg, const config::provenance& sources,
+                                     const std::set<std::string>& saved)
+{
+    std::set<std::string> paths;
+    if (saved.empty())
+        return paths;
+    config::loader l;
+    l.add_defaults(default_config_yaml(), "platforms/default.yaml (embedded)");
+    vgpu_config def;
+    l.apply(def);
+    def.platform.timing.mode = cfg.platform.timing.mode;
+    record_effective(def);
+    std::map<std::string, std::string> mine, base;
+    flatten(YAML::Load(config::to_yaml([&](config::visitor& v) { cfg.declare(v); })), "", mine);
+    flatten(YAML::Load(config::to_yaml([&](config::visitor& v) { def.declare(v); })), "", base);
+    for (const auto& [path, where] : sources) {
+        if (saved.count(where.file) == 0)
+            continue;
+        const auto a = mine.find(path), b = base.find(path);
+        if (a != mine.end() && b != base.end() && a->second == b->second)
+            paths.insert(path);
+    }
+    return paths;
+}
+
 } // namespace
+
+std::string saved_config_text(const std::string& yaml)
+{
+    return std::string(saved_config_marker) +
+           " (keys at their default value do not count as set: docs/outputs.md)\n" + yaml;
+}
+
+void record_effective(vgpu_config& cfg)
+{
+    // Accurate mode runs in lock-step whatever the quantum says; write the quantum it uses, so
+    // that the effective configuration reloads (a non-zero quantum with accurate is an error).
+    if (cfg.platform.timing.mode == timing_mode::accurate)
+        cfg.platform.timing.quantum_ns = cfg.platform.effective_quantum_ns();
+}
 
 command_line parse_command_line(int argc, const char* const* argv, std::ostream& out,
                                 std::ostream& err)
@@ -90,8 +160,11 @@ command_line parse_command_line(int argc, const char* const* argv, std::ostream&
     config::loader loader;
     loader.add_defaults(default_config_yaml(), "platforms/default.yaml (embedded)");
     std::size_t next_c = 0, next_s = 0, next_w = 0, next_d = 0;
+    std::set<std::string> saved; // -c files that are saved effective configurations
     for (CLI::Option* o : app.parse_order()) {
         if (o == opt_c) {
+            if (is_saved_config(configs[next_c]))
+                saved.insert(configs[next_c]);
             loader.add_file(configs[next_c++]);
         } else if (o == opt_s) {
             loader.add_override(overrides[next_s++]);
@@ -127,16 +200,15 @@ command_line parse_command_line(int argc, const char* const* argv, std::ostream&
         r.exit_code = exit_usage;
         return r;
     }
-    // Settings that do nothing here say so, once each (platforms/inert_settings.cpp).
-    loader.check([&](config::checker& c) { warn_inert_settings(cfg, c); });
+    // Settings that do nothing here say so, once each (platforms/inert_settings.cpp); a saved
+    // configuration's keys at their default value are not the user's settings.
+    const std::set<std::string> not_set = saved_defaults(cfg, loader.sources(), saved);
+    loader.check([&](config::checker& c) { warn_inert_settings(cfg, c, not_set); });
     if (cfg.log.level != log_level::error)
         for (const auto& w : loader.warnings())
             err << w << "\n";
-    // Accurate mode runs in lock-step whatever the quantum says; write the quantum it uses, so
-    // that the effective configuration reloads (a non-zero quantum with accurate is an error).
-    if (cfg.platform.timing.mode == timing_mode::accurate)
-        cfg.platform.timing.quantum_ns = cfg.platform.effective_quantum_ns();
-    r.effective = config::to_yaml([&](config::visitor& v) { cfg.declare(v); });
+    record_effective(cfg);
+    r.effective = saved_config_text(config::to_yaml([&](config::visitor& v) { cfg.declare(v); }));
     r.sources = loader.sources();
     if (dump_config) {
         out << r.effective;

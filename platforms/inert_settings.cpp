@@ -201,7 +201,10 @@ std::string inert_rules_markdown()
         "A setting made in a `-c` file or with `-s` (even to its default value) that has no "
         "effect in the configuration warns once, at the place that set it, naming what would "
         "make it count: `<where>: warning: <key>: has no effect: <why>; it counts with "
-        "<setting>`. The rules (platforms/inert_settings.cpp; a key ending in `.` names every "
+        "<setting>`. A saved effective configuration (`OUTDIR/config.yaml`, `--dump-config`: its "
+        "first line marks it) sets every key; in it a key at its default value is not counted "
+        "as a setting (docs/outputs.md). The rules (platforms/inert_settings.cpp; a key ending "
+        "in `.` names every "
         "key below it, and a key warns by the first rule that applies):\n\n"
         "| keys | no effect when | counts with |\n|---|---|---|\n";
     for (const inert_rule& r : inert_rules()) {
@@ -214,11 +217,12 @@ std::string inert_rules_markdown()
     return out;
 }
 
-void warn_inert_settings(const vgpu_config& cfg, config::checker& c)
+void warn_inert_settings(const vgpu_config& cfg, config::checker& c,
+                         const std::set<std::string>& not_set)
 {
     for (const auto& [path, where] : c.sources()) {
         (void)where;
-        if (!c.set_by_user(path))
+        if (!c.set_by_user(path) || not_set.count(path) != 0)
             continue;
         for (const inert_rule& r : inert_rules()) {
             bool named = false;

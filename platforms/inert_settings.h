@@ -6,6 +6,7 @@
 #include "models/common/config.h"
 #include "platforms/vgpu_config.h"
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,7 +36,9 @@ std::string inert_rules_markdown();
 
 /// Warns once (checker::warn) for every parameter a layer after the defaults set that a rule
 /// of the table makes inert in `cfg`: "<key>: has no effect: <because>; it counts with
-/// <counts>".
-void warn_inert_settings(const vgpu_config& cfg, config::checker& c);
+/// <counts>". The parameters in `not_set` are not the user's settings (a saved effective
+/// configuration's keys at their default value, platforms/cli.h) and do not warn.
+void warn_inert_settings(const vgpu_config& cfg, config::checker& c,
+                         const std::set<std::string>& not_set = {});
 
 } // namespace vgpu::platforms

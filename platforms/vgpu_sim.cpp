@@ -116,7 +116,8 @@ int run(int argc, char** argv)
         }
         recorded.workload.file = "workload.yaml";
     }
-    effective = config::to_yaml([&](config::visitor& v) { recorded.declare(v); });
+    effective = platforms::saved_config_text(
+        config::to_yaml([&](config::visitor& v) { recorded.declare(v); }));
     platforms::trace_files traces(outdir, trace, vcd);
     if (!traces.error().empty()) {
         std::cerr << "vgpu-sim: error: " << traces.error() << "\n";

@@ -323,6 +323,14 @@ bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
         case VGPU_HS_FAILED:
             v = static_cast<std::uint32_t>(m_failures.size());
             return true;
+        case VGPU_HS_FRAME_LO:
+        case VGPU_HS_FRAME_HI: {
+            // The frame of a resident page (an eviction drops it from the L1s by its frame).
+            const auto it = m_plan.pages.find(m_hs_va / page);
+            const std::uint64_t pa = it == m_plan.pages.end() ? 0 : it->second;
+            v = static_cast<std::uint32_t>(off == VGPU_HS_FRAME_LO ? pa : pa >> 32);
+            return true;
+        }
         default:
             return false;
         }

@@ -128,5 +128,7 @@ struct vgpu_lt_evict {
 #define VGPU_HS_TRACE_RESTORE 0x48 /* W profiling launch: restore the buffers saved */
 #define VGPU_HS_TRACE_COLLECT 0x4c /* W traced launch (ended): read the trace buffers back */
 #define VGPU_HS_FAILED 0x50        /* RO failures the host has reported (nonzero: stop) */
+#define VGPU_HS_FRAME_LO 0x54      /* RO frame (physical address) of page COPY_VA, 0: none */
+#define VGPU_HS_FRAME_HI 0x58
 
 #endif

@@ -367,7 +367,7 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
     // accurate mode's miss goes below when an MSHR is free without a second tag check. A new
     // check would hold the tag stage twice per miss and add its latency to the MSHR's wait
     // (dram_row_local: fast +10.7 % against accurate).
-    const bool replay = ext && ext->replay && m_cfg.sharing == sharing_mode::private_;
+    const bool replay = ext && ext->replay && m_cfg.sharing != sharing_mode::shared;
     const std::uint64_t tag_done = replay ? arrival : tag_start(arrival) + m_hit.value();
     const std::uint64_t line = m_core.line_addr(s.addr);
     const cache::sector_mask sectors = need(s);
@@ -381,17 +381,34 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
     // time, in time order with the other SMs' requests. Booked ahead instead (annotated), such
     // misses reached the DRAM microseconds ahead of global time in the order of their calls,
     // and its banks lost the gaps that order left (a random gather: fast +6 % against
-    // accurate). Under l1.sharing the request has crossed a crossbar: it is booked ahead.
+    // accurate). Under l1.sharing shared the request has crossed a crossbar (l1_route): it is
+    // booked ahead. With a peer policy (models/l1_share) the SM reaches its own L1 directly:
+    // the rule applies.
     // While such misses wait, a new miss goes behind them (in line, as in accurate mode); a
-    // hit does not wait.
-    if (ext && ext->replayable && m_cfg.sharing == sharing_mode::private_ &&
+    // hit does not wait. The waiters are kept in the order they were answered, which is the
+    // order the SM replays them in, each with the time it may go: its retry time, or when the
+    // one ahead of it left, if later. A waiter leaves the line when its replay comes (the
+    // oldest's turn), or once its time has passed without it: a replay can fault in the TLB
+    // before it gets here, and come back later as a new request, or never.
+    if (ext && ext->replayable && m_cfg.sharing != sharing_mode::shared &&
         n.hits + n.misses + n.merges == 0) {
-        if (ext->replay && m_retry_waiters > 0)
-            --m_retry_waiters; // its turn has come
-        const bool queued = !ext->replay && m_retry_waiters > 0;
+        const auto leave_front = [this](std::uint64_t left) {
+            m_retry_waiters.pop_front();
+            if (!m_retry_waiters.empty())
+                m_retry_waiters.front() = std::max(m_retry_waiters.front(), left);
+        };
+        while (!m_retry_waiters.empty() && m_retry_waiters.front() < now)
+            leave_front(m_retry_waiters.front());
+        if (ext->replay && !m_retry_waiters.empty())
+            leave_front(now); // its turn has come
+        const bool queued = !ext->replay && !m_retry_waiters.empty();
         if (const std::uint64_t at =
                 m_core.fast_mshr_wait(s.addr, sectors, tag_done, now, queued, replay)) {
-            ++m_retry_waiters;
+            // A replay told to wait again keeps its place at the head of the line.
+            if (ext->replay)
+                m_retry_waiters.push_front(at);
+            else
+                m_retry_waiters.push_back(at);
             n.retry_ps = at;
             delay = from_value(tag_done - now);
             return tlm::TLM_OK_RESPONSE;

@@ -14,10 +14,12 @@
 #include "tlm_bus/initiator_port.h"
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
+#include <vector>
 
 namespace vgpu::l1 {
 
@@ -133,7 +135,10 @@ private:
     /// The sharing counters: reported by every L1 (zero without a policy), counted by the policy.
     int m_owner = -1;                    ///< see set_owner()
     std::unique_ptr<peer_policy> m_peer; ///< see attach_peer(); null: private or shared
-    unsigned m_retry_waiters = 0; ///< fast mode: reads answered with retry_ps, not yet replayed
+    /// Fast mode: the reads answered with retry_ps whose replay has not come, in the order
+    /// they were answered (the SM's replay order), each with the time it may go (see
+    /// read_fast): the misses in line.
+    std::deque<std::uint64_t> m_retry_waiters;
 };
 
 } // namespace vgpu::l1

@@ -64,8 +64,8 @@ public:
         m_counts.push_back(std::make_unique<l1_share::share_stats>(l1.stats()));
         if (!m_shared && !m_adaptive)
             return false;
+        m_sm_names.push_back(sm_name);
         if (m_shared) {
-            m_sm_names.push_back(sm_name);
             l1_route->bind_input(sm_name, path_end);
             l1_route->bind_output(sm_name + "_l1", l1.in);
         } else {
@@ -83,23 +83,27 @@ public:
         return true;
     }
 
-    /// Sets l1_route's route once every SM is joined; under shared, makes each SM's input of
-    /// l1_route and its L1's input of the cluster crossbar one port.
+    /// Sets l1_route's route once every SM is joined, and makes each SM's input of l1_route
+    /// (shared: `sm<i>`; adaptive: its L1's `sm<i>_peer`) and its L1's input of the cluster
+    /// crossbar one port.
     void end_cluster() override
     {
+        if (!m_shared && !m_adaptive)
+            return;
+        // The patent's cluster has one crossbar, with one port per SM: the responses to the
+        // SM's L1 or SM (shared: from its lines' home L1s; adaptive: from its partner's L1) and
+        // the fills of its L1 (from the NoC) arrive through that port. l1_route and the cluster
+        // crossbar are two switches here, so the SM's input of l1_route takes the channels of
+        // its L1's input of the cluster crossbar (`xbar.sm<i>_l1`): one port's bandwidth per
+        // SM, not two.
+        auto* xbar = dynamic_cast<noc::interconnect*>(
+            sc_core::sc_find_object((m_cluster + ".xbar").c_str()));
+        if (!xbar)
+            SC_REPORT_ERROR("vgpu/l1_share",
+                            (m_cluster + ": no cluster crossbar to share ports with").c_str());
+        for (const std::string& sm : m_sm_names)
+            l1_route->share_input(m_shared ? sm : sm + "_peer", *xbar, sm + "_l1");
         if (m_shared) {
-            // The patent's cluster has one crossbar, with one port per SM: the responses to
-            // the SM (from its lines' home L1s) and the fills of its L1 (from the NoC) arrive
-            // through that port. l1_route and the cluster crossbar are two switches here, so
-            // the SM's input of l1_route takes the channels of its L1's input of the cluster
-            // crossbar (`xbar.sm<i>_l1`): one port's bandwidth per SM, not two.
-            auto* xbar = dynamic_cast<noc::interconnect*>(
-                sc_core::sc_find_object((m_cluster + ".xbar").c_str()));
-            if (!xbar)
-                SC_REPORT_ERROR("vgpu/l1_share",
-                                (m_cluster + ": no cluster crossbar to share ports with").c_str());
-            for (const std::string& sm : m_sm_names)
-                l1_route->share_input(sm, *xbar, sm + "_l1");
             const l1_share::home_map homes(m_l1.share_index, m_sms_per_cluster, m_l1.sets,
                                            m_l1.line_bytes);
             l1_route->set_route([homes](const tlm::tlm_generic_payload& gp) {
@@ -124,7 +128,7 @@ private:
     /// l1.sharing is; an adaptive policy counts into its L1's).
     std::vector<std::unique_ptr<l1_share::share_stats>> m_counts;
     const std::string m_cluster;         ///< the cluster's path
-    std::vector<std::string> m_sm_names; ///< shared: the SMs joined, in order
+    std::vector<std::string> m_sm_names; ///< shared, adaptive: the SMs joined, in order
     const l1::l1_config m_l1;
     unsigned m_sms_per_cluster, m_home_bits = 0;
     bool m_shared, m_adaptive;

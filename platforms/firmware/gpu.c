@@ -52,3 +52,11 @@ void gpu_tlb_invalidate(uint32_t va, uint32_t bytes)
     cp_write(CP_TLB_INV_BYTES, bytes);
     cp_write(CP_TLB_INVALIDATE, 1);
 }
+
+void gpu_l1_invalidate(uint64_t pa, uint32_t bytes)
+{
+    cp_write(CP_L1_INV_PA_LO, (uint32_t)pa);
+    cp_write(CP_L1_INV_PA_HI, (uint32_t)(pa >> 32));
+    cp_write(CP_L1_INV_BYTES, bytes);
+    cp_write(CP_L1_INVALIDATE, 1);
+}

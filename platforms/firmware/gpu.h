@@ -59,5 +59,7 @@ int gpu_open(void);
 void gpu_program_launch(uint32_t i, const uint32_t* extra, uint32_t nextra);
 /* Shoots the page at va down in every TLB. */
 void gpu_tlb_invalidate(uint32_t va, uint32_t bytes);
+/* Drops the physical range [pa, pa + bytes) from every L1. */
+void gpu_l1_invalidate(uint64_t pa, uint32_t bytes);
 
 #endif

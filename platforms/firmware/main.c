@@ -215,9 +215,10 @@ static void sleep_until(uint64_t t)
 }
 
 /* Evicts the resident pages of a region, in the native driver's order: clear each PTE and
-   shoot the page down, let accesses translated before that land, copy the pages out. The
-   fault unit's interrupt waits meanwhile (the native eviction holds the memory manager, the
-   shadow thread waits for it); the CP's is taken. */
+   shoot the page down, let accesses translated before that land, drop each page's frame from
+   every L1 (physically addressed, so a page given the frame later is not read from them),
+   copy the pages out. The fault unit's interrupt waits meanwhile (the native eviction holds
+   the memory manager, the shadow thread waits for it); the CP's is taken. */
 static void evict(const struct vgpu_lt_evict* e)
 {
     const struct vgpu_lt_region* r = &LT_ARRAY(struct vgpu_lt_region, region_off)[e->region];
@@ -231,6 +232,12 @@ static void evict(const struct vgpu_lt_evict* e)
             gpu_tlb_invalidate(r->va + i * page, page);
         }
     sleep_until(mtime_ns() + gpu_table->evict_drain_ns);
+    for (uint32_t i = 0; i < pages; ++i)
+        if (resident_page(r->first_leaf + i)) {
+            hs_write(VGPU_HS_COPY_VA, r->va + i * page);
+            gpu_l1_invalidate(hs_read(VGPU_HS_FRAME_LO) | (uint64_t)hs_read(VGPU_HS_FRAME_HI) << 32,
+                              page);
+        }
     for (uint32_t i = 0; i < pages; ++i)
         if (resident_page(r->first_leaf + i)) {
             hs_write(VGPU_HS_COPY_VA, r->va + i * page);

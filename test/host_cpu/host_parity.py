@@ -2,7 +2,8 @@
 """Runs one workload with host.kind native and host.kind riscv and compares what must match:
 both pass their checks, the same warp-instruction count, the same pages per module, the same
 pages placed during the run (fault services, and the native driver's first-touch placements,
-which the firmware makes in its fault handler), evictions, LLC switch requests and seed 002 trace records, and the same
+which the firmware makes in its fault handler), evictions and the L1 invalidations of the evicted
+pages' frames, LLC switch requests and seed 002 trace records, and the same
 instrumented trace (the trace buffers' contents). Prints the kernel-time difference the
 firmware's own time adds.
 Usage: host_parity.py VGPU_SIM WORKLOAD OUTDIR [--insert AFTER TEXT]... [vgpu-sim arguments...]
@@ -57,7 +58,7 @@ keys = ["gpu.instructions", "pages placed at run time"]
 if not native.get("gpu.host.touch_placements"):
     keys += ["gpu.host.fault_services", "gpu.host.fault_records"]
 keys += ["gpu.host.fatal_faults", "gpu.host.checks_passed", "gpu.host.checks_failed",
-        "gpu.host.kernels", "gpu.host.evictions"]
+        "gpu.host.kernels", "gpu.host.evictions", "gpu.cp.l1_invalidations"]
 # Adaptive placement depends on the order pages are placed in, which differs between the
 # hosts when pages are placed at first touch (at the touch natively, when the firmware serves
 # the fault): then the pages in total are compared, not per module.

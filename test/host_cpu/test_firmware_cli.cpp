@@ -112,3 +112,26 @@ TEST_CASE("timer interrupts under load return to the interrupted code and wake W
     REQUIRE(stats["gpu.host.cpu.interrupts"].get<double>() >= 50);
     REQUIRE(stats["gpu.host.cpu.idle_ns"].get<double>() > 0);
 }
+
+TEST_CASE("a firmware eviction drops each evicted page's frame from every L1, as natively")
+{
+    // strided_sum with an `evict` entry (its eager `in`, 1 us into the kernel, then faulted in
+    // again): after the shootdowns and the drain, the firmware writes the CP's L1_INV_* registers
+    // once per evicted page (its frame, from the host's FRAME register), each L1 counting one
+    // range, so that a page given the frame later is not read from a stale L1 line.
+    cli_runner r("fw_evict_l1");
+    std::ifstream in(VGPU_SOURCE_DIR "/testbenches/workloads/strided_sum.yaml");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    r.write("w.yaml", text + "evict:\n  - {buffer: in, phase: 0, after_ns: 1000}\n");
+    for (const char* kind : {"native", "riscv"}) {
+        const auto res = r.run(std::string("-w w.yaml -s host.kind=") + kind + " -o out");
+        INFO(kind << "\n" << res.out << res.err);
+        REQUIRE(res.code == 0);
+        REQUIRE(res.out.find("verdict: pass") != std::string::npos);
+        const auto stats = nlohmann::json::parse(r.read("out/stats.json"))["stats"];
+        const double evicted = stats["gpu.host.evictions"].get<double>();
+        CHECK(evicted == 64);
+        CHECK(stats["gpu.cp.l1_invalidations"].get<double>() == evicted);
+        CHECK(stats["gpu.m0.c0.sm0_l1.range_invalidations"].get<double>() == evicted);
+    }
+}

@@ -153,6 +153,71 @@ TEST_CASE("reads of a line whose fill is in flight merge into it, and full MSHRs
     CHECK(stat("cache.tag_wait.max") == Approx(5.0));
 }
 
+TEST_CASE("fast mode: a retried read whose replay never comes leaves the line at its time")
+{
+    // Four misses take the four MSHRs; a fifth read (replayable, as an SM's line request) is
+    // answered with a retry time, when an MSHR is free. Its replay never comes (as when it
+    // faults in the TLB on its way back). A miss made after that time finds free MSHRs and
+    // goes below at once. (Counted until its replay came, the waiter stayed in line for good:
+    // every later miss was told to retry once more.)
+    bench tb;
+    tb.init.body = [&](test::test_initiator& i) {
+        tlm_bus::gpu_extension ext;
+        ext.kind = tlm_bus::access_kind::data;
+        ext.replayable = true;
+        std::shared_ptr<tlm_bus::fault_wait> f;
+        const auto read = [&](std::uint64_t addr, sc_time& d) {
+            std::uint32_t v = 0;
+            f.reset();
+            return i.mem.access(tlm::TLM_READ_COMMAND, addr, &v, 4, d, &ext, nullptr, &f);
+        };
+        // Tag done at 2, 3, 4, 5; the MSHRs are held until 13, 15, 16, 17 (see above).
+        const std::uint64_t lines[] = {0x000, 0x080, 0x100, 0x180};
+        for (std::uint64_t a : lines) {
+            sc_time d = sc_core::SC_ZERO_TIME;
+            CHECK(read(a, d) == tlm::TLM_OK_RESPONSE);
+            CHECK(!f);
+        }
+        sc_time d = sc_core::SC_ZERO_TIME;
+        CHECK(read(0x200, d) == tlm::TLM_OK_RESPONSE);
+        REQUIRE(f);
+        CHECK(f->retry_ps == sc_time(13, SC_NS).value()); // the first MSHR free
+        // No replay. Long after, every MSHR is free: a new miss goes below at once.
+        sc_core::wait(100, SC_NS);
+        d = sc_core::SC_ZERO_TIME;
+        CHECK(read(0x280, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(!f);
+        CHECK(d == sc_time(13, SC_NS)); // 2 ns tag + 1 channel cycle + 10 ns DRAM
+        // A waiter whose replay comes at its time leaves the line then too: the next miss
+        // after it is not held back either (0x280 holds one MSHR, three more take the rest).
+        const std::uint64_t more[] = {0x300, 0x380, 0x400};
+        for (std::uint64_t a : more) {
+            d = sc_core::SC_ZERO_TIME;
+            read(a, d);
+            CHECK(!f);
+        }
+        d = sc_core::SC_ZERO_TIME;
+        read(0x480, d);
+        REQUIRE(f);
+        const std::uint64_t at = f->retry_ps;
+        sc_core::wait(sc_time::from_value(at) - sc_core::sc_time_stamp());
+        ext.replay = true;
+        d = sc_core::SC_ZERO_TIME;
+        CHECK(read(0x480, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(!f);
+        ext.replay = false;
+        sc_core::wait(100, SC_NS);
+        d = sc_core::SC_ZERO_TIME;
+        read(0x500, d);
+        CHECK(!f);
+        CHECK(d == sc_time(13, SC_NS));
+    };
+    sc_core::sc_start();
+    REQUIRE(tb.init.done);
+    REQUIRE(tb.violations() == 0);
+    CHECK(stat("cache.mshr_retries") == 2);
+}
+
 TEST_CASE("sectors: a miss fetches only the missing sectors, in one span, and installs those")
 {
     bench tb;

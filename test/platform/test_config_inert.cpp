@@ -6,9 +6,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace vgpu;
 using namespace vgpu::platforms;
@@ -31,6 +35,38 @@ std::string warnings_of(const std::vector<std::string>& args)
     REQUIRE(cl.exit_code == exit_ok);
     return err.str();
 }
+
+/// The effective configuration vgpu-sim's command line prints for `args` (--dump-config, the
+/// text OUTDIR/config.yaml records).
+std::string effective_of(const std::vector<std::string>& args)
+{
+    std::vector<const char*> argv{"vgpu-sim"};
+    for (const auto& a : args)
+        argv.push_back(a.c_str());
+    argv.push_back("--dump-config");
+    std::ostringstream out, err;
+    const command_line cl =
+        parse_command_line(static_cast<int>(argv.size()), argv.data(), out, err);
+    REQUIRE(cl.exit_code == exit_ok);
+    return out.str();
+}
+
+/// A scratch folder of this test process, removed at its end.
+struct scratch {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                      ("vgpu_saved_config_" + std::to_string(::getpid()));
+    scratch() { std::filesystem::create_directories(dir); }
+    ~scratch() { std::filesystem::remove_all(dir); }
+    /// Writes `text` to file `name` in the folder; returns its path.
+    std::string write(const std::string& name, const std::string& text) const
+    {
+        const std::string path = (dir / name).string();
+        std::ofstream f(path);
+        f << text;
+        REQUIRE(f.good());
+        return path;
+    }
+};
 
 std::size_t count(const std::string& text, const std::string& what)
 {
@@ -247,4 +283,45 @@ TEST_CASE("inert settings: every key of the table is a declared parameter or a s
         CHECK(!r.because.empty());
         CHECK(!r.counts.empty());
     }
+}
+
+TEST_CASE(
+    "inert settings: a saved effective configuration reruns without warnings, edited keys warn")
+{
+    // OUTDIR/config.yaml (and --dump-config) sets every key. Reloaded with -c it warns of
+    // nothing: its first line marks it as saved, and its keys at their default value are not
+    // the user's settings. Without that line it is an ordinary file setting every key, and the
+    // keys that have no effect warn (about 60 on the default platform).
+    const scratch tmp;
+    const std::string mcm4 = src + "/platforms/mcm4.yaml",
+                      patents = src + "/platforms/patents.yaml";
+    const std::vector<std::vector<std::string>> runs = {{},
+                                                        {"-s", "platform.timing.mode=accurate"},
+                                                        {"-c", mcm4},
+                                                        {"-c", patents},
+                                                        {"-s", "host.kind=riscv"},
+                                                        {"-c", mcm4, "-s", "l1.sharing=adaptive"}};
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        INFO("run " << i);
+        const std::string saved = effective_of(runs[i]);
+        REQUIRE(saved.rfind(saved_config_marker, 0) == 0);
+        const std::string file = tmp.write("saved_" + std::to_string(i) + ".yaml", saved);
+        CHECK(warnings_of({"-c", file}).empty());
+        CHECK(effective_of({"-c", file}) == saved); // it reloads to itself
+        tmp.write("saved_" + std::to_string(i) + ".yaml", saved.substr(saved.find('\n') + 1));
+        CHECK(count(warnings_of({"-c", file}), "warning:") >= 10);
+    }
+    // An edited key with no effect warns where the file sets it; so does a -s of any value.
+    std::string saved = effective_of({});
+    const std::string tlb_index = "  index: xor\n  xor_bits:";
+    const auto at = saved.find(tlb_index);
+    REQUIRE(at != std::string::npos);
+    saved.replace(at, tlb_index.size(), "  index: modulo\n  xor_bits:");
+    const std::string edited = tmp.write("edited.yaml", saved);
+    const std::string w = warnings_of({"-c", edited, "-s", "tlb.walkers=8"});
+    INFO(w);
+    CHECK(count(w, edited + ":") == 1);
+    CHECK(count(w, "warning: tlb.index: has no effect") == 1);
+    CHECK(count(w, "-s tlb.walkers=8: warning: tlb.walkers: has no effect") == 1);
+    CHECK(count(w, "warning:") == 2);
 }
