@@ -80,6 +80,11 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
       m_remote_way_misses(m_stats, "remote_way_misses", "count",
                           "llc.remote_ways: such reads that filled the remote ways through the "
                           "line's home"),
+      m_range_lookups(m_stats, "range_lookups", "count",
+                      "L1_INVALIDATE ranges (a frame about to be reused) looked up for lines "
+                      "homed elsewhere"),
+      m_range_dropped(m_stats, "range_dropped", "count",
+                      "lines homed elsewhere (private copies, remote ways) those ranges dropped"),
       m_fills(m_stats, "fills", "count", "fills from DRAM (some sectors of a line each)",
               [this] { return count(m_core.counts().fills); }),
       m_writebacks(m_stats, "writebacks", "count",
@@ -257,7 +262,7 @@ void llc::attach(llc_switcher& sw, unsigned module, const noc::address_map& map)
     m_switcher = &sw;
     m_module = module;
     m_map.emplace(map);
-    sw.add_slice(*this);
+    sw.add_slice(*this, module);
 }
 
 bool llc::remote(std::uint64_t addr) const
@@ -292,6 +297,46 @@ unsigned llc::drop_remote_lines()
             m_remote_ways->invalidate(line);
         dropped += static_cast<unsigned>(drop.size());
     }
+    return dropped;
+}
+
+unsigned llc::drop_remote_range(std::uint64_t pa, std::uint64_t bytes)
+{
+    ++m_range_lookups;
+    if (!m_map || bytes == 0)
+        return 0;
+    cache::cache_array& a = m_core.array();
+    const std::uint64_t lb = a.line_bytes();
+    const std::uint64_t first = pa / lb * lb, end = pa + bytes;
+    std::vector<std::uint64_t> lines;
+    if ((end - first) / lb <= std::uint64_t{m_cfg.sets} * m_cfg.ways) {
+        for (std::uint64_t line = first; line < end; line += lb)
+            if (remote(line))
+                lines.push_back(line);
+    } else { // a range larger than the slice: visit its valid lines instead
+        auto in_range = [&](std::uint64_t line, cache::sector_mask, const void*) {
+            if (line + lb > pa && line < end && remote(line))
+                lines.push_back(line);
+        };
+        a.for_each_valid(in_range);
+        if (m_remote_ways)
+            m_remote_ways->for_each_valid(in_range);
+    }
+    unsigned dropped = 0;
+    for (std::uint64_t line : lines) {
+        // A fill in flight (accurate mode) carries the old frame's data: it is not installed.
+        if (m_core.entry_of(line) >= 0 || m_remote_fills.count(line) != 0)
+            m_stale_fills.insert(line);
+        if (m_core.entry_of(line) < 0 && a.probe(line)) {
+            a.invalidate(line);
+            ++dropped;
+        }
+        if (m_remote_ways && m_remote_ways->probe(line)) {
+            m_remote_ways->invalidate(line);
+            ++dropped;
+        }
+    }
+    m_range_dropped += dropped;
     return dropped;
 }
 
@@ -346,11 +391,15 @@ tlm::tlm_response_status llc::read_remote_ways(const segment& s, cache::sector_m
     const tlm::tlm_response_status status =
         out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, &home);
     settle(delay);
+    bool stale = false; // its frame was invalidated while the fill was in flight
     if (filled) {
         m_remote_fills.erase(line);
+        stale = m_stale_fills.erase(line) > 0;
         filled->notify(sc_core::SC_ZERO_TIME);
     }
-    if (status == tlm::TLM_OK_RESPONSE) {
+    if (status == tlm::TLM_OK_RESPONSE && stale) {
+        copy_out(); // the request's own data, not installed
+    } else if (status == tlm::TLM_OK_RESPONSE) {
         // Read-only and clean: a line replaced meanwhile (accurate mode) is simply refilled,
         // and a victim is dropped.
         if (!a.probe(line))
@@ -449,8 +498,8 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
         if (ext && ext->sm >= 0 && !ext->home_access && ext->module >= 0)
             m_switcher->note_access(static_cast<unsigned>(ext->module), s.addr, write);
         const std::uint64_t at = (sc_core::sc_time_stamp() + delay).value();
-        if (at < m_switcher->busy_until()) {
-            delay += sc_core::sc_time::from_value(m_switcher->busy_until() - at);
+        if (at < m_switcher->busy_until(m_module)) {
+            delay += sc_core::sc_time::from_value(m_switcher->busy_until(m_module) - at);
             ++m_switch_waits;
         }
     }
@@ -488,7 +537,7 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
         delay = until(tag_done);
         return read_remote_ways(s, need, ext, local, delay);
     }
-    if (copy && m_switcher->cur() == llc_org::shared && m_core.entry_of(s.addr) < 0 &&
+    if (copy && m_switcher->cur(m_module) == llc_org::shared && m_core.entry_of(s.addr) < 0 &&
         m_core.array().probe(s.addr))
         m_core.array().invalidate(s.addr); // a copy left from before a switch: read home again
 
@@ -498,7 +547,7 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
         if (t.result == outcome::miss) {
             const tlm::tlm_response_status st =
                 miss_fast(s, write, c, t, ext, tag_done.value(), delay);
-            if (copy && m_switcher->cur() == llc_org::shared)
+            if (copy && m_switcher->cur(m_module) == llc_org::shared)
                 m_core.array().invalidate(s.addr); // filled after a switch to shared
             return st;
         }
@@ -533,8 +582,11 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
         }
     }
     const tlm::tlm_response_status st = miss_accurate(s, write, c, r, ext, tag_done, delay);
-    if (copy && m_switcher->cur() == llc_org::shared && m_core.entry_of(s.addr) < 0)
-        m_core.array().invalidate(s.addr); // filled after a switch to shared
+    // Filled after a switch to shared, or after its frame was invalidated while in flight.
+    const bool stale = copy && m_stale_fills.erase(line) > 0;
+    if (copy && (stale || m_switcher->cur(m_module) == llc_org::shared) &&
+        m_core.entry_of(s.addr) < 0)
+        m_core.array().invalidate(s.addr);
     return st;
 }
 

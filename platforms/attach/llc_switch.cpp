@@ -63,7 +63,7 @@ void llc_switch_attach::attach(gpu_view& gpu)
     const auto& p = cfg.platform;
     const noc::address_map map(p.modules, cfg.dram.size.bytes, cfg.llc.slices_per_module,
                                cfg.llc.line_bytes);
-    // The LLC organisation: one switcher for every module's slices (they switch together).
+    // The LLC organisation: one switcher with each module's flags (each module switches alone).
     llc::path_costs costs;
     costs.llc = cfg.llc.hit_latency;
     costs.dram = static_cast<double>(cfg.dram.latency.ps + cfg.dram.tRCD.ps + cfg.dram.tCL.ps) /
@@ -76,6 +76,10 @@ void llc_switch_attach::attach(gpu_view& gpu)
             l->attach(sw, m, map);
     gpu.mmio_bus.bind("llc_switch", sw.mmio, llc::switch_reg::WINDOW_BYTES);
     gpu.cp.on_kernel_end([&sw] { return sw.kernel_boundary(); });
+    // A frame about to be reused (the host's L1_INVALIDATE after an eviction's shootdown): the
+    // slices drop their copies of its lines homed elsewhere.
+    gpu.cp.on_l1_invalidate(
+        [&sw](std::uint64_t pa, std::uint64_t bytes) { sw.invalidate_range(pa, bytes); });
     for (unsigned m = 0; m < p.modules; ++m)
         gpu.modules[m]->noc->set_route(
             llc::private_route(map, m, *gpu.modules[m]->noc, sw, cfg.llc.remote_ways > 0));
