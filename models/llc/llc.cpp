@@ -254,12 +254,18 @@ tlm::tlm_response_status llc::fetch(std::uint64_t line, cache::sector_mask secto
         const tlm_bus::gpu_extension home = home_ext(ext);
         return out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, &home);
     }
-    return out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, ext);
+    const sc_core::sc_time start = sc_core::sc_time_stamp() + delay;
+    const tlm::tlm_response_status st =
+        out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, ext);
+    if (m_measure)
+        m_switcher->note_dram((sc_core::sc_time_stamp() + delay - start).value());
+    return st;
 }
 
 void llc::attach(llc_switcher& sw, unsigned module, const noc::address_map& map)
 {
     m_switcher = &sw;
+    m_measure = m_cfg.mode == llc_mode::adaptive; // the monitor measures the paths
     m_module = module;
     m_map.emplace(map);
     sw.add_slice(*this, module);
@@ -517,6 +523,8 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
     m_bank_wait.sample((served - arrival - cycles * m_cycle).to_seconds() * 1e9);
     delay += m_hit;
     const sc_core::sc_time tag_done = sc_core::sc_time_stamp() + delay;
+    if (m_measure && ext && ext->sm >= 0 && !ext->home_access)
+        m_switcher->note_lookup((tag_done - arrival).value());
 
     cache::sector_cover c;
     tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset,

@@ -113,6 +113,7 @@ private:
     std::vector<std::unique_ptr<noc::shared_resource>> m_banks;
     noc::occupancy_probe m_mshrs_in_use; ///< misses holding an MSHR, in simulated time
     llc_switcher* m_switcher = nullptr;  ///< organisation control (multi-module GPUs)
+    bool m_measure = false; ///< llc.mode adaptive: lookups and DRAM fills timed for the monitor
     /// llc.remote_ways: read-only lines of other modules (sets x remote_ways, always clean)
     std::unique_ptr<cache::cache_array> m_remote_ways;
     /// Accurate mode: remote-way fills in flight, by line (reads of the line wait for them).

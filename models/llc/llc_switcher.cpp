@@ -34,7 +34,7 @@ estimator_params estimator_of(const llc_config& cfg, const noc::address_map& map
     p.ways = cfg.ways;
     p.line_bytes = cfg.line_bytes;
     p.sample_every = std::min(cfg.sample_every, sets);
-    p.min_samples = 64;
+    p.min_samples = 16; // of one module's SMs' accesses
     p.costs = costs;
     return p;
 }
@@ -50,7 +50,12 @@ llc_switcher::module_state::module_state(const std::string& path, llc_org initia
       epochs_private(stats, "epochs_private", "count",
                      "adaptive: epochs this module ran under the private organisation"),
       dropped_lines(stats, "dropped_lines", "count",
-                    "private copies of lines homed elsewhere this module's slices dropped")
+                    "private copies of lines homed elsewhere this module's slices dropped"),
+      cost_shared(stats, "cost_shared", "cycles",
+                  "adaptive: per epoch with samples, the estimated mean cost of this module's "
+                  "SMs' accesses under the shared organisation"),
+      cost_private(stats, "cost_private", "cycles",
+                   "adaptive: the same under the private organisation")
 {
 }
 
@@ -60,6 +65,16 @@ llc_switcher::llc_switcher(const sc_core::sc_module_name& name, const llc_config
     : sc_module(name), mmio("mmio"), m_cfg(cfg), m_cycle(sc_core::sc_time::from_value(clk.noc_ps)),
       m_map(map), m_estimator(estimator_of(cfg, map, costs)), m_rng(seed), m_regs(this->name()),
       m_log(this->name()), m_stats(this->name()),
+      m_measured_llc(m_stats, "measured_llc", "cycles",
+                     "adaptive: per epoch, the mean NoC cycles of an SM request's slice lookup "
+                     "(bank queueing and occupancy, hit latency), as the estimator charged it"),
+      m_measured_dram(m_stats, "measured_dram", "cycles",
+                      "adaptive: per epoch, the mean NoC cycles of a fill from the slice's own "
+                      "DRAM (queueing included), as the estimator charged it"),
+      m_measured_link(m_stats, "measured_link", "cycles",
+                      "adaptive: per epoch, the mean NoC cycles of one inter-module link "
+                      "crossing (channel queueing, occupancy, flight), as the estimator "
+                      "charged it"),
       m_switches(m_stats, "switches", "count",
                  "organisation switches completed, summed over the modules"),
       m_switch_cycles(m_stats, "switch_cycles", "cycles",
@@ -272,15 +287,49 @@ void llc_switcher::wait_busy_period(unsigned who, const sc_core::sc_time& period
     sc_core::wait(period);
 }
 
+void llc_switcher::measure_epoch()
+{
+    // The epoch's means; a part of the path nothing crossed keeps its unloaded figure.
+    const path_costs& unloaded = m_estimator.costs();
+    path_costs m = unloaded;
+    const auto cycle = static_cast<double>(m_cycle.value());
+    auto mean = [cycle](std::uint64_t ps, std::uint64_t n) {
+        return static_cast<double>(ps) / static_cast<double>(n) / cycle;
+    };
+    if (m_epoch_lookups > 0)
+        m.llc = mean(m_epoch_lookup_ps, m_epoch_lookups);
+    if (m_epoch_drams > 0)
+        m.dram = mean(m_epoch_dram_ps, m_epoch_drams);
+    std::uint64_t crossings = 0, ps = 0;
+    for (const noc::link* l : m_links) {
+        crossings += l->crossings();
+        ps += l->crossing_ps();
+    }
+    if (crossings > m_link_crossings)
+        m.link = mean(ps - m_link_ps, crossings - m_link_crossings);
+    m_link_crossings = crossings;
+    m_link_ps = ps;
+    m_epoch_lookups = m_epoch_lookup_ps = m_epoch_drams = m_epoch_dram_ps = 0;
+    m_measured_llc.sample(m.llc);
+    m_measured_dram.sample(m.dram);
+    m_measured_link.sample(m.link);
+    m_estimator.set_measured(m);
+}
+
 void llc_switcher::monitor()
 {
     for (;;) {
         wait_busy_period(0, m_cfg.epoch_cycles * m_cycle);
+        measure_epoch();
         // Each module decides from its own SMs' accesses.
         for (unsigned m = 0; m < m_mod.size(); ++m) {
             module_state& ms = *m_mod[m];
             const bool sh = ms.flags.cur() == llc_org::shared;
             ++(sh ? ms.epochs_shared : ms.epochs_private);
+            if (m_estimator.samples(m) > 0) {
+                ms.cost_shared.sample(m_estimator.cost(llc_org::shared, m, ms.flags.cur()));
+                ms.cost_private.sample(m_estimator.cost(llc_org::private_org, m, ms.flags.cur()));
+            }
             ++(sh ? m_epochs_shared : m_epochs_private);
             if (!ms.flags.change())
                 if (const auto target = m_estimator.decide(m, ms.flags.cur(), m_cfg.switch_margin))

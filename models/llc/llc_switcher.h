@@ -12,6 +12,7 @@
 #include "models/llc/llc_config.h"
 #include "models/llc/switch_regs.h"
 #include "models/noc/core/address_map.h"
+#include "models/noc/link.h"
 #include "tlm_bus/reg_bank.h"
 
 #include <cstdint>
@@ -67,6 +68,22 @@ public:
     void invalidate_range(std::uint64_t pa, std::uint64_t bytes);
     /// One lookup of an SM's request at a slice (the monitor's access stream).
     void note_access(unsigned from, std::uint64_t addr, bool write);
+    /// Adaptive: an inter-module link whose crossings the monitor measures (before simulation).
+    void add_link(const noc::link& l) { m_links.push_back(&l); }
+    /// Adaptive: an SM request's lookup took `ps` from its arrival at a slice to its tag check
+    /// (bank queueing, occupancy, hit latency).
+    void note_lookup(std::uint64_t ps)
+    {
+        ++m_epoch_lookups;
+        m_epoch_lookup_ps += ps;
+    }
+    /// Adaptive: a fill of a line homed on the slice's module took `ps` from DRAM (queueing
+    /// included).
+    void note_dram(std::uint64_t ps)
+    {
+        ++m_epoch_drams;
+        m_epoch_dram_ps += ps;
+    }
     /// A kernel ended: in private mode the copies of lines homed elsewhere, and with
     /// llc.remote_ways the remote ways' lines, are dropped, so the next kernel reads what other
     /// modules (or the host) wrote. Returns the time that takes (the kernel's completion waits
@@ -90,6 +107,8 @@ private:
     void refresh_regs();
     /// Drops the private copies of module `module`'s slices; returns the cost in NoC cycles.
     std::uint64_t drop_private_copies(unsigned module);
+    /// Adaptive: hands the figures measured over the epoch to the estimator, and restarts them.
+    void measure_epoch();
     /// Requests `target` for module `module`.
     void request(unsigned module, llc_org target, const char* why);
     /// Per module: its flags, switch state and statistics.
@@ -100,6 +119,7 @@ private:
         std::uint64_t busy_until = 0;
         stats::group stats;
         stats::counter switches, switch_cycles, epochs_shared, epochs_private, dropped_lines;
+        stats::average cost_shared, cost_private;
     };
 
     const llc_config m_cfg;
@@ -108,11 +128,16 @@ private:
     std::vector<std::unique_ptr<module_state>> m_mod;
     org_estimator m_estimator;
     std::mt19937_64 m_rng;
+    std::vector<const noc::link*> m_links;
+    std::uint64_t m_epoch_lookups = 0, m_epoch_lookup_ps = 0, m_epoch_drams = 0,
+                  m_epoch_dram_ps = 0;
+    std::uint64_t m_link_crossings = 0, m_link_ps = 0; ///< the links' totals at the epoch's start
     bool m_seen[2] = {false, false}; ///< traffic since the monitor's / forcer's last period
     sc_core::sc_event m_change_ev, m_activity_ev;
     tlm_bus::reg_bank m_regs;
     logger m_log;
     stats::group m_stats;
+    stats::average m_measured_llc, m_measured_dram, m_measured_link;
     stats::counter m_switches, m_switch_cycles, m_epochs_shared, m_epochs_private, m_requests,
         m_dropped_lines, m_boundary_cycles, m_range_drops, m_range_dropped_lines;
 };

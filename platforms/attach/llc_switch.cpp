@@ -6,6 +6,7 @@
 #include "models/llc/llc_route.h"
 #include "models/llc/llc_switch_part.h"
 #include "models/llc/llc_switcher.h"
+#include "models/noc/link.h"
 #include "models/sm/sm.h"
 #include "platforms/attach/attachment.h"
 #include "platforms/gpu_units.h"
@@ -75,6 +76,11 @@ void llc_switch_attach::attach(gpu_view& gpu)
         for (auto& l : gpu.modules[m]->llcs)
             l->attach(sw, m, map);
     gpu.mmio_bus.bind("llc_switch", sw.mmio, llc::switch_reg::WINDOW_BYTES);
+    // The inter-module links (link_<a>_<b>, the platform's children) the monitor measures.
+    if (const sc_core::sc_object* top = gpu.cp.get_parent_object())
+        for (const sc_core::sc_object* o : top->get_child_objects())
+            if (const auto* l = dynamic_cast<const noc::link*>(o))
+                sw.add_link(*l);
     gpu.cp.on_kernel_end([&sw] { return sw.kernel_boundary(); });
     // A frame about to be reused (the host's L1_INVALIDATE after an eviction's shootdown): the
     // slices drop their copies of its lines homed elsewhere.

@@ -177,7 +177,7 @@ TEST_CASE("llc organisations: a kernel's llc key makes the driver write ARCH and
     REQUIRE(res.code == 0);
     const nlohmann::json s = nlohmann::json::parse(r.read("out/stats.json"));
     CHECK(stat(s, "gpu.llc_switch.requests") == 2); // GPU-wide ARCH and CHANGE writes
-    for (int m = 0; m < 4; ++m) // every module to private, back to shared
+    for (int m = 0; m < 4; ++m)                     // every module to private, back to shared
         CHECK(stat(s, "gpu.llc_switch.m" + std::to_string(m) + ".switches") == 2);
     CHECK(stat(s, "gpu.llc_switch.switches") == 8);
     CHECK(stat(s, "gpu.host.checks_passed") == 2);

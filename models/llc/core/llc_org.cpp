@@ -2,6 +2,7 @@
 // models/llc/core/llc_org.h.
 #include "models/llc/core/llc_org.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -86,14 +87,24 @@ void org_estimator::access(unsigned from, unsigned home, std::uint64_t addr, boo
     n.crossings[1] += !pr && remote ? 2 : 0;
 }
 
-double org_estimator::weigh(const counts& c, unsigned org) const
+double org_estimator::weigh(const counts& c, unsigned org, unsigned in_effect) const
 {
     if (c.samples == 0)
         return 0.0;
-    const path_costs& k = m_p.costs;
-    const double sum = k.llc * static_cast<double>(c.samples) +
-                       k.dram * static_cast<double>(c.misses[org]) +
-                       k.link * static_cast<double>(c.crossings[org]);
+    const path_costs& base = m_p.costs;
+    const path_costs& meas = m_has_measured ? m_measured : base;
+    // The queueing measured under the organisation in effect, scaled by how much of the load
+    // causing it the organisation weighed would put on the same path.
+    auto ratio = [](std::uint64_t mine, std::uint64_t seen) {
+        return seen > 0 ? static_cast<double>(mine) / static_cast<double>(seen) : 1.0;
+    };
+    const double dram = base.dram + std::max(0.0, meas.dram - base.dram) *
+                                        ratio(c.misses[org], c.misses[in_effect]);
+    const double link = base.link + std::max(0.0, meas.link - base.link) *
+                                        ratio(c.crossings[org], c.crossings[in_effect]);
+    const double sum = meas.llc * static_cast<double>(c.samples) +
+                       dram * static_cast<double>(c.misses[org]) +
+                       link * static_cast<double>(c.crossings[org]);
     return sum / static_cast<double>(c.samples);
 }
 
@@ -111,14 +122,14 @@ org_estimator::counts org_estimator::total() const
     return t;
 }
 
-double org_estimator::cost(llc_org o) const
+double org_estimator::cost(llc_org o, llc_org in_effect) const
 {
-    return weigh(total(), index(o));
+    return weigh(total(), index(o), index(in_effect));
 }
 
-double org_estimator::cost(llc_org o, unsigned module) const
+double org_estimator::cost(llc_org o, unsigned module, llc_org in_effect) const
 {
-    return weigh(m_mod.at(module), index(o));
+    return weigh(m_mod.at(module), index(o), index(in_effect));
 }
 
 std::uint64_t org_estimator::samples() const
@@ -141,7 +152,8 @@ std::optional<llc_org> org_estimator::choose(const counts& c, llc_org current, d
     if (c.samples < m_p.min_samples)
         return std::nullopt;
     const llc_org alt = other(current);
-    if (weigh(c, index(alt)) < weigh(c, index(current)) * (1.0 - margin))
+    const unsigned cur = index(current);
+    if (weigh(c, index(alt), cur) < weigh(c, cur, cur) * (1.0 - margin))
         return alt;
     return std::nullopt;
 }
@@ -160,6 +172,7 @@ void org_estimator::new_epoch()
 {
     for (counts& c : m_mod)
         c = counts{};
+    m_has_measured = false;
 }
 
 } // namespace vgpu::llc
