@@ -209,3 +209,36 @@ TEST_CASE("llc private: copies of a frame's lines are dropped when the host reus
               stat(s, "gpu.llc_switch.range_dropped_lines"));
     }
 }
+
+TEST_CASE("llc adaptive: a congested link measured by the monitor moves the decision to private")
+{
+    // The table read twice, over a 2 ns link, DRAM 300 ns: at the unloaded figures shared is
+    // cheaper while the table is first read (a private copy misses once per module) and
+    // private only on the second pass. With 4 GB/s links the crossings queue: the monitor
+    // measures them and switches at once, close to static private; with 256 GB/s it keeps
+    // shared through the first pass.
+    cli_runner r("llc_congested_link");
+    const std::string base = "-s memory.page_alloc=round_robin -s noc.link_latency=2ns "
+                             "-s dram.latency=300ns ";
+    auto go = [&](const std::string& args, const std::string& out) {
+        return run(r, "llc_table", base + args, out);
+    };
+    const nlohmann::json idle = go("-s llc.mode=adaptive -s noc.link_bandwidth_gbps=256", "idle");
+    const nlohmann::json busy = go("-s llc.mode=adaptive -s noc.link_bandwidth_gbps=4", "busy");
+    const nlohmann::json priv = go("-s llc.mode=private -s noc.link_bandwidth_gbps=4", "priv");
+    const nlohmann::json shrd = go("-s llc.mode=shared -s noc.link_bandwidth_gbps=4", "shrd");
+    INFO("epochs under shared before the switch (module 0), idle link: "
+         << stat(idle, "gpu.llc_switch.m0.epochs_shared")
+         << ", congested: " << stat(busy, "gpu.llc_switch.m0.epochs_shared")
+         << "; measured crossing (cycles) idle " << stat(idle, "gpu.llc_switch.measured_link")
+         << ", congested " << stat(busy, "gpu.llc_switch.measured_link") << "; kernel ns adaptive "
+         << stat(busy, "gpu.kernel_time") << ", private " << stat(priv, "gpu.kernel_time")
+         << ", shared " << stat(shrd, "gpu.kernel_time"));
+    CHECK(stat(idle, "gpu.llc_switch.m0.epochs_shared") >= 10);
+    CHECK(stat(busy, "gpu.llc_switch.m0.epochs_shared") <= 2);
+    CHECK(stat(busy, "gpu.llc_switch.measured_link") >
+          10 * stat(idle, "gpu.llc_switch.measured_link"));
+    CHECK(stat(busy, "gpu.kernel_time") <= 1.05 * stat(priv, "gpu.kernel_time"));
+    CHECK(stat(busy, "gpu.kernel_time") < 0.6 * stat(shrd, "gpu.kernel_time"));
+    CHECK(stat(busy, "gpu.host.checks_passed") == 1);
+}
