@@ -116,10 +116,7 @@ llc_switcher::llc_switcher(const sc_core::sc_module_name& name, const llc_config
                 const auto target = (m_regs.get(switch_reg::ARCH) & 1u) != 0 ? llc_org::private_org
                                                                              : llc_org::shared;
                 ++m_requests;
-                bool any = false;
-                for (auto& mod : m_mod)
-                    any = mod->flags.request(target) || any;
-                if (any)
+                if (request_all(target))
                     m_change_ev.notify(w.delay);
             }
             return true;
@@ -166,7 +163,6 @@ void llc_switcher::refresh_regs()
         change = change || f.change();
         all_shared = all_shared && f.cur() == llc_org::shared;
         all_private = all_private && f.cur() == llc_org::private_org;
-        m_regs.set(switch_reg::MOD_ARCH0 + 4 * m, org_bits(f.arch()));
         m_regs.set(switch_reg::MOD_CHANGE0 + 4 * m, f.change() ? 1u : 0u);
         m_regs.set(switch_reg::MOD_CUR0 + 4 * m, org_bits(f.cur()));
     }
@@ -238,8 +234,19 @@ void llc_switcher::request(unsigned module, llc_org target, const char* why)
 {
     ++m_requests;
     VGPU_DEBUG(m_log, "%s requests %s for module %u", why, name_of(target).data(), module);
+    m_regs.set(switch_reg::MOD_ARCH0 + 4 * module, org_bits(target));
     if (m_mod[module]->flags.request(target))
         m_change_ev.notify(sc_core::SC_ZERO_TIME);
+}
+
+bool llc_switcher::request_all(llc_org target)
+{
+    bool any = false;
+    for (unsigned m = 0; m < m_mod.size(); ++m) {
+        m_regs.set(switch_reg::MOD_ARCH0 + 4 * m, org_bits(target));
+        any = m_mod[m]->flags.request(target) || any;
+    }
+    return any;
 }
 
 void llc_switcher::engine()
@@ -353,10 +360,7 @@ void llc_switcher::forcer()
             continue;
         }
         ++m_requests;
-        bool any = false;
-        for (auto& mod : m_mod)
-            any = mod->flags.request(target) || any;
-        if (any)
+        if (request_all(target))
             m_change_ev.notify(sc_core::SC_ZERO_TIME);
     }
 }

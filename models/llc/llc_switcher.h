@@ -109,8 +109,11 @@ private:
     std::uint64_t drop_private_copies(unsigned module);
     /// Adaptive: hands the figures measured over the epoch to the estimator, and restarts them.
     void measure_epoch();
-    /// Requests `target` for module `module`.
+    /// Requests `target` for module `module` (its MOD_ARCH register follows).
     void request(unsigned module, llc_org target, const char* why);
+    /// Requests `target` for every module (their MOD_ARCH registers follow); true if a switch
+    /// is pending.
+    bool request_all(llc_org target);
     /// Per module: its flags, switch state and statistics.
     struct module_state {
         module_state(const std::string& path, llc_org initial);
