@@ -403,9 +403,7 @@ tlm::tlm_response_status llc::read_remote_ways(const segment& s, cache::sector_m
         stale = m_stale_fills.erase(line) > 0;
         filled->notify(sc_core::SC_ZERO_TIME);
     }
-    if (status == tlm::TLM_OK_RESPONSE && stale) {
-        copy_out(); // the request's own data, not installed
-    } else if (status == tlm::TLM_OK_RESPONSE) {
+    if (status == tlm::TLM_OK_RESPONSE) {
         // Read-only and clean: a line replaced meanwhile (accurate mode) is simply refilled,
         // and a victim is dropped.
         if (!a.probe(line))
@@ -414,6 +412,8 @@ tlm::tlm_response_status llc::read_remote_ways(const segment& s, cache::sector_m
         if (!m_accurate)
             a.set_ready(line, missing, now + delay.value());
         copy_out();
+        if (stale) // the request gets its data; the line is not kept
+            a.invalidate(line);
     }
     m_core.give_buffer(buf);
     return status;
