@@ -10,6 +10,9 @@
 namespace vgpu::llc {
 
 namespace {
+/// Modules with flags in the register window (MOD_ARCH0..MOD_ARCH15).
+constexpr unsigned max_modules = (switch_reg::MOD_CHANGE0 - switch_reg::MOD_ARCH0) / 4;
+
 constexpr std::uint32_t org_bits(llc_org o)
 {
     return o == llc_org::shared ? 0u : 1u;
@@ -101,9 +104,10 @@ llc_switcher::llc_switcher(const sc_core::sc_module_name& name, const llc_config
 {
     const llc_org initial = initial_org(cfg.mode);
     const unsigned modules = map.modules();
-    if (modules > 16)
+    if (modules > max_modules)
         throw std::invalid_argument(std::string(this->name()) + ": " + std::to_string(modules) +
-                                    " modules; the register window has flags for 16");
+                                    " modules; the register window has flags for " +
+                                    std::to_string(max_modules));
     for (unsigned m = 0; m < modules; ++m)
         m_mod.push_back(std::make_unique<module_state>(
             std::string(this->name()) + ".m" + std::to_string(m), initial));
@@ -126,13 +130,14 @@ llc_switcher::llc_switcher(const sc_core::sc_module_name& name, const llc_config
     m_regs.add("SWITCHES", switch_reg::SWITCHES, reg_access::ro, 0, 0);
     m_regs.add("SWITCH_CYCLES", switch_reg::SWITCH_CYCLES, reg_access::ro, 0, 0);
     m_regs.add("MODULES", switch_reg::MODULES, reg_access::ro, modules, 0);
-    for (unsigned m = 0; m < modules; ++m) {
+    // Every module's flags; those of modules beyond MODULES read 0 and ignore writes.
+    for (unsigned m = 0; m < max_modules; ++m) {
         const std::string i = std::to_string(m);
         m_regs.add("MOD_ARCH" + i, switch_reg::MOD_ARCH0 + 4 * m, reg_access::rw, org_bits(initial),
                    1u);
         m_regs.add("MOD_CHANGE" + i, switch_reg::MOD_CHANGE0 + 4 * m, reg_access::rw, 0, 1u,
                    [this, m](const tlm_bus::reg_write& w) {
-                       if (w.new_value & 1u) {
+                       if ((w.new_value & 1u) && m < m_mod.size()) {
                            const auto target = (m_regs.get(switch_reg::MOD_ARCH0 + 4 * m) & 1u) != 0
                                                    ? llc_org::private_org
                                                    : llc_org::shared;
@@ -166,6 +171,10 @@ void llc_switcher::refresh_regs()
         m_regs.set(switch_reg::MOD_CHANGE0 + 4 * m, f.change() ? 1u : 0u);
         m_regs.set(switch_reg::MOD_CUR0 + 4 * m, org_bits(f.cur()));
     }
+    for (auto m = static_cast<unsigned>(m_mod.size()); m < max_modules; ++m)
+        for (std::uint64_t r :
+             {switch_reg::MOD_ARCH0, switch_reg::MOD_CHANGE0, switch_reg::MOD_CUR0})
+            m_regs.set(r + 4 * m, 0);
     m_regs.set(switch_reg::CHANGE, change ? 1u : 0u);
     m_regs.set(switch_reg::CUR, all_shared ? 0u : all_private ? 1u : 2u);
     m_regs.set(switch_reg::SWITCHES, static_cast<std::uint32_t>(m_switches.value()));

@@ -666,7 +666,7 @@ TEST_CASE("llc configuration: remote ways must leave a way for the module's own 
     CHECK(ok.messages().empty());
 }
 
-TEST_CASE("llc switcher: each module has its own flags; ARCH and CHANGE reach every module")
+TEST_CASE("llc switcher: each module has its own flags, and ARCH and CHANGE reach every module")
 {
     // The registers of a 4-module switcher (no slices attached: the engine only flips flags).
     llc::llc_config c = llc_cfg();
@@ -676,7 +676,8 @@ TEST_CASE("llc switcher: each module has its own flags; ARCH and CHANGE reach ev
     test::test_initiator host("host");
     host.mem.bind(sw.mmio);
     using namespace llc::switch_reg;
-    std::uint32_t cur_mixed = 9, cur_all = 9, mod1 = 9, mod0 = 9, change = 9, modules = 0;
+    std::uint32_t cur_mixed = 9, cur_all = 9, mod1 = 9, mod0 = 9, change = 9, modules = 0,
+                  absent = 9;
     std::uint64_t busy0 = 0, busy1 = 0;
     bool cur1 = false, cur0 = true;
     host.body = [&](test::test_initiator& h) {
@@ -701,6 +702,11 @@ TEST_CASE("llc switcher: each module has its own flags; ARCH and CHANGE reach ev
         d = sc_core::SC_ZERO_TIME;
         cur_all = h.read32(CUR, d);
         change = h.read32(CHANGE, d);
+        // Module 5 does not exist: its flags read 0 and a switch request does nothing.
+        h.write32(MOD_ARCH0 + 20, 1, d);
+        h.write32(MOD_CHANGE0 + 20, 1, d);
+        absent = h.read32(MOD_ARCH0 + 20, d) | h.read32(MOD_CHANGE0 + 20, d) |
+                 h.read32(MOD_CUR0 + 20, d) | h.read32(CHANGE, d);
     };
     sc_core::sc_start();
     CHECK(modules == 4);
@@ -713,5 +719,6 @@ TEST_CASE("llc switcher: each module has its own flags; ARCH and CHANGE reach ev
     CHECK(cur_mixed == 2);
     CHECK(cur_all == 1);
     CHECK(change == 0);
+    CHECK(absent == 0);
     CHECK(sw.switches() == 4); // module 1 once, modules 0, 2 and 3 once more
 }
