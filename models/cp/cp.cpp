@@ -156,10 +156,10 @@ void cp::define_registers()
                    if ((w.new_value & 1) == 0)
                        return true;
                    ++m_l1_invalidations;
-                   if (l1_invalidate)
-                       l1_invalidate(std::uint64_t{m_regs.get(reg::L1_INV_PA_HI)} << 32 |
-                                         m_regs.get(reg::L1_INV_PA_LO),
-                                     m_regs.get(reg::L1_INV_BYTES));
+                   const std::uint64_t pa = std::uint64_t{m_regs.get(reg::L1_INV_PA_HI)} << 32 |
+                                            m_regs.get(reg::L1_INV_PA_LO);
+                   for (const auto& f : m_l1_invalidate)
+                       f(pa, m_regs.get(reg::L1_INV_BYTES));
                    return true;
                });
 }

@@ -58,9 +58,13 @@ public:
     /// TLB shootdown: called on a TLB_INVALIDATE write with the range of TLB_INV_VA and
     /// TLB_INV_BYTES (bytes 0: every page); the platform connects it to every TLB.
     std::function<void(std::uint64_t va, std::uint64_t bytes)> tlb_invalidate;
-    /// L1 invalidation by range: called on an L1_INVALIDATE write with the physical range of
-    /// L1_INV_PA and L1_INV_BYTES; the platform connects it to every SM's L1.
-    std::function<void(std::uint64_t pa, std::uint64_t bytes)> l1_invalidate;
+    /// L1 invalidation by range: `f` is called, after the subscribers before it, on every
+    /// L1_INVALIDATE write with the physical range of L1_INV_PA and L1_INV_BYTES; the platform
+    /// subscribes every SM's L1 (and the LLC slices' copies of lines homed elsewhere).
+    void on_l1_invalidate(std::function<void(std::uint64_t pa, std::uint64_t bytes)> f)
+    {
+        m_l1_invalidate.push_back(std::move(f));
+    }
     /// Registers `<path>.queue<q>.busy` (a kernel runs on queue q) with the waveform.
     void trace(sc_core::sc_trace_file* tf) const override;
 
@@ -127,6 +131,8 @@ private:
     std::vector<done_entry> m_pending;    ///< cta_done records by time, not yet processed
     std::vector<irq_entry> m_irq_pending; ///< IRQ_STATUS bits raised at an LT offset, by time
     std::function<sc_core::sc_time()> m_kernel_end_work; ///< see on_kernel_end()
+    /// see on_l1_invalidate()
+    std::vector<std::function<void(std::uint64_t, std::uint64_t)>> m_l1_invalidate;
     std::uint32_t m_launch_seq = 0;
     sc_core::sc_event m_done_ev, m_slot_freed, m_irq_ev;
     logger m_log;

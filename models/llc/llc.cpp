@@ -80,6 +80,11 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
       m_remote_way_misses(m_stats, "remote_way_misses", "count",
                           "llc.remote_ways: such reads that filled the remote ways through the "
                           "line's home"),
+      m_range_lookups(m_stats, "range_lookups", "count",
+                      "L1_INVALIDATE ranges (a frame about to be reused) looked up for lines "
+                      "homed elsewhere"),
+      m_range_dropped(m_stats, "range_dropped", "count",
+                      "lines homed elsewhere (private copies, remote ways) those ranges dropped"),
       m_fills(m_stats, "fills", "count", "fills from DRAM (some sectors of a line each)",
               [this] { return count(m_core.counts().fills); }),
       m_writebacks(m_stats, "writebacks", "count",
@@ -249,15 +254,21 @@ tlm::tlm_response_status llc::fetch(std::uint64_t line, cache::sector_mask secto
         const tlm_bus::gpu_extension home = home_ext(ext);
         return out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, &home);
     }
-    return out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, ext);
+    const sc_core::sc_time start = sc_core::sc_time_stamp() + delay;
+    const tlm::tlm_response_status st =
+        out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, ext);
+    if (m_measure)
+        m_switcher->note_dram((sc_core::sc_time_stamp() + delay - start).value());
+    return st;
 }
 
 void llc::attach(llc_switcher& sw, unsigned module, const noc::address_map& map)
 {
     m_switcher = &sw;
+    m_measure = m_cfg.mode == llc_mode::adaptive; // the monitor measures the paths
     m_module = module;
     m_map.emplace(map);
-    sw.add_slice(*this);
+    sw.add_slice(*this, module);
 }
 
 bool llc::remote(std::uint64_t addr) const
@@ -292,6 +303,46 @@ unsigned llc::drop_remote_lines()
             m_remote_ways->invalidate(line);
         dropped += static_cast<unsigned>(drop.size());
     }
+    return dropped;
+}
+
+unsigned llc::drop_remote_range(std::uint64_t pa, std::uint64_t bytes)
+{
+    ++m_range_lookups;
+    if (!m_map || bytes == 0)
+        return 0;
+    cache::cache_array& a = m_core.array();
+    const std::uint64_t lb = a.line_bytes();
+    const std::uint64_t first = pa / lb * lb, end = pa + bytes;
+    std::vector<std::uint64_t> lines;
+    if ((end - first) / lb <= std::uint64_t{m_cfg.sets} * m_cfg.ways) {
+        for (std::uint64_t line = first; line < end; line += lb)
+            if (remote(line))
+                lines.push_back(line);
+    } else { // a range larger than the slice: visit its valid lines instead
+        auto in_range = [&](std::uint64_t line, cache::sector_mask, const void*) {
+            if (line + lb > pa && line < end && remote(line))
+                lines.push_back(line);
+        };
+        a.for_each_valid(in_range);
+        if (m_remote_ways)
+            m_remote_ways->for_each_valid(in_range);
+    }
+    unsigned dropped = 0;
+    for (std::uint64_t line : lines) {
+        // A fill in flight (accurate mode) carries the old frame's data: it is not installed.
+        if (m_core.entry_of(line) >= 0 || m_remote_fills.count(line) != 0)
+            m_stale_fills.insert(line);
+        if (m_core.entry_of(line) < 0 && a.probe(line)) {
+            a.invalidate(line);
+            ++dropped;
+        }
+        if (m_remote_ways && m_remote_ways->probe(line)) {
+            m_remote_ways->invalidate(line);
+            ++dropped;
+        }
+    }
+    m_range_dropped += dropped;
     return dropped;
 }
 
@@ -346,8 +397,10 @@ tlm::tlm_response_status llc::read_remote_ways(const segment& s, cache::sector_m
     const tlm::tlm_response_status status =
         out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, &home);
     settle(delay);
+    bool stale = false; // its frame was invalidated while the fill was in flight
     if (filled) {
         m_remote_fills.erase(line);
+        stale = m_stale_fills.erase(line) > 0;
         filled->notify(sc_core::SC_ZERO_TIME);
     }
     if (status == tlm::TLM_OK_RESPONSE) {
@@ -359,6 +412,8 @@ tlm::tlm_response_status llc::read_remote_ways(const segment& s, cache::sector_m
         if (!m_accurate)
             a.set_ready(line, missing, now + delay.value());
         copy_out();
+        if (stale) // the request gets its data; the line is not kept
+            a.invalidate(line);
     }
     m_core.give_buffer(buf);
     return status;
@@ -449,8 +504,8 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
         if (ext && ext->sm >= 0 && !ext->home_access && ext->module >= 0)
             m_switcher->note_access(static_cast<unsigned>(ext->module), s.addr, write);
         const std::uint64_t at = (sc_core::sc_time_stamp() + delay).value();
-        if (at < m_switcher->busy_until()) {
-            delay += sc_core::sc_time::from_value(m_switcher->busy_until() - at);
+        if (at < m_switcher->busy_until(m_module)) {
+            delay += sc_core::sc_time::from_value(m_switcher->busy_until(m_module) - at);
             ++m_switch_waits;
         }
     }
@@ -468,6 +523,8 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
     m_bank_wait.sample((served - arrival - cycles * m_cycle).to_seconds() * 1e9);
     delay += m_hit;
     const sc_core::sc_time tag_done = sc_core::sc_time_stamp() + delay;
+    if (m_measure && ext && ext->sm >= 0 && !ext->home_access)
+        m_switcher->note_lookup((tag_done - arrival).value());
 
     cache::sector_cover c;
     tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset,
@@ -488,7 +545,7 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
         delay = until(tag_done);
         return read_remote_ways(s, need, ext, local, delay);
     }
-    if (copy && m_switcher->cur() == llc_org::shared && m_core.entry_of(s.addr) < 0 &&
+    if (copy && m_switcher->cur(m_module) == llc_org::shared && m_core.entry_of(s.addr) < 0 &&
         m_core.array().probe(s.addr))
         m_core.array().invalidate(s.addr); // a copy left from before a switch: read home again
 
@@ -498,7 +555,7 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
         if (t.result == outcome::miss) {
             const tlm::tlm_response_status st =
                 miss_fast(s, write, c, t, ext, tag_done.value(), delay);
-            if (copy && m_switcher->cur() == llc_org::shared)
+            if (copy && m_switcher->cur(m_module) == llc_org::shared)
                 m_core.array().invalidate(s.addr); // filled after a switch to shared
             return st;
         }
@@ -533,8 +590,11 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
         }
     }
     const tlm::tlm_response_status st = miss_accurate(s, write, c, r, ext, tag_done, delay);
-    if (copy && m_switcher->cur() == llc_org::shared && m_core.entry_of(s.addr) < 0)
-        m_core.array().invalidate(s.addr); // filled after a switch to shared
+    // Filled after a switch to shared, or after its frame was invalidated while in flight.
+    const bool stale = copy && m_stale_fills.erase(line) > 0;
+    if (copy && (stale || m_switcher->cur(m_module) == llc_org::shared) &&
+        m_core.entry_of(s.addr) < 0)
+        m_core.array().invalidate(s.addr);
     return st;
 }
 

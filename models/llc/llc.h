@@ -23,6 +23,7 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace vgpu::llc {
@@ -45,6 +46,7 @@ public:
     void attach(llc_switcher& sw, unsigned module, const noc::address_map& map);
 
     unsigned drop_remote_lines() override;
+    unsigned drop_remote_range(std::uint64_t pa, std::uint64_t bytes) override;
     unsigned tag_walk_cycles() const override
     {
         return (m_cfg.sets + m_cfg.banks - 1) / m_cfg.banks;
@@ -111,10 +113,14 @@ private:
     std::vector<std::unique_ptr<noc::shared_resource>> m_banks;
     noc::occupancy_probe m_mshrs_in_use; ///< misses holding an MSHR, in simulated time
     llc_switcher* m_switcher = nullptr;  ///< organisation control (multi-module GPUs)
+    bool m_measure = false; ///< llc.mode adaptive: lookups and DRAM fills timed for the monitor
     /// llc.remote_ways: read-only lines of other modules (sets x remote_ways, always clean)
     std::unique_ptr<cache::cache_array> m_remote_ways;
     /// Accurate mode: remote-way fills in flight, by line (reads of the line wait for them).
     std::unordered_map<std::uint64_t, std::shared_ptr<sc_core::sc_event>> m_remote_fills;
+    /// Accurate mode: lines homed elsewhere whose frame was invalidated while their fill was in
+    /// flight; the fill is not kept.
+    std::unordered_set<std::uint64_t> m_stale_fills;
     unsigned m_module = 0;
     std::optional<noc::address_map> m_map;
     logger m_log;
@@ -122,7 +128,7 @@ private:
     cache::cache_stats m_cache_stats; ///< reads, writes, lookup outcomes, bytes, miss latency
     stats::counter m_writeback_bytes, m_wb_read_waits, m_local_lookups, m_local_hits,
         m_remote_lookups, m_remote_hits, m_home_writes, m_switch_waits, m_remote_way_hits,
-        m_remote_way_misses;
+        m_remote_way_misses, m_range_lookups, m_range_dropped;
     stats::formula m_fills, m_writebacks, m_wb_full_stalls, m_local_hit_rate, m_remote_hit_rate;
     stats::average m_bank_wait, m_wb_occupancy;
 };

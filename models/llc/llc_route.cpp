@@ -19,7 +19,7 @@ noc::route_fn private_route(const noc::address_map& map, unsigned module,
     return
         [home_route, local_slice, map, module, s, remote_ways](const tlm::tlm_generic_payload& gp) {
             using tlm_bus::access_kind;
-            const bool priv = s->cur() == llc_org::private_org;
+            const bool priv = s->cur(module) == llc_org::private_org;
             if (priv || remote_ways) {
                 const auto* e = gp.get_extension<tlm_bus::gpu_extension>();
                 if (e && !e->home_access && e->sm >= 0 && e->module == static_cast<int>(module) &&

@@ -78,13 +78,19 @@ void link::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     m_rsp_busy_cycles += rsp_cycles;
     // A header or an acknowledgement on the command sideband (link_header_bytes = 0) takes no
     // data-channel time: only the flight.
+    const auto at = [&delay] { return (sc_core::sc_time_stamp() + delay).value(); };
+    const std::uint64_t entered = at();
     if (req_cycles > 0)
         channel.use(0, ext, req_cycles, delay);
     delay += m_latency;
+    const std::uint64_t landed = at();
     out->b_transport(gp, delay);
+    const std::uint64_t answered = at();
     if (rsp_cycles > 0)
         response.use(0, nullptr, rsp_cycles, delay); // responses carry no barrier count
     delay += m_latency;
+    m_crossings += 2;
+    m_crossing_ps += (landed - entered) + (at() - answered);
 }
 
 unsigned link::transport_dbg(tlm::tlm_generic_payload& gp)

@@ -35,6 +35,10 @@ public:
     unsigned occupancy_cycles(unsigned bytes) const;
     std::uint64_t requests() const { return m_requests.value(); } ///< b_transport calls
     std::uint64_t bytes() const { return m_bytes.value(); }       ///< data bytes carried
+    /// One-way crossings so far (a request's and its response's each count) and their summed
+    /// time (ps: channel queueing, occupancy and flight), for a consumer measuring the link.
+    std::uint64_t crossings() const { return m_crossings; }
+    std::uint64_t crossing_ps() const { return m_crossing_ps; }
 
 private:
     void b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -47,6 +51,7 @@ private:
     const sc_core::sc_time m_cycle;
     const double m_bytes_per_cycle;
     const unsigned m_header_bytes;
+    std::uint64_t m_crossings = 0, m_crossing_ps = 0;
     stats::group m_stats;
     stats::counter m_requests, m_bytes, m_busy_cycles, m_rsp_busy_cycles;
     stats::formula m_utilisation, m_bandwidth;

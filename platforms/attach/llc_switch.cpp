@@ -6,6 +6,7 @@
 #include "models/llc/llc_route.h"
 #include "models/llc/llc_switch_part.h"
 #include "models/llc/llc_switcher.h"
+#include "models/noc/link.h"
 #include "models/sm/sm.h"
 #include "platforms/attach/attachment.h"
 #include "platforms/gpu_units.h"
@@ -63,7 +64,7 @@ void llc_switch_attach::attach(gpu_view& gpu)
     const auto& p = cfg.platform;
     const noc::address_map map(p.modules, cfg.dram.size.bytes, cfg.llc.slices_per_module,
                                cfg.llc.line_bytes);
-    // The LLC organisation: one switcher for every module's slices (they switch together).
+    // The LLC organisation: one switcher with each module's flags (each module switches alone).
     llc::path_costs costs;
     costs.llc = cfg.llc.hit_latency;
     costs.dram = static_cast<double>(cfg.dram.latency.ps + cfg.dram.tRCD.ps + cfg.dram.tCL.ps) /
@@ -75,7 +76,16 @@ void llc_switch_attach::attach(gpu_view& gpu)
         for (auto& l : gpu.modules[m]->llcs)
             l->attach(sw, m, map);
     gpu.mmio_bus.bind("llc_switch", sw.mmio, llc::switch_reg::WINDOW_BYTES);
+    // The inter-module links (link_<a>_<b>, the platform's children) the monitor measures.
+    if (const sc_core::sc_object* top = gpu.cp.get_parent_object())
+        for (const sc_core::sc_object* o : top->get_child_objects())
+            if (const auto* l = dynamic_cast<const noc::link*>(o))
+                sw.add_link(*l);
     gpu.cp.on_kernel_end([&sw] { return sw.kernel_boundary(); });
+    // A frame about to be reused (the host's L1_INVALIDATE after an eviction's shootdown): the
+    // slices drop their copies of its lines homed elsewhere.
+    gpu.cp.on_l1_invalidate(
+        [&sw](std::uint64_t pa, std::uint64_t bytes) { sw.invalidate_range(pa, bytes); });
     for (unsigned m = 0; m < p.modules; ++m)
         gpu.modules[m]->noc->set_route(
             llc::private_route(map, m, *gpu.modules[m]->noc, sw, cfg.llc.remote_ways > 0));

@@ -176,10 +176,10 @@ void tlb_attach::attach(gpu_view& gpu)
         for (const auto& c : m->clusters)
             for (const auto& l : c->l1s)
                 l1s.push_back(l.get());
-    gpu.cp.l1_invalidate = [l1s](std::uint64_t pa, std::uint64_t bytes) {
+    gpu.cp.on_l1_invalidate([l1s](std::uint64_t pa, std::uint64_t bytes) {
         for (l1::l1* l : l1s)
             l->invalidate_range(pa, bytes);
-    };
+    });
 }
 } // namespace
 

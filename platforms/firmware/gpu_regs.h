@@ -145,5 +145,9 @@
 #define LLC_MODE 0x0cu
 #define LLC_SWITCHES 0x10u
 #define LLC_SWITCH_CYCLES 0x14u
+#define LLC_MODULES 0x18u
+#define LLC_MOD_ARCH0 0x40u
+#define LLC_MOD_CHANGE0 0x80u
+#define LLC_MOD_CUR0 0xc0u
 
 #endif

@@ -2,6 +2,7 @@
 // See models/llc/README.md.
 #include "models/common/trace_events.h"
 #include "models/llc/llc.h"
+#include "models/llc/switch_regs.h"
 #include "test/seed.h"
 #include "test/support/cache_bench.h"
 #include "test/support/stats_probe.h"
@@ -663,4 +664,61 @@ TEST_CASE("llc configuration: remote ways must leave a way for the module's own 
     config::checker chk2(ok, prov);
     c.validate(chk2);
     CHECK(ok.messages().empty());
+}
+
+TEST_CASE("llc switcher: each module has its own flags, and ARCH and CHANGE reach every module")
+{
+    // The registers of a 4-module switcher (no slices attached: the engine only flips flags).
+    llc::llc_config c = llc_cfg();
+    c.switch_cycles = 10;
+    const noc::address_map map(4, 1 << 20, c.slices_per_module, c.line_bytes);
+    llc::llc_switcher sw("sw", c, clocks(), map, llc::path_costs{}, 1);
+    test::test_initiator host("host");
+    host.mem.bind(sw.mmio);
+    using namespace llc::switch_reg;
+    std::uint32_t cur_mixed = 9, cur_all = 9, mod1 = 9, mod0 = 9, change = 9, modules = 0,
+                  absent = 9;
+    std::uint64_t busy0 = 0, busy1 = 0;
+    bool cur1 = false, cur0 = true;
+    host.body = [&](test::test_initiator& h) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        modules = h.read32(MODULES, d);
+        // Module 1 alone to private.
+        h.write32(MOD_ARCH0 + 4, 1, d);
+        h.write32(MOD_CHANGE0 + 4, 1, d);
+        sc_core::wait(d + sc_time(1, SC_NS));
+        d = sc_core::SC_ZERO_TIME;
+        cur1 = sw.cur(1) == llc::llc_org::private_org;
+        cur0 = sw.cur(0) == llc::llc_org::private_org;
+        busy0 = sw.busy_until(0);
+        busy1 = sw.busy_until(1);
+        mod1 = h.read32(MOD_CUR0 + 4, d);
+        mod0 = h.read32(MOD_CUR0, d);
+        cur_mixed = h.read32(CUR, d);
+        // Every module to private through the broadcast registers.
+        h.write32(ARCH, 1, d);
+        h.write32(CHANGE, 1, d);
+        sc_core::wait(d + sc_time(1, SC_NS));
+        d = sc_core::SC_ZERO_TIME;
+        cur_all = h.read32(CUR, d);
+        change = h.read32(CHANGE, d);
+        // Module 5 does not exist: its flags read 0 and a switch request does nothing.
+        h.write32(MOD_ARCH0 + 20, 1, d);
+        h.write32(MOD_CHANGE0 + 20, 1, d);
+        absent = h.read32(MOD_ARCH0 + 20, d) | h.read32(MOD_CHANGE0 + 20, d) |
+                 h.read32(MOD_CUR0 + 20, d) | h.read32(CHANGE, d);
+    };
+    sc_core::sc_start();
+    CHECK(modules == 4);
+    CHECK(cur1);
+    CHECK_FALSE(cur0);
+    CHECK(busy0 == 0);      // module 0 did not switch: its slices never wait
+    CHECK(busy1 == 10'000); // module 1's switch: switch_cycles at a 1 ns NoC clock
+    CHECK(mod1 == 1);
+    CHECK(mod0 == 0);
+    CHECK(cur_mixed == 2);
+    CHECK(cur_all == 1);
+    CHECK(change == 0);
+    CHECK(absent == 0);
+    CHECK(sw.switches() == 4); // module 1 once, modules 0, 2 and 3 once more
 }

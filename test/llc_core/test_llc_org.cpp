@@ -150,3 +150,72 @@ TEST_CASE("estimator: one set in 8 estimates the costs of all sets within 10 %")
     CHECK_THROWS_AS(org_estimator(small(3)), std::invalid_argument);
     CHECK_THROWS_AS(all.access(4, 0, 0, false), std::out_of_range);
 }
+
+TEST_CASE("estimator: a congested link measured under shared moves the table to private")
+{
+    // The table of the case above read twice over an idle 40-cycle link: per access, shared
+    // 30 + 0.75 x 80 + 200 / 8 = 115 beats private 30 + (200 + 0.75 x 80) / 2 = 160. Shared
+    // crosses 1.5 times an access, private 0.75.
+    estimator_params p = small(4);
+    p.costs = {30, 200, 40};
+    org_estimator e(p);
+    const std::uint64_t lines = p.sets * p.ways;
+    for (int pass = 0; pass < 2; ++pass)
+        for (std::uint64_t l = 0; l < lines; ++l)
+            for (unsigned m = 0; m < 4; ++m)
+                e.access(m, home_of(l, 4), l * 128, false);
+    CHECK(e.cost(llc_org::shared) == Approx(115));
+    CHECK(e.cost(llc_org::private_org) == Approx(160));
+    CHECK_FALSE(e.decide(llc_org::shared, 0.05).has_value());
+    // Measured under shared: a crossing takes 120 cycles (80 of queueing). Shared pays it all:
+    // 30 + 1.5 x 120 + 25 = 235; private makes half the crossings, so half the queueing:
+    // 30 + 100 + 0.75 x (40 + 40) = 190.
+    e.set_measured({30, 200, 120});
+    CHECK(e.cost(llc_org::shared, llc_org::shared) == Approx(235));
+    CHECK(e.cost(llc_org::private_org, llc_org::shared) == Approx(190));
+    CHECK(e.decide(llc_org::shared, 0.05) == llc_org::private_org);
+    // Measured under private (its own lighter load: 20 cycles of queueing): shared would cross
+    // twice as often, 40 cycles of queueing, 30 + 1.5 x 80 + 25 = 175; private 30 + 100 + 0.75
+    // x 60 = 175: no switch back.
+    e.set_measured({30, 200, 60});
+    CHECK(e.cost(llc_org::shared, llc_org::private_org) == Approx(175));
+    CHECK(e.cost(llc_org::private_org, llc_org::private_org) == Approx(175));
+    CHECK_FALSE(e.decide(llc_org::private_org, 0.05).has_value());
+    // A measured LLC lookup and DRAM access weigh both; DRAM queueing scales with the misses.
+    e.set_measured({50, 300, 40});
+    CHECK(e.cost(llc_org::shared, llc_org::shared) == Approx(50 + 60 + 300.0 / 8));
+    CHECK(e.cost(llc_org::private_org, llc_org::shared) ==
+          Approx(50 + (200 + 100 * 4 + 60) / 2.0)); // 4 x the misses: 4 x the queueing
+    // A new epoch returns to the unloaded figures.
+    e.new_epoch();
+    for (int pass = 0; pass < 2; ++pass)
+        for (std::uint64_t l = 0; l < lines; ++l)
+            for (unsigned m = 0; m < 4; ++m)
+                e.access(m, home_of(l, 4), l * 128, false);
+    CHECK(e.cost(llc_org::shared) == Approx(30 + 0.75 * 80)); // warm shadows, idle link: 90
+}
+
+TEST_CASE("estimator: each module decides from its own SMs' accesses")
+{
+    // Module 0 reads lines of its own (no crossing either way; under shared they compete with
+    // module 1's reads of lines homed on module 0); module 1 reads a table homed on every
+    // module four times (private saves it the crossings).
+    estimator_params p = small(4);
+    p.costs = {30, 200, 60};
+    org_estimator e(p);
+    const std::uint64_t lines = p.sets * p.ways;
+    for (int pass = 0; pass < 4; ++pass)
+        for (std::uint64_t l = 0; l < lines; ++l) {
+            e.access(1, home_of(l, 4), l * 128, false);
+            const std::uint64_t own = (l / 32 * 4) * 32 + l % 32; // homed on module 0
+            e.access(0, home_of(own, 4), own * 128, false);
+        }
+    CHECK(e.crossings(llc_org::shared, 0) == 0);
+    CHECK(e.crossings(llc_org::private_org, 0) == 0);
+    CHECK(e.cost(llc_org::shared, 0u) <= e.cost(llc_org::private_org, 0u));
+    CHECK(e.cost(llc_org::private_org, 1u) < e.cost(llc_org::shared, 1u));
+    CHECK_FALSE(e.decide(0, llc_org::shared, 0.05).has_value());
+    CHECK(e.decide(1, llc_org::shared, 0.05) == llc_org::private_org);
+    CHECK(e.samples(0) + e.samples(1) == e.samples());
+    CHECK_THROWS_AS(e.decide(4, llc_org::shared, 0.05), std::out_of_range);
+}

@@ -93,21 +93,51 @@ struct estimator_params {
 /// module crosses the link both ways. Private: a line lives in the requesting module's shadow;
 /// a miss reads through the home (crossing the link both ways if remote); a write to a line
 /// homed elsewhere goes through to the home (one crossing) and allocates nothing.
+/// It counts, per requesting module and organisation, sampled accesses, shadow misses and link
+/// crossings; the costs weigh those counts, per module (each module's flags decide from its
+/// SMs' accesses) or for the whole GPU. The weights: the unloaded path_costs (set_costs), or,
+/// after set_measured(), the figures measured over the epoch under the organisation in effect
+/// (queueing included): an LLC lookup costs the measured one under both organisations; the
+/// queueing part of a link crossing (measured - unloaded) and of a DRAM access scales with
+/// the crossings (misses) the organisation makes relative to the one in effect, so the
+/// organisation that loads a congested link less is charged less queueing.
 class org_estimator {
 public:
     explicit org_estimator(const estimator_params& p);
     /// One LLC access by an SM of module `from` to `addr`, homed on module `home`.
     void access(unsigned from, unsigned home, std::uint64_t addr, bool write);
-    /// Mean cost per sampled access this epoch under `o` (0 without samples).
-    double cost(llc_org o) const;
-    std::uint64_t samples() const { return m_samples; } ///< sampled accesses this epoch
+    /// The unloaded figures (what a lone access costs on each part of its path).
+    void set_costs(const path_costs& c) { m_p.costs = c; }
+    const path_costs& costs() const { return m_p.costs; } ///< the unloaded figures
+    /// The mean figures measured over this epoch under the organisation in effect (queueing
+    /// included); new_epoch() returns to the unloaded ones until the next call.
+    void set_measured(const path_costs& m)
+    {
+        m_measured = m;
+        m_has_measured = true;
+    }
+    /// Mean cost per sampled access this epoch under `o`, over every module (0 without
+    /// samples), with `in_effect` the organisation the measured figures were taken under.
+    double cost(llc_org o, llc_org in_effect = llc_org::shared) const;
+    /// The same for the accesses of module `module`'s SMs.
+    double cost(llc_org o, unsigned module, llc_org in_effect = llc_org::shared) const;
+    std::uint64_t samples() const; ///< sampled accesses this epoch
+    /// Sampled accesses of module `module`'s SMs this epoch.
+    std::uint64_t samples(unsigned module) const { return m_mod.at(module).samples; }
     /// Hits of the shadow tags of `o` this epoch.
-    std::uint64_t hits(llc_org o) const { return m_hits[index(o)]; }
+    std::uint64_t hits(llc_org o) const;
     /// Link crossings `o` would make this epoch (sampled accesses only).
-    std::uint64_t crossings(llc_org o) const { return m_crossings[index(o)]; }
+    std::uint64_t crossings(llc_org o) const;
+    /// The same for module `module`'s SMs' accesses.
+    std::uint64_t crossings(llc_org o, unsigned module) const
+    {
+        return m_mod.at(module).crossings[index(o)];
+    }
     /// The organisation to switch to at the end of an epoch: the other one when its cost is
     /// below (1 - margin) x the current one's and the epoch had enough samples; else nothing.
     std::optional<llc_org> decide(llc_org current, double margin) const;
+    /// The same for module `module`, from its SMs' accesses (and min_samples of them).
+    std::optional<llc_org> decide(unsigned module, llc_org current, double margin) const;
     /// Starts a new epoch: counts restart, the shadow tags stay warm.
     void new_epoch();
 
@@ -116,17 +146,25 @@ private:
         std::uint64_t line = ~std::uint64_t{0};
         bool dirty = false;
     };
+    /// One requesting module's counts this epoch, [0] shared, [1] private.
+    struct counts {
+        std::uint64_t samples = 0;
+        std::uint64_t hits[2] = {0, 0}, misses[2] = {0, 0}, crossings[2] = {0, 0};
+    };
     static unsigned index(llc_org o) { return o == llc_org::shared ? 0 : 1; }
     /// Looks up `line` in one module's shadow set (LRU: front = most recent); true on a hit.
     bool touch(std::vector<way>& set, std::uint64_t line, bool write, bool* newly_dirty);
     std::vector<way>& shadow_set(unsigned org, unsigned module, unsigned sampled_set);
+    double weigh(const counts& c, unsigned org, unsigned in_effect) const;
+    counts total() const;
+    std::optional<llc_org> choose(const counts& c, llc_org current, double margin) const;
 
     estimator_params m_p;
     unsigned m_line_shift = 0, m_sampled_sets = 0;
     std::vector<std::vector<way>> m_sets; ///< [org][module][sampled set] flattened
-    std::uint64_t m_samples = 0;
-    std::uint64_t m_hits[2] = {0, 0}, m_crossings[2] = {0, 0};
-    double m_cost[2] = {0, 0};
+    std::vector<counts> m_mod;            ///< by requesting module
+    path_costs m_measured;
+    bool m_has_measured = false;
 };
 
 } // namespace vgpu::llc
