@@ -477,31 +477,16 @@ std::uint32_t fault_part::map_page(std::uint64_t va, bool write, unsigned sm)
     const bool ro = m_host.pages().read_only.count(vpn) != 0;
     if (write && ro)
         return static_cast<std::uint32_t>(fault_reason::read_only);
-    // Placement: first touch is the module of the SM whose access faulted first.
+    // Placement: first touch is the module of the SM whose access faulted first; fill and map
+    // by the copy engine and a timed PTE write (the rule shared with placement at first touch).
     const unsigned touch = sm / std::max(1u, m_host.facts().sms_per_module);
-    const unsigned m = m_host.placer().home(vpn, touch);
-    bool reused = false;
-    const std::optional<std::uint64_t> pa = m_host.placer().frame(m, &reused);
-    if (!pa)
+    const placed_page p = m_host.place_page(b, vpn, touch, &m_qk);
+    if (p.result == placed_page::outcome::no_frame)
         return static_cast<std::uint32_t>(fault_reason::memory_full);
-    // Fill: the staged initial data or the evicted copy, by DMA. A new frame reads as zero; a
-    // reused one (an evicted page's) is zeroed when the page has nothing staged.
-    std::vector<std::uint8_t> data;
-    const bool staged = m_host.host_copy(b, vpn, data);
-    if (!staged && reused)
-        data.assign(page, 0);
-    if (staged || reused) {
-        std::vector<transfer_piece> pieces;
-        m_host.pieces_physical(*pa, data.data(), page, pieces);
-        if (!m_host.transfer_dma(tlm::TLM_WRITE_COMMAND, pieces, m_qk))
-            return static_cast<std::uint32_t>(fault_reason::memory_full);
+    if (p.filled)
         m_host.count_bytes(false, page);
-    }
-    if (!m_host.set_pte(va, page_table::encode(*pa, !ro, ro, m), m_qk))
+    if (p.result == placed_page::outcome::write_failed)
         return static_cast<std::uint32_t>(fault_reason::not_mapped);
-    m_host.memory().pages[vpn] = *pa;
-    m_host.memory().bytes_per_module = m_host.placer().bytes_per_module();
-    m_host.pages().evicted.erase(vpn);
     ++m_services;
     return 0;
 }
