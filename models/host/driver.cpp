@@ -893,8 +893,11 @@ placed_page driver::place_page(std::size_t b, std::uint64_t vpn, unsigned touch,
     return out;
 }
 
-bool driver::set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk)
+bool driver::set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk,
+                     bool* written)
 {
+    if (written)
+        *written = false;
     namespace reg = cp::reg;
     const std::uint64_t page = m_facts.page_bytes;
     const auto leaf = m_leaf.find(va / page);
@@ -909,6 +912,8 @@ bool driver::set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantum
         return false;
     }
     m_bytes_written += sizeof raw;
+    if (written)
+        *written = true;
     // (5) Stale translations of the page go (a TLB never holds a not-present entry, but the
     // page may have been mapped to another frame before an eviction).
     const std::uint64_t first = va / page * page;

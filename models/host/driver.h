@@ -183,7 +183,8 @@ private:
     bool transfer_dma(tlm::tlm_command cmd, const std::vector<transfer_piece>& pieces,
                       tlm_utils::tlm_quantumkeeper& qk) override;
     void count_bytes(bool read, std::uint64_t bytes) override;
-    bool set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk) override;
+    bool set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk,
+                 bool* written = nullptr) override;
     const region* region_of(std::uint64_t va, std::size_t* buffer = nullptr) const override;
     placed_page place_page(std::size_t b, std::uint64_t vpn, unsigned touch,
                            tlm_utils::tlm_quantumkeeper* qk) override;

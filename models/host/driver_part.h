@@ -92,7 +92,10 @@ public:
     /// Adds to gpu.host.bytes_read (read) or bytes_written.
     virtual void count_bytes(bool read, std::uint64_t bytes) = 0;
     /// Writes PTE raw at the leaf of va (timed by qk) and shoots down the TLBs for the page.
-    virtual bool set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk) = 0;
+    /// `written` (if given): whether the PTE write itself succeeded (false returned with it
+    /// true: the shootdown failed).
+    virtual bool set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk,
+                         bool* written = nullptr) = 0;
     /// The region (buffer or program) holding va, or nullptr; `buffer` receives its index.
     virtual const region* region_of(std::uint64_t va, std::size_t* buffer = nullptr) const = 0;
     /// The host's copy of page vpn of buffer b (initial data, or the page evicted last), into

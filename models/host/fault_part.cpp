@@ -534,9 +534,12 @@ bool fault_part::evict_for_pressure(std::uint64_t keep_vpn)
                 it = m_resident.erase(it);
                 continue;
             }
-            m_resident.erase(it);
+            it = m_resident.erase(it);
+            if (unmap_and_copy_out({vpn}, b, m_qk, " (memory pressure)", true) == 0) {
+                m_resident.insert(it, vpn); // still mapped and resident, in its place
+                break;
+            }
             ++m_pressure_evictions;
-            unmap_and_copy_out({vpn}, b, m_qk, " (memory pressure)", true);
             found = true;
             break;
         }
@@ -545,31 +548,47 @@ bool fault_part::evict_for_pressure(std::uint64_t keep_vpn)
     return ok;
 }
 
-void fault_part::unmap_and_copy_out(const std::vector<std::uint64_t>& vpns, std::size_t b,
-                                    tlm_utils::tlm_quantumkeeper& qk, const char* by,
-                                    bool release_frames)
+std::size_t fault_part::unmap_and_copy_out(const std::vector<std::uint64_t>& vpns, std::size_t b,
+                                           tlm_utils::tlm_quantumkeeper& qk, const char* by,
+                                           bool release_frames)
 {
     const std::uint64_t page = m_host.facts().page_bytes;
     const sc_core::sc_time start = sc_core::sc_time_stamp() + qk.get_local_time();
     // Unmap first, so that no access reaches the old frames after the copy: clear the PTEs
     // and shoot each page down in every SM's TLB (an access after that faults and replays
     // once the page is back), give accesses translated before it time to land, copy.
+    // A PTE write that fails leaves its page mapped on the GPU: it stays present in the host's
+    // page table too and resident, and so do the pages after it; the pages unmapped before it
+    // are evicted. A failed shootdown leaves the PTE cleared: that page is evicted too.
+    std::vector<std::uint64_t> unmapped;
     for (std::uint64_t vpn : vpns) {
         m_table.swap_out(vpn); // the host's page table first: a fault on it now swaps it in
-        if (!m_host.set_pte(vpn * page, 0, qk))
-            return;
+        bool written = false;
+        const bool ok = m_host.set_pte(vpn * page, 0, qk, &written);
+        if (!written) {
+            m_table.present(vpn); // still mapped
+            break;
+        }
+        unmapped.push_back(vpn);
         ++m_shootdowns;
+        if (!ok)
+            break;
     }
+    if (unmapped.empty())
+        return 0;
     qk.inc(sc_core::sc_time(evict_drain_ns, sc_core::SC_NS));
     // The L1s are physically addressed and otherwise invalidated only at kernel boundaries:
     // once the accesses translated before the shootdown have landed, the pages' lines leave
-    // every L1, so that a page given the frame later in the kernel is not read from them.
-    for (std::uint64_t vpn : vpns)
-        if (!invalidate_l1(m_host.memory().pages.at(vpn), page, qk))
-            return;
-    copy_out(vpns, b, qk, by, release_frames);
+    // every L1, so that a page given the frame later in the kernel is not read from them. If
+    // that fails the pages are still copied out (their frames hold them), but their frames are
+    // not given to other pages.
+    bool dropped = true;
+    for (std::uint64_t vpn : unmapped)
+        dropped = dropped && invalidate_l1(m_host.memory().pages.at(vpn), page, qk);
+    copy_out(unmapped, b, qk, by, release_frames && dropped);
     m_eviction_time.sample((sc_core::sc_time_stamp() + qk.get_local_time() - start).to_seconds() *
                            1e9);
+    return unmapped.size();
 }
 
 void fault_part::copy_out(const std::vector<std::uint64_t>& vpns, std::size_t b,
