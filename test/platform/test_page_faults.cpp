@@ -588,3 +588,34 @@ TEST_CASE("faults: pages placed at their first touch are evicted under memory pr
         CHECK(r.stat("gpu.host.touch_placements") + r.stat("gpu.fault_services") == 32);
     }
 }
+
+TEST_CASE("faults: a CBV's buffer evicted mid-kernel is read back by the CDL's replays, both modes")
+{
+    // cdl_on_demand.yaml's kernel with its constant buffer m (64 x 64 floats, 4 pages) eager,
+    // evicted 500 ns into the kernel on the default platform, while the CTAs still read it with
+    // CDL: each CDL line read then faults, waits for the swap-in and replays, and the result is
+    // still the reference's.
+    std::string text;
+    {
+        std::ifstream f(VGPU_SOURCE_DIR "/test/platform/workloads/cdl_on_demand.yaml");
+        std::stringstream ss;
+        ss << f.rdbuf();
+        text = ss.str();
+    }
+    const std::string od = ",\n     alloc: on_demand}";
+    const auto at = text.find(od);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, od.size(), "}");
+    text += "evict:\n  - {buffer: m, phase: 0, after_ns: 500}\n";
+    for (const char* mode : modes) {
+        cli_runner cli(std::string("faults_cbv_evict_") + mode);
+        cli.write("w.yaml", text);
+        const run_result r =
+            run(cli, "-w w.yaml -D n=64 -D reps=4 -s platform.timing.mode=" + std::string(mode));
+        INFO(mode << "\n" << r.r.out << r.r.err);
+        REQUIRE(r.r.code == 0);
+        CHECK(r.stat("gpu.host.evictions") == 4);
+        CHECK(r.stat("gpu.host.swap_ins") > 0);
+        CHECK(r.stat("gpu.host.fatal_faults") == 0);
+    }
+}
