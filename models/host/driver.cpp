@@ -795,6 +795,7 @@ driver::touch_answer driver::place_at_touch(std::uint64_t va, int sm, std::uint6
         w = std::make_shared<tlm_bus::fault_wait>();
         w->raised_ps = now;
         w->deadline_ps = std::numeric_limits<std::uint64_t>::max();
+        w->placement = true;
     }
     m_touch_due.notify(sc_core::sc_time::from_value(m_claims.due_ps(vpn) - now));
     return {0, w};
