@@ -38,6 +38,9 @@ struct fault_wait {
     /// access; the initiator replays it at this time, when an MSHR is free, as accurate mode's
     /// miss waits in the cache until then (models/l1/README.md). 0: a page fault.
     std::uint64_t retry_ps = 0;
+    /// Not a page fault either: the page waits for its first-touch placement to be decided
+    /// (models/page_alloc/README.md); waited for and replayed as a fault, not counted as one.
+    bool placement = false;
 };
 
 /// Attributes of a GPU memory transaction, attached to every pooled payload.

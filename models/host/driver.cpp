@@ -11,6 +11,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace vgpu::host {
 
@@ -60,6 +61,9 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
     }
     SC_HAS_PROCESS(driver);
     SC_THREAD(run);
+    SC_METHOD(decide_touches);
+    sensitive << m_touch_due;
+    dont_initialize();
     if (cfg.kind == host_kind::riscv) {
         // The firmware CPU, a child of the host: interrupt source 0 is the CP, 1 the fault
         // unit; the firmware services page faults (no shadow thread).
@@ -751,7 +755,8 @@ bool driver::host_copy(std::size_t b, std::uint64_t vpn, std::vector<std::uint8_
     return true;
 }
 
-std::uint64_t driver::place_at_touch(std::uint64_t va, int sm)
+driver::touch_answer driver::place_at_touch(std::uint64_t va, int sm, std::uint64_t at_ps,
+                                            bool can_wait)
 {
     const std::uint64_t page = m_facts.page_bytes;
     const std::uint64_t vpn = va / page;
@@ -761,51 +766,139 @@ std::uint64_t driver::place_at_touch(std::uint64_t va, int sm)
     // service evicts for it and places the page itself), take the page fault instead.
     if (!r || !r->at_touch || m_pages.evicted.count(vpn) || r < m_plan.buffers.data() ||
         r >= m_plan.buffers.data() + m_plan.buffers.size() || m_wl.buffers[b].copy_on_write)
-        return 0;
+        return {};
     if (!m_touch_full)
         for (unsigned i = 0; i < m_placer.modules(); ++i)
             m_touch_full = m_touch_full || m_placer.full(i);
-    const bool ro = m_pages.read_only.count(vpn) != 0;
     // Placed already: a walk that read the PTE before that placement wrote it (walks of
     // several TLBs overlap) takes the page where it is.
-    if (const auto placed = m_plan.pages.find(vpn); placed != m_plan.pages.end())
-        return page_table::encode(placed->second, !ro, ro, m_placer.module_of(placed->second));
-    const auto leaf = m_leaf.find(vpn);
-    if (leaf == m_leaf.end() || m_touch_full)
+    if (const auto placed = m_plan.pages.find(vpn); placed != m_plan.pages.end()) {
+        const bool ro = m_pages.read_only.count(vpn) != 0;
+        return {page_table::encode(placed->second, !ro, ro, m_placer.module_of(placed->second)), 0};
+    }
+    if (m_leaf.count(vpn) == 0 || m_touch_full) {
+        m_claims.forget(vpn);
+        return {};
+    }
+    // The earliest touch wins, ties to the lowest SM, in both timing modes: decided once
+    // simulated time has passed the earliest touch's time (every touch is made at or before its
+    // own time), so neither the order of the calls nor the quantum decides.
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::optional<placement::touch_claim> first =
+        m_claims.touch(vpn, placement::touch_claim{at_ps, std::max(0, sm)}, now, !can_wait);
+    if (first)
+        return {place_touched(vpn, b, *first), nullptr};
+    // Not decided yet: the toucher waits (as for a page fault, answered when the page is
+    // decided; no fault is raised) and replays.
+    std::shared_ptr<tlm_bus::fault_wait>& w = m_touch_waits[vpn];
+    if (!w) {
+        w = std::make_shared<tlm_bus::fault_wait>();
+        w->raised_ps = now;
+        w->deadline_ps = std::numeric_limits<std::uint64_t>::max();
+        w->placement = true;
+    }
+    m_touch_due.notify(sc_core::sc_time::from_value(m_claims.due_ps(vpn) - now));
+    return {0, w};
+}
+
+std::uint64_t driver::place_touched(std::uint64_t vpn, std::size_t b,
+                                    const placement::touch_claim& first)
+{
+    const unsigned touch = static_cast<unsigned>(first.sm) / std::max(1u, m_facts.sms_per_module);
+    const placed_page p = place_page(b, vpn, touch, nullptr);
+    if (p.result != placed_page::outcome::placed)
         return 0;
-    const unsigned touch =
-        static_cast<unsigned>(std::max(0, sm)) / std::max(1u, m_facts.sms_per_module);
+    ++m_touch_placements;
+    for (const auto& part : m_parts)
+        part->page_placed(vpn);
+    return p.pte;
+}
+
+void driver::decide_touches()
+{
+    // Every page whose earliest touch is past: placed for it, its touchers told to replay.
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    std::uint64_t next = 0;
+    for (auto it = m_touch_waits.begin(); it != m_touch_waits.end();) {
+        const std::uint64_t vpn = it->first;
+        std::optional<placement::touch_claim> first = m_claims.decide(vpn, now);
+        if (!first && m_claims.earliest(vpn)) {
+            const std::uint64_t due = m_claims.due_ps(vpn);
+            next = next == 0 ? due : std::min(next, due);
+            ++it;
+            continue;
+        }
+        // Decided here, or placed (or refused) by another path meanwhile: the replay finds
+        // the page where it is, or faults.
+        std::size_t b = 0;
+        if (first && region_of(vpn * m_facts.page_bytes, &b) && !m_plan.pages.count(vpn))
+            place_touched(vpn, b, *first);
+        it->second->resolved = true;
+        it->second->done.notify();
+        it = m_touch_waits.erase(it);
+    }
+    if (next != 0)
+        m_touch_due.notify(sc_core::sc_time::from_value(next - now));
+}
+
+placed_page driver::place_page(std::size_t b, std::uint64_t vpn, unsigned touch,
+                               tlm_utils::tlm_quantumkeeper* qk)
+{
+    const std::uint64_t page = m_facts.page_bytes;
+    placed_page out;
+    const bool ro = m_pages.read_only.count(vpn) != 0;
     const unsigned m = m_placer.home(vpn, touch);
     bool reused = false;
     const std::optional<std::uint64_t> pa = m_placer.frame(m, &reused);
     if (!pa)
-        return 0;
-    // The staged contents, by the backdoor (a zero page needs no copy when its frame is new).
+        return out;
+    // The fill: the host's copy (staged initial data or the evicted copy). A new frame reads
+    // as zero; a reused one (an evicted page's) is zeroed when the page has nothing staged.
     std::vector<std::uint8_t> data;
     const bool staged = host_copy(b, vpn, data);
     if (!staged && reused)
         data.assign(page, 0);
+    bool ok = true;
     if (staged || reused) {
         std::vector<transfer_piece> pieces;
         pieces_physical(*pa, data.data(), page, pieces);
-        for (const transfer_piece& p : pieces)
-            if (dma.debug(tlm::TLM_WRITE_COMMAND, p.pa, p.data, p.len) != p.len)
-                return 0;
+        if (qk)
+            ok = transfer_dma(tlm::TLM_WRITE_COMMAND, pieces, *qk);
+        else
+            for (const transfer_piece& piece : pieces)
+                ok = ok && dma.debug(tlm::TLM_WRITE_COMMAND, piece.pa, piece.data, piece.len) ==
+                               piece.len;
+        out.filled = ok;
     }
     std::uint64_t raw = page_table::encode(*pa, !ro, ro, m);
-    if (dma.debug(tlm::TLM_WRITE_COMMAND, leaf->second, reinterpret_cast<std::uint8_t*>(&raw),
-                  sizeof raw) != sizeof raw)
-        return 0;
+    if (ok && qk) {
+        ok = set_pte(vpn * page, raw, *qk);
+    } else if (ok) {
+        const auto leaf = m_leaf.find(vpn);
+        ok = leaf != m_leaf.end() &&
+             dma.debug(tlm::TLM_WRITE_COMMAND, leaf->second, reinterpret_cast<std::uint8_t*>(&raw),
+                       sizeof raw) == sizeof raw;
+    }
+    if (!ok) {
+        m_placer.release(*pa); // nothing maps it: free for the next page
+        out.result = placed_page::outcome::write_failed;
+        return out;
+    }
     m_plan.pages[vpn] = *pa;
     m_plan.bytes_per_module = m_placer.bytes_per_module();
-    ++m_touch_placements;
-    for (const auto& part : m_parts)
-        part->page_placed(vpn);
-    return raw;
+    m_pages.evicted.erase(vpn);
+    m_claims.forget(vpn);
+    out.result = placed_page::outcome::placed;
+    out.pa = *pa;
+    out.pte = raw;
+    return out;
 }
 
-bool driver::set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk)
+bool driver::set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk,
+                     bool* written)
 {
+    if (written)
+        *written = false;
     namespace reg = cp::reg;
     const std::uint64_t page = m_facts.page_bytes;
     const auto leaf = m_leaf.find(va / page);
@@ -820,6 +913,8 @@ bool driver::set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantum
         return false;
     }
     m_bytes_written += sizeof raw;
+    if (written)
+        *written = true;
     // (5) Stale translations of the page go (a TLB never holds a not-present entry, but the
     // page may have been mapped to another frame before an eviction).
     const std::uint64_t first = va / page * page;

@@ -10,6 +10,8 @@
 #include "models/host/memory_plan.h"
 #include "models/host/workload.h"
 #include "models/host_cpu/cpu.h"
+#include "models/page_alloc/core/touch_claims.h"
+#include "tlm_bus/gpu_extension.h"
 #include "tlm_bus/initiator_port.h"
 
 #include <cstdint>
@@ -103,11 +105,22 @@ public:
     void set_window_marker(std::function<int()> marker) { m_marker = std::move(marker); }
     /// Simulated time spent loading memory before the first launch (0 with host.load backdoor).
     sc_core::sc_time load_time() const { return m_load_time; }
-    /// First-touch placement (models/page_alloc/README.md): the leaf PTE of va's page after
-    /// placing it now, in zero simulated time, on the module of SM `sm`, with its staged
-    /// contents copied in; 0 if the page is not a buffer page waiting for its first touch (the
-    /// access then faults as usual). Called by the TLBs when a walk finds a page not present.
-    std::uint64_t place_at_touch(std::uint64_t va, int sm);
+    /// The answer to a touch of a page waiting for its first touch.
+    struct touch_answer {
+        std::uint64_t pte = 0; ///< the page's leaf PTE now (0 without `wait`: fault as usual)
+        /// Not decided yet: the access waits for this (resolved, never fatal, once the page is
+        /// decided) and replays.
+        std::shared_ptr<tlm_bus::fault_wait> wait;
+    };
+    /// First-touch placement (models/page_alloc/README.md): SM `sm`'s access found va's page
+    /// not present at simulated time at_ps (the call is made at or before it). The page goes
+    /// to the module of the earliest touch, ties to the lowest SM (placement::touch_claims),
+    /// placed in zero simulated time with its staged contents copied in; until simulated time
+    /// has passed the earliest touch's time, the toucher is told to wait and replay, unless
+    /// `can_wait` is false (then the page is decided among the touches seen so far). pte 0 and
+    /// no wait if the page is not a buffer page waiting for its first touch (the access then
+    /// faults as usual). Called by the TLBs when a walk finds a page not present.
+    touch_answer place_at_touch(std::uint64_t va, int sm, std::uint64_t at_ps, bool can_wait);
     std::uint64_t fault_services() const; ///< pages the fault part mapped (0 without it)
     std::uint64_t fault_batches() const;  ///< the fault part's service rounds (0 without it)
     /// The parts' output files (OUTDIR/shader_trace.bin, instrumented_trace.csv, ...); complete
@@ -170,8 +183,11 @@ private:
     bool transfer_dma(tlm::tlm_command cmd, const std::vector<transfer_piece>& pieces,
                       tlm_utils::tlm_quantumkeeper& qk) override;
     void count_bytes(bool read, std::uint64_t bytes) override;
-    bool set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk) override;
+    bool set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk,
+                 bool* written = nullptr) override;
     const region* region_of(std::uint64_t va, std::size_t* buffer = nullptr) const override;
+    placed_page place_page(std::size_t b, std::uint64_t vpn, unsigned touch,
+                           tlm_utils::tlm_quantumkeeper* qk) override;
     bool host_copy(std::size_t b, std::uint64_t vpn, std::vector<std::uint8_t>& out) const override;
     bool launch_and_wait(unsigned p, const kernel_decl& k, const launch_variant& v) override;
 
@@ -228,6 +244,15 @@ private:
     /// A module's memory has filled: pages are placed by the fault service from now on (it
     /// evicts to make room), not at their first touch.
     bool m_touch_full = false;
+    placement::touch_claims m_claims; ///< touches of pages not placed yet (place_at_touch)
+    /// Pages with touches not decided yet: what their touchers wait for.
+    std::map<std::uint64_t, std::shared_ptr<tlm_bus::fault_wait>> m_touch_waits;
+    sc_core::sc_event m_touch_due; ///< the earliest undecided page can be decided
+    /// SC_METHOD: places every page whose earliest touch is past and wakes its touchers.
+    void decide_touches();
+    /// Places page vpn of buffer b for touch `first` (zero time); its leaf PTE, 0 if it failed.
+    std::uint64_t place_touched(std::uint64_t vpn, std::size_t b,
+                                const placement::touch_claim& first);
     stats::counter m_bytes_written, m_bytes_read, m_transactions, m_kernels, m_touch_placements,
         m_checks_passed, m_checks_failed;
     stats::formula m_load_ns;

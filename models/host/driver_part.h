@@ -38,6 +38,19 @@ struct host_pages {
     std::set<std::uint64_t> read_only;                          ///< read_only VPNs
 };
 
+/// What part_host::place_page did with a page.
+struct placed_page {
+    enum class outcome {
+        placed,      ///< on its frame, filled, its leaf PTE written
+        no_frame,    ///< its home module's memory is full (nothing written)
+        write_failed ///< the fill or the PTE write failed (the frame is free again)
+    };
+    outcome result = outcome::no_frame;
+    std::uint64_t pa = 0;  ///< its frame (placed)
+    std::uint64_t pte = 0; ///< the leaf PTE written (placed)
+    bool filled = false; ///< contents written to the frame (a host copy, or a reused frame's zeros)
+};
+
 /// Output files of a run, by name in OUTDIR.
 using output_files = std::map<std::string, std::vector<std::uint8_t>>;
 
@@ -79,13 +92,25 @@ public:
     /// Adds to gpu.host.bytes_read (read) or bytes_written.
     virtual void count_bytes(bool read, std::uint64_t bytes) = 0;
     /// Writes PTE raw at the leaf of va (timed by qk) and shoots down the TLBs for the page.
-    virtual bool set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk) = 0;
+    /// `written` (if given): whether the PTE write itself succeeded (false returned with it
+    /// true: the shootdown failed).
+    virtual bool set_pte(std::uint64_t va, std::uint64_t raw, tlm_utils::tlm_quantumkeeper& qk,
+                         bool* written = nullptr) = 0;
     /// The region (buffer or program) holding va, or nullptr; `buffer` receives its index.
     virtual const region* region_of(std::uint64_t va, std::size_t* buffer = nullptr) const = 0;
     /// The host's copy of page vpn of buffer b (initial data, or the page evicted last), into
     /// `out` (page_bytes); false if it is all zero.
     virtual bool host_copy(std::size_t b, std::uint64_t vpn,
                            std::vector<std::uint8_t>& out) const = 0;
+    /// Places page vpn of buffer b, the one rule of both placement paths (first touch and the
+    /// fault service): its home module by memory.page_alloc (`touch`: the module of the SM
+    /// that touched it), a frame there, the host's copy written to it (staged data or the
+    /// evicted copy; a reused frame with nothing staged is zeroed, a new one reads as zero),
+    /// its leaf PTE (writable unless read-only, the home module in it), and the memory plan.
+    /// `qk` null: zero time, by the backdoor (debug transport); else timed from qk (the copy
+    /// engine's DMA, set_pte() with its TLB shootdown). Counts no bytes and no statistic.
+    virtual placed_page place_page(std::size_t b, std::uint64_t vpn, unsigned touch,
+                                   tlm_utils::tlm_quantumkeeper* qk) = 0;
     /// Launches v of kernel k alone on queue 0 within phase p and waits for it (driver thread).
     virtual bool launch_and_wait(unsigned p, const kernel_decl& k, const launch_variant& v) = 0;
 };

@@ -477,31 +477,16 @@ std::uint32_t fault_part::map_page(std::uint64_t va, bool write, unsigned sm)
     const bool ro = m_host.pages().read_only.count(vpn) != 0;
     if (write && ro)
         return static_cast<std::uint32_t>(fault_reason::read_only);
-    // Placement: first touch is the module of the SM whose access faulted first.
+    // Placement: first touch is the module of the SM whose access faulted first; fill and map
+    // by the copy engine and a timed PTE write (the rule shared with placement at first touch).
     const unsigned touch = sm / std::max(1u, m_host.facts().sms_per_module);
-    const unsigned m = m_host.placer().home(vpn, touch);
-    bool reused = false;
-    const std::optional<std::uint64_t> pa = m_host.placer().frame(m, &reused);
-    if (!pa)
+    const placed_page p = m_host.place_page(b, vpn, touch, &m_qk);
+    if (p.result == placed_page::outcome::no_frame)
         return static_cast<std::uint32_t>(fault_reason::memory_full);
-    // Fill: the staged initial data or the evicted copy, by DMA. A new frame reads as zero; a
-    // reused one (an evicted page's) is zeroed when the page has nothing staged.
-    std::vector<std::uint8_t> data;
-    const bool staged = m_host.host_copy(b, vpn, data);
-    if (!staged && reused)
-        data.assign(page, 0);
-    if (staged || reused) {
-        std::vector<transfer_piece> pieces;
-        m_host.pieces_physical(*pa, data.data(), page, pieces);
-        if (!m_host.transfer_dma(tlm::TLM_WRITE_COMMAND, pieces, m_qk))
-            return static_cast<std::uint32_t>(fault_reason::memory_full);
+    if (p.filled)
         m_host.count_bytes(false, page);
-    }
-    if (!m_host.set_pte(va, page_table::encode(*pa, !ro, ro, m), m_qk))
+    if (p.result == placed_page::outcome::write_failed)
         return static_cast<std::uint32_t>(fault_reason::not_mapped);
-    m_host.memory().pages[vpn] = *pa;
-    m_host.memory().bytes_per_module = m_host.placer().bytes_per_module();
-    m_host.pages().evicted.erase(vpn);
     ++m_services;
     return 0;
 }
@@ -549,9 +534,12 @@ bool fault_part::evict_for_pressure(std::uint64_t keep_vpn)
                 it = m_resident.erase(it);
                 continue;
             }
-            m_resident.erase(it);
+            it = m_resident.erase(it);
+            if (unmap_and_copy_out({vpn}, b, m_qk, " (memory pressure)", true) == 0) {
+                m_resident.insert(it, vpn); // still mapped and resident, in its place
+                break;
+            }
             ++m_pressure_evictions;
-            unmap_and_copy_out({vpn}, b, m_qk, " (memory pressure)", true);
             found = true;
             break;
         }
@@ -560,31 +548,47 @@ bool fault_part::evict_for_pressure(std::uint64_t keep_vpn)
     return ok;
 }
 
-void fault_part::unmap_and_copy_out(const std::vector<std::uint64_t>& vpns, std::size_t b,
-                                    tlm_utils::tlm_quantumkeeper& qk, const char* by,
-                                    bool release_frames)
+std::size_t fault_part::unmap_and_copy_out(const std::vector<std::uint64_t>& vpns, std::size_t b,
+                                           tlm_utils::tlm_quantumkeeper& qk, const char* by,
+                                           bool release_frames)
 {
     const std::uint64_t page = m_host.facts().page_bytes;
     const sc_core::sc_time start = sc_core::sc_time_stamp() + qk.get_local_time();
     // Unmap first, so that no access reaches the old frames after the copy: clear the PTEs
     // and shoot each page down in every SM's TLB (an access after that faults and replays
     // once the page is back), give accesses translated before it time to land, copy.
+    // A PTE write that fails leaves its page mapped on the GPU: it stays present in the host's
+    // page table too and resident, and so do the pages after it; the pages unmapped before it
+    // are evicted. A failed shootdown leaves the PTE cleared: that page is evicted too.
+    std::vector<std::uint64_t> unmapped;
     for (std::uint64_t vpn : vpns) {
         m_table.swap_out(vpn); // the host's page table first: a fault on it now swaps it in
-        if (!m_host.set_pte(vpn * page, 0, qk))
-            return;
+        bool written = false;
+        const bool ok = m_host.set_pte(vpn * page, 0, qk, &written);
+        if (!written) {
+            m_table.present(vpn); // still mapped
+            break;
+        }
+        unmapped.push_back(vpn);
         ++m_shootdowns;
+        if (!ok)
+            break;
     }
+    if (unmapped.empty())
+        return 0;
     qk.inc(sc_core::sc_time(evict_drain_ns, sc_core::SC_NS));
     // The L1s are physically addressed and otherwise invalidated only at kernel boundaries:
     // once the accesses translated before the shootdown have landed, the pages' lines leave
-    // every L1, so that a page given the frame later in the kernel is not read from them.
-    for (std::uint64_t vpn : vpns)
-        if (!invalidate_l1(m_host.memory().pages.at(vpn), page, qk))
-            return;
-    copy_out(vpns, b, qk, by, release_frames);
+    // every L1, so that a page given the frame later in the kernel is not read from them. If
+    // that fails the pages are still copied out (their frames hold them), but their frames are
+    // not given to other pages.
+    bool dropped = true;
+    for (std::uint64_t vpn : unmapped)
+        dropped = dropped && invalidate_l1(m_host.memory().pages.at(vpn), page, qk);
+    copy_out(unmapped, b, qk, by, release_frames && dropped);
     m_eviction_time.sample((sc_core::sc_time_stamp() + qk.get_local_time() - start).to_seconds() *
                            1e9);
+    return unmapped.size();
 }
 
 void fault_part::copy_out(const std::vector<std::uint64_t>& vpns, std::size_t b,

@@ -108,9 +108,12 @@ private:
     /// memory manager's lock held). False when a full module has no page to give.
     bool evict_for_pressure(std::uint64_t keep_vpn);
     /// Unmaps pages vpns (their PTEs cleared, every SM's TLB shot down for each), waits for
-    /// accesses translated before that to land, and copies them out.
-    void unmap_and_copy_out(const std::vector<std::uint64_t>& vpns, std::size_t b,
-                            tlm_utils::tlm_quantumkeeper& qk, const char* by, bool release_frames);
+    /// accesses translated before that to land, and copies them out. Returns how many of the
+    /// first pages were evicted: a failed PTE write stops it there (that page and the later
+    /// ones stay mapped and present).
+    std::size_t unmap_and_copy_out(const std::vector<std::uint64_t>& vpns, std::size_t b,
+                                   tlm_utils::tlm_quantumkeeper& qk, const char* by,
+                                   bool release_frames);
     /// A host core for a shadow thread (FIFO): waits while host.shadow_threads are busy.
     void acquire_core();
     void release_core();

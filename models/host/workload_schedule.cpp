@@ -24,13 +24,6 @@ void workload_reader::read_evictions(const field& f)
                 d.buffer = *n;
                 if (m_wl.buffer_index(*n) < 0)
                     m_r.error(m_r.where(*x), x->path, "no buffer named '" + *n + "'");
-                for (const kernel_decl& k : m_wl.kernels)
-                    for (const cbv_binding& c : k.cbvs)
-                        if (c.buffer == *n)
-                            m_r.error(m_r.where(*x), x->path,
-                                      "buffer '" + *n + "' is a CBV of kernel '" + k.name +
-                                          "'; it cannot be evicted (CDL reads do not wait "
-                                          "for page faults)");
             }
         if (const field* x = e.get("phase"))
             if (auto p = m_r.uint(*x, 0, 1u << 20)) {

@@ -246,7 +246,7 @@ void sm::wait_fault(lsu_job job, std::shared_ptr<tlm_bus::fault_wait> f)
     // line; the SM goes on issuing the other warps.
     mem_op& op = *m_warps[job.slot].ops[job.op];
     hold_op(op);
-    if (op.fault_cycle == 0 && f->retry_ps == 0)
+    if (op.fault_cycle == 0 && f->retry_ps == 0 && !f->placement)
         op.fault_cycle = op.issue + job.line;
     job.counted = false; // its place was given up when the fault was answered
     job.fault = std::move(f);
@@ -388,7 +388,7 @@ std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsi
                         &fault);
     }
     if (fault) {
-        if (fault->retry_ps == 0)
+        if (fault->retry_ps == 0 && !fault->placement)
             ++m_page_faults;
         return fault;
     }
@@ -438,7 +438,7 @@ void sm::replay_line(unsigned slot, unsigned k, unsigned line,
             }
             continue;
         }
-        if (op.fault_cycle == 0)
+        if (op.fault_cycle == 0 && !f->placement)
             op.fault_cycle = std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp()));
         while (!f->resolved && sc_core::sc_time_stamp().value() < f->deadline_ps)
             sc_core::wait(

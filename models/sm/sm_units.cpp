@@ -72,7 +72,7 @@ line_result sm::unit_read(const line_read& rd, sc_core::sc_time& delay,
         res.status = mem.access(tlm::TLM_READ_COMMAND, rd.addr, rd.data, rd.bytes, delay, &ext,
                                 nullptr, fault);
         ++m_mem_requests;
-        if (fault && *fault && (*fault)->retry_ps == 0)
+        if (fault && *fault && (*fault)->retry_ps == 0 && !(*fault)->placement)
             ++m_page_faults;
     }
     res.end = std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp() + delay));

@@ -46,6 +46,9 @@ tlb::tlb(const sc_core::sc_module_name& name, const tlb_config& cfg, const clock
                     "with the fault unit (replayed after the host's answer; counted in faults "
                     "too)"),
       m_flushes(m_stats, "flushes", "count", "L1 TLB flushes (new epoch or page table)"),
+      m_touch_replays(m_stats, "touch_replays", "count",
+                      "requests told to replay while their page's first touch was decided (an "
+                      "earlier touch could still come: models/page_alloc/README.md)"),
       m_hits(m_stats, "hits", "count", "L1 TLB lookups that found their page",
              [this] { return static_cast<double>(m_l1.hits()); }),
       m_misses(m_stats, "misses", "count", "L1 TLB lookups that did not",
@@ -173,9 +176,32 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
             gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
             return;
         }
-        r = lookup(va, arrival, ext);
-        if (r.ok && r.pte == 0 && m_first_touch) // a page placed at its first touch, now
-            r.pte = m_first_touch(va, ext.sm);
+        const auto waited = ext.replay ? m_touch_waits.find(vpn) : m_touch_waits.end();
+        if (waited != m_touch_waits.end()) {
+            // A replay after a first touch was decided: the walk was made before.
+            if (--waited->second == 0)
+                m_touch_waits.erase(waited);
+            r = {0, arrival, true};
+        } else {
+            r = lookup(va, arrival, ext);
+        }
+        if (r.ok && r.pte == 0 && m_first_touch) {
+            // A page placed at its first touch: now, or once every earlier touch is seen.
+            auto* x = gp.get_extension<tlm_bus::gpu_extension>();
+            const bool can_wait = x && ext.sm >= 0 &&
+                                  (ext.kind == tlm_bus::access_kind::data ||
+                                   ext.kind == tlm_bus::access_kind::atomic ||
+                                   ext.kind == tlm_bus::access_kind::constant);
+            const touch_answer a = m_first_touch(va, ext.sm, r.ready_ps, can_wait);
+            if (a.wait && can_wait) {
+                x->fault = a.wait;
+                ++m_touch_waits[vpn];
+                ++m_touch_replays;
+                gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+                return;
+            }
+            r.pte = a.pte;
+        }
     }
     const page_table::entry e = page_table::decode(r.pte, m_page_bytes);
     if (!r.ok || !e.present || (gp.is_write() && !e.writable)) {

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <systemc>
 #include <tlm>
@@ -50,12 +51,18 @@ public:
     /// Pages that are not present become page faults raised with `faults` (nullptr: plain
     /// address errors, as without a host that services faults).
     void set_fault_unit(fault_unit* faults) { m_fault_unit = faults; }
+    /// The answer of first-touch placement to a touch of a page that is not present.
+    struct touch_answer {
+        std::uint64_t pte = 0; ///< the page's new leaf PTE (0 without `wait`: fault as usual)
+        /// Not decided yet: the access waits for this and replays (not a page fault: no record).
+        std::shared_ptr<tlm_bus::fault_wait> wait;
+    };
     /// First-touch placement (models/page_alloc/README.md): asked, when a page is not present,
-    /// for the page's new leaf PTE (0: none, the access faults as usual).
-    void set_first_touch(std::function<std::uint64_t(std::uint64_t va, int sm)> place)
-    {
-        m_first_touch = std::move(place);
-    }
+    /// with the touching SM, the time the walk found it so, and whether the requester can
+    /// replay the access (an SM's data, atomic or constant access).
+    using first_touch_fn =
+        std::function<touch_answer(std::uint64_t va, int sm, std::uint64_t at_ps, bool can_wait)>;
+    void set_first_touch(first_touch_fn place) { m_first_touch = std::move(place); }
     /// tlb.model ideal: keep translations in `shared` (the platform gives every SM's TLB the
     /// same one, so each page is walked once) instead of this TLB's own.
     void share_ideal(std::shared_ptr<ideal_translations> shared) { m_ideal = std::move(shared); }
@@ -86,7 +93,10 @@ private:
     const std::uint64_t m_page_bytes, m_cycle_ps;
     cluster_tlb& m_shared;
     fault_unit* m_fault_unit = nullptr;
-    std::function<std::uint64_t(std::uint64_t, int)> m_first_touch; ///< see set_first_touch()
+    first_touch_fn m_first_touch; ///< see set_first_touch()
+    /// Requests told to replay while their page's first touch is decided, by page: the replay
+    /// asks the placement again without a second walk.
+    std::map<std::uint64_t, unsigned> m_touch_waits;
     tlb_array m_l1;
     fill_queue m_fills;                  ///< fast mode: translations that enter the L1 TLB later
     std::uint64_t m_inflight_misses = 0; ///< fast: lookups of an entry not filled yet
@@ -103,7 +113,7 @@ private:
     std::unordered_map<std::uint64_t, kept_translation> m_kept;
     logger m_log;
     stats::group m_stats;
-    stats::counter m_translations, m_faults, m_page_faults, m_flushes;
+    stats::counter m_translations, m_faults, m_page_faults, m_flushes, m_touch_replays;
     stats::formula m_hits, m_misses, m_evictions;
 };
 

@@ -160,8 +160,11 @@ void tlb_attach::attach(gpu_view& gpu)
         t->set_fault_unit(&parts->faults);
         t->share_ideal(ideal);
         if (native)
-            t->set_first_touch(
-                [&host](std::uint64_t va, int sm) { return host.place_at_touch(va, sm); });
+            t->set_first_touch([&host](std::uint64_t va, int sm, std::uint64_t at_ps,
+                                       bool can_wait) {
+                const host::driver::touch_answer a = host.place_at_touch(va, sm, at_ps, can_wait);
+                return tlb::tlb::touch_answer{a.pte, a.wait};
+            });
     }
     gpu.cp.tlb_invalidate = [this](std::uint64_t va, std::uint64_t bytes) {
         for (tlb::cluster_tlb* c : m_clusters)

@@ -322,7 +322,7 @@ TEST_CASE("bad page-fault and CBV keys: each error located", "[workload]")
     CHECK(has(errors(d, "    cbvs: [{slot: 1, buffer: d}, {slot: 1, buffer: d}]\n", ""),
               "CBV slot 1 is bound twice"));
     CHECK(has(errors(d, "    cbvs: [{slot: 0, buffer: q}]\n", ""), "no buffer named 'q'"));
-    CHECK(
-        has(errors(d, "    cbvs: [{slot: 0, buffer: d}]\n", "evict: [{buffer: d, after_ns: 5}]\n"),
-            "buffer 'd' is a CBV of kernel 'k'; it cannot be evicted"));
+    // ... and may be evicted (the CDL reads after it fault and replay).
+    CHECK(errors(d, "    cbvs: [{slot: 0, buffer: d}]\n", "evict: [{buffer: d, after_ns: 5}]\n")
+              .empty());
 }

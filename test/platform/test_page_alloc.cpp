@@ -74,3 +74,96 @@ TEST_CASE("page allocation: an eager buffer's page goes to the module of the SM 
     CHECK(r.stat("gpu.host.pages.m2") == 2);
     CHECK(r.stat("gpu.host.pages.m3") == 0);
 }
+
+namespace {
+
+/// Kernel `name` on SM `sm` alone: lane l < ne stores l + 1 to page l of `early` at once,
+/// and lane l < nl to page l of `late` after a delay loop of a few hundred cycles.
+std::string early_late_kernel(const std::string& name, unsigned sm, const std::string& early,
+                              unsigned ne, const std::string& late, unsigned nl)
+{
+    return "  - name: " + name + "\n    params:\n      - {name: early, buffer: " + early +
+           "}\n      - {name: late, buffer: " + late +
+           "}\n    grid: [1, 1]\n    block: [32, 1]\n    sms: {first: " + std::to_string(sm) +
+           ", count: 1}\n    program: |\n"
+           "      # the first line sets the block's indentation (labels and predicates at 6)\n"
+           "              S2R  R0, SR_LANEID\n"
+           "              SHL  R4, R0, 12\n"
+           "              IADD R6, R0, 1\n"
+           "              ISETP.GE P0, R0, " +
+           std::to_string(ne) +
+           "\n"
+           "              LDP  R3, early\n"
+           "              IADD R5, R3, R4\n"
+           "      @!P0    ST   [R5], R6\n"
+           "              MOV  R7, 150\n"
+           "      delay:  IADD R7, R7, -1\n"
+           "              ISETP.GT P1, R7, 0\n"
+           "      @P1     BRA  delay\n"
+           "              ISETP.GE P0, R0, " +
+           std::to_string(nl) +
+           "\n"
+           "              LDP  R3, late\n"
+           "              IADD R5, R3, R4\n"
+           "      @!P0    ST   [R5], R6\n"
+           "              EXIT\n";
+}
+
+} // namespace
+
+TEST_CASE("page allocation: the earliest touch places a page, at every quantum and in both modes")
+{
+    // Kernel ka on SM 0 (module 0) touches x's 4 pages at once and y's 2 pages after a delay;
+    // kb on SM 8 (module 1) touches y's pages at once and x's after the delay. By hand: x on
+    // module 0, y on module 1, with each kernel's program on its own module: 5 / 3 / 0 / 0
+    // (x on module 1 would give 3 / 5). The same in fast mode at quanta 0, 100 and 1000 ns
+    // (memory_quantum_ns too: the SMs run ahead) and in accurate mode.
+    const std::string wl = "name: touch_order\nbuffers:\n"
+                           "  - {name: x, type: u32, elements: 4096, init: zero}\n"
+                           "  - {name: y, type: u32, elements: 2048, init: zero}\n"
+                           "kernels:\n" +
+                           early_late_kernel("ka", 0, "x", 4, "y", 2) +
+                           early_late_kernel("kb", 8, "y", 2, "x", 4) + "schedule: [[ka, kb]]\n";
+    for (const std::string set :
+         {"-s platform.timing.quantum_ns=0 -s platform.timing.memory_quantum_ns=0",
+          "-s platform.timing.quantum_ns=100 -s platform.timing.memory_quantum_ns=100",
+          "-s platform.timing.quantum_ns=1000 -s platform.timing.memory_quantum_ns=1000",
+          "-s platform.timing.mode=accurate"}) {
+        cli_runner cli("page_alloc_touch_order");
+        cli.write("w.yaml", wl);
+        const auto r = vgpu::test::run_with_stats(
+            cli, "-c " + mcm4 + " -w w.yaml -s memory.page_alloc=first_touch " + set);
+        INFO(set << "\n" << r.r.out << r.r.err);
+        REQUIRE(r.r.code == 0);
+        CHECK(r.stat("gpu.host.touch_placements") == 6);
+        CHECK(r.stat("gpu.host.pages.m0") == 5);
+        CHECK(r.stat("gpu.host.pages.m1") == 3);
+        CHECK(r.stat("gpu.host.pages.m2") == 0);
+        CHECK(r.stat("gpu.host.pages.m3") == 0);
+    }
+}
+
+TEST_CASE("page allocation: random_gather's pages per module do not depend on the quantum")
+{
+    // Who touches a randomly gathered page first is decided by nanoseconds, often by a tie
+    // between SMs of different modules: before, the order of the calls decided (207 / 66,
+    // 202 / 71, 206 / 67 pages on modules 0 / 1 at quanta 0, 100, 1000 ns). Now the earliest
+    // touch, ties to the lowest SM, at every quantum.
+    std::string first;
+    for (const char* q : {"0", "100", "1000"}) {
+        cli_runner cli(std::string("page_alloc_gather_q") + q);
+        const auto r = vgpu::test::run_with_stats(
+            cli, "-c " + mcm4 + " -w " + workloads +
+                     "random_gather.yaml -s memory.page_alloc=first_touch "
+                     "-s platform.timing.quantum_ns=" +
+                     q);
+        INFO("quantum " << q << "\n" << r.r.out << r.r.err);
+        REQUIRE(r.r.code == 0);
+        std::string pages;
+        for (int m = 0; m < 4; ++m)
+            pages += std::to_string(r.stat("gpu.host.pages.m" + std::to_string(m))) + "/";
+        if (first.empty())
+            first = pages;
+        CHECK(pages == first);
+    }
+}

@@ -544,3 +544,78 @@ TEST_CASE("faults: an evicted page is swapped back in at host.swap_in_latency")
     CHECK(r.stat("gpu.host.kernel_time.k2") >= 80000);
     CHECK(r.stat("gpu.host.kernel_time.k2") < 83000);
 }
+
+TEST_CASE("faults: pages placed at their first touch are evicted under memory pressure, both modes")
+{
+    // mcm4 with 128 KiB (32 frames) per module, first_touch: k1 on module 0's SMs stores
+    // i + 1 to the first word of each of a's 16 pages (each placed on module 0 at its first
+    // touch, no fault), then k2 on the same SMs does so to b's 16 pages. Module 0 also holds
+    // both programs and the page-table nodes, so it fills during k2: the later pages of b take
+    // the fault path, which must evict resident pages for them, and the only resident buffer
+    // pages are a's and b's, all placed at first touch. Were they not candidates, the fault
+    // would find no page to give and fail (memory full). The checks read a's evicted pages
+    // from the host's copies.
+    std::string wl = "name: touch_pressure\nbuffers:\n"
+                     "  - {name: a, type: u32, elements: 16384, init: zero}\n"
+                     "  - {name: b, type: u32, elements: 16384, init: zero}\n"
+                     "kernels:\n";
+    // k0 names b on module 1's SMs and stores nothing: the set-up's fit check, which puts a
+    // buffer on the module of the first kernel naming it, then sees b on module 1.
+    wl += store_kernel("k0", "b", 1, 0, 1024, 8, 8);
+    wl += store_kernel("k1", "a", 1, 16, 1024, 0, 8);
+    wl += store_kernel("k2", "b", 1, 16, 1024, 0, 8);
+    wl += "schedule: [[k0, k1], [k2]]\nchecks:\n";
+    std::string expect = "[";
+    for (unsigned i = 0; i < 16384; ++i)
+        expect += (i ? "," : "") + std::to_string(i % 1024 == 0 ? i / 1024 + 1 : 0);
+    expect += "]";
+    wl += "  - {buffer: a, expect: " + expect + "}\n  - {buffer: b, expect: " + expect + "}\n";
+    for (const char* mode : modes) {
+        cli_runner cli(std::string("faults_touch_pressure_") + mode);
+        cli.write("w.yaml", wl);
+        const run_result r =
+            run(cli, "-c " VGPU_SOURCE_DIR "/platforms/mcm4.yaml -w w.yaml -s dram.size=128KiB "
+                     "-s memory.page_alloc=first_touch -s platform.timing.mode=" +
+                         std::string(mode));
+        INFO(mode << "\n" << r.r.out << r.r.err);
+        REQUIRE(r.r.code == 0);
+        CHECK(r.stat("gpu.host.touch_placements") > 0);
+        CHECK(r.stat("gpu.host.pressure_evictions") > 0);
+        CHECK(r.stat("gpu.host.evictions") == r.stat("gpu.host.pressure_evictions"));
+        CHECK(r.stat("gpu.host.fatal_faults") == 0);
+        // Every page of a and b placed once at its first touch or by a fault, and a's evicted
+        // pages not brought back (nothing reads them).
+        CHECK(r.stat("gpu.host.touch_placements") + r.stat("gpu.fault_services") == 32);
+    }
+}
+
+TEST_CASE("faults: a CBV's buffer evicted mid-kernel is read back by the CDL's replays, both modes")
+{
+    // cdl_on_demand.yaml's kernel with its constant buffer m (64 x 64 floats, 4 pages) eager,
+    // evicted 500 ns into the kernel on the default platform, while the CTAs still read it with
+    // CDL: each CDL line read then faults, waits for the swap-in and replays, and the result is
+    // still the reference's.
+    std::string text;
+    {
+        std::ifstream f(VGPU_SOURCE_DIR "/test/platform/workloads/cdl_on_demand.yaml");
+        std::stringstream ss;
+        ss << f.rdbuf();
+        text = ss.str();
+    }
+    const std::string od = ",\n     alloc: on_demand}";
+    const auto at = text.find(od);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, od.size(), "}");
+    text += "evict:\n  - {buffer: m, phase: 0, after_ns: 500}\n";
+    for (const char* mode : modes) {
+        cli_runner cli(std::string("faults_cbv_evict_") + mode);
+        cli.write("w.yaml", text);
+        const run_result r =
+            run(cli, "-w w.yaml -D n=64 -D reps=4 -s platform.timing.mode=" + std::string(mode));
+        INFO(mode << "\n" << r.r.out << r.r.err);
+        REQUIRE(r.r.code == 0);
+        CHECK(r.stat("gpu.host.evictions") == 4);
+        CHECK(r.stat("gpu.host.swap_ins") > 0);
+        CHECK(r.stat("gpu.host.fatal_faults") == 0);
+    }
+}
