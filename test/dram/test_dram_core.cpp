@@ -203,8 +203,8 @@ TEST_CASE("channel_state: a row hit slips in before a booked conflict that waits
     CHECK(hit.end_ps == 24000);
 }
 
-TEST_CASE("channel_state: an access that opens the row a later miss opens takes the gap before "
-          "it; another row does not")
+TEST_CASE("channel_state: an access to the row a later miss opens takes the gap before it, "
+          "unlike an access to another row")
 {
     channel_state ch(timing(), 4);
     // Booked first (an initiator ahead in time): a miss to row 5 at 30 ns; ACTIVATE 30, column
