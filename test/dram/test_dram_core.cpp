@@ -203,6 +203,39 @@ TEST_CASE("channel_state: a row hit slips in before a booked conflict that waits
     CHECK(hit.end_ps == 24000);
 }
 
+TEST_CASE("channel_state: an access to the row a later miss opens takes the gap before it, "
+          "unlike an access to another row")
+{
+    channel_state ch(timing(), 4);
+    // Booked first (an initiator ahead in time): a miss to row 5 at 30 ns; ACTIVATE 30, column
+    // 40, data 50..52.
+    auto late = serve(ch, 0, 5, 128, 30000);
+    CHECK(late.outcome == row_outcome::miss);
+    // A lagging request to row 7 at 0 would have to close its row again for the miss at 30:
+    // max(12, 0 + tRAS) + tRP = 40 > 30. It goes after the booking: PRECHARGE at max(42, 30 +
+    // 30) = 60, ACTIVATE 70, column 80, data 90..92.
+    channel_state other(timing(), 4);
+    serve(other, 0, 5, 128, 30000);
+    auto row7 = serve(other, 0, 7, 128, 0);
+    CHECK(row7.outcome == row_outcome::conflict);
+    CHECK(row7.data_ps == 90000);
+    // A lagging request to row 5 at 0 leaves row 5 open: the miss booked at 30 finds its row
+    // open and its column command at 40 runs as planned (its ACTIVATE is not needed), so the
+    // request takes the gap: ACTIVATE at 0, column 10, data 20..22 (before: after the booking,
+    // a hit with data 52..54).
+    auto early = serve(ch, 0, 5, 128, 0);
+    CHECK(early.outcome == row_outcome::miss);
+    CHECK(early.first_ps == 0);
+    CHECK(early.data_ps == 20000);
+    CHECK(early.end_ps == 22000);
+    CHECK(ch.bookings(0) == 2);
+    // The booking at 30 keeps its times; a hit after it follows it.
+    auto hit = serve(ch, 0, 5, 128, 0);
+    CHECK(hit.outcome == row_outcome::hit);
+    CHECK(hit.column_ps == 12000); // also before the booking at 30: 12 + 2 <= 30
+    CHECK(ch.bank(0).row == 5);
+}
+
 TEST_CASE("frfcfs_queue: a younger row hit is served before an older conflict")
 {
     channel_state ch(timing(), 4);

@@ -56,10 +56,13 @@ bool channel_state::fits(const access_plan& a, std::uint64_t row, std::uint64_t 
 {
     const std::uint64_t a_end = a.column_ps + (a.end_ps - a.data_ps);
     const std::uint64_t close = std::max(a_end, a.row_activated_ps + m_t.tRAS); // PRECHARGE
+    // An access that leaves open the row the next booking opens or uses: that booking's column
+    // command finds its row open at its planned time (a miss's or conflict's PRECHARGE and
+    // ACTIVATE are then not needed and the bank idles instead), so it runs as planned.
+    if (next.after.row == row)
+        return a_end <= next_first;
     switch (next.outcome) {
     case row_outcome::hit:
-        if (next.after.row == row)
-            return a_end <= next_first;
         return close + m_t.tRP + m_t.tRCD <= next_first; // its row must be open again
     case row_outcome::conflict:
         return close <= next_first;

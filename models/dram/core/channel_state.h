@@ -68,10 +68,12 @@ struct access_plan {
 /// bus at or after column + tCL that holds it (the column command moves later with it). Between
 /// two bookings an access fits only if the next booking still finds its bank as it was planned
 /// (a row hit after it gets its row back: PRECHARGE, tRP, ACTIVATE, tRCD before its column
-/// command). In accurate mode accesses are planned at the current clock edge and the timeline
-/// is short; in fast mode (temporal decoupling) a request that lags in simulated time behind
-/// requests planned before it still finds the bank as it was at its own time, and bookings are
-/// forgotten only when global time has passed them. commit() applies a plan.
+/// command), or, when the access leaves open the row the next booking opens or uses, if it
+/// ends by that booking's first command (the booking's column command finds its row open). In
+/// accurate mode accesses are planned at the current clock edge and the timeline is short; in fast
+/// mode (temporal decoupling) a request that lags in simulated time behind requests planned before
+/// it still finds the bank as it was at its own time, and bookings are forgotten only when global
+/// time has passed them. commit() applies a plan.
 class channel_state {
 public:
     /// `banks` >= 1.
