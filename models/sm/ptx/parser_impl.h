@@ -1,0 +1,92 @@
+// The PTX parser's internal state, shared by parser.cpp (module), declarations.cpp (variables
+// and functions), body.cpp (instructions) and resolve.cpp (names). Not a public interface.
+#pragma once
+
+#include "models/sm/ptx/ast.h"
+#include "models/sm/ptx/lexer.h"
+#include "models/sm/ptx/parser.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vgpu::ptx::detail {
+
+/// Linkage directives before a declaration.
+struct linkage {
+    bool visible = false;
+    bool is_extern = false;
+    bool weak = false;
+};
+
+class parser {
+public:
+    parser(std::string_view text, const std::string& file) : m_text(text) { m_mod.file = file; }
+    parse_result run();
+
+private:
+    // tokens
+    const token& peek(std::size_t ahead = 0) const
+    {
+        const std::size_t i = m_pos + ahead;
+        return i < m_toks.size() ? m_toks[i] : m_toks.back();
+    }
+    const token& next() { return m_pos < m_toks.size() - 1 ? m_toks[m_pos++] : m_toks.back(); }
+    bool expect(char c, const char* what);
+    void skip_statement();
+    void skip_line(int line);
+    bool integer(std::uint64_t& v, const char* what);
+    bool small_integer(unsigned& v, const char* what, std::uint64_t max);
+    static std::string describe(const token& t);
+
+    // errors
+    void error_at(int line, int col, const std::string& msg);
+    void error(const token& t, const std::string& msg);
+
+    // module (parser.cpp)
+    void directive_version();
+    void directive_target();
+    void directive_file();
+    void skip_section();
+    void top_level_declaration();
+
+    // declarations (declarations.cpp)
+    bool variable_declaration(std::vector<variable>& out, bool is_param, bool allow_init);
+    bool initialiser(variable& v);
+    bool init_value(variable& v);
+    void function_declaration(const linkage& link);
+    bool parameter_list(std::vector<variable>& out, bool is_entry);
+    void performance_directives(function& f);
+
+    // bodies (body.cpp)
+    void function_body(function& f);
+    void body_declaration(function& f);
+    void directive_loc();
+    void statement(function& f);
+    bool parse_operand(operand& op);
+    bool parse_address(operand& op);
+    bool parse_call(instruction& ins);
+
+    // names (resolve.cpp)
+    void resolve_all();
+    void resolve_function(function& f);
+    bool resolve_register(function& f, int scope, const std::string& name, position where,
+                          int& decl, int& index);
+    void resolve_operand(function& f, int scope, operand& op, const instruction& ins,
+                         bool is_target);
+
+    std::string_view m_text;
+    std::vector<token> m_toks;
+    std::size_t m_pos = 0;
+    module m_mod;
+    std::vector<std::string> m_errors;
+    int m_scope = 0;    ///< current scope id while parsing a body
+    int m_loc_file = 0; ///< last .loc
+    int m_loc_line = 0;
+    int m_loc_col = 0;
+    int m_call_file = 0; ///< last .loc's inlined_at
+    int m_call_line = 0;
+    std::vector<std::pair<int, position>> m_loc_uses; ///< .loc file indices, checked at the end
+};
+
+} // namespace vgpu::ptx::detail
