@@ -27,6 +27,9 @@ TEST_CASE("demangle: the Itanium subset kernel names use")
                         "decltype(nullptr))"},
         {"_Z1kPK6float4P5uint2", "k(const float4*, uint2*)"},
         {"_ZN12_GLOBAL__N_16kernelEPf", "(anonymous namespace)::kernel(float*)"},
+        {"_ZL10uniformAddPjS_iii", "uniformAdd(unsigned int*, unsigned int*, int, int, int)"},
+        {"_ZL7prescanILb1ELb0EEvPjPKjS0_iii",
+         "prescan<true, false>(unsigned int*, const unsigned int*, unsigned int*, int, int, int)"},
         {"_Z1kPU3AS1f", "_Z1kPU3AS1f"}, // vendor qualifiers: not understood, kept as is
     };
     for (const auto& c : cases) {

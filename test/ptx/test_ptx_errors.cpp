@@ -1,7 +1,14 @@
-// Malformed PTX: each case's exact located message.
+// Malformed PTX: each case's exact located message; deep nesting; random damage (seeded).
+#include "models/sm/ptx/entry.h"
 #include "models/sm/ptx/parser.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
 
 using namespace vgpu::ptx;
 
@@ -85,6 +92,9 @@ TEST_CASE("malformed module-level PTX: exact located messages")
          "t.ptx:5:8: error: 'k' is defined twice"},
         {".version 7.0\n.target sm_70\n.address_size 64\n.entry k() .explicitcluster {ret;}\n",
          "t.ptx:4:12: error: unsupported .explicitcluster (thread-block clusters)"},
+        {".version 7.0\n.target sm_70\n.address_size 64\n.file 1 \"k.cu\"\n.entry k()\n{\n.loc 1 2 "
+         "3, function_name x",
+         "t.ptx:6:1: error: the body of 'k' is not closed with '}'"},
         {".version 7.0\n.target sm_70\n.address_size 64\n.entry k()\n{\n.loc 2 1 1\nret;\n}\n",
          "t.ptx:6:1: error: .loc names file 2, which no .file declares"},
     };
@@ -153,4 +163,58 @@ TEST_CASE("errors are collected up to a limit and parsing goes on after each")
     const parse_result r = parse(with_body(body), "t.ptx");
     CHECK(r.errors.size() == max_errors);
     CHECK(r.errors[1] == "t.ptx:9:1: error: unknown instruction 'bogus'");
+}
+
+TEST_CASE("deeply nested operands and initialisers are errors, not a stack overflow")
+{
+    const std::string deep(100000, '{');
+    parse_result r = parse(with_body("mov.u32 %r1, " + deep), "t.ptx");
+    REQUIRE(!r.errors.empty());
+    CHECK(r.errors[0] == "t.ptx:8:30: error: operand nested too deeply");
+    r = parse(std::string(H) + ".global .u32 x[1] = " + deep, "t.ptx");
+    REQUIRE(!r.errors.empty());
+    CHECK(r.errors[0] == "t.ptx:4:37: error: initialiser nested too deeply");
+}
+
+TEST_CASE("randomly damaged PTX never crashes and every error is located")
+{
+    // a seeded mutation of a real compiler output: bytes replaced, deleted, duplicated
+    const std::uint64_t seed = vgpu::test::seed_or(36);
+    std::cout << "ptx damage random test: seed " << seed << " (set VGPU_TEST_SEED to change)\n";
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    std::ifstream in(std::string(VGPU_PTX_TEST_DIR) + "/data/matmul_tiled.nvcc13.ptx");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string base = ss.str();
+    REQUIRE(parse(base, "m.ptx").ok());
+    const std::string alphabet = "{}[]();,.%@!<>+-_|=0123456789abcdefxyz \n\"/*";
+    for (int round = 0; round < 300; ++round) {
+        std::string text = base;
+        const int edits = 1 + static_cast<int>(rng() % 8);
+        for (int e = 0; e < edits && !text.empty(); ++e) {
+            const std::size_t at = rng() % text.size();
+            switch (rng() % 3) {
+            case 0:
+                text[at] = alphabet[rng() % alphabet.size()];
+                break;
+            case 1:
+                text.erase(at, 1 + rng() % 16);
+                break;
+            default:
+                text.insert(at, text.substr(at, 1 + rng() % 32));
+                break;
+            }
+        }
+        const parse_result r = parse(text, "m.ptx");
+        for (const std::string& msg : r.errors) {
+            INFO(msg);
+            CHECK(msg.rfind("m.ptx:", 0) == 0);
+            CHECK(msg.find(": error: ") != std::string::npos);
+        }
+        if (r.ok())
+            for (std::size_t i = 0; i < r.mod.functions.size(); ++i)
+                if (r.mod.functions[i].is_entry)
+                    (void)check_entry(r.mod, static_cast<int>(i));
+    }
 }

@@ -10,7 +10,7 @@ namespace {
 
 struct type_entry {
     data_type t;
-    const char* name;
+    std::string_view name;
     unsigned bits;
 };
 // clang-format off
@@ -28,7 +28,7 @@ constexpr std::array<type_entry, 25> type_table{{
     {data_type::texref, "texref", 0}, {data_type::surfref, "surfref", 0},
     {data_type::samplerref, "samplerref", 0},
 }};
-constexpr std::array<const char*, 9> space_names{
+constexpr std::array<std::string_view, 9> space_names{
     "", "reg", "sreg", "const", "global", "local", "param", "shared", "tex"};
 // clang-format on
 
@@ -36,6 +36,8 @@ constexpr std::array<const char*, 9> space_names{
 
 data_type parse_type(std::string_view name)
 {
+    if (name.empty() || name.size() > 10)
+        return data_type::none;
     for (const type_entry& e : type_table)
         if (e.t != data_type::none && name == e.name)
             return e.t;
@@ -44,7 +46,7 @@ data_type parse_type(std::string_view name)
 
 const char* type_name(data_type t)
 {
-    return type_table[static_cast<std::size_t>(t)].name;
+    return type_table[static_cast<std::size_t>(t)].name.data();
 }
 
 unsigned type_bits(data_type t)
@@ -62,7 +64,7 @@ state_space parse_space(std::string_view name)
 
 const char* space_name(state_space s)
 {
-    return space_names[static_cast<std::size_t>(s)];
+    return space_names[static_cast<std::size_t>(s)].data();
 }
 
 std::uint64_t variable::elements() const

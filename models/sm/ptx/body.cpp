@@ -4,6 +4,8 @@
 #include "models/common/edit_distance.h"
 
 #include <cstring>
+#include <iterator>
+#include <unordered_set>
 
 namespace vgpu::ptx::detail {
 
@@ -39,12 +41,11 @@ constexpr std::string_view scalar_specials[] = {
     "%cluster_nctarank", "%current_graph_exec"};
 // clang-format on
 
+/// True when `s` is one of `a` (a hash set built once per table).
 template <std::size_t N> bool contains(const std::string_view (&a)[N], std::string_view s)
 {
-    for (std::string_view x : a)
-        if (x == s)
-            return true;
-    return false;
+    static const std::unordered_set<std::string_view> set(std::begin(a), std::end(a));
+    return set.count(s) != 0;
 }
 
 /// %pm0..7 and %envreg0..31 are also special.
@@ -247,7 +248,7 @@ void parser::directive_loc()
             m_call_line = static_cast<int>(next().value);
             m_loc_uses.push_back({m_call_file, {key.line, key.col}});
         }
-        while (peek().line == d.line && !peek().is(','))
+        while (peek().k != token::kind::end && peek().line == d.line && !peek().is(','))
             ++m_pos;
     }
     skip_line(d.line);
@@ -257,6 +258,11 @@ bool parser::parse_operand(operand& op)
 {
     const token t = peek();
     op.where = {t.line, t.col};
+    const nesting level(m_depth);
+    if (m_depth > max_nesting) {
+        error(t, "operand nested too deeply");
+        return false;
+    }
     if (t.is('['))
         return parse_address(op);
     if (t.is('{')) {

@@ -180,6 +180,11 @@ bool parser::variable_declaration(std::vector<variable>& out, bool is_param, boo
 
 bool parser::initialiser(variable& v)
 {
+    const nesting level(m_depth);
+    if (m_depth > max_nesting) {
+        error(peek(), "initialiser nested too deeply");
+        return false;
+    }
     if (!peek().is('{'))
         return init_value(v);
     ++m_pos;

@@ -211,7 +211,7 @@ private:
                         if (!template_param(n))
                             return false;
                         part = n.text;
-                    } else if (!source_name(part)) {
+                    } else if (eat('L'), !source_name(part)) { // L: internal linkage
                         return false;
                     }
                     scoped = cur.empty() ? part : scoped + "::" + part;
@@ -236,6 +236,7 @@ private:
             return fail(); // local names: not a kernel
         } else {
             std::string part;
+            eat('L'); // internal linkage (a static function)
             if (!source_name(part))
                 return false;
             out.text = part;

@@ -100,8 +100,8 @@ bool parser::small_integer(unsigned& v, const char* what, std::uint64_t max)
 
 parse_result parser::run()
 {
-    const lex_result lr = lex(m_text);
-    m_toks = lr.tokens;
+    lex_result lr = lex(m_text);
+    m_toks = std::move(lr.tokens);
     if (!lr.error.empty())
         error_at(lr.error_line, lr.error_col, lr.error);
     bool seen_version = false;

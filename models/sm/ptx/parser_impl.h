@@ -6,11 +6,24 @@
 #include "models/sm/ptx/lexer.h"
 #include "models/sm/ptx/parser.h"
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace vgpu::ptx::detail {
+
+/// Deepest nesting of braces and brackets in an operand or an initialiser.
+constexpr int max_nesting = 16;
+
+/// Counts one level of nesting while it lives.
+struct nesting {
+    int& depth;
+    explicit nesting(int& d) : depth(d) { ++depth; }
+    ~nesting() { --depth; }
+    nesting(const nesting&) = delete;
+    nesting& operator=(const nesting&) = delete;
+};
 
 /// Linkage directives before a declaration.
 struct linkage {
@@ -81,12 +94,15 @@ private:
     module m_mod;
     std::vector<std::string> m_errors;
     int m_scope = 0;    ///< current scope id while parsing a body
+    int m_depth = 0;    ///< nesting of operands and initialisers being parsed
     int m_loc_file = 0; ///< last .loc
     int m_loc_line = 0;
     int m_loc_col = 0;
     int m_call_file = 0; ///< last .loc's inlined_at
     int m_call_line = 0;
     std::vector<std::pair<int, position>> m_loc_uses; ///< .loc file indices, checked at the end
+    /// The function being resolved: declaration indices by name.
+    std::map<std::string, std::vector<int>, std::less<>> m_decl_index;
 };
 
 } // namespace vgpu::ptx::detail

@@ -50,40 +50,47 @@ bool parser::resolve_register(function& f, int scope, const std::string& name, p
                               int& decl, int& index)
 {
     // innermost declaration first: a scalar named exactly, else a range %r<N> holding it
-    int best = -1, best_index = -1;
     std::size_t split = name.size();
     while (split > 1 && name[split - 1] >= '0' && name[split - 1] <= '9')
         --split;
-    const std::string prefix = name.substr(0, split);
-    const std::string digits = name.substr(split);
-    for (std::size_t i = 0; i < f.decls.size(); ++i) {
-        const variable& d = f.decls[i];
-        if (d.space != state_space::reg || !within(f, scope, d.scope))
-            continue;
-        int idx = -1;
-        if (d.range == 0) {
-            if (d.name != name)
+    const std::string_view prefix(name.data(), split);
+    const std::string_view digits(name.data() + split, name.size() - split);
+    int best = -1, best_index = -1;
+    auto consider = [&](std::string_view key, bool ranges) {
+        const auto it = m_decl_index.find(key);
+        if (it == m_decl_index.end())
+            return true;
+        for (const int i : it->second) {
+            const variable& d = f.decls[static_cast<std::size_t>(i)];
+            if (d.space != state_space::reg || (d.range != 0) != ranges ||
+                !within(f, scope, d.scope))
                 continue;
-        } else {
-            if (d.name != prefix || digits.empty() || (digits.size() > 1 && digits[0] == '0'))
-                continue;
-            const unsigned long n = std::stoul(digits.substr(0, 9));
-            if (digits.size() > 9 || n >= d.range) {
-                error_at(where.line, where.col,
-                         "register " + name + " is outside its declaration " + d.name + "<" +
-                             std::to_string(d.range) + "> (" + d.name + "0 to " + d.name +
-                             std::to_string(d.range - 1) + ")");
-                return false;
+            int idx = -1;
+            if (ranges) {
+                if (digits.empty() || (digits.size() > 1 && digits[0] == '0'))
+                    continue;
+                const unsigned long n = digits.size() > 9 ? ~0ul : std::stoul(std::string(digits));
+                if (n >= d.range) {
+                    error_at(where.line, where.col,
+                             "register " + name + " is outside its declaration " + d.name + "<" +
+                                 std::to_string(d.range) + "> (" + d.name + "0 to " + d.name +
+                                 std::to_string(d.range - 1) + ")");
+                    return false;
+                }
+                idx = static_cast<int>(n);
             }
-            idx = static_cast<int>(n);
-        }
-        if (best < 0 || f.decls[static_cast<std::size_t>(best)].scope != d.scope) {
+            // the innermost visible declaration wins
             if (best < 0 || within(f, d.scope, f.decls[static_cast<std::size_t>(best)].scope)) {
-                best = static_cast<int>(i);
+                best = i;
                 best_index = idx;
             }
         }
-    }
+        return true;
+    };
+    if (!consider(name, false))
+        return false;
+    if (best < 0 && !consider(prefix, true))
+        return false;
     if (best < 0) {
         error_at(where.line, where.col,
                  "register " + name + " is not declared in '" + f.name + "'");
@@ -133,12 +140,14 @@ void parser::resolve_operand(function& f, int scope, operand& op, const instruct
         for (const variable& p : f.returns)
             if (p.name == op.name)
                 return;
-        for (std::size_t i = f.decls.size(); i-- > 0;)
-            if (f.decls[i].name == op.name && f.decls[i].range == 0 &&
-                within(f, scope, f.decls[i].scope)) {
-                op.decl = static_cast<int>(i);
+        if (const auto it = m_decl_index.find(op.name); it != m_decl_index.end())
+            for (auto i = it->second.rbegin(); i != it->second.rend(); ++i) {
+                const variable& d = f.decls[static_cast<std::size_t>(*i)];
+                if (d.range != 0 || !within(f, scope, d.scope))
+                    continue;
+                op.decl = *i;
                 // a register named without '%'
-                if (f.decls[i].space == state_space::reg && op.k == operand::kind::symbol)
+                if (d.space == state_space::reg && op.k == operand::kind::symbol)
                     op.k = operand::kind::reg;
                 return;
             }
@@ -163,6 +172,9 @@ void parser::resolve_operand(function& f, int scope, operand& op, const instruct
 
 void parser::resolve_function(function& f)
 {
+    m_decl_index.clear();
+    for (std::size_t i = 0; i < f.decls.size(); ++i)
+        m_decl_index[f.decls[i].name].push_back(static_cast<int>(i));
     for (instruction& ins : f.body) {
         if (m_errors.size() >= max_errors)
             return;

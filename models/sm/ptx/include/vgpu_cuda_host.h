@@ -5,6 +5,14 @@
 
 #include "vgpu_cuda_device.h"
 
+// what the runtime's headers bring in for host code
+#include <assert.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #define __VGPU_HOST extern __host__
 
 /// Runtime error codes (the subset host code names).
@@ -66,6 +74,13 @@ enum cudaChannelFormatKind {
     cudaChannelFormatKindNone = 3
 };
 enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
+enum cudaTextureFilterMode { cudaFilterModePoint = 0, cudaFilterModeLinear = 1 };
+enum cudaTextureAddressMode {
+    cudaAddressModeWrap = 0,
+    cudaAddressModeClamp = 1,
+    cudaAddressModeMirror = 2,
+    cudaAddressModeBorder = 3
+};
 #define cudaHostAllocDefault 0x00
 #define cudaHostAllocPortable 0x01
 #define cudaHostAllocMapped 0x02
@@ -280,13 +295,16 @@ __VGPU_HOST cudaError_t cudaConfigureCall(dim3 grid, dim3 block, size_t shared_b
                                           cudaStream_t stream = 0);
 
 // ---- textures: declared so that files parse; a kernel that reads one is rejected ----
+/// Texture reference (the runtime's C view of texture<>).
+struct textureReference {
+    int normalized;
+    enum cudaTextureFilterMode filterMode;
+    enum cudaTextureAddressMode addressMode[3];
+    cudaChannelFormatDesc channelDesc;
+};
 /// Texture reference; reading it in device code calls a function vgpu reports as unsupported.
 template <class T, int dim = 1, enum cudaTextureReadMode mode = cudaReadModeElementType>
-struct __attribute__((device_builtin_texture_type)) texture {
-    int normalized;
-    int filterMode;
-    int addressMode[3];
-    cudaChannelFormatDesc channelDesc;
+struct __attribute__((device_builtin_texture_type)) texture : public textureReference {
 };
 typedef unsigned long long cudaTextureObject_t;
 extern "C" __device__ void __vgpu_unsupported_texture_fetch(void);
@@ -322,6 +340,12 @@ __VGPU_HOST cudaChannelFormatDesc cudaCreateChannelDesc(int x, int y, int z, int
 __VGPU_HOST cudaError_t cudaMallocArray(cudaArray_t* array, const cudaChannelFormatDesc* desc,
                                         size_t width, size_t height = 0, unsigned flags = 0);
 __VGPU_HOST cudaError_t cudaFreeArray(cudaArray_t array);
+__VGPU_HOST cudaError_t cudaBindTexture(size_t* offset, const textureReference* t, const void* ptr,
+                                        const cudaChannelFormatDesc* desc,
+                                        size_t size = ~(size_t)0);
+__VGPU_HOST cudaError_t cudaBindTextureToArray(const textureReference* t, cudaArray_t array,
+                                               const cudaChannelFormatDesc* desc);
+__VGPU_HOST cudaError_t cudaUnbindTexture(const textureReference* t);
 __VGPU_HOST cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wo, size_t ho, const void* src,
                                           size_t count, cudaMemcpyKind kind);
 template <class T, int dim, enum cudaTextureReadMode mode>
@@ -340,6 +364,13 @@ cudaBindTexture(size_t* offset, const texture<T, dim, mode>& t, const void* ptr,
 template <class T, int dim, enum cudaTextureReadMode mode>
 static __host__ inline cudaError_t cudaBindTextureToArray(const texture<T, dim, mode>& t,
                                                           cudaArray_t array)
+{
+    return cudaSuccess;
+}
+template <class T, int dim, enum cudaTextureReadMode mode>
+static __host__ inline cudaError_t cudaBindTextureToArray(const texture<T, dim, mode>& t,
+                                                          cudaArray_t array,
+                                                          const cudaChannelFormatDesc& desc)
 {
     return cudaSuccess;
 }

@@ -146,38 +146,29 @@ __VGPU_DEV unsigned __byte_perm(unsigned a, unsigned b, unsigned s)
 {
     return __nvvm_prmt(a, b, s);
 }
-__VGPU_DEV int min(int a, int b)
-{
-    return a < b ? a : b;
-}
-__VGPU_DEV unsigned min(unsigned a, unsigned b)
-{
-    return a < b ? a : b;
-}
-__VGPU_DEV long long min(long long a, long long b)
-{
-    return a < b ? a : b;
-}
-__VGPU_DEV unsigned long long min(unsigned long long a, unsigned long long b)
-{
-    return a < b ? a : b;
-}
-__VGPU_DEV int max(int a, int b)
-{
-    return a > b ? a : b;
-}
-__VGPU_DEV unsigned max(unsigned a, unsigned b)
-{
-    return a > b ? a : b;
-}
-__VGPU_DEV long long max(long long a, long long b)
-{
-    return a > b ? a : b;
-}
-__VGPU_DEV unsigned long long max(unsigned long long a, unsigned long long b)
-{
-    return a > b ? a : b;
-}
+// min and max are host and device functions, with the mixed-signedness forms of the runtime
+#define __VGPU_MINMAX(R, A, B)                                                                     \
+    __VGPU_HD R min(A a, B b)                                                                      \
+    {                                                                                              \
+        return (R)a < (R)b ? (R)a : (R)b;                                                          \
+    }                                                                                              \
+    __VGPU_HD R max(A a, B b)                                                                      \
+    {                                                                                              \
+        return (R)a > (R)b ? (R)a : (R)b;                                                          \
+    }
+__VGPU_MINMAX(int, int, int)
+__VGPU_MINMAX(unsigned, unsigned, unsigned)
+__VGPU_MINMAX(unsigned, int, unsigned)
+__VGPU_MINMAX(unsigned, unsigned, int)
+__VGPU_MINMAX(long, long, long)
+__VGPU_MINMAX(unsigned long, unsigned long, unsigned long)
+__VGPU_MINMAX(unsigned long, long, unsigned long)
+__VGPU_MINMAX(unsigned long, unsigned long, long)
+__VGPU_MINMAX(long long, long long, long long)
+__VGPU_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+__VGPU_MINMAX(unsigned long long, long long, unsigned long long)
+__VGPU_MINMAX(unsigned long long, unsigned long long, long long)
+#undef __VGPU_MINMAX
 __VGPU_DEV float min(float a, float b)
 {
     return __nvvm_fmin_f(a, b);
@@ -191,6 +182,22 @@ __VGPU_DEV double min(double a, double b)
     return __nvvm_fmin_d(a, b);
 }
 __VGPU_DEV double max(double a, double b)
+{
+    return __nvvm_fmax_d(a, b);
+}
+__VGPU_DEV double min(float a, double b)
+{
+    return __nvvm_fmin_d(a, b);
+}
+__VGPU_DEV double max(float a, double b)
+{
+    return __nvvm_fmax_d(a, b);
+}
+__VGPU_DEV double min(double a, float b)
+{
+    return __nvvm_fmin_d(a, b);
+}
+__VGPU_DEV double max(double a, float b)
 {
     return __nvvm_fmax_d(a, b);
 }
@@ -815,6 +822,31 @@ __VGPU_DEV float log1p(float x)
 __VGPU_DEV float pow(float x, float y)
 {
     return powf(x, y);
+}
+// the mixed forms <cmath> declares as templates for the host
+__VGPU_DEV float pow(float x, int n)
+{
+    return powf(x, (float)n);
+}
+__VGPU_DEV double pow(double x, int n)
+{
+    return pow(x, (double)n);
+}
+__VGPU_DEV double pow(float x, double y)
+{
+    return pow((double)x, y);
+}
+__VGPU_DEV double pow(double x, float y)
+{
+    return pow(x, (double)y);
+}
+__VGPU_DEV double pow(int x, int n)
+{
+    return pow((double)x, (double)n);
+}
+__VGPU_DEV double pow(int x, double y)
+{
+    return pow((double)x, y);
 }
 __VGPU_DEV float sin(float x)
 {
