@@ -251,7 +251,7 @@ TEST_CASE("a missing compiler, a missing source and a hung compiler are located 
     CHECK(s < 5.0);
 }
 
-TEST_CASE("every device-side name of the shim compiles; only vprintf is left to link")
+TEST_CASE("every device-side name of the shim compiles, only vprintf is left to link")
 {
     const compiled c = build("shim_coverage.cu", "shim_coverage");
     const function& k = fn(c);

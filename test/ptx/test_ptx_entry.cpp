@@ -78,7 +78,7 @@ std::vector<std::string> check(const module& m, const std::string& name)
 
 } // namespace
 
-TEST_CASE("entry lookup: unqualified, scoped, templated and mangled names; errors list candidates")
+TEST_CASE("entry lookup: unqualified, scoped, templated and mangled names, errors list candidates")
 {
     const parse_result p = compiled("unsupported.cu");
     const module& m = p.mod;

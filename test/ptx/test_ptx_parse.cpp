@@ -223,7 +223,7 @@ $L__BB0_2:
     CHECK(check_entry(m, 2).empty());
 }
 
-TEST_CASE("scopes: a name declared in a block is not visible after it; call blocks reuse names")
+TEST_CASE("scopes: a name declared in a block is not visible after it, call blocks reuse names")
 {
     const std::string text = std::string(header) + R"(
 .visible .entry k()

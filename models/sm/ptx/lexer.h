@@ -1,4 +1,4 @@
-// PTX lexer: text to tokens with 1-based positions (used by parser.cpp). See docs/cuda.md.
+// PTX lexer: text to tokens with 1-based positions (used by the parser). See docs/cuda.md.
 #pragma once
 
 #include <cstdint>

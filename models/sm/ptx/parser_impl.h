@@ -1,5 +1,5 @@
-// The PTX parser's internal state, shared by parser.cpp (module), declarations.cpp (variables
-// and functions), body.cpp (instructions) and resolve.cpp (names). Not a public interface.
+// The PTX parser's internal state, shared by module.cpp, declarations.cpp, body.cpp and
+// resolve.cpp (see each file's header). Not a public interface.
 #pragma once
 
 #include "models/sm/ptx/ast.h"
@@ -56,7 +56,7 @@ private:
     void error_at(int line, int col, const std::string& msg);
     void error(const token& t, const std::string& msg);
 
-    // module (parser.cpp)
+    // module (module.cpp)
     void directive_version();
     void directive_target();
     void directive_file();

@@ -1,5 +1,5 @@
-// PTX parser (see parser.h): module directives, variables, functions and their bodies.
-// Name resolution (registers, labels, symbols) is in resolve.cpp.
+// PTX parser (see parser.h), the file level: parse(), module directives, module scope; see
+// declarations.cpp, body.cpp and resolve.cpp for the rest.
 #include "models/sm/ptx/parser.h"
 
 #include "models/sm/ptx/lexer.h"
