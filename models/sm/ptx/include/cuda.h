@@ -1,0 +1,5 @@
+// vgpu CUDA shim: <cuda.h> names the runtime shim (included implicitly anyway). See
+// docs/cuda.md.
+#pragma once
+
+#include "vgpu_cuda_runtime.h"

@@ -1,0 +1,7 @@
+// Vector add: c = a + b, one element per thread.
+__global__ void vector_add(const float* a, const float* b, float* c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        c[i] = a[i] + b[i];
+}
