@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 using vgpu::test::cli_runner;
@@ -207,6 +209,37 @@ TEST_CASE("llc private: copies of a frame's lines are dropped when the host reus
         CHECK(stat(s, "gpu.llc_switch.range_dropped_lines") > 0);
         CHECK(sum_of(s, "gpu.m", ".range_dropped") ==
               stat(s, "gpu.llc_switch.range_dropped_lines"));
+    }
+}
+
+TEST_CASE("llc remote ways: a reused frame's read-only lines are dropped from other modules")
+{
+    // page_faults with its gathered buffer read-only: the remote ways of the modules that do
+    // not home a page cache its lines; under memory pressure the frame is reused, and a line
+    // left in a remote way would serve the old page's data.
+    std::ifstream in(VGPU_SOURCE_DIR "/testbenches/workloads/page_faults.yaml");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string from = "init: {iota: {start: 7, step: 1}},\n     alloc: on_demand}";
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(),
+                 "init: {iota: {start: 7, step: 1}},\n     alloc: on_demand, read_only: true}");
+    for (const char* mode : {"fast", "accurate"}) {
+        INFO("timing mode " << mode);
+        cli_runner r(std::string("llc_remote_frame_reuse_") + mode);
+        r.write("w.yaml", text);
+        const auto res = r.run(mcm4 +
+                               "-w w.yaml -D pages=1024 -D ctas=1 -s dram.size=256KiB "
+                               "-s memory.page_alloc=round_robin -s llc.remote_ways=4 "
+                               "-s platform.timing.mode=" +
+                               std::string(mode) + " -o out");
+        INFO(res.out << res.err);
+        REQUIRE(res.code == 0);
+        const auto s = nlohmann::json::parse(r.read("out/stats.json"));
+        CHECK(stat(s, "gpu.host.checks_passed") == 1);
+        CHECK(stat(s, "gpu.host.evictions") > 100);
+        CHECK(stat(s, "gpu.llc_switch.range_drops") == stat(s, "gpu.host.evictions"));
+        CHECK(stat(s, "gpu.llc_switch.range_dropped_lines") > 0);
     }
 }
 
