@@ -32,6 +32,10 @@ dram_channel::dram_channel(const sc_core::sc_module_name& name, const dram_timin
                "accesses that found their bank closed (ACTIVATE, column)"),
       m_conflicts(m_stats, "row_conflicts", "count",
                   "accesses that found another row open (PRECHARGE, ACTIVATE, column)"),
+      m_opened_ahead(m_stats, "rows_opened_ahead", "count",
+                     "row misses and conflicts whose row an access booked after them in call order "
+                     "but served before them opened: they issued no PRECHARGE or ACTIVATE (still "
+                     "counted in row_misses / row_conflicts, as planned when booked)"),
       m_full(m_stats, "queue_full", "count", "requests that waited for a free queue entry"),
       m_busy_ps(m_stats, "busy_ps", "ps",
                 "time the data bus was occupied (kernel records compare it to their window)"),
@@ -111,7 +115,8 @@ void dram_channel::access_fast(dram_request r, sc_core::sc_time& delay)
     }
     if (enter > r.arrival_ps)
         ++m_full;
-    m_state.commit(r.bank, r.row, p);
+    if (m_state.commit(r.bank, r.row, p))
+        ++m_opened_ahead;
     m_queue_max = std::max(m_queue_max, m_stays.book(enter, p.first_ps));
     m_queue_ps += p.first_ps - enter;
     account(r, p);
@@ -178,7 +183,8 @@ void dram_channel::schedule()
             note_queue(edge);
             const dram_request r = m_queue.take(*i);
             const access_plan p = m_queue.picked_plan(); // as planned by pick(): not again
-            m_state.commit(r.bank, r.row, p);
+            if (m_state.commit(r.bank, r.row, p))
+                ++m_opened_ahead;
             account(r, p);
             if (r.owner) {
                 auto* w = static_cast<pending*>(r.owner);

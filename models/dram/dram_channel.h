@@ -63,7 +63,8 @@ private:
     unsigned m_queue_max = 0;
     noc::occupancy_probe* m_probe = nullptr;
     stats::group m_stats;
-    stats::counter m_reads, m_writes, m_hits, m_misses, m_conflicts, m_full, m_busy_ps, m_queue_ps;
+    stats::counter m_reads, m_writes, m_hits, m_misses, m_conflicts, m_opened_ahead, m_full,
+        m_busy_ps, m_queue_ps;
     stats::average m_wait, m_service;
     stats::formula m_occupancy, m_max, m_utilisation;
 };

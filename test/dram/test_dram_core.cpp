@@ -216,14 +216,16 @@ TEST_CASE("channel_state: an access to the row a later miss opens takes the gap 
     // 30) = 60, ACTIVATE 70, column 80, data 90..92.
     channel_state other(timing(), 4);
     serve(other, 0, 5, 128, 30000);
-    auto row7 = serve(other, 0, 7, 128, 0);
+    const access_plan row7 = other.plan(0, 7, 128, 0);
+    CHECK_FALSE(other.commit(0, 7, row7)); // the miss at 30 still opens its row itself
     CHECK(row7.outcome == row_outcome::conflict);
     CHECK(row7.data_ps == 90000);
     // A lagging request to row 5 at 0 leaves row 5 open: the miss booked at 30 finds its row
     // open and its column command at 40 runs as planned (its ACTIVATE is not needed), so the
     // request takes the gap: ACTIVATE at 0, column 10, data 20..22 (before: after the booking,
     // a hit with data 52..54).
-    auto early = serve(ch, 0, 5, 128, 0);
+    const access_plan early = ch.plan(0, 5, 128, 0);
+    CHECK(ch.commit(0, 5, early)); // the miss at 30 issues no ACTIVATE now
     CHECK(early.outcome == row_outcome::miss);
     CHECK(early.first_ps == 0);
     CHECK(early.data_ps == 20000);

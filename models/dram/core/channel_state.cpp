@@ -125,7 +125,7 @@ bool channel_state::booked_after(unsigned bank, std::uint64_t start) const
     return !tl.booked.empty() && start < tl.booked.back().first;
 }
 
-void channel_state::commit(unsigned bank, std::uint64_t row, const access_plan& p)
+bool channel_state::commit(unsigned bank, std::uint64_t row, const access_plan& p)
 {
     timeline& tl = m_banks.at(bank);
     booking b;
@@ -150,6 +150,8 @@ void channel_state::commit(unsigned bank, std::uint64_t row, const access_plan& 
     m_bus.book(p.data_ps, p.end_ps - p.data_ps);
     if (std::min(b.after.ready_ps, p.end_ps) <= m_forgotten)
         m_forgotten_valid = false; // booked in the past (tests): forget() must look again
+    return next != tl.booked.end() && next->second.outcome != row_outcome::hit &&
+           next->second.after.row == row;
 }
 
 void channel_state::forget(std::uint64_t now)

@@ -109,7 +109,10 @@ public:
         return std::max(start, state_at(bank, start).ready_ps);
     }
     /// Applies `p` (from plan() with the same bank and row, nothing committed in between).
-    void commit(unsigned bank, std::uint64_t row, const access_plan& p);
+    /// Returns true when `p` took the gap before a miss or conflict booked earlier in call order
+    /// that needs the same row: that booking finds its row open and issues no PRECHARGE or
+    /// ACTIVATE, although it was counted as planned.
+    bool commit(unsigned bank, std::uint64_t row, const access_plan& p);
     /// Forgets the bank and bus bookings that ended at or before `now` (global time).
     void forget(std::uint64_t now);
 
