@@ -767,15 +767,18 @@ driver::touch_answer driver::place_at_touch(std::uint64_t va, int sm, std::uint6
     if (!r || !r->at_touch || m_pages.evicted.count(vpn) || r < m_plan.buffers.data() ||
         r >= m_plan.buffers.data() + m_plan.buffers.size() || m_wl.buffers[b].copy_on_write)
         return {};
-    if (!m_touch_full)
-        for (unsigned i = 0; i < m_placer.modules(); ++i)
-            m_touch_full = m_touch_full || m_placer.full(i);
+    update_touch_full();
     // Placed already: a walk that read the PTE before that placement wrote it (walks of
     // several TLBs overlap) takes the page where it is.
     if (const auto placed = m_plan.pages.find(vpn); placed != m_plan.pages.end()) {
         const bool ro = m_pages.read_only.count(vpn) != 0;
         return {page_table::encode(placed->second, !ro, ro, m_placer.module_of(placed->second)), 0};
     }
+    // Its zero-time placement failed before (the run has failed; no new claim, or the failure
+    // would repeat at every replay), or the fault service is placing it now (a claim decided
+    // meanwhile would place it on a second frame): the access faults as usual.
+    if (m_touch_failed.count(vpn) || m_touch_busy.count(vpn))
+        return {};
     if (m_leaf.count(vpn) == 0 || m_touch_full) {
         m_claims.forget(vpn);
         return {};
@@ -814,19 +817,35 @@ std::uint64_t driver::place_touched(std::uint64_t vpn, std::size_t b,
     return p.pte;
 }
 
+void driver::update_touch_full()
+{
+    for (unsigned i = 0; !m_touch_full && i < m_placer.modules(); ++i)
+        m_touch_full = m_placer.full(i);
+}
+
 void driver::decide_touches()
 {
     // Every page whose earliest touch is past: placed for it, its touchers told to replay.
+    // Once a module's memory is full, a page whose zero-time placement failed, and a page the
+    // fault service is placing: not placed here, its touchers replay at once and fault.
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     std::uint64_t next = 0;
+    update_touch_full();
     for (auto it = m_touch_waits.begin(); it != m_touch_waits.end();) {
         const std::uint64_t vpn = it->first;
-        std::optional<placement::touch_claim> first = m_claims.decide(vpn, now);
-        if (!first && m_claims.earliest(vpn)) {
-            const std::uint64_t due = m_claims.due_ps(vpn);
-            next = next == 0 ? due : std::min(next, due);
-            ++it;
-            continue;
+        const bool refused =
+            m_touch_full || m_touch_failed.count(vpn) != 0 || m_touch_busy.count(vpn) != 0;
+        std::optional<placement::touch_claim> first;
+        if (refused) {
+            m_claims.forget(vpn);
+        } else {
+            first = m_claims.decide(vpn, now);
+            if (!first && m_claims.earliest(vpn)) {
+                const std::uint64_t due = m_claims.due_ps(vpn);
+                next = next == 0 ? due : std::min(next, due);
+                ++it;
+                continue;
+            }
         }
         // Decided here, or placed (or refused) by another path meanwhile: the replay finds
         // the page where it is, or faults.
@@ -846,6 +865,16 @@ placed_page driver::place_page(std::size_t b, std::uint64_t vpn, unsigned touch,
 {
     const std::uint64_t page = m_facts.page_bytes;
     placed_page out;
+    // Timed: in service until it returns (place_at_touch makes no claim for it meanwhile).
+    struct in_service {
+        std::set<std::uint64_t>* busy;
+        std::uint64_t vpn;
+        ~in_service()
+        {
+            if (busy)
+                busy->erase(vpn);
+        }
+    } const service{qk && m_touch_busy.insert(vpn).second ? &m_touch_busy : nullptr, vpn};
     const bool ro = m_pages.read_only.count(vpn) != 0;
     const unsigned m = m_placer.home(vpn, touch);
     bool reused = false;
@@ -871,26 +900,42 @@ placed_page driver::place_page(std::size_t b, std::uint64_t vpn, unsigned touch,
         out.filled = ok;
     }
     std::uint64_t raw = page_table::encode(*pa, !ro, ro, m);
+    bool written = false; // the leaf PTE points to the frame
     if (ok && qk) {
-        ok = set_pte(vpn * page, raw, *qk);
+        ok = set_pte(vpn * page, raw, *qk, &written);
     } else if (ok) {
         const auto leaf = m_leaf.find(vpn);
         ok = leaf != m_leaf.end() &&
              dma.debug(tlm::TLM_WRITE_COMMAND, leaf->second, reinterpret_cast<std::uint8_t*>(&raw),
                        sizeof raw) == sizeof raw;
+        written = ok;
+        if (!ok)
+            fail("first-touch placement of VA " + hex(vpn * page) + ": " +
+                 (leaf == m_leaf.end() ? std::string("driver bug: no page-table leaf")
+                                       : "the PTE write at physical " + hex(leaf->second) +
+                                             " by the backdoor failed"));
+    } else if (!qk) {
+        fail("first-touch placement of VA " + hex(vpn * page) + ": the fill of frame " + hex(*pa) +
+             " by the backdoor failed");
     }
-    if (!ok) {
+    if (!written) {
         m_placer.release(*pa); // nothing maps it: free for the next page
+        if (!qk)
+            m_touch_failed.insert(vpn);
         out.result = placed_page::outcome::write_failed;
         return out;
     }
+    // Mapped (also when the TLB shootdown after the PTE write failed: the GPU's PTE points to
+    // the frame, so the frame stays the page's and the plan says so).
     m_plan.pages[vpn] = *pa;
     m_plan.bytes_per_module = m_placer.bytes_per_module();
     m_pages.evicted.erase(vpn);
     m_claims.forget(vpn);
-    out.result = placed_page::outcome::placed;
+    m_touch_failed.erase(vpn);
+    out.mapped = true;
     out.pa = *pa;
     out.pte = raw;
+    out.result = ok ? placed_page::outcome::placed : placed_page::outcome::write_failed;
     return out;
 }
 

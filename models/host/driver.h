@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -242,8 +243,13 @@ private:
     logger m_log;
     stats::group m_stats;
     /// A module's memory has filled: pages are placed by the fault service from now on (it
-    /// evicts to make room), not at their first touch.
+    /// evicts to make room), not at their first touch (pages with touches pending included).
     bool m_touch_full = false;
+    void update_touch_full(); ///< sets m_touch_full once a module's memory is full
+    /// Pages whose zero-time placement failed (the run has failed): they fault as usual.
+    std::set<std::uint64_t> m_touch_failed;
+    /// Pages a timed place_page (the fault service) is placing now: they fault as usual.
+    std::set<std::uint64_t> m_touch_busy;
     placement::touch_claims m_claims; ///< touches of pages not placed yet (place_at_touch)
     /// Pages with touches not decided yet: what their touchers wait for.
     std::map<std::uint64_t, std::shared_ptr<tlm_bus::fault_wait>> m_touch_waits;

@@ -41,13 +41,16 @@ struct host_pages {
 /// What part_host::place_page did with a page.
 struct placed_page {
     enum class outcome {
-        placed,      ///< on its frame, filled, its leaf PTE written
-        no_frame,    ///< its home module's memory is full (nothing written)
-        write_failed ///< the fill or the PTE write failed (the frame is free again)
+        placed,   ///< on its frame, filled, its leaf PTE written
+        no_frame, ///< its home module's memory is full (nothing written)
+        /// The fill or the PTE write failed (the frame is free again), or the TLB shootdown
+        /// after the PTE write failed (`mapped`: the page keeps its frame, in the plan)
+        write_failed
     };
     outcome result = outcome::no_frame;
-    std::uint64_t pa = 0;  ///< its frame (placed)
-    std::uint64_t pte = 0; ///< the leaf PTE written (placed)
+    bool mapped = false;   ///< its leaf PTE points to its frame (placed, or the shootdown failed)
+    std::uint64_t pa = 0;  ///< its frame (mapped)
+    std::uint64_t pte = 0; ///< the leaf PTE written (mapped)
     bool filled = false; ///< contents written to the frame (a host copy, or a reused frame's zeros)
 };
 

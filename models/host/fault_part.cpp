@@ -485,8 +485,13 @@ std::uint32_t fault_part::map_page(std::uint64_t va, bool write, unsigned sm)
         return static_cast<std::uint32_t>(fault_reason::memory_full);
     if (p.filled)
         m_host.count_bytes(false, page);
-    if (p.result == placed_page::outcome::write_failed)
+    if (p.result == placed_page::outcome::write_failed) {
+        if (p.mapped) { // the shootdown failed: mapped on the GPU, so present and resident
+            m_table.present(vpn);
+            m_resident.push_back(vpn);
+        }
         return static_cast<std::uint32_t>(fault_reason::not_mapped);
+    }
     ++m_services;
     return 0;
 }
@@ -534,9 +539,15 @@ bool fault_part::evict_for_pressure(std::uint64_t keep_vpn)
                 it = m_resident.erase(it);
                 continue;
             }
-            it = m_resident.erase(it);
+            // By index: the timed unmap may yield, and a page placed meanwhile (page_placed)
+            // is appended to m_resident, which invalidates its iterators.
+            const auto at = static_cast<std::size_t>(it - m_resident.begin());
+            m_resident.erase(it);
             if (unmap_and_copy_out({vpn}, b, m_qk, " (memory pressure)", true) == 0) {
-                m_resident.insert(it, vpn); // still mapped and resident, in its place
+                // Still mapped and resident, in its place (only appends happen meanwhile).
+                m_resident.insert(m_resident.begin() +
+                                      static_cast<std::ptrdiff_t>(std::min(at, m_resident.size())),
+                                  vpn);
                 break;
             }
             ++m_pressure_evictions;

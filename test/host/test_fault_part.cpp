@@ -11,6 +11,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <cstring>
+#include <functional>
 
 using namespace vgpu;
 using namespace vgpu::host;
@@ -32,6 +33,8 @@ struct stub_cp : sc_core::sc_module {
     sc_core::sc_event done_ev, irq_ev;
     sc_time latency{5000, SC_NS};
     unsigned queue = 0;
+    bool refuse_tlb_invalidate = false;      ///< writes to TLB_INVALIDATE get an address error
+    std::function<void()> on_tlb_invalidate; ///< called at a write to TLB_INVALIDATE
 
     SC_HAS_PROCESS(stub_cp);
     explicit stub_cp(const sc_core::sc_module_name& n) : sc_module(n)
@@ -55,6 +58,12 @@ struct stub_cp : sc_core::sc_module {
             std::memcpy(gp.get_data_ptr(), &v, 4);
         } else {
             std::memcpy(&v, gp.get_data_ptr(), 4);
+            if (off == reg::TLB_INVALIDATE && on_tlb_invalidate)
+                on_tlb_invalidate();
+            if (off == reg::TLB_INVALIDATE && refuse_tlb_invalidate) {
+                gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+                return;
+            }
             if (off == reg::IRQ_STATUS) {
                 irq_status &= ~v;
                 irq_ev.notify(delay);
@@ -77,12 +86,15 @@ struct stub_cp : sc_core::sc_module {
     void drive_irq() { irq.write((irq_status & regs[reg::IRQ_ENABLE]) != 0); }
 };
 
-/// GPU memory that refuses the `fail_at`-th 8-byte write of zero (a PTE clear), counted from 1.
+/// GPU memory that refuses the `fail_at`-th 8-byte write of zero (a PTE clear), counted from 1,
+/// and every debug (backdoor) write while `refuse_debug_writes` is set.
 struct refusing_memory : sc_core::sc_module {
     tlm_utils::simple_target_socket<refusing_memory> in{"in"};
     tlm_utils::simple_initiator_socket<refusing_memory> out{"out"};
     unsigned fail_at = 0, clears = 0;
     std::vector<std::uint64_t> refused; ///< addresses of refused writes
+    bool refuse_debug_writes = false;
+    unsigned debug_refused = 0; ///< debug writes refused
 
     explicit refusing_memory(const sc_core::sc_module_name& n) : sc_module(n)
     {
@@ -101,7 +113,14 @@ struct refusing_memory : sc_core::sc_module {
         }
         out->b_transport(gp, delay);
     }
-    unsigned transport_dbg(tlm::tlm_generic_payload& gp) { return out->transport_dbg(gp); }
+    unsigned transport_dbg(tlm::tlm_generic_payload& gp)
+    {
+        if (gp.is_write() && refuse_debug_writes) {
+            ++debug_refused;
+            return 0;
+        }
+        return out->transport_dbg(gp);
+    }
 };
 
 /// One buffer of four pages, resident from set-up, evicted 1 us into the kernel.
@@ -185,6 +204,182 @@ struct evict_bench {
     std::uint64_t pte(std::uint64_t va) { return radix_pte(mem, drv.plan().ptbr, va); }
 };
 
+/// A part that calls `probe` from its set_up hook (the driver thread, before the first launch).
+struct probe_part : driver_part {
+    part_host& host;
+    std::function<bool(part_host&)> probe;
+    probe_part(part_host& h, std::function<bool(part_host&)> f) : host(h), probe(std::move(f)) {}
+    bool set_up() override { return probe(host); }
+};
+
+/// One buffer of four pages on a two-module GPU that serves faults: its pages are placed at
+/// their first touch (none at set-up).
+const char* const touch_text = R"(name: touch
+buffers:
+  - {name: x, type: u32, elements: 4096, init: iota}
+kernels:
+  - name: k
+    params: [{name: x, buffer: x}]
+    grid: 1
+    block: 32
+    program: |
+      LDP R0, x
+      EXIT
+)";
+
+struct touch_bench {
+    workload wl;
+    host_config cfg;
+    stub_cp cp{"cp"};
+    refusing_memory gate{"gate"};
+    tlm_bus::memory mem;
+    sc_core::sc_signal<bool> irq{"irq"}, fault_irq{"fault_irq"};
+    std::function<bool(part_host&)> probe; ///< run at set-up
+    driver drv;
+
+    static platform_facts facts()
+    {
+        platform_facts f = evict_bench::facts();
+        f.modules = 2;
+        f.serves_faults = true;
+        return f;
+    }
+    static workload parse()
+    {
+        auto r = parse_workload_text(touch_text, "touch.yaml");
+        for (const auto& e : r.errors)
+            UNSCOPED_INFO(e);
+        REQUIRE(r.ok());
+        return r.wl;
+    }
+    touch_bench()
+        : wl(parse()), mem("mem", evict_bench::mem_params()),
+          drv("drv", cfg, wl, facts(), [this](driver& d) {
+              d.add_part<probe_part>([this](part_host& h) { return probe ? probe(h) : true; });
+          })
+    {
+        drv.mmio.bind(cp.mmio);
+        drv.dma.bind(gate.in);
+        gate.out.bind(mem.in);
+        drv.irq(irq);
+        drv.fault_irq(fault_irq);
+        cp.irq(irq);
+    }
+    std::uint64_t pte(std::uint64_t va) { return radix_pte(mem, drv.plan().ptbr, va); }
+    bool reported(const std::string& a, const std::string& b = "") const
+    {
+        for (const std::string& f : drv.failures())
+            if (f.find(a) != std::string::npos && f.find(b) != std::string::npos)
+                return true;
+        return false;
+    }
+};
+
+constexpr std::uint64_t x_va = 0x10000000, x_vpn = x_va / 4096;
+
+/// The timed placement of page 0 of x with the TLB shootdown refused, then of page 1: page 0
+/// keeps its frame (its PTE points to it), page 1 gets another; the run reports the failure.
+void shootdown_refused(sc_time quantum)
+{
+    tlm::tlm_global_quantum::instance().set(quantum);
+    touch_bench b;
+    placed_page p0, p1;
+    std::uint64_t base = 0; // module 0's bytes before (the kernel's program)
+    b.probe = [&](part_host& h) {
+        base = h.memory().bytes_per_module.at(0);
+        tlm_utils::tlm_quantumkeeper qk;
+        qk.reset();
+        b.cp.refuse_tlb_invalidate = true;
+        p0 = h.place_page(0, x_vpn, 0, &qk);
+        b.cp.refuse_tlb_invalidate = false;
+        p1 = h.place_page(0, x_vpn + 1, 0, &qk);
+        qk.sync();
+        return true;
+    };
+    sc_core::sc_start();
+    const auto& pages = b.drv.plan().pages;
+    CHECK(p0.result == placed_page::outcome::write_failed);
+    CHECK(p0.mapped);
+    CHECK(p1.result == placed_page::outcome::placed);
+    REQUIRE(pages.count(x_vpn) == 1);
+    REQUIRE(pages.count(x_vpn + 1) == 1);
+    CHECK(pages.at(x_vpn) != pages.at(x_vpn + 1));
+    // The GPU's page table (walked here) against the plan.
+    CHECK(b.pte(x_va) == page_table::encode(pages.at(x_vpn), true, false, 0));
+    CHECK(b.pte(x_va + 4096) == page_table::encode(pages.at(x_vpn + 1), true, false, 0));
+    CHECK(p0.pte == b.pte(x_va));
+    CHECK(b.drv.plan().bytes_per_module.at(0) == base + 2 * 4096); // two frames
+    CHECK(b.reported("MMIO write", "CP register"));
+}
+
+/// The zero-time placement at first touch with every backdoor write refused: the run fails
+/// naming the page's VA; a later touch of the page is told to fault as usual, with no new claim
+/// and no new attempt (no livelock of claims and replays).
+void backdoor_refused(bool can_wait)
+{
+    touch_bench b;
+    driver::touch_answer first, again;
+    unsigned refused_first = 0;
+    std::uint64_t base = 0; // module 0's bytes before (the kernel's program)
+    b.probe = [&](part_host& h) {
+        base = h.memory().bytes_per_module.at(0);
+        b.gate.refuse_debug_writes = true;
+        first = b.drv.place_at_touch(x_va, 0, sc_core::sc_time_stamp().value(), can_wait);
+        if (first.wait)
+            while (!first.wait->resolved)
+                sc_core::wait(first.wait->done);
+        refused_first = b.gate.debug_refused;
+        again = b.drv.place_at_touch(x_va + 8, 1, sc_core::sc_time_stamp().value(), can_wait);
+        b.gate.refuse_debug_writes = false;
+        return true;
+    };
+    sc_core::sc_start();
+    CHECK(first.pte == 0);
+    CHECK(refused_first >= 1);
+    CHECK(again.pte == 0);
+    CHECK(!again.wait);
+    CHECK(b.gate.debug_refused == refused_first);
+    CHECK(b.drv.plan().pages.count(x_vpn) == 0);
+    CHECK(b.drv.plan().bytes_per_module.at(0) == base);
+    CHECK(b.reported("first-touch placement of VA 0x10000000"));
+}
+
+/// A touch of page 0 of x while the timed placement (the fault service's) writes its PTE: told
+/// to fault as usual (no claim, no second frame); the page has one frame, the timed one's.
+void touch_in_service(bool can_wait)
+{
+    touch_bench b;
+    placed_page p;
+    driver::touch_answer during;
+    bool touched = false;
+    b.cp.on_tlb_invalidate = [&] {
+        if (touched)
+            return;
+        touched = true;
+        during = b.drv.place_at_touch(x_va, 0, sc_core::sc_time_stamp().value(), can_wait);
+    };
+    std::uint64_t base = 0; // bytes before (the kernel's program)
+    b.probe = [&](part_host& h) {
+        base = h.memory().bytes_per_module.at(0) + h.memory().bytes_per_module.at(1);
+        tlm_utils::tlm_quantumkeeper qk;
+        qk.reset();
+        p = h.place_page(0, x_vpn, 0, &qk);
+        qk.sync();
+        return true;
+    };
+    sc_core::sc_start();
+    REQUIRE(touched);
+    CHECK(during.pte == 0);
+    CHECK(!during.wait);
+    CHECK(p.result == placed_page::outcome::placed);
+    REQUIRE(b.drv.plan().pages.count(x_vpn) == 1);
+    CHECK(b.drv.plan().pages.at(x_vpn) == p.pa);
+    CHECK(b.pte(x_va) == p.pte);
+    CHECK(b.drv.plan().bytes_per_module.at(0) + b.drv.plan().bytes_per_module.at(1) ==
+          base + 4096); // one frame
+    CHECK(b.drv.failures().empty());
+}
+
 } // namespace
 
 TEST_CASE("eviction: a failed PTE write leaves that page and the later ones mapped and present",
@@ -223,4 +418,44 @@ TEST_CASE("eviction: a failed PTE write leaves that page and the later ones mapp
     for (const std::string& f : b.drv.failures())
         reported = reported || f.find("PTE write") != std::string::npos;
     CHECK(reported);
+}
+
+TEST_CASE("placement: a refused TLB shootdown keeps the page on its frame (quantum 1 ns)",
+          "[fault_part]")
+{
+    shootdown_refused(sc_time(1, SC_NS));
+}
+
+TEST_CASE("placement: a refused TLB shootdown keeps the page on its frame (quantum 1 us)",
+          "[fault_part]")
+{
+    shootdown_refused(sc_time(1, sc_core::SC_US));
+}
+
+TEST_CASE("placement: a refused backdoor write at first touch fails the run, no new claim "
+          "(touch can wait)",
+          "[fault_part]")
+{
+    backdoor_refused(true);
+}
+
+TEST_CASE("placement: a refused backdoor write at first touch fails the run, no new claim "
+          "(touch cannot wait)",
+          "[fault_part]")
+{
+    backdoor_refused(false);
+}
+
+TEST_CASE("placement: a touch while the fault service places the page faults as usual "
+          "(touch can wait)",
+          "[fault_part]")
+{
+    touch_in_service(true);
+}
+
+TEST_CASE("placement: a touch while the fault service places the page faults as usual "
+          "(touch cannot wait)",
+          "[fault_part]")
+{
+    touch_in_service(false);
 }
