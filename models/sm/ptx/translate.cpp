@@ -241,6 +241,7 @@ private:
     void lower_ld(const instruction& ins);
     void lower_st(const instruction& ins);
     void lower_atom(const instruction& ins);
+    void propagate_copies();
     void finish(const std::vector<std::size_t>& order);
 };
 
@@ -419,6 +420,9 @@ vop translator::src(const instruction& ins, const operand& op)
         unsupported(ins, "special register " + op.name);
         return {};
     }
+    case operand::kind::symbol:
+        unsupported(ins, "the address of variable '" + op.name + "'");
+        return {};
     default:
         unsupported(ins, "operand '" + op.name + "'");
         return {};
@@ -879,11 +883,57 @@ std::string imm_text(opcode op, std::uint32_t bits)
     return buf;
 }
 
+void translator::propagate_copies()
+{
+    // MOV d, s where s is written once by an LDP or an S2R (the same value whenever it runs
+    // in a thread) and d is written only by the MOV: every read of d sees s's value, so
+    // reads of d read s and the MOV goes (cvta of a parameter becomes nothing).
+    std::vector<unsigned> defs(m_nregs, 0);
+    std::vector<char> invariant(m_nregs, 0);
+    for (const block& b : m_blocks)
+        for (const vins& v : b.code)
+            if (v.dst.k == vk::reg) {
+                ++defs[v.dst.v];
+                invariant[v.dst.v] = (v.op == opcode::LDP || v.op == opcode::S2R) && v.guard < 0;
+            }
+    std::vector<std::uint32_t> to(m_nregs);
+    for (std::uint32_t r = 0; r < m_nregs; ++r)
+        to[r] = r;
+    bool any = false;
+    for (const block& b : m_blocks)
+        for (const vins& v : b.code)
+            if (v.op == opcode::MOV && v.guard < 0 && v.dst.k == vk::reg && v.src[0].k == vk::reg &&
+                defs[v.dst.v] == 1 && defs[v.src[0].v] == 1 && invariant[v.src[0].v]) {
+                to[v.dst.v] = v.src[0].v;
+                any = true;
+            }
+    if (!any)
+        return;
+    auto root = [&](std::uint32_t r) {
+        while (to[r] != r)
+            r = to[r];
+        return r;
+    };
+    for (block& b : m_blocks) {
+        std::vector<vins> kept;
+        for (vins v : b.code) {
+            if (v.op == opcode::MOV && v.dst.k == vk::reg && to[v.dst.v] != v.dst.v)
+                continue;
+            for (vop& o : v.src)
+                if (o.k == vk::reg)
+                    o.v = root(o.v);
+            kept.push_back(v);
+        }
+        b.code = std::move(kept);
+    }
+}
+
 void translator::run()
 {
     build_blocks();
     if (!m_out.errors.empty())
         return;
+    propagate_copies();
     flow_graph g;
     for (const block& b : m_blocks) {
         std::vector<std::size_t> s;
@@ -1151,9 +1201,7 @@ translation translate(const module& m, int entry, const translate_options& opt)
                                  std::to_string(d.where.col) + ": error: unsupported ." +
                                  space_name(d.space) + " variable '" + d.name + "': vgpu has no " +
                                  space_name(d.space) + " memory yet");
-    if (!out.errors.empty())
-        return out;
-    if (f.body.empty()) {
+    if (f.body.empty() && out.errors.empty()) {
         out.text = "        EXIT\n";
         out.pcs.push_back({});
         out.registers = 1;
