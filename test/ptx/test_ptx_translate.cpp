@@ -528,3 +528,56 @@ TEST_CASE("the stencil with shared memory is refused at its declaration and ever
     CHECK(st == 3);
     CHECK(t.text.empty());
 }
+
+TEST_CASE("a loop with a trip count per lane and a guarded early ret run as the PTX says")
+{
+    // out[tid] = sum of k for k < tid % 5, lanes with tid % 7 == 3 return before storing.
+    // rem is not supported: the lanes compute tid % 5 and tid % 7 with loops.
+    const std::string ptx = "mov.u32 %r1, %tid.x;\n"
+                            "mov.u32 %r2, %r1;\n"
+                            "MOD:\n"
+                            "setp.lt.u32 %p1, %r2, 5;\n"
+                            "@%p1 bra MODDONE;\n"
+                            "sub.s32 %r2, %r2, 5;\n"
+                            "bra.uni MOD;\n"
+                            "MODDONE:\n"
+                            "mov.u32 %r3, 0;\n"
+                            "mov.u32 %r4, 0;\n"
+                            "LOOP:\n"
+                            "setp.ge.u32 %p2, %r4, %r2;\n"
+                            "@%p2 bra AFTER;\n"
+                            "add.s32 %r3, %r3, %r4;\n"
+                            "add.s32 %r4, %r4, 1;\n"
+                            "bra.uni LOOP;\n"
+                            "AFTER:\n"
+                            "mov.u32 %r5, %r1;\n"
+                            "SEVEN:\n"
+                            "setp.lt.u32 %p3, %r5, 7;\n"
+                            "@%p3 bra SEVENDONE;\n"
+                            "sub.s32 %r5, %r5, 7;\n"
+                            "bra.uni SEVEN;\n"
+                            "SEVENDONE:\n"
+                            "setp.eq.s32 %p4, %r5, 3;\n"
+                            "@%p4 ret;\n"
+                            "ld.param.u64 %rd1, [k_p0];\n"
+                            "mul.wide.u32 %rd2, %r1, 4;\n"
+                            "add.s64 %rd3, %rd1, %rd2;\n"
+                            "st.global.u32 [%rd3], %r3;\n"
+                            "ret;";
+    const translation t = translate_text(entry_text(ptx));
+    for (const std::string& e : t.errors)
+        UNSCOPED_INFO(e);
+    REQUIRE(t.ok());
+    INFO(t.text);
+    const auto r = run_warp(t, {0x1000, 0, 0, 0, 0}, {});
+    REQUIRE(r.error.empty());
+    for (std::uint32_t tid = 0; tid < 32; ++tid) {
+        INFO("tid " << tid);
+        if (tid % 7 == 3) {
+            CHECK(r.mem.count(0x1000 + 4 * tid) == 0);
+        } else {
+            const std::uint32_t m = tid % 5;
+            CHECK(r.mem.at(0x1000 + 4 * tid) == m * (m - 1) / 2); // 0 + 1 + ... + (m - 1)
+        }
+    }
+}

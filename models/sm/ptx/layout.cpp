@@ -167,11 +167,23 @@ std::vector<std::size_t> reconverging_layout(const flow_graph& g, std::string* w
             for (const std::size_t w : g.succs[v])
                 if (!dominates(idom, w, v))
                     ++indeg[w];
-    // Joins: p must wait until every block of each region it closes is placed.
-    std::vector<std::vector<std::vector<char>>> waits(n);
-    for (std::size_t b = 0; b < n; ++b)
-        if (branches(g, b) && ipdom[b] < n)
-            waits[ipdom[b]].push_back(region(g, b, ipdom[b]));
+    // Joins: p must wait until every block of each region it closes is placed. left[k]: the
+    // blocks of region k not placed yet; member[x]: the regions x belongs to.
+    std::vector<std::vector<std::size_t>> waits(n), member(n);
+    std::vector<std::size_t> left;
+    for (std::size_t b = 0; b < n; ++b) {
+        if (idom[b] == static_cast<std::size_t>(-1) || !branches(g, b) || ipdom[b] >= n)
+            continue;
+        const auto r = region(g, b, ipdom[b]);
+        std::size_t count = 0;
+        for (std::size_t x = 0; x < n; ++x)
+            if (r[x]) {
+                member[x].push_back(left.size());
+                ++count;
+            }
+        waits[ipdom[b]].push_back(left.size());
+        left.push_back(count);
+    }
     std::vector<char> placed(n, 0);
     std::vector<std::size_t> order;
     std::vector<char> ready(n, 0);
@@ -181,17 +193,11 @@ std::vector<std::size_t> reconverging_layout(const flow_graph& g, std::string* w
         reachable += idom[v] != static_cast<std::size_t>(-1);
     while (order.size() < reachable) {
         std::size_t pick = n;
-        for (std::size_t v = 0; v < n && pick == n; ++v) {
-            if (!ready[v] || placed[v])
-                continue;
-            bool ok = true;
-            for (const auto& r : waits[v])
-                for (std::size_t x = 0; x < n && ok; ++x)
-                    if (r[x] && !placed[x] && idom[x] != static_cast<std::size_t>(-1))
-                        ok = false;
-            if (ok)
+        for (std::size_t v = 0; v < n && pick == n; ++v)
+            if (ready[v] && !placed[v] &&
+                std::all_of(waits[v].begin(), waits[v].end(),
+                            [&](std::size_t k) { return left[k] == 0; }))
                 pick = v;
-        }
         if (pick == n) {
             if (why) {
                 bool cyclic = true;
@@ -206,6 +212,8 @@ std::vector<std::size_t> reconverging_layout(const flow_graph& g, std::string* w
         }
         placed[pick] = 1;
         order.push_back(pick);
+        for (const std::size_t k : member[pick])
+            --left[k];
         for (const std::size_t w : g.succs[pick])
             if (!dominates(idom, w, pick) && --indeg[w] == 0)
                 ready[w] = 1;
