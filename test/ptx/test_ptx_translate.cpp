@@ -87,6 +87,33 @@ const rule_case rule_cases[] = {
      "L1:\nmov.u32 %r10, 9;\nL2:",
      4, 3, 0, 0, 7},
     {"setp.le.s32 %p1, %r1, %r2;\nselp.b32 %r10, %r1, %r2, !%p1;", 4, 3, 0, 0, 4},
+    // Predicate logic, on p1 = a < b and p2 = b < c: a truth table per case.
+    {"setp.lt.s32 %p1, %r1, %r2;\nsetp.lt.s32 %p2, %r2, %r3;\nand.pred %p3, %p1, %p2;\n"
+     "selp.b32 %r10, 1, 0, %p3;",
+     1, 2, 3, 0, 1},
+    {"setp.lt.s32 %p1, %r1, %r2;\nsetp.lt.s32 %p2, %r2, %r3;\nand.pred %p3, %p1, %p2;\n"
+     "selp.b32 %r10, 1, 0, %p3;",
+     1, 2, 2, 0, 0},
+    {"setp.lt.s32 %p1, %r1, %r2;\nsetp.lt.s32 %p2, %r2, %r3;\nand.pred %p3, %p1, !%p2;\n"
+     "selp.b32 %r10, 1, 0, %p3;",
+     1, 2, 2, 0, 1},
+    {"setp.lt.s32 %p1, %r1, %r2;\nsetp.lt.s32 %p2, %r2, %r3;\nor.pred %p3, %p1, %p2;\n"
+     "selp.b32 %r10, 1, 0, %p3;",
+     2, 2, 3, 0, 1},
+    {"setp.lt.s32 %p1, %r1, %r2;\nsetp.lt.s32 %p2, %r2, %r3;\nor.pred %p3, %p1, %p2;\n"
+     "selp.b32 %r10, 1, 0, %p3;",
+     2, 2, 2, 0, 0},
+    {"setp.lt.s32 %p1, %r1, %r2;\nsetp.lt.s32 %p2, %r2, %r3;\nor.pred %p3, %p1, !%p2;\n"
+     "selp.b32 %r10, 1, 0, %p3;",
+     2, 2, 2, 0, 1},
+    {"setp.lt.s32 %p1, %r1, %r2;\nsetp.lt.s32 %p2, %r2, %r3;\nxor.pred %p3, %p1, %p2;\n"
+     "selp.b32 %r10, 1, 0, %p3;",
+     1, 2, 3, 0, 0},
+    {"setp.lt.s32 %p1, %r1, %r2;\nsetp.lt.s32 %p2, %r2, %r3;\nxor.pred %p3, %p1, %p2;\n"
+     "selp.b32 %r10, 1, 0, %p3;",
+     1, 2, 2, 0, 1},
+    {"setp.lt.s32 %p1, %r1, %r2;\nnot.pred %p3, %p1;\nselp.b32 %r10, 1, 0, %p3;", 1, 2, 0, 0, 0},
+    {"setp.lt.s32 %p1, %r1, %r2;\nnot.pred %p3, %p1;\nselp.b32 %r10, 1, 0, %p3;", 2, 2, 0, 0, 1},
     {"add.f32 %f10, %f2, %f3;\nmov.b32 %r10, %f10;", 0, f1_5, f2_25, 0, 0x40700000},    // 3.75
     {"sub.f32 %f10, %f2, %f3;\nmov.b32 %r10, %f10;", 0, f1_5, f2_25, 0, 0xbf400000},    // -0.75
     {"mul.rn.f32 %f10, %f2, %f3;\nmov.b32 %r10, %f10;", 0, f1_5, f2_25, 0, 0x40580000}, // 3.375
@@ -219,9 +246,7 @@ TEST_CASE("unsupported forms are located errors naming the form")
         {"max.s64 %rd1, %rd2, %rd3;",
          "t.ptx:11:1: error: unsupported 'max.s64': its 64-bit result depends on the "
          "operands' high 32 bits"},
-        {"shl.b32 %r1, %r2, %r3;",
-         "t.ptx:11:1: error: unsupported 'shl.b32': a shift by a register amount (PTX clamps "
-         "it, vgpu masks it)"},
+        {"mul.hi.s32 %r1, %r2, %r3;", "t.ptx:11:1: error: unsupported 'mul.hi.s32'"},
         {"add.ftz.f32 %f1, %f2, %f3;", "t.ptx:11:1: error: unsupported 'add.ftz.f32'"},
         {"ex2.approx.f32 %f1, %f2;", "t.ptx:11:1: error: unsupported 'ex2.approx.f32'"},
         {"cvt.rn.f32.u32 %f1, %r1;", "t.ptx:11:1: error: unsupported 'cvt.rn.f32.u32'"},
@@ -244,7 +269,7 @@ TEST_CASE("unsupported forms are located errors naming the form")
          "t.ptx:11:1: error: unsupported 'shfl.sync.bfly.b32'"},
         {"mov.u32 %r1, %clock;", "t.ptx:11:1: error: unsupported 'mov.u32': special register "
                                  "%clock"},
-        {"or.pred %p1, %p2, %p3;", "t.ptx:11:1: error: unsupported 'or.pred'"},
+        {"popc.b32 %r1, %r2;", "t.ptx:11:1: error: unsupported 'popc.b32'"},
         {"  @%p1 bar.sync 0;", "t.ptx:11:3: error: unsupported 'bar.sync': a guarded barrier"},
     };
     for (const bad& b : cases) {

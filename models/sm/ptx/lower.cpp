@@ -373,6 +373,8 @@ void translator::lower(const instruction& ins)
         vins v;
         v.op = opcode::EXIT;
         emit(v);
+    } else if (ins.type() == T::pred && (op == "and" || op == "or" || op == "xor" || op == "not")) {
+        lower_pred_logic(ins);
     } else if (lower_alu(ins)) {
     } else if (op == "shl" || op == "shr") {
         lower_shift(ins);
@@ -509,8 +511,46 @@ void translator::lower_shift(const instruction& ins)
         return;
     }
     if (ins.ops[2].k != operand::kind::imm_int) {
-        // PTX clamps shift amounts above the width; SHL/SHR mask them to 5 bits.
-        unsupported(ins, "a shift by a register amount (PTX clamps it, vgpu masks it)");
+        // PTX clamps the amount to the width; SHL/SHR/SAR use it modulo 32. shl and shr: the
+        // shift where the amount is below 32, else 0 (the low 32 bits of shl.b64 too); shr.s32:
+        // SAR by min(amount, 31).
+        const vop d = reg_of(ins, ins.ops[0]);
+        const vop a = src(ins, ins.ops[1]);
+        const vop b = reg_src(ins, ins.ops[2]);
+        vins v;
+        if (is_signed(t) && !left) {
+            v.op = opcode::UMIN;
+            v.dst = vreg(temp());
+            v.src[0] = b;
+            v.src[1] = vimm(31);
+            emit(v);
+            vins s;
+            s.op = opcode::SAR;
+            s.dst = d;
+            s.src[0] = a;
+            s.src[1] = v.dst;
+            emit(s);
+            return;
+        }
+        v.op = left ? opcode::SHL : opcode::SHR;
+        v.dst = vreg(temp());
+        v.src[0] = a;
+        v.src[1] = b;
+        emit(v);
+        vins c;
+        c.op = opcode::USETP;
+        c.cond = cmp_op::LT;
+        c.dst = temp_pred();
+        c.src[0] = b;
+        c.src[1] = vimm(32);
+        emit(c);
+        vins s;
+        s.op = opcode::SEL;
+        s.dst = d;
+        s.src[0] = v.dst;
+        s.src[1] = vimm(0);
+        s.src[2] = c.dst;
+        emit(s);
         return;
     }
     const std::int64_t k = ins.ops[2].ival;
@@ -564,6 +604,57 @@ void translator::lower_setp(const instruction& ins)
         return;
     }
     unsupported(ins);
+}
+
+vop translator::pred_as_int(const instruction& ins, const operand& op)
+{
+    vins v;
+    v.op = opcode::SEL;
+    v.dst = vreg(temp());
+    v.src[0] = vimm(op.negated ? 0 : 1);
+    v.src[1] = vimm(op.negated ? 1 : 0);
+    v.src[2] = pred_of(ins, op);
+    emit(v);
+    return v.dst;
+}
+
+void translator::lower_pred_logic(const instruction& ins)
+{
+    // The ISA has no predicate logic: the operands become 0/1 through SEL and the result is
+    // a comparison. and: (b ? a : 0) != 0; or: (b ? 1 : a) != 0; xor: a != b; not: a == 0.
+    const bool unary = ins.opcode == "not";
+    if (!mods_ok(ins, {}) || ins.ops.size() != (unary ? 2u : 3u)) {
+        unsupported(ins);
+        return;
+    }
+    const vop d = pred_of(ins, ins.ops[0]);
+    const vop a = pred_as_int(ins, ins.ops[1]);
+    vins c;
+    c.op = opcode::ISETP;
+    c.cond = cmp_op::NE;
+    c.dst = d;
+    c.src[0] = a;
+    c.src[1] = vimm(0);
+    if (unary) {
+        c.cond = cmp_op::EQ;
+    } else if (ins.opcode == "xor") {
+        c.src[1] = pred_as_int(ins, ins.ops[2]);
+    } else {
+        const operand& bo = ins.ops[2];
+        const bool is_and = ins.opcode == "and";
+        vins v;
+        v.op = opcode::SEL;
+        v.dst = vreg(temp());
+        vop when_b = is_and ? a : vimm(1), when_not_b = is_and ? vimm(0) : a;
+        if (bo.negated)
+            std::swap(when_b, when_not_b);
+        v.src[0] = when_b;
+        v.src[1] = when_not_b;
+        v.src[2] = pred_of(ins, bo);
+        emit(v);
+        c.src[0] = v.dst;
+    }
+    emit(c);
 }
 
 void translator::lower_cvt(const instruction& ins)

@@ -101,6 +101,7 @@ private:
         m_code->push_back(v);
     }
     std::uint32_t temp() { return m_nregs++; }
+    vop temp_pred() { return {vk::pred, m_npreds++}; }
     vop reg_of(const instruction& ins, const operand& op);
     vop pred_of(const instruction& ins, const operand& op);
     int guard_of(const instruction& ins);
@@ -110,6 +111,8 @@ private:
     bool lower_alu(const instruction& ins);
     void lower_shift(const instruction& ins);
     void lower_setp(const instruction& ins);
+    void lower_pred_logic(const instruction& ins);
+    vop pred_as_int(const instruction& ins, const operand& op);
     void lower_cvt(const instruction& ins);
     void lower_mov(const instruction& ins);
     void lower_ld(const instruction& ins);
