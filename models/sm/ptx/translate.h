@@ -1,0 +1,60 @@
+// PTX-to-vgpu translator (first slice): control-flow graph and a reconverging block layout,
+// lowering of PTX instructions onto the vgpu ISA, linear-scan register allocation and
+// emission of assembler text with a map from every vgpu PC to its PTX and CUDA lines. No
+// SystemC. See docs/cuda.md, "Translation".
+#pragma once
+
+#include "models/sm/ptx/ast.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace vgpu::ptx {
+
+/// Limits of the target SM (defaults: the ISA's, models/sm/core/isa.h).
+struct translate_options {
+    unsigned max_registers = 255; ///< registers per thread the program may use (R0..R(n-1))
+    unsigned max_predicates = 8;  ///< predicate registers (P0..P(n-1))
+};
+
+/// Where one vgpu instruction comes from.
+struct pc_origin {
+    int ptx_line = 0;   ///< line of the PTX instruction it lowers (0: added by the layout)
+    std::string cuda{}; ///< "FILE.cu:LINE" from .loc, "" when unknown
+};
+
+/// Output of translate().
+struct translation {
+    std::string text{};              ///< vgpu assembler text (docs/isa.md), LDP by index
+    std::vector<pc_origin> pcs{};    ///< one per vgpu instruction (PC order)
+    unsigned registers = 0;          ///< registers per thread used (highest R + 1)
+    unsigned predicates = 0;         ///< predicates used (highest P + 1)
+    std::vector<std::string> errors; ///< "file.ptx:LINE:COL: error: unsupported ... (...)"
+    bool ok() const { return errors.empty(); }
+};
+
+/// Translates functions[entry] of m (a parsed, checked module) into a vgpu program.
+translation translate(const module& m, int entry, const translate_options& opt = {});
+
+/// A control-flow graph of basic blocks, for the layout (exposed for tests).
+struct flow_graph {
+    std::vector<std::vector<std::size_t>> succs; ///< successors of each block; block 0 is entry
+};
+
+/// Immediate post-dominator of every block (the virtual exit is succs.size(); a block that
+/// cannot reach an exit gets the virtual exit).
+std::vector<std::size_t> post_dominators(const flow_graph& g);
+
+/// A layout (a permutation of the blocks, entry first) in which every forward edge goes
+/// forward and, for every block b with two or more successors, every block reachable from b
+/// without passing through its immediate post-dominator p is placed before p (so lanes that
+/// diverge at b wait at p, the minimum-PC rule's join, until all of them arrive). Ties keep
+/// the original order. Empty, with `why` set, when the graph is irreducible or no such layout
+/// exists (a join that is a loop header reached only through a back edge).
+std::vector<std::size_t> reconverging_layout(const flow_graph& g, std::string* why = nullptr);
+
+/// "" when `order` satisfies the property above, else the first violation in words.
+std::string check_layout(const flow_graph& g, const std::vector<std::size_t>& order);
+
+} // namespace vgpu::ptx

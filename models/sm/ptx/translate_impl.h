@@ -1,0 +1,125 @@
+// Internals of the PTX-to-vgpu translator shared by translate.cpp (blocks, allocation,
+// emission) and lower.cpp (the mapping tables and the lowering of each PTX instruction). Not
+// a public interface: see translate.h.
+#pragma once
+
+#include "models/sm/core/isa.h"
+#include "models/sm/ptx/ast.h"
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vgpu::ptx {
+struct translate_options;
+struct translation;
+} // namespace vgpu::ptx
+
+namespace vgpu::ptx::detail {
+
+using sm::cmp_op;
+using sm::opcode;
+constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+/// A virtual operand: a PTX virtual register, predicate, immediate bits or RZ.
+enum class vk : std::uint8_t { none, reg, pred, imm, rz };
+struct vop {
+    vk k = vk::none;
+    std::uint32_t v = 0;
+};
+inline vop vreg(std::uint32_t id)
+{
+    return {vk::reg, id};
+}
+inline vop vimm(std::uint32_t bits)
+{
+    return {vk::imm, bits};
+}
+
+/// A vgpu instruction over virtual registers.
+struct vins {
+    opcode op = opcode::NOP;
+    int guard = -1; ///< virtual predicate, -1: PT
+    bool guard_neg = false;
+    vop dst{};                ///< register, predicate (SETP) or RZ
+    std::array<vop, 3> src{}; ///< sources; SEL's third is a predicate
+    cmp_op cond = cmp_op::EQ;
+    sm::special_reg sreg = sm::special_reg::TID_X;
+    std::int32_t offset = 0;
+    std::size_t target = npos; ///< BRA: block, then PC after layout
+    std::size_t ptx = npos;    ///< index of the PTX instruction in the body, npos if added
+};
+
+/// A basic block: PTX instructions [begin, end), lowered body and its terminator.
+struct block {
+    std::size_t begin = 0, end = 0;
+    std::vector<vins> code{};
+    // Terminator: a branch (guarded or not) to `target`, then `fall` (npos: none).
+    bool has_branch = false;
+    std::size_t target = npos;
+    int guard = -1;
+    bool guard_neg = false;
+    std::size_t branch_ptx = npos;
+    std::size_t fall = npos;
+    bool ends = false; ///< ends with an unguarded ret/exit
+};
+
+// --- The translator --------------------------------------------------------------------------
+
+class translator {
+public:
+    translator(const module& m, const function& f, const translate_options& opt, translation& out)
+        : m_mod(m), m_fn(f), m_opt(opt), m_out(out)
+    {
+    }
+    void run();
+
+private:
+    const module& m_mod;
+    const function& m_fn;
+    const translate_options& m_opt;
+    translation& m_out;
+    std::map<std::pair<int, int>, std::uint32_t> m_regs, m_preds;
+    std::uint32_t m_nregs = 0, m_npreds = 0;
+    std::vector<block> m_blocks;
+    std::vector<vins>* m_code = nullptr; ///< block being lowered
+    std::size_t m_at = 0;                ///< PTX instruction being lowered
+    bool m_failed = false;               ///< the current instruction had an error
+
+    void fail(const instruction& ins, const std::string& msg);
+    void unsupported(const instruction& ins, const std::string& why = "");
+    bool mods_ok(const instruction& ins, std::initializer_list<const char*> allowed);
+    void build_blocks();
+    void lower(const instruction& ins);
+    void emit(vins v)
+    {
+        v.ptx = m_at;
+        m_code->push_back(v);
+    }
+    std::uint32_t temp() { return m_nregs++; }
+    vop temp_pred() { return {vk::pred, m_npreds++}; }
+    vop reg_of(const instruction& ins, const operand& op);
+    vop pred_of(const instruction& ins, const operand& op);
+    int guard_of(const instruction& ins);
+    vop src(const instruction& ins, const operand& op);
+    vop reg_src(const instruction& ins, const operand& op);
+    bool address(const instruction& ins, const operand& op, vop& base, std::int32_t& off);
+    bool lower_alu(const instruction& ins);
+    void lower_shift(const instruction& ins);
+    void lower_setp(const instruction& ins);
+    void lower_pred_logic(const instruction& ins);
+    vop pred_as_int(const instruction& ins, const operand& op);
+    void lower_cvt(const instruction& ins);
+    void lower_mov(const instruction& ins);
+    void lower_ld(const instruction& ins);
+    void lower_st(const instruction& ins);
+    void lower_atom(const instruction& ins);
+    void propagate_copies();
+    void finish(const std::vector<std::size_t>& order);
+};
+
+} // namespace vgpu::ptx::detail
