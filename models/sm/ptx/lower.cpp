@@ -747,68 +747,54 @@ void translator::lower_ld(const instruction& ins)
         emit(v);
         return;
     }
-    if (ins.space != state_space::global && ins.space != state_space::none) {
-        unsupported(ins, std::string("vgpu has no ") + space_name(ins.space) + " memory yet");
-        return;
-    }
-    if (!(is_int32(t) || t == T::f32) ||
-        !mods_ok(ins, {"nc", "ca", "cg", "cs", "lu", "cv", "volatile", "weak", "v2", "v4"})) {
-        unsupported(ins, type_bits(t) != 32 ? "only 32-bit loads (LD is 32 bits)" : "");
-        return;
-    }
-    vop base;
-    std::int32_t off = 0;
-    if (!address(ins, ins.ops[1], base, off))
-        return;
-    const operand& d = ins.ops[0];
-    std::vector<const operand*> dsts;
-    if (d.k == operand::kind::vector)
-        for (const operand& e : d.elems)
-            dsts.push_back(&e);
-    else
-        dsts.push_back(&d);
-    for (std::size_t k = 0; k < dsts.size(); ++k) {
-        vins v;
-        v.op = opcode::LD;
-        v.dst = dsts[k]->k == operand::kind::sink ? vop{vk::rz, 0} : reg_of(ins, *dsts[k]);
-        v.src[0] = base;
-        v.offset = off + static_cast<std::int32_t>(4 * k);
-        emit(v);
-    }
+    global_access(ins, false);
 }
 
 void translator::lower_st(const instruction& ins)
 {
-    const data_type t = ins.type();
     if (ins.ops.size() != 2) {
         unsupported(ins);
         return;
     }
+    global_access(ins, true);
+}
+
+void translator::global_access(const instruction& ins, bool store)
+{
+    const data_type t = ins.type();
     if (ins.space != state_space::global && ins.space != state_space::none) {
         unsupported(ins, std::string("vgpu has no ") + space_name(ins.space) + " memory yet");
         return;
     }
-    if (!(is_int32(t) || t == T::f32) ||
-        !mods_ok(ins, {"cg", "cs", "wb", "wt", "volatile", "weak", "v2", "v4"})) {
-        unsupported(ins, type_bits(t) != 32 ? "only 32-bit stores (ST is 32 bits)" : "");
+    const bool mods =
+        store ? mods_ok(ins, {"cg", "cs", "wb", "wt", "volatile", "weak", "v2", "v4"})
+              : mods_ok(ins, {"nc", "ca", "cg", "cs", "lu", "cv", "volatile", "weak", "v2", "v4"});
+    if (!(is_int32(t) || t == T::f32) || !mods) {
+        unsupported(ins, type_bits(t) == 32 ? ""
+                         : store            ? "only 32-bit stores (ST is 32 bits)"
+                                            : "only 32-bit loads (LD is 32 bits)");
         return;
     }
+    // ld: [dst or {dsts}], [addr]; st: [addr], [src or {srcs}]: one LD/ST per element.
     vop base;
     std::int32_t off = 0;
-    if (!address(ins, ins.ops[0], base, off))
+    if (!address(ins, ins.ops[store ? 0 : 1], base, off))
         return;
-    const operand& d = ins.ops[1];
-    std::vector<const operand*> data;
+    const operand& d = ins.ops[store ? 1 : 0];
+    std::vector<const operand*> elems;
     if (d.k == operand::kind::vector)
         for (const operand& e : d.elems)
-            data.push_back(&e);
+            elems.push_back(&e);
     else
-        data.push_back(&d);
-    for (std::size_t k = 0; k < data.size(); ++k) {
+        elems.push_back(&d);
+    for (std::size_t k = 0; k < elems.size(); ++k) {
         vins v;
-        v.op = opcode::ST;
+        v.op = store ? opcode::ST : opcode::LD;
         v.src[0] = base;
-        v.src[1] = reg_src(ins, *data[k]);
+        if (store)
+            v.src[1] = reg_src(ins, *elems[k]);
+        else
+            v.dst = elems[k]->k == operand::kind::sink ? vop{vk::rz, 0} : reg_of(ins, *elems[k]);
         v.offset = off + static_cast<std::int32_t>(4 * k);
         emit(v);
     }

@@ -117,6 +117,8 @@ private:
     void lower_mov(const instruction& ins);
     void lower_ld(const instruction& ins);
     void lower_st(const instruction& ins);
+    /// ld/st of global (or generic) memory: 32-bit elements, one LD or ST per vector element.
+    void global_access(const instruction& ins, bool store);
     void lower_atom(const instruction& ins);
     void propagate_copies();
     void finish(const std::vector<std::size_t>& order);
