@@ -83,6 +83,9 @@ TEST_CASE("compile_command: fixed flags, shim, user -D and -I last before the so
                   "--cuda-gpu-arch=sm_70 -O3 -S -Xclang -target-feature -Xclang +ptx60 "
                   "-Wno-unknown-cuda-version -gline-tables-only -fno-color-diagnostics "
                   "-include /shim/vgpu_cuda_runtime.h -I /shim -DN=4 -I inc -o - k.cu");
+    // A source whose name starts with '-' is not read as an option.
+    req.source = "-k.cu";
+    CHECK(compile_command(req).back() == "./-k.cu");
 }
 
 TEST_CASE("the eight kernels of issue 36 compile, parse and check")

@@ -115,7 +115,8 @@ std::vector<std::string> compile_command(const compile_request& req)
     }
     argv.push_back("-o");
     argv.push_back("-");
-    argv.push_back(req.source);
+    // A name starting with '-' would be read as an option (clang-14 does not take "--").
+    argv.push_back(req.source.rfind('-', 0) == 0 ? "./" + req.source : req.source);
     return argv;
 }
 
