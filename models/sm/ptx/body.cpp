@@ -412,21 +412,26 @@ bool parser::parse_address(operand& op)
     return expect(']', "after the address");
 }
 
+bool parser::parse_operand_list(std::vector<operand>& out, const char* after)
+{
+    ++m_pos; // '('
+    while (!peek().is(')')) {
+        operand o;
+        if (!parse_operand(o))
+            return false;
+        out.push_back(std::move(o));
+        if (!peek().is(','))
+            break;
+        ++m_pos;
+    }
+    return expect(')', after);
+}
+
 bool parser::parse_call(instruction& ins)
 {
     // call[.uni] [(ret, ...),] callee [, (arg, ...)] [, prototype];
     if (peek().is('(')) {
-        ++m_pos;
-        while (!peek().is(')')) {
-            operand o;
-            if (!parse_operand(o))
-                return false;
-            ins.ops.push_back(std::move(o));
-            if (!peek().is(','))
-                break;
-            ++m_pos;
-        }
-        if (!expect(')', "after the call's return values") ||
+        if (!parse_operand_list(ins.ops, "after the call's return values") ||
             !expect(',', "after the call's return values"))
             return false;
     }
@@ -441,17 +446,7 @@ bool parser::parse_call(instruction& ins)
     if (peek().is(',')) {
         ++m_pos;
         if (peek().is('(')) {
-            ++m_pos;
-            while (!peek().is(')')) {
-                operand o;
-                if (!parse_operand(o))
-                    return false;
-                ins.args.push_back(std::move(o));
-                if (!peek().is(','))
-                    break;
-                ++m_pos;
-            }
-            if (!expect(')', "after the call's arguments"))
+            if (!parse_operand_list(ins.args, "after the call's arguments"))
                 return false;
             if (peek().is(',')) { // prototype or target list of an indirect call
                 ++m_pos;

@@ -79,6 +79,8 @@ private:
     bool parse_operand(operand& op);
     bool parse_address(operand& op);
     bool parse_call(instruction& ins);
+    /// `( operand, ... )` at '(' into `out`; `after` names the list in the error for a missing ')'.
+    bool parse_operand_list(std::vector<operand>& out, const char* after);
 
     // names (resolve.cpp)
     void resolve_all();
