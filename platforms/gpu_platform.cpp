@@ -90,11 +90,15 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
     mmio_bus.bind("cp", cp.mmio, ::vgpu::cp::reg::WINDOW_BYTES);
     cp.irq(irq);
     host.irq(irq);
+    if (!clk.accurate)
+        sm_order = std::make_unique<sm::same_time_gate>("sm_order");
     for (auto& mod : modules)
         for (auto& cl : mod->clusters)
             for (auto& s : cl->sms) {
                 cp.dispatch[s->sm_id()]->bind(s->ctrl);
                 s->done.bind(cp.cta_done);
+                if (sm_order)
+                    s->join_gate(*sm_order);
             }
 
     // The blocks join at their attach step, in block-table order (it is the order of their

@@ -60,6 +60,8 @@ public:
     tlm_bus::router mmio_bus;
     sc_core::sc_signal<bool> irq; ///< CP -> host interrupt line
 
+    /// Fast mode: SMs resuming at one simulated time run in SM-id order (sm::same_time_gate).
+    std::unique_ptr<sm::same_time_gate> sm_order;
     std::vector<std::unique_ptr<module_unit>> modules; ///< m0, m1, ...
     std::vector<std::unique_ptr<noc::link>> links;     ///< link_<a>_<b>: module a -> module b
 

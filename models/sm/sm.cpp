@@ -174,7 +174,26 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
         // One LSU thread from the start; more start on demand (hand_to_lsu), so an SM holds
         // only the stacks its traffic needs and sm.lsu_threads has no effect on timing.
         m_lsu_idle.push_back(spawn_lsu());
+    } else {
+        SC_METHOD(forward_wake);
+        sensitive << m_wake;
+        dont_initialize();
     }
+}
+
+void sm::join_gate(same_time_gate& gate)
+{
+    if (m_clk.accurate)
+        return;
+    gate.join(m_sm_id);
+    m_gate = &gate;
+    m_qk.use(gate, m_sm_id);
+}
+
+void sm::forward_wake()
+{
+    if (m_gate)
+        m_gate->wake(m_sm_id, sc_core::sc_time_stamp());
 }
 
 sm::~sm() = default;
@@ -210,8 +229,12 @@ void sm::block(std::uint64_t until)
     const bool woken = wakeups != m_wakeups || !m_slots.pending().empty();
     if (woken)
         VGPU_DEBUG(m_log, "woken during the sync at %s", now.to_string().c_str());
+    else if (until == never && m_gate)
+        m_gate->sleep_forever(m_sm_id);
     else if (until == never)
         sc_core::wait(m_wake);
+    else if (time_of(until) > now && m_gate)
+        m_gate->sleep(m_sm_id, time_of(until), true);
     else if (time_of(until) > now)
         sc_core::wait(time_of(until) - now, m_wake);
     m_cycle = std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
@@ -275,7 +298,10 @@ void sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     c.arrival_ps = (sc_core::sc_time_stamp() + delay).value();
     m_resident = m_slots.resident();
     ++m_wakeups;
-    m_wake.notify(delay);
+    if (m_gate)
+        m_gate->wake(m_sm_id, sc_core::sc_time_stamp() + delay);
+    else
+        m_wake.notify(delay);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -473,6 +499,8 @@ void sm::post_event(tlm_bus::event_kind e, unsigned slot, std::uint32_t arg, std
     m_qk.sync();
     while (events->blocked(m_event_source))
         sc_core::wait(events->unblocked());
+    if (m_gate) // resumed by the trace unit, in its order: back in SM-id order
+        m_gate->sleep(m_sm_id, sc_core::sc_time_stamp(), false);
     const std::uint64_t before = m_cycle;
     m_cycle = std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
     m_trace_stall_cycles += m_cycle - before;
@@ -657,6 +685,8 @@ void sm::issue_loop()
     m_qk.reset();
     if (events.size() != 0)
         m_event_source = events->source_id(tlm_bus::event_source::isu, m_sm_id);
+    if (m_gate) // the threads' first run is in SystemC's order: start in SM-id order
+        m_gate->sleep(m_sm_id, sc_core::sc_time_stamp(), false);
     m_cycle = cycle_of(sc_core::sc_time_stamp());
     for (;;) {
         if (!m_slots.pending().empty()) {

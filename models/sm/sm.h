@@ -18,6 +18,7 @@
 #include "models/sm/core/warp.h"
 #include "models/sm/core/warp_scheduler.h"
 #include "models/sm/core/watchdog.h"
+#include "models/sm/same_time_gate.h"
 #include "models/sm/sm_config.h"
 #include "models/sm/sm_state.h"
 #include "models/sm/sm_unit.h"
@@ -70,6 +71,11 @@ public:
     /// may take different paths (an LLC whose organisation switches within a kernel); call
     /// before the simulation starts.
     void stores_wait_for_completion() { m_stores_follow = false; }
+    /// Fast mode: the issue loop sleeps through `gate` (member sm_id), so that SMs resuming at
+    /// one simulated time run in SM-id order (docs/architecture.md, "Timing"); call before
+    /// the simulation starts. Accurate mode orders requests at the ports'
+    /// arbiters: the call does nothing there.
+    void join_gate(same_time_gate& gate);
     /// Cycles LD/STs waited on page faults (from the first fault to completion, summed).
     std::uint64_t fault_stall_cycles() const { return m_fault_stall_cycles.value(); }
     std::uint64_t mem_requests() const { return m_mem_requests.value(); } ///< line requests
@@ -127,6 +133,8 @@ private:
     void keep_time();
     /// Waits (after a sync) until `until` or a wake-up; m_cycle follows simulated time.
     void block(std::uint64_t until);
+    /// Fast mode with a gate: hands a notification of m_wake (an LSU thread's) to the gate.
+    void forward_wake();
     void start_cta(int c);
     tlm_bus::gpu_extension request_ext(int warp_slot, tlm_bus::access_kind kind,
                                        std::uint64_t vaddr, std::uint32_t pc,
@@ -289,11 +297,12 @@ private:
     std::uint64_t m_live = 0;             ///< bit w: warp slot w may issue (resident, not done)
     unsigned m_resident = 0;              ///< CTA slots not free (traced as resident_ctas)
     std::uint64_t m_cycle = 0;
-    bool m_check = false;        ///< a CTA may have finished or deadlocked
-    bool m_stores_follow = true; ///< see stores_wait_for_completion()
-    tlm_utils::tlm_quantumkeeper m_qk;
-    sc_core::sc_event m_wake;    ///< launch accepted or memory completed
-    std::uint64_t m_wakeups = 0; ///< notifications of m_wake so far (see block())
+    bool m_check = false;             ///< a CTA may have finished or deadlocked
+    bool m_stores_follow = true;      ///< see stores_wait_for_completion()
+    gated_quantumkeeper m_qk;         ///< syncs through m_gate when there is one
+    same_time_gate* m_gate = nullptr; ///< fast mode: orders same-time resumes (join_gate)
+    sc_core::sc_event m_wake;         ///< launch accepted or memory completed
+    std::uint64_t m_wakeups = 0;      ///< notifications of m_wake so far (see block())
 
     /// Accurate mode: LSU threads, as many as line requests in flight (more are started when
     /// every one is busy, so they never bound memory-level parallelism: the L1's MSHRs do).

@@ -1,0 +1,93 @@
+// Same-time gate: initiator threads (fast-mode SMs) resuming at one simulated time run in key
+// order, lowest first. See docs/architecture.md ("Timing").
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <systemc>
+#include <tlm_utils/tlm_quantumkeeper.h>
+#include <vector>
+
+namespace vgpu::sm {
+
+/// Releases its members' threads in key order among those that resume at one simulated time,
+/// whatever order SystemC's scheduler would run them in.
+///
+/// A member's thread sleeps only through the gate (sleep()); the gate's process wakes the
+/// member whose key is lowest among those due now, and each member, when it sleeps again, hands
+/// the turn to the next due one, in the same evaluation phase. A sleep or wake registered at
+/// the current time goes in the next delta cycle (so the set of members released together
+/// never depends on the order of processes within a delta). A member that waits elsewhere
+/// (not through the gate) while it has the turn holds up the others for one delta cycle: the
+/// gate's process then passes the turn on.
+class same_time_gate : public sc_core::sc_module {
+public:
+    explicit same_time_gate(const sc_core::sc_module_name& name);
+    ~same_time_gate() override;
+
+    /// Adds member `key` (its rank at one time: lowest first); before the simulation starts.
+    void join(unsigned key);
+    /// Called by member `key`'s thread: returns at `until` or, when `wakeable`, at the first
+    /// earlier wake(key, at); members due at one time return in key order. sleep_forever():
+    /// only a wake ends it.
+    void sleep(unsigned key, const sc_core::sc_time& until, bool wakeable);
+    void sleep_forever(unsigned key);
+    /// From any process: member `key` may go at `at` (now if earlier) when it sleeps wakeable
+    /// then; a wake that finds it running or in a plain sleep ends its next wakeable sleep at
+    /// `at` (a wake at or before the time a member is released is consumed by that release).
+    void wake(unsigned key, const sc_core::sc_time& at);
+    /// Members released so far, in release order (tests and debugging; kept when recording).
+    const std::vector<unsigned>& released() const { return m_log; }
+    /// Records the release order in released().
+    void record(bool on) { m_recording = on; }
+
+private:
+    static constexpr std::uint64_t never = ~std::uint64_t{0};
+    struct member;
+    void run();
+    /// Releases the next member of m_ready (the turn), or ends the turn.
+    void release_next();
+    /// Sets member m's entry time (never: none), registered now.
+    void set_entry(unsigned key, std::uint64_t at);
+    /// Notifies m_tick for the next time the gate has work.
+    void schedule();
+
+    std::vector<std::unique_ptr<member>> m_members; ///< by key
+    struct entry {
+        std::uint64_t at; ///< time (ps value)
+        unsigned key;
+        std::uint32_t seq; ///< the member's entry number (older ones are stale)
+    };
+    std::vector<entry> m_queue;    ///< sleeping members' entries, a min-heap by time
+    std::vector<unsigned> m_ready; ///< members due now, descending key (the next at the back)
+    int m_holder = -1;             ///< the member that has the turn, if any
+    sc_core::sc_event m_tick;
+    std::vector<unsigned> m_log;
+    bool m_recording = false;
+};
+
+/// A quantum keeper whose sync() sleeps through a same_time_gate when it has one.
+class gated_quantumkeeper : public tlm_utils::tlm_quantumkeeper {
+public:
+    /// Syncs through `gate` as member `key` from now on.
+    void use(same_time_gate& gate, unsigned key)
+    {
+        m_gate = &gate;
+        m_key = key;
+    }
+    void sync() override
+    {
+        if (!m_gate) {
+            tlm_utils::tlm_quantumkeeper::sync();
+            return;
+        }
+        m_gate->sleep(m_key, get_current_time(), false);
+        reset();
+    }
+
+private:
+    same_time_gate* m_gate = nullptr;
+    unsigned m_key = 0;
+};
+
+} // namespace vgpu::sm
