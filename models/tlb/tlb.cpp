@@ -70,6 +70,7 @@ void tlb::check_context(const tlm_bus::gpu_extension& ext)
     m_l1.invalidate_all();
     m_fills.clear();
     m_kept.clear(); // replays translate again
+    m_touch_waits.clear();
 }
 
 void tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
@@ -97,6 +98,12 @@ std::uint64_t tlb::debug_pte(std::uint64_t va, std::uint64_t ptbr)
                                        sizeof raw;
                             })
         .value_or(0);
+}
+
+std::uint64_t tlb::request_key(std::uint64_t va, const tlm_bus::gpu_extension& ext)
+{
+    return (va & 0xffffffffu) | static_cast<std::uint64_t>(static_cast<std::uint32_t>(ext.warp + 1))
+                                    << 32;
 }
 
 bool tlb::take_kept(std::uint64_t vpn, std::uint64_t& pte)
@@ -176,7 +183,8 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
             gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
             return;
         }
-        const auto waited = ext.replay ? m_touch_waits.find(vpn) : m_touch_waits.end();
+        const auto waited =
+            m_touch_waits.empty() ? m_touch_waits.end() : m_touch_waits.find(request_key(va, ext));
         if (waited != m_touch_waits.end()) {
             // A replay after a first touch was decided: the walk was made before.
             if (--waited->second == 0)
@@ -195,7 +203,7 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
             const touch_answer a = m_first_touch(va, ext.sm, r.ready_ps, can_wait);
             if (a.wait && can_wait) {
                 x->fault = a.wait;
-                ++m_touch_waits[vpn];
+                ++m_touch_waits[request_key(va, ext)];
                 ++m_touch_replays;
                 gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
                 return;

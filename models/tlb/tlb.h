@@ -94,9 +94,15 @@ private:
     cluster_tlb& m_shared;
     fault_unit* m_fault_unit = nullptr;
     first_touch_fn m_first_touch; ///< see set_first_touch()
-    /// Requests told to replay while their page's first touch is decided, by page: the replay
-    /// asks the placement again without a second walk.
-    std::map<std::uint64_t, unsigned> m_touch_waits;
+    /// The key of a line request of this SM: its VA (32 bits, page_table::covers) and warp
+    /// slot. The SM's replay of a request carries both again.
+    static std::uint64_t request_key(std::uint64_t va, const tlm_bus::gpu_extension& ext);
+    /// Requests told to replay while their page's first touch is decided, by request_key()
+    /// (with a count: two requests of a warp may read one VA): the replay asks the placement
+    /// again without a second walk. Keyed by request, not by page: a replay after such a wait
+    /// is not marked `gpu_extension::replay` (that mark is the L1's MSHR replay), and a new
+    /// request of another warp to the page must not skip its walk.
+    std::unordered_map<std::uint64_t, unsigned> m_touch_waits;
     tlb_array m_l1;
     fill_queue m_fills;                  ///< fast mode: translations that enter the L1 TLB later
     std::uint64_t m_inflight_misses = 0; ///< fast: lookups of an entry not filled yet
