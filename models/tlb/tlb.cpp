@@ -244,7 +244,10 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
             // took its MSHRs ahead of earlier requests and spread the reads a walk releases
             // (random_gather with the timed TLB: fast +17.7 % against accurate).
             const bool can_wait = !m_accurate && m_cfg.model == model_kind::timed && x &&
-                                  ext.replayable && ext.sm >= 0;
+                                  ext.sm >= 0 &&
+                                  (ext.kind == tlm_bus::access_kind::data ||
+                                   ext.kind == tlm_bus::access_kind::atomic ||
+                                   ext.kind == tlm_bus::access_kind::constant);
             std::shared_ptr<walk_wait> w;
             r = lookup(va, arrival, ext, can_wait ? &w : nullptr);
             if (w) {
