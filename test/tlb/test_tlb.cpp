@@ -229,6 +229,47 @@ TEST_CASE("tlb, accurate: two SMs missing on one page at once share one walk")
 }
 
 namespace {
+/// Two SMs miss at once on a page that is not present: the second shares the first's walk and
+/// its answer (no second walk, in both modes); both get an address error, and the page enters
+/// no TLB, so a later read walks again.
+void shared_absent_walk(bool accurate)
+{
+    bench b(make_config(), accurate);
+    b.map(0x5000, 0x20000, true, 7); // builds the table's nodes; 0x6000 is not mapped
+    tlm::tlm_response_status s0 = tlm::TLM_OK_RESPONSE, s1 = tlm::TLM_OK_RESPONSE,
+                             s2 = tlm::TLM_OK_RESPONSE;
+    b.i0.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        read(i, 0x6000, d, 0, &s0);
+        sc_core::wait(sc_time(500, SC_NS));
+        d = sc_core::SC_ZERO_TIME;
+        read(i, 0x6000, d, 0, &s2);
+    };
+    b.i1.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        read(i, 0x6000, d, 1, &s1);
+    };
+    sc_core::sc_start();
+    CHECK(b.violations() == 0);
+    CHECK(s0 == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    CHECK(s1 == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    CHECK(s2 == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    CHECK(b.shared.merged() == 1);
+    CHECK(b.shared.walks() == 2); // one for the two reads at once, one for the later read
+}
+} // namespace
+
+TEST_CASE("tlb, fast: two SMs missing at once on a page not present share one walk")
+{
+    shared_absent_walk(false);
+}
+
+TEST_CASE("tlb, accurate: two SMs missing at once on a page not present share one walk")
+{
+    shared_absent_walk(true);
+}
+
+namespace {
 /// One walker: a miss on another page waits for the walk in progress.
 void one_walker(bool accurate)
 {
@@ -284,6 +325,7 @@ TEST_CASE("tlb, fast: reads that wait for a walk replay at its end, and a walk r
     unsigned waits = 0;
     const auto replaying_read = [&](test::test_initiator& i, std::uint64_t va, int sm) {
         auto x = ctx(sm);
+        x.kind = tlm_bus::access_kind::data; // an SM's load: it can wait for a walk
         x.replayable = true;
         x.warp = 0;
         std::uint32_t v = 0;
@@ -489,6 +531,7 @@ struct replay_bench {
     std::uint32_t read(test::test_initiator& i, std::uint64_t va, sc_time& d, bool replay)
     {
         auto e = ctx(0);
+        e.kind = tlm_bus::access_kind::data; // an SM's load: it can wait for a walk
         e.replayable = true;
         e.replay = replay;
         std::uint32_t v = 0;
