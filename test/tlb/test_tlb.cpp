@@ -270,6 +270,75 @@ TEST_CASE("tlb, accurate: two SMs missing at once on a page not present share on
 }
 
 namespace {
+/// A read of a page first touch has not decided yet waits for the placement and replays; the
+/// replay (same VA and warp, no replay mark, as the SM makes it) asks the placement again
+/// without a second walk. A read of another warp to the page is a new request: it walks.
+void touch_replay(bool accurate)
+{
+    bench b(make_config(), accurate);
+    b.map(0x5000, 0x20000, true, 7); // the table's nodes; 0x6000 has no leaf
+    const auto placement = std::make_shared<tlm_bus::fault_wait>();
+    placement->placement = true;
+    placement->deadline_ps = ~std::uint64_t{0};
+    unsigned asked = 0;
+    b.t0.set_first_touch([&](std::uint64_t, int, std::uint64_t, bool can_wait) {
+        ++asked;
+        CHECK(can_wait);
+        return placement->resolved
+                   ? tlb::tlb::touch_answer{page_table::encode(0x20000, true), nullptr}
+                   : tlb::tlb::touch_answer{0, placement};
+    });
+    std::uint32_t v = 0, v2 = 0;
+    tlm::tlm_response_status st = tlm::TLM_INCOMPLETE_RESPONSE;
+    std::uint64_t walks_before_replay = 0, walks_after_replay = 0;
+    // A read by warp `warp`, replayed while it is answered with a wait other than the
+    // placement's (fast mode: a walk's); returns the placement's wait if it got that.
+    const auto read_by = [&](test::test_initiator& i, int warp, std::uint32_t& out) {
+        auto x = ctx(0);
+        x.kind = tlm_bus::access_kind::data;
+        x.warp = warp;
+        for (;;) {
+            std::shared_ptr<tlm_bus::fault_wait> f;
+            sc_time d = sc_core::SC_ZERO_TIME;
+            st = i.mem.access(tlm::TLM_READ_COMMAND, 0x6000, &out, 4, d, &x, nullptr, &f);
+            if (!f || f == placement)
+                return f;
+            while (!f->resolved)
+                sc_core::wait(f->done);
+        }
+    };
+    b.i0.body = [&](test::test_initiator& i) {
+        CHECK(read_by(i, 3, v) == placement);
+        CHECK(b.shared.walks() == 1);
+        sc_core::wait(sc_time(100, SC_NS));
+        placement->resolved = true;
+        walks_before_replay = b.shared.walks();
+        CHECK(read_by(i, 3, v) == nullptr); // the replay
+        walks_after_replay = b.shared.walks();
+        CHECK(st == tlm::TLM_OK_RESPONSE);
+        read_by(i, 4, v2); // another warp: a new request, translated (a walk)
+    };
+    sc_core::sc_start();
+    CHECK(b.violations() == 0);
+    CHECK(v == 7);
+    CHECK(v2 == 7);
+    CHECK(asked == 3);
+    CHECK(walks_after_replay == walks_before_replay);
+    CHECK(b.shared.walks() == walks_after_replay + 1);
+}
+} // namespace
+
+TEST_CASE("tlb, fast: the replay after a first-touch wait makes no second walk")
+{
+    touch_replay(false);
+}
+
+TEST_CASE("tlb, accurate: the replay after a first-touch wait makes no second walk")
+{
+    touch_replay(true);
+}
+
+namespace {
 /// One walker: a miss on another page waits for the walk in progress.
 void one_walker(bool accurate)
 {
