@@ -1,5 +1,6 @@
 // Shared translation state of a cluster: L2 TLB, page-walk cache, walkers. See
 // models/tlb/README.md.
+#define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn, before the first <systemc>
 #include "models/tlb/cluster_tlb.h"
 
 #include "models/common/page_table.h"
@@ -68,6 +69,8 @@ cluster_tlb::cluster_tlb(const std::string& name, const tlb_config& cfg, const c
       m_walker_wait(m_stats, "walker_wait", "ns", "time a walk waited for a free walker"),
       m_walk_hist(m_stats, "walk_latency_hist", "ns", "walk latency, 50 ns buckets", 50.0, 40)
 {
+    if (!m_accurate && cfg.model == model_kind::timed)
+        sc_core::sc_spawn([this] { walk_thread(); }, sc_core::sc_gen_unique_name("tlb_walks"));
 }
 
 void cluster_tlb::check_context(const tlm_bus::gpu_extension& ext)
@@ -98,13 +101,65 @@ void cluster_tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
 
 lookup_result cluster_tlb::translate(std::uint64_t va, std::uint64_t arrival_ps,
                                      const tlm_bus::gpu_extension& ext,
-                                     tlm_bus::initiator_port& port)
+                                     tlm_bus::initiator_port& port,
+                                     std::shared_ptr<walk_wait>* waits)
 {
     check_context(ext);
     ++m_lookups;
     const std::uint64_t vpn = va / m_page_bytes;
     return m_accurate ? translate_accurate(va, vpn, arrival_ps, ext, port)
-                      : translate_fast(va, vpn, arrival_ps, ext, port);
+                      : translate_fast(va, vpn, arrival_ps, ext, port, waits);
+}
+
+void cluster_tlb::release_at(std::uint64_t at_ps, std::shared_ptr<walk_wait> w)
+{
+    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    m_releases.emplace(std::make_pair(at_ps, m_release_seq++), std::move(w));
+    m_kick.notify(sc_core::sc_time::from_value(at_ps > now ? at_ps - now : 0));
+}
+
+void cluster_tlb::start_queued(
+    std::map<std::pair<std::uint64_t, std::uint64_t>, queued_walk>::iterator it, std::uint64_t t)
+{
+    queued_walk q = std::move(it->second);
+    m_queued_by_vpn.erase(q.va / m_page_bytes);
+    m_queued.erase(it);
+    const lookup_result r = run_walk(q.va, q.va / m_page_bytes, t, q.ext, *q.port, q.arrival_ps);
+    for (const std::shared_ptr<walk_wait>& w : q.waiters) {
+        w->result = r;
+        w->known = true;
+        if (w->on_known)
+            w->on_known(r);
+        release_at(r.ready_ps, w);
+    }
+}
+
+void cluster_tlb::walk_thread()
+{
+    for (;;) {
+        const std::uint64_t now = sc_core::sc_time_stamp().value();
+        while (!m_releases.empty() && m_releases.begin()->first.first <= now) {
+            const std::shared_ptr<tlm_bus::fault_wait> f = m_releases.begin()->second->wait;
+            m_releases.erase(m_releases.begin());
+            f->resolved = true;
+            f->done.notify(); // the SM replays it now
+        }
+        // The queued walks whose time has come, in time order, each on a walker free now.
+        std::uint64_t next = m_releases.empty() ? 0 : m_releases.begin()->first.first;
+        while (!m_queued.empty()) {
+            const std::uint64_t at = m_queued.begin()->first.first;
+            const std::uint64_t free = m_walkers.earliest(std::max(at, now), 1, now);
+            if (free > now) {
+                next = next == 0 ? free : std::min(next, free);
+                break;
+            }
+            start_queued(m_queued.begin(), now);
+        }
+        if (next == 0 || next <= now)
+            sc_core::wait(m_kick);
+        else
+            sc_core::wait(sc_core::sc_time::from_value(next - now), m_kick);
+    }
 }
 
 lookup_result cluster_tlb::walk(std::uint64_t va, std::uint64_t start_ps,
@@ -164,8 +219,18 @@ lookup_result cluster_tlb::walk(std::uint64_t va, std::uint64_t start_ps,
 
 lookup_result cluster_tlb::translate_fast(std::uint64_t va, std::uint64_t vpn, std::uint64_t t,
                                           const tlm_bus::gpu_extension& ext,
-                                          tlm_bus::initiator_port& port)
+                                          tlm_bus::initiator_port& port,
+                                          std::shared_ptr<walk_wait>* waits)
 {
+    const auto answer_wait = [&] {
+        auto w = std::make_shared<walk_wait>();
+        w->wait = std::make_shared<tlm_bus::fault_wait>();
+        w->wait->placement = true; // waited for and replayed, not counted as a page fault
+        w->wait->raised_ps = t;
+        w->wait->deadline_ps = ~std::uint64_t{0};
+        *waits = w;
+        return w;
+    };
     if (m_l2)
         t += std::uint64_t{m_cfg.l2.hit_latency} * m_cycle_ps;
     // The L2 TLB as it is at t (its SMs call in their own time order, so only roughly).
@@ -176,20 +241,72 @@ lookup_result cluster_tlb::translate_fast(std::uint64_t va, std::uint64_t vpn, s
         ++m_merged;
         if (m_l2)
             ++m_l2_inflight;
-        return {p->pte, std::max(p->ready_ps, t), true};
+        const lookup_result r{p->pte, std::max(p->ready_ps, t), true};
+        if (waits && r.ready_ps > t) {
+            const std::shared_ptr<walk_wait> w = answer_wait();
+            w->result = r;
+            w->known = true;
+            release_at(r.ready_ps, w);
+        }
+        return r;
+    }
+    // A walk queued for this page (not started yet): wait for it, or, for a request that
+    // cannot wait, start it now.
+    if (const auto q = m_queued_by_vpn.find(vpn); q != m_queued_by_vpn.end()) {
+        ++m_merged;
+        if (m_l2)
+            ++m_l2_inflight;
+        const auto it = m_queued.find(q->second);
+        if (waits) {
+            it->second.waiters.push_back(answer_wait());
+            return {};
+        }
+        start_queued(it, t);
+        const pending_fill* p = m_fills.find(vpn);
+        return p ? lookup_result{p->pte, std::max(p->ready_ps, t), true}
+                 : lookup_result{0, t, false};
     }
     if (m_l2)
         if (const auto hit = m_l2->lookup(vpn))
             return {to_pte(*hit, m_page_bytes), t, true};
+    if (waits) {
+        // A new walk runs at its own time (walk_thread()): its PTE reads meet the data reads
+        // other SMs make at that time, not those made before it in call order.
+        const std::pair<std::uint64_t, std::uint64_t> key{t, m_queue_seq++};
+        queued_walk& q = m_queued[key];
+        q.va = va;
+        q.arrival_ps = t;
+        q.ext = ext;
+        q.port = &port;
+        q.waiters.push_back(answer_wait());
+        m_queued_by_vpn[vpn] = key;
+        const std::uint64_t now = sc_core::sc_time_stamp().value();
+        m_kick.notify(sc_core::sc_time::from_value(t > now ? t - now : 0));
+        return {};
+    }
+    return run_walk(va, vpn, t, ext, port, t);
+}
+
+lookup_result cluster_tlb::run_walk(std::uint64_t va, std::uint64_t vpn, std::uint64_t t,
+                                    const tlm_bus::gpu_extension& ext,
+                                    tlm_bus::initiator_port& port, std::uint64_t asked_ps)
+{
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     cache::capacity_timeline::reservation slot = m_walkers.reserve(t, now);
-    if (slot.start > t)
+    if (slot.start > asked_ps)
         ++m_walker_stalls;
-    m_walker_wait.sample(static_cast<double>(slot.start - t) / 1000.0);
+    m_walker_wait.sample(static_cast<double>(slot.start - std::min(slot.start, asked_ps)) / 1000.0);
     const lookup_result r = walk(va, slot.start, ext, port);
     m_walkers.finish(slot, r.ready_ps);
-    if (r.ok && r.pte != 0)
-        m_fills.push(vpn, pending_fill{r.pte, to_translation(r.pte, m_page_bytes), r.ready_ps});
+    // Lookups of the page until the walk's end share it, whatever it found: a page not present
+    // too (pte 0, entering no TLB), as accurate mode's misses wait for the walk in flight.
+    // Walked again instead, each access to a page that first touch has not placed yet took a
+    // walker (mcm4, first_touch: 3.7 times accurate mode's walks).
+    if (r.ok)
+        m_fills.push(vpn,
+                     pending_fill{r.pte,
+                                  r.pte != 0 ? to_translation(r.pte, m_page_bytes) : translation{},
+                                  r.ready_ps});
     return r;
 }
 

@@ -15,11 +15,15 @@
 #include "tlm_bus/initiator_port.h"
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <systemc>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace vgpu::tlb {
 
@@ -28,6 +32,19 @@ struct lookup_result {
     std::uint64_t pte = 0;      ///< raw leaf entry (models/common/page_table.h), 0 if none
     std::uint64_t ready_ps = 0; ///< simulated time the translation is available
     bool ok = true;             ///< false: a PTE read failed (an error response below)
+};
+
+/// Fast mode: a line read that waits for its page's walk (one in flight, or one that has not
+/// started: a walk runs at its own simulated time) is answered at once and replayed when the
+/// walk has ended, as accurate mode's read waits in the TLB. The cluster fills in `result`
+/// when the walk has run and releases `wait` at its end; the replay takes `result`.
+struct walk_wait {
+    std::shared_ptr<tlm_bus::fault_wait> wait; ///< released (resolved) at the walk's end
+    lookup_result result;                      ///< the walk's answer, once `known`
+    bool known = false;                        ///< the walk has run (result is set)
+    /// Called when the walk runs, after `result` is set (the L1 TLB enters the entry at the
+    /// walk's end, in time order with its lookups).
+    std::function<void(const lookup_result&)> on_known;
 };
 
 /// The leaf PTE that encodes TLB entry t for pages of page_bytes.
@@ -47,8 +64,12 @@ public:
     /// from the L2 TLB, a walk in flight, or a new walk. Fast mode books walkers as intervals
     /// and returns when the result is ready; accurate mode waits (the caller's thread) and
     /// returns ready_ps = now.
+    /// Fast mode with `waits` (a line read the SM can replay): a lookup that must wait for a
+    /// walk returns at once with `waits` set to the walk_wait it is answered with; the walk, if
+    /// a new one, runs when global time reaches its start (a walker free, the lookup's time).
     lookup_result translate(std::uint64_t va, std::uint64_t arrival_ps,
-                            const tlm_bus::gpu_extension& ext, tlm_bus::initiator_port& port);
+                            const tlm_bus::gpu_extension& ext, tlm_bus::initiator_port& port,
+                            std::shared_ptr<walk_wait>* waits = nullptr);
     /// Drops every L2 TLB and page-walk cache entry when ext names a newer epoch or another
     /// page table than seen so far (as the L1 TLBs do).
     void check_context(const tlm_bus::gpu_extension& ext);
@@ -74,7 +95,30 @@ private:
     lookup_result walk(std::uint64_t va, std::uint64_t start_ps, const tlm_bus::gpu_extension& ext,
                        tlm_bus::initiator_port& port);
     lookup_result translate_fast(std::uint64_t va, std::uint64_t vpn, std::uint64_t t,
-                                 const tlm_bus::gpu_extension& ext, tlm_bus::initiator_port& port);
+                                 const tlm_bus::gpu_extension& ext, tlm_bus::initiator_port& port,
+                                 std::shared_ptr<walk_wait>* waits);
+    /// Fast mode: a walk not started yet, run by walk_thread() at its time.
+    struct queued_walk {
+        std::uint64_t va = 0;
+        std::uint64_t arrival_ps = 0; ///< the first lookup's time (the walk starts after it)
+        tlm_bus::gpu_extension ext;
+        tlm_bus::initiator_port* port = nullptr;
+        std::vector<std::shared_ptr<walk_wait>> waiters; ///< lookups answered "wait"
+    };
+    /// Fast mode: starts a walk on a walker at `t` or later (ahead of global time if later),
+    /// books it and shares its result with the later lookups of the page until its end.
+    /// asked_ps: when the walk was asked for (its walker wait is counted from there).
+    lookup_result run_walk(std::uint64_t va, std::uint64_t vpn, std::uint64_t t,
+                           const tlm_bus::gpu_extension& ext, tlm_bus::initiator_port& port,
+                           std::uint64_t asked_ps);
+    /// Fast mode: runs the queued walks whose time has come, when a walker is free, and
+    /// releases the waiters whose walk has ended.
+    void walk_thread();
+    /// Fast mode: w's wait is released at at_ps.
+    void release_at(std::uint64_t at_ps, std::shared_ptr<walk_wait> w);
+    /// Runs queued walk `it` now and hands its waiters the result (released at its end).
+    void start_queued(std::map<std::pair<std::uint64_t, std::uint64_t>, queued_walk>::iterator it,
+                      std::uint64_t t);
     lookup_result translate_accurate(std::uint64_t va, std::uint64_t vpn, std::uint64_t t,
                                      const tlm_bus::gpu_extension& ext,
                                      tlm_bus::initiator_port& port);
@@ -90,7 +134,15 @@ private:
     std::uint64_t m_l2_inflight = 0;    ///< fast mode: L2 lookups that found a walk in flight
     fill_queue m_fills; ///< fast mode: walks booked ahead, entering the L2 TLB at their end
     std::unordered_map<std::uint64_t, std::shared_ptr<walk_in_flight>> m_walking; ///< accurate
-    context m_context; ///< the page table and newest epoch the entries belong to
+    /// Fast mode: walks not started yet by (arrival, sequence), and their key by page.
+    std::map<std::pair<std::uint64_t, std::uint64_t>, queued_walk> m_queued;
+    std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::uint64_t>> m_queued_by_vpn;
+    std::uint64_t m_queue_seq = 0;
+    /// Fast mode: waits to release, by time (then order of release_at()).
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<walk_wait>> m_releases;
+    std::uint64_t m_release_seq = 0;
+    sc_core::sc_event m_kick; ///< walk_thread(): a walk was queued or a release added
+    context m_context;        ///< the page table and newest epoch the entries belong to
     stats::group m_stats;
     stats::counter m_lookups, m_walks, m_pte_reads, m_merged, m_walker_stalls, m_flushes;
     stats::formula m_l2_hits, m_l2_misses, m_l2_evictions, m_pwc_hits, m_pwc_misses,

@@ -32,8 +32,8 @@ unsigned vpn_bits(std::uint64_t page_bytes)
 
 tlb::tlb(const sc_core::sc_module_name& name, const tlb_config& cfg, const clock_params& clk,
          std::uint64_t page_bytes, cluster_tlb& shared)
-    : sc_module(name), in("in"), out("out"), walk("walk"), m_cfg(cfg), m_page_bytes(page_bytes),
-      m_cycle_ps(clk.core_ps), m_shared(shared),
+    : sc_module(name), in("in"), out("out"), walk("walk"), m_cfg(cfg), m_accurate(clk.accurate),
+      m_page_bytes(page_bytes), m_cycle_ps(clk.core_ps), m_shared(shared),
       m_l1(cfg.l1.sets, cfg.l1.ways,
            make_index(array_index(cfg), cfg.l1.sets, cfg.xor_bits, vpn_bits(page_bytes))),
       m_log(this->name()), m_stats(this->name()),
@@ -49,6 +49,9 @@ tlb::tlb(const sc_core::sc_module_name& name, const tlb_config& cfg, const clock
       m_touch_replays(m_stats, "touch_replays", "count",
                       "requests told to replay while their page's first touch was decided (an "
                       "earlier touch could still come: models/page_alloc/README.md)"),
+      m_walk_replays(m_stats, "walk_replays", "count",
+                     "fast mode: line reads answered at once to wait for their page's walk and "
+                     "replayed when it ended, as accurate mode's read waits in the TLB"),
       m_hits(m_stats, "hits", "count", "L1 TLB lookups that found their page",
              [this] { return static_cast<double>(m_l1.hits()); }),
       m_misses(m_stats, "misses", "count", "L1 TLB lookups that did not",
@@ -70,6 +73,8 @@ void tlb::check_context(const tlm_bus::gpu_extension& ext)
     m_l1.invalidate_all();
     m_fills.clear();
     m_kept.clear(); // replays translate again
+    m_touch_waits.clear();
+    m_walked.clear();
 }
 
 void tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
@@ -78,6 +83,7 @@ void tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
         m_l1.invalidate_all();
         m_fills.clear();
         m_kept.clear();
+        m_walked.clear();
         m_ideal->invalidate(0, 0, true);
         return;
     }
@@ -86,6 +92,10 @@ void tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
     m_fills.drop(first, last);
     for (auto it = m_kept.begin(); it != m_kept.end();)
         it = it->first >= first && it->first <= last ? m_kept.erase(it) : std::next(it);
+    for (auto it = m_walked.begin(); it != m_walked.end();) {
+        const std::uint64_t page = (it->first & 0xffffffffu) / m_page_bytes;
+        it = page >= first && page <= last ? m_walked.erase(it) : std::next(it);
+    }
     m_ideal->invalidate(first, last, false);
 }
 
@@ -99,6 +109,12 @@ std::uint64_t tlb::debug_pte(std::uint64_t va, std::uint64_t ptbr)
         .value_or(0);
 }
 
+std::uint64_t tlb::request_key(std::uint64_t va, const tlm_bus::gpu_extension& ext)
+{
+    return (va & 0xffffffffu) | static_cast<std::uint64_t>(static_cast<std::uint32_t>(ext.warp + 1))
+                                    << 32;
+}
+
 bool tlb::take_kept(std::uint64_t vpn, std::uint64_t& pte)
 {
     const auto it = m_kept.find(vpn);
@@ -110,8 +126,20 @@ bool tlb::take_kept(std::uint64_t vpn, std::uint64_t& pte)
     return true;
 }
 
+std::shared_ptr<walk_wait> tlb::take_walked(std::uint64_t key)
+{
+    const auto it = m_walked.find(key);
+    if (it == m_walked.end())
+        return nullptr;
+    std::shared_ptr<walk_wait> w = std::move(it->second.front());
+    it->second.pop_front();
+    if (it->second.empty())
+        m_walked.erase(it);
+    return w;
+}
+
 lookup_result tlb::lookup(std::uint64_t va, std::uint64_t arrival_ps,
-                          const tlm_bus::gpu_extension& ext)
+                          const tlm_bus::gpu_extension& ext, std::shared_ptr<walk_wait>* waits)
 {
     check_context(ext);
     const std::uint64_t vpn = va / m_page_bytes;
@@ -134,7 +162,21 @@ lookup_result tlb::lookup(std::uint64_t va, std::uint64_t arrival_ps,
         ++m_inflight_misses;
     else if (const auto hit = m_l1.lookup(vpn))
         return {to_pte(*hit, m_page_bytes), t, true};
-    const lookup_result r = m_shared.translate(va, t, ext, walk);
+    const lookup_result r = m_shared.translate(va, t, ext, walk, waits);
+    if (waits && *waits && !(*waits)->known) {
+        // Its walk has not run yet: the entry enters at the walk's end, once it is known
+        // (unless the TLB was flushed meanwhile).
+        (*waits)->on_known = [this, vpn, flushes = m_flushes.value()](const lookup_result& w) {
+            if (w.ok && w.pte != 0 && m_flushes.value() == flushes) {
+                const page_table::entry e = page_table::decode(w.pte, m_page_bytes);
+                m_fills.push(vpn, pending_fill{w.pte,
+                                               translation{e.frame / m_page_bytes, e.writable,
+                                                           e.read_only, e.home},
+                                               w.ready_ps});
+            }
+        };
+        return r;
+    }
     if (r.ok && r.pte != 0) {
         const page_table::entry e = page_table::decode(r.pte, m_page_bytes);
         const translation entry{e.frame / m_page_bytes, e.writable, e.read_only, e.home};
@@ -159,7 +201,17 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     lookup_result r;
     if (ext.replay)
         check_context(ext); // a kept translation belongs to the kernel that made it
-    if (ext.replay && take_kept(vpn, r.pte)) {
+    auto* const x = gp.get_extension<tlm_bus::gpu_extension>();
+    std::shared_ptr<walk_wait> walked =
+        m_walked.empty() ? nullptr : take_walked(request_key(va, ext));
+    if (walked) {
+        // The replay of a read that waited for its page's walk (below): the walk's answer,
+        // now (the walk has ended; its entry entered the L1 TLB at the walk's end, a fill).
+        check_context(ext);
+        r = walked->result;
+        r.ready_ps = arrival;
+
+    } else if (ext.replay && take_kept(vpn, r.pte)) {
         r.ready_ps = arrival;
     } else {
         ++m_translations;
@@ -176,32 +228,52 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
             gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
             return;
         }
-        const auto waited = ext.replay ? m_touch_waits.find(vpn) : m_touch_waits.end();
+        const auto waited =
+            m_touch_waits.empty() ? m_touch_waits.end() : m_touch_waits.find(request_key(va, ext));
         if (waited != m_touch_waits.end()) {
             // A replay after a first touch was decided: the walk was made before.
             if (--waited->second == 0)
                 m_touch_waits.erase(waited);
             r = {0, arrival, true};
         } else {
-            r = lookup(va, arrival, ext);
-        }
-        if (r.ok && r.pte == 0 && m_first_touch) {
-            // A page placed at its first touch: now, or once every earlier touch is seen.
-            auto* x = gp.get_extension<tlm_bus::gpu_extension>();
-            const bool can_wait = x && ext.sm >= 0 &&
+            // Fast mode: a line read that needs a walk (its own, or one in flight) waits for it
+            // in both modes: accurate mode's read waits here; fast mode answers it at once
+            // and the SM replays it when the walk has ended (released by the cluster), with
+            // the walk's answer kept for it. Forwarded with the walk's end annotated instead,
+            // such reads reached the L1 up to microseconds ahead of global time in call order,
+            // took its MSHRs ahead of earlier requests and spread the reads a walk releases
+            // (random_gather with the timed TLB: fast +17.7 % against accurate).
+            const bool can_wait = !m_accurate && m_cfg.model == model_kind::timed && x &&
+                                  ext.sm >= 0 &&
                                   (ext.kind == tlm_bus::access_kind::data ||
                                    ext.kind == tlm_bus::access_kind::atomic ||
                                    ext.kind == tlm_bus::access_kind::constant);
-            const touch_answer a = m_first_touch(va, ext.sm, r.ready_ps, can_wait);
-            if (a.wait && can_wait) {
-                x->fault = a.wait;
-                ++m_touch_waits[vpn];
-                ++m_touch_replays;
+            std::shared_ptr<walk_wait> w;
+            r = lookup(va, arrival, ext, can_wait ? &w : nullptr);
+            if (w) {
+                m_walked[request_key(va, ext)].push_back(w);
+                ++m_walk_replays;
+                x->fault = w->wait;
                 gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
                 return;
             }
-            r.pte = a.pte;
         }
+    }
+    if (r.ok && r.pte == 0 && m_first_touch) {
+        // A page placed at its first touch: now, or once every earlier touch is seen.
+        const bool can_wait =
+            x && ext.sm >= 0 &&
+            (ext.kind == tlm_bus::access_kind::data || ext.kind == tlm_bus::access_kind::atomic ||
+             ext.kind == tlm_bus::access_kind::constant);
+        const touch_answer a = m_first_touch(va, ext.sm, r.ready_ps, can_wait);
+        if (a.wait && can_wait) {
+            x->fault = a.wait;
+            ++m_touch_waits[request_key(va, ext)];
+            ++m_touch_replays;
+            gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+            return;
+        }
+        r.pte = a.pte;
     }
     const page_table::entry e = page_table::decode(r.pte, m_page_bytes);
     if (!r.ok || !e.present || (gp.is_write() && !e.writable)) {
@@ -211,7 +283,6 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
                                 : "write-protection fault",
                    static_cast<unsigned long long>(va), ext.pc, ext.warp);
         ++m_faults;
-        auto* x = gp.get_extension<tlm_bus::gpu_extension>();
         if (r.ok && m_fault_unit && x) {
             // A page fault (or a protection fault: a store to a page that is not writable):
             // the host maps the page or resolves copy-on-write (or refuses it); the requester
@@ -227,15 +298,14 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         return;
     }
     // The page's read-only hint travels with the request (the remote LLC uses it).
-    if (auto* x = gp.get_extension<tlm_bus::gpu_extension>())
+    if (x)
         x->read_only = e.read_only;
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     delay = sc_core::sc_time::from_value(r.ready_ps > now ? r.ready_ps - now : 0);
     gp.set_address(page_table::physical(e, va, m_page_bytes));
     out->b_transport(gp, delay);
     gp.set_address(va);
-    if (const auto* x = gp.get_extension<tlm_bus::gpu_extension>();
-        x && x->fault && x->fault->retry_ps != 0) {
+    if (x && x->fault && x->fault->retry_ps != 0) {
         kept_translation& k = m_kept[vpn]; // the L1 answered "replay when an MSHR is free"
         k.pte = r.pte;
         ++k.waiting;

@@ -17,6 +17,7 @@
 #include "tlm_bus/path_stage.h"
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -81,22 +82,35 @@ private:
     void check_context(const tlm_bus::gpu_extension& ext);
     /// The leaf PTE of va (0: not present) for a request at arrival_ps, and when it is known;
     /// ok false when a PTE read failed.
+    /// `waits` (fast mode, a line read the SM can replay): set when the request is to wait
+    /// for its page's walk (cluster_tlb::translate).
     lookup_result lookup(std::uint64_t va, std::uint64_t arrival_ps,
-                         const tlm_bus::gpu_extension& ext);
+                         const tlm_bus::gpu_extension& ext,
+                         std::shared_ptr<walk_wait>* waits = nullptr);
     /// The leaf PTE of va read with debug transport (zero time, no side effects).
     std::uint64_t debug_pte(std::uint64_t va, std::uint64_t ptbr);
     /// A replay of a request the L1 answered "every MSHR busy" (fast mode) takes back the
     /// translation that request had: true and pte set if one is kept for page vpn.
     bool take_kept(std::uint64_t vpn, std::uint64_t& pte);
+    /// The replay of a request told to wait for its page's walk takes that wait back (nullptr:
+    /// none kept under key).
+    std::shared_ptr<walk_wait> take_walked(std::uint64_t key);
 
     const tlb_config m_cfg;
+    const bool m_accurate;
     const std::uint64_t m_page_bytes, m_cycle_ps;
     cluster_tlb& m_shared;
     fault_unit* m_fault_unit = nullptr;
     first_touch_fn m_first_touch; ///< see set_first_touch()
-    /// Requests told to replay while their page's first touch is decided, by page: the replay
-    /// asks the placement again without a second walk.
-    std::map<std::uint64_t, unsigned> m_touch_waits;
+    /// The key of a line request of this SM: its VA (32 bits, page_table::covers) and warp
+    /// slot. The SM's replay of a request carries both again.
+    static std::uint64_t request_key(std::uint64_t va, const tlm_bus::gpu_extension& ext);
+    /// Requests told to replay while their page's first touch is decided, by request_key()
+    /// (with a count: two requests of a warp may read one VA): the replay asks the placement
+    /// again without a second walk. Keyed by request, not by page: a replay after such a wait
+    /// is not marked `gpu_extension::replay` (that mark is the L1's MSHR replay), and a new
+    /// request of another warp to the page must not skip its walk.
+    std::unordered_map<std::uint64_t, unsigned> m_touch_waits;
     tlb_array m_l1;
     fill_queue m_fills;                  ///< fast mode: translations that enter the L1 TLB later
     std::uint64_t m_inflight_misses = 0; ///< fast: lookups of an entry not filled yet
@@ -111,9 +125,13 @@ private:
         unsigned waiting = 0;
     };
     std::unordered_map<std::uint64_t, kept_translation> m_kept;
+    /// Fast mode: requests told to wait for their page's walk, by request_key() (oldest first);
+    /// the replay goes below with the walk's answer (cluster_tlb.h, walk_wait).
+    std::unordered_map<std::uint64_t, std::deque<std::shared_ptr<walk_wait>>> m_walked;
     logger m_log;
     stats::group m_stats;
-    stats::counter m_translations, m_faults, m_page_faults, m_flushes, m_touch_replays;
+    stats::counter m_translations, m_faults, m_page_faults, m_flushes, m_touch_replays,
+        m_walk_replays;
     stats::formula m_hits, m_misses, m_evictions;
 };
 

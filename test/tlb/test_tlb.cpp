@@ -229,6 +229,116 @@ TEST_CASE("tlb, accurate: two SMs missing on one page at once share one walk")
 }
 
 namespace {
+/// Two SMs miss at once on a page that is not present: the second shares the first's walk and
+/// its answer (no second walk, in both modes); both get an address error, and the page enters
+/// no TLB, so a later read walks again.
+void shared_absent_walk(bool accurate)
+{
+    bench b(make_config(), accurate);
+    b.map(0x5000, 0x20000, true, 7); // builds the table's nodes; 0x6000 is not mapped
+    tlm::tlm_response_status s0 = tlm::TLM_OK_RESPONSE, s1 = tlm::TLM_OK_RESPONSE,
+                             s2 = tlm::TLM_OK_RESPONSE;
+    b.i0.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        read(i, 0x6000, d, 0, &s0);
+        sc_core::wait(sc_time(500, SC_NS));
+        d = sc_core::SC_ZERO_TIME;
+        read(i, 0x6000, d, 0, &s2);
+    };
+    b.i1.body = [&](test::test_initiator& i) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        read(i, 0x6000, d, 1, &s1);
+    };
+    sc_core::sc_start();
+    CHECK(b.violations() == 0);
+    CHECK(s0 == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    CHECK(s1 == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    CHECK(s2 == tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    CHECK(b.shared.merged() == 1);
+    CHECK(b.shared.walks() == 2); // one for the two reads at once, one for the later read
+}
+} // namespace
+
+TEST_CASE("tlb, fast: two SMs missing at once on a page not present share one walk")
+{
+    shared_absent_walk(false);
+}
+
+TEST_CASE("tlb, accurate: two SMs missing at once on a page not present share one walk")
+{
+    shared_absent_walk(true);
+}
+
+namespace {
+/// A read of a page first touch has not decided yet waits for the placement and replays; the
+/// replay (same VA and warp, no replay mark, as the SM makes it) asks the placement again
+/// without a second walk. A read of another warp to the page is a new request: it walks.
+void touch_replay(bool accurate)
+{
+    bench b(make_config(), accurate);
+    b.map(0x5000, 0x20000, true, 7); // the table's nodes; 0x6000 has no leaf
+    const auto placement = std::make_shared<tlm_bus::fault_wait>();
+    placement->placement = true;
+    placement->deadline_ps = ~std::uint64_t{0};
+    unsigned asked = 0;
+    b.t0.set_first_touch([&](std::uint64_t, int, std::uint64_t, bool can_wait) {
+        ++asked;
+        CHECK(can_wait);
+        return placement->resolved
+                   ? tlb::tlb::touch_answer{page_table::encode(0x20000, true), nullptr}
+                   : tlb::tlb::touch_answer{0, placement};
+    });
+    std::uint32_t v = 0, v2 = 0;
+    tlm::tlm_response_status st = tlm::TLM_INCOMPLETE_RESPONSE;
+    std::uint64_t walks_before_replay = 0, walks_after_replay = 0;
+    // A read by warp `warp`, replayed while it is answered with a wait other than the
+    // placement's (fast mode: a walk's); returns the placement's wait if it got that.
+    const auto read_by = [&](test::test_initiator& i, int warp, std::uint32_t& out) {
+        auto x = ctx(0);
+        x.kind = tlm_bus::access_kind::data;
+        x.warp = warp;
+        for (;;) {
+            std::shared_ptr<tlm_bus::fault_wait> f;
+            sc_time d = sc_core::SC_ZERO_TIME;
+            st = i.mem.access(tlm::TLM_READ_COMMAND, 0x6000, &out, 4, d, &x, nullptr, &f);
+            if (!f || f == placement)
+                return f;
+            while (!f->resolved)
+                sc_core::wait(f->done);
+        }
+    };
+    b.i0.body = [&](test::test_initiator& i) {
+        CHECK(read_by(i, 3, v) == placement);
+        CHECK(b.shared.walks() == 1);
+        sc_core::wait(sc_time(100, SC_NS));
+        placement->resolved = true;
+        walks_before_replay = b.shared.walks();
+        CHECK(read_by(i, 3, v) == nullptr); // the replay
+        walks_after_replay = b.shared.walks();
+        CHECK(st == tlm::TLM_OK_RESPONSE);
+        read_by(i, 4, v2); // another warp: a new request, translated (a walk)
+    };
+    sc_core::sc_start();
+    CHECK(b.violations() == 0);
+    CHECK(v == 7);
+    CHECK(v2 == 7);
+    CHECK(asked == 3);
+    CHECK(walks_after_replay == walks_before_replay);
+    CHECK(b.shared.walks() == walks_after_replay + 1);
+}
+} // namespace
+
+TEST_CASE("tlb, fast: the replay after a first-touch wait makes no second walk")
+{
+    touch_replay(false);
+}
+
+TEST_CASE("tlb, accurate: the replay after a first-touch wait makes no second walk")
+{
+    touch_replay(true);
+}
+
+namespace {
 /// One walker: a miss on another page waits for the walk in progress.
 void one_walker(bool accurate)
 {
@@ -269,6 +379,53 @@ TEST_CASE("tlb, accurate: with one walker, a miss on another page waits for the 
           "progress")
 {
     one_walker(true);
+}
+
+// Fast mode, reads the SM can replay: a read that needs a walk is answered at once and replays
+// at the walk's end with the walk's answer; a walk that waits for a walker runs when one is
+// free, at its own time. The ends are accurate mode's above (one_walker), up to the order of
+// the data read and the second walk's PTE read, which reach the memory's port at one instant.
+TEST_CASE("tlb, fast: reads that wait for a walk replay at its end, and a walk runs at its time")
+{
+    bench b(make_config(1), false);
+    b.map(0x5000, 0x20000, true, 1);
+    b.map(0x9000, 0x30000, true, 2);
+    double e[2] = {}, answered[2] = {-1, -1};
+    unsigned waits = 0;
+    const auto replaying_read = [&](test::test_initiator& i, std::uint64_t va, int sm) {
+        auto x = ctx(sm);
+        x.kind = tlm_bus::access_kind::data; // an SM's load: it can wait for a walk
+        x.replayable = true;
+        x.warp = 0;
+        std::uint32_t v = 0;
+        sc_time d = sc_core::SC_ZERO_TIME;
+        std::shared_ptr<tlm_bus::fault_wait> f;
+        i.mem.access(tlm::TLM_READ_COMMAND, va, &v, 4, d, &x, nullptr, &f);
+        answered[sm] = end_ns(d);
+        if (f) {
+            REQUIRE(f->placement); // a wait, not a page fault
+            ++waits;
+            while (!f->resolved)
+                sc_core::wait(f->done);
+            d = sc_core::SC_ZERO_TIME;
+            i.mem.access(tlm::TLM_READ_COMMAND, va, &v, 4, d, &x);
+        }
+        e[sm] = end_ns(d);
+        return v;
+    };
+    b.i0.body = [&](test::test_initiator& i) { CHECK(replaying_read(i, 0x5000, 0) == 1); };
+    b.i1.body = [&](test::test_initiator& i) { CHECK(replaying_read(i, 0x9000, 1) == 2); };
+    sc_core::sc_start();
+    CHECK(b.violations() == 0);
+    CHECK(waits == 2);
+    CHECK(answered[0] == Approx(0)); // answered at once, not forwarded with the walk's end
+    CHECK(answered[1] == Approx(0));
+    CHECK(b.shared.walks() == 2);
+    CHECK(b.t0.translations() == 1); // the replay takes the walk's answer: no translation
+    CHECK(b.t1.translations() == 1);
+    const double walk1 = l2_hit_ns + 3 * pte_read_ns;
+    CHECK(std::min(e[0], e[1]) == Approx(walk1 + data_read_ns).margin(0.5));
+    CHECK(std::max(e[0], e[1]) == Approx(walk1 + pte_read_ns + data_read_ns).margin(0.5));
 }
 
 TEST_CASE("tlb: an absent page is an address error, a store to a read-only page a command error")
@@ -443,12 +600,24 @@ struct replay_bench {
     std::uint32_t read(test::test_initiator& i, std::uint64_t va, sc_time& d, bool replay)
     {
         auto e = ctx(0);
+        e.kind = tlm_bus::access_kind::data; // an SM's load: it can wait for a walk
         e.replayable = true;
         e.replay = replay;
         std::uint32_t v = 0;
-        i.mem.access(tlm::TLM_READ_COMMAND, va, &v, 4, d, &e);
+        std::shared_ptr<tlm_bus::fault_wait> f;
+        i.mem.access(tlm::TLM_READ_COMMAND, va, &v, 4, d, &e, nullptr, &f);
+        if (f && f->placement) {
+            // Told to wait for its page's walk: replayed when the walk ends, as the SM does.
+            sc_core::wait(d);
+            while (!f->resolved)
+                sc_core::wait(f->done);
+            ++walk_waits;
+            d = sc_core::SC_ZERO_TIME;
+            i.mem.access(tlm::TLM_READ_COMMAND, va, &v, 4, d, &e);
+        }
         return v;
     }
+    unsigned walk_waits = 0; ///< reads told to wait for their page's walk, then replayed
     std::size_t violations() const
     {
         return pc_in.violations() + pc_out.violations() + pc_l1.violations() +
@@ -466,13 +635,17 @@ TEST_CASE("tlb, fast: the replay of a read the L1 could not take keeps its trans
     b.map(0x5000, 0x20000, 11);
     b.map(0x6000, 0x31000, 22);
     std::uint32_t v[4] = {};
-    double replay_end = 0;
+    double replay_at = 0, replay_end = 0;
     b.i0.body = [&](test::test_initiator& i) {
         sc_time d = sc_core::SC_ZERO_TIME;
-        b.read(i, 0x5000, d, false); // translated (a walk), then refused by the L1
+        // Translated (a walk: the read waits for it and replays at its end, with the walk's
+        // answer, not a second translation), then refused by the L1.
+        b.read(i, 0x5000, d, false);
+        CHECK(b.walk_waits == 1);
         CHECK(b.t0.translations() == 1);
         CHECK(b.shared.walks() == 1);
         sc_core::wait(sc_time(200, SC_NS));
+        replay_at = ns(sc_core::sc_time_stamp());
         d = sc_core::SC_ZERO_TIME;
         v[0] = b.read(i, 0x5000, d, true); // the replay: no second translation
         replay_end = end_ns(d);
@@ -491,7 +664,9 @@ TEST_CASE("tlb, fast: the replay of a read the L1 could not take keeps its trans
         v[2] = b.read(i, 0x5000, d, true);
         CHECK(b.t0.translations() == 4);
         CHECK(b.shared.walks() == walks + 1);
-        v[3] = b.read(i, 0x5000, d, false); // an L1 TLB hit
+        const unsigned waits = b.walk_waits;
+        v[3] = b.read(i, 0x5000, d, false); // an L1 TLB hit: no wait
+        CHECK(b.walk_waits == waits);
     };
     sc_core::sc_start();
     REQUIRE(b.i0.done);
@@ -500,8 +675,9 @@ TEST_CASE("tlb, fast: the replay of a read the L1 could not take keeps its trans
     CHECK(v[1] == 22);
     CHECK(v[2] == 11);
     CHECK(v[3] == 11);
-    // The replay at 200 ns reads the frame at once: the data read alone.
-    CHECK(replay_end == Approx(200 + data_read_ns));
+    // The replay reads the frame at once: the data read alone.
+    CHECK(replay_at > 200);
+    CHECK(replay_end == Approx(replay_at + data_read_ns));
     REQUIRE(b.l1.seen.size() >= 2);
     CHECK(b.l1.seen[0] == 0x20000);
     CHECK(b.l1.seen[1] == 0x20000);

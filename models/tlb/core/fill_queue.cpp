@@ -23,8 +23,8 @@ void fill_queue::apply_until(std::uint64_t t, tlb_array* array)
         m_order.pop();
         const auto it = m_fills.find(k.vpn);
         if (it == m_fills.end() || it->second.seq != k.seq)
-            continue; // dropped, or replaced by a later push
-        if (array)
+            continue;                          // dropped, or replaced by a later push
+        if (array && it->second.fill.pte != 0) // a page found not present enters no TLB
             array->insert(k.vpn, it->second.fill.entry);
         m_fills.erase(it);
     }

@@ -14,7 +14,9 @@
 
 namespace vgpu::tlb {
 
-/// A fill in flight: the leaf PTE, its TLB entry and when it takes effect.
+/// A fill in flight: the leaf PTE, its TLB entry and when it takes effect. A walk that found
+/// its page not present is one too (pte 0): lookups before its end share its answer, as they
+/// wait for the walk in flight in accurate mode, but it enters no TLB.
 struct pending_fill {
     std::uint64_t pte = 0;      ///< raw leaf entry
     translation entry;          ///< what enters the TLB
