@@ -80,6 +80,7 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
             cfg.platform.modules * cfg.platform.clusters_per_module * cfg.platform.sms_per_cluster;
         limits.warp_slots = cfg.sm.warp_slots;
         limits.regs_per_thread = cfg.sm.regs_per_thread;
+        limits.sm = cfg.sm.resources();
         limits.queues = cfg.cp.queues;
         limits.core_period_ps = cfg.platform.clocks.core.ps;
         limits.dispatch_latency = cfg.cp.dispatch_latency;
