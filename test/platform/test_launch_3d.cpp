@@ -173,3 +173,15 @@ TEST_CASE("3-D launch: block and grid limits are located errors", "[launch3d]")
     CHECK(r.code == 2);
     CHECK(r.err.find("kernels[0].grid[2]") != std::string::npos);
 }
+
+TEST_CASE("3-D launch: the firmware host refuses a 3-D kernel, located", "[launch3d]")
+{
+    cli_runner cli("launch3d_riscv");
+    cli.write("w.yaml", workload());
+    const auto r = cli.run("-w w.yaml -s host.kind=riscv -o out");
+    CHECK(r.code == 2);
+    CHECK(r.err.find("w.yaml:4:5: error: kernels[0]: kernel 'ids' has a 3-D grid or block, or a "
+                     "translated kernel's registers or shared memory, which host.kind riscv's "
+                     "launch table does not carry (host.kind native runs it)") !=
+          std::string::npos);
+}
