@@ -80,6 +80,7 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
             cfg.platform.modules * cfg.platform.clusters_per_module * cfg.platform.sms_per_cluster;
         limits.warp_slots = cfg.sm.warp_slots;
         limits.regs_per_thread = cfg.sm.regs_per_thread;
+        limits.sm = cfg.sm.resources();
         limits.queues = cfg.cp.queues;
         limits.core_period_ps = cfg.platform.clocks.core.ps;
         limits.dispatch_latency = cfg.cp.dispatch_latency;
@@ -91,10 +92,20 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
         // What the driver would find only when it allocates: the DRAM fit.
         for (auto& e : host::check_memory_fit(parsed.wl, driver_facts(cfg)))
             errors.push_back(e);
-        if (cfg.host.kind == host::host_kind::riscv)
+        if (cfg.host.kind == host::host_kind::riscv) {
             for (auto& e : check_firmware(cfg))
                 errors.push_back(e);
-        else if (cfg.host.cpu.gdb_port != 0)
+            // The firmware's launch table carries 2-D launches of assembly kernels only.
+            for (std::size_t i = 0; i < parsed.wl.kernels.size(); ++i) {
+                const host::kernel_decl& k = parsed.wl.kernels[i];
+                if (k.grid_z != 1 || k.block_z != 1 || k.registers != 0 || k.shared_bytes != 0)
+                    errors.push_back(k.where.str() + ": error: kernels[" + std::to_string(i) +
+                                     "]: kernel '" + k.name +
+                                     "' has a 3-D grid or block, or a translated kernel's "
+                                     "registers or shared memory, which host.kind riscv's launch "
+                                     "table does not carry (host.kind native runs it)");
+            }
+        } else if (cfg.host.cpu.gdb_port != 0)
             errors.push_back("--gdb (host.cpu.gdb_port) debugs firmware: it needs host.kind riscv");
         else if (!cfg.host.firmware.empty())
             errors.push_back("host.firmware '" + cfg.host.firmware +

@@ -72,7 +72,8 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                    b->add_driver_part(d);
            }),
       cp("cp", cfg.cp, make_clock_params(cfg.platform),
-         cfg.platform.modules * sms_per_module(cfg.platform), cfg.sm.cta_slots, cfg.sm.warp_slots),
+         cfg.platform.modules * sms_per_module(cfg.platform), cfg.sm.resources(),
+         cfg.sm.regs_per_thread),
       mmio_bus("mmio_bus"), irq("irq"), m_stats(this->name()), m_figures(m_stats, modules, host)
 {
     const clock_params clk = make_clock_params(cfg.platform);

@@ -47,6 +47,15 @@ nlohmann::json gpu_platform::records() const
         r["queue"] = k.queue;
         r["phase"] = k.phase;
         r["ok"] = k.ok;
+        if (k.kernel < m_workload.kernels.size()) {
+            const host::kernel_decl& d = m_workload.kernels[k.kernel];
+            const auto occ =
+                host::kernel_occupancy(d, m_cfg.sm.resources(), m_cfg.sm.regs_per_thread);
+            r["registers"] = d.registers != 0 ? d.registers : m_cfg.sm.regs_per_thread;
+            r["shared_bytes"] = d.shared_bytes;
+            r["ctas_per_sm"] = occ.ctas_per_sm;
+            r["occupancy_limit"] = occ.limit;
+        }
         kernels.push_back(std::move(r));
     }
     for (const auto& ph : host.phases()) {

@@ -25,10 +25,18 @@ std::uint64_t to_ps(const sc_core::sc_time& t)
 
 cp::cp(const sc_core::sc_module_name& name, const cp_config& cfg, const clock_params& clk,
        unsigned num_sms, unsigned cta_slots_per_sm, unsigned warp_slots_per_sm)
+    : cp(name, cfg, clk, num_sms,
+         sm::sm_resources{warp_slots_per_sm * 32, warp_slots_per_sm, cta_slots_per_sm, 1u << 31, 1,
+                          ~0u},
+         0)
+{
+}
+
+cp::cp(const sc_core::sc_module_name& name, const cp_config& cfg, const clock_params& clk,
+       unsigned num_sms, const sm::sm_resources& sm, unsigned regs_per_thread)
     : sc_module(name), mmio("mmio"), cta_done("cta_done"), irq("irq"), events("events"), m_cfg(cfg),
-      m_clk(clk), m_num_sms(num_sms), m_cta_slots(cta_slots_per_sm),
-      m_warp_slots(warp_slots_per_sm), m_regs(this->name()), m_sm(num_sms), m_log(this->name()),
-      m_stats(this->name()),
+      m_clk(clk), m_num_sms(num_sms), m_res(sm), m_regs_per_thread(regs_per_thread),
+      m_regs(this->name()), m_sm(num_sms), m_log(this->name()), m_stats(this->name()),
       m_launches(m_stats, "launches", "count", "accepted LAUNCH writes (valid or not)"),
       m_bad_launches(m_stats, "bad_launches", "count",
                      "launches refused by validation (STATUS error, ERROR_CAUSE 1)"),
@@ -49,7 +57,7 @@ cp::cp(const sc_core::sc_module_name& name, const cp_config& cfg, const clock_pa
                     "register accesses answered with an error response",
                     [this] { return static_cast<double>(m_regs.errors()); })
 {
-    if (num_sms == 0 || cta_slots_per_sm == 0 || warp_slots_per_sm == 0)
+    if (num_sms == 0 || sm.cta_slots == 0 || sm.warp_slots == 0)
         throw std::invalid_argument(std::string(this->name()) +
                                     ": num_sms, cta_slots_per_sm and warp_slots_per_sm must be "
                                     "nonzero");
@@ -61,6 +69,8 @@ cp::cp(const sc_core::sc_module_name& name, const cp_config& cfg, const clock_pa
     cta_done.register_b_transport(this, &cp::done_b_transport);
     cta_done.register_transport_dbg(this, &cp::done_transport_dbg);
 
+    for (auto& st : m_sm)
+        st.of_queue.assign(cfg.queues, 0);
     for (unsigned q = 0; q < cfg.queues; ++q) {
         m_q.push_back(std::make_unique<queue_state>());
         m_kernel_time.push_back(std::make_unique<stats::average>(
@@ -102,6 +112,10 @@ void cp::define_registers()
         rw("SM_FIRST", reg::SM_FIRST);
         rw("SM_COUNT", reg::SM_COUNT);
         rw("NPARAMS", reg::NPARAMS);
+        m_regs.add(p + "GRID_Z", reg::queue(q, reg::GRID_Z), reg_access::rw, 1, ~0u);
+        m_regs.add(p + "BLOCK_Z", reg::queue(q, reg::BLOCK_Z), reg_access::rw, 1, ~0u);
+        rw("REGS", reg::REGS);
+        rw("SHARED_BYTES", reg::SHARED_BYTES);
         m_regs.add(
             p + "LAUNCH", reg::queue(q, reg::LAUNCH), reg_access::wo, 0, 1,
             [this, q](const reg_write& w) { return (w.new_value & 1) == 0 || launch(q, w.delay); });
@@ -190,16 +204,19 @@ unsigned cp::mmio_transport_dbg(tlm::tlm_generic_payload& gp)
 
 std::string cp::check_launch(const cta_launch& l, std::uint32_t first, std::uint32_t count) const
 {
-    if (l.grid_x == 0 || l.grid_y == 0)
+    if (l.grid_x == 0 || l.grid_y == 0 || l.grid_z == 0)
         return "empty grid (GRID_X " + std::to_string(l.grid_x) + ", GRID_Y " +
-               std::to_string(l.grid_y) + ")";
-    if (l.block_x == 0 || l.block_y == 0)
+               std::to_string(l.grid_y) + ", GRID_Z " + std::to_string(l.grid_z) + ")";
+    if (l.block_x == 0 || l.block_y == 0 || l.block_z == 0)
         return "empty block (BLOCK_X " + std::to_string(l.block_x) + ", BLOCK_Y " +
-               std::to_string(l.block_y) + ")";
-    const std::uint64_t threads = std::uint64_t{l.block_x} * l.block_y;
-    if (threads > std::uint64_t{m_warp_slots} * 32)
+               std::to_string(l.block_y) + ", BLOCK_Z " + std::to_string(l.block_z) + ")";
+    const std::uint64_t threads = std::uint64_t{l.block_x} * l.block_y * l.block_z;
+    if (threads > std::uint64_t{m_res.warp_slots} * 32)
         return "block of " + std::to_string(threads) + " threads exceeds " +
-               std::to_string(m_warp_slots) + " warp slots of 32";
+               std::to_string(m_res.warp_slots) + " warp slots of 32";
+    if (m_regs_per_thread != 0 && l.regs_per_thread > m_regs_per_thread)
+        return "REGS " + std::to_string(l.regs_per_thread) + " > sm.regs_per_thread " +
+               std::to_string(m_regs_per_thread);
     if (count == 0 || std::uint64_t{first} + count > m_num_sms)
         return "SM range [" + std::to_string(first) + ", " +
                std::to_string(std::uint64_t{first} + count) + ") empty or outside the " +
@@ -232,6 +249,10 @@ bool cp::launch(unsigned q, const sc_core::sc_time& delay)
     l.grid_y = get(reg::GRID_Y);
     l.block_x = get(reg::BLOCK_X);
     l.block_y = get(reg::BLOCK_Y);
+    l.grid_z = get(reg::GRID_Z);
+    l.block_z = get(reg::BLOCK_Z);
+    l.regs_per_thread = get(reg::REGS);
+    l.shared_bytes = get(reg::SHARED_BYTES);
     l.nparams = get(reg::NPARAMS);
     for (unsigned i = 0; i < std::min(l.nparams, max_params); ++i)
         l.params[i] = get(reg::PARAM0 + 4 * i);
@@ -249,7 +270,15 @@ bool cp::launch(unsigned q, const sc_core::sc_time& delay)
     qs.sm_count = get(reg::SM_COUNT);
     qs.fault = false;
 
-    const std::string problem = check_launch(l, qs.sm_first, qs.sm_count);
+    std::string problem = check_launch(l, qs.sm_first, qs.sm_count);
+    if (problem.empty()) {
+        qs.occ =
+            sm::occupancy(m_res, {l.block_x * l.block_y * l.block_z,
+                                  l.regs_per_thread != 0 ? l.regs_per_thread : m_regs_per_thread,
+                                  l.shared_bytes});
+        if (qs.occ.ctas_per_sm == 0)
+            problem = "no CTA fits an SM: " + qs.occ.why;
+    }
     if (!problem.empty()) {
         ++m_bad_launches;
         VGPU_WARN(m_log, "queue %u: bad launch of kernel %u: %s", q, l.kernel_seq, problem.c_str());
@@ -262,11 +291,13 @@ bool cp::launch(unsigned q, const sc_core::sc_time& delay)
                        to_ps(qs.launch_at), l.kernel_seq);
         return true;
     }
-    qs.warps_per_cta = static_cast<unsigned>((std::uint64_t{l.block_x} * l.block_y + 31) / 32);
+    qs.warps_per_cta = qs.occ.warps_per_cta;
     qs.busy = true;
     set_status(q, queue_status::running);
-    VGPU_DEBUG(m_log, "queue %u: launch kernel %u, grid %ux%u, block %ux%u", q, l.kernel_seq,
-               l.grid_x, l.grid_y, l.block_x, l.block_y);
+    VGPU_DEBUG(m_log,
+               "queue %u: launch kernel %u, grid %ux%ux%u, block %ux%ux%u, %u CTAs per SM (%s)", q,
+               l.kernel_seq, l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, l.block_z,
+               qs.occ.ctas_per_sm, qs.occ.limit.c_str());
     post_event(tlm_bus::event_source::ce, tlm_bus::event_kind::kernel_begin, l.kernel_seq,
                qs.launch_at);
     qs.launch_ev.notify(delay);
@@ -355,7 +386,7 @@ void cp::dispatch_ctas(unsigned q)
     queue_state& qs = *m_q[q];
     const cta_launch& l = qs.launch;
     const std::uint32_t sm_first = qs.sm_first, sm_count = qs.sm_count;
-    const std::uint64_t total = std::uint64_t{l.grid_x} * l.grid_y;
+    const std::uint64_t total = std::uint64_t{l.grid_x} * l.grid_y * l.grid_z;
     unsigned rr = 0;
     // Fast mode: the thread is temporally decoupled like the SMs. It does not wait for a
     // launch's time but sends the launch annotated with it (`local`: the thread's local time),
@@ -375,8 +406,7 @@ void cp::dispatch_ctas(unsigned q)
             bool found = false;
             for (unsigned k = 0; k < sm_count && !found; ++k) {
                 const unsigned s = sm_first + (rr + k) % sm_count;
-                if (m_sm[s].ctas < m_cta_slots &&
-                    m_sm[s].warps + qs.warps_per_cta <= m_warp_slots) {
+                if (fits(m_sm[s], q)) {
                     sm = s;
                     rr = (rr + k + 1) % sm_count;
                     found = true;
@@ -398,6 +428,9 @@ void cp::dispatch_ctas(unsigned q)
         sm_state& st = m_sm[sm];
         ++st.ctas;
         st.warps += qs.warps_per_cta;
+        st.registers += qs.occ.regs_per_cta;
+        st.shared += qs.occ.shared_per_cta;
+        ++st.of_queue[q];
         ++qs.running;
         const sc_core::sc_time now = std::max(sc_core::sc_time_stamp(), local);
         const sc_core::sc_time at = std::max(now, st.ready);
@@ -412,9 +445,11 @@ void cp::dispatch_ctas(unsigned q)
         }
 
         cta_launch rec = l;
+        // CTAs in CUDA's order: x fastest, then y, then z.
         rec.cta_x = static_cast<std::uint32_t>(i % l.grid_x);
-        rec.cta_y = static_cast<std::uint32_t>(i / l.grid_x);
-        const cta_key key{sm, rec.cta_x, rec.cta_y};
+        rec.cta_y = static_cast<std::uint32_t>(i / l.grid_x % l.grid_y);
+        rec.cta_z = static_cast<std::uint32_t>(i / l.grid_x / l.grid_y);
+        const cta_key key{sm, rec.cta_x, rec.cta_y, rec.cta_z};
         qs.outstanding.insert(key);
         tlm_bus::gpu_extension attrs;
         attrs.sm = static_cast<std::int16_t>(sm);
@@ -428,6 +463,7 @@ void cp::dispatch_ctas(unsigned q)
             qs.outstanding.erase(key);
             const std::string msg = "SM " + std::to_string(sm) + " refused CTA (" +
                                     std::to_string(rec.cta_x) + "," + std::to_string(rec.cta_y) +
+                                    "," + std::to_string(rec.cta_z) +
                                     "): " + tlm_bus::response_name(rsp);
             VGPU_WARN(m_log, "queue %u: kernel %u: %s", q, l.kernel_seq, msg.c_str());
             if (!qs.fault) {
@@ -450,11 +486,26 @@ void cp::dispatch_ctas(unsigned q)
     sync();
 }
 
+bool cp::fits(const sm_state& st, unsigned q) const
+{
+    const queue_state& qs = *m_q[q];
+    // The kernel's own occupancy (exact by CUDA's rules when it is alone on the SM), then
+    // what CTAs of other queues on the same SM already take.
+    return st.of_queue[q] < qs.occ.ctas_per_sm && st.ctas < m_res.cta_slots &&
+           st.warps + qs.warps_per_cta <= m_res.warp_slots &&
+           std::uint64_t{st.warps + qs.warps_per_cta} * 32 <= m_res.max_threads &&
+           st.registers + qs.occ.regs_per_cta <= m_res.registers &&
+           st.shared + qs.occ.shared_per_cta <= m_res.shared_bytes;
+}
+
 void cp::release(unsigned sm, unsigned q)
 {
     queue_state& qs = *m_q[q];
     --m_sm[sm].ctas;
     m_sm[sm].warps -= qs.warps_per_cta;
+    m_sm[sm].registers -= qs.occ.regs_per_cta;
+    m_sm[sm].shared -= qs.occ.shared_per_cta;
+    --m_sm[sm].of_queue[q];
     --qs.running;
     m_slot_freed.notify();
     qs.ended_ev.notify();
@@ -516,7 +567,7 @@ void cp::done_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
     const auto what = [&] {
         return "queue " + std::to_string(rec.queue) + " kernel " + std::to_string(rec.kernel_seq) +
                " SM " + std::to_string(rec.sm) + " CTA (" + std::to_string(rec.cta_x) + "," +
-               std::to_string(rec.cta_y) + ")";
+               std::to_string(rec.cta_y) + "," + std::to_string(rec.cta_z) + ")";
     };
     if (rec.queue >= m_cfg.queues)
         return refuse(tlm::TLM_GENERIC_ERROR_RESPONSE, what() + ": no such queue");
@@ -527,7 +578,7 @@ void cp::done_b_transport(int, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
         return refuse(tlm::TLM_GENERIC_ERROR_RESPONSE,
                       what() + ": unknown status " +
                           std::to_string(static_cast<std::uint32_t>(rec.status)));
-    if (qs.outstanding.erase(cta_key{rec.sm, rec.cta_x, rec.cta_y}) == 0)
+    if (qs.outstanding.erase(cta_key{rec.sm, rec.cta_x, rec.cta_y, rec.cta_z}) == 0)
         return refuse(tlm::TLM_GENERIC_ERROR_RESPONSE, what() + ": CTA not running there");
     // Effects are applied by process_done at the record's time, in time order.
     auto pos =
@@ -552,7 +603,7 @@ void cp::process_done()
         const ::vgpu::cp::cta_done& rec = m_pending[n].rec;
         queue_state& qs = *m_q[rec.queue];
         post_event(tlm_bus::event_source::rm, tlm_bus::event_kind::cta_retire,
-                   rec.cta_y * qs.launch.grid_x + rec.cta_x, now);
+                   (rec.cta_z * qs.launch.grid_y + rec.cta_y) * qs.launch.grid_x + rec.cta_x, now);
         if (rec.status == cta_status::ok) {
             ++m_ctas_done;
             m_regs.set(reg::queue(rec.queue, reg::CTAS_DONE),

@@ -8,6 +8,7 @@
 #include "models/cp/cp_config.h"
 #include "models/cp/cp_regs.h"
 #include "models/cp/cta_launch.h"
+#include "models/sm/core/cta_slots.h"
 #include "tlm_bus/event_port.h"
 #include "tlm_bus/initiator_port.h"
 #include "tlm_bus/reg_bank.h"
@@ -40,8 +41,13 @@ public:
     tlm_bus::event_port events; ///< CE and RM events (tlm_bus/event_port.h; optional)
 
     /// `num_sms` SMs, each holding up to `cta_slots_per_sm` CTAs and `warp_slots_per_sm` warps.
+    /// No limit by threads, registers or shared memory.
     cp(const sc_core::sc_module_name& name, const cp_config& cfg, const clock_params& clk,
        unsigned num_sms, unsigned cta_slots_per_sm, unsigned warp_slots_per_sm);
+    /// `num_sms` SMs, each giving resident CTAs `sm` (occupancy, models/sm/core/cta_slots.h);
+    /// a launch with REGS 0 takes `regs_per_thread` registers per thread.
+    cp(const sc_core::sc_module_name& name, const cp_config& cfg, const clock_params& clk,
+       unsigned num_sms, const sm::sm_resources& sm, unsigned regs_per_thread);
 
     const tlm_bus::reg_bank& regs() const { return m_regs; }      ///< the register file
     std::uint64_t launches() const { return m_launches.value(); } ///< accepted LAUNCH writes
@@ -69,8 +75,8 @@ public:
     void trace(sc_core::sc_trace_file* tf) const override;
 
 private:
-    /// A CTA in flight, as (sm, cta_x, cta_y).
-    using cta_key = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>;
+    /// A CTA in flight, as (sm, cta_x, cta_y, cta_z).
+    using cta_key = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>;
     struct queue_state {
         bool busy = false;             ///< a kernel is running (LAUNCH refused)
         bool fault = false;            ///< stop dispatching, finish with STATUS error
@@ -78,6 +84,7 @@ private:
         std::uint32_t sm_first = 0;    ///< SM_FIRST at LAUNCH
         std::uint32_t sm_count = 0;    ///< SM_COUNT at LAUNCH
         unsigned warps_per_cta = 0;    ///< warp slots one CTA needs
+        sm::occupancy_result occ;      ///< resident CTAs per SM and what one CTA is allocated
         unsigned running = 0;          ///< CTAs reserved or resident, not yet processed as ended
         std::set<cta_key> outstanding; ///< CTAs dispatched and not yet reported
         sc_core::sc_time launch_at;    ///< time of the LAUNCH write
@@ -85,9 +92,12 @@ private:
         sc_core::sc_event ended_ev;    ///< a CTA of the queue ended
     };
     struct sm_state {
-        unsigned ctas = 0;      ///< resident (or reserved) CTAs of all queues
-        unsigned warps = 0;     ///< warp slots they take
-        sc_core::sc_time ready; ///< earliest time of the next CTA launch to this SM
+        unsigned ctas = 0;              ///< resident (or reserved) CTAs of all queues
+        unsigned warps = 0;             ///< warp slots they take
+        std::uint64_t registers = 0;    ///< registers allocated to them
+        std::uint64_t shared = 0;       ///< shared memory allocated to them
+        std::vector<unsigned> of_queue; ///< of which CTAs of queue q
+        sc_core::sc_time ready;         ///< earliest time of the next CTA launch to this SM
     };
     struct done_entry {
         sc_core::sc_time at;      ///< when the record takes effect
@@ -106,6 +116,8 @@ private:
     void dispatch_ctas(unsigned q);
     void finish(unsigned q);
     void release(unsigned sm, unsigned q);
+    /// A CTA of queue q fits SM state `st` (occupancy and what other queues hold there).
+    bool fits(const sm_state& st, unsigned q) const;
     void record_error(unsigned q, error_cause cause, std::uint32_t sm, std::uint32_t warp,
                       std::uint32_t pc, std::uint64_t vaddr, const char* message);
     void set_status(unsigned q, queue_status s);
@@ -124,7 +136,9 @@ private:
 
     const cp_config m_cfg;
     const clock_params m_clk;
-    const unsigned m_num_sms, m_cta_slots, m_warp_slots;
+    const unsigned m_num_sms;
+    const sm::sm_resources m_res;     ///< what each SM gives resident CTAs
+    const unsigned m_regs_per_thread; ///< registers per thread of a launch with REGS 0
     tlm_bus::reg_bank m_regs;
     std::vector<std::unique_ptr<queue_state>> m_q;
     std::vector<sm_state> m_sm;

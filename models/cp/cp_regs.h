@@ -52,6 +52,14 @@ inline constexpr std::uint64_t KERNEL_SEQ = 0x44;
 inline constexpr std::uint64_t ERROR_CAUSE = 0x48;
 /// RO CTAs of the kernel dispatched
 inline constexpr std::uint64_t CTAS_DISPATCHED = 0x4c;
+/// RW CTAs in z
+inline constexpr std::uint64_t GRID_Z = 0x50;
+/// RW threads per CTA in z
+inline constexpr std::uint64_t BLOCK_Z = 0x54;
+/// RW registers per thread (0 = sm.regs_per_thread)
+inline constexpr std::uint64_t REGS = 0x58;
+/// RW shared memory per CTA in bytes
+inline constexpr std::uint64_t SHARED_BYTES = 0x5c;
 /// RW PARAM0..PARAM15 at PARAM0 + 4 * i: 32-bit kernel parameters
 inline constexpr std::uint64_t PARAM0 = 0x60;
 /// RO ERROR_MSG0..ERROR_MSG23 at ERROR_MSG + 4 * i: 96-byte NUL-terminated message, byte i at

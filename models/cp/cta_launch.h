@@ -22,6 +22,12 @@ struct cta_launch {
     std::uint32_t nparams;            ///< valid entries of params
     std::uint32_t params[max_params]; ///< kernel parameters
     std::uint64_t ptbr;               ///< physical address of the page table
+    // 3-D launches and occupancy
+    std::uint32_t grid_z;          ///< CTAs in the grid in z
+    std::uint32_t block_z;         ///< threads per CTA in z
+    std::uint32_t cta_z;           ///< this CTA's z index
+    std::uint32_t regs_per_thread; ///< registers per thread (0: sm.regs_per_thread)
+    std::uint32_t shared_bytes;    ///< shared memory per CTA (static + dynamic)
 };
 
 /// Why a CTA ended.
@@ -41,6 +47,7 @@ struct cta_done {
     std::uint32_t pc;    ///< faulting PC (status fault)
     std::uint64_t vaddr; ///< faulting address, if any
     char message[96];    ///< NUL-terminated description of the fault
+    std::uint32_t cta_z; ///< from the launch
 };
 
 static_assert(std::is_trivially_copyable_v<cta_launch> && std::is_trivially_copyable_v<cta_done>);

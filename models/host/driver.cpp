@@ -478,7 +478,11 @@ bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k, const laun
         {reg::BLOCK_Y, k.block_y},
         {reg::SM_FIRST, k.sms.first},
         {reg::SM_COUNT, k.sms.count},
-        {reg::NPARAMS, static_cast<std::uint32_t>(k.params.size() + extra)}};
+        {reg::NPARAMS, static_cast<std::uint32_t>(k.params.size() + extra)},
+        {reg::GRID_Z, k.grid_z},
+        {reg::BLOCK_Z, k.block_z},
+        {reg::REGS, k.registers},
+        {reg::SHARED_BYTES, k.shared_bytes}};
     if (k.sms.count == 0) {
         bool ok = true;
         const std::uint32_t num_sms = reg_read(reg::NUM_SMS, &ok);
@@ -504,6 +508,7 @@ bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k, const laun
             return false;
     kernel_run r;
     r.name = v ? v->record : k.name;
+    r.kernel = ki;
     r.phase = phase;
     r.queue = q;
     r.sm_first = k.sms.first;
@@ -515,9 +520,10 @@ bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k, const laun
     ++m_kernels;
     // The CP numbers accepted launches from 1 (its KERNEL_SEQ): trace.json names them.
     trace::recorder::instance().name_kernel(static_cast<std::uint32_t>(m_kernels.value()), k.name);
-    VGPU_INFO(m_log, "phase %u: launched '%s' on queue %u (grid %ux%u, block %ux%u, SMs %u+%u)",
-              phase, r.name.c_str(), q, k.grid_x, k.grid_y, k.block_x, k.block_y, k.sms.first,
-              writes[7].second);
+    VGPU_INFO(m_log,
+              "phase %u: launched '%s' on queue %u (grid %ux%ux%u, block %ux%ux%u, SMs %u+%u)",
+              phase, r.name.c_str(), q, k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y,
+              k.block_z, k.sms.first, writes[7].second);
     m_runs.push_back(r);
     return true;
 }

@@ -35,6 +35,7 @@ std::string firmware_image(const host_config& cfg, std::string& why);
 /// One kernel launch of the schedule.
 struct kernel_run {
     std::string name;       ///< kernel name
+    std::size_t kernel = 0; ///< index of its kernel_decl in the workload
     unsigned phase = 0;     ///< schedule phase
     unsigned queue = 0;     ///< CP queue it ran on
     unsigned sm_first = 0;  ///< first SM of its SM set

@@ -146,6 +146,14 @@ std::vector<std::uint8_t> driver::launch_table()
         l.sm_first = k.sms.first;
         l.sm_count = k.sms.count == 0 ? m_num_sms - k.sms.first : k.sms.count;
         const std::size_t nparams = k.params.size() + (kind == VGPU_LT_PROFILE ? 1 : 0);
+        if (k.grid_z != 1 || k.block_z != 1 || k.registers != 0 || k.shared_bytes != 0) {
+            // The launch table has no field for them: the firmware would launch it 2-D.
+            fail("kernel '" + k.name +
+                 "' has a 3-D grid or block, or a translated kernel's registers or shared "
+                 "memory, which the firmware's launch table does not carry (host.kind native "
+                 "runs it)");
+            return false;
+        }
         if (nparams > VGPU_LT_MAX_PARAMS || k.cbvs.size() > VGPU_LT_MAX_CBVS) {
             fail("kernel '" + k.name +
                  "' has more parameters or CBV bindings than the launch "

@@ -7,6 +7,7 @@
 #include "models/host/reference.h"
 #include "models/llc/core/llc_org.h"
 #include "models/sm/core/assembler.h"
+#include "models/sm/core/cta_slots.h"
 
 #include <cstdint>
 #include <map>
@@ -17,8 +18,9 @@
 
 namespace vgpu::host {
 
-constexpr unsigned max_grid_dim = 65535;              ///< largest grid.x and grid.y
-constexpr unsigned max_block_threads = 1024;          ///< largest block.x * block.y
+constexpr unsigned max_grid_dim = 65535;              ///< largest grid.x, grid.y and grid.z
+constexpr unsigned max_block_z = 64;                  ///< largest block.z (as CUDA)
+constexpr unsigned max_block_threads = 1024;          ///< largest block.x * block.y * block.z
 constexpr std::uint64_t max_total_bytes = 1ull << 30; ///< largest sum of buffer sizes
 constexpr unsigned max_kernel_params = 16;            ///< parameters per kernel (CP limit)
 constexpr unsigned kernel_registers = 64;             ///< registers per thread programs may use
@@ -90,6 +92,8 @@ struct kernel_decl {
     std::vector<kernel_param> params;  ///< parameters in LDP index order
     unsigned grid_x = 1, grid_y = 1;   ///< CTAs in the grid
     unsigned block_x = 1, block_y = 1; ///< threads per CTA
+    unsigned grid_z = 1;               ///< CTAs in the grid in z
+    unsigned block_z = 1;              ///< threads per CTA in z
     sm_range sms;                      ///< SMs that run the kernel
     std::vector<cbv_binding> cbvs;     ///< CBV slots the driver programs before its launch
     /// `instrument: [control, memory]`: record types of seed 002's per-type trace buffers
@@ -102,11 +106,14 @@ struct kernel_decl {
     config::location where;            ///< position of the declaration
     /// The kernel runs instrumented (a profiling launch, then the traced one).
     bool instrumented() const { return instrument.control || instrument.memory; }
-    unsigned block_threads() const { return block_x * block_y; } ///< threads per CTA
+    unsigned block_threads() const { return block_x * block_y * block_z; } ///< threads per CTA
     /// Warps per CTA.
     unsigned block_warps() const { return (block_threads() + sm::warp_size - 1) / sm::warp_size; }
     /// The encoded program as the driver writes it to memory.
     std::vector<std::uint8_t> image() const { return sm::encode_program(code); }
+    unsigned registers = 0; ///< registers per thread of a translated kernel; 0: sm.regs_per_thread
+    std::uint32_t shared_bytes =
+        0; ///< shared memory per CTA: static (translation) + dynamic (shared_bytes:)
 };
 
 /// What a check compares the buffer with.
@@ -201,7 +208,13 @@ struct platform_limits {
     unsigned cta_dispatch_interval = 0;  ///< cp.cta_dispatch_interval (core cycles)
     std::uint64_t max_time_ps = 0;       ///< platform.max_time; 0 = not checked
     std::uint64_t kernel_timeout_ps = 0; ///< host.kernel_timeout; 0 = not checked
+    sm::sm_resources sm;                 ///< what an SM gives resident CTAs (occupancy)
 };
+
+/// Resident CTAs of kernel k per SM (sm::occupancy): its registers per thread (those of its
+/// translation, else regs_per_thread, sm.regs_per_thread) and shared memory per CTA.
+sm::occupancy_result kernel_occupancy(const kernel_decl& k, const sm::sm_resources& sm,
+                                      unsigned regs_per_thread);
 
 /// Least simulated time (ps, saturated) kernel k can take on `sms` SMs: its CTAs spread over
 /// them, each SM starts one CTA per cta_dispatch_interval cycles after dispatch_latency and

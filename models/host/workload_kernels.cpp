@@ -64,27 +64,25 @@ void workload_reader::read_cbvs(const field& f, kernel_decl& d)
     }
 }
 
-bool workload_reader::dims(const field& f, unsigned lo, unsigned hi, unsigned& x, unsigned& y)
+bool workload_reader::dims(const field& f, const unsigned (&hi)[3], unsigned (&out)[3])
 {
+    out[0] = out[1] = out[2] = 1;
     if (f.value.IsScalar()) {
-        auto v = m_r.uint(f, lo, hi);
-        x = static_cast<unsigned>(v.value_or(1));
-        y = 1;
+        auto v = m_r.uint(f, 1, hi[0]);
+        out[0] = static_cast<unsigned>(v.value_or(1));
         return v.has_value();
     }
-    if (!f.value.IsSequence() || f.value.size() < 1 || f.value.size() > 2) {
-        m_r.wrong_type(f, "[x, y] or x");
+    if (!f.value.IsSequence() || f.value.size() < 1 || f.value.size() > 3) {
+        m_r.wrong_type(f, "[x, y, z], [x, y] or x");
         return false;
     }
-    unsigned* out[2] = {&x, &y};
-    y = 1;
     bool ok = true;
     for (std::size_t i = 0; i < f.value.size(); ++i) {
         YAML::Node e;
         e.reset(f.value[i]);
-        auto v = m_r.uint(e, at(f.path, i), lo, hi, e);
+        auto v = m_r.uint(e, at(f.path, i), 1, hi[i], e);
         ok = ok && v;
-        *out[i] = static_cast<unsigned>(v.value_or(1));
+        out[i] = static_cast<unsigned>(v.value_or(1));
     }
     return ok;
 }
@@ -121,13 +119,23 @@ void workload_reader::read_kernels(const field& f)
         }
         if (const field* x = k.get("params"))
             read_params(*x, d);
-        if (const field* x = k.get("grid"))
-            dims(*x, 1, max_grid_dim, d.grid_x, d.grid_y);
+        if (const field* x = k.get("grid")) {
+            unsigned g[3];
+            dims(*x, {max_grid_dim, max_grid_dim, max_grid_dim}, g);
+            d.grid_x = g[0];
+            d.grid_y = g[1];
+            d.grid_z = g[2];
+        }
         if (const field* x = k.get("block")) {
-            if (dims(*x, 1, max_block_threads, d.block_x, d.block_y) &&
-                d.block_threads() > max_block_threads)
+            unsigned b[3];
+            const bool ok = dims(*x, {max_block_threads, max_block_threads, max_block_z}, b);
+            d.block_x = b[0];
+            d.block_y = b[1];
+            d.block_z = b[2];
+            if (ok && std::uint64_t{d.block_x} * d.block_y * d.block_z > max_block_threads)
                 m_r.error(m_r.where(x->value), x->path,
-                          "block has " + std::to_string(d.block_threads()) +
+                          "block has " +
+                              std::to_string(std::uint64_t{d.block_x} * d.block_y * d.block_z) +
                               " threads (expected 1.." + std::to_string(max_block_threads) + ")");
         }
         if (const field* x = k.get("sms")) {

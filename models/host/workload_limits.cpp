@@ -28,6 +28,11 @@ std::vector<std::string> check_against_platform(const workload& wl, unsigned num
             err(k.where, path + ".block",
                 "kernel '" + k.name + "' has " + std::to_string(k.block_warps()) +
                     " warps per CTA but an SM has " + std::to_string(warp_slots) + " warp slots");
+        if (k.instrumented() && (k.grid_z > 1 || k.block_z > 1))
+            err(k.instrument_where, path + ".instrument",
+                "kernel '" + k.name +
+                    "' has a 3-D grid or block: instrumentation numbers "
+                    "threads in 2-D only");
         for (std::size_t pc = 0; pc < k.code.size(); ++pc)
             if (auto problem = sm::check(k.code[pc], regs_per_thread)) {
                 const int line = pc < k.lines.size() ? k.lines[pc] : k.origin.line;
@@ -88,11 +93,18 @@ std::string approx_time(std::uint64_t ps)
 
 } // namespace
 
+sm::occupancy_result kernel_occupancy(const kernel_decl& k, const sm::sm_resources& sm,
+                                      unsigned regs_per_thread)
+{
+    return sm::occupancy(
+        sm, {k.block_threads(), k.registers != 0 ? k.registers : regs_per_thread, k.shared_bytes});
+}
+
 std::uint64_t min_kernel_ps(const kernel_decl& k, unsigned sms, const platform_limits& limits)
 {
     if (sms == 0)
         return 0;
-    const std::uint64_t ctas = std::uint64_t{k.grid_x} * k.grid_y;
+    const std::uint64_t ctas = std::uint64_t{k.grid_x} * k.grid_y * k.grid_z;
     const std::uint64_t per_sm = (ctas + sms - 1) / sms; // the busiest SM has at least this many
     const std::uint64_t dispatch = sat_add(sat_mul(per_sm - 1, limits.cta_dispatch_interval), 1);
     const std::uint64_t issue = sat_mul(per_sm, k.block_warps());
@@ -107,6 +119,15 @@ std::vector<std::string> check_against_platform(const workload& wl, const platfo
     auto err = [&](const config::location& l, const std::string& path, const std::string& msg) {
         errs.push_back(l.str() + ": error: " + path + ": " + msg);
     };
+    for (std::size_t i = 0; i < wl.kernels.size(); ++i) {
+        const kernel_decl& k = wl.kernels[i];
+        if (k.block_warps() > limits.warp_slots)
+            continue; // reported above
+        const auto occ = kernel_occupancy(k, limits.sm, limits.regs_per_thread);
+        if (occ.ctas_per_sm == 0)
+            err(k.where, "kernels[" + std::to_string(i) + "]",
+                "kernel '" + k.name + "': not even one CTA fits an SM: " + occ.why);
+    }
     const std::uint64_t max_instructions = limits.max_program_bytes / sm::instruction_bytes;
     for (std::size_t i = 0; i < wl.kernels.size(); ++i) {
         const kernel_decl& k = wl.kernels[i];
@@ -169,7 +190,7 @@ std::vector<std::string> check_against_platform(const workload& wl, const platfo
         return r.count == 0 ? rest : std::min(r.count, rest);
     };
     auto why = [&](const kernel_decl& k, unsigned sms) {
-        return std::to_string(std::uint64_t{k.grid_x} * k.grid_y) + " CTAs of " +
+        return std::to_string(std::uint64_t{k.grid_x} * k.grid_y * k.grid_z) + " CTAs of " +
                std::to_string(k.block_warps()) + " warp(s) on " + std::to_string(sms) +
                " SMs take at least " + approx_time(min_kernel_ps(k, sms, limits)) +
                " of simulated time (an SM starts one CTA per cp.cta_dispatch_interval = " +

@@ -226,8 +226,8 @@ private:
     /// Reports the first element of an f32 iota that overflows to infinity, at `at`.
     bool check_f32_iota(const buffer_decl& d, const field& at);
 
-    /// [x, y] or x (y = 1); every dimension in lo..hi.
-    bool dims(const field& f, unsigned lo, unsigned hi, unsigned& x, unsigned& y);
+    /// [x, y, z], [x, y] or x (missing dimensions 1); dimension i in 1..hi[i].
+    bool dims(const field& f, const unsigned (&hi)[3], unsigned (&out)[3]);
 
     /// `kernels:`: each kernel's grid, block, SM set, parameters and program.
     void read_kernels(const field& f);

@@ -270,14 +270,16 @@ void sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     }
     cp::cta_launch l;
     std::memcpy(&l, gp.get_data_ptr(), sizeof l);
-    const std::uint64_t threads = std::uint64_t{l.block_x} * l.block_y;
+    const std::uint64_t threads = std::uint64_t{l.block_x} * l.block_y * l.block_z;
     const std::uint64_t warps = (threads + warp_size - 1) / warp_size;
     const unsigned free_warps = m_slots.free_warps();
     const char* why = nullptr;
-    if (threads == 0 || l.grid_x == 0 || l.grid_y == 0)
+    if (threads == 0 || l.grid_x == 0 || l.grid_y == 0 || l.grid_z == 0)
         why = "empty CTA or grid";
     else if (l.nparams > cp::max_params)
         why = "too many parameters";
+    else if (l.regs_per_thread > m_cfg.regs_per_thread)
+        why = "more registers per thread than sm.regs_per_thread";
     cta_slots::grant g;
     if (!why) {
         g = m_slots.allocate(warps);
@@ -358,6 +360,9 @@ void sm::start_cta(int ci)
     c.ctx.nctaid_y = l.grid_y;
     c.ctx.ctaid_x = l.cta_x;
     c.ctx.ctaid_y = l.cta_y;
+    c.ctx.ntid_z = l.block_z;
+    c.ctx.nctaid_z = l.grid_z;
+    c.ctx.ctaid_z = l.cta_z;
     c.ctx.sm_id = m_sm_id;
     unsigned k = 0;
     for (std::uint64_t m = m_slots.warp_mask(ci); m != 0; m &= m - 1, ++k) {
@@ -593,6 +598,7 @@ void sm::fault_cta(int ci, unsigned slot, std::uint32_t pc, std::uint64_t vaddr,
     d.sm = m_sm_id;
     d.cta_x = c.launch.cta_x;
     d.cta_y = c.launch.cta_y;
+    d.cta_z = c.launch.cta_z;
     d.status = cp::cta_status::fault;
     d.warp = slot;
     d.pc = pc;
@@ -633,6 +639,7 @@ void sm::end_cta(int ci)
         d.sm = m_sm_id;
         d.cta_x = c.launch.cta_x;
         d.cta_y = c.launch.cta_y;
+        d.cta_z = c.launch.cta_z;
         d.status = cp::cta_status::ok;
     }
     auto& rec = trace::recorder::instance();

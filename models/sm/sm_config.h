@@ -3,6 +3,7 @@
 #pragma once
 
 #include "models/common/config.h"
+#include "models/sm/core/cta_slots.h"
 #include "models/sm/core/function_units.h"
 #include "models/sm/core/isa.h"
 #include "models/sm/core/warp_scheduler.h"
@@ -72,6 +73,10 @@ struct sm_config {
     unsigned icache_ways = 4;           ///< instruction cache associativity
     unsigned icache_prefetch_lines = 1; ///< lines prefetched ahead of a miss or prefetched use
     std::uint64_t max_cta_cycles = 50000000; ///< a CTA running longer is stopped with a fault
+    // Occupancy (resident CTAs per SM, models/sm/core/cta_slots.h occupancy()).
+    unsigned max_threads = 2048;       ///< resident threads per SM (in whole warps)
+    unsigned registers = 65536;        ///< 32-bit registers of the SM's register file
+    byte_size shared_bytes{96 * 1024}; ///< shared memory of the SM
 
     void declare(config::visitor& v)
     {
@@ -139,6 +144,33 @@ struct sm_config {
                 spec("a CTA running longer is stopped with a fault naming what each warp waits on")
                     .range(1, 1e15)
                     .unit("cycles"));
+        v.value("max_threads", max_threads,
+                spec("resident threads per SM, allocated in whole warps (CUDA's "
+                     "maxThreadsPerMultiprocessor): at most max_threads / 32 / (warps per CTA) "
+                     "CTAs of a kernel are resident on an SM at once")
+                    .range(32, 65536));
+        v.value("registers", registers,
+                spec("32-bit registers of the SM's register file, split evenly among the "
+                     "sm.schedulers sub-cores: a warp is allocated its kernel's registers per "
+                     "thread x 32 rounded up to 256, and a sub-core's share holds "
+                     "floor(share / that) warps (CUDA's occupancy rule for compute capability "
+                     "7.0). A kernel's registers per thread are those of its translation, or "
+                     "sm.regs_per_thread for an assembly kernel")
+                    .range(256, 1 << 24));
+        v.value("shared_bytes", shared_bytes,
+                spec("shared memory of the SM: each resident CTA is allocated its kernel's "
+                     "shared memory (static + dynamic) rounded up to 256 B, so at most "
+                     "floor(shared_bytes / that) CTAs are resident; also the most one CTA may "
+                     "use")
+                    .range(0, 16 << 20)
+                    .unit("B"));
+    }
+
+    /// What the SM gives resident CTAs, for occupancy().
+    sm_resources resources() const
+    {
+        return {max_threads, warp_slots, cta_slots,
+                registers,   schedulers, static_cast<std::uint32_t>(shared_bytes.bytes)};
     }
 
     /// The effective timing of each unit class (defaults resolved).

@@ -65,6 +65,7 @@ struct stub_sm : sc_core::sc_module {
         r.sm = index;
         r.cta_x = l.rec.cta_x;
         r.cta_y = l.rec.cta_y;
+        r.cta_z = l.rec.cta_z;
         r.status = cp::cta_status::ok;
         if (fault && fault->cta_x == r.cta_x && fault->cta_y == r.cta_y) {
             r.status = cp::cta_status::fault;
@@ -112,20 +113,31 @@ struct bench_params {
     unsigned sms = 2;
     unsigned cta_slots = 1;
     unsigned warp_slots = 4;
+    std::optional<sm::sm_resources> res; ///< occupancy limits (else slots only)
+    unsigned regs_per_thread = 255;      ///< with res: registers of a launch with REGS 0
 };
+
+std::unique_ptr<cp::cp> make_cp(const bench_params& p)
+{
+    if (p.res)
+        return std::make_unique<cp::cp>("cp", cp::cp_config{}, clock_params{}, p.sms, *p.res,
+                                        p.regs_per_thread);
+    return std::make_unique<cp::cp>("cp", cp::cp_config{}, clock_params{}, p.sms, p.cta_slots,
+                                    p.warp_slots);
+}
 
 /// host -> checker -> cp.mmio; cp.dispatch[i] -> checker -> sm i; sm i -> checker -> cp.cta_done.
 struct bench {
     test::test_initiator host{"host"};
     tlm_bus::protocol_checker pc_mmio{"pc_mmio"};
-    cp::cp dut;
+    std::unique_ptr<cp::cp> dut_ptr;
+    cp::cp& dut;
     std::vector<std::unique_ptr<stub_sm>> sms;
     std::vector<std::unique_ptr<tlm_bus::protocol_checker>> pcs;
     sc_core::sc_signal<bool> irq{"irq"};
     irq_monitor irq_mon{"irq_mon"};
 
-    explicit bench(const bench_params& p = {})
-        : dut("cp", cp::cp_config{}, clock_params{}, p.sms, p.cta_slots, p.warp_slots)
+    explicit bench(const bench_params& p = {}) : dut_ptr(make_cp(p)), dut(*dut_ptr)
     {
         tlm_bus::bind_checked(host.mem, pc_mmio, dut.mmio);
         for (unsigned i = 0; i < p.sms; ++i) {
@@ -217,6 +229,8 @@ TEST_CASE("cp: register reset values and RW/RO/W1C/WO/hole responses")
                 CHECK(rd(h, reg::queue(q, off)) == 0u);
             for (std::uint64_t off = reg::STATUS; off <= reg::CTAS_DISPATCHED; off += 4)
                 CHECK(rd(h, reg::queue(q, off)) == 0u);
+            CHECK(rd(h, reg::queue(q, reg::REGS)) == 0u);
+            CHECK(rd(h, reg::queue(q, reg::SHARED_BYTES)) == 0u);
             for (unsigned i = 0; i < 16; ++i)
                 CHECK(rd(h, reg::queue(q, reg::PARAM0 + 4 * i)) == 0u);
         }
@@ -250,7 +264,9 @@ TEST_CASE("cp: register reset values and RW/RO/W1C/WO/hole responses")
         CHECK(s == tlm::TLM_COMMAND_ERROR_RESPONSE);
         CHECK(h.write32(reg::queue(0, reg::LAUNCH), 0, d) == tlm::TLM_OK_RESPONSE); // no launch
         // holes, alignment, size
-        h.read32(reg::queue(0, 0x50), d, &s);
+        CHECK(rd(h, reg::queue(0, reg::GRID_Z)) == 1u); // 2-D launches need not write z
+        CHECK(rd(h, reg::queue(0, reg::BLOCK_Z)) == 1u);
+        h.read32(0x1044, d, &s);
         CHECK(s == tlm::TLM_ADDRESS_ERROR_RESPONSE);
         h.read32(reg::queue(4, reg::GRID_X), d, &s); // queue 4 does not exist
         CHECK(s == tlm::TLM_ADDRESS_ERROR_RESPONSE);
@@ -309,8 +325,8 @@ TEST_CASE("cp: transport_dbg reads and writes registers without side effects")
         std::uint32_t one = 1;
         CHECK(h.mem.debug(tlm::TLM_WRITE_COMMAND, reg::queue(0, reg::LAUNCH), &one, 4) == 4u);
         std::uint8_t block[0x100];
-        // The queue block is contiguous up to the hole at 0x50.
-        CHECK(h.mem.debug(tlm::TLM_READ_COMMAND, reg::queue(0, 0), block, 0x100) == 0x50u);
+        // The queue block has no hole.
+        CHECK(h.mem.debug(tlm::TLM_READ_COMMAND, reg::queue(0, 0), block, 0x100) == 0x100u);
         std::uint32_t grid_x;
         std::memcpy(&grid_x, block + reg::GRID_X, 4);
         CHECK(grid_x == 2u);
@@ -504,7 +520,7 @@ TEST_CASE("cp: invalid launches set STATUS error with a cause and raise the IRQ"
             CHECK(rd(h, reg::queue(q, reg::ERROR_CAUSE)) ==
                   static_cast<std::uint32_t>(cp::error_cause::bad_launch));
         }
-        CHECK(error_msg(h, 0) == "bad launch: empty grid (GRID_X 0, GRID_Y 2)");
+        CHECK(error_msg(h, 0) == "bad launch: empty grid (GRID_X 0, GRID_Y 2, GRID_Z 1)");
         CHECK(error_msg(h, 1) == "bad launch: SM range [1, 3) empty or outside the 2 SMs");
         CHECK(error_msg(h, 2) == "bad launch: block of 256 threads exceeds 4 warp slots of 32");
         CHECK(error_msg(h, 3) == "bad launch: NPARAMS 17 > 16");
@@ -634,4 +650,114 @@ TEST_CASE("cp: unknown or malformed cta_done records get an error response")
     REQUIRE(tb.violations() + pc_rogue.violations() == 0);
     CHECK(tb.dut.bad_done_records() == 7);
     CHECK(tb.dut.ctas_done() == 1);
+}
+
+TEST_CASE("cp: a 3-D grid dispatches every CTA once, x fastest, then y, then z")
+{
+    bench_params p;
+    p.sms = 2;
+    p.cta_slots = 2;
+    p.warp_slots = 8;
+    bench tb(p);
+    tb.host.body = [&](test::test_initiator& h) {
+        sc_time d = sc_core::SC_ZERO_TIME;
+        kernel k;
+        k.grid_x = 3;
+        k.grid_y = 2;
+        k.block_x = 4;
+        k.block_y = 2;
+        setup(h, 0, k, d);
+        CHECK(h.write32(reg::queue(0, reg::GRID_Z), 4, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(h.write32(reg::queue(0, reg::BLOCK_Z), 8, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(h.write32(reg::queue(0, reg::LAUNCH), 1, d) == tlm::TLM_OK_RESPONSE);
+        sc_core::wait(5, sc_core::SC_US);
+        CHECK(rd(h, reg::queue(0, reg::STATUS)) == status(cp::queue_status::done));
+        CHECK(rd(h, reg::queue(0, reg::CTAS_DONE)) == 24u);
+    };
+    sc_core::sc_start();
+    REQUIRE(tb.host.done);
+    REQUIRE(tb.violations() == 0);
+    std::vector<std::pair<sc_time, cp::cta_launch>> all;
+    for (const auto& sm : tb.sms)
+        for (const auto& l : sm->launches)
+            all.emplace_back(l.at, l.rec);
+    std::stable_sort(all.begin(), all.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    REQUIRE(all.size() == 24);
+    // Reference: CUDA's block order, i = (z * grid_y + y) * grid_x + x, written out.
+    unsigned i = 0;
+    for (unsigned z = 0; z < 4; ++z)
+        for (unsigned y = 0; y < 2; ++y)
+            for (unsigned x = 0; x < 3; ++x, ++i) {
+                INFO("CTA " << i);
+                const cp::cta_launch& l = all[i].second;
+                CHECK(l.cta_x == x);
+                CHECK(l.cta_y == y);
+                CHECK(l.cta_z == z);
+                CHECK(l.grid_z == 4u);
+                CHECK(l.block_z == 8u);
+            }
+}
+
+TEST_CASE("cp: occupancy by registers and shared memory bounds the resident CTAs")
+{
+    // V100-like SM: 2048 threads, 64 warps, 32 CTAs, 65,536 registers in 4 partitions,
+    // 96 KiB of shared memory.
+    bench_params p;
+    p.sms = 1;
+    p.res = sm::sm_resources{2048, 64, 32, 65536, 4, 96 * 1024};
+    struct shape {
+        std::uint32_t regs, shared, max_resident; // max_resident computed by hand
+    };
+    // 64 threads = 2 warps. 128 regs: 4096 per warp, 16384 / 4096 = 4 warps per partition,
+    // 16 per SM: 8 CTAs. 16 regs: 512 per warp, 32 per partition, 128 warps: 64 CTAs, so the
+    // 32 CTA slots bind. 16 regs and 30,000 B of shared: 30,208 allocated, 98,304 / 30,208 = 3.
+    const shape shapes[] = {{128, 0, 8}, {16, 0, 32}, {16, 30000, 3}};
+    std::vector<unsigned> seen;
+    bench tb(p);
+    tb.sms[0]->exec = sc_time(500, SC_NS);
+    tb.host.body = [&](test::test_initiator& h) {
+        for (const shape& sh : shapes) {
+            tb.sms[0]->max_resident = 0;
+            sc_time d = sc_core::SC_ZERO_TIME;
+            kernel k;
+            k.grid_x = 40;
+            k.grid_y = 1;
+            k.block_x = 64;
+            k.block_y = 1;
+            k.sm_count = 1;
+            setup(h, 0, k, d);
+            CHECK(h.write32(reg::queue(0, reg::REGS), sh.regs, d) == tlm::TLM_OK_RESPONSE);
+            CHECK(h.write32(reg::queue(0, reg::SHARED_BYTES), sh.shared, d) ==
+                  tlm::TLM_OK_RESPONSE);
+            CHECK(h.write32(reg::queue(0, reg::LAUNCH), 1, d) == tlm::TLM_OK_RESPONSE);
+            sc_core::wait(20, sc_core::SC_US);
+            CHECK(rd(h, reg::queue(0, reg::STATUS)) == status(cp::queue_status::done));
+            seen.push_back(tb.sms[0]->max_resident);
+        }
+        // No CTA fits: 1,024 threads of 255 registers need 32 x 8,192 > 65,536.
+        sc_time d = sc_core::SC_ZERO_TIME;
+        kernel k;
+        k.grid_x = 1;
+        k.grid_y = 1;
+        k.block_x = 1024;
+        k.block_y = 1;
+        k.sm_count = 1;
+        setup(h, 0, k, d);
+        CHECK(h.write32(reg::queue(0, reg::REGS), 255, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(h.write32(reg::queue(0, reg::SHARED_BYTES), 0, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(h.write32(reg::queue(0, reg::LAUNCH), 1, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(rd(h, reg::queue(0, reg::STATUS)) == status(cp::queue_status::error));
+        CHECK(error_msg(h, 0).rfind("bad launch: no CTA fits an SM: 255 registers per thread", 0) ==
+              0);
+    };
+    sc_core::sc_start();
+    REQUIRE(tb.host.done);
+    REQUIRE(tb.violations() == 0);
+    REQUIRE(seen.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) {
+        INFO("regs " << shapes[i].regs << " shared " << shapes[i].shared);
+        CHECK(seen[i] == shapes[i].max_resident);
+    }
+    CHECK(tb.sms[0]->launches.size() == 120u);
 }

@@ -274,6 +274,8 @@ struct bench {
         l.grid_y = 1;
         l.block_x = threads;
         l.block_y = 1;
+        l.grid_z = 1;
+        l.block_z = 1;
         l.cta_x = cta_x;
         l.nparams = static_cast<std::uint32_t>(params.size());
         for (std::size_t i = 0; i < params.size(); ++i)

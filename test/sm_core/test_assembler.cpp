@@ -200,8 +200,8 @@ TEST_CASE("assembler error catalogue", "[assembler]")
           "w.yaml:10:18: error: bad predicate 'Q1' (expected P0..P7 or PT)");
     CHECK(error_of("SEL R1, R2, R3, R4\nEXIT") ==
           "w.yaml:10:25: error: bad predicate 'R4' (expected P0..P7 or PT)");
-    CHECK(error_of("S2R R0, SR_TID_Z\nEXIT") ==
-          "w.yaml:10:17: error: unknown special register 'SR_TID_Z' (did you mean 'SR_TID_X'?)");
+    CHECK(error_of("S2R R0, SR_TID_W\nEXIT") ==
+          "w.yaml:10:17: error: unknown special register 'SR_TID_W' (did you mean 'SR_TID_X'?)");
     CHECK(error_of("S2R R0, R1\nEXIT") == "w.yaml:10:17: error: unknown special register 'R1'");
     CHECK(error_of("ISETP P0, R1, R2\nEXIT") ==
           "w.yaml:10:9: error: ISETP needs a comparison suffix (ISETP.EQ, .NE, .LT, .LE, .GT or "

@@ -5,8 +5,78 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace vgpu::sm {
+
+namespace {
+std::uint64_t round_up(std::uint64_t v, std::uint64_t unit)
+{
+    return (v + unit - 1) / unit * unit;
+}
+} // namespace
+
+occupancy_result occupancy(const sm_resources& sm, const cta_demand& cta)
+{
+    occupancy_result r;
+    constexpr unsigned warp = 32;
+    const unsigned parts = std::max(1u, sm.register_partitions);
+    r.warps_per_cta = (cta.threads + warp - 1) / warp;
+    const unsigned w = std::max(1u, r.warps_per_cta);
+    // Threads are allocated in whole warps (cudaOccMaxBlocksPerSMWarpsLimit).
+    r.by_threads = sm.max_threads / warp / w;
+    r.by_warps = sm.warp_slots / w;
+    r.by_ctas = sm.cta_slots;
+    // Registers (cudaOccMaxBlocksPerSMRegsLimit): per warp, regs x 32 rounded up to the
+    // allocation unit; each sub-partition holds floor(its share / per warp) warps. The
+    // hardware also checks the CTA as if its warps were rounded up to a multiple of the
+    // partitions.
+    r.regs_per_warp = static_cast<unsigned>(
+        round_up(std::uint64_t{cta.regs_per_thread} * warp, register_granularity));
+    r.regs_per_cta = r.regs_per_warp * r.warps_per_cta;
+    if (r.regs_per_warp == 0) {
+        r.by_registers = ~0u;
+    } else {
+        const std::uint64_t assumed = std::uint64_t{r.regs_per_warp} * round_up(w, parts);
+        if (assumed > sm.registers || r.regs_per_cta > sm.registers)
+            r.by_registers = 0;
+        else
+            r.by_registers = (sm.registers / parts / r.regs_per_warp) * parts / w;
+    }
+    // Shared memory (cudaOccMaxBlocksPerSMSmemLimit): per CTA rounded up to the unit.
+    r.shared_per_cta = static_cast<std::uint32_t>(round_up(cta.shared_bytes, shared_granularity));
+    r.by_shared = r.shared_per_cta == 0 ? ~0u : sm.shared_bytes / r.shared_per_cta;
+
+    const std::pair<const char*, unsigned> limits[] = {{"sm.max_threads", r.by_threads},
+                                                       {"sm.warp_slots", r.by_warps},
+                                                       {"sm.cta_slots", r.by_ctas},
+                                                       {"sm.registers", r.by_registers},
+                                                       {"sm.shared_bytes", r.by_shared}};
+    r.ctas_per_sm = ~0u;
+    for (const auto& l : limits)
+        r.ctas_per_sm = std::min(r.ctas_per_sm, l.second);
+    for (const auto& l : limits)
+        if (l.second == r.ctas_per_sm)
+            r.limit += (r.limit.empty() ? "" : "+") + std::string(l.first);
+    if (r.ctas_per_sm == 0) {
+        if (r.by_threads == 0)
+            r.why = std::to_string(r.warps_per_cta) + " warps per CTA exceed sm.max_threads " +
+                    std::to_string(sm.max_threads);
+        else if (r.by_warps == 0)
+            r.why = std::to_string(r.warps_per_cta) + " warps per CTA exceed sm.warp_slots " +
+                    std::to_string(sm.warp_slots);
+        else if (r.by_registers == 0)
+            r.why = std::to_string(cta.regs_per_thread) + " registers per thread (" +
+                    std::to_string(r.regs_per_warp) + " per warp, " +
+                    std::to_string(r.warps_per_cta) + " warps per CTA) exceed sm.registers " +
+                    std::to_string(sm.registers);
+        else
+            r.why = std::to_string(cta.shared_bytes) + " bytes of shared memory per CTA (" +
+                    std::to_string(r.shared_per_cta) + " allocated) exceed sm.shared_bytes " +
+                    std::to_string(sm.shared_bytes);
+    }
+    return r;
+}
 
 cta_slots::cta_slots(unsigned cta_slots, unsigned warp_slots)
     : m_slots(cta_slots), m_free_warps(warp_slots >= 64 ? ~0ull : (1ull << warp_slots) - 1)

@@ -3,9 +3,52 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace vgpu::sm {
+
+// ---- Occupancy: how many CTAs of a kernel an SM holds at once ----
+
+constexpr unsigned register_granularity = 256; ///< registers allocated per warp in units of this
+constexpr unsigned shared_granularity = 256;   ///< shared memory allocated per CTA in bytes
+
+/// What an SM gives resident CTAs (section `sm`).
+struct sm_resources {
+    unsigned max_threads = 2048;        ///< sm.max_threads
+    unsigned warp_slots = 64;           ///< sm.warp_slots
+    unsigned cta_slots = 32;            ///< sm.cta_slots
+    unsigned registers = 65536;         ///< sm.registers: 32-bit registers of the register file
+    unsigned register_partitions = 4;   ///< sm.schedulers: the file is split among the sub-cores
+    std::uint32_t shared_bytes = 98304; ///< sm.shared_bytes
+};
+
+/// What one CTA of a kernel needs.
+struct cta_demand {
+    unsigned threads = 1;           ///< threads per CTA (block x * y * z)
+    unsigned regs_per_thread = 0;   ///< registers per thread
+    std::uint32_t shared_bytes = 0; ///< shared memory per CTA (static + dynamic)
+};
+
+/// occupancy(): resident CTAs per SM and what limits them.
+struct occupancy_result {
+    unsigned ctas_per_sm = 0;         ///< 0: not even one CTA fits
+    std::string limit;                ///< limiting keys, e.g. "sm.warp_slots+sm.registers"
+    unsigned warps_per_cta = 0;       ///< warps allocated to a CTA
+    unsigned regs_per_warp = 0;       ///< registers allocated to a warp (rounded up to 256)
+    unsigned regs_per_cta = 0;        ///< regs_per_warp * warps_per_cta
+    std::uint32_t shared_per_cta = 0; ///< shared memory allocated to a CTA (rounded up to 256)
+    /// Each limit alone: sm.max_threads, sm.warp_slots, sm.cta_slots, sm.registers,
+    /// sm.shared_bytes (~0u: no limit, a CTA without shared memory).
+    unsigned by_threads = 0, by_warps = 0, by_ctas = 0, by_registers = 0, by_shared = 0;
+    std::string why; ///< ctas_per_sm 0: what does not fit, in words
+};
+
+/// Resident CTAs per SM by the CUDA occupancy rules for compute capability 7.0 (NVIDIA's
+/// cuda_occupancy.h; docs/outputs.md "Occupancy"): the minimum of the limits by threads
+/// (whole warps), warp slots, CTA slots, registers (per warp rounded up to 256, the register
+/// file split evenly among register_partitions) and shared memory (per CTA rounded up to 256).
+occupancy_result occupancy(const sm_resources& sm, const cta_demand& cta);
 
 /// Life cycle of a CTA slot.
 enum class cta_state : std::uint8_t {

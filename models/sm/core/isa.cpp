@@ -58,9 +58,11 @@ constexpr opcode_info opcode_table[] = {
 static_assert(sizeof(opcode_table) / sizeof(opcode_table[0]) == num_opcodes + 1);
 
 constexpr const char* cmp_names[num_cmp_ops] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
-constexpr const char* sreg_names[num_special_regs] = {
-    "TID_X",    "TID_Y",    "NTID_X", "NTID_Y", "CTAID_X", "CTAID_Y",
-    "NCTAID_X", "NCTAID_Y", "LANEID", "WARPID", "SMID",    "GLOBAL_TID_X"};
+constexpr const char* sreg_names[num_special_regs] = {"TID_X", "TID_Y", "NTID_X", "NTID_Y",
+                                                      "CTAID_X", "CTAID_Y", "NCTAID_X", "NCTAID_Y",
+                                                      "LANEID", "WARPID", "SMID", "GLOBAL_TID_X",
+                                                      // 3-D launches
+                                                      "TID_Z", "NTID_Z", "CTAID_Z", "NCTAID_Z"};
 
 enum class dst_kind : std::uint8_t { none, reg, pred };
 

@@ -43,10 +43,12 @@ constexpr unsigned num_cmp_ops = 6; ///< number of comparisons
 /// Special registers read by S2R (written SR_<name>).
 enum class special_reg : std::uint8_t {
     TID_X, TID_Y, NTID_X, NTID_Y, CTAID_X, CTAID_Y, NCTAID_X, NCTAID_Y,
-    LANEID, WARPID, SMID, GLOBAL_TID_X
+    LANEID, WARPID, SMID, GLOBAL_TID_X,
+    // 3-D launches
+    TID_Z, NTID_Z, CTAID_Z, NCTAID_Z
 };
 // clang-format on
-constexpr unsigned num_special_regs = 12; ///< number of special registers
+constexpr unsigned num_special_regs = 16; ///< number of special registers (a 4-bit field)
 
 /// How an opcode is written and which instruction fields it uses.
 enum class syntax : std::uint8_t {

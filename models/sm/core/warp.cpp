@@ -217,10 +217,10 @@ warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta,
 {
     // Registers are added (zero) as they are written, see writable(); the capacity stays.
     m_regs.clear();
-    if (ctx.ntid_x == 0 || ctx.ntid_y == 0)
+    if (ctx.ntid_x == 0 || ctx.ntid_y == 0 || ctx.ntid_z == 0)
         throw std::invalid_argument("warp: CTA dimensions must not be zero");
     m_preds[pred_true] = ~0u;
-    const std::uint64_t threads = std::uint64_t{ctx.ntid_x} * ctx.ntid_y;
+    const std::uint64_t threads = std::uint64_t{ctx.ntid_x} * ctx.ntid_y * ctx.ntid_z;
     for (unsigned lane = 0; lane < warp_size; ++lane)
         if (std::uint64_t{warp_in_cta} * warp_size + lane < threads)
             m_live |= 1u << lane;
@@ -606,12 +606,21 @@ std::uint32_t* warp::dest(unsigned r)
 std::uint32_t warp::special(special_reg s, unsigned lane) const
 {
     const std::uint64_t tid = std::uint64_t{m_warp_in_cta} * warp_size + lane;
+    // Threads in CUDA's order: x fastest, then y, then z.
     const auto tid_x = static_cast<std::uint32_t>(tid % m_ctx->ntid_x);
     switch (s) {
     case special_reg::TID_X:
         return tid_x;
     case special_reg::TID_Y:
-        return static_cast<std::uint32_t>(tid / m_ctx->ntid_x);
+        return static_cast<std::uint32_t>(tid / m_ctx->ntid_x % m_ctx->ntid_y);
+    case special_reg::TID_Z:
+        return static_cast<std::uint32_t>(tid / m_ctx->ntid_x / m_ctx->ntid_y);
+    case special_reg::NTID_Z:
+        return m_ctx->ntid_z;
+    case special_reg::CTAID_Z:
+        return m_ctx->ctaid_z;
+    case special_reg::NCTAID_Z:
+        return m_ctx->nctaid_z;
     case special_reg::NTID_X:
         return m_ctx->ntid_x;
     case special_reg::NTID_Y:

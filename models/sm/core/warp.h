@@ -26,6 +26,9 @@ struct launch_context {
     std::uint32_t ctaid_x = 0;         ///< this CTA's x index in the grid
     std::uint32_t ctaid_y = 0;         ///< this CTA's y index in the grid
     std::uint32_t sm_id = 0;           ///< SM running the CTA (SR_SMID)
+    std::uint32_t ntid_z = 1;          ///< CTA depth in threads
+    std::uint32_t nctaid_z = 1;        ///< grid depth in CTAs
+    std::uint32_t ctaid_z = 0;         ///< this CTA's z index in the grid
 };
 
 /// What one step did, so that the shell can time it and carry out its side effects.

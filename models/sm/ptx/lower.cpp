@@ -92,7 +92,7 @@ const cmp_rule cmp_rules[] = {
     {"neu", false, false, true, opcode::FSETP, cmp_op::NE},
 };
 
-/// Special registers read by S2R; the z components of a 2-D launch are constants.
+/// Special registers read by S2R (is_const: a constant instead, none today).
 struct sreg_rule {
     const char* ptx;
     bool is_const;
@@ -102,16 +102,16 @@ struct sreg_rule {
 const sreg_rule sreg_rules[] = {
     {"%tid.x", false, sm::special_reg::TID_X, 0},
     {"%tid.y", false, sm::special_reg::TID_Y, 0},
-    {"%tid.z", true, sm::special_reg::TID_X, 0},
+    {"%tid.z", false, sm::special_reg::TID_Z, 0},
     {"%ntid.x", false, sm::special_reg::NTID_X, 0},
     {"%ntid.y", false, sm::special_reg::NTID_Y, 0},
-    {"%ntid.z", true, sm::special_reg::TID_X, 1},
+    {"%ntid.z", false, sm::special_reg::NTID_Z, 0},
     {"%ctaid.x", false, sm::special_reg::CTAID_X, 0},
     {"%ctaid.y", false, sm::special_reg::CTAID_Y, 0},
-    {"%ctaid.z", true, sm::special_reg::TID_X, 0},
+    {"%ctaid.z", false, sm::special_reg::CTAID_Z, 0},
     {"%nctaid.x", false, sm::special_reg::NCTAID_X, 0},
     {"%nctaid.y", false, sm::special_reg::NCTAID_Y, 0},
-    {"%nctaid.z", true, sm::special_reg::TID_X, 1},
+    {"%nctaid.z", false, sm::special_reg::NCTAID_Z, 0},
     {"%laneid", false, sm::special_reg::LANEID, 0},
     {"%warpid", false, sm::special_reg::WARPID, 0},
     {"%smid", false, sm::special_reg::SMID, 0},
