@@ -28,9 +28,14 @@ unit_class unit_of(opcode op)
     case opcode::FNEG:
     case opcode::FABS:
     case opcode::FSETP:
+    case opcode::FSETPX:
         return unit_class::fp32;
     case opcode::I2F:
     case opcode::F2I:
+    case opcode::FDIV:
+    case opcode::IDIV:
+    case opcode::MUFU:
+    case opcode::CVT:
         return unit_class::sfu;
     case opcode::LD:
     case opcode::ST:

@@ -180,6 +180,211 @@ template <typename T> bool compare(T x, T y, cmp_op c)
     return false;
 }
 
+// --- Division, SFU functions, conversions and float compares (docs/isa.md) ----------------
+
+bool is_subnormal(std::uint32_t bits)
+{
+    return (bits & 0x7f800000u) == 0 && (bits & 0x007fffffu) != 0;
+}
+
+/// .ftz: a subnormal becomes a zero of the same sign.
+std::uint32_t flush(std::uint32_t bits)
+{
+    return is_subnormal(bits) ? bits & sign_bit : bits;
+}
+
+/// A result: NaNs become the canonical NaN, subnormals are flushed with ftz.
+std::uint32_t fp_result(float f, bool ftz)
+{
+    if (std::isnan(f))
+        return canonical_nan;
+    const std::uint32_t r = u32(f);
+    return ftz ? flush(r) : r;
+}
+
+std::uint32_t fdiv(std::uint32_t a, std::uint32_t b, unsigned mod)
+{
+    const bool ftz = (mod & mods::ftz) != 0;
+    if (ftz) {
+        a = flush(a);
+        b = flush(b);
+    }
+    return fp_result(f32(a) / f32(b), ftz);
+}
+
+std::uint32_t idiv(std::uint32_t a, std::uint32_t b, unsigned mod)
+{
+    const bool rem = (mod & mods::idiv_rem) != 0;
+    if (b == 0) // PTX leaves it unspecified: all ones, and the dividend as remainder
+        return rem ? a : ~0u;
+    if ((mod & mods::idiv_signed) == 0)
+        return rem ? a % b : a / b;
+    if (a == sign_bit && b == ~0u) // INT_MIN / -1 wraps
+        return rem ? 0 : sign_bit;
+    const std::int32_t x = s32(a), y = s32(b);
+    return static_cast<std::uint32_t>(rem ? x % y : x / y);
+}
+
+std::uint32_t mufu(std::uint32_t a, unsigned mod)
+{
+    const bool ftz = (mod & mods::mufu_ftz) != 0;
+    if (ftz)
+        a = flush(a);
+    const float x = f32(a);
+    const double v = x;
+    double r = 0;
+    switch (static_cast<mods::mufu>(mod & 15)) {
+    case mods::mufu::EX2:
+        r = std::exp2(v);
+        break;
+    case mods::mufu::LG2:
+        r = std::log2(v);
+        break;
+    case mods::mufu::RCP:
+        r = 1.0 / v;
+        break;
+    case mods::mufu::RSQ:
+        r = 1.0 / std::sqrt(v);
+        break;
+    case mods::mufu::SQRT:
+        r = std::sqrt(v);
+        break;
+    case mods::mufu::SIN:
+        r = std::sin(v);
+        break;
+    case mods::mufu::COS:
+        r = std::cos(v);
+        break;
+    case mods::mufu::RCP_RN: // IEEE: one rounding of the exact quotient
+        return fp_result(1.0f / x, ftz);
+    case mods::mufu::SQRT_RN:
+        return fp_result(std::sqrt(x), ftz);
+    }
+    return fp_result(static_cast<float>(r), ftz);
+}
+
+/// x rounded to an integral value in mode m.
+double round_integral(double x, mods::rounding m)
+{
+    switch (m) {
+    case mods::rounding::RN:
+        return std::nearbyint(x); // the default environment rounds to nearest even
+    case mods::rounding::RZ:
+        return std::trunc(x);
+    case mods::rounding::RM:
+        return std::floor(x);
+    case mods::rounding::RP:
+        return std::ceil(x);
+    }
+    return x;
+}
+
+/// The exact integer x as fp32 rounded in mode m.
+float int_to_float(double x, mods::rounding m)
+{
+    float f = static_cast<float>(x); // to nearest even
+    const double back = f;
+    switch (m) {
+    case mods::rounding::RN:
+        break;
+    case mods::rounding::RZ:
+        if (std::fabs(back) > std::fabs(x))
+            f = std::nextafter(f, 0.0f);
+        break;
+    case mods::rounding::RM:
+        if (back > x)
+            f = std::nextafter(f, -INFINITY);
+        break;
+    case mods::rounding::RP:
+        if (back < x)
+            f = std::nextafter(f, INFINITY);
+        break;
+    }
+    return f;
+}
+
+std::uint32_t cvt(std::uint32_t a, unsigned mod)
+{
+    const auto kind = static_cast<mods::cvt_kind>(mod & 3);
+    const auto round = static_cast<mods::rounding>((mod >> 2) & 3);
+    const bool sgn = (mod & mods::cvt_signed) != 0;
+    const bool ftz = (mod & mods::cvt_ftz) != 0;
+    const bool sat = (mod & mods::cvt_sat) != 0;
+    if (kind == mods::cvt_kind::I2F)
+        return u32(int_to_float(sgn ? static_cast<double>(s32(a)) : static_cast<double>(a), round));
+    if (ftz)
+        a = flush(a);
+    const float x = f32(a);
+    if (kind == mods::cvt_kind::F2I) { // saturating; NaN gives 0
+        if (std::isnan(x))
+            return 0;
+        const double r = round_integral(x, round);
+        if (sgn)
+            return static_cast<std::uint32_t>(
+                static_cast<std::int32_t>(std::clamp(r, -2147483648.0, 2147483647.0)));
+        return static_cast<std::uint32_t>(std::clamp(r, 0.0, 4294967295.0));
+    }
+    float f = x;
+    if (kind == mods::cvt_kind::FRND && std::isfinite(x))
+        f = static_cast<float>(round_integral(x, round));
+    if (sat) // [0, 1]; NaN and -0 give +0
+        return std::isnan(f) || f <= 0.0f ? 0 : f >= 1.0f ? u32(1.0f) : u32(f);
+    return fp_result(f, ftz);
+}
+
+bool fsetpx(std::uint32_t a, std::uint32_t b, unsigned mod)
+{
+    if (mod & mods::fsetp_ftz) {
+        a = flush(a);
+        b = flush(b);
+    }
+    const float x = f32(a), y = f32(b);
+    const bool nan = std::isnan(x) || std::isnan(y);
+    switch (static_cast<mods::fcmp>(mod & 31)) {
+    case mods::fcmp::EQ:
+        return x == y;
+    case mods::fcmp::NE:
+        return !nan && x != y;
+    case mods::fcmp::LT:
+        return x < y;
+    case mods::fcmp::LE:
+        return x <= y;
+    case mods::fcmp::GT:
+        return x > y;
+    case mods::fcmp::GE:
+        return x >= y;
+    case mods::fcmp::EQU:
+        return nan || x == y;
+    case mods::fcmp::NEU:
+        return x != y;
+    case mods::fcmp::LTU:
+        return nan || x < y;
+    case mods::fcmp::LEU:
+        return nan || x <= y;
+    case mods::fcmp::GTU:
+        return nan || x > y;
+    case mods::fcmp::GEU:
+        return nan || x >= y;
+    case mods::fcmp::NUM:
+        return !nan;
+    case mods::fcmp::NAN_:
+        return nan;
+    case mods::fcmp::FINITE:
+        return std::isfinite(x);
+    case mods::fcmp::INFINITE:
+        return std::isinf(x);
+    case mods::fcmp::NUMBER:
+        return !std::isnan(x);
+    case mods::fcmp::NOTANUMBER:
+        return std::isnan(x);
+    case mods::fcmp::NORMAL:
+        return std::isnormal(x);
+    case mods::fcmp::SUBNORMAL:
+        return is_subnormal(a);
+    }
+    return false;
+}
+
 std::string hex(std::uint32_t v)
 {
     char buf[16];
@@ -443,10 +648,34 @@ step_result warp::step()
             r.trace_code = inst.src[0].value;
             r.kind = step_kind::trace;
             break;
+        case opcode::FDIV:
+            for_lanes(exec, [&](unsigned l) { d[l] = fdiv(a[l], b[l], inst.mod); });
+            break;
+        case opcode::IDIV:
+            for_lanes(exec, [&](unsigned l) { d[l] = idiv(a[l], b[l], inst.mod); });
+            break;
+        case opcode::MUFU:
+            for_lanes(exec, [&](unsigned l) { d[l] = mufu(a[l], inst.mod); });
+            break;
+        case opcode::CVT:
+            for_lanes(exec, [&](unsigned l) { d[l] = cvt(a[l], inst.mod); });
+            break;
+        case opcode::FSETPX:
+            for_lanes(exec, [&](unsigned l) {
+                p |= static_cast<std::uint32_t>(fsetpx(a[l], b[l], inst.mod)) << l;
+            });
+            break;
+        case opcode::SHFL:
+        case opcode::VOTE:
+        case opcode::BALLOT:
+        case opcode::WARPSYNC:
+            if (!warp_op_step(inst, exec, r, d, a, b, c, p))
+                return r;
+            break;
         case opcode::INVALID:
             break; // rejected by check() above
         }
-        if (info(inst.op).form == syntax::setp && inst.dst != pred_true)
+        if (writes_predicate(info(inst.op).form) && inst.dst != pred_true)
             m_preds[inst.dst] = (m_preds[inst.dst] & ~exec) | p;
     }
 
@@ -507,6 +736,86 @@ bool warp::memory_step(const instruction& inst, std::uint32_t exec, step_result&
         r.kind = step_kind::store;
     }
     r.access = &m_access;
+    return true;
+}
+
+bool warp::warp_op_step(const instruction& inst, std::uint32_t exec, step_result& r,
+                        std::uint32_t* d, const std::uint32_t* a, const std::uint32_t* b,
+                        const std::uint32_t* c, std::uint32_t& p)
+{
+    if (inst.op == opcode::SHFL) {
+        // PTX shfl.sync: c holds the clamp value (bits 0-4) and the segment mask (bits 8-12);
+        // a lane whose source is out of range gets its own value.
+        lane_values out{};
+        for_lanes(exec, [&](unsigned l) {
+            const int lane = static_cast<int>(l);
+            const int bval = static_cast<int>(b[l] & 31);
+            const int cval = static_cast<int>(c[l] & 31);
+            const int seg = static_cast<int>((c[l] >> 8) & 31);
+            const int max_lane = (lane & seg) | (cval & ~seg);
+            const int min_lane = lane & seg;
+            int j = lane;
+            bool in = false;
+            switch (static_cast<mods::shfl_mode>(inst.mod)) {
+            case mods::shfl_mode::UP:
+                j = lane - bval;
+                in = j >= max_lane;
+                break;
+            case mods::shfl_mode::DOWN:
+                j = lane + bval;
+                in = j <= max_lane;
+                break;
+            case mods::shfl_mode::BFLY:
+                j = lane ^ bval;
+                in = j <= max_lane;
+                break;
+            case mods::shfl_mode::IDX:
+                j = min_lane | (bval & ~seg);
+                in = j <= max_lane;
+                break;
+            }
+            out[l] = a[in ? j : lane];
+        });
+        for_lanes(exec, [&](unsigned l) { d[l] = out[l]; });
+        return true;
+    }
+    if (inst.op == opcode::WARPSYNC) {
+        // The lanes the membermask names that have not exited must all execute this
+        // instruction together.
+        const std::uint32_t mask = a[__builtin_ctz(exec)];
+        const std::uint32_t missing = mask & m_live & ~exec;
+        if (missing != 0) {
+            r = fault(r, "WARPSYNC membermask " + hex(mask) + " names lanes " + hex(missing) +
+                             " that are not converged at this instruction (diverged or "
+                             "predicated off; vgpu does not wait for them)");
+            return false;
+        }
+        return true;
+    }
+    // VOTE, BALLOT: over the executing lanes of the membermask (b).
+    const std::uint32_t mask = b[__builtin_ctz(exec)];
+    const bool neg =
+        (inst.mod & (inst.op == opcode::VOTE ? mods::vote_not : mods::ballot_not)) != 0;
+    const std::uint32_t pv = neg ? ~m_preds[inst.src[0].value] : m_preds[inst.src[0].value];
+    const std::uint32_t part = exec & mask;
+    const std::uint32_t yes = pv & part;
+    if (inst.op == opcode::BALLOT) {
+        for_lanes(exec, [&](unsigned l) { d[l] = yes; });
+        return true;
+    }
+    bool v = false;
+    switch (static_cast<mods::vote_mode>(inst.mod & 3)) {
+    case mods::vote_mode::ALL:
+        v = yes == part;
+        break;
+    case mods::vote_mode::ANY:
+        v = yes != 0;
+        break;
+    case mods::vote_mode::UNI:
+        v = yes == part || yes == 0;
+        break;
+    }
+    p = v ? exec : 0;
     return true;
 }
 
