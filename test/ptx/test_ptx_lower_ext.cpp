@@ -111,6 +111,45 @@ const rule_case cases[] = {
     {"setp.ne.s32 %p2, %r1, 0;\nvote.sync.all.pred %p1, !%p2, 1;", 5, 0, 0, 0},
     {"shfl.sync.idx.b32 %r10, %r2, 0, 31, -1;", 0, 42, 0, 42},
     {"bar.warp.sync -1;\nmov.u32 %r10, 9;", 0, 0, 0, 9},
+    // multiply high and 24-bit
+    {"mul.hi.u32 %r10, %r2, %r3;", 0, m1, m1, 0xfffffffeu},              // (2^32 - 1)^2 >> 32
+    {"mul.hi.s32 %r10, %r2, %r3;", 0, m1, m1, 0},                        // (-1)(-1) = 1
+    {"mul.hi.s32 %r10, %r2, %r3;", 0, 0x80000000u, 2, m1},               // -2^32 >> 32 = -1
+    {"mad.hi.u32 %r10, %r2, %r3, %r1;", 5, 0x10000, 0x10000, 6},         // 2^32 >> 32 + 5
+    {"mul24.lo.u32 %r10, %r2, %r3;", 0, 0x1000001, 2, 2},                // only the low 24 bits
+    {"mul24.hi.s32 %r10, %r2, %r3;", 0, 0x800000, 0x800000, 0x40000000}, // (-2^23)^2 >> 16
+    {"mad24.lo.s32 %r10, %r2, %r3, %r1;", 10, 0xffffff, 3, 7},           // -1 * 3 + 10
+    // bit counts and fields
+    {"popc.b32 %r10, %r2;", 0, 0xf0f0, 0, 8},
+    {"clz.b32 %r10, %r2;", 0, 0x10000, 0, 15},
+    {"clz.b32 %r10, %r2;", 0, 0, 0, 32},
+    {"brev.b32 %r10, %r2;", 0, 1, 0, 0x80000000u},
+    {"bfind.u32 %r10, %r2;", 0, 0x10000, 0, 16},
+    {"bfind.u32 %r10, %r2;", 0, 0, 0, m1},
+    {"bfind.s32 %r10, %r2;", 0, 0xfffffff0u, 0, 3}, // -16: the highest 0 is bit 3
+    {"bfind.shiftamt.u32 %r10, %r2;", 0, 1, 0, 31},
+    {"bfe.u32 %r10, %r2, 8, 8;", 0, 0x12345678, 0, 0x56},
+    {"bfe.s32 %r10, %r2, %r3, 4;", 0, 0xf000, 12, m1}, // field 0xf, negative
+    {"bfe.s32 %r10, %r2, 4, 0;", 0, 0xf0, 0, 0},       // len 0
+    {"bfi.b32 %r10, %r2, %r3, 8, 8;", 0, 0xab, 0x11111111, 0x1111ab11},
+    {"bfi.b32 %r10, %r2, %r3, %r1, 4;", 4, 0xf, 0, 0xf0},
+    {"prmt.b32 %r10, %r2, %r3, 0x3210;", 0, 0x11223344, 0x55667788, 0x11223344},
+    {"prmt.b32 %r10, %r2, %r3, 0x7654;", 0, 0x11223344, 0x55667788, 0x55667788},
+    {"prmt.b32 %r10, %r2, %r3, 0x0088;", 0, 0x80, 0, 0x8080ffff}, // sign of byte 0 twice
+    {"prmt.b32.rc8 %r10, %r2, %r3, 1;", 0, 0x11223344, 0, 0x33333333},
+    {"prmt.b32.ecr %r10, %r2, %r3, 1;", 0, 0x11223344, 0, 0x33333344},
+    // copysign, abs, ftz forms, testp
+    {"copysign.f32 %f10, %f2, %f3;", 0, 0xbf800000u, f2_5, 0xc0200000u}, // -2.5
+    {"abs.s32 %r10, %r2;", 0, 0xfffffffbu, 0, 5},
+    {"abs.s32 %r10, %r2;", 0, 0x80000000u, 0, 0x80000000u},
+    {"abs.ftz.f32 %f10, %f2;", 0, 0x80000001u, 0, 0},
+    {"neg.ftz.f32 %f10, %f2;", 0, tiny, 0, 0x80000000u},
+    {"min.ftz.f32 %f10, %f2, %f3;", 0, tiny, 0x80000001u, 0x80000000u}, // +0 vs -0
+    {"max.ftz.f32 %f10, %f2, %f3;", 0, f3, tiny, f3},
+    {"testp.finite.f32 %p1, %f2;", 0, 0x7f800000, 0, 0},
+    {"testp.subnormal.f32 %p1, %f2;", 0, tiny, 0, 1},
+    {"testp.notanumber.f32 %p1, %f2;", 0, qnan, 0, 1},
+    {"testp.normal.f32 %p1, %f2;", 0, f1, 0, 1},
 };
 
 } // namespace

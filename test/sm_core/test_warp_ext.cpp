@@ -564,7 +564,8 @@ TEST_CASE("WARPSYNC passes converged lanes and stops at lanes that diverged", "[
 TEST_CASE("the new forms assemble, disassemble and encode for every modifier", "[isa][ext]")
 {
     const opcode ops[] = {opcode::FDIV,   opcode::IDIV, opcode::MUFU, opcode::CVT,
-                          opcode::FSETPX, opcode::SHFL, opcode::VOTE, opcode::BALLOT};
+                          opcode::FSETPX, opcode::SHFL, opcode::VOTE, opcode::BALLOT,
+                          opcode::IMADX,  opcode::BITS, opcode::BFX,  opcode::PRMT};
     unsigned forms = 0;
     for (const opcode op : ops) {
         for (unsigned m = 0; m < 128; ++m) {
@@ -595,8 +596,9 @@ TEST_CASE("the new forms assemble, disassemble and encode for every modifier", "
         }
         CHECK_FALSE(mod_valid(op, 127));
     }
-    // FDIV 2, IDIV 4, MUFU 9 x 2, CVT 16 + 4 + 8 + 16, FSETPX 20 x 2, SHFL 4, VOTE 6, BALLOT 2.
-    CHECK(forms == 2 + 4 + 18 + 44 + 40 + 4 + 6 + 2);
+    // FDIV 2, IDIV 4, MUFU 9 x 2, CVT 16 + 4 + 8 + 16, FSETPX 20 x 2, SHFL 4, VOTE 6, BALLOT 2,
+    // IMADX 8, BITS 3 + 2 x 2, BFX 3, PRMT 7.
+    CHECK(forms == 2 + 4 + 18 + 44 + 40 + 4 + 6 + 2 + 8 + 7 + 3 + 7);
     instruction w;
     w.op = opcode::WARPSYNC;
     w.src[0] = imm(0xffffffffu);
@@ -620,4 +622,195 @@ TEST_CASE("the new forms assemble, disassemble and encode for every modifier", "
     auto words = encode(bad);
     words[0] |= std::uint64_t{15} << 19; // MUFU function 15
     CHECK_FALSE(decode(words));
+}
+
+namespace {
+
+/// Inputs 32 at a time through "OP R3, R0, R1, R2"; returns R3 for every input.
+std::vector<std::uint32_t> lanes3_of(const std::string& op, const std::vector<std::uint32_t>& a,
+                                     const std::vector<std::uint32_t>& b,
+                                     const std::vector<std::uint32_t>& c)
+{
+    const program p = assemble_ok(op + " R3, R0, R1, R2\nEXIT");
+    const launch_context ctx = cta(32);
+    std::vector<std::uint32_t> out;
+    for (std::size_t base = 0; base < a.size(); base += warp_size) {
+        std::vector<std::uint32_t> ca(warp_size), cb(warp_size), cc(warp_size);
+        for (unsigned l = 0; l < warp_size; ++l) {
+            ca[l] = a[(base + l) % a.size()];
+            cb[l] = b[(base + l) % b.size()];
+            cc[l] = c[(base + l) % c.size()];
+        }
+        const warp w = run_with(p, ctx, ca, cb, cc);
+        for (unsigned l = 0; l < warp_size && base + l < a.size(); ++l)
+            out.push_back(w.reg(3, l));
+    }
+    return out;
+}
+
+std::vector<std::uint32_t> random_words(std::mt19937& rng, std::size_t n, bool small = false)
+{
+    std::vector<std::uint32_t> v = {0,           1,        0xffffffffu, 0x80000000u,
+                                    0x7fffffffu, 0x800000, 0xffffff};
+    while (v.size() < n)
+        v.push_back(small ? static_cast<std::uint32_t>(rng() % 40)
+                          : static_cast<std::uint32_t>(rng()));
+    return v;
+}
+
+} // namespace
+
+TEST_CASE("IMADX: multiply high, 24-bit multiplies, with the addend", "[warp][ext]")
+{
+    const unsigned seed = test_seed();
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    const auto a = random_words(rng, 200), b = random_words(rng, 200), c = random_words(rng, 200);
+    for (unsigned m = 0; m < 8; ++m) {
+        const std::string name = "IMADX" + mod_text(opcode::IMADX, m);
+        const auto got = lanes3_of(name, a, b, c);
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const bool sgn = m & 1, hi = m & 2, w24 = m & 4;
+            std::uint64_t p;
+            if (w24) {
+                // The low 24 bits as a signed or unsigned 24-bit number.
+                const std::int64_t x = sgn ? std::int64_t{static_cast<std::int32_t>(a[i] << 8) >> 8}
+                                           : std::int64_t{a[i] & 0xffffff};
+                const std::int64_t y = sgn ? std::int64_t{static_cast<std::int32_t>(b[i] << 8) >> 8}
+                                           : std::int64_t{b[i] & 0xffffff};
+                p = static_cast<std::uint64_t>(x * y);
+                p = hi ? (p >> 16) : p;
+            } else if (sgn) {
+                p = static_cast<std::uint64_t>(std::int64_t{static_cast<std::int32_t>(a[i])} *
+                                               static_cast<std::int32_t>(b[i]));
+                p = hi ? (p >> 32) : p;
+            } else {
+                p = std::uint64_t{a[i]} * b[i];
+                p = hi ? (p >> 32) : p;
+            }
+            INFO(name << " " << a[i] << " " << b[i] << " " << c[i]);
+            CHECK(got[i] == static_cast<std::uint32_t>(p + c[i]));
+        }
+    }
+}
+
+TEST_CASE("BITS: popc, clz, brev and bfind against bit loops", "[warp][ext]")
+{
+    const unsigned seed = test_seed();
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    auto a = random_words(rng, 300);
+    for (unsigned k = 0; k < 32; ++k)
+        a.push_back(1u << k);
+    const auto popc = lanes_of("BITS.POPC", a), clz = lanes_of("BITS.CLZ", a),
+               brev = lanes_of("BITS.BREV", a), fu = lanes_of("BITS.FIND.U", a),
+               fs = lanes_of("BITS.FIND.S", a), fsh = lanes_of("BITS.FIND.U.SHIFTAMT", a),
+               fssh = lanes_of("BITS.FIND.S.SHIFTAMT", a);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const std::uint32_t x = a[i];
+        std::uint32_t ones = 0, lead = 0, rev = 0;
+        int top = -1, top_s = -1;
+        for (int k = 31; k >= 0; --k) {
+            const std::uint32_t bit = (x >> k) & 1u;
+            ones += bit;
+            if (bit && top < 0)
+                top = k;
+            if (bit != (x >> 31) && top_s < 0)
+                top_s = k;
+            rev |= bit << (31 - k);
+        }
+        while (lead < 32 && !((x << lead) & 0x80000000u))
+            ++lead;
+        INFO(std::hex << x);
+        CHECK(popc[i] == ones);
+        CHECK(clz[i] == lead);
+        CHECK(brev[i] == rev);
+        CHECK(fu[i] == (top < 0 ? 0xffffffffu : static_cast<std::uint32_t>(top)));
+        CHECK(fs[i] == (top_s < 0 ? 0xffffffffu : static_cast<std::uint32_t>(top_s)));
+        CHECK(fsh[i] == (top < 0 ? 0xffffffffu : static_cast<std::uint32_t>(31 - top)));
+        CHECK(fssh[i] == (top_s < 0 ? 0xffffffffu : static_cast<std::uint32_t>(31 - top_s)));
+    }
+}
+
+TEST_CASE("BFX extracts and inserts bit fields as PTX bfe/bfi", "[warp][ext]")
+{
+    const unsigned seed = test_seed();
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    const auto a = random_words(rng, 400), b = random_words(rng, 400);
+    // Positions and lengths up to 40 (beyond the word) and junk above the low 8 bits.
+    std::vector<std::uint32_t> pos, len, packed;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        pos.push_back(static_cast<std::uint32_t>(rng() % 41) | (rng() % 2 ? 0xabc00 : 0));
+        len.push_back(static_cast<std::uint32_t>(rng() % 41) | (rng() % 2 ? 0x5500 : 0));
+        packed.push_back((pos.back() & 0xff) | (len.back() & 0xff) << 8);
+    }
+    const auto eu = lanes3_of("BFX.U", a, pos, len), es = lanes3_of("BFX.S", a, pos, len),
+               ins = lanes3_of("BFX.INS", a, b, packed);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const unsigned p = pos[i] & 0xff, l = len[i] & 0xff;
+        const std::uint64_t mask = l >= 64 ? ~0ull : (1ull << l) - 1;
+        // Unsigned: the bits above the word read as 0.
+        const std::uint64_t u = p >= 64 ? 0 : std::uint64_t{a[i]} >> p;
+        const std::uint32_t ref_u = l == 0 ? 0 : static_cast<std::uint32_t>(u & mask);
+        // Signed: the bits above the word read as the sign; the field is sign-extended.
+        const std::int64_t sa = static_cast<std::int32_t>(a[i]);
+        std::uint64_t sfield = static_cast<std::uint64_t>(sa >> std::min(p, 63u)) & mask;
+        if (l > 0 && l < 64 && ((sfield >> (l - 1)) & 1))
+            sfield |= ~mask;
+        const std::uint32_t ref_s = l == 0 ? 0 : static_cast<std::uint32_t>(sfield);
+        // Insert: the low l bits of a at p in b, nothing beyond bit 31.
+        const std::uint64_t imask = p >= 32 ? 0 : (mask << p) & 0xffffffffull;
+        const auto ref_i = static_cast<std::uint32_t>((b[i] & ~imask) |
+                                                      ((std::uint64_t{a[i]} << (p % 64)) & imask));
+        INFO(std::hex << a[i] << " pos " << std::dec << p << " len " << l);
+        CHECK(eu[i] == ref_u);
+        CHECK(es[i] == ref_s);
+        CHECK(ins[i] == ref_i);
+    }
+}
+
+TEST_CASE("PRMT selects bytes by nibbles and by PTX's fixed modes", "[warp][ext]")
+{
+    const unsigned seed = test_seed();
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    const auto a = random_words(rng, 200), b = random_words(rng, 200), c = random_words(rng, 200);
+    const auto got = lanes3_of("PRMT", a, b, c);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const std::uint8_t bytes[8] = {
+            static_cast<std::uint8_t>(a[i]),       static_cast<std::uint8_t>(a[i] >> 8),
+            static_cast<std::uint8_t>(a[i] >> 16), static_cast<std::uint8_t>(a[i] >> 24),
+            static_cast<std::uint8_t>(b[i]),       static_cast<std::uint8_t>(b[i] >> 8),
+            static_cast<std::uint8_t>(b[i] >> 16), static_cast<std::uint8_t>(b[i] >> 24)};
+        std::uint32_t ref = 0;
+        for (unsigned n = 0; n < 4; ++n) {
+            const unsigned sel = (c[i] >> (4 * n)) & 15;
+            const std::uint8_t v = bytes[sel % 8];
+            const std::uint8_t out = sel >= 8 ? (v >= 0x80 ? 0xff : 0x00) : v;
+            ref |= std::uint32_t{out} << (8 * n);
+        }
+        CHECK(got[i] == ref);
+    }
+    // The fixed modes on a = 0x33221100, b = 0x77665544 (byte k holds 0xkk / 0x11 * k), by
+    // hand from the PTX ISA's table (result bytes 3..0).
+    const std::uint32_t x = 0x33221100, y = 0x77665544;
+    struct m {
+        const char* mode;
+        std::uint32_t expect[4];
+    };
+    const m modes[] = {
+        {"F4E", {0x33221100, 0x44332211, 0x55443322, 0x66554433}},
+        {"B4E", {0x55667700, 0x66770011, 0x77001122, 0x00112233}},
+        {"RC8", {0x00000000, 0x11111111, 0x22222222, 0x33333333}},
+        {"ECL", {0x33221100, 0x33221111, 0x33222222, 0x33333333}},
+        {"ECR", {0x00000000, 0x11111100, 0x22221100, 0x33221100}},
+        {"RC16", {0x11001100, 0x33223322, 0x11001100, 0x33223322}},
+    };
+    for (const m& md : modes)
+        for (std::uint32_t s = 0; s < 4; ++s) {
+            INFO(md.mode << " " << s);
+            CHECK(lanes3_of(std::string("PRMT.") + md.mode, {x}, {y}, {s | 0x1230})[0] ==
+                  md.expect[s]);
+        }
 }

@@ -18,6 +18,7 @@ unit_class unit_of(opcode op)
     switch (op) {
     case opcode::IMUL:
     case opcode::IMAD:
+    case opcode::IMADX:
         return unit_class::mul;
     case opcode::FADD:
     case opcode::FSUB:

@@ -63,6 +63,11 @@ constexpr opcode_info opcode_table[] = {
     {"VOTE", syntax::vote, imm_type::integer},
     {"BALLOT", syntax::ballot, imm_type::integer},
     {"WARPSYNC", syntax::wsync, imm_type::integer},
+    // Integer multiply high and 24-bit, bit counts and fields, byte permute
+    {"IMADX", syntax::r_sssm, imm_type::integer},
+    {"BITS", syntax::r_sm, imm_type::integer},
+    {"BFX", syntax::r_sssm, imm_type::integer},
+    {"PRMT", syntax::r_sssm, imm_type::integer},
     {"<invalid>", syntax::none, imm_type::integer},
 };
 static_assert(sizeof(opcode_table) / sizeof(opcode_table[0]) == num_opcodes + 1);
@@ -488,6 +493,9 @@ const char* const fcmp_names[22] = {
     "FINITE", "INFINITE", "NUMBER", "NOTANUMBER", "NORMAL", "SUBNORMAL"};
 const char* const shfl_names[4] = {"UP", "DOWN", "BFLY", "IDX"};
 const char* const vote_names[3] = {"ALL", "ANY", "UNI"};
+const char* const bits_names[5] = {"POPC", "CLZ", "BREV", "FIND.U", "FIND.S"};
+const char* const bfx_names[3] = {"U", "S", "INS"};
+const char* const prmt_names[7] = {"", ".F4E", ".B4E", ".RC8", ".ECL", ".ECR", ".RC16"};
 
 } // namespace
 
@@ -527,6 +535,18 @@ bool mod_valid(opcode op, unsigned mod)
         return (mod & 3) < 3 && (mod & ~(3u | mods::vote_not)) == 0;
     case opcode::BALLOT:
         return mod <= mods::ballot_not;
+    case opcode::IMADX:
+        return mod < 8;
+    case opcode::BITS: {
+        const unsigned fn = mod & 7;
+        const bool find = fn == 3 || fn == 4;
+        return fn < 5 && (mod & ~(7u | mods::bits_shiftamt)) == 0 &&
+               (find || (mod & mods::bits_shiftamt) == 0);
+    }
+    case opcode::BFX:
+        return mod < 3;
+    case opcode::PRMT:
+        return mod < 7;
     default:
         return mod == 0;
     }
@@ -581,6 +601,21 @@ std::string mod_text(opcode op, unsigned mod)
     case opcode::BALLOT:
         if (mod & mods::ballot_not)
             s = ".NOT";
+        break;
+    case opcode::IMADX:
+        s = std::string(mod & mods::imadx_24 ? ".24" : "") +
+            (mod & mods::imadx_hi ? ".HI" : ".LO") + (mod & mods::imadx_signed ? ".S" : ".U");
+        break;
+    case opcode::BITS:
+        s = std::string(".") + bits_names[mod & 7];
+        if (mod & mods::bits_shiftamt)
+            s += ".SHIFTAMT";
+        break;
+    case opcode::BFX:
+        s = std::string(".") + bfx_names[mod];
+        break;
+    case opcode::PRMT:
+        s = prmt_names[mod];
         break;
     default:
         break;

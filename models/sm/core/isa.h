@@ -32,6 +32,7 @@ enum class opcode : std::uint8_t {
     BRA, LD, ST, BAR, EXIT, TRACE, CDL, MEMBAR, ATOM,
     // Division, SFU functions, conversions, float compares and warp-level operations
     FDIV, IDIV, MUFU, CVT, FSETPX, SHFL, VOTE, BALLOT, WARPSYNC,
+    IMADX, BITS, BFX, PRMT,
     INVALID
 };
 // clang-format on
@@ -139,6 +140,17 @@ enum class shfl_mode : std::uint8_t { UP, DOWN, BFLY, IDX };
 enum class vote_mode : std::uint8_t { ALL, ANY, UNI };
 constexpr unsigned vote_not = 4;   ///< VOTE: the source predicate is negated
 constexpr unsigned ballot_not = 1; ///< BALLOT: the source predicate is negated
+/// IMADX: signed operands, the high half of the product, 24-bit operands.
+constexpr unsigned imadx_signed = 1;
+constexpr unsigned imadx_hi = 2;
+constexpr unsigned imadx_24 = 4;
+/// BITS function (bits 2:0) and bfind's shift-amount flag.
+enum class bits_fn : std::uint8_t { POPC, CLZ, BREV, FINDU, FINDS };
+constexpr unsigned bits_shiftamt = 8;
+/// BFX: extract unsigned, extract signed, insert.
+enum class bfx_mode : std::uint8_t { U, S, INS };
+/// PRMT mode: the general byte selector, then PTX's f4e b4e rc8 ecl ecr rc16.
+enum class prmt_mode : std::uint8_t { IDX, F4E, B4E, RC8, ECL, ECR, RC16 };
 } // namespace mods
 
 /// Kind of a source operand.

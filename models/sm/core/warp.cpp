@@ -385,6 +385,103 @@ bool fsetpx(std::uint32_t a, std::uint32_t b, unsigned mod)
     return false;
 }
 
+// --- Multiply high and 24-bit, bit counts and fields, byte permute (docs/isa.md) ---------
+
+std::uint32_t imadx(std::uint32_t a, std::uint32_t b, std::uint32_t c, unsigned mod)
+{
+    const bool sgn = (mod & mods::imadx_signed) != 0;
+    std::int64_t x = sgn ? std::int64_t{s32(a)} : std::int64_t{a};
+    std::int64_t y = sgn ? std::int64_t{s32(b)} : std::int64_t{b};
+    if (mod & mods::imadx_24) { // the low 24 bits, sign- or zero-extended; a 48-bit product
+        x = sgn ? ((x & 0xffffff) ^ 0x800000) - 0x800000 : x & 0xffffff;
+        y = sgn ? ((y & 0xffffff) ^ 0x800000) - 0x800000 : y & 0xffffff;
+        const auto p = static_cast<std::uint64_t>(x * y);
+        return static_cast<std::uint32_t>((mod & mods::imadx_hi) ? p >> 16 : p) + c;
+    }
+    // Unsigned 32 x 32 fits in uint64; signed in int64.
+    const std::uint64_t p = sgn ? static_cast<std::uint64_t>(x * y)
+                                : static_cast<std::uint64_t>(x) * static_cast<std::uint64_t>(y);
+    return static_cast<std::uint32_t>((mod & mods::imadx_hi) ? p >> 32 : p) + c;
+}
+
+std::uint32_t bits_op(std::uint32_t a, unsigned mod)
+{
+    switch (static_cast<mods::bits_fn>(mod & 7)) {
+    case mods::bits_fn::POPC:
+        return popcount(a);
+    case mods::bits_fn::CLZ:
+        return a == 0 ? 32 : static_cast<std::uint32_t>(__builtin_clz(a));
+    case mods::bits_fn::BREV: {
+        std::uint32_t r = 0;
+        for (unsigned k = 0; k < 32; ++k)
+            r |= ((a >> k) & 1u) << (31 - k);
+        return r;
+    }
+    case mods::bits_fn::FINDU:
+    case mods::bits_fn::FINDS: {
+        // The most significant 1 (unsigned) or the most significant bit unlike the sign.
+        const std::uint32_t v =
+            (mod & 7) == static_cast<unsigned>(mods::bits_fn::FINDS) && (a & sign_bit) ? ~a : a;
+        if (v == 0)
+            return ~0u;
+        const std::uint32_t msb = 31 - static_cast<std::uint32_t>(__builtin_clz(v));
+        return (mod & mods::bits_shiftamt) ? 31 - msb : msb;
+    }
+    }
+    return 0;
+}
+
+/// PTX bfe/bfi: pos and len are the low 8 bits of b and c (BFX.INS: c = pos | len << 8).
+std::uint32_t bfx(std::uint32_t a, std::uint32_t b, std::uint32_t c, unsigned mod)
+{
+    if (static_cast<mods::bfx_mode>(mod) == mods::bfx_mode::INS) { // insert a into b
+        const unsigned pos = c & 0xff, len = (c >> 8) & 0xff;
+        std::uint32_t r = b;
+        for (unsigned i = 0; i < len && pos + i <= 31; ++i)
+            r = (r & ~(1u << (pos + i))) | (((a >> i) & 1u) << (pos + i));
+        return r;
+    }
+    const unsigned pos = b & 0xff, len = c & 0xff;
+    const bool sgn = static_cast<mods::bfx_mode>(mod) == mods::bfx_mode::S;
+    const unsigned top = std::min(pos + len - 1, 31u);
+    const std::uint32_t sbit = (sgn && len != 0) ? (a >> top) & 1u : 0;
+    std::uint32_t r = 0;
+    for (unsigned i = 0; i < 32; ++i) {
+        const std::uint32_t bit = (i < len && pos + i <= 31) ? (a >> (pos + i)) & 1u : sbit;
+        r |= bit << i;
+    }
+    return r;
+}
+
+std::uint32_t prmt(std::uint32_t a, std::uint32_t b, std::uint32_t c, unsigned mod)
+{
+    const std::uint64_t bytes = std::uint64_t{b} << 32 | a; // bytes 0-3 of a, 4-7 of b
+    auto byte = [&](unsigned i) { return static_cast<std::uint32_t>((bytes >> (8 * i)) & 0xff); };
+    // The modes' selectors of result bytes 0..3 for c[1:0] (PTX ISA, prmt).
+    static const unsigned char table[6][4][4] = {
+        {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}}, // f4e
+        {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}}, // b4e
+        {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}}, // rc8
+        {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}}, // ecl
+        {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}}, // ecr
+        {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}}, // rc16
+    };
+    std::uint32_t r = 0;
+    for (unsigned n = 0; n < 4; ++n) {
+        std::uint32_t v;
+        if (mod == 0) {
+            const unsigned sel = (c >> (4 * n)) & 0xf;
+            v = byte(sel & 7);
+            if (sel & 8) // replicate the byte's sign
+                v = (v & 0x80) ? 0xff : 0;
+        } else {
+            v = byte(table[mod - 1][c & 3][n]);
+        }
+        r |= v << (8 * n);
+    }
+    return r;
+}
+
 std::string hex(std::uint32_t v)
 {
     char buf[16];
@@ -664,6 +761,18 @@ step_result warp::step()
             for_lanes(exec, [&](unsigned l) {
                 p |= static_cast<std::uint32_t>(fsetpx(a[l], b[l], inst.mod)) << l;
             });
+            break;
+        case opcode::IMADX:
+            for_lanes(exec, [&](unsigned l) { d[l] = imadx(a[l], b[l], c[l], inst.mod); });
+            break;
+        case opcode::BITS:
+            for_lanes(exec, [&](unsigned l) { d[l] = bits_op(a[l], inst.mod); });
+            break;
+        case opcode::BFX:
+            for_lanes(exec, [&](unsigned l) { d[l] = bfx(a[l], b[l], c[l], inst.mod); });
+            break;
+        case opcode::PRMT:
+            for_lanes(exec, [&](unsigned l) { d[l] = prmt(a[l], b[l], c[l], inst.mod); });
             break;
         case opcode::SHFL:
         case opcode::VOTE:

@@ -888,6 +888,8 @@ bool translator::lower_ext(const instruction& ins)
         lower_setp_ext(ins);
         return true;
     }
+    if (lower_bits(ins))
+        return true;
     if (op == "shfl" || op == "vote" || op == "activemask" || (op == "bar" && ins.has("warp"))) {
         lower_warp_op(ins);
         return true;
@@ -1218,6 +1220,237 @@ void translator::lower_warp_op(const instruction& ins)
     v.src[1] = src(ins, ins.ops[2]);
     v.src[2] = src(ins, ins.ops[3]);
     emit(v);
+}
+
+vop translator::ftz_of(const vop& a)
+{
+    vins v;
+    v.op = opcode::CVT;
+    v.mod = static_cast<std::uint8_t>(m::cvt(m::cvt_kind::F2F, m::rounding::RN, m::cvt_ftz));
+    v.dst = vreg(temp());
+    v.src[0] = a;
+    emit(v);
+    return v.dst;
+}
+
+bool translator::lower_bits(const instruction& ins)
+{
+    // Multiply high and 24-bit, bit counts and fields, byte permute, copysign, abs.s32, the
+    // .ftz forms of abs/neg/min/max, testp.
+    const std::string& op = ins.opcode;
+    const data_type t = ins.type();
+    const bool i32 = t == T::u32 || t == T::s32;
+    const auto n = ins.ops.size();
+    auto dst = [&] { return reg_of(ins, ins.ops[0]); };
+    vins v;
+    if ((op == "mul" && ins.has("hi") && i32) || (op == "mad" && ins.has("hi") && i32) ||
+        ((op == "mul24" || op == "mad24") && i32)) {
+        const bool mad = op == "mad" || op == "mad24";
+        const bool w24 = op == "mul24" || op == "mad24";
+        if (!mods_ok(ins, w24 ? std::initializer_list<const char*>{"lo", "hi"}
+                              : std::initializer_list<const char*>{"hi"}) ||
+            n != (mad ? 4u : 3u)) {
+            unsupported(ins);
+            return true;
+        }
+        v.op = opcode::IMADX;
+        v.mod =
+            static_cast<std::uint8_t>((t == T::s32 ? m::imadx_signed : 0) |
+                                      (ins.has("hi") ? m::imadx_hi : 0) | (w24 ? m::imadx_24 : 0));
+        v.dst = dst();
+        v.src[0] = src(ins, ins.ops[1]);
+        v.src[1] = src(ins, ins.ops[2]);
+        v.src[2] = mad ? src(ins, ins.ops[3]) : vop{vk::rz, 0};
+        emit(v);
+        return true;
+    }
+    static const char* const counts[] = {"popc", "clz", "brev"};
+    for (unsigned k = 0; k < 3; ++k)
+        if (op == counts[k]) {
+            if (t != T::b32 || n != 2 || !mods_ok(ins, {})) {
+                unsupported(ins);
+                return true;
+            }
+            v.op = opcode::BITS;
+            v.mod = static_cast<std::uint8_t>(k);
+            v.dst = dst();
+            v.src[0] = src(ins, ins.ops[1]);
+            emit(v);
+            return true;
+        }
+    if (op == "bfind") {
+        if (!i32 || n != 2 || !mods_ok(ins, {"shiftamt"})) {
+            unsupported(ins);
+            return true;
+        }
+        v.op = opcode::BITS;
+        v.mod = static_cast<std::uint8_t>(
+            static_cast<unsigned>(t == T::s32 ? m::bits_fn::FINDS : m::bits_fn::FINDU) |
+            (ins.has("shiftamt") ? m::bits_shiftamt : 0));
+        v.dst = dst();
+        v.src[0] = src(ins, ins.ops[1]);
+        emit(v);
+        return true;
+    }
+    if (op == "bfe") {
+        if (!i32 || n != 4 || !mods_ok(ins, {})) {
+            unsupported(ins);
+            return true;
+        }
+        v.op = opcode::BFX;
+        v.mod = static_cast<std::uint8_t>(t == T::s32 ? m::bfx_mode::S : m::bfx_mode::U);
+        v.dst = dst();
+        for (unsigned k = 0; k < 3; ++k)
+            v.src[k] = src(ins, ins.ops[k + 1]);
+        emit(v);
+        return true;
+    }
+    if (op == "bfi") {
+        if (t != T::b32 || n != 5 || !mods_ok(ins, {})) {
+            unsupported(ins);
+            return true;
+        }
+        // BFX.INS takes pos | len << 8 in c.
+        const operand& po = ins.ops[3];
+        const operand& lo = ins.ops[4];
+        vop packed;
+        if (po.k == operand::kind::imm_int && lo.k == operand::kind::imm_int) {
+            packed = vimm(static_cast<std::uint32_t>((po.ival & 0xff) | (lo.ival & 0xff) << 8));
+        } else {
+            vins p;
+            p.op = opcode::AND;
+            p.dst = vreg(temp());
+            p.src[0] = src(ins, po);
+            p.src[1] = vimm(0xff);
+            emit(p);
+            vins l;
+            l.op = opcode::AND;
+            l.dst = vreg(temp());
+            l.src[0] = src(ins, lo);
+            l.src[1] = vimm(0xff);
+            emit(l);
+            vins s;
+            s.op = opcode::SHL;
+            s.dst = vreg(temp());
+            s.src[0] = l.dst;
+            s.src[1] = vimm(8);
+            emit(s);
+            vins o;
+            o.op = opcode::OR;
+            o.dst = vreg(temp());
+            o.src[0] = s.dst;
+            o.src[1] = p.dst;
+            emit(o);
+            packed = o.dst;
+        }
+        v.op = opcode::BFX;
+        v.mod = static_cast<std::uint8_t>(m::bfx_mode::INS);
+        v.dst = dst();
+        v.src[0] = src(ins, ins.ops[1]);
+        v.src[1] = src(ins, ins.ops[2]);
+        v.src[2] = packed;
+        emit(v);
+        return true;
+    }
+    if (op == "prmt") {
+        static const char* const modes[] = {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"};
+        unsigned mode = 0;
+        for (unsigned k = 0; k < 6; ++k)
+            if (ins.has(modes[k]))
+                mode = k + 1;
+        if (t != T::b32 || n != 4 || !mods_ok(ins, {"f4e", "b4e", "rc8", "ecl", "ecr", "rc16"})) {
+            unsupported(ins);
+            return true;
+        }
+        v.op = opcode::PRMT;
+        v.mod = static_cast<std::uint8_t>(mode);
+        v.dst = dst();
+        for (unsigned k = 0; k < 3; ++k)
+            v.src[k] = src(ins, ins.ops[k + 1]);
+        emit(v);
+        return true;
+    }
+    if (op == "copysign" && t == T::f32) { // d = |b| with a's sign
+        if (n != 3 || !mods_ok(ins, {})) {
+            unsupported(ins);
+            return true;
+        }
+        vins s;
+        s.op = opcode::AND;
+        s.dst = vreg(temp());
+        s.src[0] = src(ins, ins.ops[1]);
+        s.src[1] = vimm(0x80000000u);
+        emit(s);
+        vins mg;
+        mg.op = opcode::AND;
+        mg.dst = vreg(temp());
+        mg.src[0] = src(ins, ins.ops[2]);
+        mg.src[1] = vimm(0x7fffffffu);
+        emit(mg);
+        v.op = opcode::OR;
+        v.dst = dst();
+        v.src[0] = s.dst;
+        v.src[1] = mg.dst;
+        emit(v);
+        return true;
+    }
+    if (op == "abs" && t == T::s32) { // max(a, -a); abs(INT_MIN) = INT_MIN as PTX
+        if (n != 2 || !mods_ok(ins, {})) {
+            unsupported(ins);
+            return true;
+        }
+        const vop a = src(ins, ins.ops[1]);
+        vins ng;
+        ng.op = opcode::ISUB;
+        ng.dst = vreg(temp());
+        ng.src[0] = {vk::rz, 0};
+        ng.src[1] = a;
+        emit(ng);
+        v.op = opcode::IMAX;
+        v.dst = dst();
+        v.src[0] = a;
+        v.src[1] = ng.dst;
+        emit(v);
+        return true;
+    }
+    if (t == T::f32 && ins.has("ftz") &&
+        (op == "abs" || op == "neg" || op == "min" || op == "max")) {
+        const bool unary = op == "abs" || op == "neg";
+        if (n != (unary ? 2u : 3u) || !mods_ok(ins, {"ftz"})) {
+            unsupported(ins);
+            return true;
+        }
+        v.op = op == "abs"   ? opcode::FABS
+               : op == "neg" ? opcode::FNEG
+               : op == "min" ? opcode::FMIN
+                             : opcode::FMAX;
+        const vop a = ftz_of(src(ins, ins.ops[1]));
+        v.src[0] = a;
+        if (!unary)
+            v.src[1] = ftz_of(src(ins, ins.ops[2]));
+        v.dst = dst();
+        emit(v);
+        return true;
+    }
+    if (op == "testp" && t == T::f32) {
+        static const std::pair<const char*, m::fcmp> classes[] = {
+            {"finite", m::fcmp::FINITE}, {"infinite", m::fcmp::INFINITE},
+            {"number", m::fcmp::NUMBER}, {"notanumber", m::fcmp::NOTANUMBER},
+            {"normal", m::fcmp::NORMAL}, {"subnormal", m::fcmp::SUBNORMAL}};
+        for (const auto& [name, cls] : classes)
+            if (ins.has(name) && n == 2) {
+                v.op = opcode::FSETPX;
+                v.mod = static_cast<std::uint8_t>(cls);
+                v.dst = pred_of(ins, ins.ops[0]);
+                v.src[0] = src(ins, ins.ops[1]);
+                v.src[1] = {vk::rz, 0};
+                emit(v);
+                return true;
+            }
+        unsupported(ins);
+        return true;
+    }
+    return false;
 }
 
 } // namespace vgpu::ptx::detail

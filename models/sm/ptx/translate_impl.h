@@ -132,6 +132,8 @@ private:
     vop pred_bit(vop p, bool neg);
     void combine_preds(vop d, vop x, bool x_neg, vop c, bool c_neg, const std::string& bop);
     void lower_warp_op(const instruction& ins);
+    bool lower_bits(const instruction& ins);
+    vop ftz_of(const vop& a);
     void propagate_copies();
     void finish(const std::vector<std::size_t>& order);
 };
