@@ -122,7 +122,7 @@ private:
     void global_access(const instruction& ins, bool store);
     void lower_atom(const instruction& ins);
     // Division, SFU functions, conversions, float and combined compares, warp-level
-    // operations (the end of lower.cpp); true when the instruction was theirs.
+    // operations (lower_ext.cpp); true when the instruction was theirs.
     bool lower_ext(const instruction& ins);
     void lower_div(const instruction& ins);
     void lower_mufu(const instruction& ins);
