@@ -51,7 +51,7 @@ int free_predicate(const sm::program& prog)
     for (const instruction& i : prog) {
         if (i.guard < sm::pred_true)
             used |= 1u << i.guard;
-        if (sm::info(i.op).form == sm::syntax::setp && i.dst < sm::pred_true)
+        if (sm::writes_predicate(sm::info(i.op).form) && i.dst < sm::pred_true)
             used |= 1u << i.dst;
         for (const operand& o : i.src)
             if (o.kind == operand_kind::pred && o.value < sm::pred_true)

@@ -44,10 +44,12 @@ struct units_config {
     {
         static const char* const docs[num_unit_classes] = {
             ("Integer and logic operations, moves, compares, selects (IADD..SAR, MOV, S2R, LDP, "
-             "ISETP, USETP, SEL, NOP, TRACE)."),
-            "Integer multiplies (IMUL, IMAD).",
-            "fp32 arithmetic and compares (FADD..FABS, FSETP).",
-            "Conversions (I2F, F2I).",
+             "ISETP, USETP, SEL, NOP, TRACE), bit operations (BITS, BFX, PRMT) and warp "
+             "operations (SHFL, VOTE, BALLOT, WARPSYNC)."),
+            "Integer multiplies (IMUL, IMAD, IMADX).",
+            "fp32 arithmetic and compares (FADD..FABS, FSETP, FSETPX).",
+            ("Special functions and conversions (MUFU, I2F, F2I, CVT) and the divisions "
+             "(FDIV, IDIV), each one operation of this unit."),
             "Memory instructions (LD, ST, CDL, MEMBAR): the address stage ahead of the L1.",
             "Control (BRA, BAR, EXIT)."};
         for (unsigned c = 0; c < num_unit_classes; ++c)

@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -19,7 +20,9 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <type_traits>
 #include <unistd.h>
+#include <vector>
 
 using namespace vgpu::ptx;
 
@@ -215,5 +218,108 @@ TEST_CASE("ffma_chain.cu runs translated on vgpu-sim in both modes, bit-exact to
         const run_result r = run_sim("ffma_chain", yaml, mode);
         INFO(mode << "\n" << r.out << "\n" << t.text);
         CHECK(r.code == 0);
+    }
+}
+
+TEST_CASE("warp_math.cu (division, SFU, rounding, shuffles, votes) runs on vgpu-sim in both modes")
+{
+    const translation t = translate_kernel("warp_math");
+    // Host reference, written from CUDA's definitions: one warp of 32 consecutive threads at
+    // a time; a shuffle whose source lane is out of range returns the lane's own value.
+    const unsigned n = 1000, threads = 1024;
+    std::vector<float> x(n);
+    for (unsigned i = 0; i < n; ++i)
+        x[i] = static_cast<float>(static_cast<int>((i * 37) % 161) - 80) / 10.0f;
+    std::vector<float> f(4 * n);
+    std::vector<std::uint32_t> u(4 * n);
+    for (unsigned w = 0; w < threads / 32; ++w) {
+        float v[32], s[32];
+        for (unsigned l = 0; l < 32; ++l)
+            v[l] = s[l] = 32 * w + l < n ? x[32 * w + l] : 0.0f;
+        for (unsigned o = 16; o > 0; o >>= 1) {
+            float next[32];
+            for (unsigned l = 0; l < 32; ++l)
+                next[l] = s[l] + (l + o < 32 ? s[l + o] : s[l]);
+            std::copy(next, next + 32, s);
+        }
+        std::uint32_t positive = 0;
+        bool small = true, big = false;
+        for (unsigned l = 0; l < 32; ++l) {
+            positive |= static_cast<std::uint32_t>(v[l] > 0.0f) << l;
+            small = small && v[l] < 4.0f;
+            big = big || v[l] > 7.5f;
+        }
+        for (unsigned l = 0; l < 32; ++l) {
+            const unsigned i = 32 * w + l;
+            if (i >= n)
+                continue;
+            const float left = l >= 1 ? v[l - 1] : v[l];
+            f[4 * i] = v[l] / (s[0] + 100.0f);
+            f[4 * i + 1] = static_cast<float>(std::exp2(static_cast<double>(v[l])));
+            f[4 * i + 2] = std::nearbyint(v[l] * 3.0f) + left;
+            f[4 * i + 3] = static_cast<float>(static_cast<std::uint32_t>(i * 2654435761u));
+            u[4 * i] = positive;
+            u[4 * i + 1] = i / 7 + i % 7;
+            u[4 * i + 2] = (small ? 2u : 0u) + (big ? 1u : 0u);
+            u[4 * i + 3] = static_cast<std::uint32_t>(static_cast<int>(std::floor(v[l] * 10.0f))) +
+                           static_cast<std::uint32_t>((static_cast<int>(i) - 500) / -3);
+        }
+    }
+    auto list = [](const auto& values) {
+        std::string s;
+        char buf[40];
+        for (std::size_t k = 0; k < values.size(); ++k) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(values[0])>, float>)
+                std::snprintf(buf, sizeof buf, "%s%.9g", k ? ", " : "",
+                              static_cast<double>(values[k]));
+            else
+                std::snprintf(buf, sizeof buf, "%s%u", k ? ", " : "",
+                              static_cast<unsigned>(values[k]));
+            s += buf;
+        }
+        return s;
+    };
+    const std::string yaml = "name: warp_math_cuda\n"
+                             "buffers:\n"
+                             "  - {name: x, type: f32, elements: 1000, init: {values: [" +
+                             list(x) +
+                             "]}}\n"
+                             "  - {name: f, type: f32, elements: 4000, init: zero}\n"
+                             "  - {name: u, type: u32, elements: 4000, init: zero}\n"
+                             "kernels:\n"
+                             "  - name: warp_math\n"
+                             "    params:\n"
+                             "      - {name: x, buffer: x}\n"
+                             "      - {name: f, buffer: f}\n"
+                             "      - {name: u, buffer: u}\n"
+                             "      - {name: n, value: 1000}\n"
+                             "    grid: [4, 1]\n"
+                             "    block: [256, 1]\n"
+                             "    program: |\n" +
+                             block(t.text) +
+                             "checks:\n"
+                             "  - buffer: f\n"
+                             "    expect: [" +
+                             list(f) +
+                             "]\n"
+                             "    tolerance: {relative: 1.0e-6, absolute: 0}\n" // ex2.approx: 2 ulp
+                             "  - buffer: u\n"
+                             "    expect: [" +
+                             list(u) + "]\n";
+    for (const char* mode : {"fast", "accurate"}) {
+        const run_result r = run_sim("warp_math", yaml, mode);
+        INFO(mode << "\n" << r.out.substr(0, 4000) << "\n" << t.text);
+        CHECK(r.code == 0);
+    }
+    // The checks can fail: a shuffle in the wrong direction or a truncating division is caught.
+    for (const auto& [from, to] :
+         {std::pair<std::string, std::string>{"SHFL.DOWN", "SHFL.UP"}, {"IDIV.S", "IDIV.U"}}) {
+        std::string wrong = yaml;
+        const auto at = wrong.find(from);
+        REQUIRE(at != std::string::npos);
+        wrong.replace(at, from.size(), to);
+        const run_result r = run_sim("warp_math_wrong", wrong, "fast");
+        INFO(from << " -> " << to << "\n" << r.out.substr(0, 2000));
+        CHECK(r.code == 1);
     }
 }

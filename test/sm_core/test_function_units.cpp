@@ -37,6 +37,14 @@ TEST_CASE("every opcode belongs to the unit class the docs name")
     CHECK(unit_of(opcode::BRA) == unit_class::branch);
     CHECK(unit_of(opcode::BAR) == unit_class::branch);
     CHECK(unit_of(opcode::EXIT) == unit_class::branch);
+    // Division, SFU functions, conversions, compares, warp and bit operations.
+    for (const opcode op : {opcode::FDIV, opcode::IDIV, opcode::MUFU, opcode::CVT})
+        CHECK(unit_of(op) == unit_class::sfu);
+    CHECK(unit_of(opcode::FSETPX) == unit_class::fp32);
+    CHECK(unit_of(opcode::IMADX) == unit_class::mul);
+    for (const opcode op : {opcode::SHFL, opcode::VOTE, opcode::BALLOT, opcode::WARPSYNC,
+                            opcode::BITS, opcode::BFX, opcode::PRMT})
+        CHECK(unit_of(op) == unit_class::int_alu);
     CHECK(std::string(name(unit_class::int_alu)) == "int");
     CHECK(std::string(name(unit_class::branch)) == "branch");
 }

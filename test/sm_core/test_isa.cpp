@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <vector>
+
 #include <cstring>
 #include <random>
 
@@ -85,6 +87,32 @@ instruction random_instruction(opcode op, std::mt19937& rng)
         i.src[1] = reg(random_reg(rng));
         i.offset = static_cast<std::int32_t>(rng());
         break;
+    case syntax::r_sssm:
+        i.src[2] = random_source(rng);
+        [[fallthrough]];
+    case syntax::r_ssm:
+        i.src[1] = random_source(rng);
+        [[fallthrough]];
+    case syntax::r_sm:
+        i.src[0] = random_source(rng);
+        i.dst = random_reg(rng);
+        break;
+    case syntax::setpm:
+        i.dst = static_cast<std::uint8_t>(rng() % (num_predicates + 1));
+        i.src[0] = random_source(rng);
+        i.src[1] = random_source(rng);
+        break;
+    case syntax::vote:
+    case syntax::ballot:
+        i.dst = info(op).form == syntax::vote
+                    ? static_cast<std::uint8_t>(rng() % (num_predicates + 1))
+                    : random_reg(rng);
+        i.src[0] = pred(rng() % (num_predicates + 1));
+        i.src[1] = random_source(rng);
+        break;
+    case syntax::wsync:
+        i.src[0] = random_source(rng);
+        break;
     case syntax::cdl:
         i.dst = random_reg(rng);
         i.src[0] = random_source(rng);
@@ -94,6 +122,13 @@ instruction random_instruction(opcode op, std::mt19937& rng)
             i.src[2] = imm(1 + static_cast<std::uint32_t>(rng() % 4096));
         }
         break;
+    }
+    if (has_mod(op)) { // a random defined modifier
+        std::vector<std::uint8_t> mods;
+        for (unsigned m = 0; m < 128; ++m)
+            if (mod_valid(op, m))
+                mods.push_back(static_cast<std::uint8_t>(m));
+        i.mod = mods[rng() % mods.size()];
     }
     return i;
 }

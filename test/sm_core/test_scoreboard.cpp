@@ -200,3 +200,29 @@ TEST_CASE("scoreboard: a barrier and an unready warp core take precedence")
     const issue_time none = sb.next_issue(nullptr, false, false);
     REQUIRE(none.reason == wait_reason::memory);
 }
+
+TEST_CASE("scoreboard: FSETPX and VOTE write predicates, MUFU/FDIV/IDIV/CVT at the SFU's latency")
+{
+    // Latencies by class: int 4, mul 5, fp32 6, sfu 21 (the V100 figure), lsu 1, branch 1.
+    scoreboard sb(64, {4, 5, 6, 21, 1, 1});
+    REQUIRE(sb.latency(opcode::MUFU) == 21);
+    REQUIRE(sb.latency(opcode::FDIV) == 21);
+    REQUIRE(sb.latency(opcode::IDIV) == 21);
+    REQUIRE(sb.latency(opcode::CVT) == 21);
+    REQUIRE(sb.latency(opcode::IMADX) == 5);
+    REQUIRE(sb.latency(opcode::SHFL) == 4);
+    sb.write_alu(one("FSETPX.LTU P1, R0, R1"), 10); // fp32: P1 at 16
+    REQUIRE(sb.pred_ready(1) == 16);
+    sb.write_alu(one("VOTE.ANY P2, P1, -1"), 20); // int: P2 at 24
+    REQUIRE(sb.pred_ready(2) == 24);
+    const instruction vote = one("VOTE.ALL P3, P2, -1"); // its source predicate
+    REQUIRE(sb.next_issue(&vote, true, false).cycle == 24);
+    sb.write_alu(one("MUFU.EX2 R5, R0"), 30); // R5 at 51
+    const instruction use = one("FADD R6, R5, 1.0");
+    REQUIRE(sb.next_issue(&use, true, false).cycle == 51);
+    sb.write_alu(one("BALLOT R7, P1, -1"), 40); // a register: R7 at 44
+    const instruction use7 = one("IADD R8, R7, 1");
+    REQUIRE(sb.next_issue(&use7, true, false).cycle == 44);
+    sb.write_alu(one("WARPSYNC -1"), 50); // writes nothing
+    REQUIRE(sb.next_issue(&use7, true, false).cycle == 44);
+}

@@ -183,20 +183,27 @@ unsigned operand_count(syntax s)
         return 0;
     case syntax::bra:
     case syntax::trace:
+    case syntax::wsync:
         return 1;
     case syntax::r_s:
     case syntax::s2r:
     case syntax::ldp:
     case syntax::ld:
     case syntax::st:
+    case syntax::r_sm:
         return 2;
     case syntax::r_ss:
     case syntax::setp:
     case syntax::cdl:
     case syntax::atom:
+    case syntax::r_ssm:
+    case syntax::setpm:
+    case syntax::vote:
+    case syntax::ballot:
         return 3;
     case syntax::r_sss:
     case syntax::sel:
+    case syntax::r_sssm:
         return 4;
     }
     return 0;
@@ -365,7 +372,19 @@ private:
         }
         inst.op = static_cast<opcode>(it - m_mnemonics.begin());
         const opcode_info& oi = info(inst.op);
-        if (oi.form == syntax::setp) {
+        if (has_mod(inst.op)) {
+            const auto m = parse_mod(inst.op, suffix);
+            if (!m) {
+                error(mnemonic.col,
+                      (suffix.empty()
+                           ? base + " needs a modifier"
+                           : "unknown modifier '." + std::string(mnemonic.text.substr(dot + 1)) +
+                                 "' on " + base) +
+                          " (see docs/isa.md)");
+                return;
+            }
+            inst.mod = *m;
+        } else if (oi.form == syntax::setp) {
             if (!parse_cond(inst, suffix, mnemonic))
                 return;
         } else if (oi.form == syntax::atom) {
@@ -432,6 +451,9 @@ private:
         case syntax::r_s:
         case syntax::r_ss:
         case syntax::r_sss:
+        case syntax::r_sm:
+        case syntax::r_ssm:
+        case syntax::r_sssm:
             parse_dst(ops[0], inst.dst);
             for (std::size_t i = 1; i < ops.size(); ++i)
                 parse_source(ops[i], oi.imm, op, inst.src[i - 1]);
@@ -445,9 +467,25 @@ private:
             parse_param(ops[1], inst.src[0]);
             break;
         case syntax::setp:
+        case syntax::setpm:
             parse_pred(ops[0], inst.dst);
             parse_source(ops[1], oi.imm, op, inst.src[0]);
             parse_source(ops[2], oi.imm, op, inst.src[1]);
+            break;
+        case syntax::vote:
+        case syntax::ballot: {
+            if (oi.form == syntax::vote)
+                parse_pred(ops[0], inst.dst);
+            else
+                parse_dst(ops[0], inst.dst);
+            std::uint8_t p = pred_true;
+            parse_pred(ops[1], p);
+            inst.src[0] = pred(p);
+            parse_source(ops[2], oi.imm, op, inst.src[1]);
+            break;
+        }
+        case syntax::wsync:
+            parse_source(ops[0], oi.imm, op, inst.src[0]);
             break;
         case syntax::sel: {
             parse_dst(ops[0], inst.dst);

@@ -18,6 +18,7 @@ unit_class unit_of(opcode op)
     switch (op) {
     case opcode::IMUL:
     case opcode::IMAD:
+    case opcode::IMADX:
         return unit_class::mul;
     case opcode::FADD:
     case opcode::FSUB:
@@ -28,9 +29,14 @@ unit_class unit_of(opcode op)
     case opcode::FNEG:
     case opcode::FABS:
     case opcode::FSETP:
+    case opcode::FSETPX:
         return unit_class::fp32;
     case opcode::I2F:
     case opcode::F2I:
+    case opcode::FDIV:
+    case opcode::IDIV:
+    case opcode::MUFU:
+    case opcode::CVT:
         return unit_class::sfu;
     case opcode::LD:
     case opcode::ST:

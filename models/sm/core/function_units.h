@@ -13,9 +13,9 @@ namespace vgpu::sm {
 /// Unit classes (config `sm.units.<class>`); every opcode belongs to exactly one.
 enum class unit_class : std::uint8_t {
     int_alu, ///< "int": integer and logic operations, moves, compares, selects, NOP, TRACE
-    mul,     ///< "mul": integer multiplies (IMUL, IMAD)
+    mul,     ///< "mul": integer multiplies (IMUL, IMAD, IMADX)
     fp32,    ///< "fp32": fp32 arithmetic and compares
-    sfu,     ///< "sfu": conversions (I2F, F2I)
+    sfu,     ///< "sfu": conversions (I2F, F2I, CVT), MUFU functions, FDIV, IDIV
     lsu,     ///< "lsu": memory instructions (LD, ST, CDL, MEMBAR)
     branch   ///< "branch": control (BRA, BAR, EXIT)
 };

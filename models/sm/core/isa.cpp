@@ -53,6 +53,21 @@ constexpr opcode_info opcode_table[] = {
     {"CDL", syntax::cdl, imm_type::integer},
     {"MEMBAR", syntax::none, imm_type::integer},
     {"ATOM", syntax::atom, imm_type::integer},
+    // Division, SFU functions, conversions, float compares and warp-level operations
+    {"FDIV", syntax::r_ssm, imm_type::fp32},
+    {"IDIV", syntax::r_ssm, imm_type::integer},
+    {"MUFU", syntax::r_sm, imm_type::fp32},
+    {"CVT", syntax::r_sm, imm_type::raw},
+    {"FSETPX", syntax::setpm, imm_type::fp32},
+    {"SHFL", syntax::r_sssm, imm_type::raw},
+    {"VOTE", syntax::vote, imm_type::integer},
+    {"BALLOT", syntax::ballot, imm_type::integer},
+    {"WARPSYNC", syntax::wsync, imm_type::integer},
+    // Integer multiply high and 24-bit, bit counts and fields, byte permute
+    {"IMADX", syntax::r_sssm, imm_type::integer},
+    {"BITS", syntax::r_sm, imm_type::integer},
+    {"BFX", syntax::r_sssm, imm_type::integer},
+    {"PRMT", syntax::r_sssm, imm_type::integer},
     {"<invalid>", syntax::none, imm_type::integer},
 };
 static_assert(sizeof(opcode_table) / sizeof(opcode_table[0]) == num_opcodes + 1);
@@ -77,6 +92,7 @@ struct layout {
     dst_kind dst;
     std::uint8_t src[3];
     bool cond, sreg, offset;
+    bool mod = false; ///< instruction::mod in the cond and sreg bits
 };
 
 const layout& layout_of(syntax s)
@@ -96,6 +112,13 @@ const layout& layout_of(syntax s)
         /* trace */ {dst_kind::none, {I, N, N}, false, false, false},
         /* cdl   */ {dst_kind::reg, {R | I, I, N | I}, false, false, false},
         /* atom  */ {dst_kind::reg, {R, R, N}, false, false, true},
+        /* r_sm   */ {dst_kind::reg, {R | I, N, N}, false, false, false, true},
+        /* r_ssm  */ {dst_kind::reg, {R | I, R | I, N}, false, false, false, true},
+        /* r_sssm */ {dst_kind::reg, {R | I, R | I, R | I}, false, false, false, true},
+        /* setpm  */ {dst_kind::pred, {R | I, R | I, N}, false, false, false, true},
+        /* vote   */ {dst_kind::pred, {P, R | I, N}, false, false, false, true},
+        /* ballot */ {dst_kind::reg, {P, R | I, N}, false, false, false, true},
+        /* wsync  */ {dst_kind::none, {R | I, N, N}, false, false, false},
     };
     return table[static_cast<unsigned>(s)];
 }
@@ -199,7 +222,7 @@ const char* name(special_reg s)
 bool instruction::operator==(const instruction& o) const
 {
     return op == o.op && guard == o.guard && guard_neg == o.guard_neg && dst == o.dst &&
-           src == o.src && cond == o.cond && sreg == o.sreg && offset == o.offset;
+           src == o.src && cond == o.cond && sreg == o.sreg && offset == o.offset && mod == o.mod;
 }
 
 std::optional<std::string> check(const instruction& inst, unsigned nregs)
@@ -233,6 +256,8 @@ std::optional<std::string> check(const instruction& inst, unsigned nregs)
         return std::string("bad comparison on ") + op;
     if (l.sreg && static_cast<unsigned>(inst.sreg) >= num_special_regs)
         return std::string("bad special register on ") + op;
+    if (!mod_valid(inst.op, inst.mod))
+        return "bad modifier " + std::to_string(inst.mod) + " on " + op;
     return std::nullopt;
 }
 
@@ -248,6 +273,8 @@ instruction_words encode(const instruction& inst)
         w0 |= (static_cast<std::uint64_t>(inst.cond) & 7) << 19;
     if (l.sreg)
         w0 |= (static_cast<std::uint64_t>(inst.sreg) & 0xf) << 22;
+    if (l.mod)
+        w0 |= (std::uint64_t{inst.mod} & 0x7f) << 19;
     std::uint32_t values[3] = {};
     for (unsigned i = 0; i < 3; ++i) {
         const operand& s = inst.src[i];
@@ -282,7 +309,9 @@ std::optional<instruction> decode(const instruction_words& words)
     // Unused fields must be zero, so that every instruction has exactly one encoding.
     if (l.dst == dst_kind::none && dst != 0)
         return std::nullopt;
-    if ((!l.cond && cond != 0) || (!l.sreg && sreg != 0))
+    if (l.mod)
+        inst.mod = static_cast<std::uint8_t>(bits(w0, 19, 7));
+    else if ((!l.cond && cond != 0) || (!l.sreg && sreg != 0))
         return std::nullopt;
     if (l.dst != dst_kind::none)
         inst.dst = dst;
@@ -316,6 +345,8 @@ std::string disassemble(const instruction& inst)
     if (inst.guard != pred_true || inst.guard_neg)
         s += std::string("@") + (inst.guard_neg ? "!" : "") + pred_name(inst.guard) + " ";
     s += oi.name;
+    if (layout_of(oi.form).mod)
+        s += mod_text(inst.op, inst.mod);
     const auto& src = inst.src;
     auto a = [&](unsigned i) { return source_text(src[i], oi.imm); };
     switch (oi.form) {
@@ -356,6 +387,27 @@ std::string disassemble(const instruction& inst)
     case syntax::atom: // ADD is the only operation
         s += ".ADD " + reg_name(inst.dst) + ", " + address_text(inst) + ", " +
              reg_name(src[1].value);
+        break;
+    case syntax::r_sm:
+        s += " " + reg_name(inst.dst) + ", " + a(0);
+        break;
+    case syntax::r_ssm:
+        s += " " + reg_name(inst.dst) + ", " + a(0) + ", " + a(1);
+        break;
+    case syntax::r_sssm:
+        s += " " + reg_name(inst.dst) + ", " + a(0) + ", " + a(1) + ", " + a(2);
+        break;
+    case syntax::setpm:
+        s += " " + pred_name(inst.dst) + ", " + a(0) + ", " + a(1);
+        break;
+    case syntax::vote:
+        s += " " + pred_name(inst.dst) + ", " + a(0) + ", " + a(1);
+        break;
+    case syntax::ballot:
+        s += " " + reg_name(inst.dst) + ", " + a(0) + ", " + a(1);
+        break;
+    case syntax::wsync:
+        s += " " + a(0);
         break;
     case syntax::cdl:
         s += " " + reg_name(inst.dst) + ", " + a(0) + ", cbv[" + std::to_string(src[1].value) + "]";
@@ -411,10 +463,175 @@ bool writes_register(syntax s)
     case syntax::ld:
     case syntax::cdl:
     case syntax::atom:
+    case syntax::r_sm:
+    case syntax::r_ssm:
+    case syntax::r_sssm:
+    case syntax::ballot:
         return true;
     default:
         return false;
     }
+}
+
+bool writes_predicate(syntax s)
+{
+    return s == syntax::setp || s == syntax::setpm || s == syntax::vote;
+}
+
+bool has_mod(opcode op)
+{
+    return static_cast<unsigned>(op) < num_opcodes && layout_of(info(op).form).mod;
+}
+
+namespace {
+
+const char* const mufu_names[mods::num_mufu] = {"EX2", "LG2", "RCP",    "RSQ",    "SQRT",
+                                                "SIN", "COS", "RCP_RN", "SQRT_RN"};
+const char* const cvt_kind_names[4] = {"FRND", "I2F", "F2I", "F2F"};
+const char* const rounding_names[4] = {"RN", "RZ", "RM", "RP"};
+const char* const fcmp_names[22] = {
+    "EQ",     "NE",       "LT",     "LE",         "GT",     "GE",       "EQU",   "NEU",
+    "LTU",    "LEU",      "GTU",    "GEU",        "NUM",    "NAN",      nullptr, nullptr,
+    "FINITE", "INFINITE", "NUMBER", "NOTANUMBER", "NORMAL", "SUBNORMAL"};
+const char* const shfl_names[4] = {"UP", "DOWN", "BFLY", "IDX"};
+const char* const vote_names[3] = {"ALL", "ANY", "UNI"};
+const char* const bits_names[5] = {"POPC", "CLZ", "BREV", "FIND.U", "FIND.S"};
+const char* const bfx_names[3] = {"U", "S", "INS"};
+const char* const prmt_names[7] = {"", ".F4E", ".B4E", ".RC8", ".ECL", ".ECR", ".RC16"};
+
+} // namespace
+
+bool mod_valid(opcode op, unsigned mod)
+{
+    if (mod > 0x7f)
+        return false;
+    switch (op) {
+    case opcode::FDIV:
+        return mod <= mods::ftz;
+    case opcode::IDIV:
+        return mod <= (mods::idiv_signed | mods::idiv_rem);
+    case opcode::MUFU:
+        return (mod & 15) < mods::num_mufu && (mod & ~(15u | mods::mufu_ftz)) == 0;
+    case opcode::CVT: {
+        const auto kind = static_cast<mods::cvt_kind>(mod & 3);
+        const unsigned round = (mod >> 2) & 3;
+        switch (kind) {
+        case mods::cvt_kind::FRND: // round to an integral value; .sat clamps to [0, 1]
+            return (mod & mods::cvt_signed) == 0;
+        case mods::cvt_kind::F2F: // ftz and sat only
+            return round == 0 && (mod & mods::cvt_signed) == 0;
+        case mods::cvt_kind::I2F: // rounding and signedness; sat is meaningless
+            return (mod & (mods::cvt_ftz | mods::cvt_sat)) == 0;
+        case mods::cvt_kind::F2I: // always saturates to the integer range (PTX)
+            return (mod & mods::cvt_sat) == 0;
+        }
+        return false;
+    }
+    case opcode::FSETPX: {
+        const unsigned c = mod & 31;
+        return (mod & ~(31u | mods::fsetp_ftz)) == 0 && c < 22 && fcmp_names[c] != nullptr;
+    }
+    case opcode::SHFL:
+        return mod < 4;
+    case opcode::VOTE:
+        return (mod & 3) < 3 && (mod & ~(3u | mods::vote_not)) == 0;
+    case opcode::BALLOT:
+        return mod <= mods::ballot_not;
+    case opcode::IMADX:
+        return mod < 8;
+    case opcode::BITS: {
+        const unsigned fn = mod & 7;
+        const bool find = fn == 3 || fn == 4;
+        return fn < 5 && (mod & ~(7u | mods::bits_shiftamt)) == 0 &&
+               (find || (mod & mods::bits_shiftamt) == 0);
+    }
+    case opcode::BFX:
+        return mod < 3;
+    case opcode::PRMT:
+        return mod < 7;
+    default:
+        return mod == 0;
+    }
+}
+
+std::string mod_text(opcode op, unsigned mod)
+{
+    if (!mod_valid(op, mod))
+        return ".?";
+    std::string s;
+    switch (op) {
+    case opcode::FDIV:
+        if (mod & mods::ftz)
+            s = ".FTZ";
+        break;
+    case opcode::IDIV:
+        s = (mod & mods::idiv_signed) ? ".S" : ".U";
+        if (mod & mods::idiv_rem)
+            s += ".REM";
+        break;
+    case opcode::MUFU:
+        s = std::string(".") + mufu_names[mod & 15];
+        if (mod & mods::mufu_ftz)
+            s += ".FTZ";
+        break;
+    case opcode::CVT: {
+        const auto kind = static_cast<mods::cvt_kind>(mod & 3);
+        s = std::string(".") + cvt_kind_names[mod & 3];
+        if (kind != mods::cvt_kind::F2F)
+            s += std::string(".") + rounding_names[(mod >> 2) & 3];
+        if (kind == mods::cvt_kind::I2F || kind == mods::cvt_kind::F2I)
+            s += (mod & mods::cvt_signed) ? ".S" : ".U";
+        if (mod & mods::cvt_ftz)
+            s += ".FTZ";
+        if (mod & mods::cvt_sat)
+            s += ".SAT";
+        break;
+    }
+    case opcode::FSETPX:
+        s = std::string(".") + fcmp_names[mod & 31];
+        if (mod & mods::fsetp_ftz)
+            s += ".FTZ";
+        break;
+    case opcode::SHFL:
+        s = std::string(".") + shfl_names[mod];
+        break;
+    case opcode::VOTE:
+        s = std::string(".") + vote_names[mod & 3];
+        if (mod & mods::vote_not)
+            s += ".NOT";
+        break;
+    case opcode::BALLOT:
+        if (mod & mods::ballot_not)
+            s = ".NOT";
+        break;
+    case opcode::IMADX:
+        s = std::string(mod & mods::imadx_24 ? ".24" : "") +
+            (mod & mods::imadx_hi ? ".HI" : ".LO") + (mod & mods::imadx_signed ? ".S" : ".U");
+        break;
+    case opcode::BITS:
+        s = std::string(".") + bits_names[mod & 7];
+        if (mod & mods::bits_shiftamt)
+            s += ".SHIFTAMT";
+        break;
+    case opcode::BFX:
+        s = std::string(".") + bfx_names[mod];
+        break;
+    case opcode::PRMT:
+        s = prmt_names[mod];
+        break;
+    default:
+        break;
+    }
+    return s;
+}
+
+std::optional<std::uint8_t> parse_mod(opcode op, const std::string& suffix)
+{
+    const std::string want = suffix.empty() ? "" : "." + suffix;
+    for (unsigned m = 0; m < 128; ++m)
+        if (mod_valid(op, m) && mod_text(op, m) == want)
+            return static_cast<std::uint8_t>(m);
+    return std::nullopt;
 }
 
 } // namespace vgpu::sm

@@ -30,6 +30,9 @@ enum class opcode : std::uint8_t {
     FADD, FSUB, FMUL, FFMA, FMIN, FMAX, FNEG, FABS, I2F, F2I,
     ISETP, USETP, FSETP, SEL,
     BRA, LD, ST, BAR, EXIT, TRACE, CDL, MEMBAR, ATOM,
+    // Division, SFU functions, conversions, float compares and warp-level operations
+    FDIV, IDIV, MUFU, CVT, FSETPX, SHFL, VOTE, BALLOT, WARPSYNC,
+    IMADX, BITS, BFX, PRMT,
     INVALID
 };
 // clang-format on
@@ -65,7 +68,15 @@ enum class syntax : std::uint8_t {
     st,    ///< ST [ra + off], rs
     trace, ///< TRACE imm
     cdl,   ///< CDL rd, offset, cbv[idx] [, n]
-    atom   ///< ATOM.ADD rd, [ra + off], rb
+    atom,  ///< ATOM.ADD rd, [ra + off], rb
+    // Forms with a modifier (instruction::mod, written as suffixes: MUFU.EX2.FTZ)
+    r_sm,   ///< OP.MOD rd, a
+    r_ssm,  ///< OP.MOD rd, a, b
+    r_sssm, ///< OP.MOD rd, a, b, c
+    setpm,  ///< OP.MOD pd, a, b
+    vote,   ///< OP.MOD pd, pa, b
+    ballot, ///< OP.MOD rd, pa, b
+    wsync   ///< OP a
 };
 
 /// How an immediate source operand is interpreted.
@@ -86,6 +97,63 @@ struct opcode_info {
 const opcode_info& info(opcode op);
 /// True when instructions of form `s` write their destination register rd.
 bool writes_register(syntax s);
+
+/// True when instructions of form `s` write their destination predicate (dst is a predicate).
+bool writes_predicate(syntax s);
+/// True when op takes a modifier (instruction::mod).
+bool has_mod(opcode op);
+/// Whether mod is a defined modifier of op (an op without modifiers has only mod 0).
+bool mod_valid(opcode op, unsigned mod);
+/// The modifier's text as it follows the mnemonic, with its leading dot (".EX2.FTZ"), or ""
+/// for an op's modifier that has no text.
+std::string mod_text(opcode op, unsigned mod);
+/// The modifier whose text is `suffix` (without the leading dot, upper case), or nullopt.
+std::optional<std::uint8_t> parse_mod(opcode op, const std::string& suffix);
+
+// Modifier fields (docs/isa.md, "Division, SFU functions, conversions, warp operations").
+namespace mods {
+constexpr unsigned ftz = 1;         ///< FDIV: flush subnormal inputs and result to zero
+constexpr unsigned idiv_signed = 1; ///< IDIV: signed operands (else unsigned)
+constexpr unsigned idiv_rem = 2;    ///< IDIV: remainder (else quotient)
+/// MUFU function (low 4 bits) and flag.
+enum class mufu : std::uint8_t { EX2, LG2, RCP, RSQ, SQRT, SIN, COS, RCP_RN, SQRT_RN };
+constexpr unsigned num_mufu = 9;
+constexpr unsigned mufu_ftz = 16;
+/// CVT kind (bits 0-1), rounding (bits 2-3) and flags.
+enum class cvt_kind : std::uint8_t { FRND, I2F, F2I, F2F };
+enum class rounding : std::uint8_t { RN, RZ, RM, RP };
+constexpr unsigned cvt_signed = 16;
+constexpr unsigned cvt_ftz = 32;
+constexpr unsigned cvt_sat = 64;
+inline unsigned cvt(cvt_kind k, rounding r, unsigned flags = 0)
+{
+    return static_cast<unsigned>(k) | static_cast<unsigned>(r) << 2 | flags;
+}
+/// FSETPX: comparison (PTX's ordered and unordered ones) or testp class (16..), and flag.
+// clang-format off
+enum class fcmp : std::uint8_t {
+    EQ, NE, LT, LE, GT, GE, EQU, NEU, LTU, LEU, GTU, GEU, NUM, NAN_,
+    FINITE = 16, INFINITE, NUMBER, NOTANUMBER, NORMAL, SUBNORMAL
+};
+// clang-format on
+constexpr unsigned fsetp_ftz = 32;
+/// SHFL mode; VOTE mode and flag; BALLOT flag.
+enum class shfl_mode : std::uint8_t { UP, DOWN, BFLY, IDX };
+enum class vote_mode : std::uint8_t { ALL, ANY, UNI };
+constexpr unsigned vote_not = 4;   ///< VOTE: the source predicate is negated
+constexpr unsigned ballot_not = 1; ///< BALLOT: the source predicate is negated
+/// IMADX: signed operands, the high half of the product, 24-bit operands.
+constexpr unsigned imadx_signed = 1;
+constexpr unsigned imadx_hi = 2;
+constexpr unsigned imadx_24 = 4;
+/// BITS function (bits 2:0) and bfind's shift-amount flag.
+enum class bits_fn : std::uint8_t { POPC, CLZ, BREV, FINDU, FINDS };
+constexpr unsigned bits_shiftamt = 8;
+/// BFX: extract unsigned, extract signed, insert.
+enum class bfx_mode : std::uint8_t { U, S, INS };
+/// PRMT mode: the general byte selector, then PTX's f4e b4e rc8 ecl ecr rc16.
+enum class prmt_mode : std::uint8_t { IDX, F4E, B4E, RC8, ECL, ECR, RC16 };
+} // namespace mods
 
 /// Kind of a source operand.
 enum class operand_kind : std::uint8_t { none, reg, imm, pred };
@@ -128,6 +196,7 @@ struct instruction {
     cmp_op cond = cmp_op::EQ;              ///< *SETP comparison
     special_reg sreg = special_reg::TID_X; ///< S2R source
     std::int32_t offset = 0;               ///< LD/ST/ATOM byte offset added to the address register
+    std::uint8_t mod = 0; ///< modifier of the forms r_sm..ballot (7 bits; see mod_text())
     bool operator==(const instruction& o) const;
     bool operator!=(const instruction& o) const { return !(*this == o); }
 };

@@ -41,7 +41,7 @@ void scoreboard::write_alu(const instruction& inst, std::uint64_t cycle)
 {
     const std::uint64_t ready = cycle + latency(inst.op);
     const syntax form = info(inst.op).form;
-    if (form == syntax::setp) {
+    if (writes_predicate(form)) {
         if (inst.dst < pred_true)
             m_pred_ready[inst.dst] = ready;
     } else if (writes_register(form) && form != syntax::ld && form != syntax::cdl &&

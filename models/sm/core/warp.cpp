@@ -2,6 +2,8 @@
 // See docs/isa.md.
 #include "models/sm/core/warp.h"
 
+#include "models/sm/core/lane_ops.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -443,10 +445,47 @@ step_result warp::step()
             r.trace_code = inst.src[0].value;
             r.kind = step_kind::trace;
             break;
+        case opcode::FDIV:
+            for_lanes(exec, [&](unsigned l) { d[l] = lane_ops::fdiv(a[l], b[l], inst.mod); });
+            break;
+        case opcode::IDIV:
+            for_lanes(exec, [&](unsigned l) { d[l] = lane_ops::idiv(a[l], b[l], inst.mod); });
+            break;
+        case opcode::MUFU:
+            for_lanes(exec, [&](unsigned l) { d[l] = lane_ops::mufu(a[l], inst.mod); });
+            break;
+        case opcode::CVT:
+            for_lanes(exec, [&](unsigned l) { d[l] = lane_ops::cvt(a[l], inst.mod); });
+            break;
+        case opcode::FSETPX:
+            for_lanes(exec, [&](unsigned l) {
+                p |= static_cast<std::uint32_t>(lane_ops::fsetpx(a[l], b[l], inst.mod)) << l;
+            });
+            break;
+        case opcode::IMADX:
+            for_lanes(exec,
+                      [&](unsigned l) { d[l] = lane_ops::imadx(a[l], b[l], c[l], inst.mod); });
+            break;
+        case opcode::BITS:
+            for_lanes(exec, [&](unsigned l) { d[l] = lane_ops::bits_op(a[l], inst.mod); });
+            break;
+        case opcode::BFX:
+            for_lanes(exec, [&](unsigned l) { d[l] = lane_ops::bfx(a[l], b[l], c[l], inst.mod); });
+            break;
+        case opcode::PRMT:
+            for_lanes(exec, [&](unsigned l) { d[l] = lane_ops::prmt(a[l], b[l], c[l], inst.mod); });
+            break;
+        case opcode::SHFL:
+        case opcode::VOTE:
+        case opcode::BALLOT:
+        case opcode::WARPSYNC:
+            if (!warp_op_step(inst, exec, r, d, a, b, c, p))
+                return r;
+            break;
         case opcode::INVALID:
             break; // rejected by check() above
         }
-        if (info(inst.op).form == syntax::setp && inst.dst != pred_true)
+        if (writes_predicate(info(inst.op).form) && inst.dst != pred_true)
             m_preds[inst.dst] = (m_preds[inst.dst] & ~exec) | p;
     }
 
@@ -507,6 +546,86 @@ bool warp::memory_step(const instruction& inst, std::uint32_t exec, step_result&
         r.kind = step_kind::store;
     }
     r.access = &m_access;
+    return true;
+}
+
+bool warp::warp_op_step(const instruction& inst, std::uint32_t exec, step_result& r,
+                        std::uint32_t* d, const std::uint32_t* a, const std::uint32_t* b,
+                        const std::uint32_t* c, std::uint32_t& p)
+{
+    if (inst.op == opcode::SHFL) {
+        // PTX shfl.sync: c holds the clamp value (bits 0-4) and the segment mask (bits 8-12);
+        // a lane whose source is out of range gets its own value.
+        lane_values out{};
+        for_lanes(exec, [&](unsigned l) {
+            const int lane = static_cast<int>(l);
+            const int bval = static_cast<int>(b[l] & 31);
+            const int cval = static_cast<int>(c[l] & 31);
+            const int seg = static_cast<int>((c[l] >> 8) & 31);
+            const int max_lane = (lane & seg) | (cval & ~seg);
+            const int min_lane = lane & seg;
+            int j = lane;
+            bool in = false;
+            switch (static_cast<mods::shfl_mode>(inst.mod)) {
+            case mods::shfl_mode::UP:
+                j = lane - bval;
+                in = j >= max_lane;
+                break;
+            case mods::shfl_mode::DOWN:
+                j = lane + bval;
+                in = j <= max_lane;
+                break;
+            case mods::shfl_mode::BFLY:
+                j = lane ^ bval;
+                in = j <= max_lane;
+                break;
+            case mods::shfl_mode::IDX:
+                j = min_lane | (bval & ~seg);
+                in = j <= max_lane;
+                break;
+            }
+            out[l] = a[in ? j : lane];
+        });
+        for_lanes(exec, [&](unsigned l) { d[l] = out[l]; });
+        return true;
+    }
+    if (inst.op == opcode::WARPSYNC) {
+        // The lanes the membermask names that have not exited must all execute this
+        // instruction together.
+        const std::uint32_t mask = a[__builtin_ctz(exec)];
+        const std::uint32_t missing = mask & m_live & ~exec;
+        if (missing != 0) {
+            r = fault(r, "WARPSYNC membermask " + hex(mask) + " names lanes " + hex(missing) +
+                             " that are not converged at this instruction (diverged or "
+                             "predicated off; vgpu does not wait for them)");
+            return false;
+        }
+        return true;
+    }
+    // VOTE, BALLOT: over the executing lanes of the membermask (b).
+    const std::uint32_t mask = b[__builtin_ctz(exec)];
+    const bool neg =
+        (inst.mod & (inst.op == opcode::VOTE ? mods::vote_not : mods::ballot_not)) != 0;
+    const std::uint32_t pv = neg ? ~m_preds[inst.src[0].value] : m_preds[inst.src[0].value];
+    const std::uint32_t part = exec & mask;
+    const std::uint32_t yes = pv & part;
+    if (inst.op == opcode::BALLOT) {
+        for_lanes(exec, [&](unsigned l) { d[l] = yes; });
+        return true;
+    }
+    bool v = false;
+    switch (static_cast<mods::vote_mode>(inst.mod & 3)) {
+    case mods::vote_mode::ALL:
+        v = yes == part;
+        break;
+    case mods::vote_mode::ANY:
+        v = yes != 0;
+        break;
+    case mods::vote_mode::UNI:
+        v = yes == part || yes == 0;
+        break;
+    }
+    p = v ? exec : 0;
     return true;
 }
 

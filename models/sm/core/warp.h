@@ -132,6 +132,11 @@ private:
     step_result fault(step_result r, std::string message);
     bool memory_step(const instruction& inst, std::uint32_t exec, step_result& r);
     bool cdl_step(const instruction& inst, std::uint32_t exec, step_result& r);
+    /// SHFL, VOTE, BALLOT, WARPSYNC: lanes exchange values; false (r an error) when lanes the
+    /// membermask names have not converged at this instruction.
+    bool warp_op_step(const instruction& inst, std::uint32_t exec, step_result& r, std::uint32_t* d,
+                      const std::uint32_t* a, const std::uint32_t* b, const std::uint32_t* c,
+                      std::uint32_t& p);
 
     const program* m_prog; // pointers, not references, so that warps can be reassigned
     const launch_context* m_ctx;

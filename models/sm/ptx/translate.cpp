@@ -285,6 +285,8 @@ void translator::finish(const std::vector<std::size_t>& order)
             mn += std::string(".") + sm::name(v.cond);
         if (v.op == opcode::ATOM)
             mn += ".ADD";
+        if (sm::has_mod(v.op))
+            mn += sm::mod_text(v.op, v.mod);
         line += mn;
         auto mem = [&](const vop& base) {
             std::string s = "[" + opnd(v, base);
@@ -299,14 +301,23 @@ void translator::finish(const std::vector<std::size_t>& order)
         case sm::syntax::none:
             break;
         case sm::syntax::r_s:
+        case sm::syntax::r_sm:
             ops = opnd(v, v.dst) + ", " + opnd(v, v.src[0]);
+            break;
+        case sm::syntax::wsync:
+            ops = opnd(v, v.src[0]);
             break;
         case sm::syntax::r_ss:
         case sm::syntax::setp:
+        case sm::syntax::r_ssm:
+        case sm::syntax::setpm:
+        case sm::syntax::vote:
+        case sm::syntax::ballot:
             ops = opnd(v, v.dst) + ", " + opnd(v, v.src[0]) + ", " + opnd(v, v.src[1]);
             break;
         case sm::syntax::r_sss:
         case sm::syntax::sel:
+        case sm::syntax::r_sssm:
             ops = opnd(v, v.dst) + ", " + opnd(v, v.src[0]) + ", " + opnd(v, v.src[1]) + ", " +
                   opnd(v, v.src[2]);
             break;

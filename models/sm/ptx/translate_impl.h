@@ -50,6 +50,7 @@ struct vins {
     cmp_op cond = cmp_op::EQ;
     sm::special_reg sreg = sm::special_reg::TID_X;
     std::int32_t offset = 0;
+    std::uint8_t mod = 0;      ///< modifier of the forms that have one (sm::has_mod)
     std::size_t target = npos; ///< BRA: block, then PC after layout
     std::size_t ptx = npos;    ///< index of the PTX instruction in the body, npos if added
 };
@@ -120,6 +121,19 @@ private:
     /// ld/st of global (or generic) memory: 32-bit elements, one LD or ST per vector element.
     void global_access(const instruction& ins, bool store);
     void lower_atom(const instruction& ins);
+    // Division, SFU functions, conversions, float and combined compares, warp-level
+    // operations (lower_ext.cpp); true when the instruction was theirs.
+    bool lower_ext(const instruction& ins);
+    void lower_div(const instruction& ins);
+    void lower_mufu(const instruction& ins);
+    bool lower_cvt_fp(const instruction& ins);
+    void lower_setp_ext(const instruction& ins);
+    bool compare_into(const instruction& ins, vop d);
+    vop pred_bit(vop p, bool neg);
+    void combine_preds(vop d, vop x, bool x_neg, vop c, bool c_neg, const std::string& bop);
+    void lower_warp_op(const instruction& ins);
+    bool lower_bits(const instruction& ins);
+    vop ftz_of(const vop& a);
     void propagate_copies();
     void finish(const std::vector<std::size_t>& order);
 };
