@@ -102,6 +102,7 @@ void cp::define_registers()
         rw("SM_FIRST", reg::SM_FIRST);
         rw("SM_COUNT", reg::SM_COUNT);
         rw("NPARAMS", reg::NPARAMS);
+        rw("SHARED_BYTES", reg::SHARED_BYTES);
         m_regs.add(
             p + "LAUNCH", reg::queue(q, reg::LAUNCH), reg_access::wo, 0, 1,
             [this, q](const reg_write& w) { return (w.new_value & 1) == 0 || launch(q, w.delay); });
@@ -236,6 +237,7 @@ bool cp::launch(unsigned q, const sc_core::sc_time& delay)
     for (unsigned i = 0; i < std::min(l.nparams, max_params); ++i)
         l.params[i] = get(reg::PARAM0 + 4 * i);
     l.ptbr = (std::uint64_t{m_regs.get(reg::PTBR_HI)} << 32) | m_regs.get(reg::PTBR_LO);
+    l.shared_bytes = get(reg::SHARED_BYTES);
 
     ++m_launches;
     m_regs.set(reg::LAUNCH_SEQ, m_launch_seq);

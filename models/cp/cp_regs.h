@@ -52,6 +52,8 @@ inline constexpr std::uint64_t KERNEL_SEQ = 0x44;
 inline constexpr std::uint64_t ERROR_CAUSE = 0x48;
 /// RO CTAs of the kernel dispatched
 inline constexpr std::uint64_t CTAS_DISPATCHED = 0x4c;
+/// RW shared memory per CTA in bytes
+inline constexpr std::uint64_t SHARED_BYTES = 0x5c;
 /// RW PARAM0..PARAM15 at PARAM0 + 4 * i: 32-bit kernel parameters
 inline constexpr std::uint64_t PARAM0 = 0x60;
 /// RO ERROR_MSG0..ERROR_MSG23 at ERROR_MSG + 4 * i: 96-byte NUL-terminated message, byte i at

@@ -22,6 +22,7 @@ struct cta_launch {
     std::uint32_t nparams;            ///< valid entries of params
     std::uint32_t params[max_params]; ///< kernel parameters
     std::uint64_t ptbr;               ///< physical address of the page table
+    std::uint32_t shared_bytes;       ///< shared memory per CTA (its window on the SM)
 };
 
 /// Why a CTA ended.

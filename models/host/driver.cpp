@@ -478,7 +478,8 @@ bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k, const laun
         {reg::BLOCK_Y, k.block_y},
         {reg::SM_FIRST, k.sms.first},
         {reg::SM_COUNT, k.sms.count},
-        {reg::NPARAMS, static_cast<std::uint32_t>(k.params.size() + extra)}};
+        {reg::NPARAMS, static_cast<std::uint32_t>(k.params.size() + extra)},
+        {reg::SHARED_BYTES, k.shared_bytes}};
     if (k.sms.count == 0) {
         bool ok = true;
         const std::uint32_t num_sms = reg_read(reg::NUM_SMS, &ok);

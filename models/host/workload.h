@@ -107,6 +107,8 @@ struct kernel_decl {
     unsigned block_warps() const { return (block_threads() + sm::warp_size - 1) / sm::warp_size; }
     /// The encoded program as the driver writes it to memory.
     std::vector<std::uint8_t> image() const { return sm::encode_program(code); }
+    std::uint32_t shared_bytes =
+        0; ///< shared memory per CTA: static (translation) + dynamic (shared_bytes:)
 };
 
 /// What a check compares the buffer with.

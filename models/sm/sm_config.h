@@ -72,6 +72,9 @@ struct sm_config {
     unsigned icache_ways = 4;           ///< instruction cache associativity
     unsigned icache_prefetch_lines = 1; ///< lines prefetched ahead of a miss or prefetched use
     std::uint64_t max_cta_cycles = 50000000; ///< a CTA running longer is stopped with a fault
+    // shared memory (models/sm/README.md, "Shared memory")
+    unsigned shared_banks = 32;   ///< shared-memory banks of 4 bytes
+    unsigned shared_latency = 19; ///< cycles from a shared load's issue until its result is read
 
     void declare(config::visitor& v)
     {
@@ -138,6 +141,19 @@ struct sm_config {
         v.value("max_cta_cycles", max_cta_cycles,
                 spec("a CTA running longer is stopped with a fault naming what each warp waits on")
                     .range(1, 1e15)
+                    .unit("cycles"));
+        // shared memory
+        v.value("shared_banks", shared_banks,
+                spec("shared-memory banks of 4 bytes (word w is in bank w mod banks): a warp "
+                     "access whose lanes touch k different words in one bank occupies the SM's "
+                     "shared-memory pipeline for k cycles (k - 1 extra), one pass per cycle; "
+                     "lanes on one word are served by one broadcast")
+                    .range(1, warp_size));
+        v.value("shared_latency", shared_latency,
+                spec("cycles from the issue of a conflict-free shared load (LD.SHARED, "
+                     "ATOM.SHARED, CAS.SHARED) until a dependent instruction can issue, when the "
+                     "shared-memory pipeline is free; a k-way conflict adds k - 1")
+                    .range(1, 1000)
                     .unit("cycles"));
     }
 

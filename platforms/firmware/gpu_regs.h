@@ -38,6 +38,7 @@
 #define CP_KERNEL_SEQ 0x44u
 #define CP_ERROR_CAUSE 0x48u
 #define CP_CTAS_DISPATCHED 0x4cu
+#define CP_SHARED_BYTES 0x5cu
 #define CP_PARAM0 0x60u
 #define CP_ERROR_MSG 0xa0u
 #define CP_GLOBAL 0x1000u
