@@ -340,3 +340,76 @@ TEST_CASE("the translator lays out .shared variables and maps shared, sub-word a
     CHECK(u.errors[0] == "g.ptx:9:5: error: unsupported 'cvta.shared.u64': generic addresses of "
                          "shared memory are not supported (only cvta.to.shared)");
 }
+
+TEST_CASE("global ATOM of every operation and CAS run at the LLC in both modes")
+{
+    // 256 threads in 2 CTAs on shared counters c[0..9] and per-thread words w[t], v[t]; the
+    // expected contents follow from PTX's definitions whatever the order the threads run in.
+    const std::string program = R"(
+      S2R R0, SR_GLOBAL_TID_X
+      LDP R1, c
+      ATOM.UMAX RZ, [R1], R0
+      IADD R2, R0, -100
+      ATOM.MIN RZ, [R1 + 4], R2
+      MOV R3, 0.5
+      ATOM.FADD RZ, [R1 + 8], R3
+      MOV R4, 1000
+      ATOM.INC RZ, [R1 + 12], R4
+      AND R5, R0, 31
+      MOV R6, 1
+      SHL R6, R6, R5
+      NOT R7, R6
+      ATOM.AND RZ, [R1 + 16], R7
+      ATOM.OR RZ, [R1 + 20], R6
+      ATOM.XOR RZ, [R1 + 24], R0
+      ATOM.DEC RZ, [R1 + 28], R4
+      ATOM.ADD R8, [R1 + 32], R6
+      LDP R9, w
+      SHL R10, R0, 2
+      IADD R9, R9, R10
+      IADD R11, R0, 1000
+      CAS R12, [R9], R0, R11
+      IADD R13, R0, 1
+      LDP R14, v
+      IADD R14, R14, R10
+      CAS R15, [R14], R13, R4
+      IMUL R16, R0, 3
+      ATOM.EXCH R17, [R14], R16
+      ST [R9 + 1024], R12
+      ST [R14 + 1024], R17
+      EXIT
+)";
+    std::vector<std::uint32_t> w_init(512, 0), w_expect(512), v_expect(512);
+    for (unsigned t = 0; t < 256; ++t) {
+        w_init[t] = t;
+        w_expect[t] = t + 1000;    // the CAS found t
+        w_expect[256 + t] = t;     // and returned it
+        v_expect[t] = 3 * t;       // the failing CAS left 0, EXCH wrote 3 t
+        v_expect[256 + t] = 0;     // and returned the 0
+    }
+    std::uint32_t sum = 0;
+    for (unsigned t = 0; t < 256; ++t)
+        sum += 1u << (t % 32);
+    const std::vector<std::uint32_t> c_expect = {
+        255, static_cast<std::uint32_t>(-100), 0x43000000u /* 128.0f */, 256, 0, 0xffffffffu,
+        0 /* xor of 0..255 */, 1000 - 256 + 1 /* dec from 0 wraps to 1000 first */, sum, 0};
+    const std::string yaml =
+        "buffers:\n"
+        "  - {name: c, type: u32, elements: 10, init: {values: [0, 0, 0, 0, 4294967295, 0, 0, 0, "
+        "0, 0]}}\n"
+        "  - {name: w, type: u32, elements: 512, init: {values: [" + list(w_init) + "]}}\n"
+        "  - {name: v, type: u32, elements: 512, init: zero}\n"
+        "kernels:\n"
+        "  - name: atomics\n"
+        "    params: [{name: c, buffer: c}, {name: w, buffer: w}, {name: v, buffer: v}]\n"
+        "    grid: [2, 1]\n"
+        "    block: [128, 1]\n"
+        "    program: |\n" + block(program) +
+        "checks:\n"
+        "  - {buffer: c, expect: [" + list(c_expect) + "]}\n"
+        "  - {buffer: w, expect: [" + list(w_expect) + "]}\n"
+        "  - {buffer: v, expect: [" + list(v_expect) + "]}\n";
+    translation t;
+    t.text = program;
+    run_both("global_atomics", yaml, t);
+}
