@@ -478,8 +478,7 @@ bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k, const laun
         {reg::BLOCK_Y, k.block_y},
         {reg::SM_FIRST, k.sms.first},
         {reg::SM_COUNT, k.sms.count},
-        {reg::NPARAMS, static_cast<std::uint32_t>(k.params.size() + extra)},
-        {reg::SHARED_BYTES, k.shared_bytes}};
+        {reg::NPARAMS, static_cast<std::uint32_t>(k.params.size() + extra)}};
     if (k.sms.count == 0) {
         bool ok = true;
         const std::uint32_t num_sms = reg_read(reg::NUM_SMS, &ok);
@@ -497,6 +496,14 @@ bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k, const laun
     }
     for (std::size_t i = 0; i < extra; ++i)
         writes.emplace_back(reg::PARAM0 + 4 * (k.params.size() + i), v->extra[i]);
+    // SHARED_BYTES only when it changes (reset 0): a kernel without shared memory makes the
+    // same register writes, at the same times, as before the register existed.
+    if (q >= m_queue_shared.size())
+        m_queue_shared.resize(q + 1, 0);
+    if (m_queue_shared[q] != k.shared_bytes) {
+        writes.emplace_back(reg::SHARED_BYTES, k.shared_bytes);
+        m_queue_shared[q] = k.shared_bytes;
+    }
     for (const auto& [off, value] : writes)
         if (!reg_write(reg::queue(q, off), value))
             return false;

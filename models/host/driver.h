@@ -266,6 +266,7 @@ private:
     std::vector<std::unique_ptr<stats::formula>> m_pages_placed; ///< pages placed on each module
     /// In hook order; last, so that they go before the statistics they registered.
     std::vector<std::unique_ptr<driver_part>> m_parts;
+    std::vector<std::uint32_t> m_queue_shared; ///< SHARED_BYTES last written to each CP queue
 };
 
 } // namespace vgpu::host
