@@ -382,33 +382,49 @@ TEST_CASE("global ATOM of every operation and CAS run at the LLC in both modes")
     std::vector<std::uint32_t> w_init(512, 0), w_expect(512), v_expect(512);
     for (unsigned t = 0; t < 256; ++t) {
         w_init[t] = t;
-        w_expect[t] = t + 1000;    // the CAS found t
-        w_expect[256 + t] = t;     // and returned it
-        v_expect[t] = 3 * t;       // the failing CAS left 0, EXCH wrote 3 t
-        v_expect[256 + t] = 0;     // and returned the 0
+        w_expect[t] = t + 1000; // the CAS found t
+        w_expect[256 + t] = t;  // and returned it
+        v_expect[t] = 3 * t;    // the failing CAS left 0, EXCH wrote 3 t
+        v_expect[256 + t] = 0;  // and returned the 0
     }
     std::uint32_t sum = 0;
     for (unsigned t = 0; t < 256; ++t)
         sum += 1u << (t % 32);
-    const std::vector<std::uint32_t> c_expect = {
-        255, static_cast<std::uint32_t>(-100), 0x43000000u /* 128.0f */, 256, 0, 0xffffffffu,
-        0 /* xor of 0..255 */, 1000 - 256 + 1 /* dec from 0 wraps to 1000 first */, sum, 0};
+    const std::vector<std::uint32_t> c_expect = {255,
+                                                 static_cast<std::uint32_t>(-100),
+                                                 0x43000000u /* 128.0f */,
+                                                 256,
+                                                 0,
+                                                 0xffffffffu,
+                                                 0 /* xor of 0..255 */,
+                                                 1000 - 256 +
+                                                     1 /* dec from 0 wraps to 1000 first */,
+                                                 sum,
+                                                 0};
     const std::string yaml =
         "buffers:\n"
         "  - {name: c, type: u32, elements: 10, init: {values: [0, 0, 0, 0, 4294967295, 0, 0, 0, "
         "0, 0]}}\n"
-        "  - {name: w, type: u32, elements: 512, init: {values: [" + list(w_init) + "]}}\n"
+        "  - {name: w, type: u32, elements: 512, init: {values: [" +
+        list(w_init) +
+        "]}}\n"
         "  - {name: v, type: u32, elements: 512, init: zero}\n"
         "kernels:\n"
         "  - name: atomics\n"
         "    params: [{name: c, buffer: c}, {name: w, buffer: w}, {name: v, buffer: v}]\n"
         "    grid: [2, 1]\n"
         "    block: [128, 1]\n"
-        "    program: |\n" + block(program) +
+        "    program: |\n" +
+        block(program) +
         "checks:\n"
-        "  - {buffer: c, expect: [" + list(c_expect) + "]}\n"
-        "  - {buffer: w, expect: [" + list(w_expect) + "]}\n"
-        "  - {buffer: v, expect: [" + list(v_expect) + "]}\n";
+        "  - {buffer: c, expect: [" +
+        list(c_expect) +
+        "]}\n"
+        "  - {buffer: w, expect: [" +
+        list(w_expect) +
+        "]}\n"
+        "  - {buffer: v, expect: [" +
+        list(v_expect) + "]}\n";
     translation t;
     t.text = program;
     run_both("global_atomics", yaml, t);
