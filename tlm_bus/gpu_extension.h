@@ -2,6 +2,8 @@
 // See docs/tlm-bus.md.
 #pragma once
 
+#include "tlm_bus/atomic_op.h"
+
 #include <cstdint>
 #include <memory>
 #include <systemc>
@@ -19,9 +21,10 @@ enum class access_kind : std::uint8_t {
     host,        ///< driver/firmware access through MMIO or DMA
     writeback,   ///< cache eviction or flush
     other,       ///< traffic generators and tests
-    atomic,      ///< ATOM.ADD of one lane: a 4-byte write whose data is the addend, carried
-                 ///< out at the LLC (read-modify-write), which answers with the old value in
-                 ///< the same data buffer (docs/isa.md, "Atomics")
+    atomic,      ///< ATOM/CAS on one word: a 4-byte write whose data is the operand
+                 ///< (gpu_extension::atomic says which operation), carried out at the LLC
+                 ///< (read-modify-write), which answers with the old value in the same data
+                 ///< buffer (docs/isa.md, "Atomics")
 };
 
 /// A recoverable page fault the host is servicing (models/tlb/fault_unit.h). Translation
@@ -65,7 +68,9 @@ public:
     /// The initiator replays the access when answered with fault_wait::retry_ps (an SM's line
     /// request); caches answer others by annotating their wait instead.
     bool replayable = false;
-    bool replay = false; ///< this access is such a replay
+    bool replay = false;               ///< this access is such a replay
+    atomic_op atomic = atomic_op::add; ///< access_kind::atomic: the operation
+    std::uint32_t swap = 0;            ///< atomic_op::cas: the value written where equal
 
     tlm::tlm_extension_base* clone() const override { return new gpu_extension(*this); }
     void copy_from(const tlm::tlm_extension_base& other) override

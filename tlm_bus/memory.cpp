@@ -42,11 +42,11 @@ void memory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     const auto* ext = gp.get_extension<gpu_extension>();
     if (ext && ext->kind == access_kind::atomic && gp.is_write() && len == 4 &&
         !gp.get_byte_enable_ptr()) {
-        // An ATOM.ADD that reaches memory without an LLC: the memory is its point of coherence.
-        std::uint32_t old = 0, addend = 0;
+        // An ATOM/CAS that reaches memory without an LLC: the memory is its point of coherence.
+        std::uint32_t old = 0, operand = 0;
         m_store.read(gp.get_address(), &old, 4);
-        std::memcpy(&addend, data, 4);
-        const std::uint32_t sum = old + addend;
+        std::memcpy(&operand, data, 4);
+        const std::uint32_t sum = atomic_result(ext->atomic, old, operand, ext->swap);
         m_store.write(gp.get_address(), &sum, 4);
         std::memcpy(data, &old, 4);
     } else

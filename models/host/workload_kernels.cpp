@@ -99,9 +99,9 @@ void workload_reader::read_kernels(const field& f)
             m_kernels_ok = false;
             continue;
         }
-        const fields k = m_r.open(
-            it.value, it.path,
-            {"name", "program", "params", "grid", "block", "sms", "cbvs", "instrument", "llc"});
+        const fields k = m_r.open(it.value, it.path,
+                                  {"name", "program", "params", "grid", "block", "sms", "cbvs",
+                                   "instrument", "llc", "shared_bytes"});
         kernel_decl d;
         d.where = m_r.where(it.value);
         for (const char* key : {"name", "program", "grid", "block"})
@@ -154,6 +154,8 @@ void workload_reader::read_kernels(const field& f)
         if (const field* x = k.get("llc"))
             d.llc = m_r.choice<llc::llc_org>(
                 *x, {{"shared", llc::llc_org::shared}, {"private", llc::llc_org::private_org}});
+        if (const field* x = k.get("shared_bytes")) // shared memory per CTA (docs/isa.md)
+            d.shared_bytes = static_cast<std::uint32_t>(m_r.uint(*x, 0, 1u << 24).value_or(0));
         if (const field* x = k.get("program"))
             assemble(*x, d);
         m_wl.kernels.push_back(std::move(d));

@@ -228,7 +228,7 @@ void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
             return;
         std::uint32_t v;
         std::memcpy(&v, gp.get_data_ptr(), 4);
-        v += addend;
+        v = tlm_bus::atomic_result(ext->atomic, v, addend, ext->swap);
         if (m_core.wrote_below(gp.get_address()))
             m_core.write_valid(gp.get_address(), &v, 4);
         if (m_peer)

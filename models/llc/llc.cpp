@@ -204,14 +204,16 @@ void llc::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     gp.set_response_status(status);
 }
 
-void llc::apply(const segment& s, bool write, bool atomic, cache::sector_mask whole)
+void llc::apply(const segment& s, bool write, const tlm_bus::gpu_extension* atomic,
+                cache::sector_mask whole)
 {
     if (atomic) {
-        // ATOM.ADD: the read-modify-write of the word, the old value back in the buffer.
-        std::uint32_t old = 0, addend = 0;
+        // ATOM/CAS: the read-modify-write of the word, the old value back in the buffer.
+        std::uint32_t old = 0, operand = 0;
         m_core.read(s.addr, &old, 4);
-        std::memcpy(&addend, s.data, 4);
-        const std::uint32_t sum = old + addend;
+        std::memcpy(&operand, s.data, 4);
+        const std::uint32_t sum =
+            tlm_bus::atomic_result(atomic->atomic, old, operand, atomic->swap);
         m_core.write(s.addr, &sum, 4);
         std::memcpy(s.data, &old, 4);
         return;
@@ -449,7 +451,7 @@ tlm::tlm_response_status llc::write_home(const segment& s, const tlm_bus::gpu_ex
     if (atom) { // the home answered the old value: the copy gets the new one
         std::uint32_t old = 0;
         std::memcpy(&old, s.data, 4);
-        const std::uint32_t sum = old + addend;
+        const std::uint32_t sum = tlm_bus::atomic_result(ext->atomic, old, addend, ext->swap);
         m_core.array().write_valid(s.addr, &sum, 4, false);
         return status;
     }
@@ -560,7 +562,7 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
             return st;
         }
         ++(local ? m_local_hits : m_remote_hits);
-        apply(s, write, atomic(s, write, ext), c.whole);
+        apply(s, write, atomic(s, write, ext) ? ext : nullptr, c.whole);
         delay = sc_core::sc_time::from_value(t.ready - sc_core::sc_time_stamp().value());
         return tlm::TLM_OK_RESPONSE;
     }
@@ -577,7 +579,7 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
             m_waits.pass_on(); // the freed MSHR is not needed here
         if (o == outcome::hit) {
             ++(local ? m_local_hits : m_remote_hits);
-            apply(s, write, atomic(s, write, ext), c.whole);
+            apply(s, write, atomic(s, write, ext) ? ext : nullptr, c.whole);
             delay = until(tag_done);
             return tlm::TLM_OK_RESPONSE;
         }
@@ -670,7 +672,7 @@ tlm::tlm_response_status llc::miss_fast(const segment& s, bool write, const cach
     if (victim_data)
         m_wb_occupancy.sample(m_core.fast_wb().in_use(m.issue));
     if (status == tlm::TLM_OK_RESPONSE)
-        apply(s, write, atomic(s, write, ext), c.whole);
+        apply(s, write, atomic(s, write, ext) ? ext : nullptr, c.whole);
     delay = sc_core::sc_time::from_value(
         std::max(status == tlm::TLM_OK_RESPONSE ? data : ready, t.ready) - now);
     return status;
@@ -719,7 +721,7 @@ llc::miss_accurate(const segment& s, bool write, const cache::sector_cover& c,
         m_core.give_buffer(buf);
     }
     if (status == tlm::TLM_OK_RESPONSE)
-        apply(s, write, atomic(s, write, ext), c.whole);
+        apply(s, write, atomic(s, write, ext) ? ext : nullptr, c.whole);
     const int entry = m_core.entry_of(line);
     m_core.finish_miss(line);
     m_mshrs_in_use.step(sc_core::sc_time_stamp().value(), -1);

@@ -80,8 +80,10 @@ private:
     /// Accurate mode: writes buffered victim `entry` to DRAM, then frees the entry.
     void drain(unsigned entry);
     /// Reads `s` out of, or writes it into (dirty), its resident line; a write first makes the
-    /// sectors it covers whole valid.
-    void apply(const segment& s, bool write, bool atomic, cache::sector_mask whole);
+    /// sectors it covers whole valid; `atomic` (the extension of an atomic, else nullptr): the
+    /// word's read-modify-write, its old value back in the segment's data.
+    void apply(const segment& s, bool write, const tlm_bus::gpu_extension* atomic,
+               cache::sector_mask whole);
     /// Accurate mode: lets the annotated time pass, so the waiting requests see the result then.
     void settle(sc_core::sc_time& delay);
     std::uint8_t* take_buffer();

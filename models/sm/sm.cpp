@@ -126,10 +126,13 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
                               "warps of this SM waiting at a barrier when an LD/ST line request "
                               "left it (gpu_extension::barrier_waiting; every request is "
                               "eventually granted)"),
-      m_ipc(m_stats, "ipc", "instructions/cycle", "warp-instructions per active cycle", [this] {
-          const auto c = m_active_cycles.value();
-          return c ? static_cast<double>(m_instructions.value()) / static_cast<double>(c) : 0.0;
-      })
+      m_ipc(m_stats, "ipc", "instructions/cycle", "warp-instructions per active cycle",
+            [this] {
+                const auto c = m_active_cycles.value();
+                return c ? static_cast<double>(m_instructions.value()) / static_cast<double>(c)
+                         : 0.0;
+            }),
+      m_shared(m_stats, cfg)
 {
     if (line_bytes < 4 || (line_bytes & (line_bytes - 1)) != 0)
         SC_REPORT_ERROR("vgpu/sm", "line_bytes must be a power of two >= 4");
@@ -364,6 +367,7 @@ void sm::start_cta(int ci)
     c.ctx.nctaid_z = l.grid_z;
     c.ctx.ctaid_z = l.cta_z;
     c.ctx.sm_id = m_sm_id;
+    c.shared.assign(l.shared_bytes, 0); // its shared-memory window (docs/isa.md)
     unsigned k = 0;
     for (std::uint64_t m = m_slots.warp_mask(ci); m != 0; m &= m - 1, ++k) {
         const unsigned s = ctz64(m);

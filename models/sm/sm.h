@@ -188,6 +188,9 @@ private:
     void issue_mem(unsigned slot, const step_result& r, const mem_access& a,
                    tlm_bus::access_kind kind = tlm_bus::access_kind::data,
                    std::uint32_t zero_lanes = 0);
+    /// LD/ST/ATOM/CAS.SHARED of `slot`: executed on its CTA's window in the SM's shared-memory
+    /// pipeline (one pass per cycle per bank-conflict way), complete after sm.shared_latency.
+    void issue_shared(unsigned slot, const step_result& r, const mem_access& a);
     /// True when `b` must wait for `a` (same warp): their lines overlap and one is a store.
     static bool ordered(const mem_op& a, const mem_op& b);
     /// Fast mode: lets global time catch up before a memory access when the SM is more than
@@ -351,6 +354,7 @@ private:
     stats::formula m_ipc;
     std::vector<std::unique_ptr<sub_core>> m_cores;        ///< sm.schedulers sub-cores
     std::vector<std::unique_ptr<slot_stats>> m_slot_stats; ///< empty unless per_warp_stats
+    shared_pipe m_shared;                                  ///< shared-memory pipeline (sm_lsu.cpp)
 };
 
 } // namespace vgpu::sm

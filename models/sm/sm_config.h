@@ -79,6 +79,9 @@ struct sm_config {
     unsigned max_threads = 2048;       ///< resident threads per SM (in whole warps)
     unsigned registers = 65536;        ///< 32-bit registers of the SM's register file
     byte_size shared_bytes{96 * 1024}; ///< shared memory of the SM
+    // shared memory (models/sm/README.md, "Shared memory")
+    unsigned shared_banks = 32;   ///< shared-memory banks of 4 bytes
+    unsigned shared_latency = 19; ///< cycles from a shared load's issue until its result is read
 
     void declare(config::visitor& v)
     {
@@ -166,6 +169,19 @@ struct sm_config {
                      "use")
                     .range(0, 16 << 20)
                     .unit("B"));
+        // shared memory
+        v.value("shared_banks", shared_banks,
+                spec("shared-memory banks of 4 bytes (word w is in bank w mod banks): a warp "
+                     "access whose lanes touch k different words in one bank occupies the SM's "
+                     "shared-memory pipeline for k cycles (k - 1 extra), one pass per cycle; "
+                     "lanes on one word are served by one broadcast")
+                    .range(1, warp_size));
+        v.value("shared_latency", shared_latency,
+                spec("cycles from the issue of a conflict-free shared load (LD.SHARED, "
+                     "ATOM.SHARED, CAS.SHARED) until a dependent instruction can issue, when the "
+                     "shared-memory pipeline is free; a k-way conflict adds k - 1")
+                    .range(1, 1000)
+                    .unit("cycles"));
     }
 
     /// What the SM gives resident CTAs, for occupancy().

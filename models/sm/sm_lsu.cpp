@@ -28,6 +28,10 @@ bool sm::ordered(const mem_op& a, const mem_op& b)
 void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
                    tlm_bus::access_kind kind, std::uint32_t zero_lanes)
 {
+    if (a.space == mem_space::shared) {
+        issue_shared(slot, r, a);
+        return;
+    }
     warp_slot& ws = m_warps[slot];
     cta_slot& c = m_cta_slots[ws.cta];
     // An entry not in flight; the scoreboard's limits leave one (loads + stores < entries).
@@ -48,21 +52,27 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
         ws.ops.push_back(std::make_unique<mem_op>()); // a fresh entry is free
     }
     mem_op& op = *ws.ops[k];
-    m_coalescer.coalesce_into(a.lane_mask, a.addr.data(), op.lines);
+    m_coalescer.coalesce_into(a.lane_mask, a.addr.data(), op.lines, width_bytes(a.width));
     if (op.lines.misaligned) {
         fault_cta(ws.cta, slot, r.pc, a.addr[ctz64(op.lines.misaligned)], "misaligned access");
         return;
     }
+    op.width = a.width;
+    op.aop = a.aop;
+    op.cas = a.cas;
     if (kind == tlm_bus::access_kind::atomic) {
-        // One request per distinct word, in the order of the first lane on it, carrying the
-        // sum of its lanes' addends; do_line hands the lanes their old values in lane order,
-        // as one read-modify-write at the LLC per word of the warp (docs/isa.md, "Atomics").
+        // One request per distinct word, in the order of the first lane on it, carrying its
+        // lanes' operands folded into one (ADD: their sum); do_line hands the lanes their old
+        // values in lane order, as one read-modify-write at the LLC per word of the warp
+        // (docs/isa.md, "Atomics"). An operation whose lanes do not fold into one operand
+        // (FADD, INC, DEC, CAS) sends one request per lane, in lane order.
+        const bool combines = !a.cas && atom_combines(a.aop);
         op.lines.count = 0;
         for (std::uint32_t m = a.lane_mask; m != 0; m &= m - 1) {
             const auto l = static_cast<unsigned>(__builtin_ctz(m));
             const std::uint64_t line = a.addr[l] & ~std::uint64_t{m_line_bytes - 1};
             const auto offset = static_cast<unsigned>(a.addr[l] - line);
-            unsigned i = 0;
+            unsigned i = combines ? 0 : op.lines.count;
             while (i < op.lines.count && (op.lines.requests[i].line_addr != line ||
                                           op.lines.requests[i].offset != offset))
                 ++i;
@@ -77,6 +87,8 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
             q.lane_mask |= 1u << l;
         }
         op.data = a.data;
+        if (a.cas)
+            op.data2 = a.data2;
         ++m_atomics;
     }
     op.lines_sig = 0;
@@ -134,7 +146,10 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
         const mem_op& o = *ws.ops[j];
         if (j == k || !(o.busy || o.end > op.issue) || !ordered(o, op))
             continue;
-        if (o.store && !atomic && m_stores_follow) {
+        // A sub-word store or load waits for the earlier access's completion instead (the
+        // forwarding below moves whole words).
+        const bool words = o.width == mem_width::b32 && op.width == mem_width::b32;
+        if (o.store && !atomic && m_stores_follow && words) {
             if (o.unsent != 0)
                 op.waits_sent |= 1ull << j;
             if (o.busy)
@@ -195,6 +210,56 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     }
     if (op.remaining == 0)
         finish_mem(slot, k);
+}
+
+shared_pipe::shared_pipe(stats::group& g, const sm_config& cfg)
+    : banks(cfg.shared_banks),
+      accesses(g, "shared_accesses", "count", "warp LD/ST/ATOM/CAS.SHARED instructions"),
+      atomics(g, "shared_atomics", "count", "warp ATOM/CAS.SHARED instructions"),
+      passes(g, "shared_passes", "cycles",
+             "cycles of the shared-memory pipeline those instructions occupied (one per "
+             "bank-conflict way)"),
+      conflict_cycles(g, "shared_conflict_cycles", "cycles",
+                      "pipeline cycles beyond one per shared access: the k - 1 extra passes of "
+                      "each k-way bank conflict")
+{
+}
+
+void sm::issue_shared(unsigned slot, const step_result& r, const mem_access& a)
+{
+    // The shared-memory pipeline is the SM's own: the access is carried out now, in issue
+    // order, and timed by the one rule of both timing modes (docs/isa.md, "Shared memory"):
+    // it takes the pipeline from its first free cycle for one pass per way of its worst bank
+    // conflict; its result is readable sm.shared_latency cycles after its last pass began.
+    warp_slot& ws = m_warps[slot];
+    cta_slot& c = m_cta_slots[ws.cta];
+    const auto window = static_cast<std::uint32_t>(c.shared.size());
+    if (const auto l = shared_out_of_window(a.lane_mask, a.addr, width_bytes(a.width), window)) {
+        char msg[96];
+        std::snprintf(msg, sizeof msg,
+                      "shared address 0x%x in lane %u outside the CTA's %u bytes of shared memory",
+                      a.addr[*l], *l, window);
+        fault_cta(ws.cta, slot, r.pc, a.addr[*l], msg);
+        return;
+    }
+    const unsigned passes = m_shared.banks.passes(a.lane_mask, a.addr.data());
+    const std::uint64_t start = std::max(m_cycle, m_shared.free);
+    m_shared.free = start + passes;
+    const std::uint64_t end = start + passes - 1 + m_cfg.shared_latency;
+    ++m_shared.accesses;
+    m_shared.passes += passes;
+    m_shared.conflict_cycles += passes - 1;
+    const bool store = r.kind == step_kind::store;
+    if (r.kind == step_kind::atomic)
+        ++m_shared.atomics;
+    shared_execute(c.shared, a, r.kind, m_shared.values);
+    ws.board.memory_issued(store, m_cycle);
+    ws.board.memory_done(store, end);
+    if (!store && a.reg != reg_zero) {
+        ws.w->complete_load(a.reg, m_shared.values, a.lane_mask);
+        ws.board.write_load(a.reg, end);
+    }
+    c.end = std::max(c.end, end);
 }
 
 void sm::catch_up()
@@ -350,21 +415,25 @@ std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsi
     tlm::tlm_response_status st;
     std::shared_ptr<tlm_bus::fault_wait> fault;
     if (op.kind == tlm_bus::access_kind::atomic) {
-        // A write of the lanes' summed addend, answered with the word's old value in the same
-        // buffer; lane by lane, each lane's old value is the word after the lanes before it.
-        std::uint32_t sum = 0;
-        for (std::uint32_t m = req.lane_mask; m != 0; m &= m - 1)
-            sum += op.data[static_cast<unsigned>(__builtin_ctz(m))];
-        std::memcpy(buf, &sum, 4);
+        // A write of the lanes' operands folded into one (ADD: their sum), answered with the
+        // word's old value in the same buffer; lane by lane, each lane's old value is the word
+        // after the lanes before it.
+        const auto first = static_cast<unsigned>(__builtin_ctz(req.lane_mask));
+        std::uint32_t operand = op.data[first];
+        for (std::uint32_t m = req.lane_mask & (req.lane_mask - 1); m != 0; m &= m - 1)
+            operand = atom_fold(op.aop, operand, op.data[static_cast<unsigned>(__builtin_ctz(m))]);
+        ext.atomic = op.cas ? tlm_bus::atomic_op::cas : static_cast<tlm_bus::atomic_op>(op.aop);
+        ext.swap = op.cas ? op.data2[first] : 0;
+        std::memcpy(buf, &operand, 4);
         st = mem.access(tlm::TLM_WRITE_COMMAND, va, buf, 4, delay, &ext, nullptr, &fault);
         if (st == tlm::TLM_OK_RESPONSE) {
             std::uint32_t word;
             std::memcpy(&word, buf, 4);
             for (std::uint32_t m = req.lane_mask; m != 0; m &= m - 1) {
                 const auto l = static_cast<unsigned>(__builtin_ctz(m));
-                const std::uint32_t addend = op.data[l];
+                const std::uint32_t b = op.data[l];
                 op.data[l] = word;
-                word += addend;
+                word = tlm_bus::atomic_result(ext.atomic, word, b, op.cas ? op.data2[l] : 0);
             }
         }
     } else if (!op.store) {
@@ -372,15 +441,17 @@ std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsi
         if (st == tlm::TLM_OK_RESPONSE)
             for (std::uint32_t m = req.lane_mask; m != 0; m &= m - 1) {
                 const unsigned l = static_cast<unsigned>(__builtin_ctz(m));
-                std::memcpy(&op.data[l], buf + (op.addr[l] - va), 4);
+                std::uint32_t raw = 0;
+                std::memcpy(&raw, buf + (op.addr[l] - va), width_bytes(op.width));
+                op.data[l] = load_extend(op.width, raw);
             }
     } else {
         std::memset(be, 0, len);
         for (std::uint32_t m = req.lane_mask; m != 0; m &= m - 1) {
             const unsigned l = static_cast<unsigned>(__builtin_ctz(m));
             const std::uint64_t off = op.addr[l] - va;
-            std::memcpy(buf + off, &op.data[l], 4);
-            std::memset(be + off, 0xff, 4);
+            std::memcpy(buf + off, &op.data[l], width_bytes(op.width)); // the low bytes
+            std::memset(be + off, 0xff, width_bytes(op.width));
         }
         // Lanes that leave holes in the segment write with TLM byte enables.
         const bool holes = std::memchr(be, 0, len) != nullptr;
@@ -500,9 +571,9 @@ void sm::finish_mem(unsigned slot, unsigned k)
                           : op.store ? "read-only"
                                      : "not readable";
         char msg[96];
-        const char* what = op.kind == tlm_bus::access_kind::atomic ? "ATOM"
-                           : op.store                              ? "ST"
-                                                                   : "LD";
+        const char* what = op.kind != tlm_bus::access_kind::atomic ? (op.store ? "ST" : "LD")
+                           : op.cas                                ? "CAS"
+                                                                   : "ATOM";
         std::snprintf(msg, sizeof msg, "%s at VA 0x%llx failed (%s)", what,
                       static_cast<unsigned long long>(op.fail_vaddr), why);
         fault_cta(ws.cta, slot, op.pc, op.fail_vaddr, msg);

@@ -7,6 +7,7 @@
 #include "models/sm/core/coalescer.h"
 #include "models/sm/core/isa.h"
 #include "models/sm/core/scoreboard.h"
+#include "models/sm/core/shared_memory.h"
 #include "models/sm/core/warp.h"
 #include "models/sm/core/warp_scheduler.h"
 #include "models/sm/sm_config.h"
@@ -76,7 +77,11 @@ struct mem_op {
     lane_values addr{};            ///< per-lane virtual addresses
     lane_values data{};            ///< store data, or the loaded values
     lane_values fwd{};             ///< fwd_mask lanes: the newest earlier store's value
-    bool failed = false;           ///< a line got an error response
+    mem_width width = mem_width::b32; ///< bytes per lane and a load's extension
+    atom_op aop = atom_op::ADD;       ///< kind atomic: the operation (cas: CAS)
+    bool cas = false;                 ///< kind atomic: CAS (compare data, new value data2)
+    lane_values data2{};              ///< CAS: per-lane new value
+    bool failed = false;              ///< a line got an error response
     std::uint64_t fail_vaddr = 0;
     tlm::tlm_response_status fail_status = tlm::TLM_OK_RESPONSE;
     const char* fail_reason = nullptr; ///< the host's reason for a refused page fault
@@ -113,6 +118,19 @@ struct cta_slot {
     std::uint64_t end = 0;        ///< latest completion cycle of its memory requests
     bool faulted = false;
     cp::cta_done fault{};
+    std::vector<std::uint8_t> shared; ///< its shared-memory window (launch.shared_bytes)
+};
+
+/// The SM's shared-memory pipeline (sm_lsu.cpp; models/sm/README.md, "Shared memory").
+struct shared_pipe {
+    shared_pipe(stats::group& g, const sm_config& cfg);
+    shared_banks banks;             ///< the bank-conflict rule
+    std::uint64_t free = 0;         ///< first cycle the pipeline takes the next access
+    lane_values values{};           ///< the values of the access being executed
+    stats::counter accesses;        ///< warp LD/ST/ATOM/CAS.SHARED instructions
+    stats::counter atomics;         ///< of which ATOM/CAS
+    stats::counter passes;          ///< pipeline cycles they occupied
+    stats::counter conflict_cycles; ///< passes beyond one per access (bank conflicts)
 };
 
 /// A decoded program shared by the CTAs of one launch.

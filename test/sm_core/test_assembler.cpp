@@ -285,9 +285,37 @@ TEST_CASE("ATOM.ADD operands and errors", "[assembler]")
     CHECK(p[0].src[1] == reg(3));
     CHECK(p[0].offset == 16);
     CHECK(error_of("ATOM R1, [R2], R3\nEXIT") ==
-          "w.yaml:10:9: error: ATOM needs an operation suffix (ATOM.ADD)");
-    CHECK(error_of("ATOM.MAX R1, [R2], R3\nEXIT") ==
-          "w.yaml:10:9: error: unknown atomic operation 'MAX' (expected ATOM.ADD)");
+          "w.yaml:10:9: error: ATOM needs an operation suffix (ATOM.ADD, expected one of ADD, "
+          "FADD, MIN, MAX, UMIN, UMAX, EXCH, AND, OR, XOR, INC, DEC)");
+    CHECK(error_of("ATOM.MUL R1, [R2], R3\nEXIT") ==
+          "w.yaml:10:9: error: unknown atomic operation 'MUL' (expected ADD, FADD, MIN, MAX, "
+          "UMIN, UMAX, EXCH, AND, OR, XOR, INC, DEC)");
+    CHECK(error_of("LD.U32 R1, [R2]\nEXIT") ==
+          "w.yaml:10:9: error: unexpected suffix '.U32' on LD (expected "
+          "[.U8|.S8|.U16|.S16][.SHARED])");
+    CHECK(error_of("ST.S8 [R2], R1\nEXIT") ==
+          "w.yaml:10:9: error: unexpected suffix '.S8' on ST (expected [.U8|.U16][.SHARED])");
+    CHECK(error_of("LD.SHARED.U8 R1, [R2]\nEXIT") ==
+          "w.yaml:10:9: error: unexpected suffix '.U8' on LD (expected "
+          "[.U8|.S8|.U16|.S16][.SHARED])");
+    CHECK(error_of("CAS R1, [R2 + 4], R3, R4\nEXIT") ==
+          "w.yaml:10:17: error: CAS takes no address offset (expected [Rn])");
+    CHECK(error_of("CAS.U8 R1, [R2], R3, R4\nEXIT") ==
+          "w.yaml:10:9: error: unexpected suffix '.U8' on CAS (expected [.SHARED])");
+    const program q =
+        assemble_ok("ld.s16.shared R1, [R2 + 2]\nST.U8 [R2], R1\n"
+                    "ATOM.EXCH.SHARED RZ, [R2], R3\nCAS.SHARED R1, [R2], R3, R4\nEXIT");
+    CHECK(q[0].width == mem_width::s16);
+    CHECK(q[0].space == mem_space::shared);
+    CHECK(q[1].width == mem_width::u8);
+    CHECK(q[1].space == mem_space::global);
+    CHECK(q[2].aop == atom_op::EXCH);
+    CHECK(q[2].space == mem_space::shared);
+    CHECK(q[3].op == opcode::CAS);
+    CHECK(q[3].src[2] == reg(4));
+    CHECK(disassemble(q[0]) == "LD.S16.SHARED R1, [R2 + 2]");
+    CHECK(disassemble(q[2]) == "ATOM.EXCH.SHARED RZ, [R2], R3");
+    CHECK(disassemble(q[3]) == "CAS.SHARED R1, [R2], R3, R4");
     CHECK(error_of("ATOM.ADD R1, [R2], 5\nEXIT") ==
           "w.yaml:10:28: error: expected a register, got '5'");
     CHECK(error_of("ATOM.ADD R1, [R2]\nEXIT") ==

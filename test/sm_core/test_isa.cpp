@@ -72,11 +72,24 @@ instruction random_instruction(opcode op, std::mt19937& rng)
         i.dst = random_reg(rng);
         i.src[0] = reg(random_reg(rng));
         i.offset = static_cast<std::int32_t>(rng());
+        i.space = static_cast<mem_space>(rng() % num_mem_spaces);
+        i.width = static_cast<mem_width>(rng() % num_mem_widths);
         break;
-    case syntax::st:
+    case syntax::st: {
         i.src[0] = reg(random_reg(rng));
         i.src[1] = reg(random_reg(rng));
         i.offset = static_cast<std::int32_t>(rng());
+        i.space = static_cast<mem_space>(rng() % num_mem_spaces);
+        const mem_width widths[] = {mem_width::b32, mem_width::u8, mem_width::u16};
+        i.width = widths[rng() % 3];
+        break;
+    }
+    case syntax::cas:
+        i.dst = random_reg(rng);
+        i.src[0] = reg(random_reg(rng));
+        i.src[1] = reg(random_reg(rng));
+        i.src[2] = reg(random_reg(rng));
+        i.space = static_cast<mem_space>(rng() % num_mem_spaces);
         break;
     case syntax::trace:
         i.src[0] = imm(static_cast<std::uint32_t>(rng()));
@@ -86,6 +99,8 @@ instruction random_instruction(opcode op, std::mt19937& rng)
         i.src[0] = reg(random_reg(rng));
         i.src[1] = reg(random_reg(rng));
         i.offset = static_cast<std::int32_t>(rng());
+        i.space = static_cast<mem_space>(rng() % num_mem_spaces);
+        i.aop = static_cast<atom_op>(rng() % num_atom_ops);
         break;
     case syntax::r_sssm:
         i.src[2] = random_source(rng);

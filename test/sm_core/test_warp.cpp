@@ -883,3 +883,57 @@ TEST_CASE("a misaligned ATOM stops the warp", "[warp]")
     CHECK(std::string(r.message) ==
           "misaligned address 0x00000102 in lane 0 (ATOM needs 4-byte alignment)");
 }
+
+TEST_CASE("sub-word and shared LD/ST steps carry their width and space", "[warp]")
+{
+    const program p = assemble_ok("MOV R2, 0x101\nLD.S8 R3, [R2]\nST.U16.SHARED [R2 + 1], R3\n"
+                                  "LD.U16 R4, [R2 + 3]\nEXIT");
+    const launch_context ctx = cta(32);
+    warp w(p, ctx, 0);
+    w.step();
+    step_result r = w.step();
+    REQUIRE(r.kind == step_kind::load);
+    CHECK(r.access->width == mem_width::s8);
+    CHECK(r.access->space == mem_space::global);
+    CHECK(r.access->addr[5] == 0x101u);
+    w.complete_load(3, lane_values{}, r.access->lane_mask);
+    r = w.step();
+    REQUIRE(r.kind == step_kind::store);
+    CHECK(r.access->width == mem_width::u16);
+    CHECK(r.access->space == mem_space::shared);
+    CHECK(r.access->addr[0] == 0x102u);
+    r = w.step(); // 0x104 is 2-byte aligned: no fault
+    REQUIRE(r.kind == step_kind::load);
+    CHECK(r.access->addr[31] == 0x104u);
+    const program q = assemble_ok("MOV R2, 0x101\nLD.U16 R4, [R2]\nEXIT");
+    warp v(q, ctx, 0);
+    v.step();
+    r = v.step();
+    REQUIRE(r.kind == step_kind::error);
+    CHECK(std::string(r.message) ==
+          "misaligned address 0x00000101 in lane 0 (LD needs 2-byte alignment)");
+}
+
+TEST_CASE("ATOM operations and CAS report their operation and operands", "[warp]")
+{
+    const program p = assemble_ok("S2R R1, SR_LANEID\nMOV R2, 64\nATOM.UMAX.SHARED R3, [R2], R1\n"
+                                  "IADD R5, R1, 7\nCAS R4, [R2], R1, R5\nEXIT");
+    const launch_context ctx = cta(32);
+    warp w(p, ctx, 0);
+    w.step();
+    w.step();
+    step_result r = w.step();
+    REQUIRE(r.kind == step_kind::atomic);
+    CHECK(r.access->aop == atom_op::UMAX);
+    CHECK_FALSE(r.access->cas);
+    CHECK(r.access->space == mem_space::shared);
+    CHECK(r.access->data[9] == 9u);
+    CHECK(w.pending(3));
+    w.step();
+    r = w.step();
+    REQUIRE(r.kind == step_kind::atomic);
+    CHECK(r.access->cas);
+    CHECK(r.access->data[9] == 9u);
+    CHECK(r.access->data2[9] == 16u);
+    CHECK(w.pending(4));
+}

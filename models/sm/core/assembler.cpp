@@ -204,6 +204,7 @@ unsigned operand_count(syntax s)
     case syntax::r_sss:
     case syntax::sel:
     case syntax::r_sssm:
+    case syntax::cas:
         return 4;
     }
     return 0;
@@ -387,15 +388,10 @@ private:
         } else if (oi.form == syntax::setp) {
             if (!parse_cond(inst, suffix, mnemonic))
                 return;
-        } else if (oi.form == syntax::atom) {
-            if (suffix != "ADD") {
-                error(mnemonic.col, suffix.empty()
-                                        ? "ATOM needs an operation suffix (ATOM.ADD)"
-                                        : "unknown atomic operation '" +
-                                              std::string(mnemonic.text.substr(dot + 1)) +
-                                              "' (expected ATOM.ADD)");
+        } else if (oi.form == syntax::atom || oi.form == syntax::cas || oi.form == syntax::ld ||
+                   oi.form == syntax::st) {
+            if (!parse_memory_suffixes(inst, suffix, mnemonic, dot))
                 return;
-            }
         } else if (dot != std::string::npos) {
             error(mnemonic.col, "unexpected suffix '." +
                                     std::string(mnemonic.text.substr(dot + 1)) + "' on " + base);
@@ -419,6 +415,68 @@ private:
             }
         }
         parse_operands(inst, oi, ops);
+    }
+
+    /// The suffixes of LD/ST/ATOM/CAS: a width (LD: U8 S8 U16 S16, ST: U8 U16), an atomic
+    /// operation (ATOM: required, first) and the space (SHARED), in that order.
+    bool parse_memory_suffixes(instruction& inst, const std::string& suffix, token mnemonic,
+                               std::size_t dot)
+    {
+        const syntax form = info(inst.op).form;
+        const char* base = info(inst.op).name;
+        std::vector<std::string> parts;
+        for (std::size_t at = 0; dot != std::string::npos && at <= suffix.size();) {
+            const std::size_t next = suffix.find('.', at);
+            parts.push_back(suffix.substr(at, next == std::string::npos ? next : next - at));
+            if (next == std::string::npos)
+                break;
+            at = next + 1;
+        }
+        std::size_t i = 0;
+        if (form == syntax::atom) {
+            std::string ops;
+            for (unsigned k = 0; k < num_atom_ops; ++k)
+                ops += std::string(k ? ", " : "") + name(static_cast<atom_op>(k));
+            if (parts.empty()) {
+                error(mnemonic.col,
+                      "ATOM needs an operation suffix (ATOM.ADD, expected one of " + ops + ")");
+                return false;
+            }
+            unsigned k = 0;
+            while (k < num_atom_ops && parts[0] != name(static_cast<atom_op>(k)))
+                ++k;
+            if (k == num_atom_ops) {
+                error(mnemonic.col,
+                      "unknown atomic operation '" + parts[0] + "' (expected " + ops + ")");
+                return false;
+            }
+            inst.aop = static_cast<atom_op>(k);
+            ++i;
+        }
+        if (i < parts.size() && (form == syntax::ld || form == syntax::st)) {
+            for (unsigned w = 1; w < num_mem_widths; ++w) {
+                const auto width = static_cast<mem_width>(w);
+                const bool signed_w = width == mem_width::s8 || width == mem_width::s16;
+                if (parts[i] == name(width) && !(form == syntax::st && signed_w)) {
+                    inst.width = width;
+                    ++i;
+                    break;
+                }
+            }
+        }
+        if (i < parts.size() && parts[i] == name(mem_space::shared)) {
+            inst.space = mem_space::shared;
+            ++i;
+        }
+        if (i < parts.size()) {
+            error(mnemonic.col, "unexpected suffix '." + parts[i] + "' on " + base + " (expected " +
+                                    (form == syntax::ld   ? "[.U8|.S8|.U16|.S16][.SHARED]"
+                                     : form == syntax::st ? "[.U8|.U16][.SHARED]"
+                                                          : "[.SHARED]") +
+                                    ")");
+            return false;
+        }
+        return true;
     }
 
     bool parse_cond(instruction& inst, const std::string& suffix, token mnemonic)
@@ -516,6 +574,19 @@ private:
             std::uint8_t r = reg_zero;
             parse_dst(ops[2], r);
             inst.src[1] = reg(r);
+            break;
+        }
+        case syntax::cas: {
+            parse_dst(ops[0], inst.dst);
+            parse_address(ops[1], inst);
+            if (inst.offset != 0)
+                error(ops[1].col, "CAS takes no address offset (expected [Rn])");
+            inst.offset = 0;
+            for (unsigned k = 1; k < 3; ++k) {
+                std::uint8_t r = reg_zero;
+                parse_dst(ops[k + 1], r);
+                inst.src[k] = reg(r);
+            }
             break;
         }
         case syntax::trace:

@@ -24,7 +24,8 @@ coalescer::coalescer(unsigned line_bytes, unsigned access_bytes)
                                     ") must be powers of two with access_bytes <= line_bytes");
 }
 
-void coalescer::coalesce_into(std::uint32_t active, const std::uint32_t* lane_addr, result& r) const
+void coalescer::coalesce_into(std::uint32_t active, const std::uint32_t* lane_addr, result& r,
+                              unsigned access_bytes) const
 {
     r.count = 0;
     r.misaligned = 0;
@@ -35,7 +36,7 @@ void coalescer::coalesce_into(std::uint32_t active, const std::uint32_t* lane_ad
         if (!(active & bit))
             continue;
         const std::uint32_t a = lane_addr[l];
-        if (a & (m_access_bytes - 1)) {
+        if (a & (access_bytes - 1)) {
             r.misaligned |= bit;
             continue;
         }
@@ -46,12 +47,12 @@ void coalescer::coalesce_into(std::uint32_t active, const std::uint32_t* lane_ad
             while (last < r.count && r.requests[last].line_addr != line)
                 ++last;
             if (last == r.count) {
-                r.requests[r.count++] = request{line, bit, off, m_access_bytes};
+                r.requests[r.count++] = request{line, bit, off, access_bytes};
                 continue;
             }
         }
         request& q = r.requests[last];
-        const unsigned end = std::max(q.offset + q.bytes, off + m_access_bytes);
+        const unsigned end = std::max(q.offset + q.bytes, off + access_bytes);
         q.offset = std::min(q.offset, off);
         q.bytes = end - q.offset;
         q.lane_mask |= bit;

@@ -48,7 +48,14 @@ public:
     /// As above, into r: writes r.count, r.misaligned and r.requests[0..count) only (an SM's
     /// memory instruction entries are many and cold in the host's caches; the other entries
     /// stay as they were).
-    void coalesce_into(std::uint32_t active, const std::uint32_t* lane_addr, result& r) const;
+    void coalesce_into(std::uint32_t active, const std::uint32_t* lane_addr, result& r) const
+    {
+        coalesce_into(active, lane_addr, r, m_access_bytes);
+    }
+    /// As above, with access_bytes (a power of two up to line_bytes) per lane instead of
+    /// access_bytes() (sub-word LD/ST).
+    void coalesce_into(std::uint32_t active, const std::uint32_t* lane_addr, result& r,
+                       unsigned access_bytes) const;
     /// As above, with the addresses as an array.
     result coalesce(std::uint32_t active, const std::array<std::uint32_t, lanes>& lane_addr) const
     {

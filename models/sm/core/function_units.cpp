@@ -43,6 +43,7 @@ unit_class unit_of(opcode op)
     case opcode::CDL:
     case opcode::MEMBAR:
     case opcode::ATOM:
+    case opcode::CAS:
         return unit_class::lsu;
     case opcode::BRA:
     case opcode::BAR:

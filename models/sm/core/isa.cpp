@@ -1,12 +1,19 @@
 // The SIMT instruction set of the SM: opcode table, encoding, decoding, disassembly.
 // See docs/isa.md.
 #include "models/sm/core/isa.h"
+#include "tlm_bus/atomic_op.h"
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
 namespace vgpu::sm {
+
+static_assert(
+    static_cast<unsigned>(tlm_bus::atomic_op::dec) == static_cast<unsigned>(atom_op::DEC) &&
+        static_cast<unsigned>(tlm_bus::atomic_op::fadd) == static_cast<unsigned>(atom_op::FADD) &&
+        static_cast<unsigned>(tlm_bus::atomic_op::xor_) == static_cast<unsigned>(atom_op::XOR),
+    "atom_op and tlm_bus::atomic_op list the operations in one order");
 
 namespace {
 
@@ -68,6 +75,8 @@ constexpr opcode_info opcode_table[] = {
     {"BITS", syntax::r_sm, imm_type::integer},
     {"BFX", syntax::r_sssm, imm_type::integer},
     {"PRMT", syntax::r_sssm, imm_type::integer},
+    // shared memory and atomics
+    {"CAS", syntax::cas, imm_type::integer},
     {"<invalid>", syntax::none, imm_type::integer},
 };
 static_assert(sizeof(opcode_table) / sizeof(opcode_table[0]) == num_opcodes + 1);
@@ -93,6 +102,7 @@ struct layout {
     std::uint8_t src[3];
     bool cond, sreg, offset;
     bool mod = false; ///< instruction::mod in the cond and sreg bits
+    bool mem = false; ///< memory space (and width or atomic operation) in bits 25:19
 };
 
 const layout& layout_of(syntax s)
@@ -107,11 +117,11 @@ const layout& layout_of(syntax s)
         /* setp  */ {dst_kind::pred, {R | I, R | I, N}, true, false, false},
         /* sel   */ {dst_kind::reg, {R | I, R | I, P}, false, false, false},
         /* bra   */ {dst_kind::none, {I, N, N}, false, false, false},
-        /* ld    */ {dst_kind::reg, {R, N, N}, false, false, true},
-        /* st    */ {dst_kind::none, {R, R, N}, false, false, true},
+        /* ld    */ {dst_kind::reg, {R, N, N}, false, false, true, false, true},
+        /* st    */ {dst_kind::none, {R, R, N}, false, false, true, false, true},
         /* trace */ {dst_kind::none, {I, N, N}, false, false, false},
         /* cdl   */ {dst_kind::reg, {R | I, I, N | I}, false, false, false},
-        /* atom  */ {dst_kind::reg, {R, R, N}, false, false, true},
+        /* atom  */ {dst_kind::reg, {R, R, N}, false, false, true, false, true},
         /* r_sm   */ {dst_kind::reg, {R | I, N, N}, false, false, false, true},
         /* r_ssm  */ {dst_kind::reg, {R | I, R | I, N}, false, false, false, true},
         /* r_sssm */ {dst_kind::reg, {R | I, R | I, R | I}, false, false, false, true},
@@ -119,6 +129,7 @@ const layout& layout_of(syntax s)
         /* vote   */ {dst_kind::pred, {P, R | I, N}, false, false, false, true},
         /* ballot */ {dst_kind::reg, {P, R | I, N}, false, false, false, true},
         /* wsync  */ {dst_kind::none, {R | I, N, N}, false, false, false},
+        /* cas   */ {dst_kind::reg, {R, R, R}, false, false, false, false, true},
     };
     return table[static_cast<unsigned>(s)];
 }
@@ -192,6 +203,26 @@ std::string address_text(const instruction& inst)
     return s + "]";
 }
 
+/// Why the memory fields of inst are wrong (fields an opcode does not use must keep their
+/// defaults), or nullopt.
+std::optional<std::string> check_memory(const instruction& inst, bool mem)
+{
+    const char* op = info(inst.op).name;
+    const syntax form = info(inst.op).form;
+    if (static_cast<unsigned>(inst.space) >= num_mem_spaces ||
+        (!mem && inst.space != mem_space::global))
+        return std::string("bad memory space on ") + op;
+    const bool sized = form == syntax::ld || form == syntax::st;
+    if (static_cast<unsigned>(inst.width) >= num_mem_widths ||
+        (!sized && inst.width != mem_width::b32) ||
+        (form == syntax::st && (inst.width == mem_width::s8 || inst.width == mem_width::s16)))
+        return std::string("bad access width on ") + op;
+    if (static_cast<unsigned>(inst.aop) >= num_atom_ops ||
+        (form != syntax::atom && inst.aop != atom_op::ADD))
+        return std::string("bad atomic operation on ") + op;
+    return std::nullopt;
+}
+
 } // namespace
 
 const opcode_info& info(opcode op)
@@ -205,6 +236,75 @@ operand fimm(float value)
     std::uint32_t b;
     std::memcpy(&b, &value, sizeof b);
     return imm(b);
+}
+
+unsigned width_bytes(mem_width w)
+{
+    switch (w) {
+    case mem_width::u8:
+    case mem_width::s8:
+        return 1;
+    case mem_width::u16:
+    case mem_width::s16:
+        return 2;
+    case mem_width::b32:
+        break;
+    }
+    return 4;
+}
+
+std::uint32_t load_extend(mem_width w, std::uint32_t raw)
+{
+    switch (w) {
+    case mem_width::u8:
+        return raw & 0xffu;
+    case mem_width::s8:
+        return static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(raw)));
+    case mem_width::u16:
+        return raw & 0xffffu;
+    case mem_width::s16:
+        return static_cast<std::uint32_t>(
+            static_cast<std::int32_t>(static_cast<std::int16_t>(raw)));
+    case mem_width::b32:
+        break;
+    }
+    return raw;
+}
+
+std::uint32_t atom_apply(atom_op op, std::uint32_t old, std::uint32_t b)
+{
+    return tlm_bus::atomic_result(static_cast<tlm_bus::atomic_op>(op), old, b);
+}
+
+bool atom_combines(atom_op op)
+{
+    return op != atom_op::FADD && op != atom_op::INC && op != atom_op::DEC;
+}
+
+std::uint32_t atom_fold(atom_op op, std::uint32_t acc, std::uint32_t b)
+{
+    // Each combining operation's fold is the operation itself (EXCH: the later operand).
+    return atom_apply(op, acc, b);
+}
+
+const char* name(atom_op op)
+{
+    static const char* const names[num_atom_ops] = {"ADD",  "FADD", "MIN", "MAX", "UMIN", "UMAX",
+                                                    "EXCH", "AND",  "OR",  "XOR", "INC",  "DEC"};
+    const auto i = static_cast<unsigned>(op);
+    return i < num_atom_ops ? names[i] : "??";
+}
+
+const char* name(mem_space sp)
+{
+    return sp == mem_space::shared ? "SHARED" : "";
+}
+
+const char* name(mem_width w)
+{
+    static const char* const names[num_mem_widths] = {"", "U8", "S8", "U16", "S16"};
+    const auto i = static_cast<unsigned>(w);
+    return i < num_mem_widths ? names[i] : "??";
 }
 
 const char* name(cmp_op c)
@@ -222,7 +322,8 @@ const char* name(special_reg s)
 bool instruction::operator==(const instruction& o) const
 {
     return op == o.op && guard == o.guard && guard_neg == o.guard_neg && dst == o.dst &&
-           src == o.src && cond == o.cond && sreg == o.sreg && offset == o.offset && mod == o.mod;
+           src == o.src && cond == o.cond && sreg == o.sreg && offset == o.offset && mod == o.mod &&
+           space == o.space && width == o.width && aop == o.aop;
 }
 
 std::optional<std::string> check(const instruction& inst, unsigned nregs)
@@ -258,6 +359,8 @@ std::optional<std::string> check(const instruction& inst, unsigned nregs)
         return std::string("bad special register on ") + op;
     if (!mod_valid(inst.op, inst.mod))
         return "bad modifier " + std::to_string(inst.mod) + " on " + op;
+    if (auto why = check_memory(inst, l.mem))
+        return why;
     return std::nullopt;
 }
 
@@ -275,6 +378,12 @@ instruction_words encode(const instruction& inst)
         w0 |= (static_cast<std::uint64_t>(inst.sreg) & 0xf) << 22;
     if (l.mod)
         w0 |= (std::uint64_t{inst.mod} & 0x7f) << 19;
+    if (l.mem) {
+        const std::uint64_t sub = info(inst.op).form == syntax::atom
+                                      ? static_cast<std::uint64_t>(inst.aop) & 0xf
+                                      : static_cast<std::uint64_t>(inst.width) & 0x7;
+        w0 |= (static_cast<std::uint64_t>(inst.space) & 3) << 19 | sub << 21;
+    }
     std::uint32_t values[3] = {};
     for (unsigned i = 0; i < 3; ++i) {
         const operand& s = inst.src[i];
@@ -311,8 +420,21 @@ std::optional<instruction> decode(const instruction_words& words)
         return std::nullopt;
     if (l.mod)
         inst.mod = static_cast<std::uint8_t>(bits(w0, 19, 7));
-    else if ((!l.cond && cond != 0) || (!l.sreg && sreg != 0))
+    else if (!l.mem && ((!l.cond && cond != 0) || (!l.sreg && sreg != 0)))
         return std::nullopt;
+    if (l.mem) {
+        const auto space = static_cast<unsigned>(bits(w0, 19, 2));
+        const auto sub = static_cast<unsigned>(bits(w0, 21, 5));
+        const bool atom = info(inst.op).form == syntax::atom;
+        if (space >= num_mem_spaces || (atom ? sub >= num_atom_ops : sub >= num_mem_widths) ||
+            (info(inst.op).form == syntax::cas && sub != 0))
+            return std::nullopt;
+        inst.space = static_cast<mem_space>(space);
+        if (atom)
+            inst.aop = static_cast<atom_op>(sub);
+        else if (info(inst.op).form != syntax::cas)
+            inst.width = static_cast<mem_width>(sub);
+    }
     if (l.dst != dst_kind::none)
         inst.dst = dst;
     inst.guard = static_cast<std::uint8_t>(bits(w0, 14, 4));
@@ -347,6 +469,12 @@ std::string disassemble(const instruction& inst)
     s += oi.name;
     if (layout_of(oi.form).mod)
         s += mod_text(inst.op, inst.mod);
+    if (oi.form == syntax::atom)
+        s += std::string(".") + name(inst.aop);
+    if (inst.width != mem_width::b32)
+        s += std::string(".") + name(inst.width);
+    if (inst.space != mem_space::global)
+        s += std::string(".") + name(inst.space);
     const auto& src = inst.src;
     auto a = [&](unsigned i) { return source_text(src[i], oi.imm); };
     switch (oi.form) {
@@ -384,9 +512,12 @@ std::string disassemble(const instruction& inst)
     case syntax::st:
         s += " " + address_text(inst) + ", " + reg_name(src[1].value);
         break;
-    case syntax::atom: // ADD is the only operation
-        s += ".ADD " + reg_name(inst.dst) + ", " + address_text(inst) + ", " +
-             reg_name(src[1].value);
+    case syntax::atom:
+        s += " " + reg_name(inst.dst) + ", " + address_text(inst) + ", " + reg_name(src[1].value);
+        break;
+    case syntax::cas:
+        s += " " + reg_name(inst.dst) + ", [" + reg_name(src[0].value) + "], " +
+             reg_name(src[1].value) + ", " + reg_name(src[2].value);
         break;
     case syntax::r_sm:
         s += " " + reg_name(inst.dst) + ", " + a(0);
@@ -467,6 +598,7 @@ bool writes_register(syntax s)
     case syntax::r_ssm:
     case syntax::r_sssm:
     case syntax::ballot:
+    case syntax::cas:
         return true;
     default:
         return false;

@@ -33,6 +33,8 @@ enum class opcode : std::uint8_t {
     // Division, SFU functions, conversions, float compares and warp-level operations
     FDIV, IDIV, MUFU, CVT, FSETPX, SHFL, VOTE, BALLOT, WARPSYNC,
     IMADX, BITS, BFX, PRMT,
+    // shared memory and atomics (docs/isa.md, "Memory spaces and widths")
+    CAS,
     INVALID
 };
 // clang-format on
@@ -68,7 +70,7 @@ enum class syntax : std::uint8_t {
     st,    ///< ST [ra + off], rs
     trace, ///< TRACE imm
     cdl,   ///< CDL rd, offset, cbv[idx] [, n]
-    atom,  ///< ATOM.ADD rd, [ra + off], rb
+    atom,  ///< ATOM.op rd, [ra + off], rb
     // Forms with a modifier (instruction::mod, written as suffixes: MUFU.EX2.FTZ)
     r_sm,   ///< OP.MOD rd, a
     r_ssm,  ///< OP.MOD rd, a, b
@@ -76,8 +78,44 @@ enum class syntax : std::uint8_t {
     setpm,  ///< OP.MOD pd, a, b
     vote,   ///< OP.MOD pd, pa, b
     ballot, ///< OP.MOD rd, pa, b
-    wsync   ///< OP a
+    wsync,  ///< OP a
+    // shared memory and atomics
+    cas ///< CAS rd, [ra], rb, rc (compare rb, new value rc)
 };
+
+// Memory spaces, access widths and atomic operations of LD/ST/ATOM/CAS (docs/isa.md,
+// "Memory spaces and widths"); written as suffixes, encoded in word 0 bits 25:19.
+/// Where LD/ST/ATOM/CAS access: global (virtual) memory or the CTA's shared memory window.
+enum class mem_space : std::uint8_t { global, shared };
+constexpr unsigned num_mem_spaces = 2; ///< number of memory spaces
+/// Access width of LD/ST: a 32-bit word, or a byte/half-word (loads zero- or sign-extend).
+enum class mem_width : std::uint8_t { b32, u8, s8, u16, s16 };
+constexpr unsigned num_mem_widths = 5; ///< number of widths
+/// Bytes accessed per lane at width w (4, 1 or 2).
+unsigned width_bytes(mem_width w);
+/// The register value of a load of width w whose bytes read as raw (zero-extended little-endian
+/// bytes): zero- or sign-extended to 32 bits.
+std::uint32_t load_extend(mem_width w, std::uint32_t raw);
+// clang-format off
+/// Operation of ATOM on the 32-bit word w with operand b (returns the new word).
+enum class atom_op : std::uint8_t {
+    ADD, FADD, MIN, MAX, UMIN, UMAX, EXCH, AND, OR, XOR, INC, DEC
+};
+// clang-format on
+constexpr unsigned num_atom_ops = 12; ///< number of atomic operations
+/// The word after ATOM.op with operand b on old (INC: old >= b ? 0 : old + 1; DEC: old == 0 ||
+/// old > b ? b : old - 1; FADD: fp32 add, round to nearest even).
+std::uint32_t atom_apply(atom_op op, std::uint32_t old, std::uint32_t b);
+/// True when a warp's lanes on one word can be folded into one operand (apply(apply(w, x), y)
+/// == apply(w, apply-fold(x, y)) for every w): ADD MIN MAX UMIN UMAX EXCH AND OR XOR.
+bool atom_combines(atom_op op);
+/// Folds operand b into the combined operand acc of a combining operation.
+std::uint32_t atom_fold(atom_op op, std::uint32_t acc, std::uint32_t b);
+/// Mnemonic suffix of an operation ("ADD"), of a space ("SHARED", "" for global) and of a
+/// width ("U8", "" for 32 bits).
+const char* name(atom_op op);
+const char* name(mem_space s);
+const char* name(mem_width w);
 
 /// How an immediate source operand is interpreted.
 enum class imm_type : std::uint8_t {
@@ -197,6 +235,9 @@ struct instruction {
     special_reg sreg = special_reg::TID_X; ///< S2R source
     std::int32_t offset = 0;               ///< LD/ST/ATOM byte offset added to the address register
     std::uint8_t mod = 0; ///< modifier of the forms r_sm..ballot (7 bits; see mod_text())
+    mem_space space = mem_space::global;   ///< LD/ST/ATOM/CAS memory space
+    mem_width width = mem_width::b32;      ///< LD/ST access width
+    atom_op aop = atom_op::ADD;            ///< ATOM operation
     bool operator==(const instruction& o) const;
     bool operator!=(const instruction& o) const { return !(*this == o); }
 };

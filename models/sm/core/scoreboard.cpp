@@ -161,6 +161,7 @@ issue_time scoreboard::next_issue(const instruction* inst, bool warp_live, bool 
     case opcode::LD:
     case opcode::CDL:
     case opcode::ATOM: // a load that returns the old values
+    case opcode::CAS:
         mem = m_loads.free_entry(m_max_loads);
         break;
     case opcode::ST:

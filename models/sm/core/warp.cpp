@@ -427,6 +427,7 @@ step_result warp::step()
         case opcode::LD:
         case opcode::ST:
         case opcode::ATOM:
+        case opcode::CAS:
             if (!memory_step(inst, exec, r))
                 return r;
             break;
@@ -513,13 +514,14 @@ bool warp::memory_step(const instruction& inst, std::uint32_t exec, step_result&
 {
     const std::uint32_t* base = source(inst.src[0], m_scratch[0]);
     const auto offset = static_cast<std::uint32_t>(inst.offset);
+    const unsigned bytes = width_bytes(inst.width);
     for (std::uint32_t m = exec; m != 0; m &= m - 1) {
         const auto l = static_cast<unsigned>(__builtin_ctz(m));
         const std::uint32_t addr = base[l] + offset;
-        if ((addr & 3) != 0) {
+        if ((addr & (bytes - 1)) != 0) {
             r = fault(r, std::string("misaligned address ") + hex(addr) + " in lane " +
-                             std::to_string(l) + " (" + info(inst.op).name +
-                             " needs 4-byte alignment)");
+                             std::to_string(l) + " (" + info(inst.op).name + " needs " +
+                             std::to_string(bytes) + "-byte alignment)");
             return false;
         }
         m_access.addr[l] = addr;
@@ -527,14 +529,22 @@ bool warp::memory_step(const instruction& inst, std::uint32_t exec, step_result&
     m_access.lane_mask = exec;
     m_access.cbv = 0;
     m_access.count = 0;
+    m_access.space = inst.space;
+    m_access.width = inst.width;
+    m_access.aop = inst.aop;
+    m_access.cas = inst.op == opcode::CAS;
     if (inst.op == opcode::LD) {
         m_access.reg = inst.dst;
         if (inst.dst != reg_zero)
             m_pending.set(inst.dst);
         r.kind = step_kind::load;
-    } else if (inst.op == opcode::ATOM) {
-        const std::uint32_t* addend = source(inst.src[1], m_scratch[1]);
-        for_lanes(exec, [&](unsigned l) { m_access.data[l] = addend[l]; });
+    } else if (inst.op == opcode::ATOM || inst.op == opcode::CAS) {
+        const std::uint32_t* operand = source(inst.src[1], m_scratch[1]);
+        for_lanes(exec, [&](unsigned l) { m_access.data[l] = operand[l]; });
+        if (m_access.cas) {
+            const std::uint32_t* desired = source(inst.src[2], m_scratch[2]);
+            for_lanes(exec, [&](unsigned l) { m_access.data2[l] = desired[l]; });
+        }
         m_access.reg = inst.dst;
         if (inst.dst != reg_zero)
             m_pending.set(inst.dst);

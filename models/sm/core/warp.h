@@ -41,7 +41,7 @@ enum class step_kind : std::uint8_t {
     exit,    ///< EXIT: some lanes finished (done() once all have)
     trace,   ///< TRACE: a user trace event with trace_code
     cdl,     ///< CDL: constant-data load; dst (and the next registers if bulk) pending
-    atomic,  ///< ATOM.ADD: access holds addresses and addends; dst pending until the old
+    atomic,  ///< ATOM/CAS: access holds addresses and operands; dst pending until the old
              ///< values return (complete_load())
     error    ///< the warp stopped at pc; message says why
 };
@@ -57,6 +57,11 @@ struct mem_access {
     std::uint8_t reg = reg_zero; ///< destination register (LD/CDL/ATOM; RZ: discard the data)
     std::uint32_t cbv = 0;       ///< CDL: CBV table index
     std::uint32_t count = 0;     ///< CDL: dwords of the bulk form, 0 for the per-lane form
+    mem_space space = mem_space::global; ///< LD/ST/ATOM/CAS: global, or the CTA's shared window
+    mem_width width = mem_width::b32;    ///< LD/ST: bytes per lane and the load's extension
+    atom_op aop = atom_op::ADD;          ///< ATOM: the operation (CAS: `cas` is set)
+    bool cas = false;                    ///< CAS: compare with data, write data2 where equal
+    lane_values data2{};                 ///< CAS: per-lane new value
 };
 
 /// Outcome of warp::step().

@@ -316,6 +316,8 @@ vop translator::src(const instruction& ins, const operand& op)
         return {};
     }
     case operand::kind::symbol:
+        if (const std::int64_t o = shared_offset(op.name); o >= 0)
+            return vimm(static_cast<std::uint32_t>(o)); // its address in the shared window
         unsupported(ins, "the address of variable '" + op.name + "'");
         return {};
     default:
@@ -359,6 +361,11 @@ bool translator::address(const instruction& ins, const operand& op, vop& base, s
     }
     if (op.name.empty()) {
         base = {vk::rz, 0};
+        return true;
+    }
+    if (const std::int64_t o = shared_offset(op.name); o >= 0 && off + o <= INT32_MAX) {
+        base = {vk::rz, 0};
+        off += static_cast<std::int32_t>(o);
         return true;
     }
     unsupported(ins, "the address of variable '" + op.name + "'");
@@ -406,6 +413,8 @@ void translator::lower(const instruction& ins)
         }
     } else if (op == "cvt") {
         lower_cvt(ins);
+    } else if (op == "cvta" && ins.has("shared")) {
+        lower_cvta_shared(ins);
     } else if (op == "cvta") {
         // Generic and global addresses are the same on vgpu (one address space); only the
         // global window is supported (shared, local and const are not yet).
@@ -763,19 +772,22 @@ void translator::lower_st(const instruction& ins)
 void translator::global_access(const instruction& ins, bool store)
 {
     const data_type t = ins.type();
-    if (ins.space != state_space::global && ins.space != state_space::none) {
+    if (ins.space != state_space::global && ins.space != state_space::none &&
+        ins.space != state_space::shared) {
         unsupported(ins, std::string("vgpu has no ") + space_name(ins.space) + " memory yet");
         return;
     }
     const bool mods =
         store ? mods_ok(ins, {"cg", "cs", "wb", "wt", "volatile", "weak", "v2", "v4"})
               : mods_ok(ins, {"nc", "ca", "cg", "cs", "lu", "cv", "volatile", "weak", "v2", "v4"});
-    if (!(is_int32(t) || t == T::f32) || !mods) {
-        unsupported(ins, type_bits(t) == 32 ? ""
-                         : store            ? "only 32-bit stores (ST is 32 bits)"
-                                            : "only 32-bit loads (LD is 32 bits)");
+    sm::mem_width width = sm::mem_width::b32;
+    if (!width_of(t, width) || !mods) {
+        unsupported(ins, !mods   ? ""
+                         : store ? "only 8-, 16- and 32-bit stores"
+                                 : "only 8-, 16- and 32-bit loads");
         return;
     }
+    const auto size = static_cast<std::int32_t>(sm::width_bytes(width));
     // ld: [dst or {dsts}], [addr]; st: [addr], [src or {srcs}]: one LD/ST per element.
     vop base;
     std::int32_t off = 0;
@@ -791,24 +803,52 @@ void translator::global_access(const instruction& ins, bool store)
     for (std::size_t k = 0; k < elems.size(); ++k) {
         vins v;
         v.op = store ? opcode::ST : opcode::LD;
+        v.space = ins.space == state_space::shared ? sm::mem_space::shared : sm::mem_space::global;
+        v.width = width;
         v.src[0] = base;
         if (store)
             v.src[1] = reg_src(ins, *elems[k]);
         else
             v.dst = elems[k]->k == operand::kind::sink ? vop{vk::rz, 0} : reg_of(ins, *elems[k]);
-        v.offset = off + static_cast<std::int32_t>(4 * k);
+        v.offset = off + size * static_cast<std::int32_t>(k);
         emit(v);
     }
 }
 
 void translator::lower_atom(const instruction& ins)
 {
+    // atom/red.{global,shared}.op.type onto ATOM.op / CAS (docs/cuda.md, "Atomics").
+    struct atom_rule {
+        const char* ptx;
+        data_type type;
+        sm::atom_op op;
+    };
+    static const atom_rule rules[] = {
+        {"add", T::u32, sm::atom_op::ADD},   {"add", T::s32, sm::atom_op::ADD},
+        {"add", T::f32, sm::atom_op::FADD},  {"min", T::s32, sm::atom_op::MIN},
+        {"min", T::u32, sm::atom_op::UMIN},  {"max", T::s32, sm::atom_op::MAX},
+        {"max", T::u32, sm::atom_op::UMAX},  {"exch", T::b32, sm::atom_op::EXCH},
+        {"exch", T::u32, sm::atom_op::EXCH}, {"exch", T::s32, sm::atom_op::EXCH},
+        {"exch", T::f32, sm::atom_op::EXCH}, {"and", T::b32, sm::atom_op::AND},
+        {"or", T::b32, sm::atom_op::OR},     {"xor", T::b32, sm::atom_op::XOR},
+        {"inc", T::u32, sm::atom_op::INC},   {"dec", T::u32, sm::atom_op::DEC},
+        {"cas", T::b32, sm::atom_op::ADD},   {"cas", T::u32, sm::atom_op::ADD},
+        {"cas", T::s32, sm::atom_op::ADD},   {"cas", T::f32, sm::atom_op::ADD},
+    };
     const bool red = ins.opcode == "red";
     const data_type t = ins.type();
-    if (!ins.has("add") || !(t == T::u32 || t == T::s32) ||
-        !mods_ok(ins, {"add", "relaxed", "gpu"}) || ins.ops.size() != (red ? 2u : 3u) ||
-        (ins.space != state_space::global && ins.space != state_space::none)) {
-        unsupported(ins, "ATOM.ADD on 32-bit integers in global memory is the only atomic");
+    const atom_rule* rule = nullptr;
+    for (const atom_rule& r : rules)
+        if (r.type == t && ins.has(r.ptx) && !(red && std::string(r.ptx) == "cas"))
+            rule = &r;
+    const bool cas = rule && std::string(rule->ptx) == "cas";
+    const unsigned nops = (red ? 2u : 3u) + (cas ? 1u : 0u);
+    if (!rule || !mods_ok(ins, {rule->ptx, "relaxed", "gpu", "cta", "sys", "noftz"}) ||
+        ins.ops.size() != nops ||
+        (ins.space != state_space::global && ins.space != state_space::none &&
+         ins.space != state_space::shared)) {
+        unsupported(ins, "atomics are add (u32, s32, f32), min/max (s32, u32), exch, cas, and, "
+                         "or, xor (32 bits) and inc/dec (u32) on global or shared memory");
         return;
     }
     vop base;
@@ -816,12 +856,110 @@ void translator::lower_atom(const instruction& ins)
     if (!address(ins, ins.ops[red ? 0 : 1], base, off))
         return;
     vins v;
-    v.op = opcode::ATOM;
+    v.op = cas ? opcode::CAS : opcode::ATOM;
+    v.space = ins.space == state_space::shared ? sm::mem_space::shared : sm::mem_space::global;
+    v.aop = rule->op;
     v.dst = red ? vop{vk::rz, 0} : reg_of(ins, ins.ops[0]);
+    if (cas && off != 0) { // CAS takes no offset: the address goes in a register
+        vins a;
+        a.op = base.k == vk::rz ? opcode::MOV : opcode::IADD;
+        a.dst = vreg(temp());
+        a.src[0] = base.k == vk::rz ? vimm(static_cast<std::uint32_t>(off)) : base;
+        if (base.k != vk::rz)
+            a.src[1] = vimm(static_cast<std::uint32_t>(off));
+        emit(a);
+        base = a.dst;
+        off = 0;
+    }
     v.src[0] = base;
     v.src[1] = reg_src(ins, ins.ops[red ? 1 : 2]);
+    if (cas)
+        v.src[2] = reg_src(ins, ins.ops[3]);
     v.offset = off;
     emit(v);
+}
+
+void translator::lower_cvta_shared(const instruction& ins)
+{
+    // A shared address is its offset in the CTA's window; cvta.to.shared of a generic address
+    // that came from it is that offset again. The reverse (a generic pointer into shared
+    // memory) would be read by generic ld/st as a global address: refused.
+    if (!ins.has("to") || !mods_ok(ins, {"to"}) || !is_int64(ins.type()) || ins.ops.size() != 2) {
+        unsupported(ins, "generic addresses of shared memory are not supported (only "
+                         "cvta.to.shared)");
+        return;
+    }
+    vins v;
+    v.op = opcode::MOV;
+    v.dst = reg_of(ins, ins.ops[0]);
+    v.src[0] = src(ins, ins.ops[1]);
+    emit(v);
+}
+
+bool translator::width_of(data_type t, sm::mem_width& w)
+{
+    switch (t) {
+    case T::u8:
+    case T::b8:
+        w = sm::mem_width::u8;
+        return true;
+    case T::s8:
+        w = sm::mem_width::s8;
+        return true;
+    case T::u16:
+    case T::b16:
+        w = sm::mem_width::u16;
+        return true;
+    case T::s16:
+        w = sm::mem_width::s16;
+        return true;
+    default:
+        w = sm::mem_width::b32;
+        return is_int32(t) || t == T::f32;
+    }
+}
+
+void translator::layout_shared()
+{
+    // Static variables in declaration order (module scope first), each at its alignment; the
+    // extern (dynamic) arrays all start after them, at 16 bytes (as CUDA's dynamic shared
+    // memory does).
+    std::uint64_t end = 0;
+    std::vector<const variable*> externs;
+    auto place = [&](const variable& d) {
+        if (d.space != state_space::shared)
+            return;
+        if (d.is_extern) {
+            externs.push_back(&d);
+            return;
+        }
+        const std::uint64_t align = std::max<std::uint64_t>({1, d.align, d.element_bytes()});
+        end = (end + align - 1) / align * align;
+        m_shared[d.name] = static_cast<std::uint32_t>(std::min<std::uint64_t>(end, UINT32_MAX));
+        end += d.bytes();
+    };
+    for (const variable& d : m_mod.globals)
+        place(d);
+    for (const variable& d : m_fn.decls)
+        place(d);
+    if (!externs.empty())
+        end = (end + 15) / 16 * 16;
+    for (const variable* d : externs)
+        m_shared[d->name] = static_cast<std::uint32_t>(std::min<std::uint64_t>(end, UINT32_MAX));
+    if (end > (1u << 24)) {
+        m_out.errors.push_back(m_mod.file + ":" + std::to_string(m_fn.where.line) + ":" +
+                               std::to_string(m_fn.where.col) + ": error: '" + m_fn.name +
+                               "' declares " + std::to_string(end) +
+                               " bytes of shared memory (at most 16 MiB)");
+        return;
+    }
+    m_out.shared_bytes = static_cast<std::uint32_t>(end);
+}
+
+std::int64_t translator::shared_offset(std::string_view name) const
+{
+    const auto it = m_shared.find(name);
+    return it == m_shared.end() ? -1 : it->second;
 }
 
 } // namespace vgpu::ptx::detail

@@ -93,6 +93,9 @@ void translator::propagate_copies()
 
 void translator::run()
 {
+    layout_shared();
+    if (!m_out.errors.empty())
+        return;
     build_blocks();
     if (!m_out.errors.empty())
         return;
@@ -284,9 +287,13 @@ void translator::finish(const std::vector<std::size_t>& order)
         if (form == sm::syntax::setp)
             mn += std::string(".") + sm::name(v.cond);
         if (v.op == opcode::ATOM)
-            mn += ".ADD";
+            mn += std::string(".") + sm::name(v.aop);
         if (sm::has_mod(v.op))
             mn += sm::mod_text(v.op, v.mod);
+        if (v.width != sm::mem_width::b32)
+            mn += std::string(".") + sm::name(v.width);
+        if (v.space != sm::mem_space::global)
+            mn += std::string(".") + sm::name(v.space);
         line += mn;
         auto mem = [&](const vop& base) {
             std::string s = "[" + opnd(v, base);
@@ -339,6 +346,10 @@ void translator::finish(const std::vector<std::size_t>& order)
         case sm::syntax::atom:
             ops = opnd(v, v.dst) + ", " + mem(v.src[0]) + ", " + opnd(v, v.src[1]);
             break;
+        case sm::syntax::cas:
+            ops = opnd(v, v.dst) + ", " + mem(v.src[0]) + ", " + opnd(v, v.src[1]) + ", " +
+                  opnd(v, v.src[2]);
+            break;
         default:
             break;
         }
@@ -370,7 +381,7 @@ translation translate(const module& m, int entry, const translate_options& opt)
     }
     const function& f = m.functions[static_cast<std::size_t>(entry)];
     for (const variable& d : f.decls)
-        if (d.space == state_space::shared || d.space == state_space::local)
+        if (d.space == state_space::local)
             out.errors.push_back(m.file + ":" + std::to_string(d.where.line) + ":" +
                                  std::to_string(d.where.col) + ": error: unsupported ." +
                                  space_name(d.space) + " variable '" + d.name + "': vgpu has no " +

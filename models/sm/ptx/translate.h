@@ -26,10 +26,13 @@ struct pc_origin {
 
 /// Output of translate().
 struct translation {
-    std::string text{};              ///< vgpu assembler text (docs/isa.md), LDP by index
-    std::vector<pc_origin> pcs{};    ///< one per vgpu instruction (PC order)
-    unsigned registers = 0;          ///< registers per thread used (highest R + 1)
-    unsigned predicates = 0;         ///< predicates used (highest P + 1)
+    std::string text{};           ///< vgpu assembler text (docs/isa.md), LDP by index
+    std::vector<pc_origin> pcs{}; ///< one per vgpu instruction (PC order)
+    unsigned registers = 0;       ///< registers per thread used (highest R + 1)
+    unsigned predicates = 0;      ///< predicates used (highest P + 1)
+    /// Static shared memory per CTA in bytes (the .shared variables, aligned); extern (dynamic)
+    /// .shared arrays start at this offset, so a launch needs shared_bytes + its dynamic size.
+    std::uint32_t shared_bytes = 0;
     std::vector<std::string> errors; ///< "file.ptx:LINE:COL: error: unsupported ... (...)"
     bool ok() const { return errors.empty(); }
 };

@@ -53,6 +53,9 @@ struct vins {
     std::uint8_t mod = 0;      ///< modifier of the forms that have one (sm::has_mod)
     std::size_t target = npos; ///< BRA: block, then PC after layout
     std::size_t ptx = npos;    ///< index of the PTX instruction in the body, npos if added
+    sm::mem_space space = sm::mem_space::global; ///< LD/ST/ATOM/CAS
+    sm::mem_width width = sm::mem_width::b32;    ///< LD/ST
+    sm::atom_op aop = sm::atom_op::ADD;          ///< ATOM
 };
 
 /// A basic block: PTX instructions [begin, end), lowered body and its terminator.
@@ -87,6 +90,9 @@ private:
     std::map<std::pair<int, int>, std::uint32_t> m_regs, m_preds;
     std::uint32_t m_nregs = 0, m_npreds = 0;
     std::vector<block> m_blocks;
+    /// Shared variables: name -> byte offset in the CTA's window (extern arrays: the dynamic
+    /// part, after the static ones).
+    std::map<std::string, std::uint32_t, std::less<>> m_shared;
     std::vector<vins>* m_code = nullptr; ///< block being lowered
     std::size_t m_at = 0;                ///< PTX instruction being lowered
     bool m_failed = false;               ///< the current instruction had an error
@@ -134,6 +140,14 @@ private:
     void lower_warp_op(const instruction& ins);
     bool lower_bits(const instruction& ins);
     vop ftz_of(const vop& a);
+    // Shared memory, atomics and sub-word accesses (lower.cpp, docs/cuda.md).
+    /// Lays out the module's and the entry's .shared variables (m_shared, shared_bytes).
+    void layout_shared();
+    /// The window offset of shared variable `name`, or -1 when it is not one.
+    std::int64_t shared_offset(std::string_view name) const;
+    /// The access width of an ld/st type (32-bit types: b32), or false when not supported.
+    static bool width_of(data_type t, sm::mem_width& w);
+    void lower_cvta_shared(const instruction& ins);
     void propagate_copies();
     void finish(const std::vector<std::size_t>& order);
 };

@@ -1,0 +1,63 @@
+// The operations of an atomic access (access_kind::atomic) and the one rule that computes the
+// new word, used by every block that carries one out or mirrors it. Plain C++ (no SystemC),
+// so that the SM's instruction set uses it too. See docs/isa.md ("Atomics").
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace vgpu::tlm_bus {
+
+// clang-format off
+/// The operation of an atomic write; the order is sm::atom_op's, then CAS.
+enum class atomic_op : std::uint8_t {
+    add, fadd, min, max, umin, umax, exch, and_, or_, xor_, inc, dec, cas
+};
+// clang-format on
+
+/// The new word of atomic `op` on `old` with operand b (CAS: compare with b, write `swap` where
+/// equal). min/max signed, umin/umax unsigned; fadd an fp32 add rounded to nearest even;
+/// inc: old >= b ? 0 : old + 1; dec: old == 0 || old > b ? b : old - 1 (PTX's atom.inc/dec).
+inline std::uint32_t atomic_result(atomic_op op, std::uint32_t old, std::uint32_t b,
+                                   std::uint32_t swap = 0)
+{
+    const auto s = [](std::uint32_t v) { return static_cast<std::int32_t>(v); };
+    switch (op) {
+    case atomic_op::add:
+        return old + b;
+    case atomic_op::fadd: {
+        float x, y;
+        std::memcpy(&x, &old, 4);
+        std::memcpy(&y, &b, 4);
+        const float r = x + y;
+        std::uint32_t bits;
+        std::memcpy(&bits, &r, 4);
+        return bits;
+    }
+    case atomic_op::min:
+        return s(b) < s(old) ? b : old;
+    case atomic_op::max:
+        return s(b) > s(old) ? b : old;
+    case atomic_op::umin:
+        return b < old ? b : old;
+    case atomic_op::umax:
+        return b > old ? b : old;
+    case atomic_op::exch:
+        return b;
+    case atomic_op::and_:
+        return old & b;
+    case atomic_op::or_:
+        return old | b;
+    case atomic_op::xor_:
+        return old ^ b;
+    case atomic_op::inc:
+        return old >= b ? 0 : old + 1;
+    case atomic_op::dec:
+        return old == 0 || old > b ? b : old - 1;
+    case atomic_op::cas:
+        return old == b ? swap : old;
+    }
+    return old;
+}
+
+} // namespace vgpu::tlm_bus
