@@ -119,9 +119,10 @@ struct kernel_decl {
     config::location source_where;       ///< the `cuda:` or `ptx:` key
     /// A kernel translated from PTX (it has `cuda:` or `ptx:`).
     bool translated() const { return !cuda.empty() || !ptx_file.empty(); }
-    unsigned registers = 0; ///< registers per thread of a translated kernel; 0: sm.regs_per_thread
-    std::uint32_t shared_bytes =
-        0; ///< shared memory per CTA: static (translation) + dynamic (shared_bytes:)
+    // clang-format off
+    unsigned registers = 0;         ///< registers per thread of a translated kernel; 0: sm.regs_per_thread
+    std::uint32_t shared_bytes = 0; ///< shared memory per CTA: static (translation) + dynamic (shared_bytes:)
+    // clang-format on
 };
 
 /// What a check compares the buffer with.

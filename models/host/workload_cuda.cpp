@@ -9,6 +9,7 @@
 #include "models/sm/ptx/parser.h"
 #include "models/sm/ptx/translate.h"
 
+#include <cstring>
 #include <filesystem>
 
 namespace vgpu::host {
@@ -27,6 +28,28 @@ std::string of_kernel(const kernel_decl& d, const std::string& file)
 std::string param_text(const ptx::param_info& p)
 {
     return p.cxx_type.empty() ? std::string(".") + ptx::type_name(p.type) : p.cxx_type;
+}
+
+/// 1: a signed integer parameter, -1: unsigned, 0: either (no C++ type, .b or .u PTX type).
+int signedness(const ptx::param_info& p)
+{
+    std::string t = p.cxx_type;
+    for (const char* q : {"const ", " const", "volatile ", " volatile"})
+        for (auto pos = t.find(q); pos != std::string::npos; pos = t.find(q))
+            t.erase(pos, std::strlen(q));
+    if (t == "int" || t == "short" || t == "long" || t == "long long" || t == "signed char" ||
+        t == "char")
+        return 1;
+    if (t.rfind("unsigned", 0) == 0 || t == "bool" || t == "char16_t" || t == "char32_t" ||
+        t == "wchar_t")
+        return -1;
+    if (!t.empty())
+        return 0; // an enum or a typedef the demangler spells by name
+    const ptx::data_type x = p.type;
+    return x == ptx::data_type::s8 || x == ptx::data_type::s16 || x == ptx::data_type::s32 ||
+                   x == ptx::data_type::s64
+               ? 1
+               : 0;
 }
 
 /// Inserts "key.path: " after "error: " in a message of another component.
@@ -54,8 +77,8 @@ void workload_reader::read_defines(const field& f, ptx::compile_request& req)
 {
     if (!m_r.is_map(f, "a mapping {NAME: value}"))
         return;
-    const fields e = m_r.open(f.value, f.path, {});
-    for (const field& x : e.entries) {
+    for (auto entry = f.value.begin(); entry != f.value.end(); ++entry) {
+        const field x{entry->first, entry->second, f.path + "." + entry->first.Scalar()};
         const std::string key = x.key.Scalar();
         const bool ok = !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0])) &&
                         std::all_of(key.begin(), key.end(), [](char c) {
@@ -128,7 +151,7 @@ void workload_reader::translate_kernel(const fields& k, const field& it, kernel_
 
     ptx::compile_request req;
     req.source = d.cuda;
-    req.kernel = d.entry;
+    req.kernel = d.name; // messages name the workload's kernel
     req.where = d.source_where;
     if (const field* x = k.get("defines"))
         read_defines(*x, req);
@@ -294,14 +317,15 @@ void workload_reader::check_params(const fields& k, const field& it,
                           ": not supported as a parameter yet (docs/cuda.md)");
             continue;
         }
-        const bool is_signed = t == ptx::data_type::s8 || t == ptx::data_type::s16 ||
-                               t == ptx::data_type::s32 || t == ptx::data_type::s64;
-        // The range a parameter word can carry: the type's, and for 64-bit types what a
-        // 64-bit register's low 32 bits carry exactly (docs/cuda.md, "64-bit addresses").
+        // Signedness: the C++ type's when known (clang gives an `int` a .u32 parameter),
+        // else the PTX type's; .b and .u types without a C++ type take either (two's
+        // complement). For 64-bit types the range is what a 64-bit register's low 32 bits
+        // carry exactly (docs/cuda.md, "64-bit address arithmetic").
+        const int sign = signedness(w);
         const unsigned b = std::min(bits, 32u);
-        const std::int64_t lo = is_signed ? -(std::int64_t{1} << (b - 1)) : 0;
+        const std::int64_t lo = sign >= 0 ? -(std::int64_t{1} << (b - 1)) : 0;
         const std::int64_t hi = bits == 64 ? (std::int64_t{1} << 32) - 1
-                                           : (std::int64_t{1} << (is_signed ? b - 1 : b)) - 1;
+                                           : (std::int64_t{1} << (sign > 0 ? b - 1 : b)) - 1;
         std::optional<std::int64_t> v = parse_int(s);
         if (!v)
             if (auto dv = parse_double(s); dv && *dv == std::floor(*dv) && std::fabs(*dv) < 9e18)

@@ -109,7 +109,8 @@ void workload_reader::read_kernels(const field& f)
         d.where = m_r.where(it.value);
         // The code: `program:` (assembly), or `cuda:` / `ptx:` with `entry:` (translated).
         const bool translated = k.get("cuda") || k.get("ptx");
-        if (translated && k.get("program")) {
+        const bool both = translated && k.get("program");
+        if (both) {
             m_r.error(m_r.where(k.get("program")->key), k.get("program")->path,
                       std::string("a kernel has 'program:' or '") +
                           (k.get("cuda") ? "cuda" : "ptx") + ":', not both");
@@ -173,7 +174,7 @@ void workload_reader::read_kernels(const field& f)
                 *x, {{"shared", llc::llc_org::shared}, {"private", llc::llc_org::private_org}});
         if (const field* x = k.get("program"); x && !translated)
             assemble(*x, d);
-        else if (translated && !d.name.empty())
+        else if (translated && !both && !d.name.empty())
             translate_kernel(k, it, d);
         m_wl.kernels.push_back(std::move(d));
     }

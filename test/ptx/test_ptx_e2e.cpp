@@ -294,3 +294,169 @@ TEST_CASE("OUTDIR/config.yaml of a cuda: run repeats it with neither the .cu fil
     CHECK(missing.out.find("install the Debian package clang-14") != std::string::npos);
     fs::remove_all(dir);
 }
+
+// ---- catalogue: malformed CUDA/PTX kernel keys, each with its exact message and exit 2 ----
+
+namespace {
+
+/// A workload with one kernel `k` whose code keys are `keys` (indented four spaces).
+std::string catalogue_yaml(const std::string& keys)
+{
+    return "name: cat\n"
+           "buffers:\n"
+           "  - {name: a, type: f32, elements: 64}\n"
+           "kernels:\n"
+           "  - name: k\n" +
+           keys +
+           "    grid: 1\n"
+           "    block: 64\n";
+}
+
+const std::string va_params = "    params: [{buffer: a}, {buffer: a}, {buffer: a}, {value: 64}]\n";
+
+} // namespace
+
+TEST_CASE("catalogue: CUDA/PTX kernel keys in a workload, exact messages, exit 2")
+{
+    struct error_case {
+        const char* what;
+        std::string keys;
+        std::string message;
+        std::string env = "";
+        std::string extra = "";
+    };
+    const std::string sig = "(const float*, const float*, float*, int)";
+    const std::vector<error_case> cases = {
+        {"unknown entry with a did-you-mean",
+         "    cuda: vector_add.cu\n    entry: vectoradd\n" + va_params,
+         "w.yaml:7:12: error: kernels[0].entry: no kernel 'vectoradd' in vector_add.cu; did you "
+         "mean 'vector_add'? (kernels: vector_add" +
+             sig + " [_Z10vector_addPKfS0_Pfi])"},
+        {"an overloaded entry lists the candidates", "    cuda: over.cu\n    entry: k\n",
+         "w.yaml:7:12: error: kernels[0].entry: 'k' is ambiguous in over.cu: it names 2 kernels: "
+         "k(int*) [_Z1kPi], k(float*) [_Z1kPf]; give the mangled name of one"},
+        {"parameter count",
+         "    cuda: vector_add.cu\n    entry: vector_add\n"
+         "    params: [{buffer: a}, {buffer: a}, {value: 64}]\n",
+         "w.yaml:8:5: error: kernels[0].params: entry 'vector_add' takes 4 parameters " + sig +
+             " but 3 are given"},
+        {"a value for a pointer",
+         "    cuda: vector_add.cu\n    entry: vector_add\n"
+         "    params: [{buffer: a}, {value: 5}, {buffer: a}, {value: 64}]\n",
+         "w.yaml:8:35: error: kernels[0].params[1]: parameter 1 of 'vector_add' (const float*) is "
+         "a pointer: give a buffer, not a value"},
+        {"a buffer for an int",
+         "    cuda: vector_add.cu\n    entry: vector_add\n"
+         "    params: [{buffer: a}, {buffer: a}, {buffer: a}, {buffer: a}]\n",
+         "w.yaml:8:53: error: kernels[0].params[3]: parameter 3 of 'vector_add' (int) is not a "
+         "pointer: give a value, not a buffer"},
+        {"a value out of the parameter's range",
+         "    cuda: vector_add.cu\n    entry: vector_add\n"
+         "    params: [{buffer: a}, {buffer: a}, {buffer: a}, {value: 2147483648}]\n",
+         "w.yaml:8:61: error: kernels[0].params[3]: parameter 3 of 'vector_add' (int): value out "
+         "of range (expected -2147483648..2147483647, got 2147483648)"},
+        {"a decimal for an int",
+         "    cuda: vector_add.cu\n    entry: vector_add\n"
+         "    params: [{buffer: a}, {buffer: a}, {buffer: a}, {value: 2.5}]\n",
+         "w.yaml:8:61: error: kernels[0].params[3]: parameter 3 of 'vector_add' (int): expected an "
+         "integer, got '2.5'"},
+        {"a missing CUDA file", "    cuda: nothere.cu\n    entry: vector_add\n",
+         "w.yaml:6:11: error: kernels[0].cuda: cannot read CUDA source 'nothere.cu': No such file "
+         "or directory (compiling 'nothere.cu' for kernel 'k' of w.yaml)"},
+        {"a missing PTX file", "    ptx: nothere.ptx\n    entry: vector_add\n",
+         "w.yaml:6:10: error: kernels[0].ptx: cannot open PTX file 'nothere.ptx' (kernel 'k' of "
+         "w.yaml)"},
+        {"a compile error", "    cuda: bad.cu\n    entry: bad\n    params: [{buffer: a}]\n",
+         "bad.cu:1:38: error: use of undeclared identifier 'undeclared' (compiling 'bad.cu' for "
+         "kernel 'k' of w.yaml)"},
+        {"a missing compiler", "    cuda: vector_add.cu\n    entry: vector_add\n" + va_params,
+         "w.yaml:6:11: error: kernels[0].cuda: the CUDA compiler 'clang-14' is not installed "
+         "(install the Debian package clang-14) (compiling 'vector_add.cu' for kernel 'k' of "
+         "w.yaml)",
+         "env PATH=/nonexistent"},
+        {"more registers than the SM gives a thread",
+         "    cuda: vector_add.cu\n    entry: vector_add\n" + va_params,
+         "w.yaml:6:11: error: kernels[0].cuda: kernel 'k' (entry 'vector_add') needs 5 registers "
+         "per thread but an SM gives a thread 4 (sm.regs_per_thread)",
+         "", "-s sm.regs_per_thread=4"},
+        {"an unknown include folder",
+         "    cuda: vector_add.cu\n    entry: vector_add\n    includes: [inc]\n" + va_params,
+         "w.yaml:8:16: error: kernels[0].includes[0]: no folder 'inc' (paths are relative to the "
+         "workload file)"},
+        {"defines with ptx:",
+         "    ptx: k.ptx\n    entry: vector_add\n    defines: {N: 1}\n" + va_params,
+         "w.yaml:8:5: error: kernels[0].defines: is only used with 'cuda:' (the PTX of 'ptx:' is "
+         "already compiled)"},
+        {"program: and cuda:", "    cuda: vector_add.cu\n    program: EXIT\n    entry: x\n",
+         "w.yaml:7:5: error: kernels[0].program: a kernel has 'program:' or 'cuda:', not both"},
+        {"cuda: without entry:", "    cuda: vector_add.cu\n",
+         "w.yaml:5:5: error: kernels[0]: missing required key 'entry' (the __global__ function of "
+         "the CUDA file)"},
+        {"constants: (not supported yet)",
+         "    cuda: vector_add.cu\n    entry: vector_add\n    constants: {c: 1}\n" + va_params,
+         "w.yaml:8:5: error: kernels[0].constants: unsupported: initialising __constant__ "
+         "variables needs the translation of .const loads through the CDL, which vgpu does not "
+         "have yet (docs/cuda.md)"},
+    };
+    const fs::path dir = scratch("catalogue");
+    fs::copy_file(kernel_path("vector_add"), dir / "vector_add.cu");
+    std::ofstream(dir / "bad.cu") << "__global__ void bad(int* p) { p[0] = undeclared; }\n";
+    std::ofstream(dir / "over.cu") << "__global__ void k(int* p) { p[0] = 1; }\n"
+                                      "__global__ void k(float* p) { p[0] = 1.0f; }\n";
+    std::ofstream(dir / "k.ptx") << "// not read: defines: is refused first\n";
+    for (const error_case& c : cases) {
+        std::ofstream(dir / "w.yaml") << catalogue_yaml(c.keys);
+        const run_result r = run_in(dir, "-w w.yaml " + c.extra + " -o out", c.env);
+        INFO(c.what << "\n" << r.out);
+        CHECK(r.code == 2);
+        CHECK(r.out == c.message + "\n");
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("defines: and includes: reach the compiler (-D, -I), paths relative to the workload")
+{
+    const fs::path dir = scratch("defines");
+    fs::create_directories(dir / "sub" / "inc");
+    std::ofstream(dir / "sub" / "inc" / "factor.h") << "#define FACTOR 2.0f\n";
+    std::ofstream(dir / "sub" / "scale.cu")
+        << "#include \"factor.h\"\n"
+           "__global__ void scale(float* x, int n)\n"
+           "{\n"
+           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+           "    if (i < n)\n"
+           "        x[i] = x[i] * FACTOR + OFFSET;\n"
+           "}\n";
+    std::string expect;
+    for (int i = 0; i < 200; ++i)
+        expect += (i ? ", " : "") + std::to_string(i < 150 ? 2 * i + 3 : i);
+    const std::string yaml = "name: scale\n"
+                             "buffers:\n"
+                             "  - {name: x, type: f32, elements: 200, init: iota}\n"
+                             "kernels:\n"
+                             "  - name: scale\n"
+                             "    cuda: scale.cu\n"
+                             "    entry: scale\n"
+                             "    defines: {OFFSET: 3}\n"
+                             "    includes: [inc]\n"
+                             "    params: [{buffer: x}, {value: 150}]\n"
+                             "    grid: 2\n"
+                             "    block: 128\n"
+                             "checks:\n"
+                             "  - {buffer: x, expect: [" +
+                             expect + "], tolerance: 0}\n";
+    std::ofstream(dir / "sub" / "w.yaml") << yaml;
+    const run_result r = run_in(dir, "-w sub/w.yaml -o out");
+    INFO(r.out);
+    CHECK(r.code == 0);
+    // Without the define the compiler's error reaches the user, naming the workload's kernel.
+    std::string no_define = yaml;
+    no_define.replace(no_define.find("    defines: {OFFSET: 3}\n"), 25, "");
+    std::ofstream(dir / "sub" / "w.yaml") << no_define;
+    const run_result e = run_in(dir, "-w sub/w.yaml -o out");
+    INFO(e.out);
+    CHECK(e.code == 2);
+    CHECK(e.out.find("sub/scale.cu:6:32: error: use of undeclared identifier 'OFFSET' (compiling "
+                     "'sub/scale.cu' for kernel 'scale' of sub/w.yaml)") != std::string::npos);
+    fs::remove_all(dir);
+}
