@@ -347,6 +347,82 @@ void workload_reader::check_params(const fields& k, const field& it,
     }
 }
 
+std::optional<std::string> workload_reader::read_data_file(const field& f, const YAML::Node& map,
+                                                           std::uint64_t elements,
+                                                           const std::string& saved)
+{
+    const auto rel = m_r.string(f);
+    if (!rel)
+        return std::nullopt;
+    const std::string path = resolve(*rel);
+    config::errors errs;
+    auto data = config::read_input_file(path, "data file", errs);
+    if (!data) {
+        for (const std::string& e : errs.messages())
+            m_r.error(m_r.where(f.value), f.path,
+                      e.substr(e.find(": error: ") + 9) + " '" + path +
+                          "' (paths are relative to the workload file)");
+        return std::nullopt;
+    }
+    if (data->size() != elements * 4) {
+        m_r.error(m_r.where(f.value), f.path,
+                  "'" + path + "' has " + std::to_string(data->size()) +
+                      " bytes but the buffer's " + std::to_string(elements) + " elements take " +
+                      std::to_string(elements * 4) + " (raw little-endian 32-bit elements)");
+        return std::nullopt;
+    }
+    m_path_records.push_back({f.value, map.Style() == YAML::EmitterStyle::Flow, saved});
+    m_wl.files[saved] = *data;
+    return data;
+}
+
+namespace {
+
+/// Word i of raw little-endian data.
+std::uint32_t word_at(const std::string& data, std::size_t i)
+{
+    std::uint32_t w = 0;
+    for (int b = 3; b >= 0; --b)
+        w = (w << 8) | static_cast<unsigned char>(data[i * 4 + static_cast<std::size_t>(b)]);
+    return w;
+}
+
+} // namespace
+
+bool workload_reader::read_init_file(const field& f, const YAML::Node& map, buffer_decl& d)
+{
+    if (d.elements == 0)
+        return false; // `elements` is wrong and reported
+    const auto data = read_data_file(f, map, d.elements, "inputs/" + d.name + ".bin");
+    if (!data)
+        return false;
+    // Kept as `values` (each exact as a double: u32, i32 and f32, a NaN as a quiet NaN).
+    d.init.kind = init_kind::values;
+    d.init.values.resize(d.elements);
+    for (std::size_t i = 0; i < d.elements; ++i) {
+        const std::uint32_t w = word_at(*data, i);
+        d.init.values[i] = d.type == elem_type::f32 ? static_cast<double>(bits_f32(w))
+                           : d.type == elem_type::i32
+                               ? static_cast<double>(static_cast<std::int32_t>(w))
+                               : static_cast<double>(w);
+    }
+    return true;
+}
+
+void workload_reader::read_expect_file(const field& f, const YAML::Node& map,
+                                       const buffer_decl* buf, check_decl& d)
+{
+    if (!buf || buf->elements == 0)
+        return;
+    const auto data = read_data_file(f, map, buf->elements,
+                                     "expected/" + std::to_string(m_wl.checks.size()) + ".bin");
+    if (!data)
+        return;
+    d.expect.resize(buf->elements);
+    for (std::size_t i = 0; i < buf->elements; ++i)
+        d.expect[i] = word_at(*data, i);
+}
+
 } // namespace detail
 
 } // namespace vgpu::host

@@ -140,6 +140,10 @@ std::string workload_reader::record_text(const YAML::Node& root)
                                 "   # the PTX compiled from cuda: (a run's record)"});
         }
     }
+    for (const path_record& p : m_path_records) { // data files, copied beside the record
+        const std::size_t off = m_r.doc().offset(p.value);
+        cuts.push_back({off, scalar_end(off, p.flow) - off, p.saved});
+    }
     std::sort(cuts.begin(), cuts.end(), [](const cut& a, const cut& b) { return a.off > b.off; });
     std::string out = t;
     for (const auto& c : cuts)

@@ -267,6 +267,24 @@ private:
         std::string saved;   ///< "kernels/<name>.ptx"
     };
     std::vector<translated_record> m_records;
+    /// `init: {file: PATH}` (f is the `file` entry, map the init mapping): the buffer's
+    /// elements as raw little-endian 32-bit words, copied into the record (inputs/<buffer>.bin).
+    bool read_init_file(const field& f, const YAML::Node& map, buffer_decl& d);
+    /// A check's `expect_file: PATH` (raw little-endian elements, one per element of buf),
+    /// copied into the record (expected/<check index>.bin).
+    void read_expect_file(const field& f, const YAML::Node& map, const buffer_decl* buf,
+                          check_decl& d);
+    /// The raw contents of the file a path key names (relative to the workload file), which
+    /// must hold exactly `elements` 32-bit words; saved as `saved` in the record.
+    std::optional<std::string> read_data_file(const field& f, const YAML::Node& map,
+                                              std::uint64_t elements, const std::string& saved);
+    /// A path the record rewrites: its value node, the style of its mapping, the new path.
+    struct path_record {
+        YAML::Node value;
+        bool flow;
+        std::string saved;
+    };
+    std::vector<path_record> m_path_records;
     /// The end offset of the scalar n that starts at off in the text (quoted or plain).
     std::size_t scalar_end(std::size_t off, bool flow) const;
 

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -458,5 +459,76 @@ TEST_CASE("defines: and includes: reach the compiler (-D, -I), paths relative to
     CHECK(e.code == 2);
     CHECK(e.out.find("sub/scale.cu:6:32: error: use of undeclared identifier 'OFFSET' (compiling "
                      "'sub/scale.cu' for kernel 'scale' of sub/w.yaml)") != std::string::npos);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("init: {file:} and expect_file: read raw little-endian elements, the record keeps copies")
+{
+    const fs::path dir = scratch("files");
+    fs::create_directories(dir / "w" / "data");
+    const unsigned n = 1000;
+    auto write_f32 = [](const fs::path& p, const std::vector<float>& v) {
+        std::ofstream out(p, std::ios::binary);
+        for (float f : v) {
+            std::uint32_t w = 0;
+            std::memcpy(&w, &f, 4);
+            for (int b = 0; b < 4; ++b)
+                out.put(static_cast<char>((w >> (8 * b)) & 0xff)); // little-endian
+        }
+    };
+    std::vector<float> a(n), b(n), c(n);
+    for (unsigned i = 0; i < n; ++i) {
+        a[i] = 0.25f * static_cast<float>(i) - 7.0f;
+        b[i] = 1.0f / static_cast<float>(i + 3);
+        c[i] = a[i] + b[i]; // the host's own sum
+    }
+    write_f32(dir / "w" / "data" / "a.bin", a);
+    write_f32(dir / "w" / "data" / "b.bin", b);
+    write_f32(dir / "w" / "data" / "c.bin", c);
+    const std::string yaml = "name: files\n"
+                             "buffers:\n"
+                             "  - {name: a, type: f32, elements: 1000, init: {file: data/a.bin}}\n"
+                             "  - {name: b, type: f32, elements: 1000, init: {file: data/b.bin}}\n"
+                             "  - {name: c, type: f32, elements: 1000}\n"
+                             "kernels:\n"
+                             "  - name: vector_add\n"
+                             "    cuda: " +
+                             kernel_path("vector_add") +
+                             "\n"
+                             "    entry: vector_add\n"
+                             "    params: [{buffer: a}, {buffer: b}, {buffer: c}, {value: 1000}]\n"
+                             "    grid: 4\n"
+                             "    block: 256\n"
+                             "checks:\n"
+                             "  - {buffer: c, expect_file: data/c.bin, tolerance: 0}\n";
+    std::ofstream(dir / "w" / "w.yaml") << yaml;
+    const run_result r = run_in(dir, "-w w/w.yaml -o out");
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    CHECK(slurp(dir / "out" / "inputs" / "a.bin") == slurp(dir / "w" / "data" / "a.bin"));
+    CHECK(slurp(dir / "out" / "expected" / "0.bin") == slurp(dir / "w" / "data" / "c.bin"));
+    // The record runs from a copy, with the data files gone.
+    fs::copy(dir / "out", dir / "moved", fs::copy_options::recursive);
+    fs::remove_all(dir / "w");
+    const run_result again = run_in(dir, "-c moved/config.yaml -o out2");
+    INFO(again.out);
+    CHECK(again.code == 0);
+    // The check can fail: one element changed in the expected file is caught (exit 1).
+    std::string wrong = slurp(dir / "moved" / "expected" / "0.bin");
+    wrong[400] = static_cast<char>(wrong[400] ^ 1);
+    std::ofstream(dir / "moved" / "expected" / "0.bin", std::ios::binary) << wrong;
+    const run_result bad = run_in(dir, "-c moved/config.yaml -o out3");
+    INFO(bad.out);
+    CHECK(bad.code == 1);
+    // A file of the wrong size is a located error (exit 2).
+    fs::create_directories(dir / "w" / "data");
+    std::ofstream(dir / "w" / "data" / "a.bin") << "abc";
+    write_f32(dir / "w" / "data" / "b.bin", b);
+    write_f32(dir / "w" / "data" / "c.bin", c);
+    std::ofstream(dir / "w" / "w.yaml") << yaml;
+    const run_result size = run_in(dir, "-w w/w.yaml -o out4");
+    CHECK(size.code == 2);
+    CHECK(size.out == "w/w.yaml:3:55: error: buffers[0].init.file: 'w/data/a.bin' has 3 bytes but "
+                      "the buffer's 1000 elements take 4000 (raw little-endian 32-bit elements)\n");
     fs::remove_all(dir);
 }
