@@ -532,3 +532,17 @@ TEST_CASE("init: {file:} and expect_file: read raw little-endian elements, the r
                       "the buffer's 1000 elements take 4000 (raw little-endian 32-bit elements)\n");
     fs::remove_all(dir);
 }
+
+TEST_CASE("catalogue: what the front end refuses is located at the PTX and CUDA lines, exit 2")
+{
+    const fs::path dir = scratch("refused");
+    fs::copy_file(test::path("kernels/unsupported.cu"), dir / "unsupported.cu");
+    std::ofstream(dir / "w.yaml") << catalogue_yaml(
+        "    cuda: unsupported.cu\n    entry: uses_texture\n    params: [{buffer: a}]\n");
+    const run_result r = run_in(dir, "-w w.yaml -o out");
+    CHECK(r.code == 2);
+    CHECK(r.out == "kernels/k.ptx:31:2: error: unsupported texture fetch (tex1Dfetch, tex1D, tex2D "
+                   "read a texture) (CUDA source " +
+                       dir.string() + "/unsupported.cu:6) (kernel 'k' of w.yaml)\n");
+    fs::remove_all(dir);
+}
