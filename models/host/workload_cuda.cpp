@@ -299,6 +299,8 @@ void workload_reader::check_params(const fields& k, const field& it,
             continue;
         }
         const std::string& s = p.text;
+        if (s.empty())
+            continue; // neither a value nor a buffer: reported where params are read
         const ptx::data_type t = w.type;
         if (t == ptx::data_type::f32) {
             if (auto dv = parse_double(s);
