@@ -85,4 +85,19 @@ bool output_writer::write(const run_meta& meta, const std::vector<stats::entry>&
     return js.good() && txt.good() && cfg.good();
 }
 
+std::string output_writer::write_files(const std::map<std::string, std::string>& files) const
+{
+    for (const auto& [rel, text] : files) {
+        const std::filesystem::path path = std::filesystem::path(m_dir) / rel;
+        std::error_code ec;
+        std::filesystem::create_directories(path.parent_path(), ec);
+        std::ofstream out(path, std::ios::binary);
+        out << text;
+        out.flush();
+        if (!out.good())
+            return path.string();
+    }
+    return "";
+}
+
 } // namespace vgpu::platforms

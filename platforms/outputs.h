@@ -5,6 +5,7 @@
 #include "models/common/config.h"
 #include "models/common/stats.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ public:
     bool write(const run_meta& meta, const std::vector<stats::entry>& stats,
                const nlohmann::json& records = nlohmann::json::object()) const;
     const std::string& dir() const { return m_dir; }
+    /// Writes each file (path relative to the folder, subfolders created: kernels/k.ptx);
+    /// "" on success, else the path that could not be written.
+    std::string write_files(const std::map<std::string, std::string>& files) const;
 
 private:
     std::string m_dir;

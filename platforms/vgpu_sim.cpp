@@ -115,6 +115,11 @@ int run(int argc, char** argv)
             return exit_sim_failure;
         }
         recorded.workload.file = "workload.yaml";
+        // The files the record refers to (kernels/<kernel>.ptx and .vasm of CUDA/PTX kernels).
+        if (const std::string bad = out.write_files(wl->files); !bad.empty()) {
+            std::cerr << "vgpu-sim: error: cannot write '" << bad << "'\n";
+            return exit_sim_failure;
+        }
     }
     effective = platforms::saved_config_text(
         config::to_yaml([&](config::visitor& v) { recorded.declare(v); }));

@@ -559,7 +559,11 @@ void driver::report_kernel_error(kernel_run& r, const kernel_decl& k)
         text += " on SM " + std::to_string(sm) + ", warp " + std::to_string(warp) + ", PC " +
                 std::to_string(pc);
         if (pc < k.lines.size())
-            text += " (" + m_wl.file + ":" + std::to_string(k.lines[pc]) + ")";
+            text += " (" + (k.lines_file.empty() ? m_wl.file : k.lines_file) + ":" +
+                    std::to_string(k.lines[pc]) +
+                    (pc < k.cuda_lines.size() && !k.cuda_lines[pc].empty() ? ", " + k.cuda_lines[pc]
+                                                                           : "") +
+                    ")";
         if (va != 0) // faults that are not about an address (e.g. illegal instruction) have none
             text += ", VA " + hex(va);
     }

@@ -24,6 +24,7 @@ constexpr unsigned max_block_threads = 1024;          ///< largest block.x * blo
 constexpr std::uint64_t max_total_bytes = 1ull << 30; ///< largest sum of buffer sizes
 constexpr unsigned max_kernel_params = 16;            ///< parameters per kernel (CP limit)
 constexpr unsigned kernel_registers = 64;             ///< registers per thread programs may use
+constexpr std::uint32_t max_shared_bytes = 1u << 24;  ///< largest `shared_bytes:` (dynamic)
 
 /// How the driver fills a buffer before the first kernel.
 enum class init_kind : std::uint8_t { zero, iota, fill, values, random };
@@ -66,6 +67,7 @@ struct kernel_param {
     std::string buffer;     ///< is_buffer: the buffer's name
     std::uint32_t bits = 0; ///< !is_buffer: the value's bits (integers, or f32 for decimals)
     double number = 0;      ///< !is_buffer: the value as written
+    std::string text;       ///< !is_buffer: the value's text (converted to the PTX type)
     config::location where; ///< position of the entry
 };
 
@@ -111,9 +113,20 @@ struct kernel_decl {
     unsigned block_warps() const { return (block_threads() + sm::warp_size - 1) / sm::warp_size; }
     /// The encoded program as the driver writes it to memory.
     std::vector<std::uint8_t> image() const { return sm::encode_program(code); }
-    unsigned registers = 0; ///< registers per thread of a translated kernel; 0: sm.regs_per_thread
-    std::uint32_t shared_bytes =
-        0; ///< shared memory per CTA: static (translation) + dynamic (shared_bytes:)
+    // ---- a kernel given as CUDA or PTX (`cuda:` / `ptx:` with `entry:`) instead of `program:`
+    std::string cuda;                    ///< `cuda:` path, resolved against the workload's folder
+    std::string ptx_file;                ///< `ptx:` path, resolved ("" when compiled from `cuda:`)
+    std::string entry;                   ///< `entry:` as written
+    std::string ptx;                     ///< the PTX text (compiled or read)
+    std::string lines_file;              ///< the file `lines` refer to ("": the workload file)
+    std::vector<std::string> cuda_lines; ///< per PC: "FILE.cu:LINE" from .loc, or ""
+    config::location source_where;       ///< the `cuda:` or `ptx:` key
+    /// A kernel translated from PTX (it has `cuda:` or `ptx:`).
+    bool translated() const { return !cuda.empty() || !ptx_file.empty(); }
+    // clang-format off
+    unsigned registers = 0;         ///< registers per thread of a translated kernel; 0: sm.regs_per_thread
+    std::uint32_t shared_bytes = 0; ///< shared memory per CTA: static (translation) + dynamic (shared_bytes:)
+    // clang-format on
 };
 
 /// What a check compares the buffer with.
@@ -153,6 +166,9 @@ struct workload {
     std::vector<config::location> schedule_where;   ///< each phase's position (none: default)
     std::vector<check_decl> checks;                 ///< run after the last phase
     std::vector<evict_decl> evictions;              ///< `evict` entries, in file order
+    /// Files a run writes beside its record (path relative to OUTDIR -> contents), which
+    /// `text` refers to: kernels/<kernel>.ptx and kernels/<kernel>.vasm of translated kernels.
+    std::map<std::string, std::string> files;
     /// Index of the buffer called name, or -1.
     int buffer_index(std::string_view name) const;
     /// Index of the kernel called name, or -1.

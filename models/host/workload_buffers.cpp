@@ -172,6 +172,8 @@ bool workload_reader::read_init(const field& f, buffer_decl& d)
         key.reset(kv.first);
         val.reset(kv.second);
     }
+    if (key.Scalar() == "file") // raw little-endian elements from a file (workload_cuda.cpp)
+        return read_init_file({key, val, f.path + ".file"}, f.value, d);
     const field kf{key, key, f.path};
     auto k = m_r.choice<init_kind>(kf, kinds);
     if (!k)

@@ -50,7 +50,8 @@ void workload_reader::read_checks(const field& f)
         if (!m_r.is_map(it, "a check (a mapping with buffer and reference or expect)"))
             continue;
         const fields c =
-            m_r.open(it.value, it.path, {"buffer", "reference", "args", "tolerance", "expect"});
+            m_r.open(it.value, it.path,
+                     {"buffer", "reference", "args", "tolerance", "expect", "expect_file"});
         check_decl d;
         d.where = m_r.where(it.value);
         const buffer_decl* buf = nullptr;
@@ -68,9 +69,16 @@ void workload_reader::read_checks(const field& f)
         }
         const field* ref = c.get("reference");
         const field* exp = c.get("expect");
+        const field* exp_file = c.get("expect_file");
+        if (exp && exp_file)
+            m_r.error(exp_file->key, exp_file->path,
+                      "a check has 'expect' or 'expect_file', not both");
+        else if (exp_file)
+            exp = exp_file;
         if ((ref != nullptr) == (exp != nullptr)) {
             m_r.error(it.value, it.path,
-                      ref ? "has both 'reference' and 'expect' (expected one)"
+                      ref ? std::string("has both 'reference' and '") +
+                                (exp == exp_file ? "expect_file" : "expect") + "' (expected one)"
                           : "missing required key 'reference' or 'expect'");
         } else if (ref) {
             d.kind = check_kind::reference;
@@ -80,7 +88,10 @@ void workload_reader::read_checks(const field& f)
             d.kind = check_kind::expect;
             if (const field* a = c.get("args"))
                 m_r.error(a->key, a->path, "only a 'reference' check takes args");
-            read_expect(*exp, buf, d);
+            if (exp == exp_file)
+                read_expect_file(*exp, it.value, buf, d);
+            else
+                read_expect(*exp, buf, d);
         }
         if (const field* t = c.get("tolerance")) {
             if (buf && buf->type != elem_type::f32)

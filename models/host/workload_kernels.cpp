@@ -101,10 +101,29 @@ void workload_reader::read_kernels(const field& f)
         }
         const fields k = m_r.open(it.value, it.path,
                                   {"name", "program", "params", "grid", "block", "sms", "cbvs",
-                                   "instrument", "llc", "shared_bytes"});
+                                   "instrument", "llc", "cuda", "ptx", "entry", "defines",
+                                   "includes", "shared_bytes", "constants"});
         kernel_decl d;
         d.where = m_r.where(it.value);
-        for (const char* key : {"name", "program", "grid", "block"})
+        // The code: `program:` (assembly), or `cuda:` / `ptx:` with `entry:` (translated).
+        const bool translated = k.get("cuda") || k.get("ptx");
+        const bool both = translated && k.get("program");
+        if (both) {
+            m_r.error(m_r.where(k.get("program")->key), k.get("program")->path,
+                      std::string("a kernel has 'program:' or '") +
+                          (k.get("cuda") ? "cuda" : "ptx") + ":', not both");
+            m_kernels_ok = false;
+        } else if (!translated && !k.get("program")) {
+            m_r.error(m_r.where(it.value), it.path,
+                      "missing required key 'program' (or 'cuda:' / 'ptx:' with 'entry:')");
+            m_kernels_ok = false;
+        } else if (!translated) {
+            for (const char* key : {"entry", "defines", "includes"})
+                if (const field* x = k.get(key))
+                    m_r.error(m_r.where(x->key), x->path,
+                              "is only used with 'cuda:' or 'ptx:' (this kernel has 'program:')");
+        }
+        for (const char* key : {"name", "grid", "block"})
             if (!m_r.require(k, it.value, it.path, key))
                 m_kernels_ok = false;
         if (const field* x = k.get("name")) {
@@ -118,7 +137,7 @@ void workload_reader::read_kernels(const field& f)
             }
         }
         if (const field* x = k.get("params"))
-            read_params(*x, d);
+            read_params(*x, d, translated);
         if (const field* x = k.get("grid")) {
             unsigned g[3];
             dims(*x, {max_grid_dim, max_grid_dim, max_grid_dim}, g);
@@ -147,6 +166,13 @@ void workload_reader::read_kernels(const field& f)
                     d.sms.count = static_cast<unsigned>(m_r.uint(*y, 1, 65536).value_or(0));
             }
         }
+        if (const field* x = k.get("shared_bytes")) // dynamic; + the translation's static
+            d.shared_bytes =
+                static_cast<std::uint32_t>(m_r.uint(*x, 0, max_shared_bytes).value_or(0));
+        if (const field* x = k.get("constants"))
+            m_r.error(m_r.where(x->key), x->path,
+                      "unsupported: initialising __constant__ variables needs the translation of "
+                      ".const loads through the CDL, which vgpu does not have yet (docs/cuda.md)");
         if (const field* x = k.get("cbvs"))
             read_cbvs(*x, d);
         if (const field* x = k.get("instrument"))
@@ -154,15 +180,17 @@ void workload_reader::read_kernels(const field& f)
         if (const field* x = k.get("llc"))
             d.llc = m_r.choice<llc::llc_org>(
                 *x, {{"shared", llc::llc_org::shared}, {"private", llc::llc_org::private_org}});
-        if (const field* x = k.get("shared_bytes")) // shared memory per CTA (docs/isa.md)
+        if (const field* x = k.get("shared_bytes")) // dynamic shared memory per CTA (docs/isa.md)
             d.shared_bytes = static_cast<std::uint32_t>(m_r.uint(*x, 0, 1u << 24).value_or(0));
-        if (const field* x = k.get("program"))
+        if (const field* x = k.get("program"); x && !translated)
             assemble(*x, d);
+        else if (translated && !both && !d.name.empty())
+            translate_kernel(k, it, d);
         m_wl.kernels.push_back(std::move(d));
     }
 }
 
-void workload_reader::read_params(const field& f, kernel_decl& d)
+void workload_reader::read_params(const field& f, kernel_decl& d, bool translated)
 {
     if (f.value.IsNull())
         return;
@@ -183,7 +211,8 @@ void workload_reader::read_params(const field& f, kernel_decl& d)
             continue;
         }
         const fields pf = m_r.open(it.value, it.path, {"name", "value", "buffer"});
-        m_r.require(pf, it.value, it.path, "name");
+        if (!translated) // a translated kernel's parameter names are labels
+            m_r.require(pf, it.value, it.path, "name");
         if (const field* x = pf.get("name")) {
             if (auto n = m_r.identifier(*x)) {
                 p.name = *n;
@@ -206,6 +235,9 @@ void workload_reader::read_params(const field& f, kernel_decl& d)
                     m_r.error(m_r.where(*b), b->path,
                               "undefined buffer '" + *n + "'" + hint_of(*n, buffer_names()));
             }
+        } else if (v->value.IsScalar() && translated) {
+            p.text = v->value.Scalar(); // converted to the entry's parameter type
+            p.where = m_r.where(v->value);
         } else if (v->value.IsScalar()) {
             const std::string& s = v->value.Scalar();
             if (auto iv = parse_int(s); iv && *iv >= INT32_MIN && *iv <= UINT32_MAX) {

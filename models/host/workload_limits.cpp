@@ -33,6 +33,15 @@ std::vector<std::string> check_against_platform(const workload& wl, unsigned num
                 "kernel '" + k.name +
                     "' has a 3-D grid or block: instrumentation numbers "
                     "threads in 2-D only");
+        if (k.translated()) { // its register count is the translation's
+            if (k.registers > regs_per_thread)
+                err(k.source_where, path + (k.ptx_file.empty() ? ".cuda" : ".ptx"),
+                    "kernel '" + k.name + "' (entry '" + k.entry + "') needs " +
+                        std::to_string(k.registers) +
+                        " registers per thread but an SM gives a thread " +
+                        std::to_string(regs_per_thread) + " (sm.regs_per_thread)");
+            continue;
+        }
         for (std::size_t pc = 0; pc < k.code.size(); ++pc)
             if (auto problem = sm::check(k.code[pc], regs_per_thread)) {
                 const int line = pc < k.lines.size() ? k.lines[pc] : k.origin.line;

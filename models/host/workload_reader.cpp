@@ -118,11 +118,63 @@ std::string workload_reader::record_text(const YAML::Node& root)
                             std::string(col, ' ') + "name: " + quoted + "\"   # default name\n"});
         }
     }
+    // A translated kernel's record names its PTX in the run's folder (kernels/<name>.ptx,
+    // written beside the record): `ptx:` is rewritten, or added after `cuda:`, which is kept as
+    // the note of where the PTX came from (the compiler is not run when both are given).
+    for (const translated_record& k : m_records) {
+        const bool flow = k.kernel.Style() == YAML::EmitterStyle::Flow;
+        const YAML::Node& v = k.has_ptx ? k.ptx : k.cuda;
+        const std::size_t off = m_r.doc().offset(v);
+        const std::size_t end = scalar_end(off, flow);
+        if (k.has_ptx) {
+            cuts.push_back({off, end - off, k.saved});
+        } else if (flow) {
+            cuts.push_back({end, 0, ", ptx: " + k.saved});
+        } else {
+            std::size_t eol = t.find('\n', end);
+            if (eol == std::string::npos)
+                eol = t.size();
+            const std::size_t col = static_cast<std::size_t>(k.cuda_key.Mark().column);
+            cuts.push_back({eol, 0,
+                            "\n" + std::string(col, ' ') + "ptx: " + k.saved +
+                                "   # the PTX compiled from cuda: (a run's record)"});
+        }
+    }
+    for (const path_record& p : m_path_records) { // data files, copied beside the record
+        const std::size_t off = m_r.doc().offset(p.value);
+        cuts.push_back({off, scalar_end(off, p.flow) - off, p.saved});
+    }
     std::sort(cuts.begin(), cuts.end(), [](const cut& a, const cut& b) { return a.off > b.off; });
     std::string out = t;
     for (const auto& c : cuts)
         out.replace(c.off, c.len, c.with);
     return out;
+}
+
+std::size_t workload_reader::scalar_end(std::size_t off, bool flow) const
+{
+    const std::string& t = m_r.doc().text();
+    if (off >= t.size())
+        return t.size();
+    if (t[off] == '"' || t[off] == '\'') {
+        const char q = t[off];
+        for (std::size_t j = off + 1; j < t.size(); ++j) {
+            if (q == '"' && t[j] == '\\')
+                ++j;
+            else if (q == '\'' && t[j] == q && j + 1 < t.size() && t[j + 1] == q)
+                ++j;
+            else if (t[j] == q)
+                return j + 1;
+        }
+        return t.size();
+    }
+    std::size_t j = off;
+    while (j < t.size() && t[j] != '\n' && !(flow && (t[j] == ',' || t[j] == '}')) &&
+           !(t[j] == '#' && j > off && (t[j - 1] == ' ' || t[j - 1] == '\t')))
+        ++j;
+    while (j > off && (t[j - 1] == ' ' || t[j - 1] == '\t' || t[j - 1] == '\r'))
+        --j;
+    return j;
 }
 
 bool workload_reader::list(const field& f)

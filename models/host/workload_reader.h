@@ -6,6 +6,8 @@
 #include "models/host/workload.h"
 
 #include "models/common/yaml_input.h"
+#include "models/sm/ptx/compile.h"
+#include "models/sm/ptx/entry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -233,10 +235,58 @@ private:
     void read_kernels(const field& f);
 
     /// A kernel's `params:`: numbers and buffer names, in order.
-    void read_params(const field& f, kernel_decl& d);
+    /// (translated: values are kept as text, converted by check_params).
+    void read_params(const field& f, kernel_decl& d, bool translated);
 
     /// Assembles the kernel's `program:` text, errors located in the file.
     void assemble(const field& f, kernel_decl& d);
+
+    // ---- kernels from CUDA or PTX (workload_cuda.cpp) ----
+    /// rel resolved against the workload file's folder (absolute paths as they are).
+    std::string resolve(const std::string& rel) const;
+    /// `defines: {NAME: value}`: the compiler's -D.
+    void read_defines(const field& f, ptx::compile_request& req);
+    /// `includes: [DIR]`: the compiler's -I, each an existing folder.
+    void read_includes(const field& f, ptx::compile_request& req);
+    /// The kernel `it` with `cuda:` or `ptx:` and `entry:`: compile (cuda: without ptx:),
+    /// parse, find and check the entry, check `params:`, translate and assemble; the PTX and
+    /// the translated program go to m_wl.files (kernels/<name>.ptx, .vasm).
+    void translate_kernel(const fields& k, const field& it, kernel_decl& d);
+    /// d.params against the entry's parameters: count, and each a buffer for a pointer or a
+    /// value converted to the parameter's PTX type.
+    void check_params(const fields& k, const field& it, const std::vector<ptx::param_info>& want,
+                      kernel_decl& d);
+    /// A translated kernel, for the record: its mapping, its `cuda:`/`ptx:` values and the
+    /// path of its PTX in the run's output folder.
+    struct translated_record {
+        YAML::Node kernel;   ///< the kernel's mapping
+        YAML::Node cuda;     ///< `cuda:` value (when has_ptx is false)
+        YAML::Node ptx;      ///< `ptx:` value (when has_ptx)
+        bool has_ptx;        ///< the kernel has `ptx:`
+        YAML::Node cuda_key; ///< `cuda:` key
+        std::string saved;   ///< "kernels/<name>.ptx"
+    };
+    std::vector<translated_record> m_records;
+    /// `init: {file: PATH}` (f is the `file` entry, map the init mapping): the buffer's
+    /// elements as raw little-endian 32-bit words, copied into the record (inputs/<buffer>.bin).
+    bool read_init_file(const field& f, const YAML::Node& map, buffer_decl& d);
+    /// A check's `expect_file: PATH` (raw little-endian elements, one per element of buf),
+    /// copied into the record (expected/<check index>.bin).
+    void read_expect_file(const field& f, const YAML::Node& map, const buffer_decl* buf,
+                          check_decl& d);
+    /// The raw contents of the file a path key names (relative to the workload file), which
+    /// must hold exactly `elements` 32-bit words; saved as `saved` in the record.
+    std::optional<std::string> read_data_file(const field& f, const YAML::Node& map,
+                                              std::uint64_t elements, const std::string& saved);
+    /// A path the record rewrites: its value node, the style of its mapping, the new path.
+    struct path_record {
+        YAML::Node value;
+        bool flow;
+        std::string saved;
+    };
+    std::vector<path_record> m_path_records;
+    /// The end offset of the scalar n that starts at off in the text (quoted or plain).
+    std::size_t scalar_end(std::size_t off, bool flow) const;
 
     /// The declared buffer names (for "did you mean").
     std::vector<std::string> buffer_names() const;
