@@ -245,7 +245,7 @@ void sm_order_case(bool reverse, double quantum_ns)
         l.kernel_seq = 1;
         l.prog_addr = prog_va;
         l.prog_bytes = static_cast<std::uint32_t>(image.size());
-        l.grid_x = l.grid_y = l.block_y = 1;
+        l.grid_x = l.grid_y = l.grid_z = l.block_y = l.block_z = 1;
         l.block_x = n;
         l.nparams = 3;
         l.params[0] = a;

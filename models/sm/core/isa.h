@@ -235,9 +235,9 @@ struct instruction {
     special_reg sreg = special_reg::TID_X; ///< S2R source
     std::int32_t offset = 0;               ///< LD/ST/ATOM byte offset added to the address register
     std::uint8_t mod = 0; ///< modifier of the forms r_sm..ballot (7 bits; see mod_text())
-    mem_space space = mem_space::global;   ///< LD/ST/ATOM/CAS memory space
-    mem_width width = mem_width::b32;      ///< LD/ST access width
-    atom_op aop = atom_op::ADD;            ///< ATOM operation
+    mem_space space = mem_space::global; ///< LD/ST/ATOM/CAS memory space
+    mem_width width = mem_width::b32;    ///< LD/ST access width
+    atom_op aop = atom_op::ADD;          ///< ATOM operation
     bool operator==(const instruction& o) const;
     bool operator!=(const instruction& o) const { return !(*this == o); }
 };
