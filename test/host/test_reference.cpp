@@ -220,7 +220,7 @@ TEST_CASE("fma_chain: count fused multiply-adds per element, elements beyond n k
     CHECK(floats(r.words) == want);
 }
 
-TEST_CASE("stencil3_f32: weighted neighbours, zero outside in[0, n)", "[reference]")
+TEST_CASE("stencil3_f32: weighted neighbours, zero outside elements 0 to n - 1", "[reference]")
 {
     reference_args a;
     a.buffers["in"] = f32s({1, 2, 4, 8});
