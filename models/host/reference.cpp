@@ -451,6 +451,101 @@ void axpby(arg_reader& r, std::vector<std::uint32_t>& out)
         out[i] = alpha * x[i] + beta * y[i] + c;
 }
 
+void stencil3_f32(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& in = r.buffer("in");
+    const double w[3] = {static_cast<float>(r.number("wl")), static_cast<float>(r.number("wc")),
+                         static_cast<float>(r.number("wr"))};
+    const std::uint64_t n = r.count("n", out.size());
+    r.fits("in", n, in.size());
+    r.fits("the checked buffer", n, out.size());
+    if (!r.error().empty())
+        return;
+    auto x = [&](std::uint64_t i, int d) -> double {
+        if ((d < 0 && i == 0) || (d > 0 && i + 1 >= n))
+            return 0.0; // outside in[0, n): zero
+        return bits_f32(in[i + d]);
+    };
+    for (std::uint64_t i = 0; i < n; ++i)
+        out[i] = f32_bits(static_cast<float>(w[0] * x(i, -1) + w[1] * x(i, 0) + w[2] * x(i, 1)));
+}
+
+void gemm(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& a = r.buffer("a");
+    const auto& b = r.buffer("b");
+    const std::uint64_t m = r.count("m");
+    const std::uint64_t n = r.count("n");
+    const std::uint64_t k = r.count("k");
+    const double alpha = static_cast<float>(r.number("alpha"));
+    const double beta = static_cast<float>(r.number("beta"));
+    r.fits("a", m * k, a.size());
+    r.fits("b", k * n, b.size());
+    r.fits("the checked buffer", m * n, out.size());
+    if (!r.error().empty())
+        return;
+    for (std::uint64_t i = 0; i < m; ++i)
+        for (std::uint64_t j = 0; j < n; ++j) {
+            double acc = 0.0;
+            for (std::uint64_t l = 0; l < k; ++l)
+                acc += static_cast<double>(bits_f32(a[i * k + l])) * bits_f32(b[l * n + j]);
+            const double c = bits_f32(out[i * n + j]);
+            out[i * n + j] = f32_bits(static_cast<float>(alpha * acc + beta * c));
+        }
+}
+
+void histogram8(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& data = r.buffer("data");
+    const std::uint64_t n = r.count("n", 4 * static_cast<std::uint64_t>(data.size()));
+    if (r.error().empty() && n > 4 * static_cast<std::uint64_t>(data.size()))
+        r.fail("data needs " + std::to_string(n) + " bytes, has " +
+               std::to_string(4 * data.size()));
+    r.fits("the checked buffer", 256, out.size());
+    if (!r.error().empty())
+        return;
+    for (std::uint64_t i = 0; i < n; ++i)
+        ++out[(data[i / 4] >> (8 * (i % 4))) & 0xffu]; // byte i, little-endian
+}
+
+void softmax_rows(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& in = r.buffer("in");
+    const std::uint64_t cols = r.count("cols");
+    if (r.error().empty() && cols == 0)
+        r.fail("cols must be at least 1");
+    const std::uint64_t rows = r.count("rows", cols ? in.size() / cols : 0);
+    r.fits("in", rows * cols, in.size());
+    r.fits("the checked buffer", rows * cols, out.size());
+    if (!r.error().empty())
+        return;
+    for (std::uint64_t row = 0; row < rows; ++row) {
+        const std::uint32_t* x = in.data() + row * cols;
+        double mx = -std::numeric_limits<double>::infinity();
+        for (std::uint64_t c = 0; c < cols; ++c)
+            mx = std::max(mx, static_cast<double>(bits_f32(x[c])));
+        double sum = 0.0;
+        for (std::uint64_t c = 0; c < cols; ++c)
+            sum += std::exp(bits_f32(x[c]) - mx);
+        for (std::uint64_t c = 0; c < cols; ++c)
+            out[row * cols + c] = f32_bits(static_cast<float>(std::exp(bits_f32(x[c]) - mx) / sum));
+    }
+}
+
+void sum_f32(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& in = r.buffer("in");
+    const std::uint64_t n = r.count("n", in.size());
+    r.fits("in", n, in.size());
+    r.fits("the checked buffer", 1, out.size());
+    if (!r.error().empty())
+        return;
+    double sum = bits_f32(out[0]);
+    for (std::uint64_t i = 0; i < n; ++i)
+        sum += bits_f32(in[i]);
+    out[0] = f32_bits(static_cast<float>(sum));
+}
+
 // Work estimates: the same argument reading as the computations above, without the data;
 // each returns the inner-loop steps and names the argument that scales them.
 using work_fn = std::function<reference_work(shape_reader&)>;
@@ -577,6 +672,52 @@ reference_work matmul_work(shape_reader& r)
     r.fits("b", k * n, b);
     r.fits("the checked buffer", m * n, r.out());
     return {saturating_mul(m * n, k), "k", {}};
+}
+
+reference_work stencil3_f32_work(shape_reader& r)
+{
+    r.number("wl");
+    r.number("wc");
+    r.number("wr");
+    return elementwise(r, {"in"});
+}
+
+reference_work gemm_work(shape_reader& r)
+{
+    r.number("alpha");
+    r.number("beta");
+    return matmul_work(r);
+}
+
+reference_work histogram8_work(shape_reader& r)
+{
+    const std::uint64_t data = r.size("data");
+    const std::uint64_t n = r.count("n", 4 * data);
+    if (r.error().empty() && n > 4 * data)
+        r.fail("data needs " + std::to_string(n) + " bytes, has " + std::to_string(4 * data));
+    r.fits("the checked buffer", 256, r.out());
+    return {n, "n", {}};
+}
+
+reference_work softmax_rows_work(shape_reader& r)
+{
+    const std::uint64_t in = r.size("in");
+    const std::uint64_t cols = r.count("cols");
+    if (r.error().empty() && cols == 0)
+        r.fail("cols must be at least 1");
+    const std::uint64_t rows = r.count("rows", cols ? in / cols : 0);
+    r.fits("in", rows * cols, in);
+    r.fits("the checked buffer", rows * cols, r.out());
+    return {rows * cols, "rows", {}};
+}
+
+reference_work sum_f32_work(shape_reader& r)
+{
+    const std::uint64_t in = r.size("in");
+    const std::uint64_t n = r.count("n", in);
+    r.fits("in", n, in);
+    r.fits("the checked buffer", 1, r.out());
+    return {n, "n", {}};
 }
 
 reference_work compute_bound_work(shape_reader& r)
@@ -728,6 +869,52 @@ const std::vector<entry>& table()
           "out[i] = alpha * x[i] + beta * y[i] + c (mod 2^32), i < n"},
          axpby,
          axpby_work},
+        {{"stencil3_f32",
+          {{"in", arg_kind::buffer, true, {F}},
+           {"wl", arg_kind::scalar, true, {}},
+           {"wc", arg_kind::scalar, true, {}},
+           {"wr", arg_kind::scalar, true, {}},
+           n_opt},
+          {F},
+          "out[i] = wl*in[i-1] + wc*in[i] + wr*in[i+1] (in[-1] = in[n] = 0), i < n, in double "
+          "rounded once to f32"},
+         stencil3_f32,
+         stencil3_f32_work},
+        {{"gemm",
+          {{"a", arg_kind::buffer, true, {F}},
+           {"b", arg_kind::buffer, true, {F}},
+           {"m", arg_kind::scalar, true, {}},
+           {"n", arg_kind::scalar, true, {}},
+           {"k", arg_kind::scalar, true, {}},
+           {"alpha", arg_kind::scalar, true, {}},
+           {"beta", arg_kind::scalar, true, {}}},
+          {F},
+          "out[i*n+j] = alpha * sum_{l<k} a[i*k+l] * b[l*n+j] + beta * out[i*n+j] (initial "
+          "contents), in double rounded once to f32"},
+         gemm,
+         gemm_work},
+        {{"histogram8",
+          {{"data", arg_kind::buffer, true, {U, I}}, {"n", arg_kind::scalar, false, {}}},
+          {U, I},
+          "out[b] += number of bytes equal to b among bytes 0..n-1 of data (little-endian, 4 "
+          "per word; n defaults to 4 x len(data)), b < 256"},
+         histogram8,
+         histogram8_work},
+        {{"softmax_rows",
+          {{"in", arg_kind::buffer, true, {F}},
+           {"cols", arg_kind::scalar, true, {}},
+           {"rows", arg_kind::scalar, false, {}}},
+          {F},
+          "out[r*cols+c] = exp(x[c] - max x) / sum_c' exp(x[c'] - max x), x = row r of in, r < "
+          "rows (default len(in)/cols), in double rounded once to f32"},
+         softmax_rows,
+         softmax_rows_work},
+        {{"sum_f32",
+          {{"in", arg_kind::buffer, true, {F}}, {"n", arg_kind::scalar, false, {}}},
+          {F},
+          "out[0] += sum_{i<n} in[i] (n defaults to len(in)), in double rounded once to f32"},
+         sum_f32,
+         sum_f32_work},
     };
     return t;
 }

@@ -220,6 +220,101 @@ TEST_CASE("fma_chain: count fused multiply-adds per element, elements beyond n k
     CHECK(floats(r.words) == want);
 }
 
+TEST_CASE("stencil3_f32: weighted neighbours, zero outside elements 0 to n - 1", "[reference]")
+{
+    reference_args a;
+    a.buffers["in"] = f32s({1, 2, 4, 8});
+    a.scalars["wl"] = 1;
+    a.scalars["wc"] = 10;
+    a.scalars["wr"] = 100;
+    a.scalars["n"] = 3; // in[3] counts as 0 for i = 2; out[3] keeps its value
+    auto r = call("stencil3_f32", a, f32s({9, 9, 9, 9}));
+    REQUIRE(r.ok());
+    CHECK(floats(r.words) == std::vector<float>{210, 421, 42, 9});
+    a.scalars["n"] = 5;
+    CHECK(call("stencil3_f32", a, f32s({0, 0, 0, 0, 0})).error == "in needs 5 elements, has 4");
+}
+
+TEST_CASE("gemm: alpha A B + beta C, C from the checked buffer", "[reference]")
+{
+    reference_args a;
+    a.buffers["a"] = f32s({1, 2, 3, 4, 5, 6});    // 2 x 3
+    a.buffers["b"] = f32s({7, 8, 9, 10, 11, 12}); // 3 x 2; A B = {58, 64, 139, 154}
+    a.scalars["m"] = 2;
+    a.scalars["n"] = 2;
+    a.scalars["k"] = 3;
+    a.scalars["alpha"] = 2;
+    a.scalars["beta"] = 0.5;
+    auto r = call("gemm", a, f32s({2, 4, 6, 8}));
+    REQUIRE(r.ok());
+    CHECK(floats(r.words) == std::vector<float>{117, 130, 281, 312});
+    a.scalars.erase("beta");
+    CHECK(call("gemm", a, f32s({0, 0, 0, 0})).error == "missing argument 'beta'");
+}
+
+TEST_CASE("histogram8: little-endian bytes of words added to the bins", "[reference]")
+{
+    reference_args a;
+    a.buffers["data"] = u32s({0x01010200u, 0xff000003u}); // bytes 00 02 01 01 03 00 00 ff
+    a.scalars["n"] = 7;                                   // without the ff
+    typed_buffer bins = u32s(std::vector<std::uint32_t>(256, 0));
+    bins.words[0] = 10;
+    auto r = call("histogram8", a, bins);
+    REQUIRE(r.ok());
+    std::vector<std::uint32_t> want(256, 0);
+    want[0] = 13;
+    want[1] = 2;
+    want[2] = 1;
+    want[3] = 1;
+    CHECK(r.words == want);
+    a.scalars.erase("n"); // all 8 bytes
+    r = call("histogram8", a, bins);
+    REQUIRE(r.ok());
+    want[255] = 1;
+    CHECK(r.words == want);
+    a.scalars["n"] = 9;
+    CHECK(call("histogram8", a, bins).error == "data needs 9 bytes, has 8");
+    a.scalars["n"] = 8;
+    CHECK(call("histogram8", a, u32s(std::vector<std::uint32_t>(255, 0))).error ==
+          "the checked buffer needs 256 elements, has 255");
+}
+
+TEST_CASE("softmax_rows: per-row exp(x - max) / sum, large inputs do not overflow", "[reference]")
+{
+    reference_args a;
+    a.buffers["in"] = f32s({1, 1, 1000, 1000, 0, std::log(2.0f)});
+    a.scalars["cols"] = 2; // three rows
+    auto r = call("softmax_rows", a, f32s({0, 0, 0, 0, 0, 0}));
+    REQUIRE(r.ok());
+    const auto f = floats(r.words);
+    CHECK(f[0] == 0.5f);
+    CHECK(f[1] == 0.5f);
+    CHECK(f[2] == 0.5f); // exp(1000) alone would overflow
+    CHECK(f[3] == 0.5f);
+    CHECK(f[4] == Approx(1.0 / 3).epsilon(1e-6));
+    CHECK(f[5] == Approx(2.0 / 3).epsilon(1e-6));
+    a.scalars["rows"] = 4;
+    CHECK(call("softmax_rows", a, f32s({0, 0, 0, 0, 0, 0})).error == "in needs 8 elements, has 6");
+    a.scalars["cols"] = 0;
+    CHECK(call("softmax_rows", a, f32s({0})).error == "cols must be at least 1");
+}
+
+TEST_CASE("sum_f32: out[0] += the sum, in double rounded once", "[reference]")
+{
+    reference_args a;
+    a.buffers["in"] = f32s({1, 2, 0.5f, 100});
+    a.scalars["n"] = 3;
+    auto r = call("sum_f32", a, f32s({10, 7}));
+    REQUIRE(r.ok());
+    CHECK(floats(r.words) == std::vector<float>{13.5f, 7});
+    // 2^24 + 1 + 1: a float sum from the left gives 2^24, the exact sum is representable.
+    a.buffers["in"] = f32s({16777216.0f, 1, 1});
+    a.scalars.erase("n");
+    r = call("sum_f32", a, f32s({0}));
+    REQUIRE(r.ok());
+    CHECK(bits_f32(r.words[0]) == 16777218.0f);
+}
+
 TEST_CASE("reference argument errors", "[reference]")
 {
     reference_args a;
@@ -330,6 +425,8 @@ TEST_CASE("work estimates: inner-loop steps of each reference and the limit", "[
         any.scalars["threads"] = 1;
         any.scalars["part"] = 0;
         any.scalars["passes"] = 1;
+        for (const char* k : {"wl", "wc", "wr", "cols"})
+            any.scalars[k] = 1;
         INFO(spec.name);
         const auto e = estimate_work(spec.name, any);
         CHECK(e.ok());

@@ -149,7 +149,7 @@ TEST_CASE("bad workloads: each error with position, key path and problem", "[wor
           "compute_bound|"
           "stream|fma_"
           "chain|"
-          "axpby) "
+          "axpby|stencil3_f32|gemm|histogram8|softmax_rows|sum_f32) "
           "(did you mean 'vector_add'?)"}},
         // 26 reference arguments: unknown, missing, wrong buffer type, bad kernel.param
         {base_head + "  - {name: f, type: f32, elements: 4}\n" + base_kernel +

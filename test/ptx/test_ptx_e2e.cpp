@@ -249,6 +249,31 @@ TEST_CASE("testbenches/cuda/ffma_chain.yaml passes on default and mcm4, fast wit
     run_testbench("ffma_chain");
 }
 
+TEST_CASE("testbenches/cuda/stencil3.yaml passes on default and mcm4, fast within 5 %")
+{
+    run_testbench("stencil3");
+}
+
+TEST_CASE("testbenches/cuda/matmul_tiled.yaml passes on default and mcm4, fast within 5 %")
+{
+    run_testbench("matmul_tiled");
+}
+
+TEST_CASE("testbenches/cuda/histogram.yaml passes on default and mcm4, fast within 5 %")
+{
+    run_testbench("histogram");
+}
+
+TEST_CASE("testbenches/cuda/softmax_row.yaml passes on default and mcm4, fast within 5 %")
+{
+    run_testbench("softmax_row");
+}
+
+TEST_CASE("testbenches/cuda/reduce_shfl.yaml passes on default and mcm4, fast within 5 %")
+{
+    run_testbench("reduce_shfl");
+}
+
 // ---- a run's record repeats the run without the .cu file and without the compiler ----
 
 TEST_CASE("OUTDIR/config.yaml of a cuda: run repeats it with neither the .cu file nor clang")
