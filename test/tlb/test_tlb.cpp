@@ -339,6 +339,77 @@ TEST_CASE("tlb, accurate: the replay after a first-touch wait makes no second wa
 }
 
 namespace {
+/// A second read of the warp at the VA, made while the first waits for the page's placement,
+/// is a request of its own: it walks (the first's wait is not released yet), and each replay,
+/// once the placement is decided, makes no walk. Taken by the second read, the first's wait
+/// let it skip its walk.
+void touch_wait_taken_by_its_replay(bool accurate)
+{
+    bench b(make_config(), accurate);
+    b.map(0x5000, 0x20000, true, 7); // the table's nodes; 0x6000 has no leaf
+    const auto placement = std::make_shared<tlm_bus::fault_wait>();
+    placement->placement = true;
+    placement->deadline_ps = ~std::uint64_t{0};
+    b.t0.set_first_touch([&](std::uint64_t, int, std::uint64_t, bool) {
+        return placement->resolved
+                   ? tlb::tlb::touch_answer{page_table::encode(0x20000, true), nullptr}
+                   : tlb::tlb::touch_answer{0, placement};
+    });
+    std::uint32_t v[2] = {};
+    tlm::tlm_response_status st[2] = {tlm::TLM_INCOMPLETE_RESPONSE, tlm::TLM_INCOMPLETE_RESPONSE};
+    std::uint64_t walks_second = 0, walks_before_replays = 0, walks_after_replays = 0;
+    // A read by warp 3 at 0x6000, replayed while it is answered with a wait other than the
+    // placement's (fast mode: a walk's); returns the placement's wait if it got that.
+    const auto read = [&](test::test_initiator& i, int k) {
+        auto x = ctx(0);
+        x.kind = tlm_bus::access_kind::data;
+        x.warp = 3;
+        for (;;) {
+            std::shared_ptr<tlm_bus::fault_wait> f;
+            sc_time d = sc_core::SC_ZERO_TIME;
+            st[k] = i.mem.access(tlm::TLM_READ_COMMAND, 0x6000, &v[k], 4, d, &x, nullptr, &f);
+            if (!f || f == placement)
+                return f;
+            while (!f->resolved)
+                sc_core::wait(f->done);
+        }
+    };
+    b.i0.body = [&](test::test_initiator& i) {
+        CHECK(read(i, 0) == placement);
+        CHECK(b.shared.walks() == 1);
+        sc_core::wait(sc_time(100, SC_NS)); // past the walk's end
+        CHECK(read(i, 1) == placement);     // the second read, while the first waits
+        walks_second = b.shared.walks();
+        sc_core::wait(sc_time(100, SC_NS));
+        placement->resolved = true;
+        walks_before_replays = b.shared.walks();
+        CHECK(read(i, 0) == nullptr); // the replays
+        CHECK(read(i, 1) == nullptr);
+        walks_after_replays = b.shared.walks();
+    };
+    sc_core::sc_start();
+    CHECK(b.violations() == 0);
+    CHECK(walks_second == 2);
+    CHECK(walks_after_replays == walks_before_replays);
+    CHECK(st[0] == tlm::TLM_OK_RESPONSE);
+    CHECK(st[1] == tlm::TLM_OK_RESPONSE);
+    CHECK(v[0] == 7);
+    CHECK(v[1] == 7);
+}
+} // namespace
+
+TEST_CASE("tlb, fast: a second read of the warp at the VA during a first-touch wait walks itself")
+{
+    touch_wait_taken_by_its_replay(false);
+}
+
+TEST_CASE("tlb, accurate: a second read of the warp at the VA during a first-touch wait walks "
+          "itself")
+{
+    touch_wait_taken_by_its_replay(true);
+}
+
+namespace {
 /// One walker: a miss on another page waits for the walk in progress.
 void one_walker(bool accurate)
 {
