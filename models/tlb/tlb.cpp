@@ -264,10 +264,10 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
             // A replay after a first touch was decided: the walk was made before.
             r = {0, arrival, true};
         } else {
-            // Fast mode: a line read that needs a walk (its own, or one in flight) waits for it
-            // in both modes: accurate mode's read waits here; fast mode answers it at once
-            // and the SM replays it when the walk has ended (released by the cluster), with
-            // the walk's answer kept for it. Forwarded with the walk's end annotated instead,
+            // An SM access that can replay and needs a walk (its own, or one in flight) waits
+            // for it in both modes: accurate mode's access waits here; fast mode answers it at
+            // once and the SM replays it when the walk has ended (released by the cluster),
+            // with the walk's answer kept for it. Forwarded with the walk's end annotated instead,
             // such reads reached the L1 up to microseconds ahead of global time in call order,
             // took its MSHRs ahead of earlier requests and spread the reads a walk releases
             // (random_gather with the timed TLB: fast +17.7 % against accurate).
