@@ -44,6 +44,10 @@ struct fault_wait {
     /// Not a page fault either: the page waits for its first-touch placement to be decided
     /// (models/page_alloc/README.md); waited for and replayed as a fault, not counted as one.
     bool placement = false;
+    /// With `placement`: the access waits for its page's translation walk (fast mode, the timed
+    /// TLB), as accurate mode's access waits in the TLB; the requester keeps its
+    /// sm.max_line_requests place until the replay completes.
+    bool walk = false;
 };
 
 /// Attributes of a GPU memory transaction, attached to every pooled payload.

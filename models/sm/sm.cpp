@@ -737,9 +737,11 @@ void sm::issue_loop()
 
         m_ready.update(m_live, m_cycle);
         std::uint64_t ready = m_ready.ready();
-        std::uint64_t earliest = std::min(
-            m_ready.earliest(),
-            m_line_queue.empty() || m_clk.accurate ? never : m_line_queue.front().not_before);
+        std::uint64_t earliest =
+            std::min(m_ready.earliest(),
+                     m_line_queue.empty() || m_clk.accurate || !m_line_queue.front().counted
+                         ? never // no place yet: a walk wait's replay frees one (release_line)
+                         : m_line_queue.front().not_before);
         bool issued = false, structural = false;
         for (std::size_t k = 0; ready != 0 && k < m_cores.size(); ++k) {
             sub_core& core = *m_cores[k];

@@ -202,7 +202,8 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
         }
         sc_core::sc_time delay = time_of(op.issue + i) - now;
         auto f = do_line(slot, k, i, delay, m_line_bufs.data(), m_be_bufs.data());
-        m_line_limit.release(cycle_of(now + delay));
+        if (!f || !f->walk) // a walk wait keeps its place until its replay completes
+            m_line_limit.release(cycle_of(now + delay));
         if (f)
             wait_fault(job, std::move(f));
         else
@@ -313,7 +314,8 @@ void sm::wait_fault(lsu_job job, std::shared_ptr<tlm_bus::fault_wait> f)
     hold_op(op);
     if (op.fault_cycle == 0 && f->retry_ps == 0 && !f->placement)
         op.fault_cycle = op.issue + job.line;
-    job.counted = false; // its place was given up when the fault was answered
+    // Its place was given up when the fault was answered; a walk wait keeps it (run_lsu_job).
+    job.counted = job.counted && f->walk;
     job.fault = std::move(f);
     hand_to_lsu(job);
 }
@@ -326,10 +328,8 @@ void sm::send_queued_lines()
         if (!front.counted) {
             // Fast mode knows the completion of every request sent: a place is found.
             const auto at = m_line_limit.take(due);
-            if (!at) {
-                SC_REPORT_ERROR("vgpu/sm", "no place for a line request (sm.max_line_requests)");
-                return;
-            }
+            if (!at)
+                return; // every place is held by a walk wait: release_line() sends it
             front.not_before = *at;
             front.counted = true;
         }
@@ -343,7 +343,8 @@ void sm::send_queued_lines()
         const sc_core::sc_time at = time_of(job.not_before), now = sc_core::sc_time_stamp();
         sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
         auto f = do_line(job.slot, job.op, job.line, delay, m_line_bufs.data(), m_be_bufs.data());
-        m_line_limit.release(cycle_of(now + delay));
+        if (!f || !f->walk)
+            m_line_limit.release(cycle_of(now + delay));
         if (f) {
             --op.remaining; // wait_fault counts it again
             wait_fault(job, std::move(f));
@@ -781,14 +782,17 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
             line_sent(job.slot, job.op, cycle_of(at));
         f = do_line(job.slot, job.op, job.line, delay, w.buf.data(), w.be.data());
         // Its place is free from its completion on (a page fault gives it up when reported;
-        // the replay is not limited).
-        if (job.counted)
+        // the replay is not limited; a walk wait keeps it until the replay completes).
+        if (job.counted && (!f || !f->walk))
             release_line(cycle_of(sc_core::sc_time_stamp() + delay));
         if (!f && !m_clk.accurate)
             line_sent(job.slot, job.op, cycle_of(at));
     }
     if (f) {
+        const bool walk_place = job.counted && f->walk;
         replay_line(job.slot, job.op, job.line, std::move(f), w.buf.data(), w.be.data());
+        if (walk_place) // free from the replay's completion on (op.end includes it)
+            release_line(op.end);
         if (!m_clk.accurate)
             line_sent(job.slot, job.op, cycle_of(sc_core::sc_time_stamp()));
     }

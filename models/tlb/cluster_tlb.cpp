@@ -12,14 +12,13 @@ unsigned vpn_bits(std::uint64_t page_bytes)
 {
     return page_table::va_bits - page_table::page_shift(page_bytes);
 }
+} // namespace
 
-/// The TLB entry of a present leaf PTE.
 translation to_translation(std::uint64_t pte, std::uint64_t page_bytes)
 {
     const page_table::entry e = page_table::decode(pte, page_bytes);
     return translation{e.frame / page_bytes, e.writable, e.read_only, e.home};
 }
-} // namespace
 
 std::uint64_t to_pte(const translation& t, std::uint64_t page_bytes)
 {
@@ -82,6 +81,10 @@ void cluster_tlb::check_context(const tlm_bus::gpu_extension& ext)
         m_l2->invalidate_all();
     m_pwc.invalidate_all();
     m_fills.clear();
+    // Walks queued before run in their own context (start_queued); lookups of the new one
+    // do not join them.
+    ++m_generation;
+    m_queued_by_vpn.clear();
 }
 
 void cluster_tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
@@ -118,13 +121,18 @@ void cluster_tlb::release_at(std::uint64_t at_ps, std::shared_ptr<walk_wait> w)
     m_kick.notify(sc_core::sc_time::from_value(at_ps > now ? at_ps - now : 0));
 }
 
-void cluster_tlb::start_queued(
+lookup_result cluster_tlb::start_queued(
     std::map<std::pair<std::uint64_t, std::uint64_t>, queued_walk>::iterator it, std::uint64_t t)
 {
     queued_walk q = std::move(it->second);
-    m_queued_by_vpn.erase(q.va / m_page_bytes);
+    if (const auto b = m_queued_by_vpn.find(q.va / m_page_bytes);
+        b != m_queued_by_vpn.end() && b->second == it->first)
+        m_queued_by_vpn.erase(b);
     m_queued.erase(it);
-    const lookup_result r = run_walk(q.va, q.va / m_page_bytes, t, q.ext, *q.port, q.arrival_ps);
+    // Queued before a context change: walked in its own context (its page table from the
+    // root), entering neither the page-walk cache nor the L2 TLB of the new one.
+    const lookup_result r = run_walk(q.va, q.va / m_page_bytes, t, q.ext, *q.port, q.arrival_ps,
+                                     q.generation == m_generation);
     for (const std::shared_ptr<walk_wait>& w : q.waiters) {
         w->result = r;
         w->known = true;
@@ -132,6 +140,7 @@ void cluster_tlb::start_queued(
             w->on_known(r);
         release_at(r.ready_ps, w);
     }
+    return r;
 }
 
 void cluster_tlb::walk_thread()
@@ -163,13 +172,14 @@ void cluster_tlb::walk_thread()
 }
 
 lookup_result cluster_tlb::walk(std::uint64_t va, std::uint64_t start_ps,
-                                const tlm_bus::gpu_extension& ext, tlm_bus::initiator_port& port)
+                                const tlm_bus::gpu_extension& ext, tlm_bus::initiator_port& port,
+                                bool use_pwc)
 {
     const unsigned levels = page_table::levels(m_page_bytes);
     // The deepest level whose table the page-walk cache knows; the root otherwise.
     std::uint64_t table = ext.ptbr;
     unsigned level = 0;
-    for (unsigned l = levels - 1; l-- > 0;)
+    for (unsigned l = use_pwc ? levels - 1 : 0; l-- > 0;)
         if (const auto t = m_pwc.lookup(l, page_table::prefix(va, l, m_page_bytes))) {
             table = *t;
             level = l + 1;
@@ -208,7 +218,8 @@ lookup_result cluster_tlb::walk(std::uint64_t va, std::uint64_t start_ps,
             break;
         }
         table = page_table::table_of(raw);
-        m_pwc.insert(level, page_table::prefix(va, level, m_page_bytes), table);
+        if (use_pwc)
+            m_pwc.insert(level, page_table::prefix(va, level, m_page_bytes), table);
     }
     r.ready_ps = sc_core::sc_time_stamp().value() + d.value();
     const double ns = static_cast<double>(r.ready_ps - std::min(r.ready_ps, start_ps)) / 1000.0;
@@ -226,6 +237,7 @@ lookup_result cluster_tlb::translate_fast(std::uint64_t va, std::uint64_t vpn, s
         auto w = std::make_shared<walk_wait>();
         w->wait = std::make_shared<tlm_bus::fault_wait>();
         w->wait->placement = true; // waited for and replayed, not counted as a page fault
+        w->wait->walk = true;      // the requester keeps its place (sm.max_line_requests)
         w->wait->raised_ps = t;
         w->wait->deadline_ps = ~std::uint64_t{0};
         *waits = w;
@@ -261,10 +273,8 @@ lookup_result cluster_tlb::translate_fast(std::uint64_t va, std::uint64_t vpn, s
             it->second.waiters.push_back(answer_wait());
             return {};
         }
-        start_queued(it, t);
-        const pending_fill* p = m_fills.find(vpn);
-        return p ? lookup_result{p->pte, std::max(p->ready_ps, t), true}
-                 : lookup_result{0, t, false};
+        const lookup_result r = start_queued(it, t);
+        return {r.pte, std::max(r.ready_ps, t), r.ok};
     }
     if (m_l2)
         if (const auto hit = m_l2->lookup(vpn))
@@ -278,6 +288,7 @@ lookup_result cluster_tlb::translate_fast(std::uint64_t va, std::uint64_t vpn, s
         q.arrival_ps = t;
         q.ext = ext;
         q.port = &port;
+        q.generation = m_generation;
         q.waiters.push_back(answer_wait());
         m_queued_by_vpn[vpn] = key;
         const std::uint64_t now = sc_core::sc_time_stamp().value();
@@ -289,15 +300,18 @@ lookup_result cluster_tlb::translate_fast(std::uint64_t va, std::uint64_t vpn, s
 
 lookup_result cluster_tlb::run_walk(std::uint64_t va, std::uint64_t vpn, std::uint64_t t,
                                     const tlm_bus::gpu_extension& ext,
-                                    tlm_bus::initiator_port& port, std::uint64_t asked_ps)
+                                    tlm_bus::initiator_port& port, std::uint64_t asked_ps,
+                                    bool current)
 {
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     cache::capacity_timeline::reservation slot = m_walkers.reserve(t, now);
     if (slot.start > asked_ps)
         ++m_walker_stalls;
     m_walker_wait.sample(static_cast<double>(slot.start - std::min(slot.start, asked_ps)) / 1000.0);
-    const lookup_result r = walk(va, slot.start, ext, port);
+    const lookup_result r = walk(va, slot.start, ext, port, current);
     m_walkers.finish(slot, r.ready_ps);
+    if (!current)
+        return r;
     // Lookups of the page until the walk's end share it, whatever it found: a page not present
     // too (pte 0, entering no TLB), as accurate mode's misses wait for the walk in flight.
     // Walked again instead, each access to a page that first touch has not placed yet took a

@@ -49,6 +49,8 @@ struct walk_wait {
 
 /// The leaf PTE that encodes TLB entry t for pages of page_bytes.
 std::uint64_t to_pte(const translation& t, std::uint64_t page_bytes);
+/// The TLB entry of a present leaf PTE for pages of page_bytes.
+translation to_translation(std::uint64_t pte, std::uint64_t page_bytes);
 
 /// One per cluster; the SMs' L1 TLBs (class tlb) call translate() on a miss. Walks read PTEs
 /// with timed reads (`access_kind::page_walk`) through the initiator port the caller passes
@@ -92,8 +94,10 @@ private:
     };
     /// Reads the PTEs of va from the deepest level the page-walk cache knows, timed from
     /// `start_ps`; returns the leaf (0: not present) and the time after the last read.
+    /// use_pwc false: from the root, without reading or filling the page-walk cache (a walk of
+    /// a context the cluster has left).
     lookup_result walk(std::uint64_t va, std::uint64_t start_ps, const tlm_bus::gpu_extension& ext,
-                       tlm_bus::initiator_port& port);
+                       tlm_bus::initiator_port& port, bool use_pwc = true);
     lookup_result translate_fast(std::uint64_t va, std::uint64_t vpn, std::uint64_t t,
                                  const tlm_bus::gpu_extension& ext, tlm_bus::initiator_port& port,
                                  std::shared_ptr<walk_wait>* waits);
@@ -104,21 +108,26 @@ private:
         tlm_bus::gpu_extension ext;
         tlm_bus::initiator_port* port = nullptr;
         std::vector<std::shared_ptr<walk_wait>> waiters; ///< lookups answered "wait"
+        std::uint64_t generation = 0;                    ///< m_generation when queued (its context)
     };
     /// Fast mode: starts a walk on a walker at `t` or later (ahead of global time if later),
     /// books it and shares its result with the later lookups of the page until its end.
     /// asked_ps: when the walk was asked for (its walker wait is counted from there).
+    /// `current` false: a walk of a context the cluster has left since it was queued; it reads
+    /// its own page table from the root and fills neither the page-walk cache nor the L2 TLB.
     lookup_result run_walk(std::uint64_t va, std::uint64_t vpn, std::uint64_t t,
                            const tlm_bus::gpu_extension& ext, tlm_bus::initiator_port& port,
-                           std::uint64_t asked_ps);
+                           std::uint64_t asked_ps, bool current = true);
     /// Fast mode: runs the queued walks whose time has come, when a walker is free, and
     /// releases the waiters whose walk has ended.
     void walk_thread();
     /// Fast mode: w's wait is released at at_ps.
     void release_at(std::uint64_t at_ps, std::shared_ptr<walk_wait> w);
-    /// Runs queued walk `it` now and hands its waiters the result (released at its end).
-    void start_queued(std::map<std::pair<std::uint64_t, std::uint64_t>, queued_walk>::iterator it,
-                      std::uint64_t t);
+    /// Runs queued walk `it` now and hands its waiters the result (released at its end);
+    /// returns the result.
+    lookup_result
+    start_queued(std::map<std::pair<std::uint64_t, std::uint64_t>, queued_walk>::iterator it,
+                 std::uint64_t t);
     lookup_result translate_accurate(std::uint64_t va, std::uint64_t vpn, std::uint64_t t,
                                      const tlm_bus::gpu_extension& ext,
                                      tlm_bus::initiator_port& port);
@@ -141,8 +150,9 @@ private:
     /// Fast mode: waits to release, by time (then order of release_at()).
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<walk_wait>> m_releases;
     std::uint64_t m_release_seq = 0;
-    sc_core::sc_event m_kick; ///< walk_thread(): a walk was queued or a release added
-    context m_context;        ///< the page table and newest epoch the entries belong to
+    sc_core::sc_event m_kick;       ///< walk_thread(): a walk was queued or a release added
+    context m_context;              ///< the page table and newest epoch the entries belong to
+    std::uint64_t m_generation = 0; ///< context changes seen (queued walks carry theirs)
     stats::group m_stats;
     stats::counter m_lookups, m_walks, m_pte_reads, m_merged, m_walker_stalls, m_flushes;
     stats::formula m_l2_hits, m_l2_misses, m_l2_evictions, m_pwc_hits, m_pwc_misses,

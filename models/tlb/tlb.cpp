@@ -3,6 +3,7 @@
 
 #include "models/common/page_table.h"
 
+#include <algorithm>
 #include <iterator>
 
 namespace vgpu::tlb {
@@ -28,6 +29,36 @@ unsigned vpn_bits(std::uint64_t page_bytes)
 {
     return page_table::va_bits - page_table::page_shift(page_bytes);
 }
+
+/// An SM's access that can wait and replay (its data, atomic or constant access): x is the
+/// request's extension (nullptr: none).
+bool can_replay(const tlm_bus::gpu_extension* x)
+{
+    return x && x->sm >= 0 &&
+           (x->kind == tlm_bus::access_kind::data || x->kind == tlm_bus::access_kind::atomic ||
+            x->kind == tlm_bus::access_kind::constant);
+}
+
+/// Takes from waits[key] the oldest wait already released (nullptr: none), dropping the key
+/// when it has no more. Only a released wait can be the one a replay waited on: another
+/// request under the key made while the first waits must not take it.
+template <typename Map, typename Released>
+typename Map::mapped_type::value_type take_released(Map& waits, std::uint64_t key,
+                                                    Released released)
+{
+    const auto it = waits.find(key);
+    if (it == waits.end())
+        return nullptr;
+    auto& q = it->second;
+    const auto r = std::find_if(q.begin(), q.end(), released);
+    if (r == q.end())
+        return nullptr;
+    auto w = std::move(*r);
+    q.erase(r);
+    if (q.empty())
+        waits.erase(it);
+    return w;
+}
 } // namespace
 
 tlb::tlb(const sc_core::sc_module_name& name, const tlb_config& cfg, const clock_params& clk,
@@ -50,8 +81,9 @@ tlb::tlb(const sc_core::sc_module_name& name, const tlb_config& cfg, const clock
                       "requests told to replay while their page's first touch was decided (an "
                       "earlier touch could still come: models/page_alloc/README.md)"),
       m_walk_replays(m_stats, "walk_replays", "count",
-                     "fast mode: line reads answered at once to wait for their page's walk and "
-                     "replayed when it ended, as accurate mode's read waits in the TLB"),
+                     "fast mode: SM accesses that can replay (loads, stores, atomics, constant "
+                     "and unit reads) answered at once to wait for their page's walk and "
+                     "replayed when it ended, as accurate mode's access waits in the TLB"),
       m_hits(m_stats, "hits", "count", "L1 TLB lookups that found their page",
              [this] { return static_cast<double>(m_l1.hits()); }),
       m_misses(m_stats, "misses", "count", "L1 TLB lookups that did not",
@@ -84,6 +116,7 @@ void tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
         m_fills.clear();
         m_kept.clear();
         m_walked.clear();
+        m_touch_waits.clear();
         m_ideal->invalidate(0, 0, true);
         return;
     }
@@ -92,10 +125,14 @@ void tlb::invalidate(std::uint64_t va, std::uint64_t bytes)
     m_fills.drop(first, last);
     for (auto it = m_kept.begin(); it != m_kept.end();)
         it = it->first >= first && it->first <= last ? m_kept.erase(it) : std::next(it);
-    for (auto it = m_walked.begin(); it != m_walked.end();) {
-        const std::uint64_t page = (it->first & 0xffffffffu) / m_page_bytes;
-        it = page >= first && page <= last ? m_walked.erase(it) : std::next(it);
-    }
+    const auto in_range = [&](std::uint64_t key) {
+        const std::uint64_t page = (key & 0xffffffffu) / m_page_bytes;
+        return page >= first && page <= last;
+    };
+    for (auto it = m_walked.begin(); it != m_walked.end();)
+        it = in_range(it->first) ? m_walked.erase(it) : std::next(it);
+    for (auto it = m_touch_waits.begin(); it != m_touch_waits.end();)
+        it = in_range(it->first) ? m_touch_waits.erase(it) : std::next(it);
     m_ideal->invalidate(first, last, false);
 }
 
@@ -128,14 +165,8 @@ bool tlb::take_kept(std::uint64_t vpn, std::uint64_t& pte)
 
 std::shared_ptr<walk_wait> tlb::take_walked(std::uint64_t key)
 {
-    const auto it = m_walked.find(key);
-    if (it == m_walked.end())
-        return nullptr;
-    std::shared_ptr<walk_wait> w = std::move(it->second.front());
-    it->second.pop_front();
-    if (it->second.empty())
-        m_walked.erase(it);
-    return w;
+    return take_released(m_walked, key,
+                         [](const std::shared_ptr<walk_wait>& w) { return w->wait->resolved; });
 }
 
 lookup_result tlb::lookup(std::uint64_t va, std::uint64_t arrival_ps,
@@ -167,19 +198,14 @@ lookup_result tlb::lookup(std::uint64_t va, std::uint64_t arrival_ps,
         // Its walk has not run yet: the entry enters at the walk's end, once it is known
         // (unless the TLB was flushed meanwhile).
         (*waits)->on_known = [this, vpn, flushes = m_flushes.value()](const lookup_result& w) {
-            if (w.ok && w.pte != 0 && m_flushes.value() == flushes) {
-                const page_table::entry e = page_table::decode(w.pte, m_page_bytes);
-                m_fills.push(vpn, pending_fill{w.pte,
-                                               translation{e.frame / m_page_bytes, e.writable,
-                                                           e.read_only, e.home},
-                                               w.ready_ps});
-            }
+            if (w.ok && w.pte != 0 && m_flushes.value() == flushes)
+                m_fills.push(vpn,
+                             pending_fill{w.pte, to_translation(w.pte, m_page_bytes), w.ready_ps});
         };
         return r;
     }
     if (r.ok && r.pte != 0) {
-        const page_table::entry e = page_table::decode(r.pte, m_page_bytes);
-        const translation entry{e.frame / m_page_bytes, e.writable, e.read_only, e.home};
+        const translation entry = to_translation(r.pte, m_page_bytes);
         if (r.ready_ps > sc_core::sc_time_stamp().value())
             m_fills.push(vpn, pending_fill{r.pte, entry, r.ready_ps}); // enters at its time
         else
@@ -228,26 +254,24 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
             gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
             return;
         }
-        const auto waited =
-            m_touch_waits.empty() ? m_touch_waits.end() : m_touch_waits.find(request_key(va, ext));
-        if (waited != m_touch_waits.end()) {
+        const std::shared_ptr<tlm_bus::fault_wait> waited =
+            m_touch_waits.empty()
+                ? nullptr
+                : take_released(
+                      m_touch_waits, request_key(va, ext),
+                      [](const std::shared_ptr<tlm_bus::fault_wait>& f) { return f->resolved; });
+        if (waited) {
             // A replay after a first touch was decided: the walk was made before.
-            if (--waited->second == 0)
-                m_touch_waits.erase(waited);
             r = {0, arrival, true};
         } else {
-            // Fast mode: a line read that needs a walk (its own, or one in flight) waits for it
-            // in both modes: accurate mode's read waits here; fast mode answers it at once
-            // and the SM replays it when the walk has ended (released by the cluster), with
-            // the walk's answer kept for it. Forwarded with the walk's end annotated instead,
+            // An SM access that can replay and needs a walk (its own, or one in flight) waits
+            // for it in both modes: accurate mode's access waits here; fast mode answers it at
+            // once and the SM replays it when the walk has ended (released by the cluster),
+            // with the walk's answer kept for it. Forwarded with the walk's end annotated instead,
             // such reads reached the L1 up to microseconds ahead of global time in call order,
             // took its MSHRs ahead of earlier requests and spread the reads a walk releases
             // (random_gather with the timed TLB: fast +17.7 % against accurate).
-            const bool can_wait = !m_accurate && m_cfg.model == model_kind::timed && x &&
-                                  ext.sm >= 0 &&
-                                  (ext.kind == tlm_bus::access_kind::data ||
-                                   ext.kind == tlm_bus::access_kind::atomic ||
-                                   ext.kind == tlm_bus::access_kind::constant);
+            const bool can_wait = !m_accurate && m_cfg.model == model_kind::timed && can_replay(x);
             std::shared_ptr<walk_wait> w;
             r = lookup(va, arrival, ext, can_wait ? &w : nullptr);
             if (w) {
@@ -261,14 +285,11 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     }
     if (r.ok && r.pte == 0 && m_first_touch) {
         // A page placed at its first touch: now, or once every earlier touch is seen.
-        const bool can_wait =
-            x && ext.sm >= 0 &&
-            (ext.kind == tlm_bus::access_kind::data || ext.kind == tlm_bus::access_kind::atomic ||
-             ext.kind == tlm_bus::access_kind::constant);
+        const bool can_wait = can_replay(x);
         const touch_answer a = m_first_touch(va, ext.sm, r.ready_ps, can_wait);
         if (a.wait && can_wait) {
             x->fault = a.wait;
-            ++m_touch_waits[request_key(va, ext)];
+            m_touch_waits[request_key(va, ext)].push_back(a.wait);
             ++m_touch_replays;
             gp.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
             return;

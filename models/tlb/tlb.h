@@ -82,8 +82,9 @@ private:
     void check_context(const tlm_bus::gpu_extension& ext);
     /// The leaf PTE of va (0: not present) for a request at arrival_ps, and when it is known;
     /// ok false when a PTE read failed.
-    /// `waits` (fast mode, a line read the SM can replay): set when the request is to wait
-    /// for its page's walk (cluster_tlb::translate).
+    /// `waits` (fast mode, an SM access that can replay: a load, store, atomic, constant or
+    /// unit read): set when the request is to wait for its page's walk
+    /// (cluster_tlb::translate).
     lookup_result lookup(std::uint64_t va, std::uint64_t arrival_ps,
                          const tlm_bus::gpu_extension& ext,
                          std::shared_ptr<walk_wait>* waits = nullptr);
@@ -105,12 +106,14 @@ private:
     /// The key of a line request of this SM: its VA (32 bits, page_table::covers) and warp
     /// slot. The SM's replay of a request carries both again.
     static std::uint64_t request_key(std::uint64_t va, const tlm_bus::gpu_extension& ext);
-    /// Requests told to replay while their page's first touch is decided, by request_key()
-    /// (with a count: two requests of a warp may read one VA): the replay asks the placement
-    /// again without a second walk. Keyed by request, not by page: a replay after such a wait
-    /// is not marked `gpu_extension::replay` (that mark is the L1's MSHR replay), and a new
-    /// request of another warp to the page must not skip its walk.
-    std::unordered_map<std::uint64_t, unsigned> m_touch_waits;
+    /// Requests told to replay while their page's first touch is decided, by request_key(),
+    /// with the wait each was told (two requests of a warp may read one VA): the replay, once
+    /// its wait is released, asks the placement again without a second walk. Keyed by
+    /// request, not by page: a replay after such a wait is not marked `gpu_extension::replay`
+    /// (that mark is the L1's MSHR replay), and a new request of another warp to the page must
+    /// not skip its walk. Cleared by a flush and by invalidate() (the replay walks again).
+    std::unordered_map<std::uint64_t, std::deque<std::shared_ptr<tlm_bus::fault_wait>>>
+        m_touch_waits;
     tlb_array m_l1;
     fill_queue m_fills;                  ///< fast mode: translations that enter the L1 TLB later
     std::uint64_t m_inflight_misses = 0; ///< fast: lookups of an entry not filled yet
@@ -126,7 +129,9 @@ private:
     };
     std::unordered_map<std::uint64_t, kept_translation> m_kept;
     /// Fast mode: requests told to wait for their page's walk, by request_key() (oldest first);
-    /// the replay goes below with the walk's answer (cluster_tlb.h, walk_wait).
+    /// the replay goes below with the walk's answer (cluster_tlb.h, walk_wait). A replay takes
+    /// only a wait already released: another request under the key, made while the first
+    /// waits, walks itself.
     std::unordered_map<std::uint64_t, std::deque<std::shared_ptr<walk_wait>>> m_walked;
     logger m_log;
     stats::group m_stats;

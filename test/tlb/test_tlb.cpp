@@ -339,6 +339,77 @@ TEST_CASE("tlb, accurate: the replay after a first-touch wait makes no second wa
 }
 
 namespace {
+/// A second read of the warp at the VA, made while the first waits for the page's placement,
+/// is a request of its own: it walks (the first's wait is not released yet), and each replay,
+/// once the placement is decided, makes no walk. Taken by the second read, the first's wait
+/// let it skip its walk.
+void touch_wait_taken_by_its_replay(bool accurate)
+{
+    bench b(make_config(), accurate);
+    b.map(0x5000, 0x20000, true, 7); // the table's nodes; 0x6000 has no leaf
+    const auto placement = std::make_shared<tlm_bus::fault_wait>();
+    placement->placement = true;
+    placement->deadline_ps = ~std::uint64_t{0};
+    b.t0.set_first_touch([&](std::uint64_t, int, std::uint64_t, bool) {
+        return placement->resolved
+                   ? tlb::tlb::touch_answer{page_table::encode(0x20000, true), nullptr}
+                   : tlb::tlb::touch_answer{0, placement};
+    });
+    std::uint32_t v[2] = {};
+    tlm::tlm_response_status st[2] = {tlm::TLM_INCOMPLETE_RESPONSE, tlm::TLM_INCOMPLETE_RESPONSE};
+    std::uint64_t walks_second = 0, walks_before_replays = 0, walks_after_replays = 0;
+    // A read by warp 3 at 0x6000, replayed while it is answered with a wait other than the
+    // placement's (fast mode: a walk's); returns the placement's wait if it got that.
+    const auto read = [&](test::test_initiator& i, int k) {
+        auto x = ctx(0);
+        x.kind = tlm_bus::access_kind::data;
+        x.warp = 3;
+        for (;;) {
+            std::shared_ptr<tlm_bus::fault_wait> f;
+            sc_time d = sc_core::SC_ZERO_TIME;
+            st[k] = i.mem.access(tlm::TLM_READ_COMMAND, 0x6000, &v[k], 4, d, &x, nullptr, &f);
+            if (!f || f == placement)
+                return f;
+            while (!f->resolved)
+                sc_core::wait(f->done);
+        }
+    };
+    b.i0.body = [&](test::test_initiator& i) {
+        CHECK(read(i, 0) == placement);
+        CHECK(b.shared.walks() == 1);
+        sc_core::wait(sc_time(100, SC_NS)); // past the walk's end
+        CHECK(read(i, 1) == placement);     // the second read, while the first waits
+        walks_second = b.shared.walks();
+        sc_core::wait(sc_time(100, SC_NS));
+        placement->resolved = true;
+        walks_before_replays = b.shared.walks();
+        CHECK(read(i, 0) == nullptr); // the replays
+        CHECK(read(i, 1) == nullptr);
+        walks_after_replays = b.shared.walks();
+    };
+    sc_core::sc_start();
+    CHECK(b.violations() == 0);
+    CHECK(walks_second == 2);
+    CHECK(walks_after_replays == walks_before_replays);
+    CHECK(st[0] == tlm::TLM_OK_RESPONSE);
+    CHECK(st[1] == tlm::TLM_OK_RESPONSE);
+    CHECK(v[0] == 7);
+    CHECK(v[1] == 7);
+}
+} // namespace
+
+TEST_CASE("tlb, fast: a second read of the warp at the VA during a first-touch wait walks itself")
+{
+    touch_wait_taken_by_its_replay(false);
+}
+
+TEST_CASE("tlb, accurate: a second read of the warp at the VA during a first-touch wait walks "
+          "itself")
+{
+    touch_wait_taken_by_its_replay(true);
+}
+
+namespace {
 /// One walker: a miss on another page waits for the walk in progress.
 void one_walker(bool accurate)
 {
@@ -940,4 +1011,92 @@ TEST_CASE("fault unit: records carry their type, a protection fault replays once
     CHECK(stored == 42); // the replay wrote
     CHECK(b.faults.records() == 2);
     CHECK(b.faults.answered() == 2);
+}
+
+// A replay takes only a walk wait already released: a second read of the warp at the VA, made
+// while the first waits, took the first's wait before its walk had run (PTE 0: a false page
+// fault; stencil with the timed TLB in fast mode made 67 fault records, accurate mode none).
+TEST_CASE("fast mode: a second read of one warp at one VA while the first waits for its walk "
+          "waits too")
+{
+    bench b(make_config(), false);
+    b.map(0x5000, 0x20000, true, 7); // present
+    tlm::tlm_response_status s[2] = {tlm::TLM_INCOMPLETE_RESPONSE, tlm::TLM_INCOMPLETE_RESPONSE};
+    std::shared_ptr<tlm_bus::fault_wait> f[2];
+    std::uint32_t v[2] = {};
+    b.i0.body = [&](test::test_initiator& i) {
+        auto x = ctx(0);
+        x.kind = tlm_bus::access_kind::data;
+        x.warp = 3;
+        for (int k = 0; k < 2; ++k) {
+            sc_time d = sc_core::SC_ZERO_TIME;
+            s[k] = i.mem.access(tlm::TLM_READ_COMMAND, 0x5000, &v[k], 4, d, &x, nullptr, &f[k]);
+        }
+    };
+    sc_core::sc_start();
+    INFO("first: status " << s[0] << " wait " << (f[0] != nullptr));
+    INFO("second: status " << s[1] << " wait " << (f[1] != nullptr) << " value " << v[1]);
+    CHECK(f[0] != nullptr);
+    // The second read must wait for the walk too (or read 7): never an error without a wait.
+    CHECK((f[1] != nullptr || (s[1] == tlm::TLM_OK_RESPONSE && v[1] == 7)));
+    CHECK(b.t0.faults() == 0);
+}
+
+namespace {
+/// A walk queued (fast mode, a read that can wait) in context 1 runs after the cluster switched
+/// to context 2 (another page table): with the page-walk cache on, context 1's read is answered
+/// from context 2's table; with it off, context 1's result enters context 2's L2 TLB.
+void queued_walk_across_contexts(unsigned pwc)
+{
+    auto cfg = make_config();
+    cfg.pwc_entries = pwc;
+    bench b(cfg, false);
+    b.map(0x5000, 0x20000, true, 1); // context 1 (ptbr 0x1000): 0x5000 -> frame 0x20000 (1)
+    page_table::builder table2{0x60000, page}; // context 2: 0x5000 -> frame 0x30000 (2)
+    table2.map(0x5000, page_table::encode(0x30000, true));
+    table2.map(0x9000, page_table::encode(0x31000, true));
+    for (const auto& [at, raw] : table2.entries())
+        b.ram.store().write(at, &raw, 8);
+    const std::uint32_t two = 2;
+    b.ram.store().write(0x30000, &two, 4);
+    std::uint32_t v1 = 0, v2 = 0;
+    b.i0.body = [&](test::test_initiator& i) {
+        auto x = ctx(0);
+        x.kind = tlm_bus::access_kind::data; // can wait: its walk is queued at its time
+        std::shared_ptr<tlm_bus::fault_wait> f;
+        sc_time d(50, SC_NS);
+        i.mem.access(tlm::TLM_READ_COMMAND, 0x5000, &v1, 4, d, &x, nullptr, &f);
+        REQUIRE(f);
+        while (!f->resolved)
+            sc_core::wait(f->done);
+        d = sc_core::SC_ZERO_TIME;
+        i.mem.access(tlm::TLM_READ_COMMAND, 0x5000, &v1, 4, d, &x); // the replay
+    };
+    b.i1.body = [&](test::test_initiator& i) {
+        auto x = ctx(1);
+        x.ptbr = table2.root();
+        x.epoch = 2;
+        x.kind = tlm_bus::access_kind::other; // cannot wait
+        std::uint32_t v = 0;
+        sc_core::wait(sc_time(1, SC_NS)); // after i0's request, before its walk runs
+        sc_time d = sc_core::SC_ZERO_TIME;
+        i.mem.access(tlm::TLM_READ_COMMAND, 0x9000, &v, 4, d, &x); // context 2: a flush
+        sc_core::wait(sc_time(300, SC_NS));
+        d = sc_core::SC_ZERO_TIME;
+        i.mem.access(tlm::TLM_READ_COMMAND, 0x5000, &v2, 4, d, &x);
+    };
+    sc_core::sc_start();
+    CHECK(v1 == 1); // context 1's frame
+    CHECK(v2 == 2); // context 2's frame
+}
+} // namespace
+TEST_CASE("fast mode: a walk queued before a context change runs in its own context with the "
+          "page-walk cache")
+{
+    queued_walk_across_contexts(16);
+}
+TEST_CASE("fast mode: a walk queued before a context change runs in its own context without "
+          "the page-walk cache")
+{
+    queued_walk_across_contexts(0);
 }
