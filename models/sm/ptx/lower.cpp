@@ -363,6 +363,12 @@ bool translator::address(const instruction& ins, const operand& op, vop& base, s
         base = {vk::rz, 0};
         return true;
     }
+    if (shared_offset(op.name) >= 0 && ins.space != state_space::shared) {
+        // A generic or global access would read the window offset as a global address.
+        unsupported(ins, "a generic or global access of shared variable '" + op.name +
+                             "' (only .shared accesses name it)");
+        return false;
+    }
     if (const std::int64_t o = shared_offset(op.name); o >= 0 && off + o <= INT32_MAX) {
         base = {vk::rz, 0};
         off += static_cast<std::int32_t>(o);
