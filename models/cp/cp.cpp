@@ -602,8 +602,11 @@ void cp::process_done()
     for (; n < m_pending.size() && m_pending[n].at <= now; ++n) {
         const ::vgpu::cp::cta_done& rec = m_pending[n].rec;
         queue_state& qs = *m_q[rec.queue];
+        const std::uint64_t cta =
+            (std::uint64_t{rec.cta_z} * qs.launch.grid_y + rec.cta_y) * qs.launch.grid_x +
+            rec.cta_x; // the linear index dispatch posted
         post_event(tlm_bus::event_source::rm, tlm_bus::event_kind::cta_retire,
-                   (rec.cta_z * qs.launch.grid_y + rec.cta_y) * qs.launch.grid_x + rec.cta_x, now);
+                   static_cast<std::uint32_t>(cta), now);
         if (rec.status == cta_status::ok) {
             ++m_ctas_done;
             m_regs.set(reg::queue(rec.queue, reg::CTAS_DONE),

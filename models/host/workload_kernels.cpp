@@ -180,8 +180,6 @@ void workload_reader::read_kernels(const field& f)
         if (const field* x = k.get("llc"))
             d.llc = m_r.choice<llc::llc_org>(
                 *x, {{"shared", llc::llc_org::shared}, {"private", llc::llc_org::private_org}});
-        if (const field* x = k.get("shared_bytes")) // dynamic shared memory per CTA (docs/isa.md)
-            d.shared_bytes = static_cast<std::uint32_t>(m_r.uint(*x, 0, 1u << 24).value_or(0));
         if (const field* x = k.get("program"); x && !translated)
             assemble(*x, d);
         else if (translated && !both && !d.name.empty())
@@ -235,6 +233,8 @@ void workload_reader::read_params(const field& f, kernel_decl& d, bool translate
                     m_r.error(m_r.where(*b), b->path,
                               "undefined buffer '" + *n + "'" + hint_of(*n, buffer_names()));
             }
+        } else if (v->value.IsScalar() && translated && v->value.Scalar().empty()) {
+            m_r.error(m_r.where(*v), v->path, "expected a value");
         } else if (v->value.IsScalar() && translated) {
             p.text = v->value.Scalar(); // converted to the entry's parameter type
             p.where = m_r.where(v->value);

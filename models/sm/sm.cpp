@@ -283,6 +283,8 @@ void sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
         why = "too many parameters";
     else if (l.regs_per_thread > m_cfg.regs_per_thread)
         why = "more registers per thread than sm.regs_per_thread";
+    else if (l.shared_bytes > m_cfg.shared_bytes.bytes)
+        why = "more shared memory than sm.shared_bytes";
     cta_slots::grant g;
     if (!why) {
         g = m_slots.allocate(warps);

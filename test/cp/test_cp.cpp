@@ -750,6 +750,16 @@ TEST_CASE("cp: occupancy by registers and shared memory bounds the resident CTAs
         CHECK(rd(h, reg::queue(0, reg::STATUS)) == status(cp::queue_status::error));
         CHECK(error_msg(h, 0).rfind("bad launch: no CTA fits an SM: 255 registers per thread", 0) ==
               0);
+        // 0xFFFFFF01 B of shared memory rounds up to 2^32 (0 in 32 bits): fits no SM either.
+        k.block_x = 64;
+        setup(h, 0, k, d);
+        CHECK(h.write32(reg::queue(0, reg::REGS), 16, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(h.write32(reg::queue(0, reg::SHARED_BYTES), 0xFFFFFF01u, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(h.write32(reg::queue(0, reg::LAUNCH), 1, d) == tlm::TLM_OK_RESPONSE);
+        CHECK(rd(h, reg::queue(0, reg::STATUS)) == status(cp::queue_status::error));
+        CHECK(error_msg(h, 0).rfind("bad launch: no CTA fits an SM: 4294967041 bytes of shared "
+                                    "memory per CTA (4294967296 allocated)",
+                                    0) == 0); // the register holds the start of the message
     };
     sc_core::sc_start();
     REQUIRE(tb.host.done);

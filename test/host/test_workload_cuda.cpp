@@ -167,3 +167,35 @@ TEST_CASE("ptx: alone is read, copied into the record and renamed there")
     CHECK(p.wl.files.count("kernels/other.ptx") == 1);
     fs::remove_all(dir);
 }
+
+TEST_CASE("a ptx: kernel's empty parameter value and bad shared_bytes are one located error each")
+{
+    const fs::path dir = write_workload("empty_value", "");
+    std::ofstream(dir / "k.ptx") << ".version 7.0\n"
+                                    ".target sm_70\n"
+                                    ".address_size 64\n"
+                                    ".visible .entry k(.param .u64 k_p0, .param .u32 k_p1)\n"
+                                    "{\n"
+                                    "    ret;\n"
+                                    "}\n";
+    const std::string text = "buffers: [{name: out, type: u32, elements: 32}]\n"
+                             "kernels:\n"
+                             "  - name: k\n"
+                             "    ptx: k.ptx\n"
+                             "    entry: k\n"
+                             "    params: [{buffer: out}, {value: ''}]\n"
+                             "    grid: 1\n"
+                             "    block: 32\n"
+                             "    shared_bytes: 99999999\n";
+    std::ofstream(dir / "w.yaml") << text;
+    const parse_result p = parse_workload((dir / "w.yaml").string());
+    for (const auto& e : p.errors)
+        UNSCOPED_INFO(e);
+    REQUIRE(p.errors.size() == 2);
+    const std::string w = (dir / "w.yaml").string();
+    CHECK(p.errors[0].rfind(w + ":6:", 0) == 0);
+    CHECK(p.errors[0].find("expected a value") != std::string::npos);
+    CHECK(p.errors[1].rfind(w + ":9:", 0) == 0);
+    CHECK(p.errors[1].find("shared_bytes") != std::string::npos);
+    fs::remove_all(dir);
+}

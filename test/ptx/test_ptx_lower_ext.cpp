@@ -105,6 +105,12 @@ const rule_case cases[] = {
     {"setp.ge.s32 %p3|%p1, %r2, %r3;", 0, 2, 3, 1},
     {"setp.ne.s32 %p2, %r1, 0;\nsetp.ltu.and.f32 %p3|%p1, %f2, %f3, %p2;", 1, f3, f1, 1},
     {"setp.ne.s32 %p2, %r1, 0;\nsetp.lt.or.s32 %p2|%p1, %r2, %r3, %p2;", 0, 2, 3, 0},
+    // guarded by p, which it writes first: q's write still obeys the old p
+    {"setp.ne.s32 %p2, %r1, 0;\nsetp.eq.s32 %p1, %r1, 0;\n@%p2 setp.lt.s32 %p2|%p1, %r2, %r3;", 1,
+     3, 2, 1},
+    {"setp.ne.s32 %p2, %r1, 0;\nsetp.eq.s32 %p1, %r1, 0;\nsetp.eq.s32 %p3, %r1, 0;\n"
+     "@%p2 setp.lt.or.s32 %p2|%p1, %r2, %r3, %p3;",
+     1, 3, 2, 1},
     // warp-level on one lane
     {"activemask.b32 %r10;", 0, 0, 0, 1},
     {"setp.ne.s32 %p2, %r1, 0;\nvote.sync.ballot.b32 %r10, %p2, -1;", 5, 0, 0, 1},

@@ -339,6 +339,32 @@ TEST_CASE("the translator lays out .shared variables and maps shared, sub-word a
     REQUIRE(u.errors.size() == 1);
     CHECK(u.errors[0] == "g.ptx:9:5: error: unsupported 'cvta.shared.u64': generic addresses of "
                          "shared memory are not supported (only cvta.to.shared)");
+    // A generic or global access naming a shared variable would use its window offset as a
+    // global address: refused too.
+    const char* named = R"(
+.version 6.0
+.target sm_70
+.address_size 64
+.visible .entry k()
+{
+    .reg .b32 %r<3>;
+    .shared .align 4 .b8 t[8];
+    ld.u32 %r1, [t+4];
+    st.global.u32 [t], %r1;
+    atom.global.add.u32 %r2, [t], 1;
+    ret;
+}
+)";
+    const parse_result n = parse(named, "n.ptx");
+    REQUIRE(n.ok());
+    const translation v = translate(n.mod, 0);
+    REQUIRE(v.errors.size() == 3);
+    const char* forms[] = {"ld.u32", "st.global.u32", "atom.global.add.u32"};
+    for (int i = 0; i < 3; ++i)
+        CHECK(v.errors[static_cast<std::size_t>(i)] ==
+              "n.ptx:" + std::to_string(9 + i) + ":5: error: unsupported '" + forms[i] +
+                  "': a generic or global access of shared variable 't' (only .shared accesses "
+                  "name it)");
 }
 
 TEST_CASE("global ATOM of every operation and CAS run at the LLC in both modes")

@@ -184,6 +184,26 @@ loop:   IADD R1, R1, 1
     CHECK(tb.cp.dones[0].at < sc_time(7000, SC_NS));
 }
 
+TEST_CASE("a CTA needing more shared memory than the SM has is refused")
+{
+    auto cfg = default_cfg();
+    bench tb(cfg);
+    const std::uint32_t n = 128, a = 0x20000, b = 0x30000, c = 0x40000;
+    const auto bytes = tb.load(vector_add, abc);
+    tb.map(a, n * 4);
+    tb.map(b, n * 4);
+    tb.map(c, n * 4);
+    tb.launch(bytes, 32, {a, b, c});
+    tb.cp.launches.back().l.shared_bytes = static_cast<std::uint32_t>(cfg.shared_bytes.bytes) + 1;
+    tb.launch(bytes, 32, {a, b, c}); // the whole window: accepted
+    tb.cp.launches.back().l.shared_bytes = static_cast<std::uint32_t>(cfg.shared_bytes.bytes);
+    sc_core::sc_start();
+    REQUIRE(tb.violations() == 0);
+    REQUIRE(tb.cp.responses.size() == 2);
+    CHECK(tb.cp.responses[0] == tlm::TLM_GENERIC_ERROR_RESPONSE);
+    CHECK(tb.cp.responses[1] == tlm::TLM_OK_RESPONSE);
+}
+
 TEST_CASE("CTAs that do not fit the free slots, or arrive with a bad size, are refused")
 {
     auto cfg = default_cfg();

@@ -119,3 +119,21 @@ TEST_CASE("occupancy: a CTA that does not fit", "[occupancy]")
     CHECK(r.ctas_per_sm == 0);
     CHECK(r.why == "40 warps per CTA exceed sm.warp_slots 32");
 }
+
+TEST_CASE("occupancy: huge demands do not wrap to small ones", "[occupancy]")
+{
+    // 0xFFFFFF01 B rounds up to 2^32 (0 in 32 bits): it must not fit, not be "no limit".
+    auto r = occupancy(v100(), {32, 16, 0xFFFFFF01u});
+    CHECK(r.ctas_per_sm == 0);
+    CHECK(r.by_shared == 0);
+    CHECK(r.why == "4294967041 bytes of shared memory per CTA (4294967296 allocated) exceed "
+                   "sm.shared_bytes 98304");
+    // 2^27 registers per thread: 2^32 per warp (0 in 32 bits).
+    r = occupancy(v100(), {32, 1u << 27, 0});
+    CHECK(r.ctas_per_sm == 0);
+    CHECK(r.by_registers == 0);
+    // 2^22 per thread: 2^27 per warp, fits 32 bits, but 64 warps' worth would wrap.
+    r = occupancy(v100(), {2048, 1u << 22, 0});
+    CHECK(r.ctas_per_sm == 0);
+    CHECK(r.by_registers == 0);
+}

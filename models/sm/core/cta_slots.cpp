@@ -31,21 +31,28 @@ occupancy_result occupancy(const sm_resources& sm, const cta_demand& cta)
     // allocation unit; each sub-partition holds floor(its share / per warp) warps. The
     // hardware also checks the CTA as if its warps were rounded up to a multiple of the
     // partitions.
-    r.regs_per_warp = static_cast<unsigned>(
-        round_up(std::uint64_t{cta.regs_per_thread} * warp, register_granularity));
-    r.regs_per_cta = r.regs_per_warp * r.warps_per_cta;
-    if (r.regs_per_warp == 0) {
+    // In 64 bits, then saturated: huge demands must not wrap into small ones.
+    constexpr std::uint64_t u32_max = 0xFFFFFFFFu;
+    const std::uint64_t per_warp =
+        round_up(std::uint64_t{cta.regs_per_thread} * warp, register_granularity);
+    const std::uint64_t per_cta = per_warp * r.warps_per_cta;
+    r.regs_per_warp = static_cast<unsigned>(std::min(per_warp, u32_max));
+    r.regs_per_cta = static_cast<unsigned>(std::min(per_cta, u32_max));
+    if (per_warp == 0) {
         r.by_registers = ~0u;
     } else {
-        const std::uint64_t assumed = std::uint64_t{r.regs_per_warp} * round_up(w, parts);
-        if (assumed > sm.registers || r.regs_per_cta > sm.registers)
+        const std::uint64_t assumed = per_warp * round_up(w, parts);
+        if (assumed > sm.registers || per_cta > sm.registers)
             r.by_registers = 0;
         else
             r.by_registers = (sm.registers / parts / r.regs_per_warp) * parts / w;
     }
     // Shared memory (cudaOccMaxBlocksPerSMSmemLimit): per CTA rounded up to the unit.
-    r.shared_per_cta = static_cast<std::uint32_t>(round_up(cta.shared_bytes, shared_granularity));
-    r.by_shared = r.shared_per_cta == 0 ? ~0u : sm.shared_bytes / r.shared_per_cta;
+    const std::uint64_t shared = round_up(cta.shared_bytes, shared_granularity);
+    r.shared_per_cta = static_cast<std::uint32_t>(std::min(shared, u32_max));
+    r.by_shared = shared == 0                ? ~0u
+                  : shared > sm.shared_bytes ? 0u
+                                             : static_cast<unsigned>(sm.shared_bytes / shared);
 
     const std::pair<const char*, unsigned> limits[] = {{"sm.max_threads", r.by_threads},
                                                        {"sm.warp_slots", r.by_warps},
@@ -72,7 +79,7 @@ occupancy_result occupancy(const sm_resources& sm, const cta_demand& cta)
                     std::to_string(sm.registers);
         else
             r.why = std::to_string(cta.shared_bytes) + " bytes of shared memory per CTA (" +
-                    std::to_string(r.shared_per_cta) + " allocated) exceed sm.shared_bytes " +
+                    std::to_string(shared) + " allocated) exceed sm.shared_bytes " +
                     std::to_string(sm.shared_bytes);
     }
     return r;

@@ -363,6 +363,12 @@ bool translator::address(const instruction& ins, const operand& op, vop& base, s
         base = {vk::rz, 0};
         return true;
     }
+    if (shared_offset(op.name) >= 0 && ins.space != state_space::shared) {
+        // A generic or global access would read the window offset as a global address.
+        unsupported(ins, "a generic or global access of shared variable '" + op.name +
+                             "' (only .shared accesses name it)");
+        return false;
+    }
     if (const std::int64_t o = shared_offset(op.name); o >= 0 && off + o <= INT32_MAX) {
         base = {vk::rz, 0};
         off += static_cast<std::int32_t>(o);
@@ -465,8 +471,30 @@ void translator::lower(const instruction& ins)
         return;
     }
     // The instruction's guard applies to what it lowered to (S2R temps included).
-    const int g = guard_of(ins);
-    for (std::size_t k = before; k < m_code->size(); ++k)
+    int g = guard_of(ins);
+    bool overwrites_guard = false; // e.g. @p setp p|q: p is written before q's guarded write
+    for (std::size_t k = before; g >= 0 && k + 1 < m_code->size(); ++k)
+        overwrites_guard |= (*m_code)[k].dst.k == vk::pred && (*m_code)[k].dst.v == unsigned(g);
+    if (overwrites_guard) { // guard with a copy taken first: t = (g ? 1 : 0) != 0
+        vins b;
+        b.op = opcode::SEL;
+        b.dst = vreg(temp());
+        b.src[0] = vimm(1);
+        b.src[1] = vimm(0);
+        b.src[2] = {vk::pred, static_cast<std::uint32_t>(g)};
+        b.ptx = m_at;
+        vins t;
+        t.op = opcode::ISETP;
+        t.cond = cmp_op::NE;
+        t.dst = temp_pred();
+        t.src[0] = b.dst;
+        t.src[1] = vimm(0);
+        t.ptx = m_at;
+        const auto at = m_code->begin() + static_cast<std::ptrdiff_t>(before);
+        m_code->insert(m_code->insert(at, b) + 1, t);
+        g = static_cast<int>(t.dst.v);
+    }
+    for (std::size_t k = before + (overwrites_guard ? 2 : 0); k < m_code->size(); ++k)
         if ((*m_code)[k].guard < 0) {
             (*m_code)[k].guard = g;
             (*m_code)[k].guard_neg = ins.guard_negated;
