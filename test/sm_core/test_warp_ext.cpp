@@ -551,7 +551,8 @@ TEST_CASE("WARPSYNC passes converged lanes and stops at lanes that diverged", "[
     // Lanes on a path laid out later have not arrived: a located execution error.
     const program d = assemble_ok("S2R R0, SR_LANEID\nISETP.LT P1, R0, 10\n@!P1 BRA ELSE\n"
                                   "WARPSYNC -1\nELSE: EXIT\n");
-    warp dv(d, cta(32), 0);
+    const launch_context ctx32 = cta(32); // the warp keeps a pointer to its context
+    warp dv(d, ctx32, 0);
     for (int s = 0; s < 4; ++s)
         r = dv.step();
     REQUIRE(r.kind == step_kind::error);
