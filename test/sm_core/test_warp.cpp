@@ -403,7 +403,8 @@ TEST_CASE("warps are values and reject impossible configurations", "[warp]")
     const launch_context ctx = cta(32);
     CHECK_THROWS_AS(warp(p, ctx, 0, 0), std::invalid_argument);
     CHECK_THROWS_AS(warp(p, ctx, 0, 256), std::invalid_argument);
-    CHECK_THROWS_AS(warp(p, cta(0), 0), std::invalid_argument);
+    const launch_context empty = cta(0);
+    CHECK_THROWS_AS(warp(p, empty, 0), std::invalid_argument);
     warp a(p, ctx, 0, 8);
     a.set_reg(3, 1, 9);
     warp b(p, ctx, 1);

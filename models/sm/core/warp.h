@@ -79,8 +79,8 @@ struct step_result {
 class warp {
 public:
     /// prog and ctx must outlive the warp; lanes whose thread index in the CTA is beyond
-    /// ntid_x * ntid_y are dead from the start. Throws std::invalid_argument for nregs outside
-    /// 1..255 or an empty CTA dimension.
+    /// ntid_x * ntid_y * ntid_z are dead from the start. Throws std::invalid_argument for nregs
+    /// outside 1..255 or an empty CTA dimension.
     warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs = 64);
     /// As above, with the register file built in `storage` (e.g. a finished warp's, from
     /// take_registers()) so that launching a warp need not allocate; its contents are cleared.
@@ -89,6 +89,9 @@ public:
     /// warps).
     warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs,
          std::vector<std::uint32_t>&& storage, bool checked = false);
+    /// The warp keeps pointers to prog and ctx: temporaries are refused at compile time.
+    warp(const program&&, const launch_context&, unsigned, unsigned = 64) = delete;
+    warp(const program&, const launch_context&&, unsigned, unsigned = 64) = delete;
     /// Hands the register file's storage over (for the next warp); the warp is unusable after.
     std::vector<std::uint32_t> take_registers() { return std::move(m_regs); }
 
