@@ -8,21 +8,11 @@
 
 using namespace vgpu::ptx;
 using vgpu::ptx::test::entry_text;
+using vgpu::ptx::test::rule_prefix;
 using vgpu::ptx::test::run_warp;
 using vgpu::ptx::test::translate_text;
 
 namespace {
-
-/// %rd2 = param 0 (an address), %r1..%r3 = params 1..3, %f1 = param 4, %f2/%f3 = the bits of
-/// %r2/%r3 as f32. Each case leaves its result in %r10, stored at 0x1004.
-const char* const prefix = "ld.param.u64 %rd1, [k_p0];\n"
-                           "cvta.to.global.u64 %rd2, %rd1;\n"
-                           "ld.param.u32 %r1, [k_p1];\n"
-                           "ld.param.u32 %r2, [k_p2];\n"
-                           "ld.param.u32 %r3, [k_p3];\n"
-                           "ld.param.f32 %f1, [k_p4];\n"
-                           "mov.b32 %f2, %r2;\n"
-                           "mov.b32 %f3, %r3;\n";
 
 struct rule_case {
     const char* ptx;
@@ -166,7 +156,7 @@ TEST_CASE("division, SFU, conversion and compare rules compute the hand-computed
         const std::string p = c.ptx;
         const bool fp = p.find("%f10") != std::string::npos;
         const bool pr = p.find("%p1,") != std::string::npos || p.find("|%p1") != std::string::npos;
-        const std::string body = std::string(prefix) + p + "\n" +
+        const std::string body = std::string(rule_prefix) + p + "\n" +
                                  (fp   ? to_r10
                                   : pr ? pred_r10
                                        : "") +

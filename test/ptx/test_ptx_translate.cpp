@@ -14,21 +14,11 @@
 using namespace vgpu::ptx;
 using vgpu::ptx::test::entry_text;
 using vgpu::ptx::test::instructions;
+using vgpu::ptx::test::rule_prefix;
 using vgpu::ptx::test::run_warp;
 using vgpu::ptx::test::translate_text;
 
 namespace {
-
-/// Prefix of every rule case: %rd2 = param 0 (an address), %r1..%r3 = params 1..3, %f1 =
-/// param 4, %f2 and %f3 = the bits of %r2 and %r3 as f32.
-const char* const rule_prefix = "ld.param.u64 %rd1, [k_p0];\n"
-                                "cvta.to.global.u64 %rd2, %rd1;\n"
-                                "ld.param.u32 %r1, [k_p1];\n"
-                                "ld.param.u32 %r2, [k_p2];\n"
-                                "ld.param.u32 %r3, [k_p3];\n"
-                                "ld.param.f32 %f1, [k_p4];\n"
-                                "mov.b32 %f2, %r2;\n"
-                                "mov.b32 %f3, %r3;\n";
 
 struct rule_case {
     const char* ptx; ///< lines that leave the result in %r10

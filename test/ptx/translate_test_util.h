@@ -18,6 +18,17 @@ namespace vgpu::ptx::test {
 
 /// An entry `k(.u64 k_p0, .u32 k_p1, .u32 k_p2, .u32 k_p3, .f32 k_p4)` around body, with
 /// %p<8>, %r<64>, %f<32>, %rd<32>.
+/// Prefix of the lowering-rule cases: %rd2 = param 0 (an address), %r1..%r3 = params 1..3,
+/// %f1 = param 4, %f2 and %f3 = the bits of %r2 and %r3 as f32.
+inline const char* const rule_prefix = "ld.param.u64 %rd1, [k_p0];\n"
+                                       "cvta.to.global.u64 %rd2, %rd1;\n"
+                                       "ld.param.u32 %r1, [k_p1];\n"
+                                       "ld.param.u32 %r2, [k_p2];\n"
+                                       "ld.param.u32 %r3, [k_p3];\n"
+                                       "ld.param.f32 %f1, [k_p4];\n"
+                                       "mov.b32 %f2, %r2;\n"
+                                       "mov.b32 %f3, %r3;\n";
+
 inline std::string entry_text(const std::string& body)
 {
     return ".version 6.0\n.target sm_70\n.address_size 64\n"
