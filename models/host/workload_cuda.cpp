@@ -223,8 +223,18 @@ void workload_reader::translate_kernel(const fields& k, const field& it, kernel_
         m_r.add_raw(e + of_kernel(d, m_r.name()));
     if (!t.ok())
         return;
+    if (const field* b = k.get("block")) { // __launch_bounds__ (docs/cuda.md)
+        const std::string why = ptx::launch_bounds_problem(t, d.block_x, d.block_y, d.block_z);
+        if (!why.empty()) {
+            m_r.error(m_r.where(b->value), b->path, why + of_kernel(d, m_r.name()));
+            return;
+        }
+    }
     d.registers = t.registers;
     d.shared_bytes += t.shared_bytes; // static, after the dynamic `shared_bytes:`
+    const std::uint64_t ctas = std::uint64_t{d.grid_x} * d.grid_y * d.grid_z;
+    if (t.local_bytes > 0 && !add_local_area(d, t.local_area_bytes(ctas, d.block_threads()), src))
+        return;
     d.source = t.text;
     d.origin.file = d.name + ".vasm";
     d.origin.line = 1;
@@ -255,6 +265,31 @@ void workload_reader::translate_kernel(const fields& k, const field& it, kernel_
     m_records.push_back({it.value, cuda ? cuda->value : YAML::Node(),
                          ptx_key ? ptx_key->value : YAML::Node(), ptx_key != nullptr,
                          cuda ? cuda->key : YAML::Node(), stem + ".ptx"});
+}
+
+bool workload_reader::add_local_area(kernel_decl& d, std::uint64_t bytes, const field& src)
+{
+    // The kernel's local memory (docs/cuda.md, "Local memory"): a buffer the driver places like
+    // any other, its base passed as a hidden last parameter.
+    if (d.params.size() >= max_kernel_params) {
+        m_r.error(d.source_where, src.path,
+                  "the kernel uses local memory, whose base takes a parameter, and already has " +
+                      std::to_string(d.params.size()) + " (at most " +
+                      std::to_string(max_kernel_params) + " in all)" + of_kernel(d, m_r.name()));
+        return false;
+    }
+    buffer_decl b;
+    b.name = d.name + ".local";
+    b.elements = bytes / 4;
+    b.where = d.source_where;
+    m_wl.buffers.push_back(b);
+    kernel_param p;
+    p.name = "local";
+    p.is_buffer = true;
+    p.buffer = b.name;
+    p.where = d.source_where;
+    d.params.push_back(p);
+    return true;
 }
 
 void workload_reader::check_params(const fields& k, const field& it,

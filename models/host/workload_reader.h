@@ -252,6 +252,8 @@ private:
     /// parse, find and check the entry, check `params:`, translate and assemble; the PTX and
     /// the translated program go to m_wl.files (kernels/<name>.ptx, .vasm).
     void translate_kernel(const fields& k, const field& it, kernel_decl& d);
+    /// Adds the local area of a translated kernel (a buffer and a last parameter).
+    bool add_local_area(kernel_decl& d, std::uint64_t bytes, const field& src);
     /// d.params against the entry's parameters: count, and each a buffer for a pointer or a
     /// value converted to the parameter's PTX type.
     void check_params(const fields& k, const field& it, const std::vector<ptx::param_info>& want,

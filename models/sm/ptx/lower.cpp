@@ -388,7 +388,7 @@ void translator::lower(const instruction& ins)
         emit(v);
     } else if (ins.type() == T::pred && (op == "and" || op == "or" || op == "xor" || op == "not")) {
         lower_pred_logic(ins);
-    } else if (lower_ext(ins)) {
+    } else if (lower_local(ins) || lower_param_var(ins) || lower_ext(ins)) {
     } else if (lower_alu(ins)) {
     } else if (op == "shl" || op == "shr") {
         lower_shift(ins);

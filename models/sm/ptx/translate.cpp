@@ -94,11 +94,15 @@ void translator::propagate_copies()
 void translator::run()
 {
     layout_shared();
+    layout_local();
     if (!m_out.errors.empty())
         return;
+    m_out.local_param = static_cast<unsigned>(m_fn.params.size());
     build_blocks();
     if (!m_out.errors.empty())
         return;
+    if (m_local_used)
+        local_prologue();
     propagate_copies();
     flow_graph g;
     for (const block& b : m_blocks) {
@@ -379,20 +383,27 @@ translation translate(const module& m, int entry, const translate_options& opt)
         out.errors.push_back(m.file + ": error: no entry " + std::to_string(entry));
         return out;
     }
-    const function& f = m.functions[static_cast<std::size_t>(entry)];
-    for (const variable& d : f.decls)
-        if (d.space == state_space::local)
-            out.errors.push_back(m.file + ":" + std::to_string(d.where.line) + ":" +
-                                 std::to_string(d.where.col) + ": error: unsupported ." +
-                                 space_name(d.space) + " variable '" + d.name + "': vgpu has no " +
-                                 space_name(d.space) + " memory yet");
-    if (f.body.empty() && out.errors.empty()) {
+    const function* fp = &m.functions[static_cast<std::size_t>(entry)];
+    function inlined; // the entry with its device functions inlined (inline.cpp)
+    if (detail::calls_functions(m, *fp)) {
+        inlined = detail::inline_calls(m, *fp, out.errors);
+        if (!out.ok())
+            return out;
+        fp = &inlined;
+    }
+    const function& f = *fp;
+    translate_options o = opt; // __launch_bounds__ cap the registers (docs/cuda.md)
+    out.maxntid = f.maxntid;
+    out.reqntid = f.reqntid;
+    detail::apply_launch_bounds(f, o);
+    out.register_cap = o.max_registers;
+    if (f.body.empty()) {
         out.text = "        EXIT\n";
         out.pcs.push_back({});
         out.registers = 1;
         return out;
     }
-    detail::translator(m, f, opt, out).run();
+    detail::translator(m, f, o, out).run();
     if (!out.ok()) {
         out.text.clear();
         out.pcs.clear();

@@ -16,6 +16,10 @@ namespace vgpu::ptx {
 struct translate_options {
     unsigned max_registers = 255; ///< registers per thread the program may use (R0..R(n-1))
     unsigned max_predicates = 8;  ///< predicate registers (P0..P(n-1))
+    /// Registers per SM (sm.registers; V100: 65,536), for .minnctapersm: a kernel with
+    /// `.maxntid` T and `.minnctapersm` C gets at most sm_registers / (C * T rounded up to
+    /// whole warps) registers per thread (docs/cuda.md, "Launch bounds").
+    unsigned sm_registers = 65536;
 };
 
 /// Where one vgpu instruction comes from.
@@ -33,9 +37,27 @@ struct translation {
     /// Static shared memory per CTA in bytes (the .shared variables, aligned); extern (dynamic)
     /// .shared arrays start at this offset, so a launch needs shared_bytes + its dynamic size.
     std::uint32_t shared_bytes = 0;
+    /// Local memory per thread in bytes (the .local variables, whole words; docs/cuda.md,
+    /// "Local memory"), 0 when the kernel has none. The launch then passes the base of a local
+    /// area of local_area_bytes() as the hidden parameter local_param (after the entry's).
+    std::uint32_t local_bytes = 0;
+    unsigned local_param = 0;        ///< LDP index of the local area's base (local_bytes > 0)
+    std::vector<unsigned> maxntid{}; ///< the entry's .maxntid (x, y, z; empty: none)
+    std::vector<unsigned> reqntid{}; ///< the entry's .reqntid (x, y, z; empty: none)
+    unsigned register_cap = 0;       ///< registers per thread the allocator could use
+    /// Bytes of the local area of a launch of `ctas` CTAs of `threads` threads: each warp has
+    /// local_bytes / 4 lines of 128 bytes, word k of lane l at line k, byte 4 * l.
+    std::uint64_t local_area_bytes(std::uint64_t ctas, std::uint64_t threads) const
+    {
+        return ctas * ((threads + 31) / 32) * (local_bytes / 4) * 128;
+    }
     std::vector<std::string> errors; ///< "file.ptx:LINE:COL: error: unsupported ... (...)"
     bool ok() const { return errors.empty(); }
 };
+
+/// Why a CTA of x * y * z threads cannot run the translated kernel (more threads than its
+/// .maxntid, other dimensions than its .reqntid), or "" when it can.
+std::string launch_bounds_problem(const translation& t, unsigned x, unsigned y, unsigned z);
 
 /// Translates functions[entry] of m (a parsed, checked module) into a vgpu program.
 translation translate(const module& m, int entry, const translate_options& opt = {});

@@ -148,8 +148,33 @@ private:
     /// The access width of an ld/st type (32-bit types: b32), or false when not supported.
     static bool width_of(data_type t, sm::mem_width& w);
     void lower_cvta_shared(const instruction& ins);
+    // Local memory (lower_local.cpp, docs/cuda.md "Local memory").
+    std::map<std::string, std::uint32_t, std::less<>> m_local; ///< .local variable -> offset
+    std::map<std::pair<int, int>, std::int64_t> m_local_const; ///< PTX reg -> its local offset
+    std::map<std::pair<int, int>, int> m_local_ptr; ///< PTX reg -> 1 local pointer, 2 mixed
+    std::uint32_t m_local_words = 0;                ///< words per thread
+    std::uint32_t m_local_tb = 0;                   ///< vreg: this thread's word 0 (global)
+    bool m_local_used = false;                      ///< an access needs m_local_tb
+    /// Lays out the entry's .local variables and finds the registers holding local addresses.
+    void layout_local();
+    /// Lowers what touches local memory (ld/st.local, generic ld/st through a local pointer,
+    /// cvta.local, the address of a .local variable); false when `ins` is not such.
+    bool lower_local(const instruction& ins);
+    void local_access(const instruction& ins, bool store);
+    /// Puts the computation of m_local_tb at the start of the entry block.
+    void local_prologue();
+    /// ld/st of a call sequence's .param variable, and calls left after inlining (inline.cpp).
+    bool lower_param_var(const instruction& ins);
     void propagate_copies();
     void finish(const std::vector<std::size_t>& order);
 };
+
+/// Lowers opt.max_registers to what f's .maxnreg and .minnctapersm allow (bounds.cpp).
+void apply_launch_bounds(const function& f, translate_options& opt);
+/// True when f calls a function the module defines (inline.cpp).
+bool calls_functions(const module& m, const function& f);
+/// f with every call of a defined function replaced by its body; errors for calls that cannot
+/// be inlined.
+function inline_calls(const module& m, const function& f, std::vector<std::string>& errors);
 
 } // namespace vgpu::ptx::detail

@@ -1,0 +1,264 @@
+// Local memory (docs/cuda.md, "Local memory"): the translator's layout of .local variables,
+// the per-warp interleaved addresses of the local area, constant, dynamic, generic, vector and
+// byte accesses on a functional warp against values computed here; the refused forms with their
+// exact messages; local_bins.cu compiled from CUDA and run by vgpu-sim through the `cuda:` key
+// (the driver reserves the local area) in both timing modes against a host reference.
+#include "models/sm/ptx/translate.h"
+#include "ptx_test_util.h"
+#include "translate_test_util.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace vgpu;
+using namespace vgpu::ptx;
+using namespace vgpu::ptx::test;
+
+namespace {
+
+/// Runs warp `warp_in_cta` of CTA `cta` (of `ctas` in x, `threads` per CTA) on a word map.
+std::map<std::uint32_t, std::uint32_t> run_local(const translation& t,
+                                                 const std::vector<std::uint32_t>& params,
+                                                 unsigned threads, unsigned cta, unsigned ctas,
+                                                 unsigned warp_in_cta, std::string& error)
+{
+    std::map<std::uint32_t, std::uint32_t> mem;
+    const sm::assembly_result a = sm::assemble(t.text, {}, {"t.vgpu", 1, 1}, t.registers);
+    if (!a.ok()) {
+        error = a.errors.front();
+        return mem;
+    }
+    sm::launch_context ctx;
+    ctx.params = params;
+    ctx.ntid_x = threads;
+    ctx.ctaid_x = cta;
+    ctx.nctaid_x = ctas;
+    sm::warp w(a.code, ctx, warp_in_cta, t.registers);
+    for (unsigned steps = 0; !w.done() && steps < 100000; ++steps) {
+        const sm::step_result r = w.step();
+        if (r.kind == sm::step_kind::load) {
+            sm::lane_values v{};
+            for (unsigned l = 0; l < sm::warp_size; ++l)
+                if (r.access->lane_mask >> l & 1)
+                    v[l] = mem[r.access->addr[l]];
+            w.complete_load(r.access->reg, v, r.access->lane_mask);
+        } else if (r.kind == sm::step_kind::store) {
+            for (unsigned l = 0; l < sm::warp_size; ++l)
+                if (r.access->lane_mask >> l & 1)
+                    mem[r.access->addr[l]] = r.access->data[l];
+        } else if (r.kind == sm::step_kind::error) {
+            error = r.message;
+            return mem;
+        }
+    }
+    return mem;
+}
+
+// A depot of 8 words: constant, dynamic (word and byte), generic (through cvta.local) and
+// vector accesses. Lane l (thread tid) leaves out[tid] = 3 tid + 100 (tid even) or
+// 2 tid + 207 (odd): word (tid & 1) read back, words 3 + (tid & 1) and 4 + (tid & 1).
+const char* const local_body = ".local .align 8 .b8 __local_depot0[32];\n"
+                               ".reg .b64 %SP;\n.reg .b64 %SPL;\n"
+                               "mov.u64 %SPL, __local_depot0;\n"
+                               "cvta.local.u64 %SP, %SPL;\n"
+                               "ld.param.u64 %rd1, [k_p0];\n"
+                               "cvta.to.global.u64 %rd2, %rd1;\n"
+                               "mov.u32 %r1, %tid.x;\n"
+                               "add.u64 %rd3, %SPL, 0;\n"
+                               "st.local.u32 [%rd3], %r1;\n"
+                               "add.s32 %r2, %r1, 100;\n"
+                               "st.local.u32 [%rd3+4], %r2;\n"
+                               "and.b32 %r3, %r1, 1;\n"
+                               "mul.wide.u32 %rd4, %r3, 4;\n"
+                               "add.u64 %rd5, %rd3, %rd4;\n"
+                               "ld.local.u32 %r4, [%rd5];\n"
+                               "add.u64 %rd6, %SP, 8;\n"
+                               "st.u32 [%rd6], %r4;\n"
+                               "st.local.v2.u32 [%rd3+12], {%r1, %r2};\n"
+                               "st.local.u32 [__local_depot0+20], 7;\n"
+                               "ld.u32 %r5, [%rd6];\n"
+                               "ld.local.v2.u32 {%r6, %r7}, [%rd5+12];\n"
+                               "st.local.u8 [%rd3+25], %r1;\n"
+                               "cvt.u64.u32 %rd9, %r3;\n"
+                               "add.u64 %rd10, %rd3, %rd9;\n"
+                               "st.local.u8 [%rd10+28], %r2;\n"
+                               "add.s32 %r8, %r5, %r6;\n"
+                               "add.s32 %r8, %r8, %r7;\n"
+                               "mul.wide.u32 %rd7, %r1, 4;\n"
+                               "add.s64 %rd8, %rd2, %rd7;\n"
+                               "st.global.u32 [%rd8], %r8;\n"
+                               "ret;";
+
+} // namespace
+
+TEST_CASE("local variables: interleaved per warp, every access form computes as the PTX says")
+{
+    const translation t = translate_text(entry_text(local_body));
+    INFO(t.text);
+    for (const std::string& e : t.errors)
+        UNSCOPED_INFO(e);
+    REQUIRE(t.ok());
+    CHECK(t.local_bytes == 32);
+    CHECK(t.local_param == 5); // after the entry's five parameters
+    // 1000 CTAs of 48 threads: each has 2 warps of 8 lines of 128 bytes.
+    CHECK(t.local_area_bytes(1000, 48) == 1000 * 2 * 8 * 128);
+    const std::uint32_t out = 0x10000, base = 0x40000000, words = 8;
+    for (const auto& [cta, warp] : {std::pair<unsigned, unsigned>{0, 0}, {3, 1}}) {
+        INFO("CTA " << cta << " warp " << warp);
+        std::string error;
+        const auto mem = run_local(t, {out, 0, 0, 0, 0, base}, 48, cta, 5, warp, error);
+        REQUIRE(error.empty());
+        const unsigned gwarp = cta * 2 + warp; // CTAs of 48 threads take 2 warps each
+        const unsigned lanes = warp == 0 ? 32 : 16;
+        for (unsigned l = 0; l < lanes; ++l) {
+            const unsigned tid = warp * 32 + l;
+            const std::uint32_t tb = base + gwarp * words * 128 + 4 * l;
+            auto at = [&](std::uint32_t a) {
+                const auto it = mem.find(a);
+                return it == mem.end() ? 0xdeadbeefu : it->second;
+            };
+            INFO("lane " << l);
+            CHECK(at(tb + 0 * 128) == tid);                           // word 0
+            CHECK(at(tb + 1 * 128) == tid + 100);                     // word 1
+            CHECK(at(tb + 2 * 128) == ((tid & 1) ? tid + 100 : tid)); // generic store
+            CHECK(at(tb + 3 * 128) == tid);
+            CHECK(at(tb + 4 * 128) == tid + 100);
+            CHECK(at(tb + 5 * 128) == 7);
+            CHECK(at(tb + 6 * 128 + 1) == tid);               // byte 25: word 6, byte 1
+            CHECK(at(tb + 7 * 128 + (tid & 1)) == tid + 100); // byte 28 + (tid & 1)
+            CHECK(at(out + 4 * tid) == ((tid & 1) ? 2 * tid + 207 : 3 * tid + 100));
+        }
+        std::size_t local_words = 0;
+        for (const auto& [a, v] : mem)
+            local_words += a >= base;
+        CHECK(local_words == lanes * 8); // nothing else of the area was written
+    }
+}
+
+TEST_CASE("local memory forms vgpu does not translate are located errors")
+{
+    const std::string head = ".local .align 4 .b8 d[16];\n.reg .b64 %SP;\n"
+                             "mov.u64 %rd3, d;\ncvta.local.u64 %SP, %rd3;\n";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"atom.local.add.u32 %r1, [%rd3], 1;",
+         "t.ptx:15:1: error: unsupported 'atom.local.add.u32': an atomic operation on local "
+         "memory"},
+        {"atom.add.u32 %r1, [%SP], 1;",
+         "t.ptx:15:1: error: unsupported 'atom.add.u32': an atomic operation on local memory"},
+        {"st.global.u64 [%rd1], %SP;",
+         "t.ptx:15:1: error: unsupported 'st.global.u64': a pointer to local memory stored to "
+         "memory"},
+        {"ld.local.u32 %r1, [d+16];",
+         "t.ptx:15:1: error: unsupported 'ld.local.u32': a local access at byte 16 outside the "
+         "16 bytes of local memory per thread"},
+        {"st.local.v4.u32 [%rd3+4], {%r1, %r1, %r1, %r1};",
+         "t.ptx:15:1: error: unsupported 'st.local.v4.u32': a local access at byte 4 outside "
+         "the 16 bytes of local memory per thread"},
+        {"ld.local.u64 %rd4, [%rd3];",
+         "t.ptx:15:1: error: unsupported 'ld.local.u64': only 8-, 16- and 32-bit local loads"},
+        {"ld.param.u64 %rd5, [k_p0];\ncvta.to.local.u64 %rd6, %rd5;",
+         "t.ptx:16:1: error: unsupported 'cvta.to.local.u64': a generic address that is not "
+         "known to be local"},
+        {"ld.param.u64 %rd5, [k_p0];\n@%p1 mov.u64 %rd5, %SP;\nld.u32 %r1, [%rd5];",
+         "t.ptx:17:1: error: unsupported 'ld.u32': a generic access through a register that "
+         "holds a local address on some paths and another address on others"},
+    };
+    for (const auto& [body, want] : cases) {
+        INFO(body);
+        const translation t = translate_text(entry_text(head + body + "\nret;"));
+        REQUIRE(t.errors.size() == 1);
+        CHECK(t.errors[0] == want);
+        CHECK(t.text.empty());
+    }
+}
+
+TEST_CASE("a kernel that declares local memory but never accesses it needs no local area")
+{
+    const translation t = translate_text(
+        entry_text(".local .align 4 .b8 d[16];\n.reg .b64 %SPL;\nmov.u64 %SPL, d;\nret;"));
+    REQUIRE(t.ok());
+    CHECK(t.local_bytes == 0);
+}
+
+namespace {
+
+std::pair<int, std::string> run_sim(const std::filesystem::path& dir, const std::string& mode)
+{
+    const std::string cmd = "cd '" + dir.string() +
+                            "' && '" VGPU_SIM_PATH "' -w w.yaml -s platform.timing.mode=" + mode +
+                            " -o out-" + mode + " >log.txt 2>&1 </dev/null";
+    const int status = std::system(cmd.c_str());
+    std::ifstream in(dir / "log.txt");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, ss.str()};
+}
+
+} // namespace
+
+TEST_CASE("local_bins.cu (local arrays indexed by data) runs from cuda: in both timing modes")
+{
+    const char* s = std::getenv("VGPU_TEST_SEED");
+    const std::uint32_t seed = s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 10)) : 3641;
+    INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
+    std::mt19937 rng(seed);
+    const int n = 1500 + static_cast<int>(rng() % 500);
+    std::vector<std::uint32_t> in(static_cast<std::size_t>(n)), want(in.size());
+    for (auto& x : in)
+        x = rng();
+    for (int t = 0; t < n; ++t) { // the kernel's computation, written from its source
+        std::uint32_t bins[8];
+        for (std::uint32_t i = 0; i < 8; ++i)
+            bins[i] = i;
+        const std::uint32_t w = in[static_cast<std::size_t>(t)];
+        for (int j = 0; j < 16; ++j) {
+            const std::uint32_t v = in[static_cast<std::size_t>((t + j) % n)];
+            bins[v & 7] += v >> 3;
+        }
+        want[static_cast<std::size_t>(t)] = bins[w % 8] + ((w >> (8 * ((w >> 5) & 3))) & 0xff);
+    }
+    auto list = [](const std::vector<std::uint32_t>& v) {
+        std::string r;
+        for (std::size_t i = 0; i < v.size(); ++i)
+            r += (i ? ", " : "") + std::to_string(v[i]);
+        return r;
+    };
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("vgpu_ptx_local_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(path("kernels/local_bins.cu"), dir / "local_bins.cu");
+    // 80 threads per CTA: three warps, the last one partial.
+    std::ofstream(dir / "w.yaml") << "buffers:\n  - {name: in, type: u32, elements: " << n
+                                  << ", init: {values: [" << list(in)
+                                  << "]}}\n  - {name: out, type: u32, elements: " << n
+                                  << ", init: zero}\n"
+                                     "kernels:\n  - name: local_bins\n    cuda: local_bins.cu\n"
+                                     "    entry: local_bins\n    params:\n"
+                                     "      - {name: in, buffer: in}\n"
+                                     "      - {name: out, buffer: out}\n"
+                                     "      - {name: n, value: "
+                                  << n << "}\n    grid: [" << (n + 79) / 80
+                                  << ", 1]\n    block: [80, 1]\n"
+                                     "checks:\n  - buffer: out\n    expect: ["
+                                  << list(want) << "]\n";
+    for (const char* mode : {"fast", "accurate"}) {
+        const auto [code, log] = run_sim(dir, mode);
+        INFO(mode << "\n" << log);
+        CHECK(code == 0);
+        std::ifstream vasm(dir / ("out-" + std::string(mode)) / "kernels/local_bins.vasm");
+        std::stringstream text;
+        text << vasm.rdbuf();
+        CHECK(text.str().find("LDP") != std::string::npos);
+    }
+    std::filesystem::remove_all(dir);
+}
