@@ -290,6 +290,10 @@ void translator::local_access(const instruction& ins, bool store)
                                  : "only 8-, 16- and 32-bit local loads");
         return;
     }
+    if (m_local_words == 0) { // no local area to address
+        unsupported(ins, "a local access in a kernel that declares no .local variable");
+        return;
+    }
     const std::int64_t size = sm::width_bytes(width);
     const operand& a = ins.ops[store ? 0 : 1];
     if (a.k != operand::kind::address) {
