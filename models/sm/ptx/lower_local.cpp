@@ -79,7 +79,6 @@ void translator::layout_local()
     m_local_words = static_cast<std::uint32_t>((end + 3) / 4);
     if (m_local.empty())
         return;
-    m_local_tb = temp();
     // Which registers hold local addresses: those written from the address of a .local
     // variable, by cvta.local, or by integer arithmetic (add, sub, mov, cvt, mad, mul.wide,
     // ...) on such a register; flow-insensitive, to a fixed point. A register also written
@@ -338,7 +337,7 @@ void translator::local_access(const instruction& ins, bool store)
         return;
     }
     m_local_used = true;
-    const vop tb = vreg(m_local_tb);
+    const vop tb = vreg(local_base_reg());
     auto op3 = [&](opcode o, vop x, vop y) {
         vins v;
         v.op = o;
@@ -376,58 +375,6 @@ void translator::local_access(const instruction& ins, bool store)
             v.dst = elems[k]->k == operand::kind::sink ? vop{vk::rz, 0} : reg_of(ins, *elems[k]);
         emit(v);
     }
-}
-
-void translator::local_prologue()
-{
-    // tb = base + (g / 32) * words * 128 + (g % 32) * 4, g = the thread's index in the grid
-    // with each CTA rounded up to whole warps (its global warp and lane).
-    std::vector<vins> code;
-    auto add = [&](opcode o, vop dst, std::initializer_list<vop> s) {
-        vins v;
-        v.op = o;
-        v.dst = dst;
-        std::size_t i = 0;
-        for (const vop& x : s)
-            v.src[i++] = x;
-        code.push_back(v);
-        return dst;
-    };
-    auto sreg = [&](sm::special_reg r) {
-        vins v;
-        v.op = opcode::S2R;
-        v.dst = vreg(temp());
-        v.sreg = r;
-        code.push_back(v);
-        return v.dst;
-    };
-    using SR = sm::special_reg;
-    vins ldp;
-    ldp.op = opcode::LDP;
-    ldp.dst = vreg(temp());
-    ldp.src[0] = vimm(m_out.local_param);
-    code.push_back(ldp);
-    const vop ntx = sreg(SR::NTID_X), nty = sreg(SR::NTID_Y), ntz = sreg(SR::NTID_Z);
-    const vop tid = add(opcode::IMAD, vreg(temp()),
-                        {add(opcode::IMAD, vreg(temp()), {sreg(SR::TID_Z), nty, sreg(SR::TID_Y)}),
-                         ntx, sreg(SR::TID_X)});
-    const vop cta = add(opcode::IMAD, vreg(temp()),
-                        {add(opcode::IMAD, vreg(temp()),
-                             {sreg(SR::CTAID_Z), sreg(SR::NCTAID_Y), sreg(SR::CTAID_Y)}),
-                         sreg(SR::NCTAID_X), sreg(SR::CTAID_X)});
-    vop n = add(opcode::IMUL, vreg(temp()), {add(opcode::IMUL, vreg(temp()), {ntx, nty}), ntz});
-    n = add(opcode::AND, vreg(temp()),
-            {add(opcode::IADD, vreg(temp()), {n, vimm(31)}), vimm(0xffffffe0u)});
-    const vop g = add(opcode::IMAD, vreg(temp()), {cta, n, tid});
-    const vop line =
-        add(opcode::IMAD, vreg(temp()),
-            {add(opcode::SHR, vreg(temp()), {g, vimm(5)}), vimm(m_local_words * 128u), ldp.dst});
-    const vop lane =
-        add(opcode::SHL, vreg(temp()), {add(opcode::AND, vreg(temp()), {g, vimm(31)}), vimm(2)});
-    add(opcode::IADD, vreg(m_local_tb), {line, lane});
-    auto& entry = m_blocks.front().code;
-    entry.insert(entry.begin(), code.begin(), code.end());
-    m_out.local_bytes = m_local_words * 4;
 }
 
 } // namespace vgpu::ptx::detail

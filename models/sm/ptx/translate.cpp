@@ -101,8 +101,6 @@ void translator::run()
     build_blocks();
     if (!m_out.errors.empty())
         return;
-    if (m_local_used)
-        local_prologue();
     propagate_copies();
     flow_graph g;
     for (const block& b : m_blocks) {
@@ -168,7 +166,12 @@ void translator::finish(const std::vector<std::size_t>& order)
     for (vins& v : code)
         if (v.op == opcode::BRA)
             v.target = block_pc[v.target];
+    allocate_and_emit(code);
+}
 
+void translator::allocate_and_emit(std::vector<vins>& code)
+{
+    insert_local_prologue(code); // when local memory or a spill needs it (regalloc.cpp)
     // Liveness (backward, to a fixed point) over the linear code.
     const std::size_t n = code.size();
     const std::uint32_t nr = m_nregs, nv = m_nregs + m_npreds;
@@ -242,13 +245,21 @@ void translator::finish(const std::vector<std::size_t>& order)
         for (std::size_t k = 0; k < busy.size() && pick == npos; ++k)
             if (busy[k] == npos || busy[k] < first[x])
                 pick = k;
+        if (pick == npos && !is_pred) { // spill the value live here that lives longest
+            if (const std::uint32_t v = spill_victim(x, first, last); v != UINT32_MAX) {
+                spill(code, v);
+                allocate_and_emit(code);
+                return;
+            }
+        }
         if (pick == npos) {
             const std::size_t at = code[first[x]].ptx;
             const instruction& ins = m_fn.body[at == npos ? 0 : at];
             m_failed = false;
             fail(ins, std::string("unsupported: the kernel needs more than ") +
                           std::to_string(busy.size()) + (is_pred ? " predicates" : " registers") +
-                          " per thread here (spilling to local memory is not implemented yet)");
+                          " per thread here" +
+                          (is_pred ? "" : " (even with spilling to local memory)"));
             return;
         }
         busy[pick] = last[x];
@@ -258,6 +269,7 @@ void translator::finish(const std::vector<std::size_t>& order)
     }
     m_out.registers = std::max(used_r, 1u);
     m_out.predicates = used_p;
+    patch_local_words(code);
 
     // Text: one instruction per line, a label before every branch target.
     std::vector<char> is_target(n + 1, 0);

@@ -153,16 +153,30 @@ private:
     std::map<std::pair<int, int>, std::int64_t> m_local_const; ///< PTX reg -> its local offset
     std::map<std::pair<int, int>, int> m_local_ptr; ///< PTX reg -> 1 local pointer, 2 mixed
     std::uint32_t m_local_words = 0;                ///< words per thread
-    std::uint32_t m_local_tb = 0;                   ///< vreg: this thread's word 0 (global)
+    std::uint32_t m_local_tb = UINT32_MAX;          ///< vreg: this thread's word 0 (global)
     bool m_local_used = false;                      ///< an access needs m_local_tb
+    std::uint32_t local_base_reg(); ///< m_local_tb, allocated at the first use
     /// Lays out the entry's .local variables and finds the registers holding local addresses.
     void layout_local();
     /// Lowers what touches local memory (ld/st.local, generic ld/st through a local pointer,
     /// cvta.local, the address of a .local variable); false when `ins` is not such.
     bool lower_local(const instruction& ins);
     void local_access(const instruction& ins, bool store);
-    /// Puts the computation of m_local_tb at the start of the entry block.
-    void local_prologue();
+    // Spilling (regalloc.cpp, docs/cuda.md "Spilling").
+    std::uint32_t m_spill_slots = 0;     ///< local words of spilled values, after the variables
+    bool m_prologue_in = false;          ///< the linear code starts with the local prologue
+    std::uint32_t m_local_line = 0;      ///< vreg of the prologue's IMAD taking words * 128
+    std::vector<char> m_fixed;           ///< by vreg: never spilled (prologue, spill temporaries)
+    /// Inserts the computation of m_local_tb at PC 0 when local memory or a spill needs it.
+    void insert_local_prologue(std::vector<vins>& code);
+    /// The register value live at x's start with the furthest end, or UINT32_MAX.
+    std::uint32_t spill_victim(std::uint32_t x, const std::vector<std::size_t>& first,
+                               const std::vector<std::size_t>& last) const;
+    /// Gives v a local word: a load before each reader, a store after each writer.
+    void spill(std::vector<vins>& code, std::uint32_t v);
+    /// Sets the words per thread in the prologue and translation.local_bytes.
+    void patch_local_words(std::vector<vins>& code);
+    void allocate_and_emit(std::vector<vins>& code);
     /// ld/st of a call sequence's .param variable, and calls left after inlining (inline.cpp).
     bool lower_param_var(const instruction& ins);
     void propagate_copies();
