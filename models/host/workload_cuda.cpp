@@ -258,9 +258,11 @@ void workload_reader::translate_kernel(const fields& k, const field& it, kernel_
     const std::string stem = "kernels/" + d.name;
     m_wl.files[stem + ".ptx"] = d.ptx;
     // The translator's text has each instruction's PC, PTX line and CUDA line in a comment.
+    const std::string local_note =
+        t.local_bytes ? ", " + std::to_string(t.local_bytes) + " bytes of local memory" : "";
     const std::string vasm = "# kernel '" + d.name + "', entry '" + d.entry + "' of " + ptx_name +
-                             ", translated by vgpu (" + std::to_string(t.registers) +
-                             " registers per thread)\n" + t.text;
+                             ", translated by vgpu (" + std::to_string(t.registers) + " registers" +
+                             local_note + " per thread)\n" + t.text;
     m_wl.files[stem + ".vasm"] = vasm;
     m_records.push_back({it.value, cuda ? cuda->value : YAML::Node(),
                          ptx_key ? ptx_key->value : YAML::Node(), ptx_key != nullptr,

@@ -5,6 +5,8 @@
 // pointer to a local array passed to a function, __launch_bounds__(128, 2)) run by vgpu-sim
 // from `cuda:` in both timing modes against a host reference, and a block over .maxntid
 // refused with its exact message (exit 2).
+#include "models/sm/ptx/compile.h"
+#include "models/sm/ptx/parser.h"
 #include "models/sm/ptx/translate.h"
 #include "ptx_test_util.h"
 #include "translate_test_util.h"
@@ -12,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -235,5 +238,66 @@ TEST_CASE("device_calls.cu (__noinline__ functions, __launch_bounds__) runs in b
     CHECK(log.find("w.yaml:17:12: error: kernels[0].block: block [256, 1, 1] has 256 threads, "
                    "more than the 128 of the kernel's .maxntid 128, 1, 1 (__launch_bounds__)") !=
           std::string::npos);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("spill_heavy.cu (40 live values, 32 registers by __launch_bounds__) spills and matches")
+{
+    compile_request req;
+    req.source = path("kernels/spill_heavy.cu");
+    req.kernel = "spill_heavy";
+    const compile_result c = compile_cuda(req);
+    REQUIRE(c.ok());
+    const parse_result p = parse(c.ptx, "spill_heavy.ptx");
+    REQUIRE(p.ok());
+    const translation t = translate(p.mod, p.mod.find_function("_Z11spill_heavyPKjPji"));
+    for (const std::string& e : t.errors)
+        UNSCOPED_INFO(e);
+    REQUIRE(t.ok());
+    CHECK(t.register_cap == 32); // 65536 / (8 CTAs * 256 threads)
+    CHECK(t.registers <= 32);
+    CHECK(t.local_bytes >= 4); // some values live in local memory
+    std::printf("spill_heavy: %u registers, %u bytes of spill slots per thread\n", t.registers,
+                t.local_bytes);
+
+    const char* s = std::getenv("VGPU_TEST_SEED");
+    const std::uint32_t seed = s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 10)) : 3643;
+    INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
+    std::mt19937 rng(seed);
+    const int n = 600 + static_cast<int>(rng() % 200);
+    std::vector<std::uint32_t> x(static_cast<std::size_t>(n) * 40), y(static_cast<std::size_t>(n));
+    for (auto& v : x)
+        v = rng();
+    for (int t = 0; t < n; ++t) { // the kernel's computation, written from its source
+        std::uint32_t v[40], a = 0;
+        for (int i = 0; i < 40; ++i)
+            v[i] = x[static_cast<std::size_t>(t + i * n)];
+        for (int i = 0; i < 40; ++i)
+            a = a * 31u + v[i];
+        std::uint32_t r = a;
+        for (int i = 0; i < 40; ++i)
+            r = (r ^ (v[39 - i] * (a | 1u))) + static_cast<std::uint32_t>(i);
+        y[static_cast<std::size_t>(t)] = r;
+    }
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("vgpu_ptx_spill_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(path("kernels/spill_heavy.cu"), dir / "spill_heavy.cu");
+    std::ofstream(dir / "w.yaml") << "buffers:\n  - {name: x, type: u32, elements: " << x.size()
+                                  << ", init: {values: [" << list(x)
+                                  << "]}}\n  - {name: y, type: u32, elements: " << n
+                                  << ", init: zero}\nkernels:\n  - name: spill_heavy\n"
+                                  << "    cuda: spill_heavy.cu\n    entry: spill_heavy\n"
+                                  << "    params:\n      - {name: x, buffer: x}\n"
+                                  << "      - {name: y, buffer: y}\n      - {name: n, value: " << n
+                                  << "}\n    grid: [" << (n + 255) / 256
+                                  << ", 1]\n    block: [256, 1]\nchecks:\n  - buffer: y\n"
+                                  << "    expect: [" << list(y) << "]\n";
+    for (const char* mode : {"fast", "accurate"}) {
+        const auto [code, log] = run_sim(dir, mode);
+        INFO(mode << "\n" << log);
+        CHECK(code == 0);
+    }
     std::filesystem::remove_all(dir);
 }

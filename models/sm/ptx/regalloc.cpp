@@ -32,7 +32,7 @@ void translator::insert_local_prologue(std::vector<vins>& code)
     m_prologue_in = true;
     // tb = base + (g / 32) * words * 128 + (g % 32) * 4, g = the thread's index in the grid
     // with each CTA rounded up to whole warps (its global warp and lane). Ordered so that at
-    // most four values are live at once.
+    // most five registers are in use at once (an IMAD's three sources and its destination).
     const std::uint32_t tb = local_base_reg();
     std::vector<vins> p;
     auto fresh = [&] {
