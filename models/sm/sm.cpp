@@ -122,6 +122,10 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
                          "sm.max_line_requests were in flight"),
       m_line_limit_wait_cycles(m_stats, "line_limit_wait_cycles", "cycles",
                                "cycles those line requests waited, summed over them"),
+      m_local_loads(m_stats, "local_loads", "count",
+                    "warp LD.LOCAL instructions (local memory and spills; also in loads)"),
+      m_local_stores(m_stats, "local_stores", "count",
+                     "warp ST.LOCAL instructions (local memory and spills; also in stores)"),
       m_request_barrier_count(m_stats, "request_barrier_count", "warps",
                               "warps of this SM waiting at a barrier when an LD/ST line request "
                               "left it (gpu_extension::barrier_waiting; every request is "

@@ -114,6 +114,8 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
         ++m_stores;
     else if (kind == tlm_bus::access_kind::data) // a unit counts its own loads
         ++m_loads;
+    if (a.space == mem_space::local && (op.store || kind == tlm_bus::access_kind::data))
+        ++(op.store ? m_local_stores : m_local_loads);
     m_mem_requests += op.lines.count;
     ++c.outstanding;
     ws.board.memory_issued(op.store, m_cycle);

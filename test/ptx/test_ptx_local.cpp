@@ -255,10 +255,39 @@ TEST_CASE("local_bins.cu (local arrays indexed by data) runs from cuda: in both 
         const auto [code, log] = run_sim(dir, mode);
         INFO(mode << "\n" << log);
         CHECK(code == 0);
-        std::ifstream vasm(dir / ("out-" + std::string(mode)) / "kernels/local_bins.vasm");
-        std::stringstream text;
-        text << vasm.rdbuf();
-        CHECK(text.str().find("LDP") != std::string::npos);
+        // Every warp with a thread in range runs the whole straight-line body once: the SMs'
+        // local_loads/local_stores are the program's LD/ST.LOCAL times those warps.
+        const auto out = dir / ("out-" + std::string(mode));
+        std::ifstream vasm(out / "kernels/local_bins.vasm");
+        std::uint64_t lds = 0, sts = 0;
+        for (std::string line; std::getline(vasm, line);) {
+            line = line.substr(0, line.find('#'));
+            const bool local = line.find(".LOCAL ") != std::string::npos;
+            lds += local && line.find(" LD.") != std::string::npos;
+            sts += local && line.find(" ST.") != std::string::npos;
+        }
+        CHECK(lds > 0);
+        CHECK(sts > 0);
+        std::uint64_t warps = 0;
+        for (int c = 0; c * 80 < n; ++c)
+            for (int w = 0; w < 3; ++w)
+                warps += c * 80 + w * 32 < n && w * 32 < 80;
+        std::ifstream stats(out / "stats.txt");
+        std::uint64_t loads = 0, stores = 0;
+        for (std::string line; std::getline(stats, line);) {
+            std::istringstream f(line);
+            std::string key;
+            std::uint64_t v = 0;
+            f >> key >> v;
+            const auto ends = [&](const std::string& tail) {
+                return key.size() > tail.size() &&
+                       key.compare(key.size() - tail.size(), tail.size(), tail) == 0;
+            };
+            loads += ends(".local_loads") ? v : 0;
+            stores += ends(".local_stores") ? v : 0;
+        }
+        CHECK(loads == lds * warps);
+        CHECK(stores == sts * warps);
     }
     std::filesystem::remove_all(dir);
 }

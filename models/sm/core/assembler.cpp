@@ -467,6 +467,9 @@ private:
         if (i < parts.size() && parts[i] == name(mem_space::shared)) {
             inst.space = mem_space::shared;
             ++i;
+        } else if (i < parts.size() && parts[i] == name(mem_space::local)) {
+            inst.space = mem_space::local; // global memory, counted as local (docs/isa.md)
+            ++i;
         }
         if (i < parts.size()) {
             error(mnemonic.col, "unexpected suffix '." + parts[i] + "' on " + base + " (expected " +

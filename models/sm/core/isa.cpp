@@ -297,7 +297,7 @@ const char* name(atom_op op)
 
 const char* name(mem_space sp)
 {
-    return sp == mem_space::shared ? "SHARED" : "";
+    return sp == mem_space::shared ? "SHARED" : sp == mem_space::local ? "LOCAL" : "";
 }
 
 const char* name(mem_width w)

@@ -85,9 +85,11 @@ enum class syntax : std::uint8_t {
 
 // Memory spaces, access widths and atomic operations of LD/ST/ATOM/CAS (docs/isa.md,
 // "Memory spaces and widths"); written as suffixes, encoded in word 0 bits 25:19.
-/// Where LD/ST/ATOM/CAS access: global (virtual) memory or the CTA's shared memory window.
-enum class mem_space : std::uint8_t { global, shared };
-constexpr unsigned num_mem_spaces = 2; ///< number of memory spaces
+/// Where LD/ST/ATOM/CAS access: global (virtual) memory or the CTA's shared memory window;
+/// local: the thread's local memory, an access to global memory at an address the translator
+/// computed (docs/cuda.md, "Local memory"), performed as global and counted apart.
+enum class mem_space : std::uint8_t { global, shared, local };
+constexpr unsigned num_mem_spaces = 3; ///< number of memory spaces
 /// Access width of LD/ST: a 32-bit word, or a byte/half-word (loads zero- or sign-extend).
 enum class mem_width : std::uint8_t { b32, u8, s8, u16, s16 };
 constexpr unsigned num_mem_widths = 5; ///< number of widths

@@ -356,6 +356,7 @@ void translator::local_access(const instruction& ins, bool store)
         const std::int64_t x = at + size * static_cast<std::int64_t>(k);
         vins v;
         v.op = store ? opcode::ST : opcode::LD;
+        v.space = sm::mem_space::local;
         v.width = width;
         if (known) {
             v.src[0] = tb;

@@ -123,6 +123,7 @@ void translator::spill(std::vector<vins>& code, std::uint32_t v)
         if (reads || c.guard >= 0) { // a guarded write keeps the old value in the other lanes
             vins l;
             l.op = opcode::LD;
+            l.space = sm::mem_space::local;
             l.dst = vreg(t);
             l.src[0] = tb;
             l.offset = off;
@@ -138,6 +139,7 @@ void translator::spill(std::vector<vins>& code, std::uint32_t v)
         if (writes) {
             vins st;
             st.op = opcode::ST;
+            st.space = sm::mem_space::local;
             st.src[0] = tb;
             st.src[1] = vreg(t);
             st.offset = off;
