@@ -134,6 +134,43 @@ TEST_CASE("launch bounds cap the registers and check the block")
             spill_words += a >= 0x40000000;
         CHECK(spill_words == 32 * t.local_bytes / 4); // every slot of every lane written
     }
+    SECTION("guarded writes of spilled values keep the other lanes' values")
+    {
+        // Odd lanes add i to value i (a guarded write of each, spilled or not), then the sum.
+        std::string g = "ld.param.u64 %rd1, [k_p0];\nmov.u32 %r40, %laneid;\n"
+                        "and.b32 %r41, %r40, 1;\nsetp.ne.u32 %p1, %r41, 0;\n";
+        for (int i = 1; i <= 20; ++i)
+            g += "ld.global.u32 %r" + std::to_string(i) + ", [%rd1+" + std::to_string(4 * i) +
+                 "];\n";
+        for (int i = 1; i <= 20; ++i)
+            g += "@%p1 add.s32 %r" + std::to_string(i) + ", %r" + std::to_string(i) + ", " +
+                 std::to_string(i) + ";\n";
+        for (int i = 2; i <= 20; ++i)
+            g += "add.s32 %r1, %r1, %r" + std::to_string(i) + ";\n";
+        g += "mul.wide.u32 %rd2, %r40, 4;\nadd.s64 %rd3, %rd1, %rd2;\n"
+             "st.global.u32 [%rd3+128], %r1;\nret;";
+        std::string gt = entry_text(g);
+        gt.replace(gt.find(head), head.size(), head + ".maxnreg 8\n");
+        const translation t = translate_text(gt);
+        for (const std::string& e : t.errors)
+            UNSCOPED_INFO(e);
+        REQUIRE(t.ok());
+        INFO(t.text);
+        CHECK(t.registers <= 8);
+        CHECK(t.local_bytes > 0);
+        std::map<std::uint32_t, std::uint32_t> mem;
+        std::uint32_t sum = 0;
+        for (std::uint32_t i = 1; i <= 20; ++i) {
+            mem[0x1000 + 4 * i] = 1000 * i;
+            sum += 1000 * i;
+        }
+        const warp_run r = run_warp(t, {0x1000, 0, 0, 0, 0, 0x40000000}, mem);
+        REQUIRE(r.error.empty());
+        for (std::uint32_t l = 0; l < 32; ++l) {
+            INFO("lane " << l);
+            CHECK(r.mem.at(0x1000 + 128 + 4 * l) == sum + ((l & 1) ? 210u : 0u)); // 1+..+20
+        }
+    }
     SECTION(".maxntid 200 (7 warps) and .minnctapersm 4: 65536 / (4 * 224) = 73 registers")
     {
         text.replace(text.find(head), head.size(), head + ".maxntid 200, 1, 1\n.minnctapersm 4\n");
