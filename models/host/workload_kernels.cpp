@@ -169,10 +169,10 @@ void workload_reader::read_kernels(const field& f)
         if (const field* x = k.get("shared_bytes")) // dynamic; + the translation's static
             d.shared_bytes =
                 static_cast<std::uint32_t>(m_r.uint(*x, 0, max_shared_bytes).value_or(0));
-        if (const field* x = k.get("constants"))
+        if (const field* x = k.get("constants"); x && !translated) // read by translate_kernel
             m_r.error(m_r.where(x->key), x->path,
-                      "unsupported: initialising __constant__ variables needs the translation of "
-                      ".const loads through the CDL, which vgpu does not have yet (docs/cuda.md)");
+                      "is only used with 'cuda:' or 'ptx:' (it sets a translated kernel's "
+                      "__constant__ variables)");
         if (const field* x = k.get("cbvs"))
             read_cbvs(*x, d);
         if (const field* x = k.get("instrument"))

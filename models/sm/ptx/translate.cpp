@@ -94,6 +94,7 @@ void translator::propagate_copies()
 void translator::run()
 {
     layout_shared();
+    layout_const();
     if (!m_out.errors.empty())
         return;
     build_blocks();
@@ -220,6 +221,10 @@ void translator::finish(const std::vector<std::size_t>& order)
         for (const std::uint32_t d : writes[i])
             touch(d, i);
     }
+    if (m_has_bulk) { // a bulk CDL writes every lane: its register is nobody else's
+        first[m_bulk] = 0;
+        last[m_bulk] = n - 1;
+    }
     // Linear scan: by start; a register is free again after its interval's last point.
     std::vector<std::uint32_t> phys(nv, 0);
     std::vector<std::uint32_t> by_start;
@@ -345,6 +350,11 @@ void translator::finish(const std::vector<std::size_t>& order)
             break;
         case sm::syntax::atom:
             ops = opnd(v, v.dst) + ", " + mem(v.src[0]) + ", " + opnd(v, v.src[1]);
+            break;
+        case sm::syntax::cdl: // CDL rd, offset, cbv[slot][, n]
+            ops = opnd(v, v.dst) + ", " + opnd(v, v.src[0]) + ", cbv[" +
+                  std::to_string(v.src[1].v) + "]" +
+                  (v.src[2].k == vk::imm ? ", " + std::to_string(v.src[2].v) : "");
             break;
         case sm::syntax::cas:
             ops = opnd(v, v.dst) + ", " + mem(v.src[0]) + ", " + opnd(v, v.src[1]) + ", " +

@@ -7,6 +7,7 @@
 #include "models/sm/ptx/ast.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,15 @@ namespace vgpu::ptx {
 struct translate_options {
     unsigned max_registers = 255; ///< registers per thread the program may use (R0..R(n-1))
     unsigned max_predicates = 8;  ///< predicate registers (P0..P(n-1))
+    unsigned const_slot = 0;      ///< CBV slot the kernel's constant bank is bound to (CDL)
+};
+
+/// A .const variable in the kernel's constant bank (docs/cuda.md, "Constant memory").
+struct const_var {
+    std::string name{};               ///< PTX name (the mangled name of a namespaced __constant__)
+    std::uint32_t offset = 0;         ///< byte offset in the bank
+    std::uint32_t bytes = 0;          ///< size in bytes
+    data_type type = data_type::none; ///< PTX element type (clang declares every one .b8)
 };
 
 /// Where one vgpu instruction comes from.
@@ -33,7 +43,12 @@ struct translation {
     /// Static shared memory per CTA in bytes (the .shared variables, aligned); extern (dynamic)
     /// .shared arrays start at this offset, so a launch needs shared_bytes + its dynamic size.
     std::uint32_t shared_bytes = 0;
-    std::vector<std::string> errors; ///< "file.ptx:LINE:COL: error: unsupported ... (...)"
+    /// The constant bank: the .const variables laid out in declaration order at their
+    /// alignment (at most 64 KiB), with their initialisers; empty when the module has none.
+    /// `ld.const` reads it through CBV `const_slot` (CDL).
+    std::vector<std::uint8_t> const_bank{};
+    std::vector<const_var> const_vars{}; ///< the bank's variables, in bank order
+    std::vector<std::string> errors;     ///< "file.ptx:LINE:COL: error: unsupported ... (...)"
     bool ok() const { return errors.empty(); }
 };
 

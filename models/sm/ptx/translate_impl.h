@@ -148,6 +148,15 @@ private:
     /// The access width of an ld/st type (32-bit types: b32), or false when not supported.
     static bool width_of(data_type t, sm::mem_width& w);
     void lower_cvta_shared(const instruction& ins);
+    // Constant memory (lower_const.cpp): the bank and ld.const through CDL.
+    std::map<std::string, std::uint32_t, std::less<>> m_const; ///< .const name -> bank offset
+    std::uint32_t m_bulk = 0; ///< the virtual register every bulk CDL writes (m_has_bulk)
+    bool m_has_bulk = false;  ///< a bulk CDL was emitted: m_bulk gets a register of its own
+    /// Lays out the .const variables (m_const, translation.const_bank/const_vars).
+    void layout_const();
+    /// The bank offset of .const variable `name`, or -1 when it is not one.
+    std::int64_t const_offset(std::string_view name) const;
+    void lower_const_ld(const instruction& ins);
     void propagate_copies();
     void finish(const std::vector<std::size_t>& order);
 };
