@@ -2,7 +2,8 @@
 // and its CDLs in the translator's text, CUDA kernels with `constants:` run by vgpu-sim in both
 // timing modes against host references computed here, the bulk CDL in the .vasm and in the
 // CDL block's statistics, two kernels with their own banks side by side, and the catalogue of
-// refused forms and workload errors with their exact messages.
+// refused forms and workload errors with their exact messages. Also converge_loop.cu (issue 36
+// item 3: a diverged shfl.sync and __syncthreads in a loop) run by vgpu-sim in both modes.
 #include "models/sm/ptx/compile.h"
 #include "models/sm/ptx/parser.h"
 #include "models/sm/ptx/translate.h"
@@ -441,6 +442,35 @@ TEST_CASE("const: catalogue of constants: errors, exact messages, exit 2")
         INFO(c.what << "\n" << r.out);
         CHECK(r.code == 2);
         CHECK(r.out == c.message + "\n");
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE(
+    "converge_loop.cu: shfl.sync and __syncthreads reached in different iterations, both modes")
+{
+    // 2 CTAs of 128 threads, 2 iterations: every thread shuffles once, with all the lanes of
+    // its warp (the odd ones from iteration 0, the even ones from iteration 1), and reads
+    // thread tid ^ 1's v = 10 (tid ^ 1).
+    std::string expect;
+    for (unsigned i = 0; i < 256; ++i)
+        expect += (i ? ", " : "") + std::to_string(10 * ((i % 128) ^ 1));
+    const std::string yaml =
+        "name: converge\nbuffers:\n"
+        "  - {name: out, type: i32, elements: 256, init: zero}\n"
+        "kernels:\n  - name: k\n    cuda: " +
+        kernel_path("converge_loop") +
+        "\n    entry: converge_loop\n"
+        "    params: [{buffer: out}, {value: 2}]\n    grid: 2\n    block: 128\n"
+        "checks:\n  - buffer: out\n    expect: [" +
+        expect + "]\n";
+    const fs::path dir = scratch("converge");
+    std::ofstream(dir / "w.yaml") << yaml;
+    for (const char* mode : {"fast", "accurate"}) {
+        const run_result r =
+            run_in(dir, std::string("-w w.yaml -s platform.timing.mode=") + mode + " -o " + mode);
+        INFO(mode << "\n" << r.out.substr(0, 3000));
+        CHECK(r.code == 0);
     }
     fs::remove_all(dir);
 }

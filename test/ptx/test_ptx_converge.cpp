@@ -100,3 +100,40 @@ TEST_CASE("lanes waiting for each other at two different shfl.sync are a located
     for (unsigned l = 0; l < 8; ++l)
         CHECK(re.mem.at(0x1000 + 4 * l) == 3);
 }
+
+TEST_CASE("mov.pred of 0, 1, a predicate and its negation")
+{
+    // Lane l stores 1000 + 8 a + 4 b + 2 c + d for a = mov.pred 1, b = 0, c = (l < 5),
+    // d = !(l < 5), each selected into 0/1 by selp.
+    const std::string body = "mov.u32 %r1, %tid.x;\n"
+                             "setp.lt.u32 %p1, %r1, 5;\n"
+                             "mov.pred %p2, 1;\n"
+                             "mov.pred %p3, 0;\n"
+                             "mov.pred %p4, %p1;\n"
+                             "mov.pred %p5, !%p1;\n"
+                             "selp.u32 %r2, 8, 0, %p2;\n"
+                             "selp.u32 %r3, 4, 0, %p3;\n"
+                             "selp.u32 %r4, 2, 0, %p4;\n"
+                             "selp.u32 %r5, 1, 0, %p5;\n"
+                             "add.u32 %r6, %r2, %r3;\n"
+                             "add.u32 %r6, %r6, %r4;\n"
+                             "add.u32 %r6, %r6, %r5;\n"
+                             "add.u32 %r6, %r6, 1000;\n"
+                             "ld.param.u64 %rd1, [k_p0];\n"
+                             "mul.wide.u32 %rd2, %r1, 4;\n"
+                             "add.s64 %rd3, %rd1, %rd2;\n"
+                             "st.global.u32 [%rd3], %r6;\n"
+                             "ret;";
+    const translation t = translate_text(entry_text(body));
+    for (const std::string& e : t.errors)
+        UNSCOPED_INFO(e);
+    REQUIRE(t.ok());
+    const warp_run r = run_warp(t, {0x1000}, {}, 32);
+    REQUIRE(r.error.empty());
+    for (unsigned l = 0; l < 32; ++l)
+        CHECK(r.mem.at(0x1000 + 4 * l) == 1000 + 8 + (l < 5 ? 2u : 1u));
+    const translation bad = translate_text(entry_text("mov.pred %p1, 2;\nret;"));
+    REQUIRE(bad.errors.size() == 1);
+    CHECK(bad.errors[0] ==
+          "t.ptx:11:1: error: unsupported 'mov.pred': mov.pred copies 0, 1 or a predicate");
+}

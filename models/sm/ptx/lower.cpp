@@ -436,6 +436,8 @@ void translator::lower(const instruction& ins)
             v.src[0] = src(ins, ins.ops[1]);
             emit(v);
         }
+    } else if (op == "mov" && ins.type() == T::pred) {
+        lower_mov_pred(ins); // lower_const.cpp
     } else if (op == "mov") {
         lower_mov(ins);
     } else if (op == "ld" && ins.space == state_space::const_) {

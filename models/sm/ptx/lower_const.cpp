@@ -204,4 +204,29 @@ void translator::lower_const_ld(const instruction& ins)
     }
 }
 
+void translator::lower_mov_pred(const instruction& ins)
+{
+    // The constant as a comparison of RZ with itself (EQ: true, NE: false); a predicate
+    // through its 0/1 value (pred_as_int, with its negation), compared with 0.
+    const operand* a = ins.ops.size() == 2 ? &ins.ops[1] : nullptr;
+    const bool imm = a && a->k == operand::kind::imm_int && (a->ival == 0 || a->ival == 1);
+    if (!a || !mods_ok(ins, {}) || !(imm || a->k == operand::kind::reg)) {
+        unsupported(ins, "mov.pred copies 0, 1 or a predicate");
+        return;
+    }
+    vins v;
+    v.op = opcode::ISETP;
+    v.dst = pred_of(ins, ins.ops[0]);
+    if (imm) {
+        v.cond = a->ival != 0 ? cmp_op::EQ : cmp_op::NE;
+        v.src[0] = {vk::rz, 0};
+        v.src[1] = {vk::rz, 0};
+    } else {
+        v.cond = cmp_op::NE;
+        v.src[0] = pred_as_int(ins, *a);
+        v.src[1] = vimm(0);
+    }
+    emit(v);
+}
+
 } // namespace vgpu::ptx::detail

@@ -157,6 +157,8 @@ private:
     /// The bank offset of .const variable `name`, or -1 when it is not one.
     std::int64_t const_offset(std::string_view name) const;
     void lower_const_ld(const instruction& ins);
+    /// mov.pred p, 0|1|q|!q (clang writes `mov.pred %p, 0` around loops with .sync calls).
+    void lower_mov_pred(const instruction& ins);
     void propagate_copies();
     void finish(const std::vector<std::size_t>& order);
 };
