@@ -426,6 +426,11 @@ TEST_CASE("const: catalogue of constants: errors, exact messages, exit 2")
         {"two keys", conv + "    constants: {coeffs: {f32: 1, u32: 2}}\n",
          "w.yaml:9:25: error: kernels[0].constants.coeffs: expected one key of buffer, f32, i32, "
          "u32 (got 2)"},
+        {"a program: kernel binding the bank's slot to another buffer",
+         conv + "    constants: {coeffs: {f32: 1}}\n    grid: 1\n    block: 64\n"
+                "  - name: h\n    program: EXIT\n    cbvs: [{slot: 0, buffer: a}]\n",
+         "w.yaml:14:12: error: kernels[1].cbvs[0]: CBV slot 0 holds the constant bank of kernel "
+         "'k' (banks take slots 0, 1, ... in kernel order): bind another slot"},
         {"not a mapping", conv + "    constants: [1]\n",
          "w.yaml:9:16: error: kernels[0].constants: wrong type (expected a mapping {NAME: value, "
          "[values] or {buffer: B}}, got a list)"},
