@@ -343,6 +343,47 @@ TEST_CASE("const: const_mix.cu: a bulk CDL in the .vasm and the CDL stats, diver
     fs::remove_all(dir);
 }
 
+TEST_CASE("const: conv3_const.cu: three scalar loads in one block become one bulk CDL")
+{
+    // out[i] = w0 in[i] + w1 in[i+1] + w2 in[i+2], dyadic values: exact in f32.
+    const unsigned n = 1000;
+    std::vector<float> in(n + 2), out(n);
+    const float w[3] = {0.5f, -0.25f, 2.0f};
+    for (unsigned i = 0; i < n + 2; ++i)
+        in[i] = static_cast<float>(static_cast<int>((29 * i) % 23) - 11) / 4.0f;
+    for (unsigned i = 0; i < n; ++i)
+        out[i] = static_cast<float>(static_cast<double>(w[0]) * in[i] +
+                                    static_cast<double>(w[1]) * in[i + 1] +
+                                    static_cast<double>(w[2]) * in[i + 2]);
+    const std::string yaml =
+        "name: conv3\nbuffers:\n"
+        "  - {name: in, type: f32, elements: 1002, init: {values: [" +
+        list(in) +
+        "]}}\n"
+        "  - {name: out, type: f32, elements: 1000, init: zero}\n"
+        "kernels:\n  - name: k\n    cuda: " +
+        kernel_path("conv3_const") +
+        "\n    entry: conv3_const\n    constants: {w3: {f32: [0.5, -0.25, 2]}}\n"
+        "    params: [{buffer: in}, {buffer: out}, {value: 1000}]\n"
+        "    grid: 4\n    block: 256\n"
+        "checks:\n  - buffer: out\n    expect: [" +
+        list(out) + "]\n    tolerance: {relative: 0, absolute: 0}\n";
+    const fs::path dir = scratch("conv3");
+    std::ofstream(dir / "w.yaml") << yaml;
+    for (const char* mode : {"fast", "accurate"}) {
+        const run_result r =
+            run_in(dir, std::string("-w w.yaml -s platform.timing.mode=") + mode + " -o " + mode);
+        INFO(mode << "\n" << r.out.substr(0, 3000));
+        CHECK(r.code == 0);
+        const std::string vasm = slurp(dir / mode / "kernels" / "k.vasm");
+        INFO(vasm);
+        CHECK(vasm.find(", 0, cbv[0], 3 ") != std::string::npos);
+        CHECK(cdl_stat(dir / mode, "controller.bulk") == 32); // one per warp (32 warps)
+        CHECK(cdl_stat(dir / mode, "controller.legacy") == 0);
+    }
+    fs::remove_all(dir);
+}
+
 TEST_CASE("const: two kernels with their own banks side by side read their own slots")
 {
     // conv with the taps of `constants:` on SM 0 and const_mix on SM 1 in one phase: banks in

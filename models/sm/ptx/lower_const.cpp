@@ -149,7 +149,22 @@ void translator::lower_const_ld(const instruction& ins)
         return;
     }
     const std::uint32_t slot = m_opt.const_slot;
-    if (base.k == vk::rz && n >= 2 && !wide) {
+    if (const auto lane = m_bulk_lane.find(m_at); lane != m_bulk_lane.end() && n == 1) {
+        vins sh; // a later load of a scalar group: its word is in m_bulk since the group's CDL
+        sh.op = opcode::SHFL;
+        sh.mod = 3; // IDX
+        sh.dst = reg_of(ins, d);
+        sh.src[0] = vreg(m_bulk);
+        sh.src[1] = vimm(lane->second);
+        sh.src[2] = vimm(0x1f);
+        emit(sh);
+        return;
+    }
+    std::int64_t group_end = off; // a scalar group: one past its last word's byte
+    if (base.k == vk::rz && n == 1 && !wide && ins.guard.empty() && d.k == operand::kind::reg)
+        group_end = scalar_group(off);
+    const bool group = group_end > off + 4; // scalar loads of this block in one 128-byte window
+    if (base.k == vk::rz && ((n >= 2 && !wide) || group)) {
         // Bulk: one CDL of n dwords into the lanes 0..n-1 of one register (lane l: dword l),
         // then each element from its lane. The bulk CDL writes every lane of the warp, active
         // or not, so its register belongs to no other value (translate.cpp, allocation).
@@ -162,7 +177,7 @@ void translator::lower_const_ld(const instruction& ins)
         c.dst = vreg(m_bulk);
         c.src[0] = vimm(static_cast<std::uint32_t>(off));
         c.src[1] = vimm(slot);
-        c.src[2] = vimm(static_cast<std::uint32_t>(n));
+        c.src[2] = vimm(static_cast<std::uint32_t>(group ? (group_end - off) / 4 : n));
         emit(c);
         for (std::int64_t k = 0; k < n; ++k) {
             if (elems[static_cast<std::size_t>(k)]->k == operand::kind::sink)
@@ -202,6 +217,41 @@ void translator::lower_const_ld(const instruction& ins)
         c.src[1] = vimm(slot);
         emit(c);
     }
+}
+
+std::int64_t translator::scalar_group(std::int64_t off)
+{
+    // The unguarded 32-bit scalar ld.const at immediate addresses that follow in this block
+    // with their words in the 32 dwords from `off`, up to the first vector one or the first
+    // one outside the window (whose bulk CDL would overwrite m_bulk before this group's later
+    // loads read it): each is recorded with its lane; returns the end of the last word.
+    std::size_t end = m_fn.body.size();
+    for (const block& b : m_blocks)
+        if (&b.code == m_code)
+            end = b.end;
+    std::int64_t last = off + 4;
+    std::map<std::size_t, std::uint32_t> group;
+    for (std::size_t j = m_at + 1; j < end; ++j) {
+        const instruction& x = m_fn.body[j];
+        if (x.opcode != "ld" || x.space != state_space::const_)
+            continue;
+        if (x.has("v2") || x.has("v4"))
+            break;
+        const data_type t = x.type();
+        if (!x.guard.empty() || x.ops.size() != 2 || x.ops[0].k != operand::kind::reg ||
+            !(is_int32(t) || t == T::f32) || x.ops[1].k != operand::kind::address ||
+            x.ops[1].base_is_reg)
+            continue;
+        const std::int64_t base = x.ops[1].name.empty() ? 0 : const_offset(x.ops[1].name);
+        const std::int64_t o = base + x.ops[1].ival;
+        if (base < 0 || o < off || o + 4 > off + 128 || o % 4 != 0 ||
+            o + 4 > static_cast<std::int64_t>(m_out.const_bank.size()))
+            break; // its own group would write m_bulk before this group's later loads read it
+        group[j] = static_cast<std::uint32_t>((o - off) / 4);
+        last = std::max(last, o + 4);
+    }
+    m_bulk_lane.insert(group.begin(), group.end());
+    return last;
 }
 
 void translator::lower_mov_pred(const instruction& ins)
