@@ -62,6 +62,64 @@ std::string with_path(std::string e, const std::string& path)
     return e;
 }
 
+/// The words of `constants:` value(s) `v` for a variable of PTX type `vt`, as element type
+/// `et` ("f32", "i32", "u32"; "" for the variable's own type); false after an error.
+bool constant_words(reader& r, const YAML::Node& v, const std::string& path, std::string et,
+                    const ptx::const_var& var, std::vector<std::uint32_t>& out)
+{
+    using ptx::data_type;
+    if (et.empty()) {
+        const data_type t = var.type;
+        et = t == data_type::f32                          ? "f32"
+             : t == data_type::s32                        ? "i32"
+             : t == data_type::u32 || t == data_type::b32 ? "u32"
+                                                          : "";
+        if (et.empty()) {
+            r.error(r.where(v), path,
+                    "'" + var.name + "' is declared ." + ptx::type_name(t) +
+                        " in the PTX (clang declares every __constant__ so), so its element "
+                        "type is unknown: give it as {f32: ...}, {i32: ...} or {u32: ...}");
+            return false;
+        }
+    }
+    std::vector<YAML::Node> items;
+    if (v.IsSequence())
+        for (std::size_t i = 0; i < v.size(); ++i)
+            items.push_back(v[i]);
+    else
+        items.push_back(v);
+    bool ok = true;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const YAML::Node& x = items[i];
+        const std::string ipath = v.IsSequence() ? at(path, i) : path;
+        const std::string s = x.IsScalar() ? x.Scalar() : "";
+        if (et == "f32") {
+            const auto d = parse_double(s);
+            if (d && std::fabs(*d) <= std::numeric_limits<float>::max()) {
+                out.push_back(f32_bits(static_cast<float>(*d)));
+                continue;
+            }
+        } else {
+            const auto n = parse_int(s);
+            const std::int64_t lo = et == "i32" ? INT32_MIN : 0;
+            const std::int64_t hi = et == "i32" ? INT32_MAX : UINT32_MAX;
+            if (n && *n >= lo && *n <= hi) {
+                out.push_back(static_cast<std::uint32_t>(*n));
+                continue;
+            }
+        }
+        r.error(r.where(x), ipath,
+                "expected " +
+                    std::string(et == "f32"   ? "an f32 number"
+                                : et == "i32" ? "an i32 integer (-2147483648..2147483647)"
+                                              : "a u32 integer (0..4294967295)") +
+                    ", got '" +
+                    (x.IsScalar() ? s : std::string("a ") + (x.IsMap() ? "mapping" : "list")) +
+                    "'");
+        ok = false;
+    }
+    return ok;
+}
 } // namespace
 
 std::string workload_reader::resolve(const std::string& rel) const
@@ -218,6 +276,7 @@ void workload_reader::translate_kernel(const fields& k, const field& it, kernel_
 
     ptx::translate_options opt;
     opt.max_registers = sm::max_registers;
+    opt.const_slot = const_slot();
     const ptx::translation t = ptx::translate(p.mod, found.index, opt);
     for (const std::string& e : t.errors)
         m_r.add_raw(e + of_kernel(d, m_r.name()));
@@ -230,6 +289,9 @@ void workload_reader::translate_kernel(const fields& k, const field& it, kernel_
             return;
         }
     }
+    read_constants(k.get("constants"), t, d);
+    if (m_r.error_count() != errors_before)
+        return;
     d.registers = t.registers;
     d.shared_bytes += t.shared_bytes; // static, after the dynamic `shared_bytes:`
     const std::uint64_t ctas = std::uint64_t{d.grid_x} * d.grid_y * d.grid_z;
@@ -292,6 +354,104 @@ bool workload_reader::add_local_area(kernel_decl& d, std::uint64_t bytes, const 
     p.where = d.source_where;
     d.params.push_back(p);
     return true;
+}
+
+void workload_reader::read_constants(const field* f, const ptx::translation& t, kernel_decl& d)
+{
+    // The bank's first contents: the initialisers, then `constants:` (cudaMemcpyToSymbol).
+    std::vector<std::uint32_t> bank(t.const_bank.size() / 4, 0);
+    for (std::size_t i = 0; i < t.const_bank.size(); ++i)
+        bank[i / 4] |= std::uint32_t{t.const_bank[i]} << (8 * (i % 4));
+    if (f && (t.const_vars.empty() || !m_r.is_map(*f, "a mapping {NAME: value, [values] or "
+                                                      "{buffer: B}}"))) {
+        if (t.const_vars.empty())
+            m_r.error(m_r.where(f->key), f->path,
+                      "entry '" + d.entry + "' has no __constant__ (.const) variables");
+        return;
+    }
+    for (auto e = f ? f->value.begin() : YAML::const_iterator(); f && e != f->value.end(); ++e) {
+        const field x{e->first, e->second, f->path + "." + e->first.Scalar()};
+        const std::string name = x.key.Scalar();
+        const ptx::const_var* var = nullptr;
+        std::vector<std::string> names;
+        for (const ptx::const_var& c : t.const_vars) {
+            names.push_back(c.name);
+            if (c.name == name)
+                var = &c;
+        }
+        if (!var) {
+            m_r.error(m_r.where(x.key), x.path,
+                      "entry '" + d.entry + "' has no __constant__ variable '" + name + "'" +
+                          hint_of(name, names) + " (it has " + join(names, ", ") + ")");
+            continue;
+        }
+        std::vector<std::uint32_t> words;
+        std::string what = "given";
+        if (x.value.IsMap()) {
+            const fields m = m_r.open(x.value, x.path, {"buffer", "f32", "i32", "u32"});
+            if (m.found.size() != 1) {
+                if (m.found.size() > 1 || m.entries.empty()) // unknown keys: reported by open
+                    m_r.error(m_r.where(x.value), x.path,
+                              "expected one key of buffer, f32, i32, u32 (got " +
+                                  std::to_string(m.entries.size()) + ")");
+                continue;
+            }
+            if (const field* b = m.get("buffer")) {
+                const auto bn = m_r.identifier(*b);
+                const int bi = bn ? m_wl.buffer_index(*bn) : -1;
+                if (bn && bi < 0)
+                    m_r.error(m_r.where(b->value), b->path,
+                              "undefined buffer '" + *bn + "'" + hint_of(*bn, buffer_names()));
+                if (bi < 0)
+                    continue;
+                words = initial_words(m_wl.buffers[static_cast<std::size_t>(bi)]);
+                what = "in buffer '" + *bn + "'";
+            } else {
+                const field& v = m.found.begin()->second;
+                if (!constant_words(m_r, v.value, v.path, v.key.Scalar(), *var, words))
+                    continue;
+            }
+        } else if (!constant_words(m_r, x.value, x.path, "", *var, words)) {
+            continue;
+        }
+        if (words.size() * 4 > var->bytes) {
+            m_r.error(m_r.where(x.value), x.path,
+                      "'" + name + "' has " + std::to_string(var->bytes) + " bytes (" +
+                          std::to_string(var->bytes / 4) + " words) but " +
+                          std::to_string(words.size()) + " words are " + what);
+            continue;
+        }
+        for (std::size_t i = 0; i < words.size(); ++i)
+            bank[var->offset / 4 + i] = words[i];
+    }
+    if (bank.empty())
+        return;
+    // A read-only buffer `<kernel>.const` (a name no workload buffer can have) bound to the
+    // slot the translation's CDLs read.
+    buffer_decl b;
+    b.name = d.name + ".const";
+    b.type = elem_type::u32;
+    b.elements = bank.size();
+    b.init.kind = init_kind::values;
+    b.init.values.assign(bank.begin(), bank.end());
+    b.read_only = true;
+    b.where = d.source_where;
+    cbv_binding c;
+    c.slot = const_slot();
+    c.buffer = b.name;
+    c.where = d.source_where;
+    d.cbvs.push_back(c);
+    m_wl.buffers.push_back(std::move(b));
+}
+
+unsigned workload_reader::const_slot() const
+{
+    // One slot per kernel with a bank, from 0 in kernel order (the CBV table is the GPU's:
+    // kernels that run side by side read their own slots).
+    unsigned n = 0;
+    for (const buffer_decl& b : m_wl.buffers)
+        n += b.name.size() > 6 && b.name.compare(b.name.size() - 6, 6, ".const") == 0;
+    return n;
 }
 
 void workload_reader::check_params(const fields& k, const field& it,

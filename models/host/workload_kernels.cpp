@@ -169,10 +169,10 @@ void workload_reader::read_kernels(const field& f)
         if (const field* x = k.get("shared_bytes")) // dynamic; + the translation's static
             d.shared_bytes =
                 static_cast<std::uint32_t>(m_r.uint(*x, 0, max_shared_bytes).value_or(0));
-        if (const field* x = k.get("constants"))
+        if (const field* x = k.get("constants"); x && !translated) // read by translate_kernel
             m_r.error(m_r.where(x->key), x->path,
-                      "unsupported: initialising __constant__ variables needs the translation of "
-                      ".const loads through the CDL, which vgpu does not have yet (docs/cuda.md)");
+                      "is only used with 'cuda:' or 'ptx:' (it sets a translated kernel's "
+                      "__constant__ variables)");
         if (const field* x = k.get("cbvs"))
             read_cbvs(*x, d);
         if (const field* x = k.get("instrument"))
@@ -186,6 +186,25 @@ void workload_reader::read_kernels(const field& f)
             translate_kernel(k, it, d);
         m_wl.kernels.push_back(std::move(d));
     }
+    // A translated kernel's constant bank has its own CBV slot (workload_cuda.cpp): another
+    // kernel's `cbvs:` must not bind that slot to another buffer (kernels side by side share
+    // the CBV table).
+    for (const kernel_decl& k : m_wl.kernels)
+        for (const cbv_binding& bank : k.cbvs)
+            for (std::size_t oi = 0;
+                 k.translated() && bank.buffer == k.name + ".const" && oi < m_wl.kernels.size();
+                 ++oi)
+                for (std::size_t ci = 0; ci < m_wl.kernels[oi].cbvs.size(); ++ci) {
+                    const cbv_binding& c = m_wl.kernels[oi].cbvs[ci];
+                    if (c.slot == bank.slot && c.buffer != bank.buffer)
+                        m_r.error(c.where,
+                                  "kernels[" + std::to_string(oi) + "].cbvs[" + std::to_string(ci) +
+                                      "]",
+                                  "CBV slot " + std::to_string(c.slot) +
+                                      " holds the constant bank of kernel '" + k.name +
+                                      "' (banks take slots 0, 1, ... in kernel order): bind "
+                                      "another slot");
+                }
 }
 
 void workload_reader::read_params(const field& f, kernel_decl& d, bool translated)

@@ -8,6 +8,7 @@
 #include "models/common/yaml_input.h"
 #include "models/sm/ptx/compile.h"
 #include "models/sm/ptx/entry.h"
+#include "models/sm/ptx/translate.h"
 
 #include <algorithm>
 #include <cmath>
@@ -254,6 +255,11 @@ private:
     void translate_kernel(const fields& k, const field& it, kernel_decl& d);
     /// Adds the local area of a translated kernel (a buffer and a last parameter).
     bool add_local_area(kernel_decl& d, std::uint64_t bytes, const field& src);
+    /// The kernel's constant bank (initialisers, then `constants:` f) as a read-only buffer
+    /// `<kernel>.const` bound to CBV slot const_slot() (workload_cuda.cpp).
+    void read_constants(const field* f, const ptx::translation& t, kernel_decl& d);
+    /// The CBV slot of the next constant bank: the banks made so far.
+    unsigned const_slot() const;
     /// d.params against the entry's parameters: count, and each a buffer for a pointer or a
     /// value converted to the parameter's PTX type.
     void check_params(const fields& k, const field& it, const std::vector<ptx::param_info>& want,

@@ -421,11 +421,10 @@ TEST_CASE("catalogue: CUDA/PTX kernel keys in a workload, exact messages, exit 2
         {"cuda: without entry:", "    cuda: vector_add.cu\n",
          "w.yaml:5:5: error: kernels[0]: missing required key 'entry' (the __global__ function of "
          "the CUDA file)"},
-        {"constants: (not supported yet)",
+        {"constants: for an entry without __constant__ variables",
          "    cuda: vector_add.cu\n    entry: vector_add\n    constants: {c: 1}\n" + va_params,
-         "w.yaml:8:5: error: kernels[0].constants: unsupported: initialising __constant__ "
-         "variables needs the translation of .const loads through the CDL, which vgpu does not "
-         "have yet (docs/cuda.md)"},
+         "w.yaml:8:5: error: kernels[0].constants: entry 'vector_add' has no __constant__ (.const) "
+         "variables"},
     };
     const fs::path dir = scratch("catalogue");
     fs::copy_file(kernel_path("vector_add"), dir / "vector_add.cu");

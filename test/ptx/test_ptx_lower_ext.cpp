@@ -220,7 +220,8 @@ TEST_CASE("shfl.sync, vote.sync and activemask on a full and a divergent warp")
         else
             CHECK(r.mem.count(0x4000 + 4 * l) == 0);
     }
-    // A full membermask under divergence stops the warp with a located message.
+    // A full membermask under divergence: the lanes that shuffle wait for the others, which
+    // exit (Volta's convergence; test_ptx_converge.cpp has the loop and the error case).
     const std::string bad = "mov.u32 %r1, %tid.x;\n"
                             "setp.ge.u32 %p2, %r1, 16;\n"
                             "@%p2 bra DONE;\n"
@@ -230,8 +231,7 @@ TEST_CASE("shfl.sync, vote.sync and activemask on a full and a divergent warp")
     const translation tb = translate_text(entry_text(bad));
     REQUIRE(tb.ok());
     const auto rb = run_warp(tb, {0x1000}, {}, 32);
-    CHECK(rb.error.find("WARPSYNC membermask 0xffffffff names lanes 0xffff0000 that are not "
-                        "converged") == 0);
+    CHECK(rb.error.empty());
 }
 
 TEST_CASE("forms still outside the ISA are located errors")

@@ -436,6 +436,8 @@ step_result warp::step()
                 return r;
             break;
         case opcode::BAR:
+            if (wait_to_converge(m_live, exec, r)) // every live lane arrives first (Volta)
+                return r;
             r.kind = step_kind::barrier;
             break;
         case opcode::EXIT:
@@ -480,6 +482,8 @@ step_result warp::step()
         case opcode::VOTE:
         case opcode::BALLOT:
         case opcode::WARPSYNC:
+            if (inst.op == opcode::WARPSYNC && wait_to_converge(a[__builtin_ctz(exec)], exec, r))
+                return r; // the named lanes that are elsewhere are waited for (Volta)
             if (!warp_op_step(inst, exec, r, d, a, b, c, p))
                 return r;
             break;
@@ -563,6 +567,7 @@ bool warp::warp_op_step(const instruction& inst, std::uint32_t exec, step_result
                         std::uint32_t* d, const std::uint32_t* a, const std::uint32_t* b,
                         const std::uint32_t* c, std::uint32_t& p)
 {
+    static_cast<void>(r); // none of them fails today (the convergence is wait_to_converge's)
     if (inst.op == opcode::SHFL) {
         // PTX shfl.sync: c holds the clamp value (bits 0-4) and the segment mask (bits 8-12);
         // a lane whose source is out of range gets its own value.
@@ -599,19 +604,8 @@ bool warp::warp_op_step(const instruction& inst, std::uint32_t exec, step_result
         for_lanes(exec, [&](unsigned l) { d[l] = out[l]; });
         return true;
     }
-    if (inst.op == opcode::WARPSYNC) {
-        // The lanes the membermask names that have not exited must all execute this
-        // instruction together.
-        const std::uint32_t mask = a[__builtin_ctz(exec)];
-        const std::uint32_t missing = mask & m_live & ~exec;
-        if (missing != 0) {
-            r = fault(r, "WARPSYNC membermask " + hex(mask) + " names lanes " + hex(missing) +
-                             " that are not converged at this instruction (diverged or "
-                             "predicated off; vgpu does not wait for them)");
-            return false;
-        }
-        return true;
-    }
+    if (inst.op == opcode::WARPSYNC)
+        return true; // every named lane that has not exited is here (wait_to_converge)
     // VOTE, BALLOT: over the executing lanes of the membermask (b).
     const std::uint32_t mask = b[__builtin_ctz(exec)];
     const bool neg =
@@ -776,16 +770,15 @@ std::uint32_t warp::special(special_reg s, unsigned lane) const
 
 void warp::select_next()
 {
+    // The lanes at the lowest PC of those not waiting at a WARPSYNC or BAR, with the waiting
+    // lanes at that PC (they meet there); when every lane waits, the lowest waiting ones try
+    // again (the lanes they waited for have exited, or it is a deadlock: warp_converge.cpp).
+    const std::uint32_t runnable = (m_live & ~m_parked) != 0 ? m_live & ~m_parked : m_live;
     std::uint32_t best = ~0u;
+    for_lanes(runnable, [&](unsigned l) { best = std::min(best, m_pcs[l]); });
     std::uint32_t mask = 0;
-    for_lanes(m_live, [&](unsigned l) {
-        if (m_pcs[l] < best) {
-            best = m_pcs[l];
-            mask = 1u << l;
-        } else if (m_pcs[l] == best) {
-            mask |= 1u << l;
-        }
-    });
+    for_lanes(m_live,
+              [&](unsigned l) { mask |= static_cast<std::uint32_t>(m_pcs[l] == best) << l; });
     if (mask != 0)
         m_pc = best;
     m_active = mask;

@@ -137,11 +137,15 @@ private:
     std::uint32_t* writable(unsigned r);
     std::uint32_t special(special_reg s, unsigned lane) const;
     void select_next();
+    /// Volta's convergence at WARPSYNC and BAR (warp_converge.cpp): true when the executing
+    /// lanes wait here for the lanes of `mask` that are elsewhere (r is the step, or an error
+    /// when no lane is left to run); false when none are missing (the instruction proceeds).
+    bool wait_to_converge(std::uint32_t mask, std::uint32_t exec, step_result& r);
     step_result fault(step_result r, std::string message);
     bool memory_step(const instruction& inst, std::uint32_t exec, step_result& r);
     bool cdl_step(const instruction& inst, std::uint32_t exec, step_result& r);
-    /// SHFL, VOTE, BALLOT, WARPSYNC: lanes exchange values; false (r an error) when lanes the
-    /// membermask names have not converged at this instruction.
+    /// SHFL, VOTE, BALLOT, WARPSYNC: lanes exchange values (a WARPSYNC's lanes have met in
+    /// wait_to_converge first); false when r is an error.
     bool warp_op_step(const instruction& inst, std::uint32_t exec, step_result& r, std::uint32_t* d,
                       const std::uint32_t* a, const std::uint32_t* b, const std::uint32_t* c,
                       std::uint32_t& p);
@@ -161,6 +165,7 @@ private:
     std::uint32_t m_live = 0;
     std::uint32_t m_pc = 0;
     std::uint32_t m_active = 0;
+    std::uint32_t m_parked = 0; ///< lanes waiting at a WARPSYNC or BAR for lanes elsewhere
     bool m_faulted = false;
     std::string m_error;
     mem_access m_access;

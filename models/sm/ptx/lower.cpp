@@ -318,6 +318,8 @@ vop translator::src(const instruction& ins, const operand& op)
     case operand::kind::symbol:
         if (const std::int64_t o = shared_offset(op.name); o >= 0)
             return vimm(static_cast<std::uint32_t>(o)); // its address in the shared window
+        if (const std::int64_t o = const_offset(op.name); o >= 0)
+            return vimm(static_cast<std::uint32_t>(o)); // its offset in the constant bank
         unsupported(ins, "the address of variable '" + op.name + "'");
         return {};
     default:
@@ -434,8 +436,12 @@ void translator::lower(const instruction& ins)
             v.src[0] = src(ins, ins.ops[1]);
             emit(v);
         }
+    } else if (op == "mov" && ins.type() == T::pred) {
+        lower_mov_pred(ins); // lower_const.cpp
     } else if (op == "mov") {
         lower_mov(ins);
+    } else if (op == "ld" && ins.space == state_space::const_) {
+        lower_const_ld(ins); // through the CDL (lower_const.cpp)
     } else if (op == "ld") {
         lower_ld(ins);
     } else if (op == "st") {
@@ -987,7 +993,7 @@ void translator::layout_shared()
 std::int64_t translator::shared_offset(std::string_view name) const
 {
     const auto it = m_shared.find(name);
-    return it == m_shared.end() ? -1 : it->second;
+    return it == m_shared.end() ? -1 : std::int64_t{it->second}; // not -1 as a uint32_t
 }
 
 } // namespace vgpu::ptx::detail

@@ -95,6 +95,7 @@ void translator::run()
 {
     layout_shared();
     layout_local();
+    layout_const();
     if (!m_out.errors.empty())
         return;
     m_out.local_param = static_cast<unsigned>(m_fn.params.size());
@@ -226,6 +227,12 @@ void translator::allocate_and_emit(std::vector<vins>& code)
                 touch(x, i);
         for (const std::uint32_t d : writes[i])
             touch(d, i);
+    }
+    if (m_has_bulk) { // a bulk CDL writes every lane: its register is nobody else's, and is
+        first[m_bulk] = 0; // never spilled (a spill keeps only the active lanes' values)
+        last[m_bulk] = n - 1;
+        m_fixed.resize(std::max<std::size_t>(m_fixed.size(), m_bulk + 1), 0);
+        m_fixed[m_bulk] = 1;
     }
     // Linear scan: by start; a register is free again after its interval's last point.
     std::vector<std::uint32_t> phys(nv, 0);
@@ -361,6 +368,11 @@ void translator::allocate_and_emit(std::vector<vins>& code)
             break;
         case sm::syntax::atom:
             ops = opnd(v, v.dst) + ", " + mem(v.src[0]) + ", " + opnd(v, v.src[1]);
+            break;
+        case sm::syntax::cdl: // CDL rd, offset, cbv[slot][, n]
+            ops = opnd(v, v.dst) + ", " + opnd(v, v.src[0]) + ", cbv[" +
+                  std::to_string(v.src[1].v) + "]" +
+                  (v.src[2].k == vk::imm ? ", " + std::to_string(v.src[2].v) : "");
             break;
         case sm::syntax::cas:
             ops = opnd(v, v.dst) + ", " + mem(v.src[0]) + ", " + opnd(v, v.src[1]) + ", " +

@@ -7,6 +7,7 @@
 #include "models/sm/ptx/ast.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,15 @@ struct translate_options {
     /// `.maxntid` T and `.minnctapersm` C gets at most sm_registers / (C * T rounded up to
     /// whole warps) registers per thread (docs/cuda.md, "Launch bounds").
     unsigned sm_registers = 65536;
+    unsigned const_slot = 0;      ///< CBV slot the kernel's constant bank is bound to (CDL)
+};
+
+/// A .const variable in the kernel's constant bank (docs/cuda.md, "Constant memory").
+struct const_var {
+    std::string name{};               ///< PTX name (the mangled name of a namespaced __constant__)
+    std::uint32_t offset = 0;         ///< byte offset in the bank
+    std::uint32_t bytes = 0;          ///< size in bytes
+    data_type type = data_type::none; ///< PTX element type (clang declares every one .b8)
 };
 
 /// Where one vgpu instruction comes from.
@@ -51,7 +61,12 @@ struct translation {
     {
         return ctas * ((threads + 31) / 32) * (local_bytes / 4) * 128;
     }
-    std::vector<std::string> errors; ///< "file.ptx:LINE:COL: error: unsupported ... (...)"
+    /// The constant bank: the .const variables laid out in declaration order at their
+    /// alignment (at most 64 KiB), with their initialisers; empty when the module has none.
+    /// `ld.const` reads it through CBV `const_slot` (CDL).
+    std::vector<std::uint8_t> const_bank{};
+    std::vector<const_var> const_vars{}; ///< the bank's variables, in bank order
+    std::vector<std::string> errors;     ///< "file.ptx:LINE:COL: error: unsupported ... (...)"
     bool ok() const { return errors.empty(); }
 };
 

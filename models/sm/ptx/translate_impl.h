@@ -179,6 +179,21 @@ private:
     void allocate_and_emit(std::vector<vins>& code);
     /// ld/st of a call sequence's .param variable, and calls left after inlining (inline.cpp).
     bool lower_param_var(const instruction& ins);
+    // Constant memory (lower_const.cpp): the bank and ld.const through CDL.
+    std::map<std::string, std::uint32_t, std::less<>> m_const; ///< .const name -> bank offset
+    std::uint32_t m_bulk = 0; ///< the virtual register every bulk CDL writes (m_has_bulk)
+    bool m_has_bulk = false;  ///< a bulk CDL was emitted: m_bulk gets a register of its own
+    /// Later scalar ld.const of a bulk group: PTX instruction -> the lane of m_bulk it reads.
+    std::map<std::size_t, std::uint32_t> m_bulk_lane;
+    /// Lays out the .const variables (m_const, translation.const_bank/const_vars).
+    void layout_const();
+    /// The bank offset of .const variable `name`, or -1 when it is not one.
+    std::int64_t const_offset(std::string_view name) const;
+    void lower_const_ld(const instruction& ins);
+    /// Groups the scalar ld.const after the current one (m_bulk_lane); the group's byte end.
+    std::int64_t scalar_group(std::int64_t off);
+    /// mov.pred p, 0|1|q|!q (clang writes `mov.pred %p, 0` around loops with .sync calls).
+    void lower_mov_pred(const instruction& ins);
     void propagate_copies();
     void finish(const std::vector<std::size_t>& order);
 };
