@@ -116,7 +116,7 @@ lookup_result cluster_tlb::translate(std::uint64_t va, std::uint64_t arrival_ps,
 
 void cluster_tlb::join_gate(sm::same_time_gate& gate, unsigned key)
 {
-    gate.join(key);
+    gate.join(key, true);
     m_gate = &gate;
     m_gate_key = key;
 }
@@ -181,7 +181,7 @@ void cluster_tlb::walk_thread()
             start_queued(m_queued.begin(), now);
         }
         // Through the same-time gate (fast mode's platform): at one time, the walks and
-        // releases run in the gate's key order with the SMs, not in SystemC's process order.
+        // releases run before the SMs (an early member), not in SystemC's process order.
         if (m_gate) {
             if (next == 0 || next <= now)
                 m_gate->sleep_forever(m_gate_key);

@@ -80,9 +80,9 @@ public:
     /// page) and the whole page-walk cache (a table may have changed).
     void invalidate(std::uint64_t va, std::uint64_t bytes);
 
-    /// Fast mode: the walk thread sleeps through `gate` as member `key` from now on (before the
-    /// simulation starts), so that at one simulated time it runs in key order with the SMs
-    /// (after them when its key is higher) instead of in SystemC's process order.
+    /// Fast mode: the walk thread sleeps through `gate` as early member `key` from now on
+    /// (before the simulation starts), so that at one simulated time it runs before the SMs
+    /// (what it does then serves older requests), not in SystemC's process order.
     void join_gate(sm::same_time_gate& gate, unsigned key);
 
     std::uint64_t walks() const { return m_walks.value(); }         ///< walks started

@@ -166,8 +166,8 @@ void tlb_attach::attach(gpu_view& gpu)
                 return tlb::tlb::touch_answer{a.pte, a.wait};
             });
     }
-    // Fast mode: each cluster's walk thread runs at one simulated time after the SMs, in
-    // cluster order (keys after the SMs'), whatever SystemC's process order.
+    // Fast mode: each cluster's walk thread runs at one simulated time before the SMs (an early
+    // member; keys after the SMs', in cluster order), whatever SystemC's process order.
     if (gpu.sm_order && m_cfg.tlb.model == tlb::model_kind::timed)
         for (std::size_t i = 0; i < m_clusters.size(); ++i)
             m_clusters[i]->join_gate(*gpu.sm_order, static_cast<unsigned>(m_tlbs.size() + i));

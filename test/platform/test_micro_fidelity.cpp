@@ -547,7 +547,7 @@ TEST_CASE("micro fidelity: random gather over 16 MiB, timed TLB, fast within 5 %
 {
     // Was checked at 6 % at quantum 1000 ns while the timed TLB's walk thread was not a member
     // of the same-time gate the SMs resume through (fast +3.2 / +4.8 / +5.5 % at 0 / 100 /
-    // 1000 ns); as a member (after the SMs at one time): +4.1 / +2.9 / +3.9 % (2026-12-02).
+    // 1000 ns); as a member (before the SMs at one time): +2.7 / +2.2 / +4.1 % (2026-12-02).
     kernel_contract("gather_16m_tlb",
                     " -w '" + micro + "gather.yaml' -D table_mib=16 -s tlb.model=timed", "gather");
 }
