@@ -158,11 +158,11 @@ private:
     /// Fast mode: waits to release, by time (then order of release_at()).
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<walk_wait>> m_releases;
     std::uint64_t m_release_seq = 0;
-    sc_core::sc_event m_kick;       ///< walk_thread(): a walk was queued or a release added
+    sc_core::sc_event m_kick;             ///< walk_thread(): a walk was queued or a release added
     sm::same_time_gate* m_gate = nullptr; ///< fast mode: the walk thread's same-time order
     unsigned m_gate_key = 0;              ///< its key there
-    context m_context;              ///< the page table and newest epoch the entries belong to
-    std::uint64_t m_generation = 0; ///< context changes seen (queued walks carry theirs)
+    context m_context;                    ///< the page table and newest epoch the entries belong to
+    std::uint64_t m_generation = 0;       ///< context changes seen (queued walks carry theirs)
     stats::group m_stats;
     stats::counter m_lookups, m_walks, m_pte_reads, m_merged, m_walker_stalls, m_flushes;
     stats::formula m_l2_hits, m_l2_misses, m_l2_evictions, m_pwc_hits, m_pwc_misses,

@@ -24,7 +24,7 @@ class l1;
 namespace vgpu::sm {
 class sm;
 class same_time_gate;
-}
+} // namespace vgpu::sm
 namespace vgpu::stats {
 class group;
 }

@@ -100,17 +100,16 @@ void early_case(bool reverse)
     std::vector<unsigned> keys{0, 3, 7, 12};
     if (reverse)
         std::reverse(keys.begin(), keys.end());
-    gate_bench b(
-        "b", keys,
-        [](gate_bench& g, unsigned key) {
-            for (int round = 0; round < 2; ++round) {
-                // Key 7 sleeps 5 ns longer in round 1: it goes alone then.
-                const double until = 10.0 * (round + 1) + (key == 7 && round == 1 ? 5 : 0);
-                g.gate.sleep(key, sc_time(until, SC_NS), false);
-                g.note(key);
-            }
-        },
-        {7, 12});
+    gate_bench b("b", keys,
+                 [](gate_bench& g, unsigned key) {
+                     for (int round = 0; round < 2; ++round) {
+                         // Key 7 sleeps 5 ns longer in round 1: it goes alone then.
+                         const double until = 10.0 * (round + 1) + (key == 7 && round == 1 ? 5 : 0);
+                         g.gate.sleep(key, sc_time(until, SC_NS), false);
+                         g.note(key);
+                     }
+                 },
+                 {7, 12});
     sc_core::sc_start();
     CHECK(b.text() == "10:7 10:12 10:0 10:3 20:12 20:0 20:3 25:7");
 }
