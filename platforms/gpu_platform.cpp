@@ -104,7 +104,7 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
 
     // The blocks join at their attach step, in block-table order (it is the order of their
     // router outputs and NoC inputs; each window's base comes from mmio_windows()).
-    attach::gpu_view view{modules, mmio_bus, cp, host, m_stats};
+    attach::gpu_view view{modules, mmio_bus, cp, host, m_stats, sm_order.get()};
     const auto attach_at = [this, &view](attach::attach_step step) {
         for (auto& b : m_blocks)
             if (b->step() == step)

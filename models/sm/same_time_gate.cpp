@@ -16,6 +16,7 @@ struct same_time_gate::member {
     std::uint64_t reg_time = 0;  ///< time and delta cycle the entry was set
     std::uint64_t reg_delta = 0;
     std::uint64_t pending = never; ///< earliest wake not consumed by a release
+    bool early = false;            ///< goes before the members that are not (join())
     sc_core::sc_event go;
 };
 
@@ -39,13 +40,14 @@ same_time_gate::same_time_gate(const sc_core::sc_module_name& name) : sc_module(
 
 same_time_gate::~same_time_gate() = default;
 
-void same_time_gate::join(unsigned key)
+void same_time_gate::join(unsigned key, bool early)
 {
     if (key >= m_members.size())
         m_members.resize(key + 1);
     if (m_members[key])
         SC_REPORT_ERROR("vgpu/sm", "same_time_gate: one key joined twice");
     m_members[key] = std::make_unique<member>();
+    m_members[key]->early = early;
 }
 
 void same_time_gate::set_entry(unsigned key, std::uint64_t at)
@@ -123,7 +125,11 @@ void same_time_gate::run()
         m_queue.push_back(e);
         std::push_heap(m_queue.begin(), m_queue.end(), later_first{});
     }
-    std::sort(m_ready.begin(), m_ready.end(), std::greater<unsigned>());
+    // Descending (early, then key) order: the next to go is at the back.
+    std::sort(m_ready.begin(), m_ready.end(), [this](unsigned a, unsigned b) {
+        const bool ea = m_members[a]->early, eb = m_members[b]->early;
+        return ea != eb ? eb : a > b;
+    });
     release_next();
     schedule();
 }

@@ -26,7 +26,9 @@ public:
     ~same_time_gate() override;
 
     /// Adds member `key` (its rank at one time: lowest first); before the simulation starts.
-    void join(unsigned key);
+    /// `early`: the member goes before every member that is not early (the early ones among
+    /// themselves in key order), e.g. a thread that serves requests made before this time.
+    void join(unsigned key, bool early = false);
     /// Called by member `key`'s thread: returns at `until` or, when `wakeable`, at the first
     /// earlier wake(key, at); members due at one time return in key order. sleep_forever():
     /// only a wake ends it.

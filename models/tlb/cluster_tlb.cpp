@@ -114,11 +114,27 @@ lookup_result cluster_tlb::translate(std::uint64_t va, std::uint64_t arrival_ps,
                       : translate_fast(va, vpn, arrival_ps, ext, port, waits);
 }
 
-void cluster_tlb::release_at(std::uint64_t at_ps, std::shared_ptr<walk_wait> w)
+void cluster_tlb::join_gate(sm::same_time_gate& gate, unsigned key)
+{
+    gate.join(key, true);
+    m_gate = &gate;
+    m_gate_key = key;
+}
+
+void cluster_tlb::kick(std::uint64_t at_ps)
 {
     const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const sc_core::sc_time d = sc_core::sc_time::from_value(at_ps > now ? at_ps - now : 0);
+    if (m_gate)
+        m_gate->wake(m_gate_key, sc_core::sc_time_stamp() + d);
+    else
+        m_kick.notify(d);
+}
+
+void cluster_tlb::release_at(std::uint64_t at_ps, std::shared_ptr<walk_wait> w)
+{
     m_releases.emplace(std::make_pair(at_ps, m_release_seq++), std::move(w));
-    m_kick.notify(sc_core::sc_time::from_value(at_ps > now ? at_ps - now : 0));
+    kick(at_ps);
 }
 
 lookup_result cluster_tlb::start_queued(
@@ -164,10 +180,18 @@ void cluster_tlb::walk_thread()
             }
             start_queued(m_queued.begin(), now);
         }
-        if (next == 0 || next <= now)
+        // Through the same-time gate (fast mode's platform): at one time, the walks and
+        // releases run before the SMs (an early member), not in SystemC's process order.
+        if (m_gate) {
+            if (next == 0 || next <= now)
+                m_gate->sleep_forever(m_gate_key);
+            else
+                m_gate->sleep(m_gate_key, sc_core::sc_time::from_value(next), true);
+        } else if (next == 0 || next <= now) {
             sc_core::wait(m_kick);
-        else
+        } else {
             sc_core::wait(sc_core::sc_time::from_value(next - now), m_kick);
+        }
     }
 }
 
@@ -291,8 +315,7 @@ lookup_result cluster_tlb::translate_fast(std::uint64_t va, std::uint64_t vpn, s
         q.generation = m_generation;
         q.waiters.push_back(answer_wait());
         m_queued_by_vpn[vpn] = key;
-        const std::uint64_t now = sc_core::sc_time_stamp().value();
-        m_kick.notify(sc_core::sc_time::from_value(t > now ? t - now : 0));
+        kick(t);
         return {};
     }
     return run_walk(va, vpn, t, ext, port, t);

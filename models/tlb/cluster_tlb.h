@@ -6,6 +6,7 @@
 #include "models/cache/mshr_waits.h"
 #include "models/common/stats.h"
 #include "models/common/timing.h"
+#include "models/sm/same_time_gate.h"
 #include "models/tlb/core/context.h"
 #include "models/tlb/core/fill_queue.h"
 #include "models/tlb/core/page_walk_cache.h"
@@ -79,6 +80,11 @@ public:
     /// page) and the whole page-walk cache (a table may have changed).
     void invalidate(std::uint64_t va, std::uint64_t bytes);
 
+    /// Fast mode: the walk thread sleeps through `gate` as early member `key` from now on
+    /// (before the simulation starts), so that at one simulated time it runs before the SMs
+    /// (what it does then serves older requests), not in SystemC's process order.
+    void join_gate(sm::same_time_gate& gate, unsigned key);
+
     std::uint64_t walks() const { return m_walks.value(); }         ///< walks started
     std::uint64_t pte_reads() const { return m_pte_reads.value(); } ///< PTEs read
     std::uint64_t merged() const { return m_merged.value(); }       ///< misses that joined a walk
@@ -121,6 +127,8 @@ private:
     /// Fast mode: runs the queued walks whose time has come, when a walker is free, and
     /// releases the waiters whose walk has ended.
     void walk_thread();
+    /// Fast mode: the walk thread has work at at_ps (now if earlier).
+    void kick(std::uint64_t at_ps);
     /// Fast mode: w's wait is released at at_ps.
     void release_at(std::uint64_t at_ps, std::shared_ptr<walk_wait> w);
     /// Runs queued walk `it` now and hands its waiters the result (released at its end);
@@ -150,9 +158,11 @@ private:
     /// Fast mode: waits to release, by time (then order of release_at()).
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::shared_ptr<walk_wait>> m_releases;
     std::uint64_t m_release_seq = 0;
-    sc_core::sc_event m_kick;       ///< walk_thread(): a walk was queued or a release added
-    context m_context;              ///< the page table and newest epoch the entries belong to
-    std::uint64_t m_generation = 0; ///< context changes seen (queued walks carry theirs)
+    sc_core::sc_event m_kick;             ///< walk_thread(): a walk was queued or a release added
+    sm::same_time_gate* m_gate = nullptr; ///< fast mode: the walk thread's same-time order
+    unsigned m_gate_key = 0;              ///< its key there
+    context m_context;                    ///< the page table and newest epoch the entries belong to
+    std::uint64_t m_generation = 0;       ///< context changes seen (queued walks carry theirs)
     stats::group m_stats;
     stats::counter m_lookups, m_walks, m_pte_reads, m_merged, m_walker_stalls, m_flushes;
     stats::formula m_l2_hits, m_l2_misses, m_l2_evictions, m_pwc_hits, m_pwc_misses,

@@ -23,7 +23,8 @@ class l1;
 }
 namespace vgpu::sm {
 class sm;
-}
+class same_time_gate;
+} // namespace vgpu::sm
 namespace vgpu::stats {
 class group;
 }
@@ -45,6 +46,8 @@ struct gpu_view {
     cp::cp& cp;                ///< the command processor
     host::driver& host;        ///< the host driver
     stats::group& figures;     ///< the platform's group (stats `gpu.*`): GPU-wide figures
+    /// Fast mode: the same-time gate the SMs (keys 0 .. SMs - 1) sleep through; null otherwise.
+    sm::same_time_gate* sm_order = nullptr;
 };
 
 /// A block's part of one cluster, made as the cluster begins (before its SMs) and owned by the

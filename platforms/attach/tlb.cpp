@@ -166,6 +166,11 @@ void tlb_attach::attach(gpu_view& gpu)
                 return tlb::tlb::touch_answer{a.pte, a.wait};
             });
     }
+    // Fast mode: each cluster's walk thread runs at one simulated time before the SMs (an early
+    // member; keys after the SMs', in cluster order), whatever SystemC's process order.
+    if (gpu.sm_order && m_cfg.tlb.model == tlb::model_kind::timed)
+        for (std::size_t i = 0; i < m_clusters.size(); ++i)
+            m_clusters[i]->join_gate(*gpu.sm_order, static_cast<unsigned>(m_tlbs.size() + i));
     gpu.cp.tlb_invalidate = [this](std::uint64_t va, std::uint64_t bytes) {
         for (tlb::cluster_tlb* c : m_clusters)
             c->invalidate(va, bytes);

@@ -7,6 +7,7 @@
 
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include <algorithm>
 #include <memory>
 
 using namespace vgpu::test::sm_bench;
@@ -23,13 +24,14 @@ struct gate_bench : sc_core::sc_module {
     std::vector<std::pair<double, unsigned>> log;
     std::function<void(gate_bench&, unsigned)> script;
 
+    /// `early`: the keys that join as early members (they go before the others).
     gate_bench(const sc_core::sc_module_name& n, std::vector<unsigned> k,
-               std::function<void(gate_bench&, unsigned)> s)
+               std::function<void(gate_bench&, unsigned)> s, std::vector<unsigned> early = {})
         : sc_module(n), keys(std::move(k)), script(std::move(s))
     {
         gate.record(true);
         for (unsigned key : keys) {
-            gate.join(key);
+            gate.join(key, std::find(early.begin(), early.end(), key) != early.end());
             sc_core::sc_spawn([this, key] { script(*this, key); },
                               ("member" + std::to_string(key)).c_str());
         }
@@ -88,6 +90,40 @@ TEST_CASE("same_time_gate: members due at one time resume in key order (threads 
           "reverse key order)")
 {
     key_order_case(true);
+}
+
+namespace {
+/// Keys 0, 3, 7, 12; 7 and 12 join early (as a cluster's TLB walk thread does): at each time
+/// they go first, in key order, then the others in key order, whatever the creation order.
+void early_case(bool reverse)
+{
+    std::vector<unsigned> keys{0, 3, 7, 12};
+    if (reverse)
+        std::reverse(keys.begin(), keys.end());
+    gate_bench b("b", keys,
+                 [](gate_bench& g, unsigned key) {
+                     for (int round = 0; round < 2; ++round) {
+                         // Key 7 sleeps 5 ns longer in round 1: it goes alone then.
+                         const double until = 10.0 * (round + 1) + (key == 7 && round == 1 ? 5 : 0);
+                         g.gate.sleep(key, sc_time(until, SC_NS), false);
+                         g.note(key);
+                     }
+                 },
+                 {7, 12});
+    sc_core::sc_start();
+    CHECK(b.text() == "10:7 10:12 10:0 10:3 20:12 20:0 20:3 25:7");
+}
+} // namespace
+
+TEST_CASE("same_time_gate: early members go first at one time (threads created in key order)")
+{
+    early_case(false);
+}
+
+TEST_CASE("same_time_gate: early members go first at one time (threads created in reverse key "
+          "order)")
+{
+    early_case(true);
 }
 
 TEST_CASE("same_time_gate: a wake ends a wakeable sleep early, in the next delta and in key order")
