@@ -425,7 +425,9 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
         return tlm::TLM_OK_RESPONSE;
     }
     // An MSHR must be free from the issue until the data arrives (interval booking).
-    cache::cache_controller::fast_miss m = m_core.begin_fast_miss(tag_done, true, 0, now);
+    // The line's fill in flight holds its MSHR entry: the miss goes below once it has arrived.
+    cache::cache_controller::fast_miss m =
+        m_core.begin_fast_miss(std::max(tag_done, t.busy_until), true, 0, now);
     sc_core::sc_time d = from_value(m.issue - now);
     std::uint8_t* buf = take_buffer();
     copy_valid(line, sectors, buf);

@@ -607,8 +607,9 @@ tlm::tlm_response_status llc::miss_fast(const segment& s, bool write, const cach
 {
     const std::uint64_t now = sc_core::sc_time_stamp().value();
     const std::uint64_t line = m_core.line_addr(s.addr);
+    // The line's fill in flight holds its MSHR entry: the miss goes below once it has arrived.
+    std::uint64_t base = std::max(tag_done, t.busy_until);
     // A fetch must not read DRAM before a buffered write-back of the line has landed there.
-    std::uint64_t base = tag_done;
     if (t.fetch != 0) {
         const std::uint64_t landed = m_core.writeback_done(line);
         if (landed > base) {

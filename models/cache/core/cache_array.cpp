@@ -307,6 +307,22 @@ sector_mask cache_array::asked_after(std::uint64_t addr, sector_mask sectors,
     return later;
 }
 
+std::uint64_t cache_array::busy_until(std::uint64_t addr, std::uint64_t at) const
+{
+    if (m_ready == nullptr)
+        return 0;
+    const std::size_t s = find(addr);
+    if (s == npos)
+        return 0;
+    std::uint64_t until = 0;
+    for (sector_mask m = valid_sectors(addr); m != 0; m &= m - 1) {
+        const std::size_t i = entry_of(s) * m_sectors + static_cast<unsigned>(__builtin_ctzll(m));
+        if (m_ready[i] > at && (m_asked == nullptr || m_asked[i] <= at))
+            until = std::max(until, m_ready[i]);
+    }
+    return until;
+}
+
 void cache_array::advance_ready(std::uint64_t addr, sector_mask sectors, std::uint64_t t,
                                 std::uint64_t asked)
 {

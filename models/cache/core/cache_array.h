@@ -119,6 +119,11 @@ public:
     /// `at` for a fetch asked for after `at` (recorded by set_ready): a request made at `at`
     /// came before that fetch was asked for (0 if none, absent, or no time recorded).
     sector_mask asked_after(std::uint64_t addr, sector_mask sectors, std::uint64_t at) const;
+    /// Fast mode: when the fills of addr's line in flight at `at` have all arrived: the latest
+    /// arrival of its valid sectors whose data arrives after `at`, among those whose fetch was
+    /// asked for at or before `at` (or with no request time recorded); 0 if none or absent.
+    /// A request made at `at` finds the line busy until then (its MSHR entry is held).
+    std::uint64_t busy_until(std::uint64_t addr, std::uint64_t at) const;
     /// Fast mode: a second fetch of the sectors in `sectors` of resident addr's line, asked for
     /// at `asked`, brings their data at t: each keeps the earlier arrival and the earlier
     /// request time of the two.

@@ -144,18 +144,26 @@ cache_controller::timed_outcome cache_controller::lookup_at(std::uint64_t addr, 
     // Sectors whose fill was asked for after this request are missing at its time.
     t.early = resident ? m_array.asked_after(addr, need & valid, tag_done) : 0;
     const std::uint64_t arrives = resident ? m_array.ready(addr, need & valid & ~t.early) : 0;
-    if (arrives > tag_done)
-        t.ready = arrives;
+    // The line's MSHR entry is held until its fill in flight has arrived.
+    const std::uint64_t busy = resident ? m_array.busy_until(addr, tag_done) : 0;
+    if (busy > tag_done)
+        ++m_counts.merges;
+    t.ready = std::max({tag_done, arrives, busy});
     t.fetch = (need & ~valid) | t.early;
     if (t.fetch != 0 || !resident) {
         ++m_counts.misses;
         if (resident)
             ++m_counts.sector_misses;
+        t.busy_until = busy > tag_done ? busy : 0;
+        t.ready = std::max(tag_done, arrives);
         t.result = outcome::miss;
         return t;
     }
-    t.result = arrives > tag_done ? outcome::merge : outcome::hit;
-    ++(t.result == outcome::merge ? m_counts.merges : m_counts.hits);
+    t.result = t.ready > tag_done ? outcome::merge : outcome::hit;
+    if (t.result == outcome::hit)
+        ++m_counts.hits;
+    else if (busy <= tag_done)
+        ++m_counts.merges;
     return t;
 }
 

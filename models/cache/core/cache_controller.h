@@ -104,6 +104,10 @@ public:
         /// miss: sectors of `fetch` that are valid, but whose fill was asked for after
         /// tag_done (see lookup_at): fetched for this request, not installed again
         sector_mask early = 0;
+        /// miss: the fetch issues no earlier (0 if the line had no fill in flight at tag_done):
+        /// the line's MSHR entry is held until its fill in flight has arrived, as in accurate
+        /// mode, where the request waits for its release (a merge) and then misses
+        std::uint64_t busy_until = 0;
     };
 
     /// Fast mode: the entries a miss holds (see begin_fast_miss).
@@ -165,6 +169,13 @@ public:
     /// a resident line (made most recently used) with every needed sector valid is a merge if
     /// one of them arrives after tag_done (ready = the latest arrival), else a hit; otherwise a
     /// miss of the needed sectors not valid. Counted.
+    ///
+    /// One MSHR entry per line, as in accurate mode (lookup): while a fill of the line asked
+    /// for at or before tag_done is in flight (cache_array::busy_until), the line is busy and
+    /// the request waits for the fill's arrival, whichever sectors it needs: a request whose
+    /// sectors are valid is a merge ready at that arrival (not a hit), and one that needs
+    /// other sectors is counted as a merge and a miss whose fetch issues at that arrival
+    /// (`busy_until`), as accurate mode counts a request that waited and then missed.
     ///
     /// A request merges only with a fill asked for at or before its own time: a valid sector
     /// whose fill was asked for after tag_done (recorded by set_ready's `asked`; with temporal
