@@ -191,11 +191,13 @@ TEST_CASE("a kernel that declares local memory but never accesses it needs no lo
 
 namespace {
 
-std::pair<int, std::string> run_sim(const std::filesystem::path& dir, const std::string& mode)
+std::pair<int, std::string> run_sim(const std::filesystem::path& dir, const std::string& mode,
+                                    const std::string& extra = "", const std::string& out = "")
 {
     const std::string cmd = "cd '" + dir.string() +
                             "' && '" VGPU_SIM_PATH "' -w w.yaml -s platform.timing.mode=" + mode +
-                            " -o out-" + mode + " >log.txt 2>&1 </dev/null";
+                            extra + " -o " + (out.empty() ? "out-" + mode : out) +
+                            " >log.txt 2>&1 </dev/null";
     const int status = std::system(cmd.c_str());
     std::ifstream in(dir / "log.txt");
     std::stringstream ss;
@@ -288,6 +290,18 @@ TEST_CASE("local_bins.cu (local arrays indexed by data) runs from cuda: in both 
         }
         CHECK(loads == lds * warps);
         CHECK(stores == sts * warps);
+    }
+    {
+        // The platform's sm.regs_per_thread (8, under the kernel's 13 registers) is the
+        // translator's cap: the kernel spills and still computes the reference.
+        const auto [code, log] = run_sim(dir, "fast", " -s sm.regs_per_thread=8", "out-r8");
+        INFO("sm.regs_per_thread=8\n" << log);
+        CHECK(code == 0);
+        std::ifstream vasm(dir / "out-r8/kernels/local_bins.vasm");
+        std::string head;
+        std::getline(vasm, head);
+        CHECK(head.find("translated by vgpu (8 registers, 56 bytes of local memory") !=
+              std::string::npos);
     }
     std::filesystem::remove_all(dir);
 }
