@@ -163,6 +163,12 @@ TEST_CASE("local memory forms vgpu does not translate are located errors")
         {"st.local.v4.u32 [%rd3+4], {%r1, %r1, %r1, %r1};",
          "t.ptx:15:1: error: unsupported 'st.local.v4.u32': a local access at byte 4 outside "
          "the 16 bytes of local memory per thread"},
+        {"ld.local.u32 %r1, [d+6];",
+         "t.ptx:15:1: error: unsupported 'ld.local.u32': a misaligned 32-bit local access at "
+         "byte 6"},
+        {"add.u64 %rd4, %rd3, 3;\nst.local.u16 [%rd4], %r1;",
+         "t.ptx:16:1: error: unsupported 'st.local.u16': a misaligned 16-bit local access at "
+         "byte 3"},
         {"ld.local.u64 %rd4, [%rd3];",
          "t.ptx:15:1: error: unsupported 'ld.local.u64': only 8-, 16- and 32-bit local loads"},
         {"ld.param.u64 %rd5, [k_p0];\ncvta.to.local.u64 %rd6, %rd5;",
@@ -178,6 +184,39 @@ TEST_CASE("local memory forms vgpu does not translate are located errors")
         REQUIRE(t.errors.size() == 1);
         CHECK(t.errors[0] == want);
         CHECK(t.text.empty());
+    }
+}
+
+TEST_CASE("a misaligned dynamic local access faults as a misaligned global access does")
+{
+    // Lane l reads the 32-bit (or 16-bit) local value at byte offset l * step: lanes whose
+    // offset is not a multiple of the access size fault (CUDA faults; a wrong word is not read).
+    struct form {
+        const char* type;
+        unsigned step;
+        bool faults;
+    };
+    for (const form& f : {form{"u32", 4, false}, form{"u32", 1, true}, form{"u32", 2, true},
+                          form{"u16", 2, false}, form{"u16", 1, true}}) {
+        INFO(f.type << " step " << f.step);
+        const std::string body = std::string(".local .align 4 .b8 d[160];\n"
+                                             "mov.u64 %rd3, d;\n"
+                                             "mov.u32 %r1, %tid.x;\n"
+                                             "mul.lo.u32 %r2, %r1, ") +
+                                 std::to_string(f.step) +
+                                 ";\n"
+                                 "cvt.u64.u32 %rd4, %r2;\n"
+                                 "add.u64 %rd5, %rd3, %rd4;\n"
+                                 "ld.local." +
+                                 f.type + " %r3, [%rd5];\nret;";
+        const translation t = translate_text(entry_text(body));
+        REQUIRE(t.ok());
+        std::string error;
+        run_local(t, {0, 0, 0, 0, 0, 0x100000}, 32, 0, 1, 0, error);
+        if (f.faults)
+            CHECK(error.find("misaligned address") != std::string::npos);
+        else
+            CHECK(error.empty());
     }
 }
 
@@ -300,7 +339,7 @@ TEST_CASE("local_bins.cu (local arrays indexed by data) runs from cuda: in both 
         std::ifstream vasm(dir / "out-r8/kernels/local_bins.vasm");
         std::string head;
         std::getline(vasm, head);
-        CHECK(head.find("translated by vgpu (8 registers, 56 bytes of local memory") !=
+        CHECK(head.find("translated by vgpu (8 registers, 60 bytes of local memory") !=
               std::string::npos);
     }
     std::filesystem::remove_all(dir);

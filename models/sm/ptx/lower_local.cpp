@@ -336,6 +336,11 @@ void translator::local_access(const instruction& ins, bool store)
                              std::to_string(bytes) + " bytes of local memory per thread");
         return;
     }
+    if (known && at % size != 0) { // CUDA faults on it; known here, so refused here
+        unsupported(ins, "a misaligned " + std::to_string(size * 8) +
+                             "-bit local access at byte " + std::to_string(at));
+        return;
+    }
     m_local_used = true;
     const vop tb = vreg(local_base_reg());
     auto op3 = [&](opcode o, vop x, vop y) {
@@ -347,11 +352,14 @@ void translator::local_access(const instruction& ins, bool store)
         emit(v);
         return v.dst;
     };
-    // Dynamic 32-bit accesses at a word offset: (x / 4) * 128 = x * 32 for a word-aligned x.
+    // Dynamic 32-bit accesses at a word offset: (x / 4) * 128 = x * 32 for a word-aligned x;
+    // x & 3 is added so that a misaligned x gives a misaligned address, which faults as a
+    // misaligned global access does (the other forms keep x & 3 in the address already).
     vop word_base{};
     const bool fast = !known && width == sm::mem_width::b32 && a.ival % 4 == 0;
     if (fast)
-        word_base = op3(opcode::IADD, op3(opcode::SHL, base, vimm(5)), tb);
+        word_base = op3(opcode::IADD, op3(opcode::IADD, op3(opcode::SHL, base, vimm(5)), tb),
+                        op3(opcode::AND, base, vimm(3)));
     for (std::size_t k = 0; k < elems.size(); ++k) {
         const std::int64_t x = at + size * static_cast<std::int64_t>(k);
         vins v;
