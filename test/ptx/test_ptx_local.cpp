@@ -344,3 +344,73 @@ TEST_CASE("local_bins.cu (local arrays indexed by data) runs from cuda: in both 
     }
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("two kernels of one entry side by side have their own local areas, one twice is refused")
+{
+    // A kernel runs at most once in a phase (a later phase starts when it ended), so two
+    // launches that could share a local area are two kernels, each with its own
+    // '<kernel>.local'. Both run local_bins side by side on disjoint SMs over different inputs.
+    const char* s = std::getenv("VGPU_TEST_SEED");
+    const std::uint32_t seed = s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 10)) : 77;
+    INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
+    std::mt19937 rng(seed);
+    const int n = 320;
+    auto list = [](const std::vector<std::uint32_t>& v) {
+        std::string r;
+        for (std::size_t i = 0; i < v.size(); ++i)
+            r += (i ? ", " : "") + std::to_string(v[i]);
+        return r;
+    };
+    std::string bufs, kernels, checks;
+    for (const char* k : {"a", "b"}) {
+        std::vector<std::uint32_t> in(n), want(n);
+        for (auto& x : in)
+            x = rng();
+        for (int t = 0; t < n; ++t) { // the kernel's computation, written from its source
+            std::uint32_t bins[8];
+            for (std::uint32_t i = 0; i < 8; ++i)
+                bins[i] = i;
+            const std::uint32_t w = in[static_cast<std::size_t>(t)];
+            for (int j = 0; j < 16; ++j) {
+                const std::uint32_t v = in[static_cast<std::size_t>((t + j) % n)];
+                bins[v & 7] += v >> 3;
+            }
+            want[static_cast<std::size_t>(t)] =
+                bins[w % 8] + ((w >> (8 * ((w >> 5) & 3))) & 0xff);
+        }
+        const std::string K(k);
+        bufs += "  - {name: in_" + K + ", type: u32, elements: " + std::to_string(n) +
+                ", init: {values: [" + list(in) + "]}}\n  - {name: out_" + K +
+                ", type: u32, elements: " + std::to_string(n) + ", init: zero}\n";
+        kernels += "  - name: " + K + "\n    cuda: local_bins.cu\n    entry: local_bins\n" +
+                   "    params: [{buffer: in_" + K + "}, {buffer: out_" + K + "}, {value: " +
+                   std::to_string(n) + "}]\n    grid: [10, 1]\n    block: [32, 1]\n" +
+                   "    sms: {first: " + (K == "a" ? "0" : "4") + ", count: 4}\n";
+        checks += "  - buffer: out_" + K + "\n    expect: [" + list(want) + "]\n";
+    }
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("vgpu_ptx_local2_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(path("kernels/local_bins.cu"), dir / "local_bins.cu");
+    std::ofstream(dir / "w.yaml") << "buffers:\n"
+                                  << bufs << "kernels:\n"
+                                  << kernels << "schedule:\n  - [a, b]\nchecks:\n"
+                                  << checks;
+    for (const char* mode : {"fast", "accurate"}) {
+        const auto [code, log] = run_sim(dir, mode);
+        INFO(mode << "\n" << log);
+        CHECK(code == 0);
+    }
+    std::ofstream(dir / "w.yaml") << "buffers:\n"
+                                  << bufs << "kernels:\n"
+                                  << kernels << "schedule:\n  - [a, a]\n  - [b]\nchecks:\n"
+                                  << checks;
+    const auto [code, log] = run_sim(dir, "fast");
+    INFO(log);
+    CHECK(code == 2);
+    // Line 22: "buffers:", 4 buffers, "kernels:", 2 kernels of 7 lines, "schedule:".
+    CHECK(log.find("w.yaml:22:9: error: schedule[0][1]: kernel 'a' appears twice in the "
+                   "phase") != std::string::npos);
+    std::filesystem::remove_all(dir);
+}
