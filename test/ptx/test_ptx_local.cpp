@@ -220,6 +220,46 @@ TEST_CASE("a misaligned dynamic local access faults as a misaligned global acces
     }
 }
 
+TEST_CASE("a local pointer is never null: p != nullptr holds for the first local variable")
+{
+    // out[tid] = (generic p != 0) + 2 (local p != 0) + 4 * (the word read back through p). The
+    // pointers are compared in 32 bits: a 64-bit setp is refused (its high bits) in general.
+    const std::string body = ".local .align 4 .b8 d[8];\n"
+                             "mov.u64 %rd3, d;\n"
+                             "cvta.local.u64 %rd4, %rd3;\n"
+                             "mov.u32 %r1, %tid.x;\n"
+                             "st.u32 [%rd4], %r1;\n"
+                             "cvt.u32.u64 %r5, %rd4;\n"
+                             "cvt.u32.u64 %r6, %rd3;\n"
+                             "setp.ne.s32 %p1, %r5, 0;\n"
+                             "setp.ne.u32 %p2, %r6, 0;\n"
+                             "selp.u32 %r2, 1, 0, %p1;\n"
+                             "selp.u32 %r3, 2, 0, %p2;\n"
+                             "ld.local.u32 %r4, [d];\n"
+                             "shl.b32 %r4, %r4, 2;\n"
+                             "add.s32 %r2, %r2, %r3;\n"
+                             "add.s32 %r2, %r2, %r4;\n"
+                             "ld.param.u64 %rd1, [k_p0];\n"
+                             "cvta.to.global.u64 %rd2, %rd1;\n"
+                             "mul.wide.u32 %rd5, %r1, 4;\n"
+                             "add.s64 %rd6, %rd2, %rd5;\n"
+                             "st.global.u32 [%rd6], %r2;\nret;";
+    const translation t = translate_text(entry_text(body));
+    INFO(t.text);
+    for (const std::string& e : t.errors)
+        UNSCOPED_INFO(e);
+    REQUIRE(t.ok());
+    const std::uint32_t out = 0x10000, base = 0x40000000;
+    std::string error;
+    auto mem = run_local(t, {out, 0, 0, 0, 0, base}, 32, 0, 1, 0, error);
+    REQUIRE(error.empty());
+    for (std::uint32_t l = 0; l < 32; ++l) {
+        INFO("lane " << l);
+        CHECK(mem[out + 4 * l] == 3 + 4 * l);
+        CHECK(mem[base + 4 * l] == l); // byte 0 of the thread's local memory: word 0
+    }
+}
+
 TEST_CASE("a kernel that declares local memory but never accesses it needs no local area")
 {
     const translation t = translate_text(
