@@ -454,3 +454,35 @@ TEST_CASE("two kernels of one entry side by side have their own local areas, one
                    "phase") != std::string::npos);
     std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("misaligned_local.cu: a misaligned local load fails the run (exit 1) at its PTX line")
+{
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("vgpu_ptx_local3_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(path("kernels/misaligned_local.cu"), dir / "m.cu");
+    std::string in;
+    for (int i = 0; i < 32; ++i)
+        in += (i ? ", " : "") + std::to_string(i % 8);
+    std::ofstream(dir / "w.yaml") << "buffers:\n  - {name: in, type: u32, elements: 32, init: "
+                                     "{values: ["
+                                  << in
+                                  << "]}}\n  - {name: out, type: u32, elements: 32, init: zero}\n"
+                                     "kernels:\n  - name: mis\n    cuda: m.cu\n"
+                                     "    entry: misaligned_local\n"
+                                     "    params: [{buffer: in}, {buffer: out}, {value: 32}]\n"
+                                     "    grid: [1, 1]\n    block: [32, 1]\n";
+    for (const char* mode : {"fast", "accurate"}) {
+        const auto [code, log] = run_sim(dir, mode);
+        INFO(mode << "\n" << log);
+        CHECK(code == 1);
+        // Lane 1 (offset 1) is the first misaligned one; the CUDA line is the load's.
+        CHECK(log.find("kernel 'mis' (phase 0, queue 0) failed: CTA fault on SM 0, warp 0, PC ") !=
+              std::string::npos);
+        CHECK(log.find("(kernels/mis.ptx:") != std::string::npos);
+        CHECK(log.find("/m.cu:10): misaligned address ") != std::string::npos);
+        CHECK(log.find(" in lane 1 (LD needs 4-byte alignment)") != std::string::npos);
+    }
+    std::filesystem::remove_all(dir);
+}
