@@ -187,6 +187,11 @@ struct workload_options {
     std::vector<var_setting> vars; ///< values that replace declared ones (undeclared: an error)
     /// Seed of a random initialiser without its own: buffer i gets seed + i (platform.seed).
     std::uint64_t seed = 0;
+    /// sm.regs_per_thread and sm.registers of the platform, when known (0: not known): CUDA and
+    /// PTX kernels are translated for them (spilling above regs_per_thread), as a compiler
+    /// targets the device's register file; else for sm::max_registers and 65,536.
+    unsigned regs_per_thread = 0;
+    unsigned sm_registers = 0;
 };
 
 /// Output of parse_workload().

@@ -275,7 +275,11 @@ void workload_reader::translate_kernel(const fields& k, const field& it, kernel_
         return;
 
     ptx::translate_options opt;
-    opt.max_registers = sm::max_registers;
+    // The platform's register file when known (docs/cuda.md, "Spilling"): a kernel over
+    // sm.regs_per_thread spills rather than failing the platform check.
+    opt.max_registers = m_opts.regs_per_thread ? m_opts.regs_per_thread : sm::max_registers;
+    if (m_opts.sm_registers)
+        opt.sm_registers = m_opts.sm_registers;
     opt.const_slot = const_slot();
     const ptx::translation t = ptx::translate(p.mod, found.index, opt);
     for (const std::string& e : t.errors)

@@ -163,6 +163,12 @@ TEST_CASE("local memory forms vgpu does not translate are located errors")
         {"st.local.v4.u32 [%rd3+4], {%r1, %r1, %r1, %r1};",
          "t.ptx:15:1: error: unsupported 'st.local.v4.u32': a local access at byte 4 outside "
          "the 16 bytes of local memory per thread"},
+        {"ld.local.u32 %r1, [d+6];",
+         "t.ptx:15:1: error: unsupported 'ld.local.u32': a misaligned 32-bit local access at "
+         "byte 6"},
+        {"add.u64 %rd4, %rd3, 3;\nst.local.u16 [%rd4], %r1;",
+         "t.ptx:16:1: error: unsupported 'st.local.u16': a misaligned 16-bit local access at "
+         "byte 3"},
         {"ld.local.u64 %rd4, [%rd3];",
          "t.ptx:15:1: error: unsupported 'ld.local.u64': only 8-, 16- and 32-bit local loads"},
         {"ld.param.u64 %rd5, [k_p0];\ncvta.to.local.u64 %rd6, %rd5;",
@@ -181,6 +187,79 @@ TEST_CASE("local memory forms vgpu does not translate are located errors")
     }
 }
 
+TEST_CASE("a misaligned dynamic local access faults as a misaligned global access does")
+{
+    // Lane l reads the 32-bit (or 16-bit) local value at byte offset l * step: lanes whose
+    // offset is not a multiple of the access size fault (CUDA faults; a wrong word is not read).
+    struct form {
+        const char* type;
+        unsigned step;
+        bool faults;
+    };
+    for (const form& f : {form{"u32", 4, false}, form{"u32", 1, true}, form{"u32", 2, true},
+                          form{"u16", 2, false}, form{"u16", 1, true}}) {
+        INFO(f.type << " step " << f.step);
+        const std::string body = std::string(".local .align 4 .b8 d[160];\n"
+                                             "mov.u64 %rd3, d;\n"
+                                             "mov.u32 %r1, %tid.x;\n"
+                                             "mul.lo.u32 %r2, %r1, ") +
+                                 std::to_string(f.step) +
+                                 ";\n"
+                                 "cvt.u64.u32 %rd4, %r2;\n"
+                                 "add.u64 %rd5, %rd3, %rd4;\n"
+                                 "ld.local." +
+                                 f.type + " %r3, [%rd5];\nret;";
+        const translation t = translate_text(entry_text(body));
+        REQUIRE(t.ok());
+        std::string error;
+        run_local(t, {0, 0, 0, 0, 0, 0x100000}, 32, 0, 1, 0, error);
+        if (f.faults)
+            CHECK(error.find("misaligned address") != std::string::npos);
+        else
+            CHECK(error.empty());
+    }
+}
+
+TEST_CASE("a local pointer is never null: p != nullptr holds for the first local variable")
+{
+    // out[tid] = (generic p != 0) + 2 (local p != 0) + 4 * (the word read back through p). The
+    // pointers are compared in 32 bits: a 64-bit setp is refused (its high bits) in general.
+    const std::string body = ".local .align 4 .b8 d[8];\n"
+                             "mov.u64 %rd3, d;\n"
+                             "cvta.local.u64 %rd4, %rd3;\n"
+                             "mov.u32 %r1, %tid.x;\n"
+                             "st.u32 [%rd4], %r1;\n"
+                             "cvt.u32.u64 %r5, %rd4;\n"
+                             "cvt.u32.u64 %r6, %rd3;\n"
+                             "setp.ne.s32 %p1, %r5, 0;\n"
+                             "setp.ne.u32 %p2, %r6, 0;\n"
+                             "selp.u32 %r2, 1, 0, %p1;\n"
+                             "selp.u32 %r3, 2, 0, %p2;\n"
+                             "ld.local.u32 %r4, [d];\n"
+                             "shl.b32 %r4, %r4, 2;\n"
+                             "add.s32 %r2, %r2, %r3;\n"
+                             "add.s32 %r2, %r2, %r4;\n"
+                             "ld.param.u64 %rd1, [k_p0];\n"
+                             "cvta.to.global.u64 %rd2, %rd1;\n"
+                             "mul.wide.u32 %rd5, %r1, 4;\n"
+                             "add.s64 %rd6, %rd2, %rd5;\n"
+                             "st.global.u32 [%rd6], %r2;\nret;";
+    const translation t = translate_text(entry_text(body));
+    INFO(t.text);
+    for (const std::string& e : t.errors)
+        UNSCOPED_INFO(e);
+    REQUIRE(t.ok());
+    const std::uint32_t out = 0x10000, base = 0x40000000;
+    std::string error;
+    auto mem = run_local(t, {out, 0, 0, 0, 0, base}, 32, 0, 1, 0, error);
+    REQUIRE(error.empty());
+    for (std::uint32_t l = 0; l < 32; ++l) {
+        INFO("lane " << l);
+        CHECK(mem[out + 4 * l] == 3 + 4 * l);
+        CHECK(mem[base + 4 * l] == l); // byte 0 of the thread's local memory: word 0
+    }
+}
+
 TEST_CASE("a kernel that declares local memory but never accesses it needs no local area")
 {
     const translation t = translate_text(
@@ -191,11 +270,13 @@ TEST_CASE("a kernel that declares local memory but never accesses it needs no lo
 
 namespace {
 
-std::pair<int, std::string> run_sim(const std::filesystem::path& dir, const std::string& mode)
+std::pair<int, std::string> run_sim(const std::filesystem::path& dir, const std::string& mode,
+                                    const std::string& extra = "", const std::string& out = "")
 {
     const std::string cmd = "cd '" + dir.string() +
                             "' && '" VGPU_SIM_PATH "' -w w.yaml -s platform.timing.mode=" + mode +
-                            " -o out-" + mode + " >log.txt 2>&1 </dev/null";
+                            extra + " -o " + (out.empty() ? "out-" + mode : out) +
+                            " >log.txt 2>&1 </dev/null";
     const int status = std::system(cmd.c_str());
     std::ifstream in(dir / "log.txt");
     std::stringstream ss;
@@ -288,6 +369,120 @@ TEST_CASE("local_bins.cu (local arrays indexed by data) runs from cuda: in both 
         }
         CHECK(loads == lds * warps);
         CHECK(stores == sts * warps);
+    }
+    {
+        // The platform's sm.regs_per_thread (8, under the kernel's 13 registers) is the
+        // translator's cap: the kernel spills and still computes the reference.
+        const auto [code, log] = run_sim(dir, "fast", " -s sm.regs_per_thread=8", "out-r8");
+        INFO("sm.regs_per_thread=8\n" << log);
+        CHECK(code == 0);
+        std::ifstream vasm(dir / "out-r8/kernels/local_bins.vasm");
+        std::string head;
+        std::getline(vasm, head);
+        CHECK(head.find("translated by vgpu (8 registers, 60 bytes of local memory") !=
+              std::string::npos);
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("two kernels of one entry side by side have their own local areas, one twice is refused")
+{
+    // A kernel runs at most once in a phase (a later phase starts when it ended), so two
+    // launches that could share a local area are two kernels, each with its own
+    // '<kernel>.local'. Both run local_bins side by side on disjoint SMs over different inputs.
+    const char* s = std::getenv("VGPU_TEST_SEED");
+    const std::uint32_t seed = s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 10)) : 77;
+    INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
+    std::mt19937 rng(seed);
+    const int n = 320;
+    auto list = [](const std::vector<std::uint32_t>& v) {
+        std::string r;
+        for (std::size_t i = 0; i < v.size(); ++i)
+            r += (i ? ", " : "") + std::to_string(v[i]);
+        return r;
+    };
+    std::string bufs, kernels, checks;
+    for (const char* k : {"a", "b"}) {
+        std::vector<std::uint32_t> in(n), want(n);
+        for (auto& x : in)
+            x = rng();
+        for (int t = 0; t < n; ++t) { // the kernel's computation, written from its source
+            std::uint32_t bins[8];
+            for (std::uint32_t i = 0; i < 8; ++i)
+                bins[i] = i;
+            const std::uint32_t w = in[static_cast<std::size_t>(t)];
+            for (int j = 0; j < 16; ++j) {
+                const std::uint32_t v = in[static_cast<std::size_t>((t + j) % n)];
+                bins[v & 7] += v >> 3;
+            }
+            want[static_cast<std::size_t>(t)] =
+                bins[w % 8] + ((w >> (8 * ((w >> 5) & 3))) & 0xff);
+        }
+        const std::string K(k);
+        bufs += "  - {name: in_" + K + ", type: u32, elements: " + std::to_string(n) +
+                ", init: {values: [" + list(in) + "]}}\n  - {name: out_" + K +
+                ", type: u32, elements: " + std::to_string(n) + ", init: zero}\n";
+        kernels += "  - name: " + K + "\n    cuda: local_bins.cu\n    entry: local_bins\n" +
+                   "    params: [{buffer: in_" + K + "}, {buffer: out_" + K + "}, {value: " +
+                   std::to_string(n) + "}]\n    grid: [10, 1]\n    block: [32, 1]\n" +
+                   "    sms: {first: " + (K == "a" ? "0" : "4") + ", count: 4}\n";
+        checks += "  - buffer: out_" + K + "\n    expect: [" + list(want) + "]\n";
+    }
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("vgpu_ptx_local2_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(path("kernels/local_bins.cu"), dir / "local_bins.cu");
+    std::ofstream(dir / "w.yaml") << "buffers:\n"
+                                  << bufs << "kernels:\n"
+                                  << kernels << "schedule:\n  - [a, b]\nchecks:\n"
+                                  << checks;
+    for (const char* mode : {"fast", "accurate"}) {
+        const auto [code, log] = run_sim(dir, mode);
+        INFO(mode << "\n" << log);
+        CHECK(code == 0);
+    }
+    std::ofstream(dir / "w.yaml") << "buffers:\n"
+                                  << bufs << "kernels:\n"
+                                  << kernels << "schedule:\n  - [a, a]\n  - [b]\nchecks:\n"
+                                  << checks;
+    const auto [code, log] = run_sim(dir, "fast");
+    INFO(log);
+    CHECK(code == 2);
+    // Line 22: "buffers:", 4 buffers, "kernels:", 2 kernels of 7 lines, "schedule:".
+    CHECK(log.find("w.yaml:22:9: error: schedule[0][1]: kernel 'a' appears twice in the "
+                   "phase") != std::string::npos);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("misaligned_local.cu: a misaligned local load fails the run (exit 1) at its PTX line")
+{
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("vgpu_ptx_local3_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(path("kernels/misaligned_local.cu"), dir / "m.cu");
+    std::string in;
+    for (int i = 0; i < 32; ++i)
+        in += (i ? ", " : "") + std::to_string(i % 8);
+    std::ofstream(dir / "w.yaml") << "buffers:\n  - {name: in, type: u32, elements: 32, init: "
+                                     "{values: ["
+                                  << in
+                                  << "]}}\n  - {name: out, type: u32, elements: 32, init: zero}\n"
+                                     "kernels:\n  - name: mis\n    cuda: m.cu\n"
+                                     "    entry: misaligned_local\n"
+                                     "    params: [{buffer: in}, {buffer: out}, {value: 32}]\n"
+                                     "    grid: [1, 1]\n    block: [32, 1]\n";
+    for (const char* mode : {"fast", "accurate"}) {
+        const auto [code, log] = run_sim(dir, mode);
+        INFO(mode << "\n" << log);
+        CHECK(code == 1);
+        // Lane 1 (offset 1) is the first misaligned one; the CUDA line is the load's.
+        CHECK(log.find("kernel 'mis' (phase 0, queue 0) failed: CTA fault on SM 0, warp 0, PC ") !=
+              std::string::npos);
+        CHECK(log.find("(kernels/mis.ptx:") != std::string::npos);
+        CHECK(log.find("/m.cu:10): misaligned address ") != std::string::npos);
+        CHECK(log.find(" in lane 1 (LD needs 4-byte alignment)") != std::string::npos);
     }
     std::filesystem::remove_all(dir);
 }

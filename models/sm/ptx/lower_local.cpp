@@ -52,6 +52,10 @@ std::int64_t interleaved(std::int64_t x)
     return (x >> 2) * 128 + (x & 3);
 }
 
+/// A local address value is its byte offset plus this (a multiple of 4), so that no valid
+/// local pointer is 0 (`p != nullptr` holds); accesses subtract it.
+constexpr std::int64_t local_address_base = 16;
+
 } // namespace
 
 void translator::layout_local()
@@ -62,7 +66,8 @@ void translator::layout_local()
             return; // a function inlined twice: its copies share its variables
         const std::uint64_t align = std::max<std::uint64_t>({1, d.align, d.element_bytes()});
         end = (end + align - 1) / align * align;
-        m_local[d.name] = static_cast<std::uint32_t>(std::min<std::uint64_t>(end, UINT32_MAX));
+        m_local[d.name] = static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(end + local_address_base, UINT32_MAX));
         end += d.bytes();
     };
     for (const variable& d : m_mod.globals)
@@ -330,10 +335,16 @@ void translator::local_access(const instruction& ins, bool store)
             elems.push_back(&e);
     else
         elems.push_back(&d);
+    at -= local_address_base; // the byte offset: known, or from the register's value
     const std::int64_t bytes = std::int64_t{m_local_words} * 4;
     if (known && (at < 0 || at + size * static_cast<std::int64_t>(elems.size()) > bytes)) {
         unsupported(ins, "a local access at byte " + std::to_string(at) + " outside the " +
                              std::to_string(bytes) + " bytes of local memory per thread");
+        return;
+    }
+    if (known && at % size != 0) { // CUDA faults on it; known here, so refused here
+        unsupported(ins, "a misaligned " + std::to_string(size * 8) +
+                             "-bit local access at byte " + std::to_string(at));
         return;
     }
     m_local_used = true;
@@ -347,11 +358,14 @@ void translator::local_access(const instruction& ins, bool store)
         emit(v);
         return v.dst;
     };
-    // Dynamic 32-bit accesses at a word offset: (x / 4) * 128 = x * 32 for a word-aligned x.
+    // Dynamic 32-bit accesses at a word offset: (x / 4) * 128 = x * 32 for a word-aligned x;
+    // x & 3 is added so that a misaligned x gives a misaligned address, which faults as a
+    // misaligned global access does (the other forms keep x & 3 in the address already).
     vop word_base{};
-    const bool fast = !known && width == sm::mem_width::b32 && a.ival % 4 == 0;
+    const bool fast = !known && width == sm::mem_width::b32 && at % 4 == 0;
     if (fast)
-        word_base = op3(opcode::IADD, op3(opcode::SHL, base, vimm(5)), tb);
+        word_base = op3(opcode::IADD, op3(opcode::IADD, op3(opcode::SHL, base, vimm(5)), tb),
+                        op3(opcode::AND, base, vimm(3)));
     for (std::size_t k = 0; k < elems.size(); ++k) {
         const std::int64_t x = at + size * static_cast<std::int64_t>(k);
         vins v;
