@@ -35,6 +35,8 @@ enum class opcode : std::uint8_t {
     IMADX, BITS, BFX, PRMT,
     // shared memory and atomics (docs/isa.md, "Memory spaces and widths")
     CAS,
+    // fp64 and 64-bit integers on register pairs (docs/isa.md, "fp64 and 64-bit integers")
+    DADD, DMUL, DFMA, DFN, DSETP, DCVT, I64, I64SETP,
     INVALID
 };
 // clang-format on
@@ -241,6 +243,10 @@ struct instruction {
     bool operator==(const instruction& o) const;
     bool operator!=(const instruction& o) const { return !(*this == o); }
 };
+
+/// Which operands of inst are register pairs Rn:Rn+1 (low word in Rn): bit 0 the destination,
+/// bits 1..3 the sources a, b, c (models/sm/core/isa64.h; 0 for the 32-bit opcodes).
+unsigned pair_mask(const instruction& inst);
 
 /// A kernel program: instruction i is at PC i, at byte offset 16 * i in memory.
 using program = std::vector<instruction>;

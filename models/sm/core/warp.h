@@ -140,6 +140,8 @@ private:
     step_result fault(step_result r, std::string message);
     bool memory_step(const instruction& inst, std::uint32_t exec, step_result& r);
     bool cdl_step(const instruction& inst, std::uint32_t exec, step_result& r);
+    /// The pair opcodes DADD..I64SETP (warp64.cpp); p: a *SETP's result lanes.
+    void wide_step(const instruction& inst, std::uint32_t exec, std::uint32_t& p);
     /// SHFL, VOTE, BALLOT, WARPSYNC: lanes exchange values; false (r an error) when lanes the
     /// membermask names have not converged at this instruction.
     bool warp_op_step(const instruction& inst, std::uint32_t exec, step_result& r, std::uint32_t* d,
