@@ -256,6 +256,8 @@ vop translator::reg_of(const instruction& ins, const operand& op)
     if (it != m_regs.end())
         return vreg(it->second);
     m_regs[key] = m_nregs;
+    if (m_wide_keys.count(key)) // a register pair (lower_wide.cpp)
+        return vreg(wide_temp());
     return vreg(m_nregs++);
 }
 
@@ -388,6 +390,7 @@ void translator::lower(const instruction& ins)
         emit(v);
     } else if (ins.type() == T::pred && (op == "and" || op == "or" || op == "xor" || op == "not")) {
         lower_pred_logic(ins);
+    } else if (lower_wide(ins)) { // fp64, 64-bit integers on pairs (lower_wide.cpp)
     } else if (lower_ext(ins)) {
     } else if (lower_alu(ins)) {
     } else if (op == "shl" || op == "shr") {
