@@ -356,7 +356,7 @@ void workload_reader::check_params(const fields& k, const field& it,
             m_r.error(
                 p.where, ppath,
                 which + ": value out of range (expected " + std::to_string(lo) + ".." +
-                    std::to_string(hi) + ", got " + s + ")"));
+                    std::to_string(hi) + ", got " + s + ")");
             continue;
         }
         p.bits = static_cast<std::uint32_t>(static_cast<std::uint64_t>(*v));

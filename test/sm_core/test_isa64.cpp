@@ -7,6 +7,7 @@
 #include "models/sm/core/function_units.h"
 #include "models/sm/core/isa64.h"
 #include "models/sm/core/warp.h"
+#include "tlm_bus/atomic_op.h"
 
 #include <catch2/catch.hpp>
 
@@ -485,4 +486,25 @@ TEST_CASE("pair operands: range check, spelling, units", "[isa64]")
     CHECK(std::string(name(unit_class::fp64)) == "fp64");
     // RZ as a pair reads zero and discards writes.
     CHECK(run("DADD", {bits(2.0)}, {}, {}, false, " R0, RZ")[0] == bits(2.0));
+}
+
+TEST_CASE("FADD on global memory flushes subnormals to zero, on shared memory keeps them",
+          "[isa64]")
+{
+    using vgpu::tlm_bus::atomic_op;
+    using vgpu::tlm_bus::atomic_result;
+    const float sub = std::numeric_limits<float>::denorm_min() * 3, tiny = 1e-39f; // subnormals
+    const float small = std::numeric_limits<float>::min();                        // normal
+    // Inputs: a subnormal operand or old word counts as zero (its sign kept).
+    CHECK(atomic_result(atomic_op::fadd, fbits(1.0f), fbits(sub)) == fbits(1.0f));
+    CHECK(atomic_result(atomic_op::fadd, fbits(sub), fbits(0.0f)) == fbits(0.0f));
+    CHECK(atomic_result(atomic_op::fadd, fbits(-sub), fbits(-0.0f)) == fbits(-0.0f));
+    // Result: normal - normal landing in the subnormal range gives a zero of its sign.
+    CHECK(atomic_result(atomic_op::fadd, fbits(small * 1.5f), fbits(-small)) == fbits(0.0f));
+    CHECK(atomic_result(atomic_op::fadd, fbits(-small * 1.5f), fbits(small)) == fbits(-0.0f));
+    CHECK(atomic_result(atomic_op::fadd, fbits(1.5f), fbits(2.25f)) == fbits(3.75f));
+    // Shared memory (atom_apply): IEEE with subnormals, as the host.
+    CHECK(atom_apply(atom_op::FADD, fbits(sub), fbits(tiny)) == fbits(sub + tiny));
+    CHECK(atom_apply(atom_op::FADD, fbits(small * 1.5f), fbits(-small)) ==
+          fbits(small * 1.5f - small));
 }

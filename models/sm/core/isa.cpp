@@ -283,6 +283,15 @@ std::uint32_t load_extend(mem_width w, std::uint32_t raw)
 
 std::uint32_t atom_apply(atom_op op, std::uint32_t old, std::uint32_t b)
 {
+    if (op == atom_op::FADD) { // shared memory keeps subnormals (global flushes them)
+        float x, y;
+        std::memcpy(&x, &old, 4);
+        std::memcpy(&y, &b, 4);
+        const float r = x + y;
+        std::uint32_t bits;
+        std::memcpy(&bits, &r, 4);
+        return bits;
+    }
     return tlm_bus::atomic_result(static_cast<tlm_bus::atomic_op>(op), old, b);
 }
 

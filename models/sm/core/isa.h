@@ -106,7 +106,8 @@ enum class atom_op : std::uint8_t {
 // clang-format on
 constexpr unsigned num_atom_ops = 12; ///< number of atomic operations
 /// The word after ATOM.op with operand b on old (INC: old >= b ? 0 : old + 1; DEC: old == 0 ||
-/// old > b ? b : old - 1; FADD: fp32 add, round to nearest even).
+/// old > b ? b : old - 1; FADD: fp32 add, round to nearest even, subnormals kept: shared
+/// memory's rule; global memory's tlm_bus::atomic_result flushes them to zero).
 std::uint32_t atom_apply(atom_op op, std::uint32_t old, std::uint32_t b);
 /// True when a warp's lanes on one word can be folded into one operand (apply(apply(w, x), y)
 /// == apply(w, apply-fold(x, y)) for every w): ADD MIN MAX UMIN UMAX EXCH AND OR XOR.
