@@ -565,3 +565,69 @@ TEST_CASE("daxpy_ddot.cu: dconv (fp64 functions, conversions, 64-bit division) e
         CHECK(code == 0);
     }
 }
+
+TEST_CASE("daxpy_ddot.cu through the cuda: key: .f64 and .s64 values carry their high words")
+{
+    const std::string src = std::filesystem::canonical(test::path("kernels/daxpy_ddot.cu"));
+    const int n = 200;
+    const double a = 2.5e-3;
+    std::vector<double> x(n), y(n), r(n);
+    for (int i = 0; i < n; ++i) {
+        x[i] = 1.0 / (i + 1);
+        y[i] = i * 0.75;
+        r[i] = std::fma(x[i], a, y[i]);
+    }
+    auto yaml = [&](const std::string& count, const std::vector<double>& want) {
+        return "buffers:\n"
+               "  - {name: x, type: u32, elements: " + std::to_string(2 * n) +
+               ", init: {values: [" + words(x) + "]}}\n"
+               "  - {name: y, type: u32, elements: " + std::to_string(2 * n) +
+               ", init: {values: [" + words(y) + "]}}\n"
+               "kernels:\n"
+               "  - name: daxpy\n"
+               "    cuda: " + src + "\n"
+               "    entry: daxpy\n"
+               "    params:\n"
+               "      - {name: a, value: 2.5e-3}\n"
+               "      - {name: x, buffer: x}\n"
+               "      - {name: y, buffer: y}\n"
+               "      - {name: n, value: " + count + "}\n"
+               "    grid: [2, 1]\n"
+               "    block: [128, 1]\n"
+               "checks:\n"
+               "  - buffer: y\n"
+               "    expect: [" + words(want) + "]\n";
+    };
+    for (const char* mode : {"fast", "accurate"}) {
+        const auto [code, log] = run_sim("daxpy_cuda", yaml(std::to_string(n), r), mode);
+        INFO(mode << "\n" << log);
+        CHECK(code == 0);
+    }
+    // n = -5: no thread passes i < n (its high word is all ones; the low word alone would be
+    // 4294967291); and n = 2^32 + 100: every thread does (the low word alone would be 100).
+    const auto [neg, log1] = run_sim("daxpy_neg", yaml("-5", y), "fast");
+    INFO(log1);
+    CHECK(neg == 0);
+    const auto [big, log2] = run_sim("daxpy_big", yaml("4294967396", r), "fast");
+    INFO(log2);
+    CHECK(big == 0);
+}
+
+TEST_CASE("ddot's atomicAdd on double is a located error until 64-bit atomics exist")
+{
+    compile_request req;
+    req.source = test::path("kernels/daxpy_ddot.cu");
+    req.kernel = "ddot";
+    const compile_result c = compile_cuda(req);
+    REQUIRE(c.ok());
+    const parse_result p = parse(c.ptx, "daxpy_ddot.ptx");
+    REQUIRE(p.ok());
+    const entry_lookup e = find_entry(p.mod, "ddot", {"w.yaml", 1, 1});
+    REQUIRE(e.ok());
+    const translation t = translate(p.mod, e.index);
+    REQUIRE(t.errors.size() == 1);
+    INFO(t.errors[0]);
+    CHECK(t.errors[0].find("error: unsupported 'atom.global.add.f64': 64-bit atomics are not in "
+                           "the vgpu ISA yet (CUDA source ") != std::string::npos);
+    CHECK(t.errors[0].find("daxpy_ddot.cu:14)") != std::string::npos);
+}
