@@ -484,6 +484,11 @@ TEST_CASE("pair operands: range check, spelling, units", "[isa64]")
     CHECK(unit_of(opcode::DCVT) == unit_class::fp64);
     CHECK(unit_of(opcode::I64) == unit_class::int_alu);
     CHECK(std::string(name(unit_class::fp64)) == "fp64");
+    // The documented opcode values (docs/isa.md): the last eight of the 6-bit field.
+    CHECK(static_cast<unsigned>(opcode::DADD) == 56);
+    CHECK(static_cast<unsigned>(opcode::DCVT) == 61);
+    CHECK(static_cast<unsigned>(opcode::I64SETP) == 63);
+    CHECK(num_opcodes == 64);
     // RZ as a pair reads zero and discards writes.
     CHECK(run("DADD", {bits(2.0)}, {}, {}, false, " R0, RZ")[0] == bits(2.0));
 }
