@@ -10,8 +10,8 @@
 #include "models/sm/ptx/translate.h"
 
 #include <cstring>
-#include <limits>
 #include <filesystem>
+#include <limits>
 
 namespace vgpu::host {
 
@@ -353,10 +353,9 @@ void workload_reader::check_params(const fields& k, const field& it,
             continue;
         }
         if (*v < lo || *v > hi) {
-            m_r.error(
-                p.where, ppath,
-                which + ": value out of range (expected " + std::to_string(lo) + ".." +
-                    std::to_string(hi) + ", got " + s + ")");
+            m_r.error(p.where, ppath,
+                      which + ": value out of range (expected " + std::to_string(lo) + ".." +
+                          std::to_string(hi) + ", got " + s + ")");
             continue;
         }
         p.bits = static_cast<std::uint32_t>(static_cast<std::uint64_t>(*v));

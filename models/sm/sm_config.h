@@ -28,9 +28,9 @@ struct unit_config {
                     .range(1, warp_size));
         v.value("latency", latency,
                 spec("cycles from issue until a dependent instruction can issue (int, mul: "
-                     "0 = sm.alu_latency; fp32, sfu, fp64: 0 = sm.fp_latency; lsu: cycles before the "
-                     "first line request leaves, 0 = none; branch: cycles until the warp's next "
-                     "instruction, 0 = 1)")
+                     "0 = sm.alu_latency; fp32, sfu, fp64: 0 = sm.fp_latency; lsu: cycles "
+                     "before the first line request leaves, 0 = none; branch: cycles until the "
+                     "warp's next instruction, 0 = 1)")
                     .range(0, 1000)
                     .unit("cycles"));
     }

@@ -166,25 +166,25 @@ TEST_CASE("fp64 arithmetic lowers onto DADD DMUL DFMA DFN and matches the host")
     CAPTURE(seed);
     std::mt19937_64 rng(seed);
     const auto x = doubles(rng, true), y = doubles(rng, false);
-    const std::string body = "add.rn.f64 %fd3, %fd1, %fd2;\n" + store(0, "%fd3") +
-                             "sub.f64 %fd4, %fd1, %fd2;\n" + store(1, "%fd4") +
-                             "mul.rn.f64 %fd5, %fd1, %fd2;\n" + store(2, "%fd5") +
-                             "fma.rn.f64 %fd6, %fd1, %fd2, %fd1;\n" + store(3, "%fd6") +
-                             "div.rn.f64 %fd7, %fd1, %fd2;\n" + store(4, "%fd7") +
-                             "sqrt.rn.f64 %fd8, %fd1;\n" + store(5, "%fd8") +
-                             "rcp.rn.f64 %fd9, %fd2;\n" + store(6, "%fd9") +
-                             "min.f64 %fd10, %fd1, %fd2;\n" + store(7, "%fd10") +
-                             "max.f64 %fd11, %fd1, 0d3FB999999999999A;\n" + store(8, "%fd11") +
-                             "abs.f64 %fd12, %fd1;\n" + store(9, "%fd12") +
-                             "neg.f64 %fd13, %fd1;\n" + store(10, "%fd13") +
-                             "add.f64 %fd14, %fd1, 0d3FF8000000000000;\n" + store(11, "%fd14") +
-                             "setp.lt.f64 %p1, %fd1, %fd2;\n"
-                             "selp.f64 %fd15, %fd1, %fd2, %p1;\n" +
-                             store(12, "%fd15") + "setp.nan.f64 %p2, %fd1, %fd2;\n"
-                             "selp.u32 %r5, 1, 0, %p2;\n" +
-                             store(13, "%r5", "u32") + "testp.infinite.f64 %p3, %fd1;\n"
-                             "selp.u32 %r6, 1, 0, %p3;\n" +
-                             store(14, "%r6", "u32") + "ret;";
+    const std::string body =
+        "add.rn.f64 %fd3, %fd1, %fd2;\n" + store(0, "%fd3") + "sub.f64 %fd4, %fd1, %fd2;\n" +
+        store(1, "%fd4") + "mul.rn.f64 %fd5, %fd1, %fd2;\n" + store(2, "%fd5") +
+        "fma.rn.f64 %fd6, %fd1, %fd2, %fd1;\n" + store(3, "%fd6") +
+        "div.rn.f64 %fd7, %fd1, %fd2;\n" + store(4, "%fd7") + "sqrt.rn.f64 %fd8, %fd1;\n" +
+        store(5, "%fd8") + "rcp.rn.f64 %fd9, %fd2;\n" + store(6, "%fd9") +
+        "min.f64 %fd10, %fd1, %fd2;\n" + store(7, "%fd10") +
+        "max.f64 %fd11, %fd1, 0d3FB999999999999A;\n" + store(8, "%fd11") +
+        "abs.f64 %fd12, %fd1;\n" + store(9, "%fd12") + "neg.f64 %fd13, %fd1;\n" +
+        store(10, "%fd13") + "add.f64 %fd14, %fd1, 0d3FF8000000000000;\n" + store(11, "%fd14") +
+        "setp.lt.f64 %p1, %fd1, %fd2;\n"
+        "selp.f64 %fd15, %fd1, %fd2, %p1;\n" +
+        store(12, "%fd15") +
+        "setp.nan.f64 %p2, %fd1, %fd2;\n"
+        "selp.u32 %r5, 1, 0, %p2;\n" +
+        store(13, "%r5", "u32") +
+        "testp.infinite.f64 %p3, %fd1;\n"
+        "selp.u32 %r6, 1, 0, %p3;\n" +
+        store(14, "%r6", "u32") + "ret;";
     const auto out = run_lanes(body, x, y, 15);
     for (unsigned l = 0; l < 32; ++l) {
         const double a = dbl(x[l]), b = dbl(y[l]);
@@ -207,11 +207,11 @@ TEST_CASE("fp64 arithmetic lowers onto DADD DMUL DFMA DFN and matches the host")
     }
     // Directed roundings: 1 / 3 toward +inf is one ulp above the nearest.
     const std::vector<std::uint64_t> ones(32, bits(1.0)), threes(32, bits(3.0));
-    const auto d = run_lanes("div.rp.f64 %fd3, %fd1, %fd2;\n" + store(0, "%fd3") +
-                                 "div.rz.f64 %fd4, %fd1, %fd2;\n" + store(1, "%fd4") +
-                                 "add.rm.f64 %fd5, %fd1, 0d3C90000000000001;\n" +
-                                 store(2, "%fd5") + "ret;",
-                             ones, threes, 3);
+    const auto d =
+        run_lanes("div.rp.f64 %fd3, %fd1, %fd2;\n" + store(0, "%fd3") +
+                      "div.rz.f64 %fd4, %fd1, %fd2;\n" + store(1, "%fd4") +
+                      "add.rm.f64 %fd5, %fd1, 0d3C90000000000001;\n" + store(2, "%fd5") + "ret;",
+                  ones, threes, 3);
     CHECK(d[0][0] == bits(1.0 / 3) + 1);
     CHECK(d[1][0] == bits(1.0 / 3));
     CHECK(d[2][0] == bits(1.0)); // 1 + 2^-54 (a little more) rounds down to 1
@@ -227,22 +227,22 @@ TEST_CASE("fp64 conversions lower onto DCVT and match the host")
     x[21] = bits(-3.5);
     x[22] = bits(1e19);
     const auto y = doubles(rng, false);
-    const std::string body = "cvt.rzi.s32.f64 %r5, %fd1;\n" + store(0, "%r5", "s32") +
-                             "cvt.rn.f64.s32 %fd3, %r5;\n" + store(1, "%fd3") +
-                             "cvt.rn.f32.f64 %f1, %fd1;\n" + store(2, "%f1", "f32") +
-                             "cvt.f64.f32 %fd4, %f1;\n" + store(3, "%fd4") +
-                             "cvt.rni.s64.f64 %rd20, %fd1;\n" + store(4, "%rd20", "s64") +
-                             "cvt.rn.f64.u64 %fd5, %rd11;\n" + store(5, "%fd5") +
-                             "cvt.rmi.f64.f64 %fd6, %fd1;\n" + store(6, "%fd6") +
-                             "cvt.rpi.u32.f64 %r6, %fd1;\n" + store(7, "%r6", "u32") +
-                             "cvt.rn.f32.s64 %f2, %rd11;\n" + store(8, "%f2", "f32") + "ret;";
+    const std::string body =
+        "cvt.rzi.s32.f64 %r5, %fd1;\n" + store(0, "%r5", "s32") + "cvt.rn.f64.s32 %fd3, %r5;\n" +
+        store(1, "%fd3") + "cvt.rn.f32.f64 %f1, %fd1;\n" + store(2, "%f1", "f32") +
+        "cvt.f64.f32 %fd4, %f1;\n" + store(3, "%fd4") + "cvt.rni.s64.f64 %rd20, %fd1;\n" +
+        store(4, "%rd20", "s64") + "cvt.rn.f64.u64 %fd5, %rd11;\n" + store(5, "%fd5") +
+        "cvt.rmi.f64.f64 %fd6, %fd1;\n" + store(6, "%fd6") + "cvt.rpi.u32.f64 %r6, %fd1;\n" +
+        store(7, "%r6", "u32") + "cvt.rn.f32.s64 %f2, %rd11;\n" + store(8, "%f2", "f32") + "ret;";
     const auto out = run_lanes(body, x, y, 9);
     for (unsigned l = 0; l < 32; ++l) {
         const double a = dbl(x[l]);
         CAPTURE(l, a);
         const auto sat32 = [](double v) {
-            return std::isnan(v) ? 0 : v >= 2147483647.0 ? INT32_MAX : v <= -2147483648.0 ? INT32_MIN
-                                                                                         : int(v);
+            return std::isnan(v)        ? 0
+                   : v >= 2147483647.0  ? INT32_MAX
+                   : v <= -2147483648.0 ? INT32_MIN
+                                        : int(v);
         };
         const std::int32_t rzi = sat32(std::trunc(a));
         CHECK(static_cast<std::uint32_t>(out[0][l]) == static_cast<std::uint32_t>(rzi));
@@ -251,16 +251,17 @@ TEST_CASE("fp64 conversions lower onto DCVT and match the host")
         CHECK(static_cast<std::uint32_t>(out[2][l]) == (std::isnan(a) ? 0x7fffffffu : fbits(f)));
         CHECK(out[3][l] == canon(static_cast<double>(std::isnan(a) ? NAN : f)));
         const double rn = std::nearbyint(a);
-        const std::int64_t r64 = std::isnan(a)                      ? 0
-                                 : rn >= 9223372036854775808.0      ? INT64_MAX
-                                 : rn < -9223372036854775808.0      ? INT64_MIN
-                                                                    : static_cast<std::int64_t>(rn);
+        const std::int64_t r64 = std::isnan(a)                 ? 0
+                                 : rn >= 9223372036854775808.0 ? INT64_MAX
+                                 : rn < -9223372036854775808.0 ? INT64_MIN
+                                                               : static_cast<std::int64_t>(rn);
         CHECK(out[4][l] == static_cast<std::uint64_t>(r64));
         CHECK(out[5][l] == bits(static_cast<double>(y[l])));
         CHECK(out[6][l] == canon(std::floor(a)));
         const double up = std::ceil(a);
-        const std::uint32_t rpi = std::isnan(a) || up <= 0 ? 0 : up >= 4294967295.0 ? ~0u
-                                                                                  : unsigned(up);
+        const std::uint32_t rpi = std::isnan(a) || up <= 0 ? 0
+                                  : up >= 4294967295.0     ? ~0u
+                                                           : unsigned(up);
         CHECK(static_cast<std::uint32_t>(out[7][l]) == rpi);
         CHECK(static_cast<std::uint32_t>(out[8][l]) ==
               fbits(static_cast<float>(static_cast<std::int64_t>(y[l]))));
@@ -309,8 +310,9 @@ TEST_CASE("64-bit integer operations into register pairs match the host")
         CHECK(out[0][l] == a + b);
         CHECK(out[1][l] == a * b);
         CHECK(out[2][l] == static_cast<std::uint64_t>(static_cast<unsigned __int128>(a) * b >> 64));
-        CHECK(out[3][l] == (b == 0 ? ~0ull : (sa == INT64_MIN && sb == -1) ? a
-                                                                           : std::uint64_t(sa / sb)));
+        CHECK(out[3][l] == (b == 0                          ? ~0ull
+                            : (sa == INT64_MIN && sb == -1) ? a
+                                                            : std::uint64_t(sa / sb)));
         CHECK(out[4][l] == (b == 0 ? a : a % b));
         const unsigned k = static_cast<unsigned>(b) & 127;
         CHECK(out[5][l] == static_cast<std::uint64_t>(sa >> (k > 63 ? 63 : k)));
@@ -341,10 +343,10 @@ TEST_CASE("64-bit parameters: the high words follow all parameters")
                              store(1, "%rd22", "s64") + "ret;";
     const auto db = bits(d);
     const auto nb = static_cast<std::uint64_t>(n);
-    const auto out = run_lanes(body, x, y, 2,
-                               {buf, static_cast<std::uint32_t>(db), static_cast<std::uint32_t>(nb),
-                                7, 0, static_cast<std::uint32_t>(db >> 32),
-                                static_cast<std::uint32_t>(nb >> 32)});
+    const auto out =
+        run_lanes(body, x, y, 2,
+                  {buf, static_cast<std::uint32_t>(db), static_cast<std::uint32_t>(nb), 7, 0,
+                   static_cast<std::uint32_t>(db >> 32), static_cast<std::uint32_t>(nb >> 32)});
     CHECK(out[0][5] == db);
     CHECK(out[1][5] == static_cast<std::uint64_t>(n + 1));
 }
@@ -470,34 +472,46 @@ TEST_CASE("daxpy_ddot.cu: daxpy (f64 and s64 parameters) runs end to end in both
     const double a = -0.3 + static_cast<double>(rng() % 1000) / 7.0;
     std::vector<double> x(static_cast<std::size_t>(n)), y(x.size()), r(x.size());
     for (std::size_t i = 0; i < x.size(); ++i) {
-        x[i] = std::ldexp(static_cast<double>(rng() % 2000000) - 1e6, -static_cast<int>(rng() % 30));
+        x[i] =
+            std::ldexp(static_cast<double>(rng() % 2000000) - 1e6, -static_cast<int>(rng() % 30));
         y[i] = static_cast<double>(rng() % 100000) / 3.0;
         r[i] = std::fma(x[i], a, y[i]); // fma.rn.f64 as compiled
     }
     const std::uint64_t ab = bits(a);
-    const std::string yaml =
-        "buffers:\n"
-        "  - {name: x, type: u32, elements: " + std::to_string(2 * n) + ", init: {values: [" +
-        words(x) + "]}}\n"
-        "  - {name: y, type: u32, elements: " + std::to_string(2 * n) + ", init: {values: [" +
-        words(y) + "]}}\n"
-        "kernels:\n"
-        "  - name: daxpy\n"
-        "    params:\n"
-        "      - {name: a, value: " + std::to_string(static_cast<std::uint32_t>(ab)) + "}\n"
-        "      - {name: x, buffer: x}\n"
-        "      - {name: y, buffer: y}\n"
-        "      - {name: n, value: " + std::to_string(n) + "}\n"
-        "      - {name: a_hi, value: " + std::to_string(static_cast<std::uint32_t>(ab >> 32)) + "}\n"
-        "      - {name: x_hi, value: 0}\n"
-        "      - {name: y_hi, value: 0}\n"
-        "      - {name: n_hi, value: 0}\n"
-        "    grid: [" + std::to_string((n + 127) / 128) + ", 1]\n"
-        "    block: [128, 1]\n"
-        "    program: |\n" + block(t.text) +
-        "checks:\n"
-        "  - buffer: y\n"
-        "    expect: [" + words(r) + "]\n";
+    const std::string yaml = "buffers:\n"
+                             "  - {name: x, type: u32, elements: " +
+                             std::to_string(2 * n) + ", init: {values: [" + words(x) +
+                             "]}}\n"
+                             "  - {name: y, type: u32, elements: " +
+                             std::to_string(2 * n) + ", init: {values: [" + words(y) +
+                             "]}}\n"
+                             "kernels:\n"
+                             "  - name: daxpy\n"
+                             "    params:\n"
+                             "      - {name: a, value: " +
+                             std::to_string(static_cast<std::uint32_t>(ab)) +
+                             "}\n"
+                             "      - {name: x, buffer: x}\n"
+                             "      - {name: y, buffer: y}\n"
+                             "      - {name: n, value: " +
+                             std::to_string(n) +
+                             "}\n"
+                             "      - {name: a_hi, value: " +
+                             std::to_string(static_cast<std::uint32_t>(ab >> 32)) +
+                             "}\n"
+                             "      - {name: x_hi, value: 0}\n"
+                             "      - {name: y_hi, value: 0}\n"
+                             "      - {name: n_hi, value: 0}\n"
+                             "    grid: [" +
+                             std::to_string((n + 127) / 128) +
+                             ", 1]\n"
+                             "    block: [128, 1]\n"
+                             "    program: |\n" +
+                             block(t.text) +
+                             "checks:\n"
+                             "  - buffer: y\n"
+                             "    expect: [" +
+                             words(r) + "]\n";
     for (const char* mode : {"fast", "accurate"}) {
         const auto [code, out] = run_sim("daxpy", yaml, mode);
         INFO(mode << "\n" << out << "\n" << t.text);
@@ -521,8 +535,8 @@ TEST_CASE("daxpy_ddot.cu: dconv (fp64 functions, conversions, 64-bit division) e
         out[4 * i] = std::sqrt(std::fabs(v));
         out[4 * i + 1] = 1.0 / (v + 3.0);
         out[4 * i + 2] = std::fmin(v, 0.5) - std::fmax(v, -0.25);
-        out[4 * i + 3] = static_cast<double>(static_cast<int>(v)) +
-                         static_cast<double>(static_cast<float>(v));
+        out[4 * i + 3] =
+            static_cast<double>(static_cast<int>(v)) + static_cast<double>(static_cast<float>(v));
         outf[i] = fbits(static_cast<float>(v));
         outl[i] = static_cast<std::uint64_t>(static_cast<long long>(v * 1e6) / 7 +
                                              (static_cast<long long>(i) << 33));
@@ -530,35 +544,49 @@ TEST_CASE("daxpy_ddot.cu: dconv (fp64 functions, conversions, 64-bit division) e
     std::string fl;
     for (const std::uint32_t w : outf)
         fl += (fl.empty() ? "" : ", ") + std::to_string(w);
-    const std::string yaml =
-        "buffers:\n"
-        "  - {name: x, type: u32, elements: " + std::to_string(2 * n) + ", init: {values: [" +
-        words(x) + "]}}\n"
-        "  - {name: out, type: u32, elements: " + std::to_string(8 * n) + ", init: zero}\n"
-        "  - {name: outf, type: u32, elements: " + std::to_string(n) + ", init: zero}\n"
-        "  - {name: outl, type: u32, elements: " + std::to_string(2 * n) + ", init: zero}\n"
-        "kernels:\n"
-        "  - name: dconv\n"
-        "    params:\n"
-        "      - {name: x, buffer: x}\n"
-        "      - {name: out, buffer: out}\n"
-        "      - {name: outf, buffer: outf}\n"
-        "      - {name: outl, buffer: outl}\n"
-        "      - {name: n, value: " + std::to_string(n) + "}\n"
-        "      - {name: h0, value: 0}\n"
-        "      - {name: h1, value: 0}\n"
-        "      - {name: h2, value: 0}\n"
-        "      - {name: h3, value: 0}\n"
-        "    grid: [3, 1]\n"
-        "    block: [128, 1]\n"
-        "    program: |\n" + block(t.text) +
-        "checks:\n"
-        "  - buffer: out\n"
-        "    expect: [" + words(out) + "]\n"
-        "  - buffer: outf\n"
-        "    expect: [" + fl + "]\n"
-        "  - buffer: outl\n"
-        "    expect: [" + words64(outl) + "]\n";
+    const std::string yaml = "buffers:\n"
+                             "  - {name: x, type: u32, elements: " +
+                             std::to_string(2 * n) + ", init: {values: [" + words(x) +
+                             "]}}\n"
+                             "  - {name: out, type: u32, elements: " +
+                             std::to_string(8 * n) +
+                             ", init: zero}\n"
+                             "  - {name: outf, type: u32, elements: " +
+                             std::to_string(n) +
+                             ", init: zero}\n"
+                             "  - {name: outl, type: u32, elements: " +
+                             std::to_string(2 * n) +
+                             ", init: zero}\n"
+                             "kernels:\n"
+                             "  - name: dconv\n"
+                             "    params:\n"
+                             "      - {name: x, buffer: x}\n"
+                             "      - {name: out, buffer: out}\n"
+                             "      - {name: outf, buffer: outf}\n"
+                             "      - {name: outl, buffer: outl}\n"
+                             "      - {name: n, value: " +
+                             std::to_string(n) +
+                             "}\n"
+                             "      - {name: h0, value: 0}\n"
+                             "      - {name: h1, value: 0}\n"
+                             "      - {name: h2, value: 0}\n"
+                             "      - {name: h3, value: 0}\n"
+                             "    grid: [3, 1]\n"
+                             "    block: [128, 1]\n"
+                             "    program: |\n" +
+                             block(t.text) +
+                             "checks:\n"
+                             "  - buffer: out\n"
+                             "    expect: [" +
+                             words(out) +
+                             "]\n"
+                             "  - buffer: outf\n"
+                             "    expect: [" +
+                             fl +
+                             "]\n"
+                             "  - buffer: outl\n"
+                             "    expect: [" +
+                             words64(outl) + "]\n";
     for (const char* mode : {"fast", "accurate"}) {
         const auto [code, log] = run_sim("dconv", yaml, mode);
         INFO(mode << "\n" << log << "\n" << t.text);
@@ -579,24 +607,31 @@ TEST_CASE("daxpy_ddot.cu through the cuda: key: .f64 and .s64 values carry their
     }
     auto yaml = [&](const std::string& count, const std::vector<double>& want) {
         return "buffers:\n"
-               "  - {name: x, type: u32, elements: " + std::to_string(2 * n) +
-               ", init: {values: [" + words(x) + "]}}\n"
-               "  - {name: y, type: u32, elements: " + std::to_string(2 * n) +
-               ", init: {values: [" + words(y) + "]}}\n"
+               "  - {name: x, type: u32, elements: " +
+               std::to_string(2 * n) + ", init: {values: [" + words(x) +
+               "]}}\n"
+               "  - {name: y, type: u32, elements: " +
+               std::to_string(2 * n) + ", init: {values: [" + words(y) +
+               "]}}\n"
                "kernels:\n"
                "  - name: daxpy\n"
-               "    cuda: " + src + "\n"
+               "    cuda: " +
+               src +
+               "\n"
                "    entry: daxpy\n"
                "    params:\n"
                "      - {name: a, value: 2.5e-3}\n"
                "      - {name: x, buffer: x}\n"
                "      - {name: y, buffer: y}\n"
-               "      - {name: n, value: " + count + "}\n"
+               "      - {name: n, value: " +
+               count +
+               "}\n"
                "    grid: [2, 1]\n"
                "    block: [128, 1]\n"
                "checks:\n"
                "  - buffer: y\n"
-               "    expect: [" + words(want) + "]\n";
+               "    expect: [" +
+               words(want) + "]\n";
     };
     for (const char* mode : {"fast", "accurate"}) {
         const auto [code, log] = run_sim("daxpy_cuda", yaml(std::to_string(n), r), mode);

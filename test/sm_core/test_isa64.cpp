@@ -65,10 +65,9 @@ std::vector<std::uint64_t> run(const std::string& op, const std::vector<std::uin
                                const std::vector<std::uint64_t>& c = {}, bool pred = false,
                                const std::string& srcs = "")
 {
-    const std::string ops = srcs.empty()
-                                ? std::string(" R0") + (b.empty() ? "" : ", R2") +
-                                      (c.empty() ? "" : ", R6")
-                                : srcs;
+    const std::string ops =
+        srcs.empty() ? std::string(" R0") + (b.empty() ? "" : ", R2") + (c.empty() ? "" : ", R6")
+                     : srcs;
     const program p = assemble_ok(op + (pred ? " P1," : " R4,") + ops + "\nEXIT");
     launch_context ctx;
     ctx.ntid_x = warp_size;
@@ -105,8 +104,10 @@ std::vector<std::uint64_t> operands(std::mt19937_64& rng, std::size_t random)
     const double sub = std::numeric_limits<double>::denorm_min();
     const double big = std::numeric_limits<double>::max();
     std::vector<std::uint64_t> v;
-    for (double d : {0.0, -0.0, 1.0, -1.0, 0.5, 3.0, 1.0 / 3, -2.5, 1e300, -1e300, big, -big, inf,
-                     -inf, sub, -sub, sub * 12345, 2.2250738585072014e-308, 1e-310, 0.1, 7e22})
+    for (double d :
+         {0.0,    -0.0, 1.0,  -1.0, 0.5,  3.0, 1.0 / 3, -2.5,        1e300,
+          -1e300, big,  -big, inf,  -inf, sub, -sub,    sub * 12345, 2.2250738585072014e-308,
+          1e-310, 0.1,  7e22})
         v.push_back(bits(d));
     v.push_back(0x7ff8000000000000ull); // quiet NaN
     v.push_back(0xfff0000000000001ull); // signalling NaN, negative
@@ -237,8 +238,8 @@ TEST_CASE("DFN.MIN/MAX/ABS/NEG and DSETP follow the fp32 rules in double", "[isa
     const auto mn = run("DFN.MIN", a, b), mx = run("DFN.MAX", a, b);
     const auto ab = run("DFN.ABS", a, {}, {}, false, " R0, RZ");
     const auto ng = run("DFN.NEG", a, {}, {}, false, " R0, RZ");
-    const char* cmps[] = {"EQ", "NE", "LT", "LE", "GT", "GE", "EQU", "NEU", "LTU", "LEU", "GTU",
-                          "GEU", "NUM", "NAN"};
+    const char* cmps[] = {"EQ",  "NE",  "LT",  "LE",  "GT",  "GE",  "EQU",
+                          "NEU", "LTU", "LEU", "GTU", "GEU", "NUM", "NAN"};
     std::vector<std::vector<std::uint64_t>> setp;
     for (const char* cc : cmps)
         setp.push_back(run(std::string("DSETP.") + cc, a, b, {}, true));
@@ -263,9 +264,9 @@ TEST_CASE("DFN.MIN/MAX/ABS/NEG and DSETP follow the fp32 rules in double", "[isa
         CHECK(ab[i] == (a[i] & 0x7fffffffffffffffull));
         CHECK(ng[i] == (a[i] ^ 0x8000000000000000ull));
         const bool u = xn || yn;
-        const bool want[] = {x == y,     !u && x != y, x < y,      x <= y,     x > y,
-                             x >= y,     u || x == y,  u || x != y, u || x < y, u || x <= y,
-                             u || x > y, u || x >= y,  !u,          u};
+        const bool want[] = {
+            x == y,     !u && x != y, x<y, x <= y, x> y, x >= y,      u || x == y, u || x != y,
+            u || x < y, u || x <= y,  u || x > y,        u || x >= y, !u,          u};
         for (std::size_t k = 0; k < std::size(cmps); ++k) {
             CAPTURE(cmps[k]);
             CHECK(setp[k][i] == std::uint64_t{want[k]});
@@ -318,8 +319,13 @@ TEST_CASE("DCVT converts between f64 and f32 and 32- and 64-bit integers", "[isa
         CHECK(d2fz[i] == (std::isnan(x) ? 0x7fffffffu : fbits(rz)));
     }
     // Integers -> f64: 32-bit exact, 64-bit rounded.
-    std::vector<std::uint64_t> n = {0, 1, ~0ull, 0x8000000000000000ull, 0x7fffffffffffffffull,
-                                    (1ull << 53) + 1, 0x20000000000001ull * 3};
+    std::vector<std::uint64_t> n = {0,
+                                    1,
+                                    ~0ull,
+                                    0x8000000000000000ull,
+                                    0x7fffffffffffffffull,
+                                    (1ull << 53) + 1,
+                                    0x20000000000001ull * 3};
     for (int k = 0; k < 60; ++k)
         n.push_back(rng() >> (rng() % 64));
     const auto s64 = run("DCVT.I2D.RN.S64", n, {}, {}, false, " R0");
@@ -331,8 +337,8 @@ TEST_CASE("DCVT converts between f64 and f32 and 32- and 64-bit integers", "[isa
         CAPTURE(n[i]);
         CHECK(s64[i] == bits(static_cast<double>(static_cast<std::int64_t>(n[i]))));
         CHECK(u64[i] == bits(static_cast<double>(n[i])));
-        CHECK(s32[i] ==
-              bits(static_cast<double>(static_cast<std::int32_t>(static_cast<std::uint32_t>(n[i])))));
+        CHECK(s32[i] == bits(static_cast<double>(
+                            static_cast<std::int32_t>(static_cast<std::uint32_t>(n[i])))));
         CHECK(l2f[i] == fbits(static_cast<float>(static_cast<std::int64_t>(n[i]))));
         // Toward zero: the largest double not above n (compare exactly in 128 bits).
         double z = static_cast<double>(n[i]);
@@ -341,8 +347,8 @@ TEST_CASE("DCVT converts between f64 and f32 and 32- and 64-bit integers", "[isa
         CHECK(u64z[i] == bits(z));
     }
     // f64 -> integers: rounded in the mode, saturating, NaN -> 0.
-    const std::vector<double> xs = {2.5, -2.5, 3.7, -3.7, 1e300, -1e300, INFINITY, -INFINITY, NAN,
-                                    -0.4, 4294967296.5, 9.3e18, -9.3e18, 1.8e19};
+    const std::vector<double> xs = {2.5,       -2.5, 3.7,  -3.7,         1e300,  -1e300,  INFINITY,
+                                    -INFINITY, NAN,  -0.4, 4294967296.5, 9.3e18, -9.3e18, 1.8e19};
     std::vector<std::uint64_t> xb;
     for (double x : xs)
         xb.push_back(bits(x));
@@ -350,13 +356,17 @@ TEST_CASE("DCVT converts between f64 and f32 and 32- and 64-bit integers", "[isa
     const auto rzi = run("DCVT.D2I.RZ.S64", xb, {}, {}, false, " R0");
     const auto rmu = run("DCVT.D2I.RM.U64", xb, {}, {}, false, " R0");
     const auto rpu = run("DCVT.D2I.RP.U32", xb, {}, {}, false, " R0");
-    const std::int32_t want_rni[] = {2, -2, 4, -4, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, 0,
-                                     0, INT32_MAX, INT32_MAX, INT32_MIN, INT32_MAX};
-    const std::int64_t want_rzi[] = {2, -2, 3, -3, INT64_MAX, INT64_MIN, INT64_MAX, INT64_MIN, 0,
-                                     0, 4294967296, INT64_MAX, INT64_MIN,
-                                     INT64_MAX};
-    const std::uint64_t want_rmu[] = {2, 0, 3, 0, ~0ull, 0, ~0ull, 0, 0, 0, 4294967296,
-                                      9300000000000000000ull, 0, 18000000000000000000ull};
+    const std::int32_t want_rni[] = {2,         -2, 4, -4,        INT32_MAX, INT32_MIN, INT32_MAX,
+                                     INT32_MIN, 0,  0, INT32_MAX, INT32_MAX, INT32_MIN, INT32_MAX};
+    const std::int64_t want_rzi[] = {2,         -2, 3, -3,         INT64_MAX, INT64_MIN, INT64_MAX,
+                                     INT64_MIN, 0,  0, 4294967296, INT64_MAX, INT64_MIN, INT64_MAX};
+    const std::uint64_t want_rmu[] = {2,          0,
+                                      3,          0,
+                                      ~0ull,      0,
+                                      ~0ull,      0,
+                                      0,          0,
+                                      4294967296, 9300000000000000000ull,
+                                      0,          18000000000000000000ull};
     const std::uint32_t want_rpu[] = {3, 0, 4, 0, ~0u, 0, ~0u, 0, 0, 0, ~0u, ~0u, 0, ~0u};
     for (std::size_t i = 0; i < xs.size(); ++i) {
         CAPTURE(xs[i]);
@@ -449,8 +459,8 @@ TEST_CASE("I64 and I64SETP compute on 64-bit integers as the host", "[isa64]")
                                                   static_cast<std::int32_t>(ql)));
         CHECK(sx[i] == static_cast<std::uint64_t>(std::int64_t{static_cast<std::int32_t>(pl)}));
         CHECK(mv[i] == p);
-        const bool sw[] = {p == q, p != q, sp < sq, sp <= sq, sp > sq, sp >= sq};
-        const bool uw[] = {p == q, p != q, p < q, p <= q, p > q, p >= q};
+        const bool sw[] = {p == q, p != q, sp<sq, sp <= sq, sp> sq, sp >= sq};
+        const bool uw[] = {p == q, p != q, p<q, p <= q, p> q, p >= q};
         for (unsigned c = 0; c < 6; ++c) {
             CHECK(ss[c][i] == std::uint64_t{sw[c]});
             CHECK(us[c][i] == std::uint64_t{uw[c]});
@@ -476,8 +486,8 @@ TEST_CASE("pair operands: range check, spelling, units", "[isa64]")
         mods::dcvt_mod(mods::dcvt::I2D, mods::rounding::RZ, mods::dcvt_signed | mods::dcvt_64));
     CHECK(disassemble(i) == "DCVT.I2D.RZ.S64 R4, R0");
     CHECK(pair_mask(i) == 3);
-    i.mod = static_cast<std::uint8_t>(mods::dcvt_mod(mods::dcvt::D2I, mods::rounding::RN,
-                                                     mods::dcvt_signed));
+    i.mod = static_cast<std::uint8_t>(
+        mods::dcvt_mod(mods::dcvt::D2I, mods::rounding::RN, mods::dcvt_signed));
     CHECK(pair_mask(i) == 2); // 32-bit result from a pair
     CHECK_FALSE(mod_valid(opcode::DCVT, mods::dcvt_mod(mods::dcvt::I2F))); // CVT's 32-bit form
     CHECK(unit_of(opcode::DFMA) == unit_class::fp64);
@@ -499,7 +509,7 @@ TEST_CASE("FADD on global memory flushes subnormals to zero, on shared memory ke
     using vgpu::tlm_bus::atomic_op;
     using vgpu::tlm_bus::atomic_result;
     const float sub = std::numeric_limits<float>::denorm_min() * 3, tiny = 1e-39f; // subnormals
-    const float small = std::numeric_limits<float>::min();                        // normal
+    const float small = std::numeric_limits<float>::min();                         // normal
     // Inputs: a subnormal operand or old word counts as zero (its sign kept).
     CHECK(atomic_result(atomic_op::fadd, fbits(1.0f), fbits(sub)) == fbits(1.0f));
     CHECK(atomic_result(atomic_op::fadd, fbits(sub), fbits(0.0f)) == fbits(0.0f));

@@ -8,8 +8,8 @@ namespace vgpu::sm {
 
 const char* name(unit_class c)
 {
-    static const char* const names[num_unit_classes] = {"int", "mul", "fp32",
-                                                        "sfu", "lsu", "branch", "fp64"};
+    static const char* const names[num_unit_classes] = {"int", "mul",    "fp32", "sfu",
+                                                        "lsu", "branch", "fp64"};
     return names[static_cast<unsigned>(c)];
 }
 

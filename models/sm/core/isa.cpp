@@ -383,8 +383,8 @@ std::optional<std::string> check(const instruction& inst, unsigned nregs)
     // A register pair Rn:Rn+1 needs n + 1 < nregs (RZ as a pair reads 0, discards writes).
     const unsigned pairs = pair_mask(inst);
     for (unsigned i = 0; i < 4; ++i) {
-        const bool is_reg = i == 0 ? l.dst == dst_kind::reg
-                                   : inst.src[i - 1].kind == operand_kind::reg;
+        const bool is_reg =
+            i == 0 ? l.dst == dst_kind::reg : inst.src[i - 1].kind == operand_kind::reg;
         const std::uint32_t r = i == 0 ? inst.dst : inst.src[i - 1].value;
         if ((pairs >> i & 1) && is_reg && r != reg_zero && r + 1 >= nregs)
             return "register pair R" + std::to_string(r) + ":R" + std::to_string(r + 1) +

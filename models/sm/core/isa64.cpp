@@ -10,9 +10,9 @@ const char* const rnames[4] = {"RN", "RZ", "RM", "RP"};
 const char* const dfn_names[mods::num_dfn] = {"MIN", "MAX", "DIV", "SQRT", "RCP", "ABS", "NEG"};
 const char* const dcvt_names[mods::num_dcvt] = {"F2D", "D2F", "I2D", "D2I", "DRND", "I2F", "F2I"};
 const char* const i64_names[mods::num_i64] = {
-    "ADD",    "SUB",    "MUL",   "MULHI.U", "MULHI.S", "AND",   "OR",    "XOR",    "NOT",    "SHL",
-    "SHR",    "SAR",    "MIN",   "MAX",     "UMIN",    "UMAX",  "DIV.S", "DIV.U",  "REM.S",  "REM.U",
-    "POPC",   "CLZ",    "BREV",  "PACK",    "WIDE.U",  "WIDE.S", "SEXT", "MOV"};
+    "ADD",  "SUB", "MUL",  "MULHI.U", "MULHI.S", "AND",    "OR",    "XOR",   "NOT",   "SHL",
+    "SHR",  "SAR", "MIN",  "MAX",     "UMIN",    "UMAX",   "DIV.S", "DIV.U", "REM.S", "REM.U",
+    "POPC", "CLZ", "BREV", "PACK",    "WIDE.U",  "WIDE.S", "SEXT",  "MOV"};
 const char* const fcmp_names[22] = {
     "EQ",     "NE",       "LT",     "LE",         "GT",     "GE",       "EQU",   "NEU",
     "LTU",    "LEU",      "GTU",    "GEU",        "NUM",    "NAN",      nullptr, nullptr,

@@ -125,7 +125,8 @@ std::uint64_t brev64(std::uint64_t a)
 std::uint64_t wide_imm(std::uint32_t bits, bool fp)
 {
     if (!fp)
-        return static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int32_t>(bits)));
+        return static_cast<std::uint64_t>(
+            static_cast<std::int64_t>(static_cast<std::int32_t>(bits)));
     float f;
     std::memcpy(&f, &bits, sizeof f);
     return u64(static_cast<double>(f));

@@ -40,8 +40,7 @@ bool is_64(data_type t)
 /// The rounding of an fp modifier list: .rn .rz .rm .rp (or the integer forms .rni ...).
 std::optional<m::rounding> rounding_of(const instruction& ins, bool integral)
 {
-    static const char* const names[2][4] = {{"rn", "rz", "rm", "rp"},
-                                            {"rni", "rzi", "rmi", "rpi"}};
+    static const char* const names[2][4] = {{"rn", "rz", "rm", "rp"}, {"rni", "rzi", "rmi", "rpi"}};
     for (unsigned k = 0; k < 4; ++k)
         if (ins.has(names[integral][k]))
             return static_cast<m::rounding>(k);
@@ -51,9 +50,8 @@ std::optional<m::rounding> rounding_of(const instruction& ins, bool integral)
 /// Operations whose result depends on the high 32 bits of their 64-bit integer operands.
 bool needs_high(const instruction& ins)
 {
-    static const char* const ops[] = {"setp", "shr",  "div",  "rem",  "min",   "max",
-                                      "popc", "clz",  "brev", "bfind", "atom", "red",
-                                      "st",   "testp"};
+    static const char* const ops[] = {"setp", "shr",  "div",   "rem",  "min", "max", "popc",
+                                      "clz",  "brev", "bfind", "atom", "red", "st",  "testp"};
     const std::string& op = ins.opcode;
     if (std::any_of(std::begin(ops), std::end(ops), [&](const char* o) { return op == o; }))
         return true;
@@ -204,8 +202,8 @@ bool translator::lower_wide(const instruction& ins)
 {
     const std::string& op = ins.opcode;
     const data_type t = ins.type();
-    const bool f64 = std::any_of(ins.types.begin(), ins.types.end(),
-                                 [](data_type x) { return x == T::f64; });
+    const bool f64 =
+        std::any_of(ins.types.begin(), ins.types.end(), [](data_type x) { return x == T::f64; });
     bool wide_dst = false;
     if (!ins.ops.empty() && ins.ops[0].k == operand::kind::reg && ins.ops[0].decl >= 0)
         wide_dst = m_wide_keys.count({ins.ops[0].decl, ins.ops[0].index}) != 0;
@@ -242,8 +240,10 @@ bool translator::lower_wide(const instruction& ins)
         return true;
     }
     if (op == "mov" || op == "selp" || op == "cvta") {
-        const bool unpack = op == "mov" && !ins.ops.empty() && ins.ops[0].k == operand::kind::vector;
-        const bool pack = op == "mov" && ins.ops.size() == 2 && ins.ops[1].k == operand::kind::vector;
+        const bool unpack =
+            op == "mov" && !ins.ops.empty() && ins.ops[0].k == operand::kind::vector;
+        const bool pack =
+            op == "mov" && ins.ops.size() == 2 && ins.ops[1].k == operand::kind::vector;
         if (!wide_dst && !unpack && !pack)
             return false;
         wide_move(ins);
@@ -309,8 +309,8 @@ void translator::wide_float(const instruction& ins)
     } else if (op == "rsqrt") { // rsqrt.approx.f64: the IEEE root's rounded reciprocal
         if (!n_ops(2, {"approx", "ftz"}) || !ins.has("approx"))
             return;
-        const vop t = emit_wide(opcode::DFN, m::dfn_mod(m::dfn::SQRT), vreg(wide_temp()), s(1),
-                                {vk::rz, 0});
+        const vop t =
+            emit_wide(opcode::DFN, m::dfn_mod(m::dfn::SQRT), vreg(wide_temp()), s(1), {vk::rz, 0});
         emit_wide(opcode::DFN, m::dfn_mod(m::dfn::RCP), d(), t, {vk::rz, 0});
     } else if (op == "min" || op == "max" || op == "abs" || op == "neg") {
         const bool unary = op == "abs" || op == "neg";
@@ -324,15 +324,14 @@ void translator::wide_float(const instruction& ins)
     } else if (op == "setp" || op == "testp") {
         static const char* const cmps[] = {"eq",  "ne",  "lt",  "le",  "gt",  "ge",  "equ",
                                            "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
-        static const char* const classes[] = {"finite", "infinite", "number",
-                                              "notanumber", "normal", "subnormal"};
+        static const char* const classes[] = {"finite",     "infinite", "number",
+                                              "notanumber", "normal",   "subnormal"};
         const bool test = op == "testp";
         int code = -1;
         for (unsigned k = 0; k < (test ? 6u : 14u); ++k)
             if (ins.has(test ? classes[k] : cmps[k]))
                 code = static_cast<int>(test ? 16 + k : k);
-        if (code < 0 || ins.ops.size() != (test ? 2u : 3u) ||
-            ins.ops[0].k == operand::kind::pair) {
+        if (code < 0 || ins.ops.size() != (test ? 2u : 3u) || ins.ops[0].k == operand::kind::pair) {
             unsupported(ins, test ? "" : "setp.f64 with a combining predicate or two destinations");
             return;
         }

@@ -31,8 +31,7 @@ bool is_signed(data_type t)
 
 std::optional<m::rounding> rounding_of(const instruction& ins, bool integral)
 {
-    static const char* const names[2][4] = {{"rn", "rz", "rm", "rp"},
-                                            {"rni", "rzi", "rmi", "rpi"}};
+    static const char* const names[2][4] = {{"rn", "rz", "rm", "rp"}, {"rni", "rzi", "rmi", "rpi"}};
     for (unsigned k = 0; k < 4; ++k)
         if (ins.has(names[integral][k]))
             return static_cast<m::rounding>(k);
@@ -80,8 +79,8 @@ void translator::wide_int(const instruction& ins)
             if (!ins.has(c.ptx))
                 continue;
             const bool eqne = c.c == cmp_op::EQ || c.c == cmp_op::NE;
-            if (ins.ops.size() != 3 || ins.ops[0].k == operand::kind::pair || !mods_ok(ins, {c.ptx}) ||
-                (c.uns && sgn) || (t == T::b64 && !eqne)) {
+            if (ins.ops.size() != 3 || ins.ops[0].k == operand::kind::pair ||
+                !mods_ok(ins, {c.ptx}) || (c.uns && sgn) || (t == T::b64 && !eqne)) {
                 unsupported(ins, "setp.64 with a combining predicate or two destinations");
                 return;
             }
@@ -130,13 +129,13 @@ void translator::wide_int(const instruction& ins)
         unsigned srcs;
     };
     static const rule rules[] = {
-        {"add", m::i64::ADD, m::i64::ADD, 2},       {"sub", m::i64::SUB, m::i64::SUB, 2},
-        {"and", m::i64::AND, m::i64::AND, 2},       {"or", m::i64::OR, m::i64::OR, 2},
-        {"xor", m::i64::XOR, m::i64::XOR, 2},       {"not", m::i64::NOT, m::i64::NOT, 1},
-        {"min", m::i64::MIN, m::i64::UMIN, 2},      {"max", m::i64::MAX, m::i64::UMAX, 2},
-        {"div", m::i64::DIV_S, m::i64::DIV_U, 2},   {"rem", m::i64::REM_S, m::i64::REM_U, 2},
-        {"shl", m::i64::SHL, m::i64::SHL, 2},       {"shr", m::i64::SAR, m::i64::SHR, 2},
-        {"popc", m::i64::POPC, m::i64::POPC, 1},    {"clz", m::i64::CLZ, m::i64::CLZ, 1},
+        {"add", m::i64::ADD, m::i64::ADD, 2},     {"sub", m::i64::SUB, m::i64::SUB, 2},
+        {"and", m::i64::AND, m::i64::AND, 2},     {"or", m::i64::OR, m::i64::OR, 2},
+        {"xor", m::i64::XOR, m::i64::XOR, 2},     {"not", m::i64::NOT, m::i64::NOT, 1},
+        {"min", m::i64::MIN, m::i64::UMIN, 2},    {"max", m::i64::MAX, m::i64::UMAX, 2},
+        {"div", m::i64::DIV_S, m::i64::DIV_U, 2}, {"rem", m::i64::REM_S, m::i64::REM_U, 2},
+        {"shl", m::i64::SHL, m::i64::SHL, 2},     {"shr", m::i64::SAR, m::i64::SHR, 2},
+        {"popc", m::i64::POPC, m::i64::POPC, 1},  {"clz", m::i64::CLZ, m::i64::CLZ, 1},
         {"brev", m::i64::BREV, m::i64::BREV, 1},
     };
     for (const rule& r : rules) {
@@ -210,8 +209,8 @@ void translator::wide_cvt(const instruction& ins)
         v.dst = pair_dst();
     } else if (d == T::f32 && s == T::f64) {
         need = fr && mods_ok(ins, {"rn", "rz", "rm", "rp"}) ? nullptr
-                                                           : "cvt.f32.f64 needs .rn/.rz/.rm/.rp "
-                                                             "(.ftz and .sat are not supported)";
+                                                            : "cvt.f32.f64 needs .rn/.rz/.rm/.rp "
+                                                              "(.ftz and .sat are not supported)";
         mod = m::dcvt_mod(m::dcvt::D2F, fr.value_or(m::rounding::RN));
         v.dst = reg_of(ins, ins.ops[0]);
         v.src[0] = pair_in();
@@ -225,8 +224,8 @@ void translator::wide_cvt(const instruction& ins)
         v.src[0] = pair_in();
     } else if ((d == T::f64 || d == T::f32) && sint) {
         need = fr && mods_ok(ins, {"rn", "rz", "rm", "rp"}) ? nullptr
-                                                           : "an integer-to-float cvt needs .rn, "
-                                                             ".rz, .rm or .rp";
+                                                            : "an integer-to-float cvt needs .rn, "
+                                                              ".rz, .rm or .rp";
         mod = m::dcvt_mod(d == T::f64 ? m::dcvt::I2D : m::dcvt::I2F, fr.value_or(m::rounding::RN),
                           width | sign);
         v.dst = d == T::f64 ? pair_dst() : reg_of(ins, ins.ops[0]);
