@@ -16,7 +16,9 @@ enum class atomic_op : std::uint8_t {
 // clang-format on
 
 /// The new word of atomic `op` on `old` with operand b (CAS: compare with b, write `swap` where
-/// equal). min/max signed, umin/umax unsigned; fadd an fp32 add rounded to nearest even;
+/// equal). min/max signed, umin/umax unsigned; fadd an fp32 add rounded to nearest even with
+/// subnormal inputs and result flushed to sign-preserving zero (global memory's atom.add.f32;
+/// shared memory keeps subnormals: sm::atom_apply);
 /// inc: old >= b ? 0 : old + 1; dec: old == 0 || old > b ? b : old - 1 (PTX's atom.inc/dec).
 inline std::uint32_t atomic_result(atomic_op op, std::uint32_t old, std::uint32_t b,
                                    std::uint32_t swap = 0)
@@ -25,14 +27,19 @@ inline std::uint32_t atomic_result(atomic_op op, std::uint32_t old, std::uint32_
     switch (op) {
     case atomic_op::add:
         return old + b;
-    case atomic_op::fadd: {
+    case atomic_op::fadd: { // global memory: subnormal inputs and results flush to zero
+        const auto flush = [](std::uint32_t v) { // (PTX ISA, atom: atom.add.f32 on global
+            return (v & 0x7f800000u) == 0 ? v & 0x80000000u : v; // memory), keeping the sign
+        };
+        old = flush(old);
+        b = flush(b);
         float x, y;
         std::memcpy(&x, &old, 4);
         std::memcpy(&y, &b, 4);
         const float r = x + y;
         std::uint32_t bits;
         std::memcpy(&bits, &r, 4);
-        return bits;
+        return flush(bits);
     }
     case atomic_op::min:
         return s(b) < s(old) ? b : old;

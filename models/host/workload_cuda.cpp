@@ -11,6 +11,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <limits>
 
 namespace vgpu::host {
 
@@ -475,6 +476,7 @@ void workload_reader::check_params(const fields& k, const field& it,
                       " given");
         return;
     }
+    std::vector<std::uint32_t> high(want.size(), 0); // high words of the 64-bit parameters
     for (std::size_t i = 0; i < want.size(); ++i) {
         kernel_param& p = d.params[i];
         const ptx::param_info& w = want[i];
@@ -514,8 +516,19 @@ void workload_reader::check_params(const fields& k, const field& it,
             }
             continue;
         }
-        if (t == ptx::data_type::f64 || t == ptx::data_type::f16 || t == ptx::data_type::bf16 ||
-            t == ptx::data_type::pred) {
+        if (t == ptx::data_type::f64) { // two words (docs/cuda.md, "fp64 and 64-bit integers")
+            if (auto dv = parse_double(s)) {
+                std::uint64_t b;
+                std::memcpy(&b, &*dv, sizeof b);
+                p.bits = static_cast<std::uint32_t>(b);
+                high[i] = static_cast<std::uint32_t>(b >> 32);
+                p.number = *dv;
+            } else {
+                m_r.error(p.where, ppath, which + ": expected an f64 value, got '" + s + "'");
+            }
+            continue;
+        }
+        if (t == ptx::data_type::f16 || t == ptx::data_type::bf16 || t == ptx::data_type::pred) {
             m_r.error(p.where, ppath,
                       which + " has PTX type ." + ptx::type_name(t) +
                           ": not supported as a parameter yet (docs/cuda.md)");
@@ -527,8 +540,10 @@ void workload_reader::check_params(const fields& k, const field& it,
         // carry exactly (docs/cuda.md, "64-bit address arithmetic").
         const int sign = signedness(w);
         const unsigned b = std::min(bits, 32u);
-        const std::int64_t lo = sign >= 0 ? -(std::int64_t{1} << (b - 1)) : 0;
-        const std::int64_t hi = bits == 64 ? (std::int64_t{1} << 32) - 1
+        const std::int64_t lo = sign >= 0 ? (bits == 64 ? std::numeric_limits<std::int64_t>::min()
+                                                        : -(std::int64_t{1} << (b - 1)))
+                                          : 0;
+        const std::int64_t hi = bits == 64 ? std::numeric_limits<std::int64_t>::max()
                                            : (std::int64_t{1} << (sign > 0 ? b - 1 : b)) - 1;
         std::optional<std::int64_t> v = parse_int(s);
         if (!v)
@@ -539,16 +554,27 @@ void workload_reader::check_params(const fields& k, const field& it,
             continue;
         }
         if (*v < lo || *v > hi) {
-            m_r.error(
-                p.where, ppath,
-                which + ": value out of range (expected " + std::to_string(lo) + ".." +
-                    std::to_string(hi) + ", got " + s + ")" +
-                    (bits == 64 ? "; a 64-bit value is carried in its low 32 bits on vgpu" : ""));
+            m_r.error(p.where, ppath,
+                      which + ": value out of range (expected " + std::to_string(lo) + ".." +
+                          std::to_string(hi) + ", got " + s + ")");
             continue;
         }
         p.bits = static_cast<std::uint32_t>(static_cast<std::uint64_t>(*v));
+        high[i] = static_cast<std::uint32_t>(static_cast<std::uint64_t>(*v) >> 32);
         p.number = static_cast<double>(*v);
     }
+    // The high words of the 64-bit parameters follow all parameters, in order (a buffer's
+    // address: 0), where the translator's LDP of a register pair reads them.
+    for (std::size_t i = 0; i < want.size(); ++i)
+        if (ptx::type_bits(want[i].type) == 64 && want[i].bytes == 8) {
+            kernel_param h;
+            h.name = d.params[i].name + ".high";
+            h.bits = high[i];
+            h.number = high[i];
+            h.text = std::to_string(high[i]);
+            h.where = d.params[i].where;
+            d.params.push_back(h);
+        }
 }
 
 std::optional<std::string> workload_reader::read_data_file(const field& f, const YAML::Node& map,

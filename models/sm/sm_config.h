@@ -28,9 +28,9 @@ struct unit_config {
                     .range(1, warp_size));
         v.value("latency", latency,
                 spec("cycles from issue until a dependent instruction can issue (int, mul: "
-                     "0 = sm.alu_latency; fp32, sfu: 0 = sm.fp_latency; lsu: cycles before the "
-                     "first line request leaves, 0 = none; branch: cycles until the warp's next "
-                     "instruction, 0 = 1)")
+                     "0 = sm.alu_latency; fp32, sfu, fp64: 0 = sm.fp_latency; lsu: cycles "
+                     "before the first line request leaves, 0 = none; branch: cycles until the "
+                     "warp's next instruction, 0 = 1)")
                     .range(0, 1000)
                     .unit("cycles"));
     }
@@ -39,6 +39,10 @@ struct unit_config {
 /// Section `sm.units`: the functional units of each sub-core, by class (models/sm/README.md).
 struct units_config {
     std::array<unit_config, num_unit_classes> by_class{}; ///< indexed by unit_class
+
+    /// fp64 defaults to half the lanes of the other classes (fp64 at half the fp32 rate, as
+    /// GV100 and GA100 have it).
+    units_config() { by_class[static_cast<unsigned>(unit_class::fp64)].lanes = warp_size / 2; }
 
     void declare(config::visitor& v)
     {
@@ -51,7 +55,10 @@ struct units_config {
             ("Special functions and conversions (MUFU, I2F, F2I, CVT) and the divisions "
              "(FDIV, IDIV), each one operation of this unit."),
             "Memory instructions (LD, ST, CDL, MEMBAR): the address stage ahead of the L1.",
-            "Control (BRA, BAR, EXIT)."};
+            "Control (BRA, BAR, EXIT).",
+            ("fp64 arithmetic, compares and conversions (DADD, DMUL, DFMA, DFN, DSETP, DCVT; "
+             "docs/isa.md, \"fp64 and 64-bit integers\"), each one operation of this unit; "
+             "64-bit integer instructions (I64, I64SETP) are int.")};
         for (unsigned c = 0; c < num_unit_classes; ++c)
             v.section(name(static_cast<unit_class>(c)), by_class[c], docs[c]);
     }
@@ -205,6 +212,7 @@ struct sm_config {
                 break;
             case unit_class::fp32:
             case unit_class::sfu:
+            case unit_class::fp64:
                 fallback = fp_latency;
                 break;
             default:

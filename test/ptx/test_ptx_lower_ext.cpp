@@ -244,9 +244,6 @@ TEST_CASE("forms still outside the ISA are located errors")
         {"div.rz.f32 %f1, %f2, %f3;",
          "t.ptx:11:1: error: unsupported 'div.rz.f32': FDIV rounds to nearest (div.rn, "
          "div.full, div.approx)"},
-        {"div.s64 %rd1, %rd2, %rd3;",
-         "t.ptx:11:1: error: unsupported 'div.s64': its 64-bit result depends on the operands' "
-         "high 32 bits"},
         {"tanh.approx.f32 %f1, %f2;", "t.ptx:11:1: error: unsupported 'tanh.approx.f32'"},
         {"sqrt.rz.f32 %f1, %f2;",
          "t.ptx:11:1: error: unsupported 'sqrt.rz.f32': the SFU has ex2/lg2/rcp/rsqrt/sqrt/sin/"
@@ -261,8 +258,8 @@ TEST_CASE("forms still outside the ISA are located errors")
          "t.ptx:11:1: error: unsupported 'shfl.down.b32': only the .sync forms of warp "
          "operations (PTX 6.0)"},
         {"setp.lt.and.s64 %p1, %rd1, %rd2, %p2;",
-         "t.ptx:11:1: error: unsupported 'setp.lt.and.s64': a 64-bit comparison depends on the "
-         "high 32 bits"},
+         "t.ptx:11:1: error: unsupported 'setp.lt.and.s64': setp.64 with a combining predicate "
+         "or two destinations"},
     };
     for (const bad& b : cases) {
         INFO(b.line);

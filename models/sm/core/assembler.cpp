@@ -343,6 +343,9 @@ private:
         const token rest{text.substr(i), static_cast<int>(i)};
         m_inst_at.push_back(m_line + static_cast<std::size_t>(mnemonic.col));
         parse_instruction(inst, mnemonic, trim(rest));
+        if (pair_mask(inst) != 0) // fp64 and 64-bit integers: Rn:Rn+1 must both exist
+            if (auto why = check(inst, m_nregs); why && why->rfind("register pair", 0) == 0)
+                error(mnemonic.col, *why);
         m_result.code.push_back(inst);
     }
 

@@ -8,8 +8,8 @@ namespace vgpu::sm {
 
 const char* name(unit_class c)
 {
-    static const char* const names[num_unit_classes] = {"int", "mul", "fp32",
-                                                        "sfu", "lsu", "branch"};
+    static const char* const names[num_unit_classes] = {"int", "mul",    "fp32", "sfu",
+                                                        "lsu", "branch", "fp64"};
     return names[static_cast<unsigned>(c)];
 }
 
@@ -49,6 +49,13 @@ unit_class unit_of(opcode op)
     case opcode::BAR:
     case opcode::EXIT:
         return unit_class::branch;
+    case opcode::DADD:
+    case opcode::DMUL:
+    case opcode::DFMA:
+    case opcode::DFN:
+    case opcode::DSETP:
+    case opcode::DCVT:
+        return unit_class::fp64;
     default:
         return unit_class::int_alu;
     }

@@ -17,11 +17,12 @@ enum class unit_class : std::uint8_t {
     fp32,    ///< "fp32": fp32 arithmetic and compares
     sfu,     ///< "sfu": conversions (I2F, F2I, CVT), MUFU functions, FDIV, IDIV
     lsu,     ///< "lsu": memory instructions (LD, ST, CDL, MEMBAR)
-    branch   ///< "branch": control (BRA, BAR, EXIT)
+    branch,  ///< "branch": control (BRA, BAR, EXIT)
+    fp64     ///< "fp64": fp64 arithmetic, compares and conversions (DADD DMUL DFMA DFN DSETP DCVT)
 };
-constexpr unsigned num_unit_classes = 6; ///< number of unit classes
+constexpr unsigned num_unit_classes = 7; ///< number of unit classes
 
-/// Config name of a class ("int", "mul", "fp32", "sfu", "lsu", "branch").
+/// Config name of a class ("int", "mul", "fp32", "sfu", "lsu", "branch", "fp64").
 const char* name(unit_class c);
 /// The class whose unit executes op (INVALID: int).
 unit_class unit_of(opcode op);

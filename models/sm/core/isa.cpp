@@ -1,6 +1,7 @@
 // The SIMT instruction set of the SM: opcode table, encoding, decoding, disassembly.
 // See docs/isa.md.
 #include "models/sm/core/isa.h"
+#include "models/sm/core/isa64.h"
 #include "tlm_bus/atomic_op.h"
 
 #include <cmath>
@@ -77,6 +78,15 @@ constexpr opcode_info opcode_table[] = {
     {"PRMT", syntax::r_sssm, imm_type::integer},
     // shared memory and atomics
     {"CAS", syntax::cas, imm_type::integer},
+    // fp64 and 64-bit integers on register pairs (isa64.cpp)
+    {"DADD", syntax::r_ssm, imm_type::fp32},
+    {"DMUL", syntax::r_ssm, imm_type::fp32},
+    {"DFMA", syntax::r_sssm, imm_type::fp32},
+    {"DFN", syntax::r_ssm, imm_type::fp32},
+    {"DSETP", syntax::setpm, imm_type::fp32},
+    {"DCVT", syntax::r_sm, imm_type::raw},
+    {"I64", syntax::r_ssm, imm_type::integer},
+    {"I64SETP", syntax::setpm, imm_type::integer},
     {"<invalid>", syntax::none, imm_type::integer},
 };
 static_assert(sizeof(opcode_table) / sizeof(opcode_table[0]) == num_opcodes + 1);
@@ -273,6 +283,15 @@ std::uint32_t load_extend(mem_width w, std::uint32_t raw)
 
 std::uint32_t atom_apply(atom_op op, std::uint32_t old, std::uint32_t b)
 {
+    if (op == atom_op::FADD) { // shared memory keeps subnormals (global flushes them)
+        float x, y;
+        std::memcpy(&x, &old, 4);
+        std::memcpy(&y, &b, 4);
+        const float r = x + y;
+        std::uint32_t bits;
+        std::memcpy(&bits, &r, 4);
+        return bits;
+    }
     return tlm_bus::atomic_result(static_cast<tlm_bus::atomic_op>(op), old, b);
 }
 
@@ -361,6 +380,16 @@ std::optional<std::string> check(const instruction& inst, unsigned nregs)
         return "bad modifier " + std::to_string(inst.mod) + " on " + op;
     if (auto why = check_memory(inst, l.mem))
         return why;
+    // A register pair Rn:Rn+1 needs n + 1 < nregs (RZ as a pair reads 0, discards writes).
+    const unsigned pairs = pair_mask(inst);
+    for (unsigned i = 0; i < 4; ++i) {
+        const bool is_reg =
+            i == 0 ? l.dst == dst_kind::reg : inst.src[i - 1].kind == operand_kind::reg;
+        const std::uint32_t r = i == 0 ? inst.dst : inst.src[i - 1].value;
+        if ((pairs >> i & 1) && is_reg && r != reg_zero && r + 1 >= nregs)
+            return "register pair R" + std::to_string(r) + ":R" + std::to_string(r + 1) +
+                   " out of range (R0..R" + std::to_string(nregs - 1) + ")";
+    }
     return std::nullopt;
 }
 
@@ -682,7 +711,7 @@ bool mod_valid(opcode op, unsigned mod)
     case opcode::PRMT:
         return mod < 7;
     default:
-        return mod == 0;
+        return is_wide(op) ? wide_mod_valid(op, mod) : mod == 0;
     }
 }
 
@@ -752,6 +781,7 @@ std::string mod_text(opcode op, unsigned mod)
         s = prmt_names[mod];
         break;
     default:
+        s = wide_mod_text(op, mod);
         break;
     }
     return s;

@@ -35,6 +35,8 @@ enum class opcode : std::uint8_t {
     IMADX, BITS, BFX, PRMT,
     // shared memory and atomics (docs/isa.md, "Memory spaces and widths")
     CAS,
+    // fp64 and 64-bit integers on register pairs (docs/isa.md, "fp64 and 64-bit integers")
+    DADD, DMUL, DFMA, DFN, DSETP, DCVT, I64, I64SETP,
     INVALID
 };
 // clang-format on
@@ -106,7 +108,8 @@ enum class atom_op : std::uint8_t {
 // clang-format on
 constexpr unsigned num_atom_ops = 12; ///< number of atomic operations
 /// The word after ATOM.op with operand b on old (INC: old >= b ? 0 : old + 1; DEC: old == 0 ||
-/// old > b ? b : old - 1; FADD: fp32 add, round to nearest even).
+/// old > b ? b : old - 1; FADD: fp32 add, round to nearest even, subnormals kept: shared
+/// memory's rule; global memory's tlm_bus::atomic_result flushes them to zero).
 std::uint32_t atom_apply(atom_op op, std::uint32_t old, std::uint32_t b);
 /// True when a warp's lanes on one word can be folded into one operand (apply(apply(w, x), y)
 /// == apply(w, apply-fold(x, y)) for every w): ADD MIN MAX UMIN UMAX EXCH AND OR XOR.
@@ -243,6 +246,10 @@ struct instruction {
     bool operator==(const instruction& o) const;
     bool operator!=(const instruction& o) const { return !(*this == o); }
 };
+
+/// Which operands of inst are register pairs Rn:Rn+1 (low word in Rn): bit 0 the destination,
+/// bits 1..3 the sources a, b, c (models/sm/core/isa64.h; 0 for the 32-bit opcodes).
+unsigned pair_mask(const instruction& inst);
 
 /// A kernel program: instruction i is at PC i, at byte offset 16 * i in memory.
 using program = std::vector<instruction>;

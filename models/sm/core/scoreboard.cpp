@@ -46,8 +46,11 @@ void scoreboard::write_alu(const instruction& inst, std::uint64_t cycle)
             m_pred_ready[inst.dst] = ready;
     } else if (writes_register(form) && form != syntax::ld && form != syntax::cdl &&
                form != syntax::atom && inst.dst < m_regs) {
-        m_reg_ready[inst.dst] = ready;
-        m_reg_from_load.reset(inst.dst);
+        const unsigned n = (pair_mask(inst) & 1) ? 2 : 1; // a pair: Rn and Rn+1
+        for (unsigned r = inst.dst; r < inst.dst + n && r < m_regs; ++r) {
+            m_reg_ready[r] = ready;
+            m_reg_from_load.reset(r);
+        }
     }
 }
 
@@ -124,12 +127,15 @@ issue_time scoreboard::next_issue(const instruction* inst, bool warp_live, bool 
     std::uint64_t t =
         std::max(m_hold, m_pred_ready[inst->guard <= num_predicates ? inst->guard : pred_true]);
     bool from_mem = false;
-    for (const operand& o : inst->src) {
+    const unsigned pairs = pair_mask(*inst); // a pair source reads Rn and Rn+1
+    for (unsigned i = 0; i < 3; ++i) {
+        const operand& o = inst->src[i];
         if (o.kind == operand_kind::reg && o.value < m_regs) {
-            if (m_reg_ready[o.value] > t) {
-                t = m_reg_ready[o.value];
-                from_mem = m_reg_from_load[o.value];
-            }
+            for (unsigned r = o.value; r <= o.value + ((pairs >> (i + 1)) & 1) && r < m_regs; ++r)
+                if (m_reg_ready[r] > t) {
+                    t = m_reg_ready[r];
+                    from_mem = m_reg_from_load[r];
+                }
         } else if (o.kind == operand_kind::pred && o.value <= num_predicates) {
             if (m_pred_ready[o.value] > t) {
                 t = m_pred_ready[o.value];
@@ -146,6 +152,8 @@ issue_time scoreboard::next_issue(const instruction* inst, bool warp_live, bool 
         unsigned count = 1;
         if (inst->op == opcode::CDL && inst->src[2].kind == operand_kind::imm)
             count = (inst->src[2].value + 31) / 32;
+        if (pairs & 1)
+            count = 2;
         for (unsigned r = inst->dst; r < inst->dst + count && r < m_regs; ++r)
             if (m_reg_from_load[r] && m_reg_ready[r] > t) {
                 t = m_reg_ready[r];

@@ -487,6 +487,16 @@ step_result warp::step()
             if (!warp_op_step(inst, exec, r, d, a, b, c, p))
                 return r;
             break;
+        case opcode::DADD:
+        case opcode::DMUL:
+        case opcode::DFMA:
+        case opcode::DFN:
+        case opcode::DSETP:
+        case opcode::DCVT:
+        case opcode::I64:
+        case opcode::I64SETP:
+            wide_step(inst, exec, p); // warp64.cpp
+            break;
         case opcode::INVALID:
             break; // rejected by check() above
         }

@@ -144,6 +144,8 @@ private:
     step_result fault(step_result r, std::string message);
     bool memory_step(const instruction& inst, std::uint32_t exec, step_result& r);
     bool cdl_step(const instruction& inst, std::uint32_t exec, step_result& r);
+    /// The pair opcodes DADD..I64SETP (warp64.cpp); p: a *SETP's result lanes.
+    void wide_step(const instruction& inst, std::uint32_t exec, std::uint32_t& p);
     /// SHFL, VOTE, BALLOT, WARPSYNC: lanes exchange values (a WARPSYNC's lanes have met in
     /// wait_to_converge first); false when r is an error.
     bool warp_op_step(const instruction& inst, std::uint32_t exec, step_result& r, std::uint32_t* d,

@@ -256,6 +256,8 @@ vop translator::reg_of(const instruction& ins, const operand& op)
     if (it != m_regs.end())
         return vreg(it->second);
     m_regs[key] = m_nregs;
+    if (m_wide_keys.count(key)) // a register pair (lower_wide.cpp)
+        return vreg(wide_temp());
     return vreg(m_nregs++);
 }
 
@@ -390,7 +392,7 @@ void translator::lower(const instruction& ins)
         emit(v);
     } else if (ins.type() == T::pred && (op == "and" || op == "or" || op == "xor" || op == "not")) {
         lower_pred_logic(ins);
-    } else if (lower_local(ins) || lower_param_var(ins) || lower_ext(ins)) {
+    } else if (lower_local(ins) || lower_param_var(ins) || lower_wide(ins) || lower_ext(ins)) {
     } else if (lower_alu(ins)) {
     } else if (op == "shl" || op == "shr") {
         lower_shift(ins);
@@ -467,8 +469,6 @@ void translator::lower(const instruction& ins)
             v.op = opcode::MEMBAR;
             emit(v);
         }
-    } else if (op == "call") {
-        unsupported(ins, "calls to device functions are not inlined yet ('" + ins.callee + "')");
     } else {
         unsupported(ins);
     }

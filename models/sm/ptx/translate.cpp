@@ -29,7 +29,9 @@ void uses_defs(const vins& v, std::uint32_t nr, std::vector<std::uint32_t>& r,
         r.push_back(nr + static_cast<std::uint32_t>(v.guard));
     if (v.dst.k == vk::reg || v.dst.k == vk::pred) {
         w.push_back(id(v.dst));
-        if (v.guard >= 0) // a guarded write keeps the old value in the other lanes
+        // A guarded write keeps the old value in the other lanes; a write of a pair's high
+        // word keeps its low word (the low word's write comes first and defines the pair).
+        if (v.guard >= 0 || v.dst.half)
             r.push_back(id(v.dst));
     }
 }
@@ -98,7 +100,11 @@ void translator::run()
     layout_const();
     if (!m_out.errors.empty())
         return;
+    // The local area's base follows the entry's parameters and their 64-bit high words.
     m_out.local_param = static_cast<unsigned>(m_fn.params.size());
+    for (const auto& prm : m_fn.params)
+        m_out.local_param += type_bits(prm.type) == 64;
+    find_wide(); // which 64-bit registers become register pairs (lower_wide.cpp)
     build_blocks();
     if (!m_out.errors.empty())
         return;
@@ -248,9 +254,11 @@ void translator::allocate_and_emit(std::vector<vins>& code)
     for (const std::uint32_t x : by_start) {
         const bool is_pred = x >= nr;
         auto& busy = is_pred ? busy_until_p : busy_until_r;
+        const std::size_t width = !is_pred && is_wide_vreg(x) ? 2 : 1; // a pair: Rn, Rn+1
+        auto is_free = [&](std::size_t k) { return busy[k] == npos || busy[k] < first[x]; };
         std::size_t pick = npos;
-        for (std::size_t k = 0; k < busy.size() && pick == npos; ++k)
-            if (busy[k] == npos || busy[k] < first[x])
+        for (std::size_t k = 0; k + width <= busy.size() && pick == npos; ++k)
+            if (is_free(k) && (width == 1 || is_free(k + 1)))
                 pick = k;
         if (pick == npos && !is_pred) { // spill the value live here that lives longest
             if (const std::uint32_t v = spill_victim(x, first, last); v != UINT32_MAX) {
@@ -269,10 +277,11 @@ void translator::allocate_and_emit(std::vector<vins>& code)
                           (is_pred ? "" : " (even with spilling to local memory)"));
             return;
         }
-        busy[pick] = last[x];
+        for (std::size_t k = pick; k < pick + width; ++k)
+            busy[k] = last[x];
         phys[x] = static_cast<std::uint32_t>(pick);
         (is_pred ? used_p : used_r) =
-            std::max(is_pred ? used_p : used_r, static_cast<unsigned>(pick) + 1);
+            std::max(is_pred ? used_p : used_r, static_cast<unsigned>(pick + width));
     }
     m_out.registers = std::max(used_r, 1u);
     m_out.predicates = used_p;
@@ -286,7 +295,7 @@ void translator::allocate_and_emit(std::vector<vins>& code)
     auto opnd = [&](const vins& v, const vop& o) -> std::string {
         switch (o.k) {
         case vk::reg:
-            return "R" + std::to_string(phys[o.v]);
+            return "R" + std::to_string(phys[o.v] + o.half);
         case vk::pred:
             return "P" + std::to_string(phys[nr + o.v]);
         case vk::imm:

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,7 @@ enum class vk : std::uint8_t { none, reg, pred, imm, rz };
 struct vop {
     vk k = vk::none;
     std::uint32_t v = 0;
+    std::uint8_t half = 0; ///< 1: the high word of a register pair (lower_wide.cpp)
 };
 inline vop vreg(std::uint32_t id)
 {
@@ -108,6 +110,24 @@ private:
         m_code->push_back(v);
     }
     std::uint32_t temp() { return m_nregs++; }
+    // fp64 and 64-bit integers on register pairs (lower_wide.cpp, docs/cuda.md "fp64 and
+    // 64-bit integers"): the PTX registers whose high half matters, and which virtual
+    // registers are pairs.
+    std::set<std::pair<int, int>> m_wide_keys;
+    std::vector<char> m_vwide;
+    void find_wide();
+    bool is_wide_vreg(std::uint32_t r) const { return r < m_vwide.size() && m_vwide[r]; }
+    std::uint32_t wide_temp();
+    bool lower_wide(const instruction& ins);
+    vop pair_src(const instruction& ins, const operand& op, bool fp);
+    vop pair_reg(const instruction& ins, const operand& op);
+    void wide_access(const instruction& ins, bool store);
+    void wide_cvt(const instruction& ins);
+    void wide_int(const instruction& ins);
+    void wide_float(const instruction& ins);
+    void wide_move(const instruction& ins);
+    void wide_atom(const instruction& ins);
+    vop emit_wide(opcode op, unsigned mod, vop d, vop a, vop b = {}, vop c = {});
     vop temp_pred() { return {vk::pred, m_npreds++}; }
     vop reg_of(const instruction& ins, const operand& op);
     vop pred_of(const instruction& ins, const operand& op);
