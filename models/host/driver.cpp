@@ -704,7 +704,7 @@ void driver::run_checks()
         }
         const auto bi = static_cast<std::size_t>(m_wl.buffer_index(c.buffer));
         const buffer_decl& b = m_wl.buffers[bi];
-        std::vector<std::uint32_t> got(b.elements);
+        std::vector<std::uint32_t> got(image_words(b.elements, b.type));
         std::vector<transfer_piece> pieces;
         if (!pieces_virtual(m_plan.buffers[bi].va, reinterpret_cast<std::uint8_t*>(got.data()),
                             b.bytes(), pieces) ||
