@@ -117,7 +117,7 @@ std::uint64_t driver::fault_batches() const
 
 output_files driver::files() const
 {
-    output_files out;
+    output_files out = m_dumps;
     for (const auto& p : m_parts)
         p->files(out);
     return out;
@@ -183,6 +183,7 @@ void driver::run()
             rec.host_span("checks", "checks", t0.value(), now().value());
     } else if (!m_wl.checks.empty())
         fail("checks skipped: the run did not complete");
+    dump_buffers();
     m_qk.sync();
     m_finished = true;
     VGPU_INFO(m_log, "workload '%s' %s", m_wl.name.c_str(),
@@ -388,6 +389,7 @@ bool driver::load_memory()
     // The checks' references, while the initial words are at hand: run_checks does not
     // generate them a second time (host time only; simulated time does not move).
     m_expected = expected_all(m_wl, std::move(words));
+    m_loaded = true;
     m_qk.sync();
     m_load_time = sc_core::sc_time_stamp() - start;
     VGPU_INFO(m_log, "loaded %" PRIu64 " bytes in %s (%zu pages mapped, page table at %s)",

@@ -153,6 +153,9 @@ private:
                        const std::vector<const kernel_decl*>& kernels);
     void report_kernel_error(kernel_run& r, const kernel_decl& k);
     void run_checks();
+    /// Reads the buffers host.dump_buffers names (debug transport: zero simulated time, no
+    /// statistic) into m_dumps as buffers/<name>.bin (driver_dump.cpp).
+    void dump_buffers();
     /// Appends the pieces of [va, va + bytes) (translated, split at lines) to `out`.
     bool pieces_virtual(std::uint64_t va, std::uint8_t* data, std::uint64_t bytes,
                         std::vector<transfer_piece>& out);
@@ -224,6 +227,8 @@ private:
     std::map<std::uint64_t, std::uint64_t> m_leaf; ///< VPN -> leaf PTE address
     host_pages m_pages;
     std::vector<reference_result> m_expected; ///< per check, computed by load_memory
+    output_files m_dumps;                     ///< buffers/<name>.bin of host.dump_buffers
+    bool m_loaded = false;                    ///< load_memory wrote every buffer
 
     // host.kind riscv: the firmware CPU and the state of its host-services registers.
     std::unique_ptr<host_cpu::cpu> m_cpu;
