@@ -19,7 +19,7 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
                const platform_facts& facts, const std::function<void(driver&)>& add_parts)
     : sc_module(name), mmio("mmio"), dma("dma"), irq("irq"), fault_irq("fault_irq"), m_cfg(cfg),
       m_wl(wl), m_facts(facts), m_placer(placer_config_of(facts)),
-      m_plan(plan_memory(wl, facts, &m_placer)),
+      m_plan(plan_memory(wl, facts, &m_placer)), m_profile(profile_of(wl, m_plan)),
       m_chunk(cfg.load == load_kind::dma ? std::max(4u, std::min(cfg.dma_bytes, facts.line_bytes))
                                          : facts.line_bytes),
       m_piece_interval(sc_core::sc_time::from_value(static_cast<std::uint64_t>(
@@ -118,6 +118,7 @@ std::uint64_t driver::fault_batches() const
 output_files driver::files() const
 {
     output_files out = m_dumps;
+    add_source_profile(out);
     for (const auto& p : m_parts)
         p->files(out);
     return out;

@@ -2,6 +2,7 @@
 // by the simulator to OUTDIR/buffers/<name>.bin. See docs/outputs.md ("Buffer dumps").
 #include "models/host/driver.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace vgpu::host {
@@ -35,6 +36,31 @@ void driver::dump_buffers()
         if (ok)
             m_dumps["buffers/" + d.name + ".bin"] = std::move(bytes);
     }
+}
+
+sm::source_profile profile_of(const workload& wl, const memory_plan& plan)
+{
+    sm::source_profile p;
+    for (std::size_t k = 0; k < wl.kernels.size() && k < plan.programs.size(); ++k) {
+        const kernel_decl& d = wl.kernels[k];
+        const bool mapped = std::any_of(d.cuda_lines.begin(), d.cuda_lines.end(),
+                                        [](const std::string& l) { return !l.empty(); });
+        if (d.translated() && mapped)
+            p.add_program(plan.programs[k].va, d.code.size());
+    }
+    return p;
+}
+
+void driver::add_source_profile(output_files& out) const
+{
+    std::vector<sm::profiled_kernel> kernels;
+    for (std::size_t k = 0; k < m_wl.kernels.size() && k < m_plan.programs.size(); ++k)
+        if (const auto* c = m_profile.counters(m_plan.programs[k].va))
+            kernels.push_back({m_wl.kernels[k].name, &m_wl.kernels[k].cuda_lines, c});
+    if (kernels.empty())
+        return;
+    const std::string csv = sm::source_profile_csv(kernels);
+    out["source_profile.csv"] = std::vector<std::uint8_t>(csv.begin(), csv.end());
 }
 
 } // namespace vgpu::host
