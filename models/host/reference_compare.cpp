@@ -49,14 +49,20 @@ unsigned elem_bytes(elem_type t)
     return 4;
 }
 
-bool is_float(elem_type t) { return t == elem_type::f32 || t == elem_type::f64; }
+bool is_float(elem_type t)
+{
+    return t == elem_type::f32 || t == elem_type::f64;
+}
 
 bool is_signed(elem_type t)
 {
     return t == elem_type::i8 || t == elem_type::i16 || t == elem_type::i32 || t == elem_type::i64;
 }
 
-std::uint64_t image_words(std::uint64_t n, elem_type t) { return (n * elem_bytes(t) + 3) / 4; }
+std::uint64_t image_words(std::uint64_t n, elem_type t)
+{
+    return (n * elem_bytes(t) + 3) / 4;
+}
 
 std::uint64_t get_element(const std::vector<std::uint32_t>& image, std::uint64_t i, elem_type t)
 {
@@ -139,7 +145,10 @@ double bits_f64(std::uint64_t w)
     return d;
 }
 
-std::string format_element(std::uint32_t word, elem_type type) { return format_bits(word, type); }
+std::string format_element(std::uint32_t word, elem_type type)
+{
+    return format_bits(word, type);
+}
 
 std::string format_bits(std::uint64_t bits, elem_type type)
 {
@@ -180,10 +189,10 @@ comparison compare(const std::vector<std::uint32_t>& expected,
         if (i >= ne || i >= ng) {
             same = false;
         } else if (is_float(type)) {
-            const double ev = type == elem_type::f32 ? bits_f32(static_cast<std::uint32_t>(e))
-                                                     : bits_f64(e);
-            const double gv = type == elem_type::f32 ? bits_f32(static_cast<std::uint32_t>(g))
-                                                     : bits_f64(g);
+            const double ev =
+                type == elem_type::f32 ? bits_f32(static_cast<std::uint32_t>(e)) : bits_f64(e);
+            const double gv =
+                type == elem_type::f32 ? bits_f32(static_cast<std::uint32_t>(g)) : bits_f64(g);
             const double diff = std::fabs(gv - ev);
             same = e == g || (std::isnan(ev) && std::isnan(gv)) || diff <= tol.absolute ||
                    diff <= tol.relative * std::fabs(ev);

@@ -33,10 +33,10 @@ enum class init_kind : std::uint8_t { zero, iota, fill, values, random, file };
 /// the exact 64-bit fields (two's complement, cut to the element width), so that every u64 and
 /// i64 value is exact; the doubles hold the same numbers (rounded) for messages and tests.
 struct buffer_init {
-    init_kind kind = init_kind::zero; ///< which rule
-    double start = 0;                 ///< iota: value of element 0
-    double step = 1;                  ///< iota: increment per element
-    double value = 0;                 ///< fill: value of every element
+    init_kind kind = init_kind::zero;  ///< which rule
+    double start = 0;                  ///< iota: value of element 0
+    double step = 1;                   ///< iota: increment per element
+    double value = 0;                  ///< fill: value of every element
     std::vector<std::uint64_t> values; ///< values: the bits of each element (to_bits)
     std::uint64_t seed = 0;            ///< random: generator seed
     bool run_seed = false;             ///< random: seed derived from the run's (none in the file)
@@ -61,7 +61,7 @@ struct buffer_decl {
     /// Shared copy-on-write pages (seed 003): not writable on the GPU until a store's
     /// protection fault makes the host copy the page (native host).
     bool copy_on_write = false;
-    config::location where;                              ///< position of the declaration
+    config::location where; ///< position of the declaration
     /// Size in bytes (elements x element size).
     std::uint64_t bytes() const { return elements * elem_bytes(type); }
 };

@@ -209,8 +209,9 @@ bool workload_reader::read_init(const field& f, buffer_decl& d)
         const fields s = m_r.open(val, body.path, {"start", "step"});
         bool ok = true;
         // An integer step may be negative in every integer type (it wraps like the GPU's adds).
-        const elem_type step_type =
-            is_float(d.type) ? d.type : elem_bytes(d.type) == 8 ? elem_type::i64 : elem_type::i32;
+        const elem_type step_type = is_float(d.type)          ? d.type
+                                    : elem_bytes(d.type) == 8 ? elem_type::i64
+                                                              : elem_type::i32;
         if (const field* x = s.get("start")) {
             auto v = m_r.element(x->value, x->path, d.type, x->value);
             auto bits = v ? m_r.element_bits(x->value, x->path, d.type, x->value) : std::nullopt;
@@ -290,10 +291,9 @@ bool workload_reader::read_init(const field& f, buffer_decl& d)
         // Integers compare exactly (two u64 or i64 values a double cannot tell apart).
         const bool below =
             lo && hi &&
-            (is_float(d.type) ? *lo > *hi
-             : is_signed(d.type)
-                 ? static_cast<std::int64_t>(*ilo) > static_cast<std::int64_t>(*ihi)
-                 : *ilo > *ihi);
+            (is_float(d.type)    ? *lo > *hi
+             : is_signed(d.type) ? static_cast<std::int64_t>(*ilo) > static_cast<std::int64_t>(*ihi)
+                                 : *ilo > *ihi);
         if (below) {
             m_r.error(m_r.where(s.get("max")->value), s.get("max")->path,
                       "max (" + s.get("max")->value.Scalar() + ") is below min (" +

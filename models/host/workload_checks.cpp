@@ -97,8 +97,7 @@ void workload_reader::read_checks(const field& f)
             if (buf && !is_float(buf->type))
                 m_r.error(t->key, t->path,
                           std::string("a tolerance applies only to f32 and f64 buffers ('") +
-                              buf->name +
-                              "' is " + name(buf->type) + ")");
+                              buf->name + "' is " + name(buf->type) + ")");
             else
                 read_tolerance(*t, d.tol);
         }

@@ -165,7 +165,6 @@ public:
     }
 };
 
-
 /// path[i].
 std::string at(const std::string& path, std::size_t i);
 

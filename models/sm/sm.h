@@ -311,9 +311,11 @@ private:
     bool m_stores_follow = true;      ///< see stores_wait_for_completion()
     gated_quantumkeeper m_qk;         ///< syncs through m_gate when there is one
     same_time_gate* m_gate = nullptr; ///< fast mode: orders same-time resumes (join_gate)
-    source_profile* m_profile = nullptr; ///< programs counted per PC (none: nothing counted)
     sc_core::sc_event m_wake;         ///< launch accepted or memory completed
     std::uint64_t m_wakeups = 0;      ///< notifications of m_wake so far (see block())
+
+    /// The programs counted per PC (set_source_profile); none: nothing is counted.
+    source_profile* m_profile = nullptr;
 
     /// Accurate mode: LSU threads, as many as line requests in flight (more are started when
     /// every one is busy, so they never bound memory-level parallelism: the L1's MSHRs do).

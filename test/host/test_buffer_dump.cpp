@@ -90,10 +90,10 @@ checks:
   - {buffer: d, expect: [0.1, -2.5000001], tolerance: {relative: 1e-6}}
 )";
 
-const std::string src_bytes = native<std::uint8_t>({250, 251, 252, 253, 254, 255, 0, 1, 2, 3, 4,
-                                                    5, 6});
-const std::string dst_bytes = native<std::uint8_t>({250, 251, 252, 253, 254, 255, 0, 1, 2, 3, 4,
-                                                    5, 6, 0, 0, 0});
+const std::string src_bytes =
+    native<std::uint8_t>({250, 251, 252, 253, 254, 255, 0, 1, 2, 3, 4, 5, 6});
+const std::string dst_bytes =
+    native<std::uint8_t>({250, 251, 252, 253, 254, 255, 0, 1, 2, 3, 4, 5, 6, 0, 0, 0});
 const std::string w_bytes = native<std::uint64_t>({~0ull, 9007199254740993ull, 1});
 const std::string d_bytes = native<double>({0.1, -2.5});
 const std::string h_bytes = native<std::int16_t>({-32768, -1, 7});
@@ -164,7 +164,8 @@ TEST_CASE("a failing check still dumps its buffer; an unwritable dump fails the 
     fs::remove_all(dir / "out2");
     fs::create_directories(dir / "out2");
     std::ofstream(dir / "out2" / "buffers") << "not a folder";
-    const std::string cmd = "cd '" + dir.string() + "' && '" VGPU_SIM_PATH
+    const std::string cmd = "cd '" + dir.string() +
+                            "' && '" VGPU_SIM_PATH
                             "' -w w.yaml -o out2 -s host.dump_buffers=all >log.txt 2>&1";
     const int status = std::system(cmd.c_str());
     const std::string log = slurp(dir / "log.txt");

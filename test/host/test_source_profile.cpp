@@ -83,11 +83,11 @@ TEST_CASE("source profile: PCs summed per CUDA line, lines in order, unmapped PC
     CHECK(p.find(0x2000) == nullptr);
     pc_counters* c = p.find(0x1000);
     REQUIRE(c != nullptr);
-    c[0].issued = 7;                                               // no line
-    c[1].issued = 2, c[1].stall[1] = 30, c[1].line_requests = 4;   // k.cu:12
-    c[2].issued = 3, c[2].stall[0] = 5;                            // k.cu:9
-    c[3].issued = 1, c[3].stall[3] = 2, c[3].line_requests = 1;    // k.cu:12
-    c[4].issued = 0;                                               // k.cu:10 (never issued)
+    c[0].issued = 7;                                             // no line
+    c[1].issued = 2, c[1].stall[1] = 30, c[1].line_requests = 4; // k.cu:12
+    c[2].issued = 3, c[2].stall[0] = 5;                          // k.cu:9
+    c[3].issued = 1, c[3].stall[3] = 2, c[3].line_requests = 1;  // k.cu:12
+    c[4].issued = 0;                                             // k.cu:10 (never issued)
     const std::vector<std::string> lines = {"", "k.cu:12", "k.cu:9", "k.cu:12", "k.cu:10"};
     const std::string csv = source_profile_csv({{"k", &lines, p.counters(0x1000)}});
     CHECK(csv == "kernel,file,line,warp_instructions,stall_scoreboard,stall_memory,stall_barrier,"
@@ -110,10 +110,10 @@ TEST_CASE("source profile of ffma_chain.cu: exact per-line counts in both timing
         for (const unsigned count : {100u, 37u}) {
             const unsigned ctas = 8, warps = ctas * 8;
             const fs::path out = dir / (std::string(mode) + std::to_string(count));
-            const std::string cmd = "'" VGPU_SIM_PATH "' -w '" + wl + "' -D ctas=" +
-                                    std::to_string(ctas) + " -D count=" + std::to_string(count) +
-                                    " -s platform.timing.mode=" + mode + " -o '" + out.string() +
-                                    "' >'" + dir.string() + "/log.txt' 2>&1";
+            const std::string cmd =
+                "'" VGPU_SIM_PATH "' -w '" + wl + "' -D ctas=" + std::to_string(ctas) +
+                " -D count=" + std::to_string(count) + " -s platform.timing.mode=" + mode +
+                " -o '" + out.string() + "' >'" + dir.string() + "/log.txt' 2>&1";
             const int status = std::system(cmd.c_str());
             INFO(mode << " count " << count << "\n" << slurp(dir / "log.txt"));
             REQUIRE(WIFEXITED(status));

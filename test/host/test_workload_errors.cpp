@@ -162,7 +162,8 @@ TEST_CASE("bad workloads: each error with position, key path and problem", "[wor
         // 27 expect with the wrong count; tolerance on an integer buffer
         {base_head + base_kernel + "checks:\n  - {buffer: a, expect: [1, 2, 3], tolerance: 0.1}\n",
          {"w.yaml:14:25: error: checks[0].expect: has 3 values, buffer 'a' has 4 elements",
-          "w.yaml:14:36: error: checks[0].tolerance: a tolerance applies only to f32 and f64 buffers "
+          "w.yaml:14:36: error: checks[0].tolerance: a tolerance applies only to f32 and f64 "
+          "buffers "
           "('a' is u32)"}},
         // 28 leading zero (octal in yaml-cpp) is rejected
         {"name: t\nbuffers:\n  - {name: a, type: u32, elements: 010}\n" + base_kernel,

@@ -90,7 +90,8 @@ TEST_CASE("element types: size in bytes of each type", "[workload][types]")
 
 TEST_CASE("element types: iota (start, step; integers wrap) of every type", "[workload][types]")
 {
-    const workload wl = read(R"(  - {name: a, type: u8, elements: 7, init: {iota: {start: 250, step: 2}}}
+    const workload wl =
+        read(R"(  - {name: a, type: u8, elements: 7, init: {iota: {start: 250, step: 2}}}
   - {name: b, type: i8, elements: 5, init: {iota: {start: -128, step: -1}}}
   - {name: c, type: u16, elements: 3, init: {iota: {start: 65534, step: 1}}}
   - {name: d, type: i16, elements: 3, init: {iota: {start: -2, step: 3}}}
@@ -111,9 +112,9 @@ TEST_CASE("element types: iota (start, step; integers wrap) of every type", "[wo
     CHECK(img(4) == native<std::uint32_t>({7, 6, 5}));
     CHECK(img(5) == native<std::int32_t>({-1, 1, 3}));
     CHECK(img(6) == native<std::uint64_t>({18446744073709551614ull, 18446744073709551615ull, 0}));
-    CHECK(img(7) == native<std::int64_t>({-9223372036854775807ll,
-                                          std::numeric_limits<std::int64_t>::min(),
-                                          std::numeric_limits<std::int64_t>::max()}));
+    CHECK(img(7) ==
+          native<std::int64_t>({-9223372036854775807ll, std::numeric_limits<std::int64_t>::min(),
+                                std::numeric_limits<std::int64_t>::max()}));
     CHECK(img(8) == native<float>({0.5f, 0.75f, 1.0f}));
     CHECK(img(9) == native<double>({0.1, 0.1 + 0.2, 0.1 + 0.2 * 2}));
     CHECK(img(10) == native<std::uint64_t>({0, 1}));
@@ -138,8 +139,7 @@ TEST_CASE("element types: fill and values, extremes exact", "[workload][types]")
     CHECK(img(2) == native<std::uint16_t>({0, 0xffff, 0x1234}));
     CHECK(img(3) == native<std::int16_t>({-32768, -32768}));
     // 2^53 + 1 is no double: read as text, not through a double.
-    CHECK(img(4) ==
-          native<std::uint64_t>({~0ull, 9007199254740993ull, 0x123456789abcdef0ull}));
+    CHECK(img(4) == native<std::uint64_t>({~0ull, 9007199254740993ull, 0x123456789abcdef0ull}));
     CHECK(img(5) == native<std::int64_t>({std::numeric_limits<std::int64_t>::min(),
                                           std::numeric_limits<std::int64_t>::max()}));
     CHECK(img(6) == native<std::uint64_t>({9007199254740993ull, 9007199254740993ull}));
@@ -147,10 +147,10 @@ TEST_CASE("element types: fill and values, extremes exact", "[workload][types]")
     CHECK(img(8) == native<double>({3.141592653589793, 3.141592653589793}));
 }
 
-TEST_CASE("element types: random of every type (splitmix64, bounds inclusive)",
-          "[workload][types]")
+TEST_CASE("element types: random of every type (splitmix64, bounds inclusive)", "[workload][types]")
 {
-    const workload wl = read(R"(  - {name: a, type: u8, elements: 301, init: {random: {seed: 9, min: 10, max: 12}}}
+    const workload wl =
+        read(R"(  - {name: a, type: u8, elements: 301, init: {random: {seed: 9, min: 10, max: 12}}}
   - {name: b, type: i8, elements: 300, init: {random: {seed: 9, min: -128, max: 127}}}
   - {name: c, type: u16, elements: 300, init: {random: {seed: 3, min: 0, max: 65535}}}
   - {name: d, type: i16, elements: 300, init: {random: {seed: 3, min: -5, max: 5}}}
@@ -213,8 +213,8 @@ checks:
 )";
     const parse_result bad = parse_workload((dir / "w.yaml").string());
     REQUIRE(bad.errors.size() == 1);
-    CHECK(bad.errors[0] == (dir / "w.yaml").string() +
-                               ":4:51: error: buffers[2].init.file: '" + (dir / "a.bin").string() +
+    CHECK(bad.errors[0] == (dir / "w.yaml").string() + ":4:51: error: buffers[2].init.file: '" +
+                               (dir / "a.bin").string() +
                                "' has 6 bytes but the buffer's 4 elements take 4 (raw "
                                "little-endian u8 elements)");
     std::string text;
@@ -290,8 +290,7 @@ TEST_CASE("element types: expect checks compare element by element in their type
         std::memcpy(w.data() + 2, &y, 8);
         return w;
     };
-    CHECK(compare(wl.checks[3].expect, f64_image(1.0000005, 2.0), elem_type::f64,
-                  wl.checks[3].tol)
+    CHECK(compare(wl.checks[3].expect, f64_image(1.0000005, 2.0), elem_type::f64, wl.checks[3].tol)
               .ok());
     c = compare(wl.checks[3].expect, f64_image(1.0, 2.00001), elem_type::f64, wl.checks[3].tol);
     CHECK(c.mismatches == 1);
@@ -308,8 +307,7 @@ TEST_CASE("element types: expect checks compare element by element in their type
     CHECK((wl.checks[4].expect[0] & 0xffu) == 0xffu);
 }
 
-TEST_CASE("element types: values that do not fit the type are located errors",
-          "[workload][types]")
+TEST_CASE("element types: values that do not fit the type are located errors", "[workload][types]")
 {
     const std::string k = "kernels:\n  - {name: k, grid: 1, block: 32, program: EXIT}\n";
     CHECK(errors_of("buffers:\n  - {name: a, type: u8, elements: 2, init: {values: [0, 256]}}\n" +

@@ -76,8 +76,7 @@ std::string source_profile_csv(const std::vector<profiled_kernel>& kernels)
                 stalls += s;
             if (key.first.empty() && r.issued == 0 && stalls == 0 && r.line_requests == 0)
                 continue;
-            os << field(k.name) << ',' << field(key.first) << ',' << key.second << ','
-               << r.issued;
+            os << field(k.name) << ',' << field(key.first) << ',' << key.second << ',' << r.issued;
             for (auto s : r.stall)
                 os << ',' << s;
             os << ',' << r.line_requests << '\n';

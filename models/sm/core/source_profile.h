@@ -18,9 +18,9 @@ constexpr unsigned stall_columns = 4; ///< entries of pc_counters::stall
 
 /// What the SMs count at one PC of a profiled program.
 struct pc_counters {
-    std::uint64_t issued = 0;                          ///< warp-instructions issued
-    std::array<std::uint64_t, stall_columns> stall{};  ///< warp stall cycles by stall_column
-    std::uint64_t line_requests = 0;                   ///< global line requests (coalesced)
+    std::uint64_t issued = 0;                         ///< warp-instructions issued
+    std::array<std::uint64_t, stall_columns> stall{}; ///< warp stall cycles by stall_column
+    std::uint64_t line_requests = 0;                  ///< global line requests (coalesced)
 };
 
 /// The programs to profile, by the virtual address of their first instruction, each with its
@@ -43,9 +43,9 @@ private:
 
 /// One profiled kernel: its name, per-PC "FILE:LINE" ("" for a PC without a line) and counters.
 struct profiled_kernel {
-    std::string name;                          ///< the workload's kernel name
-    const std::vector<std::string>* lines;     ///< per PC: "FILE.cu:LINE" or ""
-    const std::vector<pc_counters>* counters;  ///< per PC
+    std::string name;                         ///< the workload's kernel name
+    const std::vector<std::string>* lines;    ///< per PC: "FILE.cu:LINE" or ""
+    const std::vector<pc_counters>* counters; ///< per PC
 };
 
 /// The CSV: a header, then per kernel one row per CUDA line (file, then line, ascending) with
