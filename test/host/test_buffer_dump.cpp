@@ -146,7 +146,7 @@ TEST_CASE("buffers of u8, u64, f64 and i16 elements run, pass their checks and a
     fs::remove_all(dir);
 }
 
-TEST_CASE("a failing check still dumps its buffer; an unwritable dump fails the run", "[dump]")
+TEST_CASE("a failing check still dumps its buffer, an unwritable dump fails the run", "[dump]")
 {
     const fs::path dir = scratch("fail");
     std::string text = workload;

@@ -88,7 +88,7 @@ TEST_CASE("element types: size in bytes of each type", "[workload][types]")
     }
 }
 
-TEST_CASE("element types: iota (start, step; integers wrap) of every type", "[workload][types]")
+TEST_CASE("element types: iota (start, step, integers wrap) of every type", "[workload][types]")
 {
     const workload wl =
         read(R"(  - {name: a, type: u8, elements: 7, init: {iota: {start: 250, step: 2}}}
