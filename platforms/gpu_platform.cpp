@@ -100,6 +100,7 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
                 s->done.bind(cp.cta_done);
                 if (sm_order)
                     s->join_gate(*sm_order);
+                s->set_source_profile(host.source_profile()); // OUTDIR/source_profile.csv
             }
 
     // The blocks join at their attach step, in block-table order (it is the order of their

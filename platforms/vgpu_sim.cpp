@@ -182,6 +182,8 @@ int run(int argc, char** argv)
     }
     for (const auto& [file, bytes] : top->files()) {
         const std::string path = outdir + "/" + file;
+        std::error_code dir_ec; // a file in a folder (buffers/<name>.bin): the folder first
+        std::filesystem::create_directories(std::filesystem::path(path).parent_path(), dir_ec);
         if (!write_text(path, std::string(bytes.begin(), bytes.end()))) {
             std::cerr << "vgpu-sim: error: cannot write '" << path << "'\n";
             return exit_sim_failure;

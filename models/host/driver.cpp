@@ -19,7 +19,7 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
                const platform_facts& facts, const std::function<void(driver&)>& add_parts)
     : sc_module(name), mmio("mmio"), dma("dma"), irq("irq"), fault_irq("fault_irq"), m_cfg(cfg),
       m_wl(wl), m_facts(facts), m_placer(placer_config_of(facts)),
-      m_plan(plan_memory(wl, facts, &m_placer)),
+      m_plan(plan_memory(wl, facts, &m_placer)), m_profile(profile_of(wl, m_plan)),
       m_chunk(cfg.load == load_kind::dma ? std::max(4u, std::min(cfg.dma_bytes, facts.line_bytes))
                                          : facts.line_bytes),
       m_piece_interval(sc_core::sc_time::from_value(static_cast<std::uint64_t>(
@@ -117,7 +117,8 @@ std::uint64_t driver::fault_batches() const
 
 output_files driver::files() const
 {
-    output_files out;
+    output_files out = m_dumps;
+    add_source_profile(out);
     for (const auto& p : m_parts)
         p->files(out);
     return out;
@@ -183,6 +184,7 @@ void driver::run()
             rec.host_span("checks", "checks", t0.value(), now().value());
     } else if (!m_wl.checks.empty())
         fail("checks skipped: the run did not complete");
+    dump_buffers();
     m_qk.sync();
     m_finished = true;
     VGPU_INFO(m_log, "workload '%s' %s", m_wl.name.c_str(),
@@ -388,6 +390,7 @@ bool driver::load_memory()
     // The checks' references, while the initial words are at hand: run_checks does not
     // generate them a second time (host time only; simulated time does not move).
     m_expected = expected_all(m_wl, std::move(words));
+    m_loaded = true;
     m_qk.sync();
     m_load_time = sc_core::sc_time_stamp() - start;
     VGPU_INFO(m_log, "loaded %" PRIu64 " bytes in %s (%zu pages mapped, page table at %s)",
@@ -704,7 +707,7 @@ void driver::run_checks()
         }
         const auto bi = static_cast<std::size_t>(m_wl.buffer_index(c.buffer));
         const buffer_decl& b = m_wl.buffers[bi];
-        std::vector<std::uint32_t> got(b.elements);
+        std::vector<std::uint32_t> got(image_words(b.elements, b.type));
         std::vector<transfer_piece> pieces;
         if (!pieces_virtual(m_plan.buffers[bi].va, reinterpret_cast<std::uint8_t*>(got.data()),
                             b.bytes(), pieces) ||

@@ -11,6 +11,7 @@
 #include "models/host/workload.h"
 #include "models/host_cpu/cpu.h"
 #include "models/page_alloc/core/touch_claims.h"
+#include "models/sm/core/source_profile.h"
 #include "tlm_bus/gpu_extension.h"
 #include "tlm_bus/initiator_port.h"
 
@@ -58,6 +59,10 @@ struct phase_run {
     int start_mark = -1;              ///< window mark at start
     int end_mark = -1;                ///< window mark at end
 };
+
+/// The source profile of wl's kernels translated with a CUDA line map, at their programs'
+/// addresses in plan (driver_dump.cpp).
+sm::source_profile profile_of(const workload& wl, const memory_plan& plan);
 
 /// The native driver: one SC_THREAD that loads, runs and checks one workload. The work of the
 /// blocks beyond the CP (trace unit, page faults, CBVs, LLC switcher, seed 002) is done by its
@@ -128,6 +133,9 @@ public:
     /// The parts' output files (OUTDIR/shader_trace.bin, instrumented_trace.csv, ...); complete
     /// once the run has ended.
     output_files files() const;
+    /// The programs the SMs count per PC: those of kernels translated from CUDA with a PC ->
+    /// CUDA line map (gpu platforms hand it to every SM before the run).
+    sm::source_profile* source_profile() { return &m_profile; }
     /// host.kind riscv: the firmware CPU (bind its `mmio` to the MMIO bus); null otherwise.
     host_cpu::cpu* cpu() { return m_cpu.get(); }
     const host_cpu::cpu* cpu() const { return m_cpu.get(); }
@@ -153,6 +161,11 @@ private:
                        const std::vector<const kernel_decl*>& kernels);
     void report_kernel_error(kernel_run& r, const kernel_decl& k);
     void run_checks();
+    /// Reads the buffers host.dump_buffers names (debug transport: zero simulated time, no
+    /// statistic) into m_dumps as buffers/<name>.bin (driver_dump.cpp).
+    void dump_buffers();
+    /// Adds source_profile.csv to out when a kernel is profiled (driver_dump.cpp).
+    void add_source_profile(output_files& out) const;
     /// Appends the pieces of [va, va + bytes) (translated, split at lines) to `out`.
     bool pieces_virtual(std::uint64_t va, std::uint8_t* data, std::uint64_t bytes,
                         std::vector<transfer_piece>& out);
@@ -198,6 +211,9 @@ private:
     const platform_facts m_facts;
     page_placer m_placer; ///< frames and home modules, at set-up and at fault time
     memory_plan m_plan;
+    /// The translated kernels' programs counted per PC by the SMs (OUTDIR/source_profile.csv;
+    /// driver_dump.cpp).
+    sm::source_profile m_profile;
     unsigned m_chunk; ///< largest piece: min(dma_bytes, line) (dma), line (backdoor)
     sc_core::sc_time m_piece_interval; ///< DMA: port time of one full piece (issue pacing)
     tlm_bus::gpu_extension m_ext;
@@ -224,6 +240,8 @@ private:
     std::map<std::uint64_t, std::uint64_t> m_leaf; ///< VPN -> leaf PTE address
     host_pages m_pages;
     std::vector<reference_result> m_expected; ///< per check, computed by load_memory
+    output_files m_dumps;                     ///< buffers/<name>.bin of host.dump_buffers
+    bool m_loaded = false;                    ///< load_memory wrote every buffer
 
     // host.kind riscv: the firmware CPU and the state of its host-services registers.
     std::unique_ptr<host_cpu::cpu> m_cpu;

@@ -27,6 +27,13 @@ enum class fault_service : std::uint8_t {
     batched ///< one driver thread in rounds of up to host.fault_batch records (UVM-like)
 };
 
+/// Which buffers the driver writes to OUTDIR/buffers/<name>.bin after the run.
+enum class dump_kind : std::uint8_t {
+    none,    ///< no buffer
+    checked, ///< the buffers a check names
+    all      ///< every buffer
+};
+
 /// How the driver picks the home module of a physical page (`memory.page_alloc`).
 enum class page_alloc : std::uint8_t {
     first_touch, ///< the module of the first SM of the first kernel (in schedule order) using it
@@ -35,6 +42,12 @@ enum class page_alloc : std::uint8_t {
 };
 } // namespace vgpu::host
 
+template <> struct vgpu::enum_names<vgpu::host::dump_kind> {
+    static constexpr std::pair<std::string_view, host::dump_kind> table[] = {
+        {"none", host::dump_kind::none},
+        {"checked", host::dump_kind::checked},
+        {"all", host::dump_kind::all}};
+};
 template <> struct vgpu::enum_names<vgpu::host::host_kind> {
     static constexpr std::pair<std::string_view, host::host_kind> table[] = {
         {"native", host::host_kind::native}, {"riscv", host::host_kind::riscv}};
@@ -64,6 +77,7 @@ struct host_config {
     unsigned dma_outstanding = 32;        ///< DMA transactions the copy engine keeps in flight
     duration kernel_timeout{1000000000000ull};     ///< simulated time a phase may take (1 s)
     unsigned max_mismatches = 8;                   ///< mismatching elements listed per failed check
+    dump_kind dump_buffers = dump_kind::none;      ///< buffers written to OUTDIR/buffers/
     fault_service service = fault_service::shadow; ///< host.fault_service
     unsigned shadow_threads = 8;                   ///< shadow threads that run at once (host cores)
     duration fault_latency{20000000};      ///< OS handler per fault (shadow) or round (20 us)
@@ -105,6 +119,11 @@ struct host_config {
                     .min(1));
         v.value("max_mismatches", max_mismatches,
                 spec("mismatching elements listed per failed check").range(1, 1000));
+        v.choice("dump_buffers", dump_buffers,
+                 spec("buffers whose contents after the run the driver writes to "
+                      "OUTDIR/buffers/<name>.bin (raw little-endian elements of the buffer's "
+                      "type): none, checked (the buffers a check names), all; read in zero "
+                      "simulated time, also when a check fails (docs/outputs.md)"));
         v.choice("fault_service", service,
                  spec("how the host serves page faults: shadow (seed 003: each faulting warp "
                       "has a host shadow thread that blocks on its own fault record and repeats "

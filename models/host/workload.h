@@ -27,37 +27,47 @@ constexpr unsigned kernel_registers = 64;             ///< registers per thread 
 constexpr std::uint32_t max_shared_bytes = 1u << 24;  ///< largest `shared_bytes:` (dynamic)
 
 /// How the driver fills a buffer before the first kernel.
-enum class init_kind : std::uint8_t { zero, iota, fill, values, random };
+enum class init_kind : std::uint8_t { zero, iota, fill, values, random, file };
 
-/// Initial contents of a buffer; values are numbers converted to the buffer's element type.
+/// Initial contents of a buffer. Float buffers (f32, f64) use the doubles; integer buffers use
+/// the exact 64-bit fields (two's complement, cut to the element width), so that every u64 and
+/// i64 value is exact; the doubles hold the same numbers (rounded) for messages and tests.
 struct buffer_init {
-    init_kind kind = init_kind::zero; ///< which rule
-    double start = 0;                 ///< iota: value of element 0
-    double step = 1;                  ///< iota: increment per element
-    double value = 0;                 ///< fill: value of every element
-    std::vector<double> values;       ///< values: one per element
-    std::uint64_t seed = 0;           ///< random: generator seed
-    bool run_seed = false;            ///< random: seed derived from the run's (none in the file)
-    double min = 0;                   ///< random: smallest value
-    double max = 0;                   ///< random: largest value (integers), bound (f32)
+    init_kind kind = init_kind::zero;  ///< which rule
+    double start = 0;                  ///< iota: value of element 0
+    double step = 1;                   ///< iota: increment per element
+    double value = 0;                  ///< fill: value of every element
+    std::vector<std::uint64_t> values; ///< values: the bits of each element (to_bits)
+    std::uint64_t seed = 0;            ///< random: generator seed
+    bool run_seed = false;             ///< random: seed derived from the run's (none in the file)
+    double min = 0;                    ///< random: smallest value
+    double max = 0;                    ///< random: largest value (integers), bound (floats)
+    std::uint64_t istart = 0;          ///< integer iota: element 0 (bits)
+    std::uint64_t istep = 1;           ///< integer iota: increment (modulo 2^64)
+    std::uint64_t ivalue = 0;          ///< integer fill: the element's bits
+    std::uint64_t imin = 0;            ///< integer random: smallest value (bits)
+    std::uint64_t imax = 0;            ///< integer random: largest value (bits)
+    std::string raw;                   ///< file: the file's bytes (elements x element bytes)
 };
 
 /// A buffer the driver allocates in GPU virtual memory.
 struct buffer_decl {
     std::string name;                ///< name used by params and checks
     elem_type type = elem_type::u32; ///< element type
-    std::uint64_t elements = 0;      ///< number of 32-bit elements
+    std::uint64_t elements = 0;      ///< number of elements
     buffer_init init;                ///< initial contents
     bool read_only = false; ///< its pages are not writable (a store faults) and carry the hint
     bool on_demand = false; ///< alloc: on_demand: no pages until a kernel's access faults
     /// Shared copy-on-write pages (seed 003): not writable on the GPU until a store's
     /// protection fault makes the host copy the page (native host).
     bool copy_on_write = false;
-    config::location where;                              ///< position of the declaration
-    std::uint64_t bytes() const { return elements * 4; } ///< size in bytes
+    config::location where; ///< position of the declaration
+    /// Size in bytes (elements x element size).
+    std::uint64_t bytes() const { return elements * elem_bytes(type); }
 };
 
-/// The initial contents of b as 32-bit words (deterministic for random).
+/// The initial contents of b as a packed little-endian image (typed_buffer::words;
+/// deterministic for random).
 std::vector<std::uint32_t> initial_words(const buffer_decl& b);
 
 /// One 32-bit kernel parameter (read by LDP).
@@ -139,8 +149,8 @@ struct check_decl {
     std::string reference;                          ///< reference: its name
     std::map<std::string, std::string> buffer_args; ///< reference: argument -> buffer name
     std::map<std::string, double> scalar_args;      ///< reference: argument -> number
-    tolerance tol;                                  ///< f32 buffers: allowed difference
-    std::vector<std::uint32_t> expect;              ///< expect: one word per element
+    tolerance tol;                                  ///< f32, f64 buffers: allowed difference
+    std::vector<std::uint32_t> expect;              ///< expect: the packed image
     config::location where;                         ///< position of the entry
 };
 

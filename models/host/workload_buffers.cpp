@@ -19,52 +19,74 @@ std::uint64_t splitmix64(std::uint64_t& state)
 
 std::vector<std::uint32_t> initial_words(const buffer_decl& b)
 {
-    std::vector<std::uint32_t> w(b.elements, 0);
     const buffer_init& in = b.init;
+    if (in.kind == init_kind::file)
+        return image_of_bytes(in.raw);
+    std::vector<std::uint32_t> w(image_words(b.elements, b.type), 0);
+    const elem_type t = b.type;
+    const std::uint64_t n = b.elements;
+    const auto put = [&](std::uint64_t i, std::uint64_t bits) {
+        if (elem_bytes(t) == 4)
+            w[i] = static_cast<std::uint32_t>(bits); // the common case, without a call
+        else
+            put_element(w, i, t, bits);
+    };
     switch (in.kind) {
     case init_kind::zero:
+    case init_kind::file:
         break;
     case init_kind::iota:
-        if (b.type == elem_type::f32) {
-            for (std::uint64_t i = 0; i < b.elements; ++i)
+        if (t == elem_type::f32) {
+            for (std::uint64_t i = 0; i < n; ++i)
                 w[i] = f32_bits(static_cast<float>(in.start + in.step * static_cast<double>(i)));
+        } else if (t == elem_type::f64) {
+            for (std::uint64_t i = 0; i < n; ++i)
+                put(i, f64_bits(in.start + in.step * static_cast<double>(i)));
         } else {
-            // Integer iota wraps modulo 2^32 like the GPU's integer arithmetic.
-            const auto start = static_cast<std::uint32_t>(static_cast<std::int64_t>(in.start));
-            const auto step = static_cast<std::uint32_t>(static_cast<std::int64_t>(in.step));
-            for (std::uint64_t i = 0; i < b.elements; ++i)
-                w[i] = start + static_cast<std::uint32_t>(i) * step;
+            // Integer iota wraps modulo 2^width like the GPU's integer arithmetic.
+            for (std::uint64_t i = 0; i < n; ++i)
+                put(i, in.istart + i * in.istep);
         }
         break;
-    case init_kind::fill:
-        std::fill(w.begin(), w.end(), detail::to_word(in.value, b.type));
+    case init_kind::fill: {
+        const std::uint64_t bits = is_float(t) ? to_bits(in.value, t) : in.ivalue;
+        for (std::uint64_t i = 0; i < n; ++i)
+            put(i, bits);
         break;
+    }
     case init_kind::values:
-        for (std::size_t i = 0; i < w.size() && i < in.values.size(); ++i)
-            w[i] = detail::to_word(in.values[i], b.type);
+        for (std::uint64_t i = 0; i < n && i < in.values.size(); ++i)
+            put(i, in.values[i]);
         break;
     case init_kind::random: {
         std::uint64_t state = in.seed;
-        if (b.type == elem_type::f32) {
-            for (auto& x : w) {
+        if (t == elem_type::f32) {
+            for (std::uint64_t i = 0; i < n; ++i) {
                 const double u =
                     static_cast<double>(splitmix64(state) >> 40) / 16777216.0; // [0, 1)
-                x = f32_bits(static_cast<float>(in.min + (in.max - in.min) * u));
+                w[i] = f32_bits(static_cast<float>(in.min + (in.max - in.min) * u));
             }
             break;
         }
-        const auto lo = static_cast<std::int64_t>(in.min);
-        const auto span = static_cast<std::uint64_t>(static_cast<std::int64_t>(in.max) - lo) + 1;
-        if (span != 0 && (span & (span - 1)) == 0) {
-            // A power-of-two span (the usual index range): z % span is z & (span - 1), without
-            // a 64-bit division per element.
-            for (auto& x : w)
-                x = static_cast<std::uint32_t>(
-                    lo + static_cast<std::int64_t>(splitmix64(state) & (span - 1)));
+        if (t == elem_type::f64) {
+            for (std::uint64_t i = 0; i < n; ++i) {
+                const double u =
+                    static_cast<double>(splitmix64(state) >> 11) / 9007199254740992.0; // [0, 1)
+                put(i, f64_bits(in.min + (in.max - in.min) * u));
+            }
+            break;
+        }
+        // imin + z mod span, modulo 2^64 (signed or unsigned alike); span 0: all 2^64 values.
+        const std::uint64_t lo = in.imin;
+        const std::uint64_t span = in.imax - lo + 1;
+        if ((span & (span - 1)) == 0) {
+            // A power-of-two span (the usual index range, or 2^64): z % span is z & (span - 1),
+            // without a 64-bit division per element.
+            for (std::uint64_t i = 0; i < n; ++i)
+                put(i, lo + (splitmix64(state) & (span - 1)));
         } else {
-            for (auto& x : w)
-                x = static_cast<std::uint32_t>(lo +
-                                               static_cast<std::int64_t>(splitmix64(state) % span));
+            for (std::uint64_t i = 0; i < n; ++i)
+                put(i, lo + splitmix64(state) % span);
         }
         break;
     }
@@ -73,13 +95,6 @@ std::vector<std::uint32_t> initial_words(const buffer_decl& b)
 }
 
 namespace detail {
-
-std::uint32_t to_word(double v, elem_type t)
-{
-    if (t == elem_type::f32)
-        return f32_bits(static_cast<float>(v));
-    return static_cast<std::uint32_t>(static_cast<std::int64_t>(v));
-}
 
 void workload_reader::read_buffers(const field& f)
 {
@@ -111,13 +126,12 @@ void workload_reader::read_buffers(const field& f)
             }
         }
         if (const field* x = b.get("type")) {
-            auto t = m_r.choice<elem_type>(
-                *x, {{"u32", elem_type::u32}, {"i32", elem_type::i32}, {"f32", elem_type::f32}});
+            auto t = m_r.choice<elem_type>(*x, elem_type_names());
             if (t)
                 d.type = *t;
         }
         if (const field* x = b.get("elements")) {
-            auto e = m_r.uint(*x, 1, max_total_bytes / 4);
+            auto e = m_r.uint(*x, 1, max_total_bytes / elem_bytes(d.type));
             if (e) {
                 d.elements = *e;
                 total += d.bytes();
@@ -163,7 +177,7 @@ bool workload_reader::read_init(const field& f, buffer_decl& d)
         return k.has_value();
     }
     if (!f.value.IsMap() || f.value.size() != 1) {
-        m_r.wrong_type(f, "zero, iota, or a mapping with one of zero|iota|fill|values|random");
+        m_r.wrong_type(f, "zero, iota, or a mapping with one of zero|iota|fill|values|random|file");
         return false;
     }
     YAML::Node key;
@@ -194,25 +208,34 @@ bool workload_reader::read_init(const field& f, buffer_decl& d)
             return false;
         const fields s = m_r.open(val, body.path, {"start", "step"});
         bool ok = true;
+        // An integer step may be negative in every integer type (it wraps like the GPU's adds).
+        const elem_type step_type = is_float(d.type)          ? d.type
+                                    : elem_bytes(d.type) == 8 ? elem_type::i64
+                                                              : elem_type::i32;
         if (const field* x = s.get("start")) {
             auto v = m_r.element(x->value, x->path, d.type, x->value);
+            auto bits = v ? m_r.element_bits(x->value, x->path, d.type, x->value) : std::nullopt;
             ok = ok && v;
             d.init.start = v.value_or(0);
+            d.init.istart = bits.value_or(0);
         }
         if (const field* x = s.get("step")) {
-            auto v = d.type == elem_type::f32
-                         ? m_r.element(x->value, x->path, d.type, x->value)
-                         : m_r.element(x->value, x->path, elem_type::i32, x->value);
+            auto v = m_r.element(x->value, x->path, step_type, x->value);
+            auto bits = v ? m_r.element_bits(x->value, x->path, step_type, x->value) : std::nullopt;
             ok = ok && v;
             d.init.step = v.value_or(1);
+            d.init.istep = bits.value_or(1);
         }
-        if (ok && d.type == elem_type::f32)
+        if (ok && is_float(d.type))
             ok = check_f32_iota(d, s.get("step") ? *s.get("step") : body);
         return ok;
     }
     case init_kind::fill: {
-        auto v = m_r.element(val, body.path, d.type, val.IsNull() ? key : val);
+        const YAML::Node& at = val.IsNull() ? key : val;
+        auto v = m_r.element(val, body.path, d.type, at);
         d.init.value = v.value_or(0);
+        if (v)
+            d.init.ivalue = m_r.element_bits(val, body.path, d.type, at).value_or(0);
         return v.has_value();
     }
     case init_kind::values: {
@@ -224,7 +247,7 @@ bool workload_reader::read_init(const field& f, buffer_decl& d)
         for (std::size_t i = 0; i < val.size(); ++i) {
             YAML::Node e;
             e.reset(val[i]);
-            auto v = m_r.element(e, at(body.path, i), d.type, e);
+            auto v = m_r.element_bits(e, at(body.path, i), d.type, e);
             ok = ok && v;
             d.init.values.push_back(v.value_or(0));
         }
@@ -253,11 +276,25 @@ bool workload_reader::read_init(const field& f, buffer_decl& d)
             d.init.run_seed = true;
         }
         std::optional<double> lo, hi;
+        std::optional<std::uint64_t> ilo, ihi;
+        const auto bound = [&](const field& x, std::optional<double>& v,
+                               std::optional<std::uint64_t>& bits) {
+            const YAML::Node& at = x.value.IsNull() ? x.key : x.value;
+            v = m_r.element(x.value, x.path, d.type, at);
+            if (v)
+                bits = m_r.element_bits(x.value, x.path, d.type, at);
+        };
         if (const field* x = s.get("min"))
-            lo = m_r.element(x->value, x->path, d.type, x->value.IsNull() ? x->key : x->value);
+            bound(*x, lo, ilo);
         if (const field* x = s.get("max"))
-            hi = m_r.element(x->value, x->path, d.type, x->value.IsNull() ? x->key : x->value);
-        if (lo && hi && *lo > *hi) {
+            bound(*x, hi, ihi);
+        // Integers compare exactly (two u64 or i64 values a double cannot tell apart).
+        const bool below =
+            lo && hi &&
+            (is_float(d.type)    ? *lo > *hi
+             : is_signed(d.type) ? static_cast<std::int64_t>(*ilo) > static_cast<std::int64_t>(*ihi)
+                                 : *ilo > *ihi);
+        if (below) {
             m_r.error(m_r.where(s.get("max")->value), s.get("max")->path,
                       "max (" + s.get("max")->value.Scalar() + ") is below min (" +
                           s.get("min")->value.Scalar() + ")");
@@ -266,8 +303,12 @@ bool workload_reader::read_init(const field& f, buffer_decl& d)
         ok = ok && lo && hi;
         d.init.min = lo.value_or(0);
         d.init.max = hi.value_or(0);
+        d.init.imin = ilo.value_or(0);
+        d.init.imax = ihi.value_or(0);
         return ok;
     }
+    case init_kind::file:
+        break; // `file` is read above
     }
     return false;
 }
@@ -278,7 +319,8 @@ bool workload_reader::check_f32_iota(const buffer_decl& d, const field& at)
         return d.init.start + d.init.step * static_cast<double>(i);
     };
     const auto overflows = [&](std::uint64_t i) {
-        return !std::isfinite(static_cast<float>(value(i)));
+        return d.type == elem_type::f32 ? !std::isfinite(static_cast<float>(value(i)))
+                                        : !std::isfinite(value(i));
     };
     if (d.elements == 0 || !overflows(d.elements - 1))
         return true;
@@ -290,8 +332,10 @@ bool workload_reader::check_f32_iota(const buffer_decl& d, const field& at)
     }
     m_r.error(m_r.where(at), at.path,
               "element " + std::to_string(hi) + " of buffer '" + d.name + "' is " +
-                  number_text(value(hi)) + ", which overflows f32 (largest " +
-                  number_text(std::numeric_limits<float>::max()) + ")");
+                  number_text(value(hi)) + ", which overflows " + name(d.type) + " (largest " +
+                  number_text(d.type == elem_type::f32 ? std::numeric_limits<float>::max()
+                                                       : std::numeric_limits<double>::max()) +
+                  ")");
     return false;
 }
 

@@ -94,10 +94,10 @@ void workload_reader::read_checks(const field& f)
                 read_expect(*exp, buf, d);
         }
         if (const field* t = c.get("tolerance")) {
-            if (buf && buf->type != elem_type::f32)
+            if (buf && !is_float(buf->type))
                 m_r.error(t->key, t->path,
-                          std::string("a tolerance applies only to f32 buffers ('") + buf->name +
-                              "' is " + name(buf->type) + ")");
+                          std::string("a tolerance applies only to f32 and f64 buffers ('") +
+                              buf->name + "' is " + name(buf->type) + ")");
             else
                 read_tolerance(*t, d.tol);
         }
@@ -139,11 +139,12 @@ void workload_reader::read_expect(const field& e, const buffer_decl* buf, check_
         return;
     }
     const elem_type t = buf ? buf->type : elem_type::f32;
+    d.expect.assign(image_words(e.value.size(), t), 0);
     for (std::size_t i = 0; i < e.value.size(); ++i) {
         YAML::Node v;
         v.reset(e.value[i]);
-        auto x = m_r.element(v, at(e.path, i), t, v);
-        d.expect.push_back(to_word(x.value_or(0), t));
+        auto x = m_r.element_bits(v, at(e.path, i), t, v);
+        put_element(d.expect, i, t, x.value_or(0));
     }
     if (buf && e.value.size() != buf->elements)
         m_r.error(m_r.where(e), e.path,

@@ -578,7 +578,7 @@ void workload_reader::check_params(const fields& k, const field& it,
 }
 
 std::optional<std::string> workload_reader::read_data_file(const field& f, const YAML::Node& map,
-                                                           std::uint64_t elements,
+                                                           std::uint64_t elements, elem_type t,
                                                            const std::string& saved)
 {
     const auto rel = m_r.string(f);
@@ -594,11 +594,12 @@ std::optional<std::string> workload_reader::read_data_file(const field& f, const
                           "' (paths are relative to the workload file)");
         return std::nullopt;
     }
-    if (data->size() != elements * 4) {
+    const std::uint64_t want = elements * elem_bytes(t);
+    if (data->size() != want) {
         m_r.error(m_r.where(f.value), f.path,
                   "'" + path + "' has " + std::to_string(data->size()) +
                       " bytes but the buffer's " + std::to_string(elements) + " elements take " +
-                      std::to_string(elements * 4) + " (raw little-endian 32-bit elements)");
+                      std::to_string(want) + " (raw little-endian " + name(t) + " elements)");
         return std::nullopt;
     }
     m_path_records.push_back({f.value, map.Style() == YAML::EmitterStyle::Flow, saved});
@@ -606,36 +607,15 @@ std::optional<std::string> workload_reader::read_data_file(const field& f, const
     return data;
 }
 
-namespace {
-
-/// Word i of raw little-endian data.
-std::uint32_t word_at(const std::string& data, std::size_t i)
-{
-    std::uint32_t w = 0;
-    for (int b = 3; b >= 0; --b)
-        w = (w << 8) | static_cast<unsigned char>(data[i * 4 + static_cast<std::size_t>(b)]);
-    return w;
-}
-
-} // namespace
-
 bool workload_reader::read_init_file(const field& f, const YAML::Node& map, buffer_decl& d)
 {
     if (d.elements == 0)
         return false; // `elements` is wrong and reported
-    const auto data = read_data_file(f, map, d.elements, "inputs/" + d.name + ".bin");
+    auto data = read_data_file(f, map, d.elements, d.type, "inputs/" + d.name + ".bin");
     if (!data)
         return false;
-    // Kept as `values` (each exact as a double: u32, i32 and f32, a NaN as a quiet NaN).
-    d.init.kind = init_kind::values;
-    d.init.values.resize(d.elements);
-    for (std::size_t i = 0; i < d.elements; ++i) {
-        const std::uint32_t w = word_at(*data, i);
-        d.init.values[i] = d.type == elem_type::f32 ? static_cast<double>(bits_f32(w))
-                           : d.type == elem_type::i32
-                               ? static_cast<double>(static_cast<std::int32_t>(w))
-                               : static_cast<double>(w);
-    }
+    d.init.kind = init_kind::file;
+    d.init.raw = std::move(*data);
     return true;
 }
 
@@ -644,13 +624,10 @@ void workload_reader::read_expect_file(const field& f, const YAML::Node& map,
 {
     if (!buf || buf->elements == 0)
         return;
-    const auto data = read_data_file(f, map, buf->elements,
+    const auto data = read_data_file(f, map, buf->elements, buf->type,
                                      "expected/" + std::to_string(m_wl.checks.size()) + ".bin");
-    if (!data)
-        return;
-    d.expect.resize(buf->elements);
-    for (std::size_t i = 0; i < buf->elements; ++i)
-        d.expect[i] = word_at(*data, i);
+    if (data)
+        d.expect = image_of_bytes(*data);
 }
 
 } // namespace detail

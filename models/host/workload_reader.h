@@ -5,6 +5,7 @@
 
 #include "models/host/workload.h"
 
+#include "models/common/units.h"
 #include "models/common/yaml_input.h"
 #include "models/sm/ptx/compile.h"
 #include "models/sm/ptx/entry.h"
@@ -74,36 +75,81 @@ public:
         return s;
     }
 
-    /// A number that must be representable in an element of type t.
+    /// A number that must be representable in an element of type t (as a double: a u64 or
+    /// i64 value beyond 2^53 is rounded; element_bits() is exact).
     std::optional<double> element(const YAML::Node& v, const std::string& path, elem_type t,
                                   const YAML::Node& at)
     {
         auto x = number(v, path, at);
         if (!x)
             return x;
-        if (t == elem_type::f32) {
-            if (std::fabs(*x) > std::numeric_limits<float>::max()) {
+        if (is_float(t)) {
+            const double big = t == elem_type::f32 ? std::numeric_limits<float>::max()
+                                                   : std::numeric_limits<double>::max();
+            if (std::fabs(*x) > big) {
                 error(at, path,
-                      "value out of range (expected an f32 value, got " + v.Scalar() + ")");
+                      std::string("value out of range (expected an ") + host::name(t) +
+                          " value, got " + v.Scalar() + ")");
                 return std::nullopt;
             }
             return x;
         }
-        const double lo = t == elem_type::u32 ? 0.0 : -2147483648.0;
-        const double hi = t == elem_type::u32 ? 4294967295.0 : 2147483647.0;
         if (*x != std::floor(*x)) {
             error(at, path,
                   std::string("wrong type (expected an integer for a ") + host::name(t) +
                       " buffer, got " + v.Scalar() + ")");
             return std::nullopt;
         }
-        if (*x < lo || *x > hi) {
-            error(at, path,
-                  "value out of range (expected " + number_text(lo) + ".." + number_text(hi) +
-                      " for a " + host::name(t) + " buffer, got " + v.Scalar() + ")");
-            return std::nullopt;
+        const unsigned w = elem_bytes(t) * 8;
+        const bool sgn = is_signed(t);
+        // The exact text when it is an integer literal (u64, i64 beyond 2^53), else the number.
+        const std::optional<std::int64_t> si = vgpu::parse_int(v.Scalar());
+        const std::optional<std::uint64_t> ui = vgpu::parse_uint(v.Scalar());
+        bool in = false;
+        if (sgn) {
+            const std::int64_t hi = static_cast<std::int64_t>((std::uint64_t{1} << (w - 1)) - 1);
+            const std::int64_t lo = -hi - 1;
+            if (si)
+                in = *si >= lo && *si <= hi;
+            else if (!ui)
+                in = *x >= static_cast<double>(lo) && *x < -static_cast<double>(lo);
+            if (!in)
+                return range_error(v, path, t, at, std::to_string(lo), std::to_string(hi));
+        } else {
+            const std::uint64_t hi = w == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << w) - 1;
+            if (ui)
+                in = *ui <= hi;
+            else if (!si)
+                in = *x >= 0 && *x < static_cast<double>(hi) + 1.0;
+            if (!in)
+                return range_error(v, path, t, at, "0", std::to_string(hi));
         }
         return x;
+    }
+
+    /// The bits of an element of type t written at v (to_bits, exact for every integer).
+    std::optional<std::uint64_t> element_bits(const YAML::Node& v, const std::string& path,
+                                              elem_type t, const YAML::Node& at)
+    {
+        const auto x = element(v, path, t, at);
+        if (!x)
+            return std::nullopt;
+        if (!is_float(t)) {
+            if (auto si = vgpu::parse_int(v.Scalar()))
+                return static_cast<std::uint64_t>(*si);
+            if (auto ui = vgpu::parse_uint(v.Scalar()))
+                return *ui;
+        }
+        return to_bits(*x, t);
+    }
+
+    std::nullopt_t range_error(const YAML::Node& v, const std::string& path, elem_type t,
+                               const YAML::Node& at, const std::string& lo, const std::string& hi)
+    {
+        error(at, path,
+              "value out of range (expected " + lo + ".." + hi + " for a " + host::name(t) +
+                  " buffer, got " + v.Scalar() + ")");
+        return std::nullopt;
     }
 
     template <class E>
@@ -119,9 +165,6 @@ public:
         return std::nullopt;
     }
 };
-
-/// The word of an element of type t that holds v (f32 bits, or the integer).
-std::uint32_t to_word(double v, elem_type t);
 
 /// path[i].
 std::string at(const std::string& path, std::size_t i);
@@ -226,7 +269,7 @@ private:
     /// A buffer's `init:`; false after an error.
     bool read_init(const field& f, buffer_decl& d);
 
-    /// Reports the first element of an f32 iota that overflows to infinity, at `at`.
+    /// Reports the first element of an f32 or f64 iota that overflows to infinity, at `at`.
     bool check_f32_iota(const buffer_decl& d, const field& at);
 
     /// [x, y, z], [x, y] or x (missing dimensions 1); dimension i in 1..hi[i].
@@ -276,16 +319,17 @@ private:
     };
     std::vector<translated_record> m_records;
     /// `init: {file: PATH}` (f is the `file` entry, map the init mapping): the buffer's
-    /// elements as raw little-endian 32-bit words, copied into the record (inputs/<buffer>.bin).
+    /// elements as raw little-endian bytes, copied into the record (inputs/<buffer>.bin).
     bool read_init_file(const field& f, const YAML::Node& map, buffer_decl& d);
     /// A check's `expect_file: PATH` (raw little-endian elements, one per element of buf),
     /// copied into the record (expected/<check index>.bin).
     void read_expect_file(const field& f, const YAML::Node& map, const buffer_decl* buf,
                           check_decl& d);
     /// The raw contents of the file a path key names (relative to the workload file), which
-    /// must hold exactly `elements` 32-bit words; saved as `saved` in the record.
+    /// must hold exactly `elements` elements of type t; saved as `saved` in the record.
     std::optional<std::string> read_data_file(const field& f, const YAML::Node& map,
-                                              std::uint64_t elements, const std::string& saved);
+                                              std::uint64_t elements, elem_type t,
+                                              const std::string& saved);
     /// A path the record rewrites: its value node, the style of its mapping, the new path.
     struct path_record {
         YAML::Node value;

@@ -390,6 +390,7 @@ void sm::start_cta(int ci)
         ws.start = ready;
         ws.issued = 0;
         ws.prog_va = l.prog_addr;
+        ws.prof = m_profile ? m_profile->find(l.prog_addr) : nullptr;
         ws.prog_end = std::uint64_t{l.prog_addr} + l.prog_bytes;
         ws.fetch_line = never;
         ws.fetch_ready = 0;
@@ -436,6 +437,8 @@ void sm::issue(unsigned slot)
     ++m_instructions;
     m_lane_instructions += static_cast<unsigned>(__builtin_popcount(r.lane_mask));
     ++ws.issued;
+    if (ws.prof && r.inst)
+        ++ws.prof[r.pc].issued;
     if (!m_slot_stats.empty())
         ++m_slot_stats[slot]->instructions;
     switch (r.kind) {
@@ -818,6 +821,8 @@ void sm::issue_loop()
         else
             block(target);
         stall += m_cycle - before;
+        if (m_profile)
+            profile_stall(m_cycle - before, structural ? ready : 0);
         m_active_cycles += m_cycle - before;
         keep_time();
     }

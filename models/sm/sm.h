@@ -15,6 +15,7 @@
 #include "models/sm/core/line_limit.h"
 #include "models/sm/core/ready_set.h"
 #include "models/sm/core/scoreboard.h"
+#include "models/sm/core/source_profile.h"
 #include "models/sm/core/warp.h"
 #include "models/sm/core/warp_scheduler.h"
 #include "models/sm/core/watchdog.h"
@@ -111,8 +112,14 @@ public:
     unsigned resident_ctas() const { return m_resident; }
     /// Registers `<path>.resident_ctas` with the waveform.
     void trace(sc_core::sc_trace_file* tf) const override;
+    /// Counts per PC (issued, stall cycles, line requests) for the programs p profiles
+    /// (models/sm/core/source_profile.h); set before the run, p outlives the SM.
+    void set_source_profile(source_profile* p) { m_profile = p && !p->empty() ? p : nullptr; }
 
 private:
+    /// Charges a stall of `cycles` in which no warp issued to each profiled live warp, at its
+    /// next instruction, by its reason (`ready`: the warps that waited for a busy unit).
+    void profile_stall(std::uint64_t cycles, std::uint64_t ready);
     static constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();
     /// The lowest set bit of v (v != 0): the first warp slot of a mask.
     static unsigned ctz64(std::uint64_t v) { return static_cast<unsigned>(__builtin_ctzll(v)); }
@@ -306,6 +313,9 @@ private:
     same_time_gate* m_gate = nullptr; ///< fast mode: orders same-time resumes (join_gate)
     sc_core::sc_event m_wake;         ///< launch accepted or memory completed
     std::uint64_t m_wakeups = 0;      ///< notifications of m_wake so far (see block())
+
+    /// The programs counted per PC (set_source_profile); none: nothing is counted.
+    source_profile* m_profile = nullptr;
 
     /// Accurate mode: LSU threads, as many as line requests in flight (more are started when
     /// every one is busy, so they never bound memory-level parallelism: the L1's MSHRs do).

@@ -117,6 +117,8 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     if (a.space == mem_space::local && (op.store || kind == tlm_bus::access_kind::data))
         ++(op.store ? m_local_stores : m_local_loads);
     m_mem_requests += op.lines.count;
+    if (ws.prof)
+        ws.prof[r.pc].line_requests += op.lines.count;
     ++c.outstanding;
     ws.board.memory_issued(op.store, m_cycle);
     // The memory pipeline sends one line request per cycle for the whole SM (all sub-cores;

@@ -8,6 +8,7 @@
 #include "models/sm/core/isa.h"
 #include "models/sm/core/scoreboard.h"
 #include "models/sm/core/shared_memory.h"
+#include "models/sm/core/source_profile.h"
 #include "models/sm/core/warp.h"
 #include "models/sm/core/warp_scheduler.h"
 #include "models/sm/sm_config.h"
@@ -102,6 +103,7 @@ struct warp_slot {
     std::uint64_t fetch_line = scoreboard::never; ///< line of its next instruction, looked up
     std::uint64_t fetch_ready = 0; ///< cycle fetch_line arrives (never: not known yet)
     std::uint64_t mem_seq = 0;     ///< memory instructions issued (mem_op::seq)
+    pc_counters* prof = nullptr;   ///< its program's per-PC counters, when profiled
     /// Its memory instructions (in flight or done); grows up to sm.max_loads_per_warp +
     /// sm.max_stores_per_warp entries, each allocated alone (never moved).
     std::vector<std::unique_ptr<mem_op>> ops;

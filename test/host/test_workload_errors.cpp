@@ -41,9 +41,9 @@ TEST_CASE("bad workloads: each error with position, key path and problem", "[wor
          {"w.yaml:3:36: error: buffers[0].elements: wrong type (expected an unsigned integer, "
           "got 'lots')"}},
         // 6 bad enum with suggestion
-        {"name: t\nbuffers:\n  - {name: a, type: f64, elements: 4}\n" + base_kernel,
-         {"w.yaml:3:21: error: buffers[0].type: invalid choice (expected one of u32|i32|f32, got "
-          "'f64')"}},
+        {"name: t\nbuffers:\n  - {name: a, type: f16, elements: 4}\n" + base_kernel,
+         {"w.yaml:3:21: error: buffers[0].type: invalid choice (expected one of "
+          "u8|i8|u16|i16|u32|i32|u64|i64|f32|f64, got 'f16'; did you mean 'u16'?)"}},
         // 7 elements = 0
         {"name: t\nbuffers:\n  - {name: a, type: u32, elements: 0}\n" + base_kernel,
          {"w.yaml:3:36: error: buffers[0].elements: value out of range (expected 1..268435456, "
@@ -162,7 +162,8 @@ TEST_CASE("bad workloads: each error with position, key path and problem", "[wor
         // 27 expect with the wrong count; tolerance on an integer buffer
         {base_head + base_kernel + "checks:\n  - {buffer: a, expect: [1, 2, 3], tolerance: 0.1}\n",
          {"w.yaml:14:25: error: checks[0].expect: has 3 values, buffer 'a' has 4 elements",
-          "w.yaml:14:36: error: checks[0].tolerance: a tolerance applies only to f32 buffers "
+          "w.yaml:14:36: error: checks[0].tolerance: a tolerance applies only to f32 and f64 "
+          "buffers "
           "('a' is u32)"}},
         // 28 leading zero (octal in yaml-cpp) is rejected
         {"name: t\nbuffers:\n  - {name: a, type: u32, elements: 010}\n" + base_kernel,

@@ -564,7 +564,7 @@ TEST_CASE("init: {file:} and expect_file: read raw little-endian elements, the r
     const run_result size = run_in(dir, "-w w/w.yaml -o out4");
     CHECK(size.code == 2);
     CHECK(size.out == "w/w.yaml:3:55: error: buffers[0].init.file: 'w/data/a.bin' has 3 bytes but "
-                      "the buffer's 1000 elements take 4000 (raw little-endian 32-bit elements)\n");
+                      "the buffer's 1000 elements take 4000 (raw little-endian f32 elements)\n");
     fs::remove_all(dir);
 }
 

@@ -27,6 +27,9 @@ public:
     void set(unsigned slot, std::uint64_t next, wait_reason reason);
     std::uint64_t next(unsigned slot) const { return m_next[slot]; } ///< as set
 
+    /// Slot's reason as set (the source profile charges a waiting warp's stall to it).
+    wait_reason reason(unsigned slot) const { return m_reason[slot]; }
+
     /// Brings the answer to `cycle` for the slots in `live`. Cycles never decrease from one
     /// update to the next.
     void update(std::uint64_t live, std::uint64_t cycle);
