@@ -359,7 +359,7 @@ private:
         m_icache_prefetches, m_memory_syncs, m_page_faults, m_fault_stall_cycles,
         m_trace_stall_cycles, m_atomics, m_lsu_budget_waits, m_line_limit_waits,
         m_line_limit_wait_cycles;
-    stats::counter m_local_loads, m_local_stores; ///< LD.LOCAL, ST.LOCAL (docs/cuda.md)
+    stats::counter m_local_loads, m_local_stores;           ///< LD.LOCAL, ST.LOCAL (docs/cuda.md)
     unsigned m_event_source = tlm_bus::event_if::no_source; ///< this ISU's source id
     stats::average m_request_barrier_count;
     stats::formula m_ipc;

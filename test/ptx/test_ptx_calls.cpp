@@ -126,7 +126,11 @@ TEST_CASE("launch bounds cap the registers and check the block")
             mem[0x1000 + 4 * i] = i * 7919u + (i << 20);
             want += i * 7919u + (i << 20);
         }
-        const warp_run r = run_warp(t, {0x1000, 0, 0, 0, 0, 0x40000000}, mem);
+        // The local area's base goes after the parameters and their 64-bit high words.
+        std::vector<std::uint32_t> params{0x1000, 0, 0, 0, 0};
+        params.resize(t.local_param, 0);
+        params.push_back(0x40000000);
+        const warp_run r = run_warp(t, params, mem);
         REQUIRE(r.error.empty());
         CHECK(r.mem.at(0x1000) == want);
         std::size_t spill_words = 0;
@@ -164,7 +168,11 @@ TEST_CASE("launch bounds cap the registers and check the block")
             mem[0x1000 + 4 * i] = 1000 * i;
             sum += 1000 * i;
         }
-        const warp_run r = run_warp(t, {0x1000, 0, 0, 0, 0, 0x40000000}, mem);
+        // The local area's base goes after the parameters and their 64-bit high words.
+        std::vector<std::uint32_t> params{0x1000, 0, 0, 0, 0};
+        params.resize(t.local_param, 0);
+        params.push_back(0x40000000);
+        const warp_run r = run_warp(t, params, mem);
         REQUIRE(r.error.empty());
         for (std::uint32_t l = 0; l < 32; ++l) {
             INFO("lane " << l);

@@ -26,6 +26,8 @@ using namespace vgpu::ptx::test;
 namespace {
 
 /// Runs warp `warp_in_cta` of CTA `cta` (of `ctas` in x, `threads` per CTA) on a word map.
+/// `params`: the entry's parameters, then the local area's base, which goes to LDP index
+/// t.local_param (after the high words of 64-bit parameters, here 0).
 std::map<std::uint32_t, std::uint32_t> run_local(const translation& t,
                                                  const std::vector<std::uint32_t>& params,
                                                  unsigned threads, unsigned cta, unsigned ctas,
@@ -38,7 +40,9 @@ std::map<std::uint32_t, std::uint32_t> run_local(const translation& t,
         return mem;
     }
     sm::launch_context ctx;
-    ctx.params = params;
+    ctx.params.assign(params.begin(), params.end() - 1);
+    ctx.params.resize(t.local_param, 0);
+    ctx.params.push_back(params.back());
     ctx.ntid_x = threads;
     ctx.ctaid_x = cta;
     ctx.nctaid_x = ctas;
@@ -108,7 +112,7 @@ TEST_CASE("local variables: interleaved per warp, every access form computes as 
         UNSCOPED_INFO(e);
     REQUIRE(t.ok());
     CHECK(t.local_bytes == 32);
-    CHECK(t.local_param == 5); // after the entry's five parameters
+    CHECK(t.local_param == 6); // after the entry's five parameters and k_p0's high word
     // 1000 CTAs of 48 threads: each has 2 warps of 8 lines of 128 bytes.
     CHECK(t.local_area_bytes(1000, 48) == 1000 * 2 * 8 * 128);
     const std::uint32_t out = 0x10000, base = 0x40000000, words = 8;
@@ -415,16 +419,16 @@ TEST_CASE("two kernels of one entry side by side have their own local areas, one
                 const std::uint32_t v = in[static_cast<std::size_t>((t + j) % n)];
                 bins[v & 7] += v >> 3;
             }
-            want[static_cast<std::size_t>(t)] =
-                bins[w % 8] + ((w >> (8 * ((w >> 5) & 3))) & 0xff);
+            want[static_cast<std::size_t>(t)] = bins[w % 8] + ((w >> (8 * ((w >> 5) & 3))) & 0xff);
         }
         const std::string K(k);
         bufs += "  - {name: in_" + K + ", type: u32, elements: " + std::to_string(n) +
                 ", init: {values: [" + list(in) + "]}}\n  - {name: out_" + K +
                 ", type: u32, elements: " + std::to_string(n) + ", init: zero}\n";
         kernels += "  - name: " + K + "\n    cuda: local_bins.cu\n    entry: local_bins\n" +
-                   "    params: [{buffer: in_" + K + "}, {buffer: out_" + K + "}, {value: " +
-                   std::to_string(n) + "}]\n    grid: [10, 1]\n    block: [32, 1]\n" +
+                   "    params: [{buffer: in_" + K + "}, {buffer: out_" + K +
+                   "}, {value: " + std::to_string(n) +
+                   "}]\n    grid: [10, 1]\n    block: [32, 1]\n" +
                    "    sms: {first: " + (K == "a" ? "0" : "4") + ", count: 4}\n";
         checks += "  - buffer: out_" + K + "\n    expect: [" + list(want) + "]\n";
     }

@@ -1,7 +1,6 @@
 // The SIMT instruction set of the SM: opcode table, encoding, decoding, disassembly.
 // See docs/isa.md.
 #include "models/sm/core/isa.h"
-#include "models/sm/core/isa64.h"
 #include "tlm_bus/atomic_op.h"
 
 #include <cmath>

@@ -250,6 +250,11 @@ struct instruction {
 /// Which operands of inst are register pairs Rn:Rn+1 (low word in Rn): bit 0 the destination,
 /// bits 1..3 the sources a, b, c (models/sm/core/isa64.h; 0 for the 32-bit opcodes).
 unsigned pair_mask(const instruction& inst);
+/// True for the pair opcodes DADD..I64SETP (defined with their semantics in isa64.cpp).
+bool is_wide(opcode op);
+/// mod_valid(), mod_text() of the pair opcodes (isa64.cpp).
+bool wide_mod_valid(opcode op, unsigned mod);
+std::string wide_mod_text(opcode op, unsigned mod);
 
 /// A kernel program: instruction i is at PC i, at byte offset 16 * i in memory.
 using program = std::vector<instruction>;

@@ -42,11 +42,6 @@ inline unsigned dcvt_mod(dcvt k, rounding r = rounding::RN, unsigned flags = 0)
 }
 } // namespace mods
 
-/// True for the pair opcodes DADD..I64SETP.
-bool is_wide(opcode op);
-/// mod_valid(), mod_text() of the pair opcodes.
-bool wide_mod_valid(opcode op, unsigned mod);
-std::string wide_mod_text(opcode op, unsigned mod);
 /// True when source operands of op (with mod) are floating-point (an immediate is an fp32
 /// value widened to f64) rather than integers (an immediate is sign-extended).
 bool wide_float_sources(opcode op, unsigned mod);

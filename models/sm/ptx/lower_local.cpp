@@ -343,8 +343,8 @@ void translator::local_access(const instruction& ins, bool store)
         return;
     }
     if (known && at % size != 0) { // CUDA faults on it; known here, so refused here
-        unsupported(ins, "a misaligned " + std::to_string(size * 8) +
-                             "-bit local access at byte " + std::to_string(at));
+        unsupported(ins, "a misaligned " + std::to_string(size * 8) + "-bit local access at byte " +
+                             std::to_string(at));
         return;
     }
     m_local_used = true;

@@ -234,8 +234,10 @@ void translator::allocate_and_emit(std::vector<vins>& code)
         for (const std::uint32_t d : writes[i])
             touch(d, i);
     }
-    if (m_has_bulk) { // a bulk CDL writes every lane: its register is nobody else's, and is
-        first[m_bulk] = 0; // never spilled (a spill keeps only the active lanes' values)
+    // A bulk CDL writes every lane: its register is nobody else's, and is never spilled (a
+    // spill keeps only the active lanes' values).
+    if (m_has_bulk) {
+        first[m_bulk] = 0;
         last[m_bulk] = n - 1;
         m_fixed.resize(std::max<std::size_t>(m_fixed.size(), m_bulk + 1), 0);
         m_fixed[m_bulk] = 1;

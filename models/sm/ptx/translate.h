@@ -21,7 +21,7 @@ struct translate_options {
     /// `.maxntid` T and `.minnctapersm` C gets at most sm_registers / (C * T rounded up to
     /// whole warps) registers per thread (docs/cuda.md, "Launch bounds").
     unsigned sm_registers = 65536;
-    unsigned const_slot = 0;      ///< CBV slot the kernel's constant bank is bound to (CDL)
+    unsigned const_slot = 0; ///< CBV slot the kernel's constant bank is bound to (CDL)
 };
 
 /// A .const variable in the kernel's constant bank (docs/cuda.md, "Constant memory").

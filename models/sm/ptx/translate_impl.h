@@ -175,7 +175,7 @@ private:
     std::uint32_t m_local_words = 0;                ///< words per thread
     std::uint32_t m_local_tb = UINT32_MAX;          ///< vreg: this thread's word 0 (global)
     bool m_local_used = false;                      ///< an access needs m_local_tb
-    std::uint32_t local_base_reg(); ///< m_local_tb, allocated at the first use
+    std::uint32_t local_base_reg();                 ///< m_local_tb, allocated at the first use
     /// Lays out the entry's .local variables and finds the registers holding local addresses.
     void layout_local();
     /// Lowers what touches local memory (ld/st.local, generic ld/st through a local pointer,
@@ -183,10 +183,10 @@ private:
     bool lower_local(const instruction& ins);
     void local_access(const instruction& ins, bool store);
     // Spilling (regalloc.cpp, docs/cuda.md "Spilling").
-    std::uint32_t m_spill_slots = 0;     ///< local words of spilled values, after the variables
-    bool m_prologue_in = false;          ///< the linear code starts with the local prologue
-    std::uint32_t m_local_line = 0;      ///< vreg of the prologue's IMAD taking words * 128
-    std::vector<char> m_fixed;           ///< by vreg: never spilled (prologue, spill temporaries)
+    std::uint32_t m_spill_slots = 0; ///< local words of spilled values, after the variables
+    bool m_prologue_in = false;      ///< the linear code starts with the local prologue
+    std::uint32_t m_local_line = 0;  ///< vreg of the prologue's IMAD taking words * 128
+    std::vector<char> m_fixed;       ///< by vreg: never spilled (prologue, spill temporaries)
     /// Inserts the computation of m_local_tb at PC 0 when local memory or a spill needs it.
     void insert_local_prologue(std::vector<vins>& code);
     /// The register value live at x's start with the furthest end, or UINT32_MAX.
