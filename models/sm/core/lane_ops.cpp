@@ -198,51 +198,7 @@ bool fsetpx(std::uint32_t a, std::uint32_t b, unsigned mod)
         a = flush(a);
         b = flush(b);
     }
-    const float x = f32(a), y = f32(b);
-    const bool nan = std::isnan(x) || std::isnan(y);
-    switch (static_cast<mods::fcmp>(mod & 31)) {
-    case mods::fcmp::EQ:
-        return x == y;
-    case mods::fcmp::NE:
-        return !nan && x != y;
-    case mods::fcmp::LT:
-        return x < y;
-    case mods::fcmp::LE:
-        return x <= y;
-    case mods::fcmp::GT:
-        return x > y;
-    case mods::fcmp::GE:
-        return x >= y;
-    case mods::fcmp::EQU:
-        return nan || x == y;
-    case mods::fcmp::NEU:
-        return x != y;
-    case mods::fcmp::LTU:
-        return nan || x < y;
-    case mods::fcmp::LEU:
-        return nan || x <= y;
-    case mods::fcmp::GTU:
-        return nan || x > y;
-    case mods::fcmp::GEU:
-        return nan || x >= y;
-    case mods::fcmp::NUM:
-        return !nan;
-    case mods::fcmp::NAN_:
-        return nan;
-    case mods::fcmp::FINITE:
-        return std::isfinite(x);
-    case mods::fcmp::INFINITE:
-        return std::isinf(x);
-    case mods::fcmp::NUMBER:
-        return !std::isnan(x);
-    case mods::fcmp::NOTANUMBER:
-        return std::isnan(x);
-    case mods::fcmp::NORMAL:
-        return std::isnormal(x);
-    case mods::fcmp::SUBNORMAL:
-        return is_subnormal(a);
-    }
-    return false;
+    return fcmp_holds(f32(a), f32(b), mod);
 }
 
 // --- Multiply high and 24-bit, bit counts and fields, byte permute (docs/isa.md) ---------

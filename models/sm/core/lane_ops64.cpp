@@ -3,6 +3,7 @@
 // instruction's rounding mode (this file is compiled with -frounding-math; operands go through
 // volatile so that no operation moves across the mode switch). Pure C++.
 #include "models/sm/core/isa64.h"
+#include "models/sm/core/lane_ops.h"
 
 #include <cfenv>
 #include <cmath>
@@ -205,51 +206,7 @@ std::uint64_t dfn(std::uint64_t a, std::uint64_t b, unsigned mod)
 
 bool dsetp(std::uint64_t a, std::uint64_t b, unsigned mod)
 {
-    const double x = f64(a), y = f64(b);
-    const bool nan = std::isnan(x) || std::isnan(y);
-    switch (static_cast<mods::fcmp>(mod & 31)) {
-    case mods::fcmp::EQ:
-        return x == y;
-    case mods::fcmp::NE:
-        return !nan && x != y;
-    case mods::fcmp::LT:
-        return x < y;
-    case mods::fcmp::LE:
-        return x <= y;
-    case mods::fcmp::GT:
-        return x > y;
-    case mods::fcmp::GE:
-        return x >= y;
-    case mods::fcmp::EQU:
-        return nan || x == y;
-    case mods::fcmp::NEU:
-        return x != y;
-    case mods::fcmp::LTU:
-        return nan || x < y;
-    case mods::fcmp::LEU:
-        return nan || x <= y;
-    case mods::fcmp::GTU:
-        return nan || x > y;
-    case mods::fcmp::GEU:
-        return nan || x >= y;
-    case mods::fcmp::NUM:
-        return !nan;
-    case mods::fcmp::NAN_:
-        return nan;
-    case mods::fcmp::FINITE:
-        return std::isfinite(x);
-    case mods::fcmp::INFINITE:
-        return std::isinf(x);
-    case mods::fcmp::NUMBER:
-        return !std::isnan(x);
-    case mods::fcmp::NOTANUMBER:
-        return std::isnan(x);
-    case mods::fcmp::NORMAL:
-        return std::isnormal(x);
-    case mods::fcmp::SUBNORMAL:
-        return std::fpclassify(x) == FP_SUBNORMAL;
-    }
-    return false;
+    return fcmp_holds(f64(a), f64(b), mod);
 }
 
 std::uint64_t dcvt(std::uint64_t a, unsigned mod)
