@@ -119,7 +119,9 @@ std::optional<double> parse_double(std::string_view text)
     char* end = nullptr;
     errno = 0;
     double v = std::strtod(s.c_str(), &end);
-    if (end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v))
+    // ERANGE also flags a subnormal result (1e-310), correctly rounded like any other value;
+    // refused are overflow (1e400) and a literal that underflows to zero (1e-400).
+    if (end != s.c_str() + s.size() || !std::isfinite(v) || (errno == ERANGE && v == 0))
         return std::nullopt;
     return v;
 }

@@ -197,9 +197,12 @@ field workload_reader::item(const field& f, std::size_t i)
 
 std::vector<std::string> workload_reader::buffer_names() const
 {
+    // The buffers the driver adds for a translated kernel (`<kernel>.local`, `<kernel>.const`)
+    // have names no workload can write: they are never offered as a correction.
     std::vector<std::string> n;
     for (const auto& b : m_wl.buffers)
-        n.push_back(b.name);
+        if (b.name.find('.') == std::string::npos)
+            n.push_back(b.name);
     return n;
 }
 

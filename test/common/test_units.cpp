@@ -2,6 +2,7 @@
 #include "models/common/units.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
 
 using namespace vgpu;
 
@@ -64,8 +65,11 @@ TEST_CASE("decimals are decimal: no hex floats, inf, nan or half-written exponen
     CHECK(parse_double("1E3") == 1000.0);
     CHECK(parse_double("-0") == 0.0);
     for (const char* bad : {"0x1p4", "0x10", "0X1.8P3", "inf", "-infinity", "NaN", "1e", "1e+", ".",
-                            "-", "e5", "1.5.2", "1 5", "1e400"})
+                            "-", "e5", "1.5.2", "1 5", "1e400", "1e-400", "-2.5e-330"})
         CHECK_FALSE(parse_double(bad));
+    // Subnormal doubles are values like any other (an f64 buffer may hold them).
+    CHECK(parse_double("1e-310") == 1e-310);
+    CHECK(parse_double("-4.9406564584124654e-324") == -std::numeric_limits<double>::denorm_min());
     CHECK_FALSE(parse_duration("0x1p4 ns"));
 }
 
