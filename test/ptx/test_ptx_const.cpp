@@ -8,6 +8,7 @@
 #include "models/sm/ptx/parser.h"
 #include "models/sm/ptx/translate.h"
 #include "ptx_test_util.h"
+#include "translate_test_util.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -23,47 +24,10 @@
 #include <vector>
 
 using namespace vgpu::ptx;
+using namespace vgpu::ptx::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string kernel_path(const std::string& name)
-{
-    return fs::canonical(test::path("kernels/" + name + ".cu")).string();
-}
-
-std::string slurp(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-fs::path scratch(const std::string& tag)
-{
-    const fs::path dir =
-        fs::temp_directory_path() / ("vgpu_ptx_const_" + tag + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
-
-struct run_result {
-    int code = -1;
-    std::string out;
-};
-
-run_result run_in(const fs::path& dir, const std::string& args)
-{
-    const std::string cmd =
-        "cd '" + dir.string() + "' && '" VGPU_SIM_PATH "' " + args + " >log.txt 2>&1 </dev/null";
-    const int status = std::system(cmd.c_str());
-    run_result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    r.out = slurp(dir / "log.txt");
-    return r;
-}
 
 /// Sum over the SMs of a CDL statistic ("controller.bulk": gpu.m0.c0.sm0_cdl.controller.bulk
 /// and the other SMs') in a run's stats.json.
@@ -81,19 +45,8 @@ double cdl_stat(const fs::path& outdir, const std::string& name)
     return sum;
 }
 
-std::string list(const std::vector<float>& v)
-{
-    std::string s;
-    char buf[40];
-    for (std::size_t k = 0; k < v.size(); ++k) {
-        std::snprintf(buf, sizeof buf, "%s%.9g", k ? ", " : "", static_cast<double>(v[k]));
-        s += buf;
-    }
-    return s;
-}
-
-/// The translation of the only entry of PTX text.
-translation translate_text(const std::string& ptx)
+/// The translation of the last function of PTX text (the entry).
+translation translate_last(const std::string& ptx)
 {
     const parse_result p = parse(ptx, "k.ptx");
     INFO((p.errors.empty() ? std::string() : p.errors[0]));
@@ -162,7 +115,7 @@ std::vector<float> mix_reference(unsigned n, float lut_start)
 
 TEST_CASE("const: the bank, legacy CDLs at immediate and register offsets, a bulk CDL for v4")
 {
-    const translation t = translate_text(
+    const translation t = translate_last(
         head + ".const .align 4 .f32 a[3] = {0f3F800000, 0f40000000, 0f40400000};\n"
                ".const .align 16 .b8 v[32];\n"
                ".visible .entry k(.param .u64 p)\n{\n"
@@ -252,7 +205,7 @@ TEST_CASE("const: refused forms and bank limits are located errors")
          "k.ptx:9:3: error: unsupported 'mov.u64': the address of variable 'g'"},
     };
     for (const error_case& c : cases) {
-        const translation t = translate_text(head + c.ptx);
+        const translation t = translate_last(head + c.ptx);
         INFO(c.what << "\n" << (t.errors.empty() ? t.text : t.errors[0]));
         REQUIRE(t.errors.size() >= 1);
         CHECK(t.errors[0] == c.message);
