@@ -284,6 +284,55 @@ TEST_CASE("64-bit integer operations into register pairs match the host")
     }
 }
 
+TEST_CASE("64-bit setp with a combining predicate and two destinations matches the host")
+{
+    const unsigned seed = Catch::rngSeed() ? Catch::rngSeed() : 3645u;
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint64_t> x(32), y(32);
+    for (unsigned l = 0; l < 32; ++l) {
+        x[l] = rng() >> (rng() % 64);
+        y[l] = l % 4 == 0 ? x[l] : l % 4 == 1 ? x[l] ^ (1ull << 40) : rng() >> (rng() % 64);
+        if (l % 8 == 3)
+            x[l] = ~x[l]; // negative as s64
+    }
+    x[2] = 5;
+    const std::string body = "setp.lt.s64 %p1, %rd10, %rd11;\n"
+                             "setp.lt.and.s64 %p2, %rd10, 5, %p1;\n"
+                             "selp.u32 %r20, 1, 0, %p2;\n" +
+                             store(0, "%r20", "u32") +
+                             "setp.hi.or.u64 %p3|%p4, %rd10, %rd11, !%p1;\n"
+                             "selp.u32 %r21, 1, 0, %p3;\n"
+                             "selp.u32 %r22, 1, 0, %p4;\n" +
+                             store(1, "%r21", "u32") + store(2, "%r22", "u32") +
+                             "setp.ne.xor.b64 %p5, %rd10, %rd11, %p1;\n"
+                             "selp.u32 %r23, 1, 0, %p5;\n" +
+                             store(3, "%r23", "u32") +
+                             "setp.ge.and.s64 %p1|%p6, %rd11, %rd10, %p1;\n"
+                             "selp.u32 %r24, 1, 0, %p1;\n"
+                             "selp.u32 %r25, 1, 0, %p6;\n" +
+                             store(4, "%r24", "u32") + store(5, "%r25", "u32") +
+                             "setp.eq.s64 %p7|%p2, %rd10, 5;\n"
+                             "selp.u32 %r26, 1, 0, %p7;\n"
+                             "selp.u32 %r27, 1, 0, %p2;\n" +
+                             store(6, "%r26", "u32") + store(7, "%r27", "u32") + "ret;";
+    const auto out = run_lanes(body, x, y, 8);
+    for (unsigned l = 0; l < 32; ++l) {
+        const std::uint64_t a = x[l], b = y[l];
+        const auto sa = static_cast<std::int64_t>(a), sb = static_cast<std::int64_t>(b);
+        CAPTURE(l, a, b);
+        const bool p1 = sa < sb;
+        CHECK(out[0][l] == (sa < 5 && p1));
+        CHECK(out[1][l] == (a > b || !p1));
+        CHECK(out[2][l] == (!(a > b) || !p1));
+        CHECK(out[3][l] == ((a != b) != p1));
+        CHECK(out[4][l] == (sb >= sa && p1));
+        CHECK(out[5][l] == (!(sb >= sa) && p1));
+        CHECK(out[6][l] == (a == 5));
+        CHECK(out[7][l] == (a != 5));
+    }
+}
+
 TEST_CASE("64-bit parameters: the high words follow all parameters")
 {
     const std::vector<std::uint64_t> x(32, 0), y(32, 0);
