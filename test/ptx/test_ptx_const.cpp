@@ -227,7 +227,8 @@ TEST_CASE("const: refused forms and bank limits are located errors")
     }
 }
 
-TEST_CASE("const: const_widths.cu: 8- 16- 64-bit and f64 constant loads in both modes exact to the host")
+TEST_CASE(
+    "const: const_widths.cu: 8- 16- 64-bit and f64 constant loads in both modes exact to the host")
 {
     // The tables of const_widths.cu, restated, and its computation per thread.
     const std::uint8_t cu8[8] = {1, 200, 3, 255, 5, 128, 7, 127};

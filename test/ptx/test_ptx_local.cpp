@@ -226,8 +226,8 @@ TEST_CASE("a misaligned dynamic local access faults as a misaligned global acces
 
 TEST_CASE("a local pointer is never null: p != nullptr holds for the first local variable")
 {
-    // out[tid] = (generic p != 0) + 2 (local p != 0) + 4 * (the word read back through p). The
-    // pointers are compared in 32 bits: a 64-bit setp is refused (its high bits) in general.
+    // out[tid] = (generic p != 0) + 2 (local p != 0) + 4 * (the word read back through p), the
+    // pointers compared after cvt.u32.u64 (the 64-bit setp: the test after this one).
     const std::string body = ".local .align 4 .b8 d[8];\n"
                              "mov.u64 %rd3, d;\n"
                              "cvta.local.u64 %rd4, %rd3;\n"

@@ -150,13 +150,12 @@ void translator::lower_const_ld(const instruction& ins)
     const std::int64_t align = std::min<std::int64_t>(es, 4); // no element spans two dwords
     const std::int64_t bank = static_cast<std::int64_t>(m_out.const_bank.size());
     if (base.k == vk::rz && (off < 0 || off + es * n > bank || off % align != 0)) {
-        unsupported(ins, off % align != 0
-                             ? "a constant load at byte " + std::to_string(off) +
-                                   " (not a multiple of " + std::to_string(align) + ")"
-                             : "bytes " + std::to_string(off) + ".." +
-                                   std::to_string(off + es * n - 1) +
-                                   " are outside the constant bank (" + std::to_string(bank) +
-                                   " bytes)");
+        unsupported(ins, off % align != 0 ? "a constant load at byte " + std::to_string(off) +
+                                                " (not a multiple of " + std::to_string(align) + ")"
+                                          : "bytes " + std::to_string(off) + ".." +
+                                                std::to_string(off + es * n - 1) +
+                                                " are outside the constant bank (" +
+                                                std::to_string(bank) + " bytes)");
         return;
     }
     const std::uint32_t slot = m_opt.const_slot;
@@ -246,8 +245,8 @@ void translator::lower_const_ld(const instruction& ins)
         }
         vins x; // BFX.U/.S r, dword, bit position, length
         x.op = opcode::BFX;
-        x.mod = static_cast<std::uint8_t>(sub_signed ? sm::mods::bfx_mode::S
-                                                     : sm::mods::bfx_mode::U);
+        x.mod =
+            static_cast<std::uint8_t>(sub_signed ? sm::mods::bfx_mode::S : sm::mods::bfx_mode::U);
         x.dst = r;
         x.src[2] = vimm(sub_bits);
         if (base.k == vk::rz) {
