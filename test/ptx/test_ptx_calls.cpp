@@ -218,15 +218,6 @@ std::pair<int, std::string> run_sim(const std::filesystem::path& dir, const std:
     return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, ss.str()};
 }
 
-template <typename T> std::string list(const std::vector<T>& v)
-{
-    std::ostringstream s;
-    s.precision(9);
-    for (std::size_t i = 0; i < v.size(); ++i)
-        s << (i ? ", " : "") << v[i];
-    return s.str();
-}
-
 } // namespace
 
 TEST_CASE("device_calls.cu (__noinline__ functions, __launch_bounds__) runs in both modes")

@@ -8,6 +8,7 @@
 #include "models/sm/ptx/parser.h"
 #include "models/sm/ptx/translate.h"
 #include "ptx_test_util.h"
+#include "translate_test_util.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -23,47 +24,10 @@
 #include <vector>
 
 using namespace vgpu::ptx;
+using namespace vgpu::ptx::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string kernel_path(const std::string& name)
-{
-    return fs::canonical(test::path("kernels/" + name + ".cu")).string();
-}
-
-std::string slurp(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-fs::path scratch(const std::string& tag)
-{
-    const fs::path dir =
-        fs::temp_directory_path() / ("vgpu_ptx_const_" + tag + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
-
-struct run_result {
-    int code = -1;
-    std::string out;
-};
-
-run_result run_in(const fs::path& dir, const std::string& args)
-{
-    const std::string cmd =
-        "cd '" + dir.string() + "' && '" VGPU_SIM_PATH "' " + args + " >log.txt 2>&1 </dev/null";
-    const int status = std::system(cmd.c_str());
-    run_result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    r.out = slurp(dir / "log.txt");
-    return r;
-}
 
 /// Sum over the SMs of a CDL statistic ("controller.bulk": gpu.m0.c0.sm0_cdl.controller.bulk
 /// and the other SMs') in a run's stats.json.
@@ -81,19 +45,8 @@ double cdl_stat(const fs::path& outdir, const std::string& name)
     return sum;
 }
 
-std::string list(const std::vector<float>& v)
-{
-    std::string s;
-    char buf[40];
-    for (std::size_t k = 0; k < v.size(); ++k) {
-        std::snprintf(buf, sizeof buf, "%s%.9g", k ? ", " : "", static_cast<double>(v[k]));
-        s += buf;
-    }
-    return s;
-}
-
-/// The translation of the only entry of PTX text.
-translation translate_text(const std::string& ptx)
+/// The translation of the last function of PTX text (the entry).
+translation translate_last(const std::string& ptx)
 {
     const parse_result p = parse(ptx, "k.ptx");
     INFO((p.errors.empty() ? std::string() : p.errors[0]));
@@ -162,7 +115,7 @@ std::vector<float> mix_reference(unsigned n, float lut_start)
 
 TEST_CASE("const: the bank, legacy CDLs at immediate and register offsets, a bulk CDL for v4")
 {
-    const translation t = translate_text(
+    const translation t = translate_last(
         head + ".const .align 4 .f32 a[3] = {0f3F800000, 0f40000000, 0f40400000};\n"
                ".const .align 16 .b8 v[32];\n"
                ".visible .entry k(.param .u64 p)\n{\n"
@@ -231,10 +184,24 @@ TEST_CASE("const: refused forms and bank limits are located errors")
          ".global .align 4 .u32 g;\n.const .align 8 .u64 p = g;\n" + entry + "  ret;\n}\n",
          "k.ptx:5:22: error: unsupported: the initialiser of .const variable 'p' holds the address "
          "of 'g' (addresses in constant memory are not supported)"},
-        {"a byte load",
-         ".const .align 4 .b8 c[8];\n" + entry + "  ld.const.u8 %r1, [c+1];\n  ret;\n}\n",
-         "k.ptx:9:3: error: unsupported 'ld.const.u8': constant loads are of 32-bit elements "
-         "(b32, u32, s32, f32; 64-bit integers carry their low dword): CDL reads dwords"},
+        {"a half-word load at an odd byte",
+         ".const .align 4 .b8 c[8];\n" + entry + "  ld.const.u16 %r1, [c+1];\n  ret;\n}\n",
+         "k.ptx:9:3: error: unsupported 'ld.const.u16': a constant load at byte 1 (not a "
+         "multiple of 2)"},
+        {"a 16-bit float load",
+         ".const .align 4 .b8 c[8];\n" + entry + "  ld.const.f16 %r1, [c];\n  ret;\n}\n",
+         "k.ptx:9:3: error: unsupported 'ld.const.f16': constant loads are of integer and "
+         "floating-point elements of 8 to 64 bits: CDL reads dwords"},
+        {"a double outside the bank",
+         ".const .align 8 .b8 c[8];\n" + entry +
+             "  .reg .f64 %fd<2>;\n  ld.const.f64 %fd1, [c+4];\n  ret;\n}\n",
+         "k.ptx:10:3: error: unsupported 'ld.const.f64': bytes 4..11 are outside the constant "
+         "bank (8 bytes)"},
+        {"a generic pointer into constant memory",
+         ".const .align 4 .b8 c[8];\n" + entry +
+             "  mov.u64 %rd1, c;\n  cvta.const.u64 %rd1, %rd1;\n  ret;\n}\n",
+         "k.ptx:10:3: error: unsupported 'cvta.const.u64': a generic pointer into constant "
+         "memory (constant data is read by ld.const, through the CDL)"},
         {"outside the bank",
          ".const .align 4 .b8 c[8];\n" + entry + "  ld.const.u32 %r1, [c+8];\n  ret;\n}\n",
          "k.ptx:9:3: error: unsupported 'ld.const.u32': bytes 8..11 are outside the constant "
@@ -252,12 +219,64 @@ TEST_CASE("const: refused forms and bank limits are located errors")
          "k.ptx:9:3: error: unsupported 'mov.u64': the address of variable 'g'"},
     };
     for (const error_case& c : cases) {
-        const translation t = translate_text(head + c.ptx);
+        const translation t = translate_last(head + c.ptx);
         INFO(c.what << "\n" << (t.errors.empty() ? t.text : t.errors[0]));
         REQUIRE(t.errors.size() >= 1);
         CHECK(t.errors[0] == c.message);
         CHECK(t.text.empty());
     }
+}
+
+TEST_CASE(
+    "const: const_widths.cu: 8- 16- 64-bit and f64 constant loads in both modes exact to the host")
+{
+    // The tables of const_widths.cu, restated, and its computation per thread.
+    const std::uint8_t cu8[8] = {1, 200, 3, 255, 5, 128, 7, 127};
+    const std::int8_t cs8[8] = {-1, 100, -128, 127, 0, -7, 9, -100};
+    const std::uint16_t cu16[4] = {1, 65535, 32768, 12345};
+    const std::int16_t cs16[4] = {-1, 32767, -32768, -12345};
+    const std::int64_t c64[4] = {-1, 0x123456789abcdefLL, -0x7000000000000000LL, 42};
+    const double cf64[4] = {1.5, -0.1, 1e300, -3.25};
+    const int n = 200;
+    std::string ei, el, ed;
+    char buf[40];
+    for (int i = 0; i < n; ++i) {
+        const int v[4] = {cu8[i & 7] + cu8[3], cs8[i & 7] * 3 + cs8[2], cu16[i & 3] + cu16[1],
+                          cs16[i & 3] - cs16[2]};
+        for (const int x : v)
+            ei += (ei.empty() ? "" : ", ") + std::to_string(x);
+        const auto l = static_cast<std::int64_t>(static_cast<std::uint64_t>(c64[i & 3]) * 3 +
+                                                 static_cast<std::uint64_t>(c64[1]));
+        el += (el.empty() ? "" : ", ") + std::to_string(l);
+        std::snprintf(buf, sizeof buf, "%s%.17g", ed.empty() ? "" : ", ", cf64[i & 3] - cf64[1]);
+        ed += buf;
+    }
+    const std::string yaml =
+        "name: widths\nbuffers:\n"
+        "  - {name: oi, type: i32, elements: 800, init: zero}\n"
+        "  - {name: ol, type: i64, elements: 200, init: zero}\n"
+        "  - {name: od, type: f64, elements: 200, init: zero}\n"
+        "kernels:\n  - name: widths\n    cuda: " +
+        kernel_path("const_widths") +
+        "\n    entry: const_widths\n"
+        "    params: [{buffer: oi}, {buffer: ol}, {buffer: od}, {value: 200}]\n"
+        "    grid: 1\n    block: 256\n"
+        "checks:\n"
+        "  - {buffer: oi, expect: [" +
+        ei + "]}\n  - {buffer: ol, expect: [" + el + "]}\n  - {buffer: od, expect: [" + ed +
+        "], tolerance: {relative: 0, absolute: 0}}\n";
+    const fs::path dir = scratch("widths");
+    std::ofstream(dir / "w.yaml") << yaml;
+    for (const char* mode : {"fast", "accurate"}) {
+        const run_result r =
+            run_in(dir, std::string("-w w.yaml -s platform.timing.mode=") + mode + " -o " + mode);
+        INFO(mode << "\n" << r.out.substr(0, 3000));
+        CHECK(r.code == 0);
+        const std::string vasm = slurp(dir / mode / "kernels" / "widths.vasm");
+        CHECK(vasm.find("BFX.S") != std::string::npos); // the signed bytes and half-words
+        CHECK(vasm.find("BFX.U") != std::string::npos);
+    }
+    fs::remove_all(dir);
 }
 
 TEST_CASE("const: conv1d_const.cu with constants: runs in both modes, exact to the host")

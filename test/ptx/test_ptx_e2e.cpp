@@ -6,6 +6,7 @@
 // neither the .cu file nor the compiler, and the catalogue of workload errors (exit 2).
 #include "models/sm/ptx/compile.h"
 #include "ptx_test_util.h"
+#include "translate_test_util.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -25,62 +26,12 @@
 #include <vector>
 
 using namespace vgpu::ptx;
+using namespace vgpu::ptx::test;
 namespace fs = std::filesystem;
 
 namespace {
 
 const std::string source_root = std::string(VGPU_PTX_TEST_DIR) + "/../..";
-
-/// Absolute path of a kernel source under test/ptx/kernels.
-std::string kernel_path(const std::string& name)
-{
-    return fs::canonical(test::path("kernels/" + name + ".cu")).string();
-}
-
-std::string slurp(const fs::path& p)
-{
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-/// A fresh scratch folder for one run.
-fs::path scratch(const std::string& tag)
-{
-    const fs::path dir =
-        fs::temp_directory_path() / ("vgpu_ptx_e2e_" + tag + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
-
-struct run_result {
-    int code = -1;
-    std::string out; ///< standard output and error
-};
-
-/// Runs `env vgpu-sim args` in folder dir (output in dir/log.txt).
-run_result run_in(const fs::path& dir, const std::string& args, const std::string& env = "")
-{
-    const std::string cmd = "cd '" + dir.string() + "' && " + env + " '" VGPU_SIM_PATH "' " + args +
-                            " >log.txt 2>&1 </dev/null";
-    const int status = std::system(cmd.c_str());
-    run_result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    r.out = slurp(dir / "log.txt");
-    return r;
-}
-
-/// Runs vgpu-sim on workload text (w.yaml in a scratch folder) in the timing mode.
-run_result run_sim(const std::string& tag, const std::string& yaml, const std::string& mode)
-{
-    const fs::path dir = scratch(tag + "_" + mode);
-    std::ofstream(dir / "w.yaml") << yaml;
-    run_result r = run_in(dir, "-w w.yaml -s platform.timing.mode=" + mode + " -o out");
-    fs::remove_all(dir);
-    return r;
-}
 
 /// Sum of the kernels' windows (end_ns - start_ns) in a run's stats.json.
 double kernel_ns(const fs::path& outdir)

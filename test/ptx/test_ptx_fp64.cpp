@@ -24,55 +24,9 @@
 #include <vector>
 
 using namespace vgpu::ptx;
+using namespace vgpu::ptx::test;
 
 namespace {
-
-std::uint64_t bits(double d)
-{
-    std::uint64_t b;
-    std::memcpy(&b, &d, sizeof b);
-    return b;
-}
-
-double dbl(std::uint64_t b)
-{
-    double d;
-    std::memcpy(&d, &b, sizeof d);
-    return d;
-}
-
-std::uint32_t fbits(float f)
-{
-    std::uint32_t b;
-    std::memcpy(&b, &f, sizeof b);
-    return b;
-}
-
-std::uint64_t canon(double d)
-{
-    return std::isnan(d) ? 0x7fffffffffffffffull : bits(d);
-}
-
-translation translate_kernel(const std::string& file, const std::string& entry)
-{
-    compile_request req;
-    req.source = test::path("kernels/" + file + ".cu");
-    req.kernel = entry;
-    const compile_result c = compile_cuda(req);
-    for (const std::string& e : c.errors)
-        UNSCOPED_INFO(e);
-    REQUIRE(c.ok());
-    const parse_result p = parse(c.ptx, file + ".ptx");
-    REQUIRE(p.ok());
-    const entry_lookup e = find_entry(p.mod, entry, {"w.yaml", 1, 1});
-    REQUIRE(e.ok());
-    REQUIRE(check_entry(p.mod, e.index).empty());
-    translation t = translate(p.mod, e.index);
-    for (const std::string& m : t.errors)
-        UNSCOPED_INFO(m);
-    REQUIRE(t.ok());
-    return t;
-}
 
 /// An entry `k(.u64 k_p0, .f64 k_p1, .s64 k_p2, .u32 k_p3)` around body, with %p<8>,
 /// %r<64>, %f<32>, %rd<64>, %fd<64>. Parameter words: the four low words, then the high
@@ -330,6 +284,55 @@ TEST_CASE("64-bit integer operations into register pairs match the host")
     }
 }
 
+TEST_CASE("64-bit setp with a combining predicate and two destinations matches the host")
+{
+    const unsigned seed = Catch::rngSeed() ? Catch::rngSeed() : 3645u;
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint64_t> x(32), y(32);
+    for (unsigned l = 0; l < 32; ++l) {
+        x[l] = rng() >> (rng() % 64);
+        y[l] = l % 4 == 0 ? x[l] : l % 4 == 1 ? x[l] ^ (1ull << 40) : rng() >> (rng() % 64);
+        if (l % 8 == 3)
+            x[l] = ~x[l]; // negative as s64
+    }
+    x[2] = 5;
+    const std::string body = "setp.lt.s64 %p1, %rd10, %rd11;\n"
+                             "setp.lt.and.s64 %p2, %rd10, 5, %p1;\n"
+                             "selp.u32 %r20, 1, 0, %p2;\n" +
+                             store(0, "%r20", "u32") +
+                             "setp.hi.or.u64 %p3|%p4, %rd10, %rd11, !%p1;\n"
+                             "selp.u32 %r21, 1, 0, %p3;\n"
+                             "selp.u32 %r22, 1, 0, %p4;\n" +
+                             store(1, "%r21", "u32") + store(2, "%r22", "u32") +
+                             "setp.ne.xor.b64 %p5, %rd10, %rd11, %p1;\n"
+                             "selp.u32 %r23, 1, 0, %p5;\n" +
+                             store(3, "%r23", "u32") +
+                             "setp.ge.and.s64 %p1|%p6, %rd11, %rd10, %p1;\n"
+                             "selp.u32 %r24, 1, 0, %p1;\n"
+                             "selp.u32 %r25, 1, 0, %p6;\n" +
+                             store(4, "%r24", "u32") + store(5, "%r25", "u32") +
+                             "setp.eq.s64 %p7|%p2, %rd10, 5;\n"
+                             "selp.u32 %r26, 1, 0, %p7;\n"
+                             "selp.u32 %r27, 1, 0, %p2;\n" +
+                             store(6, "%r26", "u32") + store(7, "%r27", "u32") + "ret;";
+    const auto out = run_lanes(body, x, y, 8);
+    for (unsigned l = 0; l < 32; ++l) {
+        const std::uint64_t a = x[l], b = y[l];
+        const auto sa = static_cast<std::int64_t>(a), sb = static_cast<std::int64_t>(b);
+        CAPTURE(l, a, b);
+        const bool p1 = sa < sb;
+        CHECK(out[0][l] == (sa < 5 && p1));
+        CHECK(out[1][l] == (a > b || !p1));
+        CHECK(out[2][l] == (!(a > b) || !p1));
+        CHECK(out[3][l] == ((a != b) != p1));
+        CHECK(out[4][l] == (sb >= sa && p1));
+        CHECK(out[5][l] == (!(sb >= sa) && p1));
+        CHECK(out[6][l] == (a == 5));
+        CHECK(out[7][l] == (a != 5));
+    }
+}
+
 TEST_CASE("64-bit parameters: the high words follow all parameters")
 {
     const std::vector<std::uint64_t> x(32, 0), y(32, 0);
@@ -403,36 +406,6 @@ TEST_CASE("fp64 and 64-bit forms outside the ISA are located errors")
 
 namespace {
 
-std::string block(const std::string& text)
-{
-    std::string out = "      # translated from PTX by vgpu's translator\n";
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line))
-        out += "      " + line + "\n";
-    return out;
-}
-
-/// Runs vgpu-sim on workload text in a scratch folder; exit code and output.
-std::pair<int, std::string> run_sim(const std::string& tag, const std::string& yaml,
-                                    const std::string& mode, const std::string& extra = "")
-{
-    const auto dir = std::filesystem::temp_directory_path() /
-                     ("vgpu_ptx_fp64_" + tag + "_" + mode + "_" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir / "w.yaml") << yaml;
-    const std::string cmd = "cd '" + dir.string() +
-                            "' && '" VGPU_SIM_PATH "' -w w.yaml -s platform.timing.mode=" + mode +
-                            " " + extra + " -o out >log.txt 2>&1 </dev/null";
-    const int status = std::system(cmd.c_str());
-    std::ifstream in(dir / "log.txt");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::filesystem::remove_all(dir);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, ss.str()};
-}
-
 /// The 32-bit words of doubles (low word first), as a YAML list.
 std::string words(const std::vector<double>& v)
 {
@@ -452,12 +425,6 @@ std::string words64(const std::vector<std::uint64_t>& v)
         s += (s.empty() ? "" : ", ") + std::to_string(static_cast<std::uint32_t>(b)) + ", " +
              std::to_string(static_cast<std::uint32_t>(b >> 32));
     return s;
-}
-
-std::uint32_t test_seed(std::uint32_t fallback)
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 10)) : fallback;
 }
 
 } // namespace

@@ -226,8 +226,8 @@ TEST_CASE("a misaligned dynamic local access faults as a misaligned global acces
 
 TEST_CASE("a local pointer is never null: p != nullptr holds for the first local variable")
 {
-    // out[tid] = (generic p != 0) + 2 (local p != 0) + 4 * (the word read back through p). The
-    // pointers are compared in 32 bits: a 64-bit setp is refused (its high bits) in general.
+    // out[tid] = (generic p != 0) + 2 (local p != 0) + 4 * (the word read back through p), the
+    // pointers compared after cvt.u32.u64 (the 64-bit setp: the test after this one).
     const std::string body = ".local .align 4 .b8 d[8];\n"
                              "mov.u64 %rd3, d;\n"
                              "cvta.local.u64 %rd4, %rd3;\n"
@@ -262,6 +262,61 @@ TEST_CASE("a local pointer is never null: p != nullptr holds for the first local
         CHECK(mem[out + 4 * l] == 3 + 4 * l);
         CHECK(mem[base + 4 * l] == l); // byte 0 of the thread's local memory: word 0
     }
+}
+
+TEST_CASE("64-bit setp on local pointers compares their offsets: a pointer loop, a null check")
+{
+    // p walks d[0..3] (p < end, setp.lt.u64), then out[tid] = d[3] + 100 * (p == end and d is
+    // not null: setp.eq.and.s64 of a setp.ne.s64 with 0) + 1000 * (p >= d, setp.ge.s64).
+    const std::string body = ".local .align 4 .b8 d[16];\n"
+                             "mov.u64 %rd3, d;\n"
+                             "cvta.local.u64 %rd4, %rd3;\n"
+                             "add.s64 %rd5, %rd4, 16;\n"
+                             "mov.u32 %r1, %tid.x;\n"
+                             "mov.u64 %rd6, %rd4;\n"
+                             "L1:\n"
+                             "st.u32 [%rd6], %r1;\n"
+                             "add.s64 %rd6, %rd6, 4;\n"
+                             "add.s32 %r1, %r1, 1;\n"
+                             "setp.lt.u64 %p1, %rd6, %rd5;\n"
+                             "@%p1 bra L1;\n"
+                             "setp.ne.s64 %p2, %rd4, 0;\n"
+                             "setp.eq.and.s64 %p3, %rd6, %rd5, %p2;\n"
+                             "setp.ge.s64 %p4, %rd6, %rd3;\n"
+                             "ld.local.u32 %r2, [d+12];\n"
+                             "selp.u32 %r3, 100, 0, %p3;\n"
+                             "selp.u32 %r4, 1000, 0, %p4;\n"
+                             "add.s32 %r2, %r2, %r3;\n"
+                             "add.s32 %r2, %r2, %r4;\n"
+                             "mov.u32 %r1, %tid.x;\n"
+                             "ld.param.u64 %rd1, [k_p0];\n"
+                             "cvta.to.global.u64 %rd2, %rd1;\n"
+                             "mul.wide.u32 %rd7, %r1, 4;\n"
+                             "add.s64 %rd8, %rd2, %rd7;\n"
+                             "st.global.u32 [%rd8], %r2;\nret;";
+    const translation t = translate_text(entry_text(body));
+    INFO(t.text);
+    for (const std::string& e : t.errors)
+        UNSCOPED_INFO(e);
+    REQUIRE(t.ok());
+    CHECK(t.text.find("I64SETP") == std::string::npos); // 32-bit offsets, no register pairs
+    const std::uint32_t out = 0x10000, base = 0x40000000;
+    std::string error;
+    auto mem = run_local(t, {out, 0, 0, 0, 0, base}, 32, 0, 1, 0, error);
+    REQUIRE(error.empty());
+    for (std::uint32_t l = 0; l < 32; ++l) {
+        INFO("lane " << l);
+        CHECK(mem[out + 4 * l] == l + 3 + 100 + 1000);
+    }
+    // What stays refused: a local pointer compared with a register that is not one.
+    const translation bad =
+        translate_text(entry_text(".local .align 4 .b8 d[16];\nmov.u64 %rd3, d;\n"
+                                  "ld.param.u64 %rd1, [k_p0];\n"
+                                  "setp.eq.u64 %p1, %rd3, %rd1;\nret;"));
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.errors.front() ==
+          "t.ptx:14:1: error: unsupported 'setp.eq.u64': a 64-bit comparison of a local address "
+          "with '%rd1', which is neither a local address nor an immediate in 0..2147483647");
 }
 
 TEST_CASE("a kernel that declares local memory but never accesses it needs no local area")

@@ -257,9 +257,8 @@ TEST_CASE("forms still outside the ISA are located errors")
         {"shfl.down.b32 %r1, %r2, 1, 31;",
          "t.ptx:11:1: error: unsupported 'shfl.down.b32': only the .sync forms of warp "
          "operations (PTX 6.0)"},
-        {"setp.lt.and.s64 %p1, %rd1, %rd2, %p2;",
-         "t.ptx:11:1: error: unsupported 'setp.lt.and.s64': setp.64 with a combining predicate "
-         "or two destinations"},
+        {"setp.lt.and.b64 %p1, %rd1, %rd2, %p2;", // .b64 compares for equality only
+         "t.ptx:11:1: error: unsupported 'setp.lt.and.b64'"},
     };
     for (const bad& b : cases) {
         INFO(b.line);

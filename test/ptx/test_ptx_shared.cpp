@@ -7,6 +7,7 @@
 #include "models/sm/ptx/parser.h"
 #include "models/sm/ptx/translate.h"
 #include "ptx_test_util.h"
+#include "translate_test_util.h"
 
 #include <catch2/catch.hpp>
 
@@ -22,80 +23,9 @@
 #include <vector>
 
 using namespace vgpu::ptx;
+using namespace vgpu::ptx::test;
 
 namespace {
-
-translation translate_kernel(const std::string& file, const std::string& entry)
-{
-    compile_request req;
-    req.source = test::path("kernels/" + file + ".cu");
-    req.kernel = entry;
-    const compile_result c = compile_cuda(req);
-    for (const std::string& e : c.errors)
-        UNSCOPED_INFO(e);
-    REQUIRE(c.ok());
-    const parse_result p = parse(c.ptx, file + ".ptx");
-    REQUIRE(p.ok());
-    const entry_lookup e = find_entry(p.mod, entry, {"w.yaml", 1, 1});
-    REQUIRE(e.ok());
-    REQUIRE(check_entry(p.mod, e.index).empty());
-    translation t = translate(p.mod, e.index);
-    for (const std::string& m : t.errors)
-        UNSCOPED_INFO(m);
-    REQUIRE(t.ok());
-    return t;
-}
-
-std::string block(const std::string& text)
-{
-    std::string out = "      # translated from PTX by vgpu's translator\n";
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line))
-        out += "      " + line + "\n";
-    return out;
-}
-
-/// Runs vgpu-sim on workload text in a scratch folder; exit code and output.
-std::pair<int, std::string> run_sim(const std::string& tag, const std::string& yaml,
-                                    const std::string& mode)
-{
-    const auto dir = std::filesystem::temp_directory_path() /
-                     ("vgpu_ptx_shared_" + tag + "_" + mode + "_" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    std::ofstream(dir / "w.yaml") << yaml;
-    const std::string cmd = "cd '" + dir.string() +
-                            "' && '" VGPU_SIM_PATH "' -w w.yaml -s platform.timing.mode=" + mode +
-                            " -o out >log.txt 2>&1 </dev/null";
-    const int status = std::system(cmd.c_str());
-    std::ifstream in(dir / "log.txt");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::filesystem::remove_all(dir);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128, ss.str()};
-}
-
-template <typename T> std::string list(const std::vector<T>& v)
-{
-    std::string s;
-    char buf[40];
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        if constexpr (std::is_floating_point_v<T>)
-            std::snprintf(buf, sizeof buf, "%s%.9g", i ? ", " : "", static_cast<double>(v[i]));
-        else
-            std::snprintf(buf, sizeof buf, "%s%llu", i ? ", " : "",
-                          static_cast<unsigned long long>(v[i]));
-        s += buf;
-    }
-    return s;
-}
-
-std::uint32_t test_seed(std::uint32_t fallback)
-{
-    const char* s = std::getenv("VGPU_TEST_SEED");
-    return s ? static_cast<std::uint32_t>(std::strtoul(s, nullptr, 10)) : fallback;
-}
 
 void run_both(const std::string& tag, const std::string& yaml, const translation& t)
 {

@@ -7,6 +7,7 @@
 #include "models/sm/core/function_units.h"
 #include "models/sm/core/isa64.h"
 #include "models/sm/core/warp.h"
+#include "test/ptx/translate_test_util.h"
 #include "tlm_bus/atomic_op.h"
 
 #include <catch2/catch.hpp>
@@ -19,35 +20,12 @@
 #include <vector>
 
 using namespace vgpu::sm;
+using vgpu::test::bits;
+using vgpu::test::canon;
+using vgpu::test::dbl;
+using vgpu::test::fbits;
 
 namespace {
-
-std::uint64_t bits(double d)
-{
-    std::uint64_t b;
-    std::memcpy(&b, &d, sizeof b);
-    return b;
-}
-
-double dbl(std::uint64_t b)
-{
-    double d;
-    std::memcpy(&d, &b, sizeof d);
-    return d;
-}
-
-std::uint32_t fbits(float f)
-{
-    std::uint32_t b;
-    std::memcpy(&b, &f, sizeof b);
-    return b;
-}
-
-/// The ISA's result of a host double: NaNs are the canonical 0x7fffffffffffffff.
-std::uint64_t canon(double d)
-{
-    return std::isnan(d) ? 0x7fffffffffffffffull : bits(d);
-}
 
 program assemble_ok(const std::string& text)
 {

@@ -97,14 +97,21 @@ std::int64_t translator::const_offset(std::string_view name) const
 
 void translator::lower_const_ld(const instruction& ins)
 {
-    // ld.const{.v2,.v4}.{b,u,s}32/.f32 (and the 64-bit integers, whose low dword is the
-    // register's 32 bits, docs/cuda.md "64-bit address arithmetic"): dwords of the bank.
+    // ld.const{.v2,.v4} of every integer and float width: dwords of the bank. 32-bit elements
+    // are one dword each; a 64-bit element is two (the low word first), or only the low one
+    // when its register is not a pair (docs/cuda.md, "64-bit address arithmetic"); an 8- or
+    // 16-bit element is extracted from the dword that holds it (BFX.U/.S: the zero- or
+    // sign-extension LD.U8..S16 give).
     const data_type t = ins.type();
-    const bool wide = is_int64(t);
+    const bool wide = is_int64(t) || t == T::f64;
+    const unsigned sub_bits = t == T::u8 || t == T::s8 || t == T::b8      ? 8
+                              : t == T::u16 || t == T::s16 || t == T::b16 ? 16
+                                                                          : 0;
+    const bool sub_signed = t == T::s8 || t == T::s16;
     if (ins.ops.size() != 2 || !mods_ok(ins, {"v2", "v4"}) ||
-        !(is_int32(t) || t == T::f32 || wide)) {
-        unsupported(ins, "constant loads are of 32-bit elements (b32, u32, s32, f32; 64-bit "
-                         "integers carry their low dword): CDL reads dwords");
+        !(is_int32(t) || t == T::f32 || wide || sub_bits)) {
+        unsupported(ins, "constant loads are of integer and floating-point elements of 8 to 64 "
+                         "bits: CDL reads dwords");
         return;
     }
     const operand& a = ins.ops[1];
@@ -138,14 +145,17 @@ void translator::lower_const_ld(const instruction& ins)
             elems.push_back(&e);
     else
         elems.push_back(&d);
-    const std::int64_t es = wide ? 8 : 4, n = static_cast<std::int64_t>(elems.size());
+    const std::int64_t es = wide ? 8 : sub_bits ? sub_bits / 8 : 4;
+    const std::int64_t n = static_cast<std::int64_t>(elems.size());
+    const std::int64_t align = std::min<std::int64_t>(es, 4); // no element spans two dwords
     const std::int64_t bank = static_cast<std::int64_t>(m_out.const_bank.size());
-    if (base.k == vk::rz && (off < 0 || off + es * n > bank || off % 4 != 0)) {
-        unsupported(
-            ins, off % 4 != 0
-                     ? "a constant load at byte " + std::to_string(off) + " (not a multiple of 4)"
-                     : "bytes " + std::to_string(off) + ".." + std::to_string(off + es * n - 1) +
-                           " are outside the constant bank (" + std::to_string(bank) + " bytes)");
+    if (base.k == vk::rz && (off < 0 || off + es * n > bank || off % align != 0)) {
+        unsupported(ins, off % align != 0 ? "a constant load at byte " + std::to_string(off) +
+                                                " (not a multiple of " + std::to_string(align) + ")"
+                                          : "bytes " + std::to_string(off) + ".." +
+                                                std::to_string(off + es * n - 1) +
+                                                " are outside the constant bank (" +
+                                                std::to_string(bank) + " bytes)");
         return;
     }
     const std::uint32_t slot = m_opt.const_slot;
@@ -161,10 +171,11 @@ void translator::lower_const_ld(const instruction& ins)
         return;
     }
     std::int64_t group_end = off; // a scalar group: one past its last word's byte
-    if (base.k == vk::rz && n == 1 && !wide && ins.guard.empty() && d.k == operand::kind::reg)
+    const bool dword = !wide && !sub_bits;
+    if (base.k == vk::rz && n == 1 && dword && ins.guard.empty() && d.k == operand::kind::reg)
         group_end = scalar_group(off);
     const bool group = group_end > off + 4; // scalar loads of this block in one 128-byte window
-    if (base.k == vk::rz && ((n >= 2 && !wide) || group)) {
+    if (base.k == vk::rz && ((n >= 2 && dword) || group)) {
         // Bulk: one CDL of n dwords into the lanes 0..n-1 of one register (lane l: dword l),
         // then each element from its lane. The bulk CDL writes every lane of the warp, active
         // or not, so its register belongs to no other value (translate.cpp, allocation).
@@ -193,11 +204,8 @@ void translator::lower_const_ld(const instruction& ins)
         }
         return;
     }
-    for (std::int64_t k = 0; k < n; ++k) { // legacy: each lane its own offset
-        const operand& e = *elems[static_cast<std::size_t>(k)];
-        if (e.k == operand::kind::sink)
-            continue;
-        const std::int64_t o = off + es * k;
+    // Legacy: each lane its own offset. cdl(dst, o) loads the dword at byte o (+ base).
+    auto cdl = [&](vop dst, std::int64_t o) {
         vop at = vimm(static_cast<std::uint32_t>(o));
         if (base.k == vk::reg && o != 0) {
             vins add;
@@ -212,10 +220,82 @@ void translator::lower_const_ld(const instruction& ins)
         }
         vins c;
         c.op = opcode::CDL;
-        c.dst = reg_of(ins, e);
+        c.dst = dst;
         c.src[0] = at;
         c.src[1] = vimm(slot);
         emit(c);
+    };
+    for (std::int64_t k = 0; k < n; ++k) {
+        const operand& e = *elems[static_cast<std::size_t>(k)];
+        if (e.k == operand::kind::sink)
+            continue;
+        const std::int64_t o = off + es * k;
+        const vop r = reg_of(ins, e);
+        if (r.k != vk::reg)
+            return;
+        if (t == T::f64 && !is_wide_vreg(r.v)) {
+            unsupported(ins, "register '" + e.name + "' is not a register pair");
+            return;
+        }
+        if (!sub_bits) {
+            cdl(r, o);
+            if (wide && is_wide_vreg(r.v))
+                cdl({vk::reg, r.v, 1}, o + 4); // the high word
+            continue;
+        }
+        vins x; // BFX.U/.S r, dword, bit position, length
+        x.op = opcode::BFX;
+        x.mod =
+            static_cast<std::uint8_t>(sub_signed ? sm::mods::bfx_mode::S : sm::mods::bfx_mode::U);
+        x.dst = r;
+        x.src[2] = vimm(sub_bits);
+        if (base.k == vk::rz) {
+            const vop w = vreg(temp());
+            cdl(w, o & ~std::int64_t{3});
+            x.src[0] = w;
+            x.src[1] = vimm(static_cast<std::uint32_t>(8 * (o & 3)));
+            emit(x);
+            continue;
+        }
+        // A register offset: the dword at (base + o) & ~3, the field at 8 * ((base + o) & 3).
+        vop at = base;
+        if (o != 0) {
+            vins add;
+            add.op = opcode::IADD;
+            add.dst = vreg(temp());
+            add.src[0] = base;
+            add.src[1] = vimm(static_cast<std::uint32_t>(o));
+            emit(add);
+            at = add.dst;
+        }
+        vins m;
+        m.op = opcode::AND;
+        m.dst = vreg(temp());
+        m.src[0] = at;
+        m.src[1] = vimm(~3u);
+        emit(m);
+        const vop w = vreg(temp());
+        vins c;
+        c.op = opcode::CDL;
+        c.dst = w;
+        c.src[0] = m.dst;
+        c.src[1] = vimm(slot);
+        emit(c);
+        vins pos; // 8 * (at & 3) = (at << 3) & 24
+        pos.op = opcode::SHL;
+        pos.dst = vreg(temp());
+        pos.src[0] = at;
+        pos.src[1] = vimm(3);
+        emit(pos);
+        vins p2;
+        p2.op = opcode::AND;
+        p2.dst = vreg(temp());
+        p2.src[0] = pos.dst;
+        p2.src[1] = vimm(24);
+        emit(p2);
+        x.src[0] = w;
+        x.src[1] = p2.dst;
+        emit(x);
     }
 }
 

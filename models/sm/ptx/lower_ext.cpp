@@ -2,6 +2,7 @@
 // modes, float and combined comparisons, warp-level operations, multiply high and 24-bit, bit
 // counts and fields, byte permute and the .ftz forms (translate_impl.h; docs/cuda.md,
 // "Mapping tables"). lower.cpp's dispatcher calls lower_ext first.
+#include "models/sm/core/isa64.h"
 #include "models/sm/ptx/translate.h"
 #include "models/sm/ptx/translate_impl.h"
 
@@ -89,6 +90,11 @@ bool translator::lower_ext(const instruction& ins)
     }
     if (op == "cvt")
         return lower_cvt_fp(ins);
+    if (op == "cvta" && ins.has("const")) {
+        unsupported(ins, "a generic pointer into constant memory (constant data is read by "
+                         "ld.const, through the CDL)");
+        return true;
+    }
     if (op == "setp") {
         const bool combined =
             ins.ops.size() == 4 || (!ins.ops.empty() && ins.ops[0].k == operand::kind::pair);
@@ -216,8 +222,10 @@ bool translator::compare_into(const instruction& ins, vop d)
     const data_type t = ins.type();
     vins v;
     v.dst = d;
-    v.src[0] = src(ins, ins.ops[1]);
-    v.src[1] = src(ins, ins.ops[2]);
+    if (!is_int64(t)) {
+        v.src[0] = src(ins, ins.ops[1]);
+        v.src[1] = src(ins, ins.ops[2]);
+    }
     if (t == T::f32) {
         for (const fcmp_rule& r : fcmp_rules)
             if (ins.has(r.ptx)) {
@@ -227,6 +235,32 @@ bool translator::compare_into(const instruction& ins, vop d)
                 emit(v);
                 return true;
             }
+        return false;
+    }
+    if (is_int64(t)) { // I64SETP on pairs; local addresses: their 32-bit offsets
+        for (const int_cmp& r : int_cmps) {
+            if (!ins.has(r.ptx) || (t == T::s64 && !r.for_signed) ||
+                (t == T::b64 && r.cond != cmp_op::EQ && r.cond != cmp_op::NE))
+                continue;
+            if (local_compare(ins)) {
+                v.op = t == T::s64 ? opcode::ISETP : opcode::USETP;
+                v.cond = r.cond;
+                if (!local_compare_src(ins, ins.ops[1], v.src[0]) ||
+                    !local_compare_src(ins, ins.ops[2], v.src[1]))
+                    return false;
+                emit(v);
+                return true;
+            }
+            v.op = opcode::I64SETP;
+            v.mod = static_cast<std::uint8_t>(static_cast<unsigned>(r.cond) |
+                                              (t == T::s64 ? 0 : m::lsetp_unsigned));
+            v.src[0] = pair_src(ins, ins.ops[1], false);
+            v.src[1] = pair_src(ins, ins.ops[2], false);
+            if (m_failed)
+                return false;
+            emit(v);
+            return true;
+        }
         return false;
     }
     const bool sgn = t == T::s32, uns = t == T::u32 || t == T::b32;
@@ -287,11 +321,6 @@ void translator::lower_setp_ext(const instruction& ins)
     if (ins.ops.size() < 3 || (combined != (bop != nullptr)) ||
         (pair && ins.ops[0].elems.size() != 2)) {
         unsupported(ins);
-        return;
-    }
-    const data_type t = ins.type();
-    if (is_int64(t)) {
-        unsupported(ins, "a 64-bit comparison depends on the high 32 bits");
         return;
     }
     const operand& pd = pair ? ins.ops[0].elems[0] : ins.ops[0];

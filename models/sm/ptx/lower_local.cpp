@@ -392,4 +392,37 @@ void translator::local_access(const instruction& ins, bool store)
     }
 }
 
+bool translator::local_compare(const instruction& ins) const
+{
+    // Local addresses are small offsets (below 2^19 + 16): a 64-bit comparison of them is the
+    // comparison of their low words, signed or unsigned alike.
+    if (ins.opcode != "setp" || m_local_ptr.empty() || ins.ops.size() < 3 ||
+        !(ins.type() == T::s64 || ins.type() == T::u64 || ins.type() == T::b64))
+        return false;
+    std::pair<int, int> k;
+    return (reg_key(ins.ops[1], k) && m_local_ptr.count(k)) ||
+           (reg_key(ins.ops[2], k) && m_local_ptr.count(k));
+}
+
+bool translator::local_compare_src(const instruction& ins, const operand& op, vop& out)
+{
+    std::pair<int, int> k;
+    if (op.k == operand::kind::imm_int && op.ival >= 0 && op.ival <= INT32_MAX) {
+        out = vimm(static_cast<std::uint32_t>(op.ival));
+        return true;
+    }
+    const auto it = reg_key(op, k) ? m_local_ptr.find(k) : m_local_ptr.end();
+    if (it != m_local_ptr.end() && it->second == 1) {
+        out = src(ins, op);
+        return true;
+    }
+    unsupported(ins, it != m_local_ptr.end()
+                         ? "a 64-bit comparison of a register that holds a local address on "
+                           "some paths and another value on others"
+                         : "a 64-bit comparison of a local address with '" + op.name +
+                               "', which is neither a local address nor an immediate in "
+                               "0..2147483647");
+    return false;
+}
+
 } // namespace vgpu::ptx::detail

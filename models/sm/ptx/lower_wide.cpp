@@ -118,8 +118,8 @@ void translator::find_wide()
             for (const operand& e : o.elems)
                 each(e);
         }
-        if (!needs_high(ins))
-            continue;
+        if (!needs_high(ins) || local_compare(ins))
+            continue; // a comparison of local addresses compares their 32-bit offsets
         const bool store = ins.opcode == "st" || ins.opcode == "red";
         for (std::size_t k = 0; k < ins.ops.size(); ++k)
             if (!(store && k == 0))

@@ -66,35 +66,8 @@ void translator::wide_int(const instruction& ins)
         }
         return true;
     };
-    if (op == "setp") {
-        static const struct {
-            const char* ptx;
-            cmp_op c;
-            bool uns;
-        } cmps[] = {{"eq", cmp_op::EQ, false}, {"ne", cmp_op::NE, false}, {"lt", cmp_op::LT, false},
-                    {"le", cmp_op::LE, false}, {"gt", cmp_op::GT, false}, {"ge", cmp_op::GE, false},
-                    {"lo", cmp_op::LT, true},  {"ls", cmp_op::LE, true},  {"hi", cmp_op::GT, true},
-                    {"hs", cmp_op::GE, true}};
-        for (const auto& c : cmps) {
-            if (!ins.has(c.ptx))
-                continue;
-            const bool eqne = c.c == cmp_op::EQ || c.c == cmp_op::NE;
-            if (ins.ops.size() != 3 || ins.ops[0].k == operand::kind::pair ||
-                !mods_ok(ins, {c.ptx}) || (c.uns && sgn) || (t == T::b64 && !eqne)) {
-                unsupported(ins, "setp.64 with a combining predicate or two destinations");
-                return;
-            }
-            vins v;
-            v.op = opcode::I64SETP;
-            v.mod = static_cast<std::uint8_t>(static_cast<unsigned>(c.c) |
-                                              (c.uns || t == T::u64 ? m::lsetp_unsigned : 0));
-            v.dst = pred_of(ins, ins.ops[0]);
-            v.src[0] = s(1);
-            v.src[1] = s(2);
-            emit(v);
-            return;
-        }
-        unsupported(ins);
+    if (op == "setp") { // I64SETP, combined as a 32-bit comparison's (lower_ext.cpp)
+        lower_setp_ext(ins);
         return;
     }
     if ((op == "mul" || op == "mad") && ins.has("wide")) { // 32-bit operands, a 64-bit product

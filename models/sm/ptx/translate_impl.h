@@ -182,6 +182,10 @@ private:
     /// cvta.local, the address of a .local variable); false when `ins` is not such.
     bool lower_local(const instruction& ins);
     void local_access(const instruction& ins, bool store);
+    /// A 64-bit integer setp with a local address operand: compared as 32-bit offsets.
+    bool local_compare(const instruction& ins) const;
+    /// A source of such a comparison: a local address register or a small immediate.
+    bool local_compare_src(const instruction& ins, const operand& op, vop& out);
     // Spilling (regalloc.cpp, docs/cuda.md "Spilling").
     std::uint32_t m_spill_slots = 0; ///< local words of spilled values, after the variables
     bool m_prologue_in = false;      ///< the linear code starts with the local prologue
