@@ -232,7 +232,7 @@ TEST_CASE("printf_kernel.cu prints to OUTDIR/console.txt in both modes; a full F
             i, -i, 4000000000u - static_cast<unsigned>(i), i * 255, i * 4096, i, 'A' + i % 26,
             static_cast<double>(fi), static_cast<double>(fi * 1e-3f), d / (i + 1), d * i,
             reinterpret_cast<void*>(ret + 4u * static_cast<unsigned>(i)),
-            -static_cast<long long>(i) << 35, static_cast<unsigned long>(i) * 1000000007ul);
+            -(static_cast<long long>(i) << 35), static_cast<unsigned long>(i) * 1000000007ul);
         return std::string(b);
     };
     auto ret_base = [](const std::vector<std::string>& lines) -> std::uintptr_t {

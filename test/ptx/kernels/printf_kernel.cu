@@ -11,7 +11,7 @@ __global__ void printf_kernel(int* ret, const float* f, double d, int n)
     const int r = printf("t%03d i=%i u=%u x=%#x X=%X o=%o c=%c f=%.3f e=%e g=%g d=%10.4f "
                          "p=%p ll=%lld lu=%lu %%\n",
                          i, -i, 4000000000u - i, i * 255, i * 4096, i, 'A' + i % 26, f[i],
-                         f[i] * 1e-3f, d / (i + 1), d * i, ret + i, -(long long)i << 35,
+                         f[i] * 1e-3f, d / (i + 1), d * i, ret + i, -((long long)i << 35),
                          (unsigned long)i * 1000000007ul);
     ret[i] = r;
 }
