@@ -23,9 +23,12 @@ std::map<std::string, std::vector<std::uint8_t>> gpu_platform::files() const
 {
     // The driver parts' files: shader_trace.bin (trace unit), instrumented_trace.csv (seed 002).
     std::map<std::string, std::vector<std::uint8_t>> out = host.files();
-    if (const auto* cpu = host.cpu())
-        out["console.txt"] =
-            std::vector<std::uint8_t>(cpu->console().begin(), cpu->console().end());
+    // OUTDIR/console.txt: the firmware's console, then kernel printf's records (a firmware host
+    // runs no translated kernel, so one of the two is empty; each is whole lines in order).
+    if (const auto* cpu = host.cpu()) {
+        std::vector<std::uint8_t>& c = out["console.txt"];
+        c.insert(c.begin(), cpu->console().begin(), cpu->console().end());
+    }
     return out;
 }
 

@@ -2,6 +2,7 @@
 // run stopped unfinished. See docs/outputs.md.
 #include "platforms/gpu_platform.h"
 
+#include "models/host/printf_part.h"
 #include "platforms/attach/blocks.h"
 
 #include <algorithm>
@@ -74,6 +75,9 @@ void gpu_platform::summary(std::ostream& os) const
        << 100 * m_figures.memory_share.value() << "% waited for memory, "
        << 100 * m_figures.alu_share.value() << "% for ALU results, "
        << 100 * m_figures.barrier_share.value() << "% at barriers\n";
+    if (const auto* pf = host.part<vgpu::host::printf_part>()) // nothing lost silently
+        for (const std::string& w : pf->warnings())
+            os << "  warning: " << w << "\n";
     os.flags(flags);
     os.precision(precision);
 }

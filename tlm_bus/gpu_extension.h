@@ -75,6 +75,10 @@ public:
     bool replay = false;               ///< this access is such a replay
     atomic_op atomic = atomic_op::add; ///< access_kind::atomic: the operation
     std::uint32_t swap = 0;            ///< atomic_op::cas: the value written where equal
+    /// A response attribute: where the L1 adds the misses of this read (the line lookups it
+    /// counts in its `misses` statistic), or null. An SM's source profile points it at the
+    /// issuing PC's counter (models/sm/core/source_profile.h).
+    std::uint64_t* l1_misses = nullptr;
 
     tlm::tlm_extension_base* clone() const override { return new gpu_extension(*this); }
     void copy_from(const tlm::tlm_extension_base& other) override

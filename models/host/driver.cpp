@@ -2,6 +2,7 @@
 #include "models/host/driver.h"
 #include "models/host/fault_part.h"
 #include "models/host/instrument_part.h"
+#include "models/host/printf_part.h"
 
 #include "models/common/trace_events.h"
 #include "models/cp/cp.h"
@@ -89,6 +90,9 @@ driver::driver(const sc_core::sc_module_name& name, const host_config& cfg, cons
     if (std::any_of(wl.kernels.begin(), wl.kernels.end(),
                     [](const kernel_decl& k) { return k.instrumented(); }))
         add_part<instrument_part>();
+    if (std::any_of(wl.kernels.begin(), wl.kernels.end(),
+                    [](const kernel_decl& k) { return !k.printf_formats.empty(); }))
+        add_part<printf_part>(); // kernel printf: OUTDIR/console.txt
     // The copy engine serves host.load dma, and the fault handler's fills, copy-on-write copies
     // and evictions.
     const bool faults_move_data = !wl.evictions.empty() ||

@@ -80,14 +80,15 @@ struct host_config {
     dump_kind dump_buffers = dump_kind::none;      ///< buffers written to OUTDIR/buffers/
     fault_service service = fault_service::shadow; ///< host.fault_service
     unsigned shadow_threads = 8;                   ///< shadow threads that run at once (host cores)
-    duration fault_latency{20000000};      ///< OS handler per fault (shadow) or round (20 us)
-    duration swap_in_latency{10000000};    ///< bringing a swapped-out page back (10 us)
-    unsigned fault_batch = 256;            ///< batched: fault records taken per round
-    duration fault_timeout{10000000000};   ///< a faulting access waits at most this (10 ms)
-    byte_size instrument_bytes{16u << 20}; ///< largest trace buffer per record type
-    unsigned instrument_undersize = 0;     ///< test: records taken off each computed buffer
-    std::string firmware;                  ///< host.kind riscv: ELF image (empty: generic)
-    host_cpu::cpu_config cpu;              ///< host.kind riscv: the firmware CPU
+    duration fault_latency{20000000};        ///< OS handler per fault (shadow) or round (20 us)
+    duration swap_in_latency{10000000};      ///< bringing a swapped-out page back (10 us)
+    unsigned fault_batch = 256;              ///< batched: fault records taken per round
+    duration fault_timeout{10000000000};     ///< a faulting access waits at most this (10 ms)
+    byte_size instrument_bytes{16u << 20};   ///< largest trace buffer per record type
+    unsigned instrument_undersize = 0;       ///< test: records taken off each computed buffer
+    byte_size printf_buffer_bytes{1u << 20}; ///< kernel printf's FIFO per kernel (data bytes)
+    std::string firmware;                    ///< host.kind riscv: ELF image (empty: generic)
+    host_cpu::cpu_config cpu;                ///< host.kind riscv: the firmware CPU
 
     void declare(config::visitor& v)
     {
@@ -154,6 +155,11 @@ struct host_config {
                      "profiling run is exactly the size that run computes, and a run that needs "
                      "more fails with the size")
                     .min(4096));
+        v.value("printf_buffer_bytes", printf_buffer_bytes,
+                spec("the printf FIFO of a CUDA or PTX kernel that calls printf (data bytes, "
+                     "after a 16-byte header; CUDA's cudaLimitPrintfFifoSize): records that do "
+                     "not fit are dropped and counted (gpu.host.printf.dropped, a warning)")
+                    .min(16));
         v.value("instrument_undersize", instrument_undersize,
                 spec("for tests of seed 002: records taken off each trace buffer the profiling "
                      "run sized, so that the traced run must refuse that many (reported as a "

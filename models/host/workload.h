@@ -8,6 +8,7 @@
 #include "models/llc/core/llc_org.h"
 #include "models/sm/core/assembler.h"
 #include "models/sm/core/cta_slots.h"
+#include "models/sm/ptx/printf_format.h"
 
 #include <cstdint>
 #include <map>
@@ -137,6 +138,10 @@ struct kernel_decl {
     unsigned registers = 0;         ///< registers per thread of a translated kernel; 0: sm.regs_per_thread
     std::uint32_t shared_bytes = 0; ///< shared memory per CTA: static (translation) + dynamic (shared_bytes:)
     // clang-format on
+    /// Kernel printf (docs/cuda.md): the formats of its vprintf calls (record id - 1 indexes
+    /// them) and its FIFO buffer's name ("" when the kernel does not call printf).
+    std::vector<ptx::printf_format> printf_formats;
+    std::string printf_buffer;
 };
 
 /// What a check compares the buffer with.
@@ -202,6 +207,8 @@ struct workload_options {
     /// targets the device's register file; else for sm::max_registers and 65,536.
     unsigned regs_per_thread = 0;
     unsigned sm_registers = 0;
+    /// host.printf_buffer_bytes: the data bytes of a printf kernel's FIFO (docs/cuda.md).
+    std::uint64_t printf_buffer_bytes = 1u << 20;
 };
 
 /// Output of parse_workload().

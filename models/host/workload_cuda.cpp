@@ -300,6 +300,8 @@ void workload_reader::translate_kernel(const fields& k, const field& it, kernel_
     d.registers = t.registers;
     d.shared_bytes += t.shared_bytes; // static, after the dynamic `shared_bytes:`
     const std::uint64_t ctas = std::uint64_t{d.grid_x} * d.grid_y * d.grid_z;
+    if (!t.printf_formats.empty() && !add_printf_buffer(d, t, src))
+        return;
     if (t.local_bytes > 0 && !add_local_area(d, t.local_area_bytes(ctas, d.block_threads()), src))
         return;
     d.source = t.text;
@@ -358,6 +360,33 @@ bool workload_reader::add_local_area(kernel_decl& d, std::uint64_t bytes, const 
     p.buffer = b.name;
     p.where = d.source_where;
     d.params.push_back(p);
+    return true;
+}
+
+bool workload_reader::add_printf_buffer(kernel_decl& d, const ptx::translation& t, const field& src)
+{
+    // Kernel printf (docs/cuda.md, "Kernel printf"): the FIFO is a buffer the driver places
+    // like any other, its address the hidden parameter after the entry's (before local's).
+    if (d.params.size() >= max_kernel_params || t.printf_param != d.params.size()) {
+        m_r.error(d.source_where, src.path,
+                  "the kernel calls printf, whose FIFO takes a parameter, and already has " +
+                      std::to_string(d.params.size()) + " (at most " +
+                      std::to_string(max_kernel_params) + " in all)" + of_kernel(d, m_r.name()));
+        return false;
+    }
+    buffer_decl b;
+    b.name = d.name + ".printf";
+    b.elements = (ptx::printf_header_bytes + m_opts.printf_buffer_bytes + 3) / 4;
+    b.where = d.source_where;
+    m_wl.buffers.push_back(b);
+    kernel_param p;
+    p.name = "printf";
+    p.is_buffer = true;
+    p.buffer = b.name;
+    p.where = d.source_where;
+    d.params.push_back(p);
+    d.printf_formats = t.printf_formats;
+    d.printf_buffer = b.name;
     return true;
 }
 

@@ -298,6 +298,8 @@ private:
     void translate_kernel(const fields& k, const field& it, kernel_decl& d);
     /// Adds the local area of a translated kernel (a buffer and a last parameter).
     bool add_local_area(kernel_decl& d, std::uint64_t bytes, const field& src);
+    /// Kernel printf: declares the kernel's FIFO buffer and its hidden parameter.
+    bool add_printf_buffer(kernel_decl& d, const ptx::translation& t, const field& src);
     /// The kernel's constant bank (initialisers, then `constants:` f) as a read-only buffer
     /// `<kernel>.const` bound to CBV slot const_slot() (workload_cuda.cpp).
     void read_constants(const field* f, const ptx::translation& t, kernel_decl& d);

@@ -61,6 +61,9 @@ l1::l1(const sc_core::sc_module_name& name, const l1_config& cfg, const clock_pa
       m_retries(m_stats, "mshr_retries", "count",
                 "fast mode: line requests answered with every MSHR busy, which the SM replayed "
                 "when one was free"),
+      m_data_misses(m_stats, "data_misses", "count",
+                    "misses of SMs' data loads (LD; not instruction fetches, constant loads or "
+                    "atomics); a translated kernel's are OUTDIR/source_profile.csv's l1_misses"),
       m_tag_wait(m_stats, "tag_wait", "ns",
                  "time a line lookup waited for the tag stage (every lookup, reads and writes)")
 {
@@ -156,6 +159,10 @@ void l1::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
             return;
         }
         ++m_cache_stats.reads;
+        if (ext && ext->kind == tlm_bus::access_kind::data)
+            m_data_misses += n.misses;
+        if (ext && ext->l1_misses) // the requester's count (an SM's source profile)
+            *ext->l1_misses += n.misses;
         // l1.sharing shared: a read of another SM reached this L1 as the line's home.
         const bool remote = m_owner >= 0 && ext && ext->sm >= 0 && ext->sm != m_owner;
         if (remote) {

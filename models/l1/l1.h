@@ -130,7 +130,7 @@ private:
     stats::group m_stats;
     cache::cache_stats m_cache_stats; ///< reads, writes, lookup outcomes, bytes, miss latency
     stats::counter m_invalidations, m_range_invalidations, m_lines_invalidated, m_tag_stalls,
-        m_remote_reads, m_remote_hits, m_retries;
+        m_remote_reads, m_remote_hits, m_retries, m_data_misses;
     stats::average m_tag_wait;
     /// The sharing counters: reported by every L1 (zero without a policy), counted by the policy.
     int m_owner = -1;                    ///< see set_owner()

@@ -416,6 +416,8 @@ std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsi
     // when one is free (fast mode; accurate mode's L1 keeps it waiting until then).
     ext.replayable = !op.store && op.kind != tlm_bus::access_kind::atomic;
     ext.replay = m_replaying;
+    if (ws.prof && !op.store && op.kind != tlm_bus::access_kind::atomic)
+        ext.l1_misses = &ws.prof[op.pc].l1_misses; // the L1 tells which of its reads missed
     m_request_barrier_count.sample(ext.barrier_waiting);
     tlm::tlm_response_status st;
     std::shared_ptr<tlm_bus::fault_wait> fault;

@@ -1,6 +1,7 @@
 // Device functions and launch bounds (docs/cuda.md, "Device functions", "Launch bounds"):
 // `.func` calls through `.param` inlined (nested, twice, with a guarded early `ret`) and run on
-// a functional warp against values computed here; printf refused with its exact message; the
+// a functional warp against values computed here; a call of an undefined function refused
+// with its exact message (printf: test_ptx_printf.cpp); the
 // register caps of .maxnreg and .minnctapersm; device_calls.cu (__noinline__ functions, a
 // pointer to a local array passed to a function, __launch_bounds__(128, 2)) run by vgpu-sim
 // from `cuda:` in both timing modes against a host reference, and a block over .maxntid
@@ -77,24 +78,24 @@ TEST_CASE("device functions are inlined: nested calls, two calls, guarded early 
     }
 }
 
-TEST_CASE("printf and calls that cannot be inlined are located errors")
+TEST_CASE("calls that cannot be inlined are located errors")
 {
-    const std::string text =
-        ".version 6.0\n.target sm_70\n.address_size 64\n"
-        ".extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 a);\n"
-        ".global .align 1 .b8 fmt[4] = {104, 105, 10, 0};\n"
-        ".visible .entry k()\n{\n.reg .b64 %rd<2>;\n"
-        "mov.u64 %rd1, fmt;\n"
-        "{\n.param .b64 p0;\nst.param.b64 [p0+0], %rd1;\n.param .b64 p1;\n"
-        "st.param.b64 [p1+0], 0;\n.param .b32 q0;\n"
-        "call.uni (q0), vprintf, (p0, p1);\n}\nret;\n}\n";
+    // (printf: test_ptx_printf.cpp)
+    const std::string text = ".version 6.0\n.target sm_70\n.address_size 64\n"
+                             ".extern .func (.param .b32 r) ext_fn(.param .b64 f, .param .b64 a);\n"
+                             ".global .align 1 .b8 fmt[4] = {104, 105, 10, 0};\n"
+                             ".visible .entry k()\n{\n.reg .b64 %rd<2>;\n"
+                             "mov.u64 %rd1, fmt;\n"
+                             "{\n.param .b64 p0;\nst.param.b64 [p0+0], %rd1;\n.param .b64 p1;\n"
+                             "st.param.b64 [p1+0], 0;\n.param .b32 q0;\n"
+                             "call.uni (q0), ext_fn, (p0, p1);\n}\nret;\n}\n";
     const parse_result p = parse(text, "t.ptx");
     REQUIRE(p.ok());
     const translation t = translate(p.mod, p.mod.find_function("k"));
     REQUIRE_FALSE(t.ok());
     CHECK(t.errors.back() ==
-          "t.ptx:16:1: error: unsupported 'call.uni': kernel printf (vprintf) is not supported "
-          "yet");
+          "t.ptx:16:1: error: unsupported 'call.uni': a call of 'ext_fn', which the module does "
+          "not define");
 }
 
 TEST_CASE("launch bounds cap the registers and check the block")

@@ -173,8 +173,9 @@ TEST_CASE("local memory forms vgpu does not translate are located errors")
         {"add.u64 %rd4, %rd3, 3;\nst.local.u16 [%rd4], %r1;",
          "t.ptx:16:1: error: unsupported 'st.local.u16': a misaligned 16-bit local access at "
          "byte 3"},
-        {"ld.local.u64 %rd4, [%rd3];",
-         "t.ptx:15:1: error: unsupported 'ld.local.u64': only 8-, 16- and 32-bit local loads"},
+        {"ld.local.u64 %rd4, [d+4];",
+         "t.ptx:15:1: error: unsupported 'ld.local.u64': a misaligned 64-bit local access at "
+         "byte 4"},
         {"ld.param.u64 %rd5, [k_p0];\ncvta.to.local.u64 %rd6, %rd5;",
          "t.ptx:16:1: error: unsupported 'cvta.to.local.u64': a generic address that is not "
          "known to be local"},

@@ -55,7 +55,7 @@ std::string source_profile_csv(const std::vector<profiled_kernel>& kernels)
 {
     std::ostringstream os;
     os << "kernel,file,line,warp_instructions,stall_scoreboard,stall_memory,stall_barrier,"
-          "stall_structural,line_requests\n";
+          "stall_structural,line_requests,l1_misses\n";
     for (const profiled_kernel& k : kernels) {
         if (!k.counters)
             continue;
@@ -69,6 +69,7 @@ std::string source_profile_csv(const std::vector<profiled_kernel>& kernels)
             for (unsigned s = 0; s < stall_columns; ++s)
                 r.stall[s] += c.stall[s];
             r.line_requests += c.line_requests;
+            r.l1_misses += c.l1_misses;
         }
         for (const auto& [key, r] : rows) {
             std::uint64_t stalls = 0;
@@ -79,7 +80,7 @@ std::string source_profile_csv(const std::vector<profiled_kernel>& kernels)
             os << field(k.name) << ',' << field(key.first) << ',' << key.second << ',' << r.issued;
             for (auto s : r.stall)
                 os << ',' << s;
-            os << ',' << r.line_requests << '\n';
+            os << ',' << r.line_requests << ',' << r.l1_misses << '\n';
         }
     }
     return os.str();

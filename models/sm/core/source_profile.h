@@ -21,6 +21,7 @@ struct pc_counters {
     std::uint64_t issued = 0;                         ///< warp-instructions issued
     std::array<std::uint64_t, stall_columns> stall{}; ///< warp stall cycles by stall_column
     std::uint64_t line_requests = 0;                  ///< global line requests (coalesced)
+    std::uint64_t l1_misses = 0; ///< of those, the loads that missed in the L1 (its `misses`)
 };
 
 /// The programs to profile, by the virtual address of their first instruction, each with its

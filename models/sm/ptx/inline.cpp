@@ -4,7 +4,8 @@
 // labels renamed, `ret` becomes a branch to the instruction after the call, and its formal
 // parameters and return value become the caller's `.param` variables of the call sequence
 // (`param0`, `retval0`), which the lowering keeps in registers (lower_param_var). Calls of
-// functions the module only declares (`vprintf`) stay and are refused by the lowering.
+// functions the module only declares stay: `vprintf` is lowered (lower_printf.cpp), others
+// refused.
 // See docs/cuda.md, "Device functions".
 #include "models/sm/ptx/translate.h"
 #include "models/sm/ptx/translate_impl.h"
@@ -183,9 +184,10 @@ bool translator::lower_param_var(const instruction& ins)
     // ld/st.param of a call sequence's .param variable (after inlining: the callee's
     // parameters and return value too): one virtual register per variable and byte offset.
     if (ins.opcode == "call") {
-        unsupported(ins, ins.callee == "vprintf"
-                             ? "kernel printf (vprintf) is not supported yet"
-                             : "a call of '" + ins.callee + "', which the module does not define");
+        if (ins.callee == "vprintf")
+            lower_printf(ins); // lower_printf.cpp
+        else
+            unsupported(ins, "a call of '" + ins.callee + "', which the module does not define");
         return true;
     }
     if ((ins.opcode != "ld" && ins.opcode != "st") || ins.space != state_space::param ||

@@ -201,6 +201,8 @@ void translator::layout_local()
 
 bool translator::lower_local(const instruction& ins)
 {
+    if (m_printf_skip.count(m_at)) // a vprintf call's format or arguments: lowered to nothing
+        return true;               // (lower_printf.cpp)
     if (m_local.empty() && ins.space != state_space::local &&
         !(ins.opcode == "cvta" && ins.has("local")))
         return false;
@@ -288,17 +290,20 @@ void translator::local_access(const instruction& ins, bool store)
             ? mods_ok(ins, {"local", "cg", "cs", "wb", "wt", "volatile", "weak", "v2", "v4"})
             : mods_ok(ins, {"local", "ca", "cg", "cs", "lu", "cv", "volatile", "weak", "v2", "v4"});
     sm::mem_width width = sm::mem_width::b32;
-    if (!width_of(ins.type(), width) || !mods) {
+    const data_type type = ins.type();
+    // 64-bit elements: two words each, the low one first (a register pair's halves).
+    const bool w64 = type == T::u64 || type == T::s64 || type == T::b64 || type == T::f64;
+    if ((!w64 && !width_of(type, width)) || !mods) {
         unsupported(ins, !mods   ? ""
-                         : store ? "only 8-, 16- and 32-bit local stores"
-                                 : "only 8-, 16- and 32-bit local loads");
+                         : store ? "only 8-, 16-, 32- and 64-bit local stores"
+                                 : "only 8-, 16-, 32- and 64-bit local loads");
         return;
     }
     if (m_local_words == 0) { // no local area to address
         unsupported(ins, "a local access in a kernel that declares no .local variable");
         return;
     }
-    const std::int64_t size = sm::width_bytes(width);
+    const std::int64_t size = w64 ? 8 : sm::width_bytes(width);
     const operand& a = ins.ops[store ? 0 : 1];
     if (a.k != operand::kind::address) {
         unsupported(ins, "not an address operand");
@@ -366,8 +371,48 @@ void translator::local_access(const instruction& ins, bool store)
     if (fast)
         word_base = op3(opcode::IADD, op3(opcode::IADD, op3(opcode::SHL, base, vimm(5)), tb),
                         op3(opcode::AND, base, vimm(3)));
+    // The words to access: byte offset from `at`'s start, and the data (store) or destination.
+    struct word {
+        std::int64_t x;
+        vop r;
+    };
+    std::vector<word> words;
     for (std::size_t k = 0; k < elems.size(); ++k) {
         const std::int64_t x = at + size * static_cast<std::int64_t>(k);
+        const operand& e = *elems[k];
+        if (!w64) {
+            words.push_back({x, store                        ? reg_src(ins, e)
+                                : e.k == operand::kind::sink ? vop{vk::rz, 0}
+                                                             : reg_of(ins, e)});
+            continue;
+        }
+        vop lo, hi;
+        if (!store && e.k == operand::kind::sink) {
+            continue;
+        } else if (!store) {
+            lo = reg_of(ins, e);
+            hi = lo;
+            hi.half = 1;
+            if (lo.k != vk::reg || !is_wide_vreg(lo.v))
+                hi = {vk::rz, 0}; // only the low word is used
+        } else if (e.k == operand::kind::reg) {
+            lo = pair_src(ins, e, type == T::f64);
+            hi = lo;
+            hi.half = 1;
+        } else if (e.k == operand::kind::imm_int || e.k == operand::kind::imm_f64) {
+            const auto b = static_cast<std::uint64_t>(e.ival); // an f64's bits too
+            lo = vimm(static_cast<std::uint32_t>(b));
+            hi = vimm(static_cast<std::uint32_t>(b >> 32));
+        } else {
+            unsupported(ins, "operand '" + e.name + "' of a 64-bit local store");
+            return;
+        }
+        words.push_back({x, lo});
+        if (hi.k != vk::rz)
+            words.push_back({x + 4, hi});
+    }
+    for (const word& wd : words) {
+        const std::int64_t x = wd.x;
         vins v;
         v.op = store ? opcode::ST : opcode::LD;
         v.space = sm::mem_space::local;
@@ -385,9 +430,9 @@ void translator::local_access(const instruction& ins, bool store)
             v.src[0] = op3(opcode::IADD, op3(opcode::IADD, hi, op3(opcode::AND, e, vimm(3))), tb);
         }
         if (store)
-            v.src[1] = reg_src(ins, *elems[k]);
+            v.src[1] = wd.r;
         else
-            v.dst = elems[k]->k == operand::kind::sink ? vop{vk::rz, 0} : reg_of(ins, *elems[k]);
+            v.dst = wd.r;
         emit(v);
     }
 }
@@ -423,6 +468,19 @@ bool translator::local_compare_src(const instruction& ins, const operand& op, vo
                                "', which is neither a local address nor an immediate in "
                                "0..2147483647");
     return false;
+}
+
+void translator::load_local_word(vop d, std::int64_t x, int guard)
+{
+    m_local_used = true;
+    vins v;
+    v.op = opcode::LD;
+    v.space = sm::mem_space::local;
+    v.dst = d;
+    v.src[0] = vreg(local_base_reg());
+    v.offset = static_cast<std::int32_t>(interleaved(x - local_address_base));
+    v.guard = guard;
+    emit(v);
 }
 
 } // namespace vgpu::ptx::detail

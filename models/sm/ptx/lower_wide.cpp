@@ -107,7 +107,13 @@ void translator::find_wide()
         else
             mark(o);
     };
+    // A vprintf call's format and argument pointers are not values (lower_printf.cpp).
+    auto skipped = [&](const instruction& ins) {
+        return m_printf_skip.count(static_cast<std::size_t>(&ins - m_fn.body.data())) != 0;
+    };
     for (const instruction& ins : m_fn.body) {
+        if (skipped(ins))
+            continue;
         for (const operand& o : ins.ops) {
             const auto each = [&](const operand& r) {
                 if (r.k == operand::kind::reg && r.decl >= 0 &&
@@ -128,7 +134,7 @@ void translator::find_wide()
     do {
         changed = false;
         for (const instruction& ins : m_fn.body) {
-            if (ins.ops.empty() || ins.opcode == "st" || ins.opcode == "red")
+            if (ins.ops.empty() || ins.opcode == "st" || ins.opcode == "red" || skipped(ins))
                 continue;
             const auto d = key_of(ins.ops[0]);
             if (!d || !m_wide_keys.count(*d))

@@ -104,6 +104,11 @@ void translator::run()
     m_out.local_param = static_cast<unsigned>(m_fn.params.size());
     for (const auto& prm : m_fn.params)
         m_out.local_param += type_bits(prm.type) == 64;
+    find_printf(); // kernel printf (lower_printf.cpp): its FIFO takes the next parameter
+    if (m_has_printf)
+        m_out.printf_param = m_out.local_param++;
+    if (!m_out.errors.empty())
+        return;
     find_wide(); // which 64-bit registers become register pairs (lower_wide.cpp)
     build_blocks();
     if (!m_out.errors.empty())

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "models/sm/ptx/ast.h"
+#include "models/sm/ptx/printf_format.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -51,7 +52,12 @@ struct translation {
     /// "Local memory"), 0 when the kernel has none. The launch then passes the base of a local
     /// area of local_area_bytes() as the hidden parameter local_param (after the entry's).
     std::uint32_t local_bytes = 0;
-    unsigned local_param = 0;        ///< LDP index of the local area's base (local_bytes > 0)
+    unsigned local_param = 0; ///< LDP index of the local area's base (local_bytes > 0)
+    /// Kernel printf (docs/cuda.md, "Kernel printf"): the formats of the vprintf calls (a
+    /// record's id is its index); when there are any, the launch passes the printf FIFO's
+    /// address as the hidden parameter printf_param (after the entry's, before local_param).
+    std::vector<printf_format> printf_formats{};
+    unsigned printf_param = 0;
     std::vector<unsigned> maxntid{}; ///< the entry's .maxntid (x, y, z; empty: none)
     std::vector<unsigned> reqntid{}; ///< the entry's .reqntid (x, y, z; empty: none)
     unsigned register_cap = 0;       ///< registers per thread the allocator could use

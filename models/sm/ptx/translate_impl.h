@@ -218,6 +218,19 @@ private:
     std::int64_t scalar_group(std::int64_t off);
     /// mov.pred p, 0|1|q|!q (clang writes `mov.pred %p, 0` around loops with .sync calls).
     void lower_mov_pred(const instruction& ins);
+    // Kernel printf (lower_printf.cpp, docs/cuda.md "Kernel printf").
+    struct printf_call {
+        std::size_t format = 0; ///< index in translation.printf_formats
+        std::int64_t args = 0;  ///< the argument buffer's local address value
+    };
+    std::map<std::size_t, printf_call> m_printf_calls; ///< PTX instruction -> its call
+    std::set<std::size_t> m_printf_skip; ///< PTX instructions the calls stand for (format, args)
+    bool m_has_printf = false;           ///< the entry calls vprintf (printf_param is taken)
+    /// Finds the vprintf calls, their formats and argument buffers (before lowering).
+    void find_printf();
+    void lower_printf(const instruction& ins);
+    /// Emits LD.LOCAL d of the local word at address value x (a known local address), guarded.
+    void load_local_word(vop d, std::int64_t x, int guard);
     void propagate_copies();
     void finish(const std::vector<std::size_t>& order);
 };
