@@ -648,7 +648,8 @@ TEST_CASE("daxpy_ddot.cu through the cuda: key: .f64 and .s64 values carry their
     CHECK(big == 0);
 }
 
-TEST_CASE("ddot's atomicAdd on double is a located error until 64-bit atomics exist")
+TEST_CASE("ddot's atomicAdd on double translates to ATOM.FADD.B64; other 64-bit atomics are "
+          "located errors")
 {
     compile_request req;
     req.source = test::path("kernels/daxpy_ddot.cu");
@@ -660,9 +661,23 @@ TEST_CASE("ddot's atomicAdd on double is a located error until 64-bit atomics ex
     const entry_lookup e = find_entry(p.mod, "ddot", {"w.yaml", 1, 1});
     REQUIRE(e.ok());
     const translation t = translate(p.mod, e.index);
-    REQUIRE(t.errors.size() == 1);
-    INFO(t.errors[0]);
-    CHECK(t.errors[0].find("error: unsupported 'atom.global.add.f64': 64-bit atomics are not in "
-                           "the vgpu ISA yet (CUDA source ") != std::string::npos);
-    CHECK(t.errors[0].find("daxpy_ddot.cu:14)") != std::string::npos);
+    for (const std::string& m : t.errors)
+        UNSCOPED_INFO(m);
+    REQUIRE(t.ok());
+    INFO(t.text);
+    CHECK(t.text.find("ATOM.FADD.B64 RZ, [R") != std::string::npos);
+    // inc/dec have no 64-bit form; an acquire/release atomic is not translated.
+    const std::string prefix = "ld.param.u64 %rd1, [k_p0];\ncvta.to.global.u64 %rd1, %rd1;\n"
+                               "ld.param.u64 %rd2, [k_p2];\n";
+    const char* const why = "64-bit atomics are add (u64, s64, f64), min/max (s64, u64), exch, "
+                            "cas, and, or, xor (b64, u64, s64) on global or shared memory";
+    for (const char* form : {"atom.global.inc.u64 %rd3, [%rd1], %rd2;",
+                             "atom.acq_rel.global.add.u64 %rd3, [%rd1], %rd2;",
+                             "atom.global.add.f64 %fd3, [%rd1], %fd1, %fd2;"}) {
+        const translation u = test::translate_text(wide_entry(prefix + form + "\nret;"));
+        REQUIRE(u.errors.size() == 1);
+        const std::string f = form;
+        CHECK(u.errors[0] ==
+              "t.ptx:15:1: error: unsupported '" + f.substr(0, f.find(' ')) + "': " + why);
+    }
 }

@@ -6,6 +6,8 @@
 #include "models/sm/ptx/translate_impl.h"
 
 #include <algorithm>
+#include <cstring>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -361,7 +363,90 @@ void translator::wide_access(const instruction& ins, bool store)
 
 void translator::wide_atom(const instruction& ins)
 {
-    unsupported(ins, "64-bit atomics are not in the vgpu ISA yet");
+    // atom/red.{global,shared}.op.{b64,u64,s64,f64} onto ATOM.op.B64 / CAS.B64 on register
+    // pairs (docs/cuda.md, "Atomics").
+    struct atom_rule {
+        const char* ptx;
+        std::initializer_list<data_type> types;
+        sm::atom_op op;
+    };
+    static const atom_rule rules[] = {
+        {"add", {T::u64, T::s64}, sm::atom_op::ADD},
+        {"add", {T::f64}, sm::atom_op::FADD},
+        {"min", {T::s64}, sm::atom_op::MIN},
+        {"min", {T::u64}, sm::atom_op::UMIN},
+        {"max", {T::s64}, sm::atom_op::MAX},
+        {"max", {T::u64}, sm::atom_op::UMAX},
+        {"exch", {T::b64, T::u64, T::s64}, sm::atom_op::EXCH},
+        {"and", {T::b64, T::u64, T::s64}, sm::atom_op::AND},
+        {"or", {T::b64, T::u64, T::s64}, sm::atom_op::OR},
+        {"xor", {T::b64, T::u64, T::s64}, sm::atom_op::XOR},
+        {"cas", {T::b64, T::u64, T::s64}, sm::atom_op::ADD},
+    };
+    const bool red = ins.opcode == "red";
+    const data_type t = ins.type();
+    const atom_rule* rule = nullptr;
+    for (const atom_rule& r : rules)
+        if (std::find(r.types.begin(), r.types.end(), t) != r.types.end() && ins.has(r.ptx) &&
+            !(red && std::string(r.ptx) == "cas"))
+            rule = &r;
+    const bool cas = rule && std::string(rule->ptx) == "cas";
+    const unsigned nops = (red ? 2u : 3u) + (cas ? 1u : 0u);
+    if (!rule || !mods_ok(ins, {rule->ptx, "relaxed", "gpu", "cta", "sys"}) ||
+        ins.ops.size() != nops ||
+        (ins.space != state_space::global && ins.space != state_space::none &&
+         ins.space != state_space::shared)) {
+        unsupported(ins, "64-bit atomics are add (u64, s64, f64), min/max (s64, u64), exch, cas, "
+                         "and, or, xor (b64, u64, s64) on global or shared memory");
+        return;
+    }
+    vop base;
+    std::int32_t off = 0;
+    if (!address(ins, ins.ops[red ? 0 : 1], base, off))
+        return;
+    // A pair operand: a pair register, or a constant packed into one (ATOM takes registers).
+    auto pair_operand = [&](const operand& o) {
+        const bool fp = t == T::f64;
+        vop v = pair_src(ins, o, fp);
+        if (v.k != vk::imm)
+            return v;
+        std::uint64_t bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(
+            static_cast<std::int32_t>(v.v))); // an integer immediate: sign-extended
+        if (fp) {                             // an fp32 immediate: widened exactly
+            float f;
+            std::memcpy(&f, &v.v, sizeof f);
+            const double d = f;
+            std::memcpy(&bits, &d, sizeof bits);
+        }
+        return emit_wide(opcode::I64, fn(m::i64::PACK), vreg(wide_temp()),
+                         vimm(static_cast<std::uint32_t>(bits)),
+                         vimm(static_cast<std::uint32_t>(bits >> 32)));
+    };
+    const vop b = pair_operand(ins.ops[red ? 1 : 2]);
+    const vop c = cas ? pair_operand(ins.ops[3]) : vop{};
+    const vop d = red ? vop{vk::rz, 0} : pair_reg(ins, ins.ops[0]);
+    if (m_failed)
+        return;
+    if (cas && off != 0) { // CAS takes no offset: the address goes in a register
+        vins a;
+        a.op = base.k == vk::rz ? opcode::MOV : opcode::IADD;
+        a.dst = vreg(temp());
+        a.src[0] = base.k == vk::rz ? vimm(static_cast<std::uint32_t>(off)) : base;
+        if (base.k != vk::rz)
+            a.src[1] = vimm(static_cast<std::uint32_t>(off));
+        emit(a);
+        base = a.dst;
+        off = 0;
+    }
+    vins v;
+    v.op = cas ? opcode::CAS : opcode::ATOM;
+    v.space = ins.space == state_space::shared ? sm::mem_space::shared : sm::mem_space::global;
+    v.width = sm::mem_width::b64;
+    v.aop = rule->op;
+    v.dst = d;
+    v.src = {base, b, c};
+    v.offset = off;
+    emit(v);
 }
 
 } // namespace vgpu::ptx::detail
