@@ -167,7 +167,108 @@ void translator::wide_int(const instruction& ins)
         emit_wide(opcode::I64, fn(m::i64::MAX), d(), a, n); // abs(INT64_MIN) = INT64_MIN
         return;
     }
+    if (op == "bfe" || op == "bfi" || op == "bfind") {
+        wide_bitfield(ins);
+        return;
+    }
     unsupported(ins, "this 64-bit integer operation has no register-pair lowering");
+}
+
+void translator::wide_bitfield(const instruction& ins)
+{
+    // bfe/bfi/bfind on 64 bits: sequences of I64 shifts and masks (docs/cuda.md, "fp64 and
+    // 64-bit integers"); pos and len are the low 8 bits of their 32-bit operands.
+    const std::string& op = ins.opcode;
+    const data_type t = ins.type();
+    const vop rz{vk::rz, 0};
+    auto op32 = [&](opcode o, vop a, vop b) {
+        vins v;
+        v.op = o;
+        v.dst = vreg(temp());
+        v.src[0] = a;
+        v.src[1] = b;
+        emit(v);
+        return v.dst;
+    };
+    auto i64 = [&](m::i64 f, vop a, vop b = {}) {
+        return emit_wide(opcode::I64, fn(f), vreg(wide_temp()), a, b);
+    };
+    auto equals = [&](vop x, std::uint32_t k) { // a predicate: x == k
+        vins v;
+        v.op = opcode::ISETP;
+        v.cond = cmp_op::EQ;
+        v.dst = temp_pred();
+        v.src[0] = x;
+        v.src[1] = vimm(k);
+        emit(v);
+        return v.dst;
+    };
+    auto sel = [&](vop d, vop when, vop other, vop p) {
+        vins v;
+        v.op = opcode::SEL;
+        v.dst = d;
+        v.src = {when, other, p};
+        emit(v);
+    };
+    const bool bfind = op == "bfind";
+    const std::size_t n = op == "bfi" ? 5 : bfind ? 2 : 4;
+    if (ins.ops.size() != n || !mods_ok(ins, bfind ? std::initializer_list<const char*>{"shiftamt"}
+                                                   : std::initializer_list<const char*>{}) ||
+        (op == "bfi" && t != T::b64) || (op != "bfi" && t != T::u64 && t != T::s64)) {
+        unsupported(ins);
+        return;
+    }
+    if (bfind) { // the most significant bit unlike the sign (s64) or set (u64): 63 - clz
+        vop x = pair_src(ins, ins.ops[1], false);
+        if (t == T::s64)
+            x = i64(m::i64::XOR, x, i64(m::i64::SAR, x, vimm(63)));
+        const vop z = emit_wide(opcode::I64, fn(m::i64::CLZ), vreg(temp()), x, rz);
+        const vop d = reg_of(ins, ins.ops[0]);
+        if (!ins.has("shiftamt")) {
+            vins v; // 63 - 64 = 0xffffffff where no bit is found
+            v.op = opcode::ISUB;
+            v.dst = d;
+            v.src[0] = vimm(63);
+            v.src[1] = z;
+            emit(v);
+            return;
+        }
+        sel(d, vimm(0xffffffffu), z, equals(z, 64)); // shiftamt: clz, or none found
+        return;
+    }
+    const vop a = pair_src(ins, ins.ops[1], false);
+    const vop pos = op32(opcode::AND, src(ins, ins.ops[op == "bfi" ? 3 : 2]), vimm(0xff));
+    const vop len = op32(opcode::AND, src(ins, ins.ops[op == "bfi" ? 4 : 3]), vimm(0xff));
+    if (m_failed)
+        return;
+    // The field's mask: (1 << len) - 1, all ones from len 64 on (the shift gives 0).
+    const vop mask = i64(m::i64::SUB, i64(m::i64::SHL, vimm(1), len), vimm(1));
+    if (op == "bfi") { // f = b with bits [pos, pos + len) from a's low bits
+        const vop b = pair_src(ins, ins.ops[2], false);
+        const vop place = i64(m::i64::SHL, mask, pos);
+        const vop ins_bits = i64(m::i64::AND, i64(m::i64::SHL, a, pos), place);
+        const vop kept = i64(m::i64::AND, b, i64(m::i64::NOT, place, rz));
+        emit_wide(opcode::I64, fn(m::i64::OR), pair_reg(ins, ins.ops[0]), kept, ins_bits);
+        return;
+    }
+    if (t == T::u64) { // (a >> pos) & mask: zeros beyond bit 63
+        emit_wide(opcode::I64, fn(m::i64::AND), pair_reg(ins, ins.ops[0]),
+                  i64(m::i64::SHR, a, pos), mask);
+        return;
+    }
+    // s64: (a << left) >> right arithmetic, left = max(64 - pos - len, 0), right = left + pos
+    // (from pos + len > 64 on, a >> pos: the sign bit is a's bit 63); len 0 gives 0.
+    const vop left =
+        op32(opcode::IMAX, op32(opcode::ISUB, vimm(64), op32(opcode::IADD, pos, len)), vimm(0));
+    const vop right = op32(opcode::IADD, left, pos);
+    const vop y = i64(m::i64::SAR, i64(m::i64::SHL, a, left), right);
+    const vop none = equals(len, 0);
+    const vop d = pair_reg(ins, ins.ops[0]);
+    sel(d, vimm(0), y, none);
+    vop dh = d, yh = y;
+    dh.half = 1;
+    yh.half = 1;
+    sel(dh, vimm(0), yh, none);
 }
 
 void translator::wide_cvt(const instruction& ins)
