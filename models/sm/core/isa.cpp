@@ -465,8 +465,9 @@ std::optional<instruction> decode(const instruction_words& words)
         const auto sub = static_cast<unsigned>(bits(w0, 21, 5));
         const bool atom = info(inst.op).form == syntax::atom;
         const bool cas = info(inst.op).form == syntax::cas;
-        if (space >= num_mem_spaces ||
-            (atom ? (sub & 15) >= num_atom_ops : sub >= num_mem_widths) || (cas && (sub & 15) != 0))
+        if (space >= num_mem_spaces || (atom  ? (sub & 15) >= num_atom_ops
+                                        : cas ? (sub & 15) != 0
+                                              : sub >= num_mem_widths))
             return std::nullopt;
         inst.space = static_cast<mem_space>(space);
         if (atom)
