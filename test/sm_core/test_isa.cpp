@@ -73,7 +73,7 @@ instruction random_instruction(opcode op, std::mt19937& rng)
         i.src[0] = reg(random_reg(rng));
         i.offset = static_cast<std::int32_t>(rng());
         i.space = static_cast<mem_space>(rng() % num_mem_spaces);
-        i.width = static_cast<mem_width>(rng() % num_mem_widths);
+        i.width = static_cast<mem_width>(rng() % (num_mem_widths - 1)); // B64: ATOM/CAS only
         break;
     case syntax::st: {
         i.src[0] = reg(random_reg(rng));
