@@ -212,8 +212,9 @@ void translator::wide_bitfield(const instruction& ins)
     };
     const bool bfind = op == "bfind";
     const std::size_t n = op == "bfi" ? 5 : bfind ? 2 : 4;
-    if (ins.ops.size() != n || !mods_ok(ins, bfind ? std::initializer_list<const char*>{"shiftamt"}
-                                                   : std::initializer_list<const char*>{}) ||
+    if (ins.ops.size() != n ||
+        !mods_ok(ins, bfind ? std::initializer_list<const char*>{"shiftamt"}
+                            : std::initializer_list<const char*>{}) ||
         (op == "bfi" && t != T::b64) || (op != "bfi" && t != T::u64 && t != T::s64)) {
         unsupported(ins);
         return;
@@ -252,8 +253,8 @@ void translator::wide_bitfield(const instruction& ins)
         return;
     }
     if (t == T::u64) { // (a >> pos) & mask: zeros beyond bit 63
-        emit_wide(opcode::I64, fn(m::i64::AND), pair_reg(ins, ins.ops[0]),
-                  i64(m::i64::SHR, a, pos), mask);
+        emit_wide(opcode::I64, fn(m::i64::AND), pair_reg(ins, ins.ops[0]), i64(m::i64::SHR, a, pos),
+                  mask);
         return;
     }
     // s64: (a << left) >> right arithmetic, left = max(64 - pos - len, 0), right = left + pos
