@@ -21,7 +21,8 @@ enum class access_kind : std::uint8_t {
     host,        ///< driver/firmware access through MMIO or DMA
     writeback,   ///< cache eviction or flush
     other,       ///< traffic generators and tests
-    atomic,      ///< ATOM/CAS on one word: a 4-byte write whose data is the operand
+    atomic,      ///< ATOM/CAS on one aligned word or doubleword: a 4- or 8-byte write whose
+                 ///< data is the operand
                  ///< (gpu_extension::atomic says which operation), carried out at the LLC
                  ///< (read-modify-write), which answers with the old value in the same data
                  ///< buffer (docs/isa.md, "Atomics")
@@ -74,7 +75,7 @@ public:
     bool replayable = false;
     bool replay = false;               ///< this access is such a replay
     atomic_op atomic = atomic_op::add; ///< access_kind::atomic: the operation
-    std::uint32_t swap = 0;            ///< atomic_op::cas: the value written where equal
+    std::uint64_t swap = 0;            ///< atomic_op::cas: the value written where equal
     /// A response attribute: where the L1 adds the misses of this read (the line lookups it
     /// counts in its `misses` statistic), or null. An SM's source profile points it at the
     /// issuing PC's counter (models/sm/core/source_profile.h).

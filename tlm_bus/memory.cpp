@@ -40,15 +40,13 @@ void memory::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     unsigned len = gp.get_data_length();
     unsigned char* data = gp.get_data_ptr();
     const auto* ext = gp.get_extension<gpu_extension>();
-    if (ext && ext->kind == access_kind::atomic && gp.is_write() && len == 4 &&
-        !gp.get_byte_enable_ptr()) {
+    if (ext && ext->kind == access_kind::atomic && gp.is_write() &&
+        atomic_size_ok(gp.get_address(), len) && !gp.get_byte_enable_ptr()) {
         // An ATOM/CAS that reaches memory without an LLC: the memory is its point of coherence.
-        std::uint32_t old = 0, operand = 0;
-        m_store.read(gp.get_address(), &old, 4);
-        std::memcpy(&operand, data, 4);
-        const std::uint32_t sum = atomic_result(ext->atomic, old, operand, ext->swap);
-        m_store.write(gp.get_address(), &sum, 4);
-        std::memcpy(data, &old, 4);
+        std::uint8_t word[8] = {};
+        m_store.read(gp.get_address(), word, len);
+        atomic_apply_bytes(ext->atomic, len, word, data, ext->swap);
+        m_store.write(gp.get_address(), word, len);
     } else
         for_each_run(len, gp.get_byte_enable_ptr(), gp.get_byte_enable_length(), 0,
                      [&](unsigned off, unsigned n) {

@@ -210,9 +210,10 @@ void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     delay = sc_core::sc_time::from_value(start + m_hit.value() - now);
     const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
     const bool atomic = ext && ext->kind == tlm_bus::access_kind::atomic;
-    std::uint32_t addend = 0;
-    if (atomic && gp.get_data_length() == 4)
-        std::memcpy(&addend, gp.get_data_ptr(), 4);
+    const unsigned atomic_len = gp.get_data_length();
+    std::uint8_t addend[8] = {};
+    if (atomic && tlm_bus::atomic_size_ok(gp.get_address(), atomic_len))
+        std::memcpy(addend, gp.get_data_ptr(), atomic_len);
     if (m_peer)
         m_peer->store_begins(gp);
     struct ender { // the store's updates are over however write() returns
@@ -231,15 +232,15 @@ void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     if (atomic) {
         // The LLC carried it out and answered with the old value: a present line takes the
         // new one, as it would a store's (a fill in flight is marked stale).
-        if (gp.get_data_length() != 4)
+        if (!tlm_bus::atomic_size_ok(gp.get_address(), atomic_len))
             return;
-        std::uint32_t v;
-        std::memcpy(&v, gp.get_data_ptr(), 4);
-        v = tlm_bus::atomic_result(ext->atomic, v, addend, ext->swap);
+        std::uint8_t v[8] = {};
+        std::memcpy(v, gp.get_data_ptr(), atomic_len); // the old value, made the new one
+        tlm_bus::atomic_apply_bytes(ext->atomic, atomic_len, v, addend, ext->swap);
         if (m_core.wrote_below(gp.get_address()))
-            m_core.write_valid(gp.get_address(), &v, 4);
+            m_core.write_valid(gp.get_address(), v, atomic_len);
         if (m_peer)
-            m_peer->store_done(gp, reinterpret_cast<const std::uint8_t*>(&v), ext, delay);
+            m_peer->store_done(gp, v, ext, delay);
         return;
     }
     update_copy(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), gp.get_byte_enable_ptr(),

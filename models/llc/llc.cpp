@@ -180,9 +180,10 @@ void llc::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     const bool write = gp.is_write();
     const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
     if (ext && ext->kind == tlm_bus::access_kind::atomic && write &&
-        (gp.get_data_length() != 4 || (gp.get_address() & 3) != 0 ||
+        (!tlm_bus::atomic_size_ok(gp.get_address(), gp.get_data_length()) ||
          gp.get_byte_enable_ptr() != nullptr)) {
-        VGPU_WARN(m_log, "atomic at 0x%llx of %u bytes: an atomic is one aligned 32-bit word",
+        VGPU_WARN(m_log,
+                  "atomic at 0x%llx of %u bytes: an atomic is one aligned 32- or 64-bit word",
                   static_cast<unsigned long long>(gp.get_address()), gp.get_data_length());
         gp.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
         ++m_cache_stats.errors;
@@ -208,14 +209,12 @@ void llc::apply(const segment& s, bool write, const tlm_bus::gpu_extension* atom
                 cache::sector_mask whole)
 {
     if (atomic) {
-        // ATOM/CAS: the read-modify-write of the word, the old value back in the buffer.
-        std::uint32_t old = 0, operand = 0;
-        m_core.read(s.addr, &old, 4);
-        std::memcpy(&operand, s.data, 4);
-        const std::uint32_t sum =
-            tlm_bus::atomic_result(atomic->atomic, old, operand, atomic->swap);
-        m_core.write(s.addr, &sum, 4);
-        std::memcpy(s.data, &old, 4);
+        // ATOM/CAS: the read-modify-write of the word (4 or 8 bytes), the old value back in
+        // the buffer.
+        std::uint8_t word[8] = {};
+        m_core.read(s.addr, word, s.len);
+        tlm_bus::atomic_apply_bytes(atomic->atomic, s.len, word, s.data, atomic->swap);
+        m_core.write(s.addr, word, s.len);
         return;
     }
     if (write)
@@ -441,18 +440,18 @@ tlm::tlm_response_status llc::write_home(const segment& s, const tlm_bus::gpu_ex
             be[i] = s.be[(s.be_offset + i) % s.be_len];
     }
     const bool atom = ext && ext->kind == tlm_bus::access_kind::atomic;
-    std::uint32_t addend = 0;
+    std::uint8_t addend[8] = {};
     if (atom)
-        std::memcpy(&addend, s.data, 4);
+        std::memcpy(addend, s.data, s.len);
     const tlm::tlm_response_status status = out.access(
         tlm::TLM_WRITE_COMMAND, s.addr, s.data, s.len, delay, &home, s.be ? be.data() : nullptr);
     if (status != tlm::TLM_OK_RESPONSE || !m_core.array().probe(line))
         return status;
     if (atom) { // the home answered the old value: the copy gets the new one
-        std::uint32_t old = 0;
-        std::memcpy(&old, s.data, 4);
-        const std::uint32_t sum = tlm_bus::atomic_result(ext->atomic, old, addend, ext->swap);
-        m_core.array().write_valid(s.addr, &sum, 4, false);
+        std::uint8_t sum[8] = {};
+        std::memcpy(sum, s.data, s.len); // the old value, made the new one
+        tlm_bus::atomic_apply_bytes(ext->atomic, s.len, sum, addend, ext->swap);
+        m_core.array().write_valid(s.addr, sum, s.len, false);
         return status;
     }
     tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset, [&](unsigned off, unsigned n) {

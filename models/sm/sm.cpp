@@ -455,8 +455,8 @@ void sm::issue(unsigned slot)
             ws.board.load_issued(r.access->reg);
         issue_mem(slot, r, *r.access);
         break;
-    case step_kind::atomic:
-        ws.board.load_issued(r.access->reg);
+    case step_kind::atomic: // ATOM/CAS.B64: the old value comes back in a pair
+        ws.board.load_issued(r.access->reg, r.access->width == mem_width::b64 ? 2 : 1);
         issue_mem(slot, r, *r.access, tlm_bus::access_kind::atomic);
         break;
     case step_kind::barrier:

@@ -82,13 +82,18 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
                 q.line_addr = line;
                 q.lane_mask = 0;
                 q.offset = offset;
-                q.bytes = 4;
+                q.bytes = width_bytes(a.width); // a word, or a doubleword (B64)
             }
             q.lane_mask |= 1u << l;
         }
         op.data = a.data;
         if (a.cas)
             op.data2 = a.data2;
+        if (a.width == mem_width::b64) {
+            op.data_hi = a.data_hi;
+            if (a.cas)
+                op.data2_hi = a.data2_hi;
+        }
         ++m_atomics;
     }
     op.lines_sig = 0;
@@ -247,7 +252,7 @@ void sm::issue_shared(unsigned slot, const step_result& r, const mem_access& a)
         fault_cta(ws.cta, slot, r.pc, a.addr[*l], msg);
         return;
     }
-    const unsigned passes = m_shared.banks.passes(a.lane_mask, a.addr.data());
+    const unsigned passes = m_shared.banks.passes(a.lane_mask, a.addr.data(), width_bytes(a.width));
     const std::uint64_t start = std::max(m_cycle, m_shared.free);
     m_shared.free = start + passes;
     const std::uint64_t end = start + passes - 1 + m_cfg.shared_latency;
@@ -257,12 +262,16 @@ void sm::issue_shared(unsigned slot, const step_result& r, const mem_access& a)
     const bool store = r.kind == step_kind::store;
     if (r.kind == step_kind::atomic)
         ++m_shared.atomics;
-    shared_execute(c.shared, a, r.kind, m_shared.values);
+    shared_execute(c.shared, a, r.kind, m_shared.values, &m_shared.values_hi);
     ws.board.memory_issued(store, m_cycle);
     ws.board.memory_done(store, end);
     if (!store && a.reg != reg_zero) {
         ws.w->complete_load(a.reg, m_shared.values, a.lane_mask);
         ws.board.write_load(a.reg, end);
+        if (r.kind == step_kind::atomic && a.width == mem_width::b64) { // the pair's high word
+            ws.w->complete_load(a.reg + 1u, m_shared.values_hi, a.lane_mask);
+            ws.board.write_load(static_cast<std::uint8_t>(a.reg + 1), end);
+        }
     }
     c.end = std::max(c.end, end);
 }
@@ -425,22 +434,40 @@ std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsi
         // A write of the lanes' operands folded into one (ADD: their sum), answered with the
         // word's old value in the same buffer; lane by lane, each lane's old value is the word
         // after the lanes before it.
+        // ATOM/CAS.B64: the same on an 8-byte doubleword, the operands' high words in the
+        // _hi values.
+        const bool wide = op.width == mem_width::b64;
+        const unsigned n = wide ? 8 : 4;
+        const auto value = [&](const lane_values& lo, const lane_values& hi, unsigned l) {
+            return lo[l] | (wide ? std::uint64_t{hi[l]} << 32 : 0);
+        };
         const auto first = static_cast<unsigned>(__builtin_ctz(req.lane_mask));
-        std::uint32_t operand = op.data[first];
-        for (std::uint32_t m = req.lane_mask & (req.lane_mask - 1); m != 0; m &= m - 1)
-            operand = atom_fold(op.aop, operand, op.data[static_cast<unsigned>(__builtin_ctz(m))]);
+        std::uint64_t operand = value(op.data, op.data_hi, first);
+        for (std::uint32_t m = req.lane_mask & (req.lane_mask - 1); m != 0; m &= m - 1) {
+            const auto l = static_cast<unsigned>(__builtin_ctz(m));
+            const std::uint64_t b = value(op.data, op.data_hi, l);
+            operand = wide ? atom_fold64(op.aop, operand, b)
+                           : atom_fold(op.aop, static_cast<std::uint32_t>(operand),
+                                       static_cast<std::uint32_t>(b));
+        }
         ext.atomic = op.cas ? tlm_bus::atomic_op::cas : static_cast<tlm_bus::atomic_op>(op.aop);
-        ext.swap = op.cas ? op.data2[first] : 0;
-        std::memcpy(buf, &operand, 4);
-        st = mem.access(tlm::TLM_WRITE_COMMAND, va, buf, 4, delay, &ext, nullptr, &fault);
+        ext.swap = op.cas ? value(op.data2, op.data2_hi, first) : 0;
+        std::memcpy(buf, &operand, n); // little-endian: the low n bytes
+        st = mem.access(tlm::TLM_WRITE_COMMAND, va, buf, n, delay, &ext, nullptr, &fault);
         if (st == tlm::TLM_OK_RESPONSE) {
-            std::uint32_t word;
-            std::memcpy(&word, buf, 4);
+            std::uint8_t word[8] = {};
+            std::memcpy(word, buf, n);
             for (std::uint32_t m = req.lane_mask; m != 0; m &= m - 1) {
                 const auto l = static_cast<unsigned>(__builtin_ctz(m));
-                const std::uint32_t b = op.data[l];
-                op.data[l] = word;
-                word = tlm_bus::atomic_result(ext.atomic, word, b, op.cas ? op.data2[l] : 0);
+                std::uint8_t b[8] = {};
+                const std::uint64_t operand_l = value(op.data, op.data_hi, l);
+                std::memcpy(b, &operand_l, n);
+                std::uint64_t old = 0;
+                std::memcpy(&old, word, n);
+                op.data[l] = static_cast<std::uint32_t>(old);
+                op.data_hi[l] = static_cast<std::uint32_t>(old >> 32);
+                tlm_bus::atomic_apply_bytes(ext.atomic, n, word, b,
+                                            op.cas ? value(op.data2, op.data2_hi, l) : 0);
             }
         }
     } else if (!op.store) {
@@ -594,6 +621,10 @@ void sm::finish_mem(unsigned slot, unsigned k)
         }
         ws.w->complete_load(op.reg, op.data, op.lane_mask | op.zero_lanes);
         ws.board.write_load(op.reg, op.end);
+        if (op.kind == tlm_bus::access_kind::atomic && op.width == mem_width::b64) {
+            ws.w->complete_load(op.reg + 1u, op.data_hi, op.lane_mask); // the pair's high word
+            ws.board.write_load(static_cast<std::uint8_t>(op.reg + 1), op.end);
+        }
     }
     if (m_live & (1ull << slot))
         update_next(slot);

@@ -78,11 +78,12 @@ struct mem_op {
     lane_values addr{};            ///< per-lane virtual addresses
     lane_values data{};            ///< store data, or the loaded values
     lane_values fwd{};             ///< fwd_mask lanes: the newest earlier store's value
-    mem_width width = mem_width::b32; ///< bytes per lane and a load's extension
-    atom_op aop = atom_op::ADD;       ///< kind atomic: the operation (cas: CAS)
-    bool cas = false;                 ///< kind atomic: CAS (compare data, new value data2)
-    lane_values data2{};              ///< CAS: per-lane new value
-    bool failed = false;              ///< a line got an error response
+    mem_width width = mem_width::b32;  ///< bytes per lane and a load's extension
+    atom_op aop = atom_op::ADD;        ///< kind atomic: the operation (cas: CAS)
+    bool cas = false;                  ///< kind atomic: CAS (compare data, new value data2)
+    lane_values data2{};               ///< CAS: per-lane new value
+    lane_values data_hi{}, data2_hi{}; ///< ATOM/CAS.B64: high words of data, data2 (old values)
+    bool failed = false;               ///< a line got an error response
     std::uint64_t fail_vaddr = 0;
     tlm::tlm_response_status fail_status = tlm::TLM_OK_RESPONSE;
     const char* fail_reason = nullptr; ///< the host's reason for a refused page fault
@@ -129,6 +130,7 @@ struct shared_pipe {
     shared_banks banks;             ///< the bank-conflict rule
     std::uint64_t free = 0;         ///< first cycle the pipeline takes the next access
     lane_values values{};           ///< the values of the access being executed
+    lane_values values_hi{};        ///< their high words (ATOM/CAS.B64)
     stats::counter accesses;        ///< warp LD/ST/ATOM/CAS.SHARED instructions
     stats::counter atomics;         ///< of which ATOM/CAS
     stats::counter passes;          ///< pipeline cycles they occupied

@@ -333,6 +333,92 @@ TEST_CASE("64-bit setp with a combining predicate and two destinations matches t
     }
 }
 
+namespace {
+
+// PTX's bfe, bfi and bfind on 64 bits, bit by bit from the PTX ISA's definitions.
+std::uint64_t ref_bfe(std::uint64_t a, unsigned pos, unsigned len, bool sgn)
+{
+    pos &= 0xff;
+    len &= 0xff;
+    const unsigned top = std::min(pos + len - 1, 63u);
+    const std::uint64_t sbit = sgn && len != 0 ? (a >> top) & 1 : 0;
+    std::uint64_t d = 0;
+    for (unsigned i = 0; i < 64; ++i)
+        d |= ((i < len && pos + i <= 63) ? (a >> (pos + i)) & 1 : sbit) << i;
+    return d;
+}
+
+std::uint64_t ref_bfi(std::uint64_t a, std::uint64_t b, unsigned pos, unsigned len)
+{
+    pos &= 0xff;
+    len &= 0xff;
+    for (unsigned i = 0; i < len && pos + i <= 63; ++i)
+        b = (b & ~(1ull << (pos + i))) | (((a >> i) & 1) << (pos + i));
+    return b;
+}
+
+std::uint32_t ref_bfind(std::uint64_t a, bool sgn, bool shiftamt)
+{
+    if (sgn && (a >> 63))
+        a = ~a;
+    int msb = -1;
+    for (int i = 63; i >= 0 && msb < 0; --i)
+        if ((a >> i) & 1)
+            msb = i;
+    if (msb < 0)
+        return 0xffffffffu;
+    return static_cast<std::uint32_t>(shiftamt ? 63 - msb : msb);
+}
+
+} // namespace
+
+TEST_CASE("64-bit bfe, bfi and bfind lower onto I64 sequences and match the host")
+{
+    const unsigned seed = Catch::rngSeed() ? Catch::rngSeed() : 3664u;
+    CAPTURE(seed);
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint64_t> x(32), y(32);
+    const std::uint64_t specials[] = {
+        0, ~0ull, 1ull << 63, 1, 0x7fffffffffffffffull, 0xfffffffe00000000ull};
+    for (unsigned l = 0; l < 32; ++l) {
+        x[l] = l < std::size(specials) ? specials[l] : rng() >> (rng() % 64);
+        // pos in byte 0, len in byte 4 (the rest of each word is ignored by the instruction)
+        const std::uint64_t pos = l % 4 == 0 ? rng() % 256 : rng() % 72;
+        const std::uint64_t len = l % 5 == 0 ? rng() % 256 : l == 1 ? 0 : rng() % 72;
+        y[l] = pos | (rng() & 0xffffff00ull) | len << 32 | (rng() & 0xffffff0000000000ull);
+    }
+    const std::string body =
+        "cvt.u32.u64 %r10, %rd11;\nshr.u64 %rd12, %rd11, 32;\ncvt.u32.u64 %r11, %rd12;\n"
+        "bfe.u64 %rd20, %rd10, %r10, %r11;\n" +
+        store(0, "%rd20", "u64") + "bfe.s64 %rd21, %rd10, %r10, %r11;\n" +
+        store(1, "%rd21", "u64") + "bfi.b64 %rd22, %rd11, %rd10, %r10, %r11;\n" +
+        store(2, "%rd22", "u64") + "bfind.u64 %r12, %rd10;\n" + store(3, "%r12", "u32") +
+        "bfind.s64 %r13, %rd10;\n" + store(4, "%r13", "u32") + "bfind.shiftamt.u64 %r14, %rd10;\n" +
+        store(5, "%r14", "u32") + "bfind.shiftamt.s64 %r15, %rd10;\n" + store(6, "%r15", "u32") +
+        "bfe.s64 %rd23, %rd10, 60, 8;\n" + store(7, "%rd23", "u64") +
+        "bfi.b64 %rd24, 5, %rd10, 62, 3;\n" + store(8, "%rd24", "u64") +
+        "bfe.u64 %rd25, %rd10, %r10, %r11;\n"
+        "cvt.u32.u64 %r16, %rd25;\n" + // only the low word of the result is used
+        store(9, "%r16", "u32") +
+        "ret;";
+    const auto out = run_lanes(body, x, y, 10);
+    for (unsigned l = 0; l < 32; ++l) {
+        const std::uint64_t a = x[l];
+        const auto pos = static_cast<unsigned>(y[l]), len = static_cast<unsigned>(y[l] >> 32);
+        CAPTURE(l, a, pos & 0xff, len & 0xff);
+        CHECK(out[0][l] == ref_bfe(a, pos, len, false));
+        CHECK(out[1][l] == ref_bfe(a, pos, len, true));
+        CHECK(out[2][l] == ref_bfi(y[l], a, pos, len));
+        CHECK(out[3][l] == ref_bfind(a, false, false));
+        CHECK(out[4][l] == ref_bfind(a, true, false));
+        CHECK(out[5][l] == ref_bfind(a, false, true));
+        CHECK(out[6][l] == ref_bfind(a, true, true));
+        CHECK(out[7][l] == ref_bfe(a, 60, 8, true));
+        CHECK(out[8][l] == ref_bfi(5, a, 62, 3));
+        CHECK(out[9][l] == (ref_bfe(a, pos, len, false) & 0xffffffffu));
+    }
+}
+
 TEST_CASE("64-bit parameters: the high words follow all parameters")
 {
     const std::vector<std::uint64_t> x(32, 0), y(32, 0);
@@ -387,17 +473,18 @@ TEST_CASE("fp64 and 64-bit forms outside the ISA are located errors")
         REQUIRE_FALSE(t.ok());
         return t.errors.front();
     };
-    CHECK(error_of("ld.param.u64 %rd1, [k_p0];\natom.global.add.u64 %rd2, [%rd1], %rd1;") ==
-          "t.ptx:13:1: error: unsupported 'atom.global.add.u64': 64-bit atomics are not in the "
-          "vgpu ISA yet");
+    CHECK(error_of("ld.param.u64 %rd1, [k_p0];\natom.global.inc.u64 %rd2, [%rd1], %rd1;") ==
+          "t.ptx:13:1: error: unsupported 'atom.global.inc.u64': 64-bit atomics are add (u64, "
+          "s64, f64), min/max (s64, u64), exch, cas, and, or, xor (b64, u64, s64) on global or "
+          "shared memory");
     CHECK(error_of("fma.f64 %fd1, %fd2, %fd3, %fd4;") ==
           "t.ptx:12:1: error: unsupported 'fma.f64': fma.f64 needs a rounding modifier");
     CHECK(error_of("cvt.rn.ftz.f32.f64 %f1, %fd1;") ==
           "t.ptx:12:1: error: unsupported 'cvt.rn.ftz.f32.f64': cvt.f32.f64 needs "
           ".rn/.rz/.rm/.rp (.ftz and .sat are not supported)");
-    CHECK(error_of("ld.param.u64 %rd1, [k_p0];\nbfe.u64 %rd2, %rd1, 3, 4;\n"
+    CHECK(error_of("ld.param.u64 %rd1, [k_p0];\nsad.u64 %rd2, %rd1, %rd1, %rd1;\n"
                    "setp.eq.u64 %p1, %rd2, 0;") ==
-          "t.ptx:13:1: error: unsupported 'bfe.u64': this 64-bit integer operation has no "
+          "t.ptx:13:1: error: unsupported 'sad.u64': this 64-bit integer operation has no "
           "register-pair lowering");
     CHECK(error_of("ex2.approx.f64 %fd1, %fd2;") ==
           "t.ptx:12:1: error: unsupported 'ex2.approx.f64': this fp64 operation is not in the "
@@ -615,7 +702,8 @@ TEST_CASE("daxpy_ddot.cu through the cuda: key: .f64 and .s64 values carry their
     CHECK(big == 0);
 }
 
-TEST_CASE("ddot's atomicAdd on double is a located error until 64-bit atomics exist")
+TEST_CASE("ddot's atomicAdd on double translates to ATOM.FADD.B64; other 64-bit atomics are "
+          "located errors")
 {
     compile_request req;
     req.source = test::path("kernels/daxpy_ddot.cu");
@@ -627,9 +715,23 @@ TEST_CASE("ddot's atomicAdd on double is a located error until 64-bit atomics ex
     const entry_lookup e = find_entry(p.mod, "ddot", {"w.yaml", 1, 1});
     REQUIRE(e.ok());
     const translation t = translate(p.mod, e.index);
-    REQUIRE(t.errors.size() == 1);
-    INFO(t.errors[0]);
-    CHECK(t.errors[0].find("error: unsupported 'atom.global.add.f64': 64-bit atomics are not in "
-                           "the vgpu ISA yet (CUDA source ") != std::string::npos);
-    CHECK(t.errors[0].find("daxpy_ddot.cu:14)") != std::string::npos);
+    for (const std::string& m : t.errors)
+        UNSCOPED_INFO(m);
+    REQUIRE(t.ok());
+    INFO(t.text);
+    CHECK(t.text.find("ATOM.FADD.B64 R") != std::string::npos);
+    // inc/dec have no 64-bit form; an acquire/release atomic is not translated.
+    const std::string prefix = "ld.param.u64 %rd1, [k_p0];\ncvta.to.global.u64 %rd1, %rd1;\n"
+                               "ld.param.u64 %rd2, [k_p2];\n";
+    const char* const why = "64-bit atomics are add (u64, s64, f64), min/max (s64, u64), exch, "
+                            "cas, and, or, xor (b64, u64, s64) on global or shared memory";
+    for (const char* form : {"atom.global.inc.u64 %rd3, [%rd1], %rd2;",
+                             "atom.acq_rel.global.add.u64 %rd3, [%rd1], %rd2;",
+                             "atom.global.add.f64 %fd3, [%rd1], %fd1, %fd2;"}) {
+        const translation u = test::translate_text(wide_entry(prefix + form + "\nret;"));
+        REQUIRE(u.errors.size() == 1);
+        const std::string f = form;
+        CHECK(u.errors[0] ==
+              "t.ptx:15:1: error: unsupported '" + f.substr(0, f.find(' ')) + "': " + why);
+    }
 }

@@ -233,9 +233,10 @@ TEST_CASE("unsupported forms are located errors naming the form")
         {"cvta.shared.u64 %rd1, %rd2;",
          "t.ptx:11:1: error: unsupported 'cvta.shared.u64': generic addresses of shared memory "
          "are not supported (only cvta.to.shared)"},
-        {"atom.global.add.u64 %rd1, [%rd1], %rd2;",
-         "t.ptx:11:1: error: unsupported 'atom.global.add.u64': 64-bit atomics are not in the "
-         "vgpu ISA yet"},
+        {"atom.global.dec.u64 %rd1, [%rd1], %rd2;",
+         "t.ptx:11:1: error: unsupported 'atom.global.dec.u64': 64-bit atomics are add (u64, s64, "
+         "f64), min/max (s64, u64), exch, cas, and, or, xor (b64, u64, s64) on global or shared "
+         "memory"},
         {"bar.sync 1;",
          "t.ptx:11:1: error: unsupported 'bar.sync': only bar.sync 0 with no thread count maps "
          "onto BAR"},

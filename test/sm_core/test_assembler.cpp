@@ -301,7 +301,7 @@ TEST_CASE("ATOM.ADD operands and errors", "[assembler]")
     CHECK(error_of("CAS R1, [R2 + 4], R3, R4\nEXIT") ==
           "w.yaml:10:17: error: CAS takes no address offset (expected [Rn])");
     CHECK(error_of("CAS.U8 R1, [R2], R3, R4\nEXIT") ==
-          "w.yaml:10:9: error: unexpected suffix '.U8' on CAS (expected [.SHARED])");
+          "w.yaml:10:9: error: unexpected suffix '.U8' on CAS (expected [.B64][.SHARED])");
     const program q =
         assemble_ok("ld.s16.shared R1, [R2 + 2]\nST.U8 [R2], R1\n"
                     "ATOM.EXCH.SHARED RZ, [R2], R3\nCAS.SHARED R1, [R2], R3, R4\nEXIT");

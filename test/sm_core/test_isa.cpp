@@ -73,7 +73,7 @@ instruction random_instruction(opcode op, std::mt19937& rng)
         i.src[0] = reg(random_reg(rng));
         i.offset = static_cast<std::int32_t>(rng());
         i.space = static_cast<mem_space>(rng() % num_mem_spaces);
-        i.width = static_cast<mem_width>(rng() % num_mem_widths);
+        i.width = static_cast<mem_width>(rng() % (num_mem_widths - 1)); // B64: ATOM/CAS only
         break;
     case syntax::st: {
         i.src[0] = reg(random_reg(rng));
@@ -90,6 +90,7 @@ instruction random_instruction(opcode op, std::mt19937& rng)
         i.src[1] = reg(random_reg(rng));
         i.src[2] = reg(random_reg(rng));
         i.space = static_cast<mem_space>(rng() % num_mem_spaces);
+        i.width = rng() % 2 ? mem_width::b64 : mem_width::b32; // CAS.B64: register pairs
         break;
     case syntax::trace:
         i.src[0] = imm(static_cast<std::uint32_t>(rng()));
@@ -101,6 +102,8 @@ instruction random_instruction(opcode op, std::mt19937& rng)
         i.offset = static_cast<std::int32_t>(rng());
         i.space = static_cast<mem_space>(rng() % num_mem_spaces);
         i.aop = static_cast<atom_op>(rng() % num_atom_ops);
+        if (atom_has64(i.aop) && rng() % 2)
+            i.width = mem_width::b64; // ATOM.op.B64: register pairs
         break;
     case syntax::r_sssm:
         i.src[2] = random_source(rng);
@@ -460,4 +463,66 @@ TEST_CASE("ATOM.ADD is encoded, decoded and spelled as documented", "[isa]")
     CHECK(writes_register(info(opcode::ATOM).form));
     a.src[1] = imm(1); // the addend is a register
     CHECK(check(a));
+}
+
+TEST_CASE("ATOM.B64 and CAS.B64: bit 25 of word 0, register pairs, spelled as documented", "[isa]")
+{
+    instruction a;
+    a.op = opcode::ATOM;
+    a.aop = atom_op::FADD;
+    a.width = mem_width::b64;
+    a.space = mem_space::shared;
+    a.dst = 4;
+    a.src = {reg(2), reg(6), {}};
+    a.offset = 16;
+    CHECK(disassemble(a) == "ATOM.FADD.B64.SHARED R4, [R2 + 16], R6");
+    CHECK(pair_mask(a) == (1u | 4u)); // the old value and the operand; the address is one word
+    instruction_words w = encode(a);
+    CHECK((w[0] >> 19 & 3) == 1);  // shared
+    CHECK((w[0] >> 21 & 15) == 1); // FADD
+    CHECK((w[0] >> 25 & 1) == 1);  // B64
+    REQUIRE(decode(w));
+    CHECK(*decode(w) == a);
+    a.width = mem_width::b32; // the same words without bit 25: the 32-bit form
+    CHECK(decode(instruction_words{w[0] & ~(std::uint64_t{1} << 25), w[1]}) == a);
+    a.width = mem_width::b64;
+    a.aop = atom_op::INC; // no 64-bit INC or DEC
+    CHECK(check(a) == std::string("bad atomic operation on ATOM"));
+    CHECK_FALSE(decode(instruction_words{(w[0] & ~(std::uint64_t{15} << 21)) | 10u << 21, w[1]}));
+    a.aop = atom_op::ADD;
+    a.dst = 254; // R254:R255 does not exist
+    CHECK(check(a));
+
+    instruction c;
+    c.op = opcode::CAS;
+    c.width = mem_width::b64;
+    c.dst = 0;
+    c.src = {reg(8), reg(2), reg(4)};
+    CHECK(disassemble(c) == "CAS.B64 R0, [R8], R2, R4");
+    CHECK(pair_mask(c) == (1u | 4u | 8u));
+    w = encode(c);
+    CHECK((w[0] >> 21 & 31) == 16);
+    CHECK(decode(w) == c);
+    CHECK_FALSE(decode(instruction_words{w[0] | 1u << 21, w[1]})); // CAS has no operation
+    // LD and ST have no B64 width: 64-bit loads are two LDs (docs/isa.md).
+    instruction l;
+    l.op = opcode::LD;
+    l.dst = 1;
+    l.src[0] = reg(2);
+    l.width = mem_width::b64;
+    CHECK(check(l) == std::string("bad access width on LD"));
+    const auto bad = assemble("LD.B64 R1, [R2]\nATOM.INC.B64 R1, [R2], R4\n"
+                              "ATOM.ADD.B64 R253, [R2], R4\nEXIT\n",
+                              {}, {"t.s", 1, 1}, 254);
+    REQUIRE(bad.errors.size() == 3);
+    CHECK(bad.errors[0] ==
+          "t.s:1:1: error: unexpected suffix '.B64' on LD (expected [.U8|.S8|.U16|.S16][.SHARED])");
+    CHECK(bad.errors[1] == "t.s:2:1: error: ATOM.INC has no .B64 form");
+    CHECK(bad.errors[2] == "t.s:3:1: error: register pair R253:R254 out of range (R0..R253)");
+    const auto good = assemble("ATOM.UMAX.B64 RZ, [R2 - 8], R4\nCAS.B64.SHARED R6, [R2], R4, "
+                               "R8\nEXIT\n",
+                               {}, {"t.s", 1, 1}, 16);
+    REQUIRE(good.ok());
+    CHECK(disassemble(good.code[0]) == "ATOM.UMAX.B64 RZ, [R2 - 8], R4");
+    CHECK(disassemble(good.code[1]) == "CAS.B64.SHARED R6, [R2], R4, R8");
 }

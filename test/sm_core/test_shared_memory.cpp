@@ -263,3 +263,33 @@ TEST_CASE("combining operations fold to the same word as lane-by-lane applicatio
     CHECK(atom_apply(atom_op::MIN, 0x80000000u, 1) == 0x80000000u);
     CHECK(atom_apply(atom_op::UMIN, 0x80000000u, 1) == 1u);
 }
+
+TEST_CASE("an 8-byte access (ATOM/CAS.B64) touches two words: passes against the reference",
+          "[shared]")
+{
+    const unsigned seed = Catch::rngSeed() ? Catch::rngSeed() : 3665u;
+    CAPTURE(seed);
+    std::mt19937 rng(seed);
+    const shared_banks b(32);
+    CHECK(b.passes(~0u, strided(2).data(), 8) == 2);     // 32 doublewords: 64 words
+    CHECK(b.passes(0xffffu, strided(2).data(), 8) == 1); // a half warp: one pass
+    CHECK(b.passes(~0u, strided(4).data(), 8) == 4);     // 16-byte stride: 8 banks
+    CHECK(b.passes(~0u, strided(0).data(), 8) == 1);     // one doubleword: a broadcast
+    for (int n = 0; n < 2000; ++n) {
+        lane_values addr{};
+        for (unsigned l = 0; l < warp_size; ++l)
+            addr[l] = 8 * static_cast<std::uint32_t>(rng() % 96);
+        const std::uint32_t active = static_cast<std::uint32_t>(rng());
+        // Reference: the lanes' low words and high words as 64 lanes of 4 bytes.
+        std::map<unsigned, std::set<std::uint32_t>> words;
+        for (unsigned l = 0; l < warp_size; ++l)
+            if ((active >> l) & 1)
+                for (std::uint32_t w : {addr[l] / 4, addr[l] / 4 + 1})
+                    words[w % 32].insert(w);
+        std::size_t most = 0;
+        for (const auto& [bank, set] : words)
+            most = std::max(most, set.size());
+        CAPTURE(n);
+        CHECK(b.passes(active, addr.data(), 8) == most);
+    }
+}

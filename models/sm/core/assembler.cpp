@@ -456,9 +456,20 @@ private:
             inst.aop = static_cast<atom_op>(k);
             ++i;
         }
+        if (i < parts.size() && (form == syntax::atom || form == syntax::cas) &&
+            parts[i] == name(mem_width::b64)) {
+            if (!atom_has64(inst.aop)) {
+                error(mnemonic.col, std::string("ATOM.") + name(inst.aop) + " has no .B64 form");
+                return false;
+            }
+            inst.width = mem_width::b64; // register pairs (docs/isa.md, "Atomics")
+            ++i;
+        }
         if (i < parts.size() && (form == syntax::ld || form == syntax::st)) {
             for (unsigned w = 1; w < num_mem_widths; ++w) {
                 const auto width = static_cast<mem_width>(w);
+                if (width == mem_width::b64)
+                    continue; // ATOM/CAS only
                 const bool signed_w = width == mem_width::s8 || width == mem_width::s16;
                 if (parts[i] == name(width) && !(form == syntax::st && signed_w)) {
                     inst.width = width;
@@ -478,7 +489,7 @@ private:
             error(mnemonic.col, "unexpected suffix '." + parts[i] + "' on " + base + " (expected " +
                                     (form == syntax::ld   ? "[.U8|.S8|.U16|.S16][.SHARED]"
                                      : form == syntax::st ? "[.U8|.U16][.SHARED]"
-                                                          : "[.SHARED]") +
+                                                          : "[.B64][.SHARED]") +
                                     ")");
             return false;
         }

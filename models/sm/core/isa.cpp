@@ -222,12 +222,14 @@ std::optional<std::string> check_memory(const instruction& inst, bool mem)
         (!mem && inst.space != mem_space::global))
         return std::string("bad memory space on ") + op;
     const bool sized = form == syntax::ld || form == syntax::st;
+    const bool atomic = form == syntax::atom || form == syntax::cas; // B32 or B64 (pairs)
+    const bool wide = inst.width == mem_width::b64;
     if (static_cast<unsigned>(inst.width) >= num_mem_widths ||
-        (!sized && inst.width != mem_width::b32) ||
+        (sized ? wide : inst.width != mem_width::b32 && !(atomic && wide)) ||
         (form == syntax::st && (inst.width == mem_width::s8 || inst.width == mem_width::s16)))
         return std::string("bad access width on ") + op;
     if (static_cast<unsigned>(inst.aop) >= num_atom_ops ||
-        (form != syntax::atom && inst.aop != atom_op::ADD))
+        (form != syntax::atom && inst.aop != atom_op::ADD) || (wide && !atom_has64(inst.aop)))
         return std::string("bad atomic operation on ") + op;
     return std::nullopt;
 }
@@ -256,6 +258,8 @@ unsigned width_bytes(mem_width w)
     case mem_width::u16:
     case mem_width::s16:
         return 2;
+    case mem_width::b64:
+        return 8;
     case mem_width::b32:
         break;
     }
@@ -275,6 +279,7 @@ std::uint32_t load_extend(mem_width w, std::uint32_t raw)
         return static_cast<std::uint32_t>(
             static_cast<std::int32_t>(static_cast<std::int16_t>(raw)));
     case mem_width::b32:
+    case mem_width::b64: // ATOM/CAS only: no extension
         break;
     }
     return raw;
@@ -320,7 +325,7 @@ const char* name(mem_space sp)
 
 const char* name(mem_width w)
 {
-    static const char* const names[num_mem_widths] = {"", "U8", "S8", "U16", "S16"};
+    static const char* const names[num_mem_widths] = {"", "U8", "S8", "U16", "S16", "B64"};
     const auto i = static_cast<unsigned>(w);
     return i < num_mem_widths ? names[i] : "??";
 }
@@ -407,9 +412,14 @@ instruction_words encode(const instruction& inst)
     if (l.mod)
         w0 |= (std::uint64_t{inst.mod} & 0x7f) << 19;
     if (l.mem) {
-        const std::uint64_t sub = info(inst.op).form == syntax::atom
-                                      ? static_cast<std::uint64_t>(inst.aop) & 0xf
-                                      : static_cast<std::uint64_t>(inst.width) & 0x7;
+        // LD/ST: the width (bits 23:21); ATOM: the operation (bits 24:21); ATOM/CAS: B64 in
+        // bit 25.
+        const syntax form = info(inst.op).form;
+        const std::uint64_t wide = inst.width == mem_width::b64 ? 16 : 0;
+        const std::uint64_t sub =
+            form == syntax::atom  ? (static_cast<std::uint64_t>(inst.aop) & 0xf) | wide
+            : form == syntax::cas ? wide
+                                  : static_cast<std::uint64_t>(inst.width) & 0x7;
         w0 |= (static_cast<std::uint64_t>(inst.space) & 3) << 19 | sub << 21;
     }
     std::uint32_t values[3] = {};
@@ -454,13 +464,17 @@ std::optional<instruction> decode(const instruction_words& words)
         const auto space = static_cast<unsigned>(bits(w0, 19, 2));
         const auto sub = static_cast<unsigned>(bits(w0, 21, 5));
         const bool atom = info(inst.op).form == syntax::atom;
-        if (space >= num_mem_spaces || (atom ? sub >= num_atom_ops : sub >= num_mem_widths) ||
-            (info(inst.op).form == syntax::cas && sub != 0))
+        const bool cas = info(inst.op).form == syntax::cas;
+        if (space >= num_mem_spaces || (atom  ? (sub & 15) >= num_atom_ops
+                                        : cas ? (sub & 15) != 0
+                                              : sub >= num_mem_widths))
             return std::nullopt;
         inst.space = static_cast<mem_space>(space);
         if (atom)
-            inst.aop = static_cast<atom_op>(sub);
-        else if (info(inst.op).form != syntax::cas)
+            inst.aop = static_cast<atom_op>(sub & 15);
+        if (atom || cas)
+            inst.width = sub & 16 ? mem_width::b64 : mem_width::b32;
+        else
             inst.width = static_cast<mem_width>(sub);
     }
     if (l.dst != dst_kind::none)

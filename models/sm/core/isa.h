@@ -92,10 +92,11 @@ enum class syntax : std::uint8_t {
 /// computed (docs/cuda.md, "Local memory"), performed as global and counted apart.
 enum class mem_space : std::uint8_t { global, shared, local };
 constexpr unsigned num_mem_spaces = 3; ///< number of memory spaces
-/// Access width of LD/ST: a 32-bit word, or a byte/half-word (loads zero- or sign-extend).
-enum class mem_width : std::uint8_t { b32, u8, s8, u16, s16 };
-constexpr unsigned num_mem_widths = 5; ///< number of widths
-/// Bytes accessed per lane at width w (4, 1 or 2).
+/// Access width of LD/ST: a 32-bit word, or a byte/half-word (loads zero- or sign-extend);
+/// of ATOM/CAS: a 32-bit word, or (b64) a 64-bit doubleword on register pairs.
+enum class mem_width : std::uint8_t { b32, u8, s8, u16, s16, b64 };
+constexpr unsigned num_mem_widths = 6; ///< number of widths
+/// Bytes accessed per lane at width w (4, 1, 2 or 8).
 unsigned width_bytes(mem_width w);
 /// The register value of a load of width w whose bytes read as raw (zero-extended little-endian
 /// bytes): zero- or sign-extended to 32 bits.
@@ -116,6 +117,12 @@ std::uint32_t atom_apply(atom_op op, std::uint32_t old, std::uint32_t b);
 bool atom_combines(atom_op op);
 /// Folds operand b into the combined operand acc of a combining operation.
 std::uint32_t atom_fold(atom_op op, std::uint32_t acc, std::uint32_t b);
+/// ATOM.op.B64 on the doubleword old (tlm_bus::atomic_result64: FADD an fp64 add, subnormals
+/// kept in both memory spaces; INC and DEC have no 64-bit form), and its fold.
+std::uint64_t atom_apply64(atom_op op, std::uint64_t old, std::uint64_t b);
+std::uint64_t atom_fold64(atom_op op, std::uint64_t acc, std::uint64_t b);
+/// True when ATOM.op has a 64-bit form (every operation but INC and DEC).
+bool atom_has64(atom_op op);
 /// Mnemonic suffix of an operation ("ADD"), of a space ("SHARED", "" for global) and of a
 /// width ("U8", "" for 32 bits).
 const char* name(atom_op op);
@@ -241,7 +248,7 @@ struct instruction {
     std::int32_t offset = 0;               ///< LD/ST/ATOM byte offset added to the address register
     std::uint8_t mod = 0; ///< modifier of the forms r_sm..ballot (7 bits; see mod_text())
     mem_space space = mem_space::global; ///< LD/ST/ATOM/CAS memory space
-    mem_width width = mem_width::b32;    ///< LD/ST access width
+    mem_width width = mem_width::b32;    ///< LD/ST access width; ATOM/CAS: b32 or b64 (pairs)
     atom_op aop = atom_op::ADD;          ///< ATOM operation
     bool operator==(const instruction& o) const;
     bool operator!=(const instruction& o) const { return !(*this == o); }

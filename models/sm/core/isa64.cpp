@@ -1,6 +1,7 @@
 // fp64 and 64-bit integer instructions: modifiers and operand widths (docs/isa.md, "fp64 and
 // 64-bit integers"). The per-lane semantics are in lane_ops64.cpp.
 #include "models/sm/core/isa64.h"
+#include "tlm_bus/atomic_op.h"
 
 namespace vgpu::sm {
 
@@ -135,6 +136,21 @@ bool wide_float_sources(opcode op, unsigned mod)
     }
 }
 
+std::uint64_t atom_apply64(atom_op op, std::uint64_t old, std::uint64_t b)
+{
+    return tlm_bus::atomic_result64(static_cast<tlm_bus::atomic_op>(op), old, b);
+}
+
+std::uint64_t atom_fold64(atom_op op, std::uint64_t acc, std::uint64_t b)
+{
+    return atom_apply64(op, acc, b); // as atom_fold: the operation itself
+}
+
+bool atom_has64(atom_op op)
+{
+    return op != atom_op::INC && op != atom_op::DEC;
+}
+
 unsigned pair_mask(const instruction& inst)
 {
     constexpr unsigned D = 1, A = 2, B = 4, C = 8;
@@ -167,6 +183,10 @@ unsigned pair_mask(const instruction& inst)
         }
         return 0;
     }
+    case opcode::ATOM: // ATOM.B64: the old value and the operand; CAS.B64: compare, new value
+        return inst.width == mem_width::b64 ? D | B : 0;
+    case opcode::CAS:
+        return inst.width == mem_width::b64 ? D | B | C : 0;
     case opcode::I64:
         switch (static_cast<mods::i64>(mod)) {
         case mods::i64::NOT:

@@ -18,16 +18,20 @@ shared_banks::shared_banks(unsigned banks, unsigned bank_bytes)
                                     std::to_string(bank_bytes) + ") a power of two");
 }
 
-unsigned shared_banks::passes(std::uint32_t active, const std::uint32_t* lane_addr) const
+unsigned shared_banks::passes(std::uint32_t active, const std::uint32_t* lane_addr,
+                              unsigned bytes) const
 {
-    // The distinct words of the access (at most 32), then the largest count in one bank.
-    std::uint32_t words[warp_size];
+    // The distinct words of the access (at most 32 per word a lane touches), then the largest
+    // count in one bank.
+    const unsigned per_lane = std::max(1u, std::min(bytes / m_bank_bytes, 2u));
+    std::uint32_t words[2 * warp_size];
     unsigned n = 0;
-    for (std::uint32_t m = active; m != 0; m &= m - 1) {
-        const std::uint32_t w = lane_addr[__builtin_ctz(m)] / m_bank_bytes;
-        if (std::find(words, words + n, w) == words + n)
-            words[n++] = w;
-    }
+    for (std::uint32_t m = active; m != 0; m &= m - 1)
+        for (unsigned k = 0; k < per_lane; ++k) {
+            const std::uint32_t w = lane_addr[__builtin_ctz(m)] / m_bank_bytes + k;
+            if (std::find(words, words + n, w) == words + n)
+                words[n++] = w;
+        }
     unsigned per_bank[warp_size] = {};
     unsigned most = 0;
     for (unsigned i = 0; i < n; ++i)
@@ -47,9 +51,26 @@ std::optional<unsigned> shared_out_of_window(std::uint32_t active, const lane_va
 }
 
 void shared_execute(std::vector<std::uint8_t>& window, const mem_access& a, step_kind kind,
-                    lane_values& out)
+                    lane_values& out, lane_values* out_hi)
 {
     const unsigned bytes = width_bytes(a.width);
+    if (kind == step_kind::atomic && a.width == mem_width::b64) {
+        // ATOM/CAS.B64: one doubleword, the lanes in lane order.
+        for (std::uint32_t m = a.lane_mask; m != 0; m &= m - 1) {
+            const auto l = static_cast<unsigned>(__builtin_ctz(m));
+            std::uint8_t* p = window.data() + a.addr[l];
+            std::uint64_t raw = 0;
+            std::memcpy(&raw, p, 8);
+            out[l] = static_cast<std::uint32_t>(raw);
+            if (out_hi)
+                (*out_hi)[l] = static_cast<std::uint32_t>(raw >> 32);
+            const std::uint64_t b = a.data[l] | std::uint64_t{a.data_hi[l]} << 32;
+            const std::uint64_t c = a.data2[l] | std::uint64_t{a.data2_hi[l]} << 32;
+            const std::uint64_t next = a.cas ? (raw == b ? c : raw) : atom_apply64(a.aop, raw, b);
+            std::memcpy(p, &next, 8);
+        }
+        return;
+    }
     for (std::uint32_t m = a.lane_mask; m != 0; m &= m - 1) {
         const auto l = static_cast<unsigned>(__builtin_ctz(m));
         std::uint8_t* p = window.data() + a.addr[l];

@@ -19,10 +19,11 @@ public:
     unsigned banks() const { return m_banks; }           ///< number of banks
     unsigned bank_bytes() const { return m_bank_bytes; } ///< bytes per bank word
 
-    /// Pipeline passes of a warp access of the lanes in `active` (lane_addr: 32 entries): the
-    /// largest number of distinct words any one bank serves. Lanes on one word (any bytes of
-    /// it) share a pass (broadcast). 0 when no lane is active.
-    unsigned passes(std::uint32_t active, const std::uint32_t* lane_addr) const;
+    /// Pipeline passes of a warp access of the lanes in `active` (lane_addr: 32 entries) of
+    /// `bytes` each: the largest number of distinct words any one bank serves (an 8-byte
+    /// access touches two 4-byte words). Lanes on one word (any bytes of it) share a pass
+    /// (broadcast). 0 when no lane is active.
+    unsigned passes(std::uint32_t active, const std::uint32_t* lane_addr, unsigned bytes = 4) const;
 
 private:
     unsigned m_banks;
@@ -37,8 +38,10 @@ std::optional<unsigned> shared_out_of_window(std::uint32_t active, const lane_va
 /// Performs access `a` of a step of `kind` (load, store or atomic; every lane inside `window`)
 /// in lane order: a store writes its lanes' low bytes, a load returns the lanes' values (zero-
 /// or sign-extended), an ATOM or CAS returns each lane's old word after the lanes before it
-/// (serialised in lane order). `out` receives the loaded or old values of a.lane_mask's lanes.
+/// (serialised in lane order). `out` receives the loaded or old values of a.lane_mask's lanes;
+/// of an ATOM/CAS.B64 (a.width b64: 8 bytes, operands a.data/data_hi, a.data2/data2_hi), `out`
+/// the old values' low words and `out_hi` their high words.
 void shared_execute(std::vector<std::uint8_t>& window, const mem_access& a, step_kind kind,
-                    lane_values& out);
+                    lane_values& out, lane_values* out_hi = nullptr);
 
 } // namespace vgpu::sm

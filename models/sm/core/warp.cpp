@@ -553,15 +553,32 @@ bool warp::memory_step(const instruction& inst, std::uint32_t exec, step_result&
             m_pending.set(inst.dst);
         r.kind = step_kind::load;
     } else if (inst.op == opcode::ATOM || inst.op == opcode::CAS) {
-        const std::uint32_t* operand = source(inst.src[1], m_scratch[1]);
-        for_lanes(exec, [&](unsigned l) { m_access.data[l] = operand[l]; });
+        const std::uint32_t* b = source(inst.src[1], m_scratch[1]);
+        for_lanes(exec, [&](unsigned l) { m_access.data[l] = b[l]; });
         if (m_access.cas) {
             const std::uint32_t* desired = source(inst.src[2], m_scratch[2]);
             for_lanes(exec, [&](unsigned l) { m_access.data2[l] = desired[l]; });
         }
+        const bool wide = inst.width == mem_width::b64; // register pairs: Rn+1 the high words
+        if (wide) {
+            auto high = [](const operand& o) {
+                return o.kind == operand_kind::reg && o.value != reg_zero
+                           ? operand{o.kind, o.value + 1}
+                           : o;
+            };
+            const std::uint32_t* hi = source(high(inst.src[1]), m_scratch[1]);
+            for_lanes(exec, [&](unsigned l) { m_access.data_hi[l] = hi[l]; });
+            if (m_access.cas) {
+                const std::uint32_t* hi2 = source(high(inst.src[2]), m_scratch[2]);
+                for_lanes(exec, [&](unsigned l) { m_access.data2_hi[l] = hi2[l]; });
+            }
+        }
         m_access.reg = inst.dst;
-        if (inst.dst != reg_zero)
+        if (inst.dst != reg_zero) {
             m_pending.set(inst.dst);
+            if (wide)
+                m_pending.set(inst.dst + 1u);
+        }
         r.kind = step_kind::atomic;
     } else {
         const std::uint32_t* data = source(inst.src[1], m_scratch[1]);

@@ -62,6 +62,9 @@ struct mem_access {
     atom_op aop = atom_op::ADD;          ///< ATOM: the operation (CAS: `cas` is set)
     bool cas = false;                    ///< CAS: compare with data, write data2 where equal
     lane_values data2{};                 ///< CAS: per-lane new value
+    /// ATOM/CAS.B64 (width b64): the high words of data and data2 (the register pairs' Rn+1);
+    /// the old value returns to reg and reg + 1.
+    lane_values data_hi{}, data2_hi{};
 };
 
 /// Outcome of warp::step().

@@ -50,8 +50,9 @@ std::optional<m::rounding> rounding_of(const instruction& ins, bool integral)
 /// Operations whose result depends on the high 32 bits of their 64-bit integer operands.
 bool needs_high(const instruction& ins)
 {
-    static const char* const ops[] = {"setp", "shr",  "div",   "rem",  "min", "max", "popc",
-                                      "clz",  "brev", "bfind", "atom", "red", "st",  "testp"};
+    static const char* const ops[] = {"setp", "shr",   "div",  "rem",   "min",  "max",
+                                      "popc", "clz",   "brev", "bfind", "atom", "red",
+                                      "st",   "testp", "bfe",  "bfi"};
     const std::string& op = ins.opcode;
     if (std::any_of(std::begin(ops), std::end(ops), [&](const char* o) { return op == o; }))
         return true;

@@ -6,6 +6,8 @@
 #include "models/sm/ptx/translate_impl.h"
 
 #include <algorithm>
+#include <cstring>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -138,7 +140,109 @@ void translator::wide_int(const instruction& ins)
         emit_wide(opcode::I64, fn(m::i64::MAX), d(), a, n); // abs(INT64_MIN) = INT64_MIN
         return;
     }
+    if (op == "bfe" || op == "bfi" || op == "bfind") {
+        wide_bitfield(ins);
+        return;
+    }
     unsupported(ins, "this 64-bit integer operation has no register-pair lowering");
+}
+
+void translator::wide_bitfield(const instruction& ins)
+{
+    // bfe/bfi/bfind on 64 bits: sequences of I64 shifts and masks (docs/cuda.md, "fp64 and
+    // 64-bit integers"); pos and len are the low 8 bits of their 32-bit operands.
+    const std::string& op = ins.opcode;
+    const data_type t = ins.type();
+    const vop rz{vk::rz, 0};
+    auto op32 = [&](opcode o, vop a, vop b) {
+        vins v;
+        v.op = o;
+        v.dst = vreg(temp());
+        v.src[0] = a;
+        v.src[1] = b;
+        emit(v);
+        return v.dst;
+    };
+    auto i64 = [&](m::i64 f, vop a, vop b = {}) {
+        return emit_wide(opcode::I64, fn(f), vreg(wide_temp()), a, b);
+    };
+    auto equals = [&](vop x, std::uint32_t k) { // a predicate: x == k
+        vins v;
+        v.op = opcode::ISETP;
+        v.cond = cmp_op::EQ;
+        v.dst = temp_pred();
+        v.src[0] = x;
+        v.src[1] = vimm(k);
+        emit(v);
+        return v.dst;
+    };
+    auto sel = [&](vop d, vop when, vop other, vop p) {
+        vins v;
+        v.op = opcode::SEL;
+        v.dst = d;
+        v.src = {when, other, p};
+        emit(v);
+    };
+    const bool bfind = op == "bfind";
+    const std::size_t n = op == "bfi" ? 5 : bfind ? 2 : 4;
+    if (ins.ops.size() != n ||
+        !mods_ok(ins, bfind ? std::initializer_list<const char*>{"shiftamt"}
+                            : std::initializer_list<const char*>{}) ||
+        (op == "bfi" && t != T::b64) || (op != "bfi" && t != T::u64 && t != T::s64)) {
+        unsupported(ins);
+        return;
+    }
+    if (bfind) { // the most significant bit unlike the sign (s64) or set (u64): 63 - clz
+        vop x = pair_src(ins, ins.ops[1], false);
+        if (t == T::s64)
+            x = i64(m::i64::XOR, x, i64(m::i64::SAR, x, vimm(63)));
+        const vop z = emit_wide(opcode::I64, fn(m::i64::CLZ), vreg(temp()), x, rz);
+        const vop d = reg_of(ins, ins.ops[0]);
+        if (!ins.has("shiftamt")) {
+            vins v; // 63 - 64 = 0xffffffff where no bit is found
+            v.op = opcode::ISUB;
+            v.dst = d;
+            v.src[0] = vimm(63);
+            v.src[1] = z;
+            emit(v);
+            return;
+        }
+        sel(d, vimm(0xffffffffu), z, equals(z, 64)); // shiftamt: clz, or none found
+        return;
+    }
+    const vop a = pair_src(ins, ins.ops[1], false);
+    const vop pos = op32(opcode::AND, src(ins, ins.ops[op == "bfi" ? 3 : 2]), vimm(0xff));
+    const vop len = op32(opcode::AND, src(ins, ins.ops[op == "bfi" ? 4 : 3]), vimm(0xff));
+    if (m_failed)
+        return;
+    // The field's mask: (1 << len) - 1, all ones from len 64 on (the shift gives 0).
+    const vop mask = i64(m::i64::SUB, i64(m::i64::SHL, vimm(1), len), vimm(1));
+    if (op == "bfi") { // f = b with bits [pos, pos + len) from a's low bits
+        const vop b = pair_src(ins, ins.ops[2], false);
+        const vop place = i64(m::i64::SHL, mask, pos);
+        const vop ins_bits = i64(m::i64::AND, i64(m::i64::SHL, a, pos), place);
+        const vop kept = i64(m::i64::AND, b, i64(m::i64::NOT, place, rz));
+        emit_wide(opcode::I64, fn(m::i64::OR), pair_reg(ins, ins.ops[0]), kept, ins_bits);
+        return;
+    }
+    if (t == T::u64) { // (a >> pos) & mask: zeros beyond bit 63
+        emit_wide(opcode::I64, fn(m::i64::AND), pair_reg(ins, ins.ops[0]), i64(m::i64::SHR, a, pos),
+                  mask);
+        return;
+    }
+    // s64: (a << left) >> right arithmetic, left = max(64 - pos - len, 0), right = left + pos
+    // (from pos + len > 64 on, a >> pos: the sign bit is a's bit 63); len 0 gives 0.
+    const vop left =
+        op32(opcode::IMAX, op32(opcode::ISUB, vimm(64), op32(opcode::IADD, pos, len)), vimm(0));
+    const vop right = op32(opcode::IADD, left, pos);
+    const vop y = i64(m::i64::SAR, i64(m::i64::SHL, a, left), right);
+    const vop none = equals(len, 0);
+    const vop d = pair_reg(ins, ins.ops[0]);
+    sel(d, vimm(0), y, none);
+    vop dh = d, yh = y;
+    dh.half = 1;
+    yh.half = 1;
+    sel(dh, vimm(0), yh, none);
 }
 
 void translator::wide_cvt(const instruction& ins)
@@ -334,7 +438,90 @@ void translator::wide_access(const instruction& ins, bool store)
 
 void translator::wide_atom(const instruction& ins)
 {
-    unsupported(ins, "64-bit atomics are not in the vgpu ISA yet");
+    // atom/red.{global,shared}.op.{b64,u64,s64,f64} onto ATOM.op.B64 / CAS.B64 on register
+    // pairs (docs/cuda.md, "Atomics").
+    struct atom_rule {
+        const char* ptx;
+        std::initializer_list<data_type> types;
+        sm::atom_op op;
+    };
+    static const atom_rule rules[] = {
+        {"add", {T::u64, T::s64}, sm::atom_op::ADD},
+        {"add", {T::f64}, sm::atom_op::FADD},
+        {"min", {T::s64}, sm::atom_op::MIN},
+        {"min", {T::u64}, sm::atom_op::UMIN},
+        {"max", {T::s64}, sm::atom_op::MAX},
+        {"max", {T::u64}, sm::atom_op::UMAX},
+        {"exch", {T::b64, T::u64, T::s64}, sm::atom_op::EXCH},
+        {"and", {T::b64, T::u64, T::s64}, sm::atom_op::AND},
+        {"or", {T::b64, T::u64, T::s64}, sm::atom_op::OR},
+        {"xor", {T::b64, T::u64, T::s64}, sm::atom_op::XOR},
+        {"cas", {T::b64, T::u64, T::s64}, sm::atom_op::ADD},
+    };
+    const bool red = ins.opcode == "red";
+    const data_type t = ins.type();
+    const atom_rule* rule = nullptr;
+    for (const atom_rule& r : rules)
+        if (std::find(r.types.begin(), r.types.end(), t) != r.types.end() && ins.has(r.ptx) &&
+            !(red && std::string(r.ptx) == "cas"))
+            rule = &r;
+    const bool cas = rule && std::string(rule->ptx) == "cas";
+    const unsigned nops = (red ? 2u : 3u) + (cas ? 1u : 0u);
+    if (!rule || !mods_ok(ins, {rule->ptx, "relaxed", "gpu", "cta", "sys"}) ||
+        ins.ops.size() != nops ||
+        (ins.space != state_space::global && ins.space != state_space::none &&
+         ins.space != state_space::shared)) {
+        unsupported(ins, "64-bit atomics are add (u64, s64, f64), min/max (s64, u64), exch, cas, "
+                         "and, or, xor (b64, u64, s64) on global or shared memory");
+        return;
+    }
+    vop base;
+    std::int32_t off = 0;
+    if (!address(ins, ins.ops[red ? 0 : 1], base, off))
+        return;
+    // A pair operand: a pair register, or a constant packed into one (ATOM takes registers).
+    auto pair_operand = [&](const operand& o) {
+        const bool fp = t == T::f64;
+        vop v = pair_src(ins, o, fp);
+        if (v.k != vk::imm)
+            return v;
+        std::uint64_t bits = static_cast<std::uint64_t>(static_cast<std::int64_t>(
+            static_cast<std::int32_t>(v.v))); // an integer immediate: sign-extended
+        if (fp) {                             // an fp32 immediate: widened exactly
+            float f;
+            std::memcpy(&f, &v.v, sizeof f);
+            const double d = f;
+            std::memcpy(&bits, &d, sizeof bits);
+        }
+        return emit_wide(opcode::I64, fn(m::i64::PACK), vreg(wide_temp()),
+                         vimm(static_cast<std::uint32_t>(bits)),
+                         vimm(static_cast<std::uint32_t>(bits >> 32)));
+    };
+    const vop b = pair_operand(ins.ops[red ? 1 : 2]);
+    const vop c = cas ? pair_operand(ins.ops[3]) : vop{};
+    const vop d = red ? vop{vk::rz, 0} : pair_reg(ins, ins.ops[0]);
+    if (m_failed)
+        return;
+    if (cas && off != 0) { // CAS takes no offset: the address goes in a register
+        vins a;
+        a.op = base.k == vk::rz ? opcode::MOV : opcode::IADD;
+        a.dst = vreg(temp());
+        a.src[0] = base.k == vk::rz ? vimm(static_cast<std::uint32_t>(off)) : base;
+        if (base.k != vk::rz)
+            a.src[1] = vimm(static_cast<std::uint32_t>(off));
+        emit(a);
+        base = a.dst;
+        off = 0;
+    }
+    vins v;
+    v.op = cas ? opcode::CAS : opcode::ATOM;
+    v.space = ins.space == state_space::shared ? sm::mem_space::shared : sm::mem_space::global;
+    v.width = sm::mem_width::b64;
+    v.aop = rule->op;
+    v.dst = d;
+    v.src = {base, b, c};
+    v.offset = off;
+    emit(v);
 }
 
 } // namespace vgpu::ptx::detail

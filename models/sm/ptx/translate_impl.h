@@ -127,6 +127,7 @@ private:
     void wide_float(const instruction& ins);
     void wide_move(const instruction& ins);
     void wide_atom(const instruction& ins);
+    void wide_bitfield(const instruction& ins); ///< bfe, bfi, bfind on 64 bits
     vop emit_wide(opcode op, unsigned mod, vop d, vop a, vop b = {}, vop c = {});
     vop temp_pred() { return {vk::pred, m_npreds++}; }
     vop reg_of(const instruction& ins, const operand& op);
