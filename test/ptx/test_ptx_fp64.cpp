@@ -702,7 +702,7 @@ TEST_CASE("daxpy_ddot.cu through the cuda: key: .f64 and .s64 values carry their
     CHECK(big == 0);
 }
 
-TEST_CASE("ddot's atomicAdd on double translates to ATOM.FADD.B64; other 64-bit atomics are "
+TEST_CASE("ddot's atomicAdd on double translates to ATOM.FADD.B64, and other 64-bit atomics are "
           "located errors")
 {
     compile_request req;

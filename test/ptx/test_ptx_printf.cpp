@@ -189,7 +189,7 @@ std::vector<std::int32_t> words(const fs::path& file)
 
 } // namespace
 
-TEST_CASE("printf_kernel.cu prints to OUTDIR/console.txt in both modes; a full FIFO drops and "
+TEST_CASE("printf_kernel.cu prints to OUTDIR/console.txt in both modes, and a full FIFO drops and "
           "counts records")
 {
     const char* s = std::getenv("VGPU_TEST_SEED");
