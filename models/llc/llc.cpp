@@ -122,8 +122,10 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
     p.cycle = m_cycle;
     // Two queues per bank: the local access queue (requests of this module's SMs, the host)
     // and the remote access queue (requests from other modules, and fills of their private
-    // copies), served round-robin in accurate mode.
+    // copies). The bank serves them oldest first, the order fast mode's booking gives
+    // (README.md, "Queues").
     p.inputs = 2;
+    p.policy = noc::arbiter_kind::fifo;
     for (unsigned b = 0; b < cfg.banks; ++b)
         m_banks.push_back(
             std::make_unique<noc::shared_resource>(("bank" + std::to_string(b)).c_str(), p));

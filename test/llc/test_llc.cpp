@@ -518,6 +518,69 @@ TEST_CASE("accurate mode: two requests for one bank in the same cycle take turns
 }
 
 namespace {
+/// The bank's two queues (README.md, "Queues"): whole-line hits (128 bytes: 2 bank cycles,
+/// then 2 cycles of tag check) on one bank, four from the slice's own module (the local
+/// queue) arriving at 100, 101, 102 and 103 ns and one from module 1 (the remote queue) at
+/// 102.5 ns, each made at its arrival time. Returns their completion times, local ones first.
+std::vector<sc_time> local_remote_schedule(bool accurate)
+{
+    bench tb(llc_cfg(), false, accurate);
+    const double at[] = {100, 101, 102, 103, 102.5};
+    std::vector<sc_time> end(5);
+    tb.init.body = [&](test::test_initiator& i) {
+        std::uint8_t line[128];
+        sc_time d = sc_core::SC_ZERO_TIME;
+        // Warm-up: every sector of the line becomes resident.
+        CHECK(i.mem.access(tlm::TLM_READ_COMMAND, 0x000, line, 128, d) == tlm::TLM_OK_RESPONSE);
+        sc_core::wait(d);
+        for (unsigned k = 0; k < 5; ++k)
+            sc_core::sc_spawn([&, k] {
+                tlm_bus::gpu_extension e;
+                e.module = k < 4 ? 0 : 1;
+                e.kind = tlm_bus::access_kind::data;
+                std::uint8_t buf[128];
+                sc_core::wait(sc_time(at[k], SC_NS) - sc_core::sc_time_stamp());
+                sc_time dd = sc_core::SC_ZERO_TIME;
+                CHECK(i.mem.access(tlm::TLM_READ_COMMAND, 0x000, buf, 128, dd, &e) ==
+                      tlm::TLM_OK_RESPONSE);
+                end[k] = sc_core::sc_time_stamp() + dd;
+            });
+    };
+    sc_core::sc_start();
+    REQUIRE(tb.init.done);
+    REQUIRE(tb.violations() == 0);
+    CHECK(stat("cache.hits") == 5);
+    CHECK(stat("cache.local_lookups") == 5); // the warm-up has no module: local
+    CHECK(stat("cache.remote_lookups") == 1);
+    return end;
+}
+
+/// The schedule computed by hand, oldest first over both queues: the bank is granted at 100
+/// (local 100), 102 (local 101), 104 (local 102), 106 (remote 102.5), 108 (local 103), each
+/// for 2 cycles, and the data follows 2 cycles of tag check later. (Round-robin between the
+/// queues would grant the remote request at 104, ahead of the older local one at 102: 108 and
+/// 110 instead of 110 and 108.)
+void check_oldest_first(const std::vector<sc_time>& end)
+{
+    CHECK(end[0] == sc_time(104, SC_NS));
+    CHECK(end[1] == sc_time(106, SC_NS));
+    CHECK(end[2] == sc_time(108, SC_NS));
+    CHECK(end[4] == sc_time(110, SC_NS)); // the remote request
+    CHECK(end[3] == sc_time(112, SC_NS));
+}
+} // namespace
+
+TEST_CASE("accurate mode: a bank serves its local and remote queues oldest first")
+{
+    check_oldest_first(local_remote_schedule(true));
+}
+
+TEST_CASE("fast mode: a bank serves its local and remote queues oldest first")
+{
+    check_oldest_first(local_remote_schedule(false));
+}
+
+namespace {
 /// Random reads and writes (some with byte enables, some of whole lines) of `ops` accesses
 /// in `ref`'s footprint, checked against `ref`, which is updated as accesses complete.
 void random_traffic(test::test_initiator& i, std::uint64_t seed, unsigned ops,
