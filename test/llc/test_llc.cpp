@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <tlm_utils/simple_target_socket.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -784,4 +785,97 @@ TEST_CASE("llc switcher: each module has its own flags, and ARCH and CHANGE reac
     CHECK(change == 0);
     CHECK(absent == 0);
     CHECK(sw.switches() == 4); // module 1 once, modules 0, 2 and 3 once more
+}
+
+namespace {
+/// The home of module 0's private copies (module 1's side, hand-timed): a read takes its data
+/// 2 ns after it arrives and answers 60 ns later (a slow way back); a write lands 10 ns after
+/// it arrives and answers 5 ns later. Every request must be marked home_access.
+struct slow_home : sc_core::sc_module {
+    tlm_utils::simple_target_socket<slow_home> in{"in"};
+    std::vector<std::uint8_t> mem = std::vector<std::uint8_t>(2 * mem_size, 0);
+    unsigned unmarked = 0;
+    explicit slow_home(const sc_core::sc_module_name& n) : sc_module(n)
+    {
+        in.register_b_transport(this, &slow_home::b_transport);
+    }
+    void b_transport(tlm::tlm_generic_payload& gp, sc_time& delay)
+    {
+        tlm_bus::gpu_extension* e = nullptr;
+        gp.get_extension(e);
+        unmarked += e && e->home_access ? 0 : 1;
+        sc_core::wait(delay);
+        delay = sc_core::SC_ZERO_TIME;
+        const bool write = gp.is_write();
+        sc_core::wait(sc_time(write ? 10 : 2, SC_NS));
+        for (unsigned k = 0; k < gp.get_data_length(); ++k) {
+            const unsigned char* be = gp.get_byte_enable_ptr();
+            if (be && be[k % gp.get_byte_enable_length()] != TLM_BYTE_ENABLED)
+                continue;
+            if (write)
+                mem[gp.get_address() + k] = gp.get_data_ptr()[k];
+            else
+                gp.get_data_ptr()[k] = mem[gp.get_address() + k];
+        }
+        sc_core::wait(sc_time(write ? 5 : 60, SC_NS));
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+} // namespace
+
+TEST_CASE("accurate mode: a private copy's fill asked during a write-through of its line sees it")
+{
+    // Module 0's slice in llc.mode private; line X is homed on module 1. A write of word 0 of
+    // X goes through to the home (arrives at 0 ns; tag check done at 3 ns; lands at the home at
+    // 13 ns, answers at 18 ns). A read of word 1 at 5 ns misses the copy: its fill must not
+    // read the home before 18 ns, or it takes word 0's old value at 10 ns and installs it at
+    // 70 ns, after the write found no valid sector to patch: the read of word 0 at 200 ns
+    // would then hit the stale copy.
+    llc::llc_config c = llc_cfg();
+    c.mode = llc::llc_mode::private_;
+    const noc::address_map map(2, mem_size, 1, c.line_bytes);
+    llc::llc_switcher sw("sw", c, clocks(true), map, llc::path_costs{}, 1);
+    test::test_initiator host("host"); // the register window, unused here
+    host.mem.bind(sw.mmio);
+    host.body = [](test::test_initiator&) {};
+    llc::llc slice("slice", c, clocks(true));
+    slice.attach(sw, 0, map);
+    slow_home home("home");
+    slice.out.bind(home.in);
+    test::test_initiator sm("sm");
+    sm.mem.bind(slice.in);
+    const std::uint64_t x = mem_size + 0x400;
+    const std::uint32_t old_word = 0x01010101, new_word = 0xb0b0b0b0;
+    std::memcpy(&home.mem[x], &old_word, 4);
+    std::uint32_t word1 = 0, word0 = 0;
+    sc_time fill_done;
+    sm.body = [&](test::test_initiator& i) {
+        tlm_bus::gpu_extension e;
+        e.module = 0;
+        e.sm = 0;
+        e.kind = tlm_bus::access_kind::data;
+        sc_core::sc_spawn([&] {
+            sc_core::wait(sc_time(5, SC_NS));
+            sc_time d = sc_core::SC_ZERO_TIME;
+            CHECK(i.mem.access(tlm::TLM_READ_COMMAND, x + 4, &word1, 4, d, &e) ==
+                  tlm::TLM_OK_RESPONSE);
+            fill_done = sc_core::sc_time_stamp() + d;
+        });
+        sc_time d = sc_core::SC_ZERO_TIME;
+        std::uint32_t v = new_word;
+        CHECK(i.mem.access(tlm::TLM_WRITE_COMMAND, x, &v, 4, d, &e) == tlm::TLM_OK_RESPONSE);
+        sc_core::wait(sc_time(200, SC_NS) - sc_core::sc_time_stamp());
+        d = sc_core::SC_ZERO_TIME;
+        CHECK(i.mem.access(tlm::TLM_READ_COMMAND, x, &word0, 4, d, &e) == tlm::TLM_OK_RESPONSE);
+    };
+    sc_core::sc_start();
+    REQUIRE(sm.done);
+    CHECK(home.unmarked == 0);
+    CHECK(stat("slice.home_writes") == 1);
+    CHECK(stat("slice.misses") == 1); // the fill of word 1; word 0 hits the copy
+    CHECK(word1 == 0);
+    // The fill issued once the write had answered (18 ns): the home's data at 20 ns, 60 ns back.
+    CHECK(fill_done == sc_time(80, SC_NS));
+    CHECK(home.mem[x] == 0xb0);
+    CHECK(word0 == new_word);
 }
