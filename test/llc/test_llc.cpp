@@ -879,3 +879,67 @@ TEST_CASE("accurate mode: a private copy's fill asked during a write-through of 
     CHECK(home.mem[x] == 0xb0);
     CHECK(word0 == new_word);
 }
+
+TEST_CASE("accurate mode: a private copy's fill in flight while its module leaves private is "
+          "not kept")
+{
+    // Module 0's slice reads word 1 of X (homed on module 1) at 0 ns: its fill takes the home's
+    // data at 5 ns and lands at 65 ns. Module 0 switches to shared at 10 ns; its SMs then
+    // write the home directly (word 0 at 20 ns, made here at the home); it is private again at
+    // 30 ns. The fill read the home before that write: it must not be installed, so the read
+    // of word 0 at 200 ns fetches the new word instead of hitting a stale copy.
+    llc::llc_config c = llc_cfg();
+    c.mode = llc::llc_mode::private_;
+    c.switch_cycles = 2;
+    const noc::address_map map(2, mem_size, 1, c.line_bytes);
+    llc::llc_switcher sw("sw", c, clocks(true), map, llc::path_costs{}, 1);
+    test::test_initiator host("host");
+    host.mem.bind(sw.mmio);
+    llc::llc slice("slice", c, clocks(true));
+    slice.attach(sw, 0, map);
+    slow_home home("home");
+    slice.out.bind(home.in);
+    test::test_initiator sm("sm");
+    sm.mem.bind(slice.in);
+    const std::uint64_t x = mem_size + 0x400;
+    const std::uint32_t old_word = 0x01010101, new_word = 0xb0b0b0b0;
+    std::memcpy(&home.mem[x], &old_word, 4);
+    bool shared_at_20 = false, private_at_40 = false;
+    host.body = [&](test::test_initiator& h) {
+        using namespace llc::switch_reg;
+        sc_core::wait(sc_time(10, SC_NS));
+        sc_time d = sc_core::SC_ZERO_TIME;
+        h.write32(MOD_ARCH0, 0, d); // module 0 to shared
+        h.write32(MOD_CHANGE0, 1, d);
+        sc_core::wait(sc_time(20, SC_NS) - sc_core::sc_time_stamp());
+        shared_at_20 = sw.cur(0) == llc::llc_org::shared;
+        std::memcpy(&home.mem[x], &new_word, 4); // module 0's SM writes word 0 at its home
+        sc_core::wait(sc_time(30, SC_NS) - sc_core::sc_time_stamp());
+        d = sc_core::SC_ZERO_TIME;
+        h.write32(MOD_ARCH0, 1, d); // and back to private
+        h.write32(MOD_CHANGE0, 1, d);
+        sc_core::wait(sc_time(40, SC_NS) - sc_core::sc_time_stamp());
+        private_at_40 = sw.cur(0) == llc::llc_org::private_org;
+    };
+    std::uint32_t word1 = 0, word0 = 0;
+    sm.body = [&](test::test_initiator& i) {
+        tlm_bus::gpu_extension e;
+        e.module = 0;
+        e.sm = 0;
+        e.kind = tlm_bus::access_kind::data;
+        sc_time d = sc_core::SC_ZERO_TIME;
+        CHECK(i.mem.access(tlm::TLM_READ_COMMAND, x + 4, &word1, 4, d, &e) == tlm::TLM_OK_RESPONSE);
+        sc_core::wait(sc_time(200, SC_NS) - sc_core::sc_time_stamp());
+        d = sc_core::SC_ZERO_TIME;
+        CHECK(i.mem.access(tlm::TLM_READ_COMMAND, x, &word0, 4, d, &e) == tlm::TLM_OK_RESPONSE);
+    };
+    sc_core::sc_start();
+    REQUIRE(sm.done);
+    REQUIRE(host.done);
+    CHECK(shared_at_20);
+    CHECK(private_at_40);
+    CHECK(sw.switches() == 2);
+    CHECK(word1 == 0);
+    CHECK(stat("slice.misses") == 2); // the fill of 65 ns was dropped: word 0 misses again
+    CHECK(word0 == new_word);
+}
