@@ -122,8 +122,10 @@ llc::llc(const sc_core::sc_module_name& name, const llc_config& cfg, const clock
     p.cycle = m_cycle;
     // Two queues per bank: the local access queue (requests of this module's SMs, the host)
     // and the remote access queue (requests from other modules, and fills of their private
-    // copies), served round-robin in accurate mode.
+    // copies). The bank serves them oldest first, the order fast mode's booking gives
+    // (README.md, "Queues").
     p.inputs = 2;
+    p.policy = noc::arbiter_kind::fifo;
     for (unsigned b = 0; b < cfg.banks; ++b)
         m_banks.push_back(
             std::make_unique<noc::shared_resource>(("bank" + std::to_string(b)).c_str(), p));
@@ -295,6 +297,7 @@ unsigned llc::drop_remote_lines()
     });
     for (std::uint64_t line : drop)
         m_core.array().invalidate(line);
+    ++m_copy_drops; // and a copy's fill in flight is not installed (miss_accurate)
     unsigned dropped = static_cast<unsigned>(drop.size());
     if (m_remote_ways) {
         drop.clear();
@@ -426,11 +429,13 @@ tlm::tlm_response_status llc::write_home(const segment& s, const tlm_bus::gpu_ex
     ++m_home_writes;
     const std::uint64_t line = m_core.line_addr(s.addr);
     // Accurate mode: a fill of this line in flight must land first, or it would bring back the
-    // bytes from before this write.
+    // bytes from before this write; a fill asked while this write is in flight waits for it
+    // (miss_accurate), or it could read the home before the write and land after it.
     if (m_accurate) {
         settle(delay);
         for (int e = m_core.entry_of(line); e >= 0; e = m_core.entry_of(line))
             m_waits.wait_entry(e);
+        ++m_home_writes_in_flight[line];
     }
     const tlm_bus::gpu_extension home = home_ext(ext);
     std::vector<std::uint8_t> be;
@@ -445,6 +450,12 @@ tlm::tlm_response_status llc::write_home(const segment& s, const tlm_bus::gpu_ex
         std::memcpy(addend, s.data, s.len);
     const tlm::tlm_response_status status = out.access(
         tlm::TLM_WRITE_COMMAND, s.addr, s.data, s.len, delay, &home, s.be ? be.data() : nullptr);
+    if (m_accurate) {
+        const auto it = m_home_writes_in_flight.find(line);
+        if (--it->second == 0)
+            m_home_writes_in_flight.erase(it);
+        m_home_written.notify(sc_core::SC_ZERO_TIME);
+    }
     if (status != tlm::TLM_OK_RESPONSE || !m_core.array().probe(line))
         return status;
     if (atom) { // the home answered the old value: the copy gets the new one
@@ -705,12 +716,23 @@ llc::miss_accurate(const segment& s, bool write, const cache::sector_cover& c,
             m_drain_go[e]->notify(sc_core::SC_ZERO_TIME);
         }
     }
+    // A copy's fill reads the home: this slice's writes to the line already on their way there
+    // land first, or the fill could read the bytes from before them and install them after
+    // those writes patched the copy (while its sectors were still invalid).
+    while (r.fetch != 0 && m_home_writes_in_flight.count(line) != 0)
+        sc_core::wait(m_home_written);
     sc_core::sc_time d = until(tag_done);
     tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
     if (r.fetch != 0) {
         std::uint8_t* buf = take_buffer();
+        const std::uint64_t drops = m_copy_drops;
         status = fetch(line, r.fetch, buf, ext, d);
         settle(d);
+        // The module left private while the fill was in flight: its requests went to the home
+        // directly meanwhile, perhaps after the fill read it; the fill is not kept (access),
+        // even if the module is private again.
+        if (drops != m_copy_drops && remote(line))
+            m_stale_fills.insert(line);
         if (status == tlm::TLM_OK_RESPONSE) {
             m_core.fill(line, buf, r.fetch);
             m_cache_stats.miss_latency.sample((sc_core::sc_time_stamp() - tag_done).to_seconds() *

@@ -123,6 +123,11 @@ private:
     /// Accurate mode: lines homed elsewhere whose frame was invalidated while their fill was in
     /// flight; the fill is not kept.
     std::unordered_set<std::uint64_t> m_stale_fills;
+    /// Accurate mode: writes and atomics of this slice on their way to the home of a line homed
+    /// elsewhere, by line; a fill of the line's copy is not issued while one is in flight.
+    std::unordered_map<std::uint64_t, unsigned> m_home_writes_in_flight;
+    sc_core::sc_event m_home_written; ///< accurate mode: a write to a home has completed
+    std::uint64_t m_copy_drops = 0;   ///< drop_remote_lines calls (the module left private)
     unsigned m_module = 0;
     std::optional<noc::address_map> m_map;
     logger m_log;

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <tlm_utils/simple_target_socket.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -518,6 +519,69 @@ TEST_CASE("accurate mode: two requests for one bank in the same cycle take turns
 }
 
 namespace {
+/// The bank's two queues (README.md, "Queues"): whole-line hits (128 bytes: 2 bank cycles,
+/// then 2 cycles of tag check) on one bank, four from the slice's own module (the local
+/// queue) arriving at 100, 101, 102 and 103 ns and one from module 1 (the remote queue) at
+/// 102.5 ns, each made at its arrival time. Returns their completion times, local ones first.
+std::vector<sc_time> local_remote_schedule(bool accurate)
+{
+    bench tb(llc_cfg(), false, accurate);
+    const double at[] = {100, 101, 102, 103, 102.5};
+    std::vector<sc_time> end(5);
+    tb.init.body = [&](test::test_initiator& i) {
+        std::uint8_t line[128];
+        sc_time d = sc_core::SC_ZERO_TIME;
+        // Warm-up: every sector of the line becomes resident.
+        CHECK(i.mem.access(tlm::TLM_READ_COMMAND, 0x000, line, 128, d) == tlm::TLM_OK_RESPONSE);
+        sc_core::wait(d);
+        for (unsigned k = 0; k < 5; ++k)
+            sc_core::sc_spawn([&, k] {
+                tlm_bus::gpu_extension e;
+                e.module = k < 4 ? 0 : 1;
+                e.kind = tlm_bus::access_kind::data;
+                std::uint8_t buf[128];
+                sc_core::wait(sc_time(at[k], SC_NS) - sc_core::sc_time_stamp());
+                sc_time dd = sc_core::SC_ZERO_TIME;
+                CHECK(i.mem.access(tlm::TLM_READ_COMMAND, 0x000, buf, 128, dd, &e) ==
+                      tlm::TLM_OK_RESPONSE);
+                end[k] = sc_core::sc_time_stamp() + dd;
+            });
+    };
+    sc_core::sc_start();
+    REQUIRE(tb.init.done);
+    REQUIRE(tb.violations() == 0);
+    CHECK(stat("cache.hits") == 5);
+    CHECK(stat("cache.local_lookups") == 5); // the warm-up has no module: local
+    CHECK(stat("cache.remote_lookups") == 1);
+    return end;
+}
+
+/// The schedule computed by hand, oldest first over both queues: the bank is granted at 100
+/// (local 100), 102 (local 101), 104 (local 102), 106 (remote 102.5), 108 (local 103), each
+/// for 2 cycles, and the data follows 2 cycles of tag check later. (Round-robin between the
+/// queues would grant the remote request at 104, ahead of the older local one at 102: 108 and
+/// 110 instead of 110 and 108.)
+void check_oldest_first(const std::vector<sc_time>& end)
+{
+    CHECK(end[0] == sc_time(104, SC_NS));
+    CHECK(end[1] == sc_time(106, SC_NS));
+    CHECK(end[2] == sc_time(108, SC_NS));
+    CHECK(end[4] == sc_time(110, SC_NS)); // the remote request
+    CHECK(end[3] == sc_time(112, SC_NS));
+}
+} // namespace
+
+TEST_CASE("accurate mode: a bank serves its local and remote queues oldest first")
+{
+    check_oldest_first(local_remote_schedule(true));
+}
+
+TEST_CASE("fast mode: a bank serves its local and remote queues oldest first")
+{
+    check_oldest_first(local_remote_schedule(false));
+}
+
+namespace {
 /// Random reads and writes (some with byte enables, some of whole lines) of `ops` accesses
 /// in `ref`'s footprint, checked against `ref`, which is updated as accesses complete.
 void random_traffic(test::test_initiator& i, std::uint64_t seed, unsigned ops,
@@ -721,4 +785,161 @@ TEST_CASE("llc switcher: each module has its own flags, and ARCH and CHANGE reac
     CHECK(change == 0);
     CHECK(absent == 0);
     CHECK(sw.switches() == 4); // module 1 once, modules 0, 2 and 3 once more
+}
+
+namespace {
+/// The home of module 0's private copies (module 1's side, hand-timed): a read takes its data
+/// 2 ns after it arrives and answers 60 ns later (a slow way back); a write lands 10 ns after
+/// it arrives and answers 5 ns later. Every request must be marked home_access.
+struct slow_home : sc_core::sc_module {
+    tlm_utils::simple_target_socket<slow_home> in{"in"};
+    std::vector<std::uint8_t> mem = std::vector<std::uint8_t>(2 * mem_size, 0);
+    unsigned unmarked = 0;
+    explicit slow_home(const sc_core::sc_module_name& n) : sc_module(n)
+    {
+        in.register_b_transport(this, &slow_home::b_transport);
+    }
+    void b_transport(tlm::tlm_generic_payload& gp, sc_time& delay)
+    {
+        tlm_bus::gpu_extension* e = nullptr;
+        gp.get_extension(e);
+        unmarked += e && e->home_access ? 0 : 1;
+        sc_core::wait(delay);
+        delay = sc_core::SC_ZERO_TIME;
+        const bool write = gp.is_write();
+        sc_core::wait(sc_time(write ? 10 : 2, SC_NS));
+        for (unsigned k = 0; k < gp.get_data_length(); ++k) {
+            const unsigned char* be = gp.get_byte_enable_ptr();
+            if (be && be[k % gp.get_byte_enable_length()] != TLM_BYTE_ENABLED)
+                continue;
+            if (write)
+                mem[gp.get_address() + k] = gp.get_data_ptr()[k];
+            else
+                gp.get_data_ptr()[k] = mem[gp.get_address() + k];
+        }
+        sc_core::wait(sc_time(write ? 5 : 60, SC_NS));
+        gp.set_response_status(tlm::TLM_OK_RESPONSE);
+    }
+};
+} // namespace
+
+TEST_CASE("accurate mode: a private copy's fill asked during a write-through of its line sees it")
+{
+    // Module 0's slice in llc.mode private; line X is homed on module 1. A write of word 0 of
+    // X goes through to the home (arrives at 0 ns; tag check done at 3 ns; lands at the home at
+    // 13 ns, answers at 18 ns). A read of word 1 at 5 ns misses the copy: its fill must not
+    // read the home before 18 ns, or it takes word 0's old value at 10 ns and installs it at
+    // 70 ns, after the write found no valid sector to patch: the read of word 0 at 200 ns
+    // would then hit the stale copy.
+    llc::llc_config c = llc_cfg();
+    c.mode = llc::llc_mode::private_;
+    const noc::address_map map(2, mem_size, 1, c.line_bytes);
+    llc::llc_switcher sw("sw", c, clocks(true), map, llc::path_costs{}, 1);
+    test::test_initiator host("host"); // the register window, unused here
+    host.mem.bind(sw.mmio);
+    host.body = [](test::test_initiator&) {};
+    llc::llc slice("slice", c, clocks(true));
+    slice.attach(sw, 0, map);
+    slow_home home("home");
+    slice.out.bind(home.in);
+    test::test_initiator sm("sm");
+    sm.mem.bind(slice.in);
+    const std::uint64_t x = mem_size + 0x400;
+    const std::uint32_t old_word = 0x01010101, new_word = 0xb0b0b0b0;
+    std::memcpy(&home.mem[x], &old_word, 4);
+    std::uint32_t word1 = 0, word0 = 0;
+    sc_time fill_done;
+    sm.body = [&](test::test_initiator& i) {
+        tlm_bus::gpu_extension e;
+        e.module = 0;
+        e.sm = 0;
+        e.kind = tlm_bus::access_kind::data;
+        sc_core::sc_spawn([&] {
+            sc_core::wait(sc_time(5, SC_NS));
+            sc_time d = sc_core::SC_ZERO_TIME;
+            CHECK(i.mem.access(tlm::TLM_READ_COMMAND, x + 4, &word1, 4, d, &e) ==
+                  tlm::TLM_OK_RESPONSE);
+            fill_done = sc_core::sc_time_stamp() + d;
+        });
+        sc_time d = sc_core::SC_ZERO_TIME;
+        std::uint32_t v = new_word;
+        CHECK(i.mem.access(tlm::TLM_WRITE_COMMAND, x, &v, 4, d, &e) == tlm::TLM_OK_RESPONSE);
+        sc_core::wait(sc_time(200, SC_NS) - sc_core::sc_time_stamp());
+        d = sc_core::SC_ZERO_TIME;
+        CHECK(i.mem.access(tlm::TLM_READ_COMMAND, x, &word0, 4, d, &e) == tlm::TLM_OK_RESPONSE);
+    };
+    sc_core::sc_start();
+    REQUIRE(sm.done);
+    CHECK(home.unmarked == 0);
+    CHECK(stat("slice.home_writes") == 1);
+    CHECK(stat("slice.misses") == 1); // the fill of word 1; word 0 hits the copy
+    CHECK(word1 == 0);
+    // The fill issued once the write had answered (18 ns): the home's data at 20 ns, 60 ns back.
+    CHECK(fill_done == sc_time(80, SC_NS));
+    CHECK(home.mem[x] == 0xb0);
+    CHECK(word0 == new_word);
+}
+
+TEST_CASE("accurate mode: a private copy's fill in flight while its module leaves private is "
+          "not kept")
+{
+    // Module 0's slice reads word 1 of X (homed on module 1) at 0 ns: its fill takes the home's
+    // data at 5 ns and lands at 65 ns. Module 0 switches to shared at 10 ns; its SMs then
+    // write the home directly (word 0 at 20 ns, made here at the home); it is private again at
+    // 30 ns. The fill read the home before that write: it must not be installed, so the read
+    // of word 0 at 200 ns fetches the new word instead of hitting a stale copy.
+    llc::llc_config c = llc_cfg();
+    c.mode = llc::llc_mode::private_;
+    c.switch_cycles = 2;
+    const noc::address_map map(2, mem_size, 1, c.line_bytes);
+    llc::llc_switcher sw("sw", c, clocks(true), map, llc::path_costs{}, 1);
+    test::test_initiator host("host");
+    host.mem.bind(sw.mmio);
+    llc::llc slice("slice", c, clocks(true));
+    slice.attach(sw, 0, map);
+    slow_home home("home");
+    slice.out.bind(home.in);
+    test::test_initiator sm("sm");
+    sm.mem.bind(slice.in);
+    const std::uint64_t x = mem_size + 0x400;
+    const std::uint32_t old_word = 0x01010101, new_word = 0xb0b0b0b0;
+    std::memcpy(&home.mem[x], &old_word, 4);
+    bool shared_at_20 = false, private_at_40 = false;
+    host.body = [&](test::test_initiator& h) {
+        using namespace llc::switch_reg;
+        sc_core::wait(sc_time(10, SC_NS));
+        sc_time d = sc_core::SC_ZERO_TIME;
+        h.write32(MOD_ARCH0, 0, d); // module 0 to shared
+        h.write32(MOD_CHANGE0, 1, d);
+        sc_core::wait(sc_time(20, SC_NS) - sc_core::sc_time_stamp());
+        shared_at_20 = sw.cur(0) == llc::llc_org::shared;
+        std::memcpy(&home.mem[x], &new_word, 4); // module 0's SM writes word 0 at its home
+        sc_core::wait(sc_time(30, SC_NS) - sc_core::sc_time_stamp());
+        d = sc_core::SC_ZERO_TIME;
+        h.write32(MOD_ARCH0, 1, d); // and back to private
+        h.write32(MOD_CHANGE0, 1, d);
+        sc_core::wait(sc_time(40, SC_NS) - sc_core::sc_time_stamp());
+        private_at_40 = sw.cur(0) == llc::llc_org::private_org;
+    };
+    std::uint32_t word1 = 0, word0 = 0;
+    sm.body = [&](test::test_initiator& i) {
+        tlm_bus::gpu_extension e;
+        e.module = 0;
+        e.sm = 0;
+        e.kind = tlm_bus::access_kind::data;
+        sc_time d = sc_core::SC_ZERO_TIME;
+        CHECK(i.mem.access(tlm::TLM_READ_COMMAND, x + 4, &word1, 4, d, &e) == tlm::TLM_OK_RESPONSE);
+        sc_core::wait(sc_time(200, SC_NS) - sc_core::sc_time_stamp());
+        d = sc_core::SC_ZERO_TIME;
+        CHECK(i.mem.access(tlm::TLM_READ_COMMAND, x, &word0, 4, d, &e) == tlm::TLM_OK_RESPONSE);
+    };
+    sc_core::sc_start();
+    REQUIRE(sm.done);
+    REQUIRE(host.done);
+    CHECK(shared_at_20);
+    CHECK(private_at_40);
+    CHECK(sw.switches() == 2);
+    CHECK(word1 == 0);
+    CHECK(stat("slice.misses") == 2); // the fill of 65 ns was dropped: word 0 misses again
+    CHECK(word0 == new_word);
 }
