@@ -441,15 +441,12 @@ std::vector<mode_run> contract_modes()
             {"fast q=1000", "fast_q1000", fast + "1000"}};
 }
 
-/// Fast mode's figure within 5 % of accurate mode's, at every quantum (at 1000 ns within
-/// `q1000_limit` where a case names a known excess there; the default quantum is 100 ns).
-void check_fast_near_accurate(const std::vector<double>& figures, double q1000_limit = 0.05)
+/// Fast mode's figure within 5 % of accurate mode's, at every quantum (the default is 100 ns).
+void check_fast_near_accurate(const std::vector<double>& figures)
 {
     for (std::size_t i = 1; i < figures.size(); ++i) {
-        const double limit = contract_modes()[i].tag == "fast_q1000" ? q1000_limit : 0.05;
-        INFO(contract_modes()[i].label << ": " << figures[i] << ", accurate " << figures[0]
-                                       << ", limit " << limit * 100 << " %");
-        CHECK(std::abs(figures[i] - figures[0]) <= limit * figures[0]);
+        INFO(contract_modes()[i].label << ": " << figures[i] << ", accurate " << figures[0]);
+        CHECK(std::abs(figures[i] - figures[0]) <= 0.05 * figures[0]);
     }
 }
 
@@ -492,8 +489,7 @@ namespace {
 /// A kernel with no closed-form figure (`wl`, its arguments `args`, on the platform `args`
 /// names): fast mode's kernel time within 5 % of accurate mode's at every quantum, and the DRAM
 /// never moves more than its peak over the kernel's window.
-void kernel_contract(const std::string& tag, const std::string& args, const std::string& kernel,
-                     double q1000_limit = 0.05)
+void kernel_contract(const std::string& tag, const std::string& args, const std::string& kernel)
 {
     std::vector<double> figures;
     for (const auto& m : contract_modes()) {
@@ -508,7 +504,7 @@ void kernel_contract(const std::string& tag, const std::string& args, const std:
         CHECK(dram <= peak);
         figures.push_back(t);
     }
-    check_fast_near_accurate(figures, q1000_limit);
+    check_fast_near_accurate(figures);
 }
 
 /// A random 4-byte gather over a table of `mib` MiB (micro/gather.yaml).
