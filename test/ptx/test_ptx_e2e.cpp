@@ -1,6 +1,6 @@
 // End to end: CUDA kernels of issue 36 named in workloads by `cuda:` (or `ptx:`) and `entry:`,
 // compiled, translated and run by vgpu-sim in fast and accurate mode; the workload's checks
-// compare with host references (models/host/reference.cpp, or values computed here with the
+// compare with host references (models/host/references/, or values computed here with the
 // host's fmaf), written apart from the translator. Also: the shipped testbenches/cuda
 // workloads on default and mcm4 (fast within 5 % of accurate), a run's record repeated with
 // neither the .cu file nor the compiler, and the catalogue of workload errors (exit 2).
