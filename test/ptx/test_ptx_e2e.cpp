@@ -6,6 +6,7 @@
 // neither the .cu file nor the compiler, and the catalogue of workload errors (exit 2).
 #include "models/sm/ptx/compile.h"
 #include "ptx_test_util.h"
+#include "suite_util.h"
 #include "translate_test_util.h"
 
 #include <catch2/catch.hpp>
@@ -30,18 +31,6 @@ using namespace vgpu::ptx::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-const std::string source_root = std::string(VGPU_PTX_TEST_DIR) + "/../..";
-
-/// Sum of the kernels' windows (end_ns - start_ns) in a run's stats.json.
-double kernel_ns(const fs::path& outdir)
-{
-    const nlohmann::json j = nlohmann::json::parse(slurp(outdir / "stats.json"));
-    double ns = 0;
-    for (const auto& k : j.at("kernels"))
-        ns += k.at("end_ns").get<double>() - k.at("start_ns").get<double>();
-    return ns;
-}
 
 std::string vector_add_yaml(const std::string& code)
 {
@@ -154,78 +143,52 @@ TEST_CASE("ffma_chain.cu runs from cuda: on vgpu-sim in both modes, bit-exact to
 }
 
 // ---- testbenches/cuda: each workload on default and mcm4, both modes, fast within 5 % ----
+// (suite_util.h). histogram on mcm4 meets module 0's atomics and module 1's remote reads at one
+// LLC bank: it checks that the bank serves its two queues by one rule in both modes (oldest
+// first, models/llc/README.md "Queues"; +8.6 % with round-robin in accurate mode).
 
-namespace {
-
-void run_testbench(const std::string& name)
-{
-    const fs::path dir = scratch("tb_" + name);
-    for (const char* plat : {"default", "mcm4"}) {
-        double ns[2] = {};
-        for (int m = 0; m < 2; ++m) {
-            const std::string mode = m ? "accurate" : "fast";
-            const std::string out = std::string(plat) + "_" + mode;
-            const run_result r =
-                run_in(dir, "-c " + source_root + "/platforms/" + plat + ".yaml -w " + source_root +
-                                "/testbenches/cuda/" + name +
-                                ".yaml -s platform.timing.mode=" + mode + " -o " + out);
-            INFO(name << " on " << plat << ", " << mode << "\n" << r.out);
-            REQUIRE(r.code == 0);
-            REQUIRE(r.out.find("verdict: pass") != std::string::npos);
-            ns[m] = kernel_ns(dir / out);
-        }
-        const double gap = (ns[0] - ns[1]) / ns[1];
-        INFO(name << " on " << plat << ": kernel " << ns[0] << " ns fast, " << ns[1]
-                  << " ns accurate, gap " << 100 * gap << " %");
-        // histogram on mcm4 meets module 0's atomics and module 1's remote reads at one LLC
-        // bank: it checks that the bank serves its two queues by one rule in both modes
-        // (oldest first, models/llc/README.md "Queues"; +8.6 % with round-robin in accurate
-        // mode).
-        const double limit = 0.05;
-        CHECK(std::fabs(gap) <= limit);
-        CHECK(ns[1] > 0);
-    }
-    fs::remove_all(dir);
-}
-
-} // namespace
-
-TEST_CASE("testbenches/cuda/vector_add.yaml passes on default and mcm4, fast within 5 %")
+TEST_CASE("testbenches/cuda/vector_add.yaml passes on default and mcm4, fast within 5 %",
+          "[figures]")
 {
     run_testbench("vector_add");
 }
 
-TEST_CASE("testbenches/cuda/gather.yaml passes on default and mcm4, fast within 5 %")
+TEST_CASE("testbenches/cuda/gather.yaml passes on default and mcm4, fast within 5 %", "[figures]")
 {
     run_testbench("gather");
 }
 
-TEST_CASE("testbenches/cuda/ffma_chain.yaml passes on default and mcm4, fast within 5 %")
+TEST_CASE("testbenches/cuda/ffma_chain.yaml passes on default and mcm4, fast within 5 %",
+          "[figures]")
 {
     run_testbench("ffma_chain");
 }
 
-TEST_CASE("testbenches/cuda/stencil3.yaml passes on default and mcm4, fast within 5 %")
+TEST_CASE("testbenches/cuda/stencil3.yaml passes on default and mcm4, fast within 5 %", "[figures]")
 {
     run_testbench("stencil3");
 }
 
-TEST_CASE("testbenches/cuda/matmul_tiled.yaml passes on default and mcm4, fast within 5 %")
+TEST_CASE("testbenches/cuda/matmul_tiled.yaml passes on default and mcm4, fast within 5 %",
+          "[figures]")
 {
     run_testbench("matmul_tiled");
 }
 
-TEST_CASE("testbenches/cuda/histogram.yaml passes on default and mcm4, fast within 5 %")
+TEST_CASE("testbenches/cuda/histogram.yaml passes on default and mcm4, fast within 5 %",
+          "[figures]")
 {
     run_testbench("histogram");
 }
 
-TEST_CASE("testbenches/cuda/softmax_row.yaml passes on default and mcm4, fast within 5 %")
+TEST_CASE("testbenches/cuda/softmax_row.yaml passes on default and mcm4, fast within 5 %",
+          "[figures]")
 {
     run_testbench("softmax_row");
 }
 
-TEST_CASE("testbenches/cuda/reduce_shfl.yaml passes on default and mcm4, fast within 5 %")
+TEST_CASE("testbenches/cuda/reduce_shfl.yaml passes on default and mcm4, fast within 5 %",
+          "[figures]")
 {
     run_testbench("reduce_shfl");
 }
