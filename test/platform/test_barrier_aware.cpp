@@ -45,7 +45,8 @@ figures run(const cli_runner& cli, const std::string& args)
 }
 } // namespace
 
-TEST_CASE("barrier-aware arbitration: the stencil is not slower, and waits less with ageing")
+TEST_CASE("barrier-aware arbitration: the stencil is not slower, and waits less with ageing",
+          "[figures]")
 {
     for (const char* topology : {"crossbar", "mesh"}) {
         CAPTURE(topology);

@@ -91,7 +91,8 @@ std::pair<double, double> lookups(const vgpu::test::stats_run& r)
 }
 } // namespace
 
-TEST_CASE("l1 sharing: the broadcast read hits 1 - 1/(N R) when shared and never when private")
+TEST_CASE("l1 sharing: the broadcast read hits 1 - 1/(N R) when shared and never when private",
+          "[figures]")
 {
     const double shared_expect =
         vgpu::l1_share::broadcast_hit_rate_shared(lines, 4 * 256, passes, sms);
@@ -231,7 +232,7 @@ TEST_CASE("l1 sharing adaptive: the classification timeline is on the trace")
     CHECK(trace.find("gpu.m0.c0.l1_share") != std::string::npos);
 }
 
-TEST_CASE("l1 sharing: without reuse across SMs, shared and adaptive cost little")
+TEST_CASE("l1 sharing: without reuse across SMs, shared and adaptive cost little", "[figures]")
 {
     // stream.yaml: every SM streams its own part; nothing to share, nothing to borrow (every
     // busy SM is memory-intensive). The cost of shared is the routing crossbar, of adaptive the

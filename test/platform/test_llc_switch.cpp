@@ -131,7 +131,8 @@ TEST_CASE("llc switch: forced random switches lose no write in accurate mode")
     CHECK(stat(s, "gpu.llc_switch.dropped_lines") > 0);
 }
 
-TEST_CASE("llc organisations: a table every module reads favours private, adaptive follows")
+TEST_CASE("llc organisations: a table every module reads favours private, adaptive follows",
+          "[figures]")
 {
     const organisations o = each_mode("llc_table", "-s memory.page_alloc=round_robin ");
     INFO(o.summary());
@@ -152,7 +153,8 @@ TEST_CASE("llc organisations: a table every module reads favours private, adapti
 }
 
 TEST_CASE("llc organisations: producer-consumer across modules favours shared, adaptive within "
-          "10 %")
+          "10 %",
+          "[figures]")
 {
     // DRAM slower than the links: a private copy that misses costs more than a crossing.
     const organisations o = each_mode("llc_handoff", "-s dram.latency=150ns ");
@@ -243,7 +245,8 @@ TEST_CASE("llc remote ways: a reused frame's read-only lines are dropped from ot
     }
 }
 
-TEST_CASE("llc adaptive: a congested link measured by the monitor moves the decision to private")
+TEST_CASE("llc adaptive: a congested link measured by the monitor moves the decision to private",
+          "[figures]")
 {
     // The table read twice, over a 2 ns link, DRAM 300 ns: at the unloaded figures shared is
     // cheaper while the table is first read (a private copy misses once per module) and

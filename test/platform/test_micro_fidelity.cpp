@@ -286,47 +286,47 @@ const std::string lines_wl = " -w '" + micro + "lines.yaml'";
 const std::string wide = " -s noc.response_width_bytes=128 -s noc.xbar_response_width_bytes=128";
 } // namespace
 
-TEST_CASE("micro fidelity: L1 hit latency, accurate")
+TEST_CASE("micro fidelity: L1 hit latency, accurate", "[figures]")
 {
     latency_case("l1_hit", "", 64, 320, "accurate", l1_hit);
 }
-TEST_CASE("micro fidelity: L1 hit latency, fast")
+TEST_CASE("micro fidelity: L1 hit latency, fast", "[figures]")
 {
     latency_case("l1_hit", "", 64, 320, "fast", l1_hit);
 }
-TEST_CASE("micro fidelity: LLC hit latency, accurate")
+TEST_CASE("micro fidelity: LLC hit latency, accurate", "[figures]")
 {
     latency_case("llc_hit", "-D chain=32768", 1024, 2048, "accurate", llc_hit);
 }
-TEST_CASE("micro fidelity: LLC hit latency, fast")
+TEST_CASE("micro fidelity: LLC hit latency, fast", "[figures]")
 {
     latency_case("llc_hit", "-D chain=32768", 1024, 2048, "fast", llc_hit);
 }
-TEST_CASE("micro fidelity: DRAM row-miss latency, accurate")
+TEST_CASE("micro fidelity: DRAM row-miss latency, accurate", "[figures]")
 {
     latency_case("row_miss", "-D chain=2097152 -D stride=512", 4096, 8192, "accurate",
                  row_conflict);
 }
-TEST_CASE("micro fidelity: DRAM row-miss latency, fast")
+TEST_CASE("micro fidelity: DRAM row-miss latency, fast", "[figures]")
 {
     latency_case("row_miss", "-D chain=2097152 -D stride=512", 4096, 8192, "fast", row_conflict);
 }
-TEST_CASE("micro fidelity: remote latency, accurate")
+TEST_CASE("micro fidelity: remote latency, accurate", "[figures]")
 {
     latency_case("remote", "-c '" + mcm4 + "' -D chain=32768 -D home=8", 1024, 2048, "accurate",
                  remote_hit);
 }
-TEST_CASE("micro fidelity: remote latency, fast")
+TEST_CASE("micro fidelity: remote latency, fast", "[figures]")
 {
     latency_case("remote", "-c '" + mcm4 + "' -D chain=32768 -D home=8", 1024, 2048, "fast",
                  remote_hit);
 }
-TEST_CASE("micro fidelity: L1 bandwidth, accurate")
+TEST_CASE("micro fidelity: L1 bandwidth, accurate", "[figures]")
 {
     bandwidth_case("l1_bw", " -w '" + micro + "l1_bw.yaml'", "iters", 8, 32, "l1_bw", l1_bytes,
                    "accurate", l1_peak);
 }
-TEST_CASE("micro fidelity: L1 bandwidth, fast")
+TEST_CASE("micro fidelity: L1 bandwidth, fast", "[figures]")
 {
     bandwidth_case("l1_bw", " -w '" + micro + "l1_bw.yaml'", "iters", 8, 32, "l1_bw", l1_bytes,
                    "fast", l1_peak);
@@ -335,12 +335,12 @@ TEST_CASE("micro fidelity: L1 bandwidth, fast")
 // the accesses row conflicts (each LD reads half a row of each channel). Without the FR-FCFS
 // rule that keeps a bank's open row while it has queued hits (40aa9aa), accurate mode closes
 // rows under hits waiting for the data bus: 86.0 GB/s (67 %), 60 % conflicts.
-TEST_CASE("micro fidelity: DRAM bandwidth, accurate")
+TEST_CASE("micro fidelity: DRAM bandwidth, accurate", "[figures]")
 {
     bandwidth_case("dram_bw", lines_wl + " -D lines=8192 -D step=8 -D lane=32" + wide, "passes", 1,
                    3, "lines", dram_bytes, "accurate", dram_peak);
 }
-TEST_CASE("micro fidelity: DRAM bandwidth, fast")
+TEST_CASE("micro fidelity: DRAM bandwidth, fast", "[figures]")
 {
     bandwidth_case("dram_bw", lines_wl + " -D lines=8192 -D step=8 -D lane=32" + wide, "passes", 1,
                    3, "lines", dram_bytes, "fast", dram_peak);
@@ -351,22 +351,22 @@ TEST_CASE("micro fidelity: DRAM bandwidth, fast")
 // llc.hit_latency 21 or noc.arbiter fifo gave L1 hit rates of 0.31-0.39 and 108-114 GB/s at
 // the LLC). With 512 the L1 answers too few of them to matter: 120-128 GB/s under the same
 // changes.
-TEST_CASE("micro fidelity: all SMs on one LLC slice, accurate")
+TEST_CASE("micro fidelity: all SMs on one LLC slice, accurate", "[figures]")
 {
     bandwidth_case("llc_slice", lines_wl + " -D lines=512 -D step=4" + wide, "passes", 32, 128,
                    "lines", llc_bytes, "accurate", slice_peak);
 }
-TEST_CASE("micro fidelity: all SMs on one LLC slice, fast")
+TEST_CASE("micro fidelity: all SMs on one LLC slice, fast", "[figures]")
 {
     bandwidth_case("llc_slice", lines_wl + " -D lines=512 -D step=4" + wide, "passes", 32, 128,
                    "lines", llc_bytes, "fast", slice_peak);
 }
-TEST_CASE("micro fidelity: one LLC bank, accurate")
+TEST_CASE("micro fidelity: one LLC bank, accurate", "[figures]")
 {
     bandwidth_case("llc_bank", lines_wl + " -D lines=128 -D step=512 -D threads=512" + wide,
                    "passes", 32, 128, "lines", llc_bytes, "accurate", bank_peak);
 }
-TEST_CASE("micro fidelity: one LLC bank, fast")
+TEST_CASE("micro fidelity: one LLC bank, fast", "[figures]")
 {
     bandwidth_case("llc_bank", lines_wl + " -D lines=128 -D step=512 -D threads=512" + wide,
                    "passes", 32, 128, "lines", llc_bytes, "fast", bank_peak);
@@ -375,13 +375,13 @@ TEST_CASE("micro fidelity: one LLC bank, fast")
 // One SM, 32 warps with 8 line loads each in flight, lines the LLC holds, and 8 places
 // (sm.max_line_requests): 15.515 GB/s in both modes, 100.0 % of 8 x 128 B per 66 ns round
 // trip (31.03 GB/s with 16 places); 13.7 GB/s over the longer run's whole window.
-TEST_CASE("micro fidelity: line requests in flight, accurate")
+TEST_CASE("micro fidelity: line requests in flight, accurate", "[figures]")
 {
     bandwidth_case("line_limit",
                    lines_wl + " -D lines=2048 -D sms=1 -D ctas=1 -s sm.max_line_requests=8",
                    "passes", 2, 6, "lines", llc_bytes, "accurate", line_limit_peak);
 }
-TEST_CASE("micro fidelity: line requests in flight, fast")
+TEST_CASE("micro fidelity: line requests in flight, fast", "[figures]")
 {
     bandwidth_case("line_limit",
                    lines_wl + " -D lines=2048 -D sms=1 -D ctas=1 -s sm.max_line_requests=8",
@@ -413,11 +413,11 @@ void remote_rw(const std::string& mode)
 // (noc.header_bytes = noc.xbar_header_bytes = 0) and the link's sideband; with a data-channel
 // flit each (header_bytes 8) a line pair holds the home NoC's link port and the remote NoC's
 // response port 5 cycles instead of 4: 1.25x in both modes.
-TEST_CASE("micro fidelity: remote read and write side by side, accurate")
+TEST_CASE("micro fidelity: remote read and write side by side, accurate", "[figures]")
 {
     remote_rw("accurate");
 }
-TEST_CASE("micro fidelity: remote read and write side by side, fast")
+TEST_CASE("micro fidelity: remote read and write side by side, fast", "[figures]")
 {
     remote_rw("fast");
 }
@@ -462,7 +462,7 @@ double slice_port_peak(const path& p)
 // through slice 0's port of the module NoC, 32 B per NoC cycle = 32 GB/s. Booked only on the
 // requesters' ports (before issue 34), the slice delivered 64 GB/s (one port per cluster).
 // Measured: 32.00 GB/s in both modes at every quantum.
-TEST_CASE("micro fidelity: hot LLC slice bounded by its response port, both modes")
+TEST_CASE("micro fidelity: hot LLC slice bounded by its response port, both modes", "[figures]")
 {
     std::vector<double> figures;
     for (const auto& m : contract_modes()) {
@@ -523,11 +523,11 @@ void gather_contract(unsigned mib)
 // left; now the SM replays it when an MSHR is free (as accurate mode's L1 keeps it waiting),
 // without a second tag check: -0.0 / +0.2 / +0.2 % (16 MiB) and -0.5 / -0.1 / -0.5 % (64 MiB)
 // at 0 / 100 / 1000 ns.
-TEST_CASE("micro fidelity: random gather over 16 MiB, fast within 5 % of accurate")
+TEST_CASE("micro fidelity: random gather over 16 MiB, fast within 5 % of accurate", "[figures]")
 {
     gather_contract(16);
 }
-TEST_CASE("micro fidelity: random gather over 64 MiB, fast within 5 % of accurate")
+TEST_CASE("micro fidelity: random gather over 64 MiB, fast within 5 % of accurate", "[figures]")
 {
     gather_contract(64);
 }
@@ -539,7 +539,8 @@ TEST_CASE("micro fidelity: random gather over 64 MiB, fast within 5 % of accurat
 // way to its MSHR) and while the LLC merged a PTE or data read with a fill asked for later in
 // simulated time (booked ahead at its walker's turn); now the replay keeps its translation and
 // such a read misses itself: +4.2 / +4.7 / +4.1 % at 0 / 100 / 1000 ns (issue 35).
-TEST_CASE("micro fidelity: random gather over 16 MiB, timed TLB, fast within 5 % of accurate")
+TEST_CASE("micro fidelity: random gather over 16 MiB, timed TLB, fast within 5 % of accurate",
+          "[figures]")
 {
     // Was checked at 6 % at quantum 1000 ns while the timed TLB's walk thread was not a member
     // of the same-time gate the SMs resume through (fast +3.2 / +4.8 / +5.5 % at 0 / 100 /
@@ -555,11 +556,11 @@ TEST_CASE("micro fidelity: random gather over 16 MiB, timed TLB, fast within 5 %
 // added to every MSHR's wait and the tag stage, held twice per miss, delayed the next misses
 // (accurate mode's waiting miss goes below without a second tag check). Now (accurate 5,141
 // and 13,865 ns) fast is -0.9 / -0.8 / -0.9 % and -0.5 / -1.3 / -1.2 % at 0 / 100 / 1000 ns.
-TEST_CASE("micro fidelity: DRAM row-local gather, fast within 5 % of accurate")
+TEST_CASE("micro fidelity: DRAM row-local gather, fast within 5 % of accurate", "[figures]")
 {
     kernel_contract("dram_row_local", " -w '" + micro + "dram_row_local.yaml'", "gather");
 }
-TEST_CASE("micro fidelity: DRAM random gather, fast within 5 % of accurate")
+TEST_CASE("micro fidelity: DRAM random gather, fast within 5 % of accurate", "[figures]")
 {
     kernel_contract("dram_random", " -w '" + micro + "dram_random.yaml'", "gather");
 }
@@ -604,19 +605,19 @@ const std::string waw_wl = " -w '" + micro + "waw.yaml'";
 // modes (fast mode did not: 29.5 ns per iteration against accurate mode's 236 with one
 // register, 29.5 against 59 with four): four independent LLC-hit loads per iteration into one
 // register take one LLC hit each (59 ns on the default platform) ...
-TEST_CASE("micro fidelity: write after write on one register, both modes")
+TEST_CASE("micro fidelity: write after write on one register, both modes", "[figures]")
 {
     order_case("waw_one_reg", waw_wl + " -D spread=0", "waw", 4, llc_load);
 }
 // ... and into four registers, reused every iteration, one LLC hit per iteration.
-TEST_CASE("micro fidelity: write after write on four registers, both modes")
+TEST_CASE("micro fidelity: write after write on four registers, both modes", "[figures]")
 {
     order_case("waw_four_regs", waw_wl + " -D spread=1", "waw", 1, llc_load);
 }
 // A store to one LLC-resident line and an independent L1-hit load per iteration: the stores to
 // the line follow each other through the in-order path instead of waiting for each other's
 // completion (66 ns per iteration before, in both modes), so an iteration takes one L1 hit.
-TEST_CASE("micro fidelity: stores to one line pipeline, both modes")
+TEST_CASE("micro fidelity: stores to one line pipeline, both modes", "[figures]")
 {
     order_case("store_order", " -w '" + micro + "store_order.yaml'", "store_order", 1, l1_hit);
 }

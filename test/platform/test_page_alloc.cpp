@@ -16,7 +16,8 @@ const std::string mcm4 = VGPU_SOURCE_DIR "/platforms/mcm4.yaml";
 
 } // namespace
 
-TEST_CASE("page allocation: stream on mcm4 puts at least 15 % of its pages on every module")
+TEST_CASE("page allocation: stream on mcm4 puts at least 15 % of its pages on every module",
+          "[figures]")
 {
     for (const std::string mode : {"fast", "accurate"})
         for (const std::string alloc : {"first_touch", "adaptive"}) {

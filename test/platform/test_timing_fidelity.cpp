@@ -91,12 +91,14 @@ const std::vector<std::string> checked_quanta = {"0", "", "1000"};
 // requests of warps issuing loads on consecutive cycles and fast mode sent them warp by warp;
 // with one request per cycle per SM in instruction order in both modes (models/sm/README.md,
 // "Issue and timing") accurate mode gives 18,567 ns and fast mode is unchanged.
-TEST_CASE("fidelity: vector_add in fast mode is within 5 % of accurate at quanta 0, 100, 1000")
+TEST_CASE("fidelity: vector_add in fast mode is within 5 % of accurate at quanta 0, 100, 1000",
+          "[figures]")
 {
     fast_against_accurate("vector_add", checked_quanta);
 }
 
-TEST_CASE("fidelity: saxpy in fast mode is within 5 % of accurate at quanta 0, 100, 1000")
+TEST_CASE("fidelity: saxpy in fast mode is within 5 % of accurate at quanta 0, 100, 1000",
+          "[figures]")
 {
     fast_against_accurate("saxpy", checked_quanta);
 }
@@ -105,23 +107,27 @@ TEST_CASE("fidelity: saxpy in fast mode is within 5 % of accurate at quanta 0, 1
 // L1's 32 MSHRs, and the SM that ran first in a quantum booked its cluster's saturated NoC
 // response port up to 2 us ahead (+6.7 to +6.9 % from 250 ns before the memory sync).
 TEST_CASE("fidelity: strided_sum in fast mode is within 5 % of accurate at quanta 0, 100, "
-          "500, 1000")
+          "500, 1000",
+          "[figures]")
 {
     fast_against_accurate("strided_sum", {"0", "", "500", "1000"});
 }
 
 TEST_CASE("fidelity: random_gather in fast mode is within 5 % of accurate at quanta 0, 100, "
-          "1000")
+          "1000",
+          "[figures]")
 {
     fast_against_accurate("random_gather", checked_quanta);
 }
 
-TEST_CASE("fidelity: reduction in fast mode is within 5 % of accurate at quanta 0, 100, 1000")
+TEST_CASE("fidelity: reduction in fast mode is within 5 % of accurate at quanta 0, 100, 1000",
+          "[figures]")
 {
     fast_against_accurate("reduction", checked_quanta);
 }
 
-TEST_CASE("fidelity: matmul in fast mode is within 5 % of accurate at quanta 0, 100, 1000")
+TEST_CASE("fidelity: matmul in fast mode is within 5 % of accurate at quanta 0, 100, 1000",
+          "[figures]")
 {
     fast_against_accurate("matmul", checked_quanta);
 }
@@ -136,7 +142,8 @@ TEST_CASE("fidelity: matmul in fast mode is within 5 % of accurate at quanta 0, 
 // / +2.8 % at 0 / 100 / 1000 ns; with the SM's line requests in instruction order, +1.3 / +1.5
 // / +1.4 %.
 TEST_CASE("fidelity: matmul with shared L1s in fast mode is within 5 % of accurate at quanta 0, "
-          "100, 1000")
+          "100, 1000",
+          "[figures]")
 {
     const nlohmann::json acc =
         fast_against_accurate("matmul", checked_quanta, "-s l1.sharing=shared", "_shared");
@@ -157,31 +164,36 @@ TEST_CASE("fidelity: matmul with shared L1s in fast mode is within 5 % of accura
 // mode (6,974 against 7,440 ns). The SM's requests now leave one per cycle in instruction
 // order in both modes: -0.2 % at 0, 100 and 1000 ns (models/l1_share/README.md).
 TEST_CASE("fidelity: strided_sum with shared L1s in fast mode is within 5 % of accurate at "
-          "quanta 0, 100, 1000")
+          "quanta 0, 100, 1000",
+          "[figures]")
 {
     fast_against_accurate("strided_sum", checked_quanta, "-s l1.sharing=shared", "_shared");
 }
 
 TEST_CASE("fidelity: compute_bound in fast mode is within 5 % of accurate at quanta 0, 100, "
-          "1000")
+          "1000",
+          "[figures]")
 {
     fast_against_accurate("compute_bound", checked_quanta);
 }
 
-TEST_CASE("fidelity: stream in fast mode is within 5 % of accurate at quanta 0, 100, 1000")
+TEST_CASE("fidelity: stream in fast mode is within 5 % of accurate at quanta 0, 100, 1000",
+          "[figures]")
 {
     fast_against_accurate("stream", checked_quanta);
 }
 
 TEST_CASE("fidelity: multi_kernel in fast mode is within 5 % of accurate at quanta 0, 100, "
-          "1000")
+          "1000",
+          "[figures]")
 {
     fast_against_accurate("multi_kernel", checked_quanta);
 }
 
 // The memory sync is what keeps large quanta honest: without it (memory_quantum_ns at the
 // quantum) reduction at 1000 ns is +8.9 %, so this checks that the key reaches the SMs.
-TEST_CASE("fidelity: platform.timing.memory_quantum_ns moves SMs to time order at memory")
+TEST_CASE("fidelity: platform.timing.memory_quantum_ns moves SMs to time order at memory",
+          "[figures]")
 {
     cli_runner r("memory_quantum");
     const double a = kernel_ns(run(r, "reduction", "-s platform.timing.mode=accurate", "acc"));
@@ -198,7 +210,8 @@ TEST_CASE("fidelity: platform.timing.memory_quantum_ns moves SMs to time order a
     CHECK(off.at("stats").at("gpu.m0.c0.sm0.memory_syncs").get<double>() == 0);
 }
 
-TEST_CASE("sm.lsu_threads is a simulator detail: stream in accurate mode with 2 and 32 threads")
+TEST_CASE("sm.lsu_threads is a simulator detail: stream in accurate mode with 2 and 32 threads",
+          "[figures]")
 {
     cli_runner r("lsu_threads");
     const nlohmann::json two =
@@ -254,7 +267,8 @@ TEST_CASE("platform.max_host_threads bounds the LSU threads, the same on every h
 // when its place frees, in time order with the other SMs' requests, instead of at once with a
 // later annotated time, it was +20 %.
 TEST_CASE("fidelity: random_gather with sm.max_line_requests 8 in fast mode is within 5 % of "
-          "accurate at quanta 0, 100, 1000")
+          "accurate at quanta 0, 100, 1000",
+          "[figures]")
 {
     const std::string limit = "-s sm.max_line_requests=8";
     const nlohmann::json acc =
@@ -278,7 +292,8 @@ TEST_CASE("fidelity: random_gather with sm.max_line_requests 8 in fast mode is w
 // in fast mode against 70,500 ns in accurate mode; now 69,779 / 70,195 / 70,179 ns at 0 / 100 /
 // 1000 ns (-1.0 / -0.4 / -0.5 %).
 TEST_CASE("fidelity: random_gather with the timed TLB and sm.max_line_requests 2 in fast mode is "
-          "within 5 % of accurate at quanta 0, 100, 1000")
+          "within 5 % of accurate at quanta 0, 100, 1000",
+          "[figures]")
 {
     const std::string args = "-s tlb.model=timed -s sm.max_line_requests=2";
     const nlohmann::json acc =
@@ -303,7 +318,8 @@ TEST_CASE("fidelity: random_gather with the timed TLB and sm.max_line_requests 2
 // launch). Such an access is now made when it goes (models/sm/README.md, "Issue and timing"):
 // -0.8 / -0.6 / -0.8 % at 0 / 100 / 1000 ns.
 TEST_CASE("fidelity: instrumented in fast mode is within 5 % of accurate at quanta 0, 100, "
-          "1000")
+          "1000",
+          "[figures]")
 {
     fast_against_accurate("instrumented", checked_quanta);
 }

@@ -26,7 +26,8 @@ double kernel_ns(const std::string& index, const std::string& mode, double& l1_m
 }
 } // namespace
 
-TEST_CASE("tlb headline: the xor index beats modulo on pages 16 apart, and fast mode agrees")
+TEST_CASE("tlb headline: the xor index beats modulo on pages 16 apart, and fast mode agrees",
+          "[figures]")
 {
     double mm_f = 0, mm_a = 0, xm_f = 0, xm_a = 0;
     const double modulo_f = kernel_ns("modulo", "fast", mm_f);

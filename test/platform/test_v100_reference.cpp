@@ -40,20 +40,23 @@ void against_reference(const std::string& tag, const std::string& args, const ch
 }
 } // namespace
 
-TEST_CASE("v100 reference: a 1M-element vector add is memory-bandwidth bound, 14.4 us +-25 %")
+TEST_CASE("v100 reference: a 1M-element vector add is memory-bandwidth bound, 14.4 us +-25 %",
+          "[figures]")
 {
     against_reference("vector_add", "vector_add.yaml' -D n=1048576 -D ctas=4096",
                       "memory_bandwidth", "ns", 14400, 0.25);
 }
 
 TEST_CASE("v100 reference: 256x256 threads x 1000 dependent FFMAs are issue bound, 21,520 "
-          "cycles +-30 %")
+          "cycles +-30 %",
+          "[figures]")
 {
     against_reference("ffma_chain", "ffma_chain.yaml'", "issue", "cycles", 21520, 0.30);
 }
 
 TEST_CASE("v100 reference: a 256K random gather from 64 MiB is memory-latency bound, 34.4 us "
-          "+-35 %")
+          "+-35 %",
+          "[figures]")
 {
     against_reference("random_gather",
                       "random_gather.yaml' -D n=262144 -D src=16777216 -D ctas=1024",
