@@ -247,7 +247,8 @@ TEST_CASE("inert settings: the warning points at the place that set the key, onc
 TEST_CASE("inert settings: the defaults and the shipped platforms warn of nothing")
 {
     CHECK(warnings_of({}).empty());
-    for (const char* p : {"mcm4.yaml", "v100.yaml", "traffic.yaml", "patents.yaml"}) {
+    for (const char* p :
+         {"mcm4.yaml", "v100.yaml", "traffic.yaml", "patents.yaml", "congested.yaml"}) {
         INFO(p);
         CHECK(warnings_of({"-c", src + "/platforms/" + p}).empty());
     }
