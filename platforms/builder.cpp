@@ -63,6 +63,7 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
     wo.seed = cfg.platform.seed;
     wo.regs_per_thread = cfg.sm.regs_per_thread; // kernels from CUDA/PTX are translated for it
     wo.sm_registers = cfg.sm.registers;
+    wo.bulk_cdl = cfg.cdl.bulk_loads;
     wo.printf_buffer_bytes = cfg.host.printf_buffer_bytes.bytes;
     for (const auto& [name, value] : cfg.workload.vars) {
         const auto at = opts.sources.find("workload.vars." + name);

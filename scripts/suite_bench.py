@@ -107,6 +107,12 @@ BLOCKS = [
      [("xor", ["tlb.index=xor"])],
      [("L1 TLB misses", lambda j: total(j, r"gpu\..*_tlb\.misses")),
       ("walks", lambda j: total(j, r"gpu\..*\.tlb\.walks"))]),
+    ("cdl", "CDL: bulk constant loads against legacy ones (cdl.bulk_loads; fast mode, default "
+     "platform; applications without constant loads show 1.000 and no CDLs)",
+     "default.yaml", "fast", ["cdl.bulk_loads=false"], [("bulk", ["cdl.bulk_loads=true"])],
+     [("bulk CDLs", lambda j: total(j, r"gpu\..*_cdl\.controller\.bulk")),
+      ("legacy CDLs", lambda j: total(j, r"gpu\..*_cdl\.controller\.legacy")),
+      ("CDL bytes read", lambda j: total(j, r"gpu\..*_cdl\.core\.bytes_read"))]),
     ("trace", "Shader trace: tracing on against off (fast mode, default platform)",
      "default.yaml", "fast", [], [("traced", ["shader_trace.enable=true"])],
      [("tokens", lambda j: j["stats"].get("gpu.trace_unit.tokens", 0)),
@@ -208,14 +214,14 @@ def main():
     ap.add_argument("--sim", required=True, help="the vgpu-sim to run")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--apps", default="", help="comma-separated applications (default: all)")
-    ap.add_argument("--blocks", default="", help="blocks: comma-separated of tlb,trace,noc,l1,llc")
+    ap.add_argument("--blocks", default="", help="blocks: comma-separated of tlb,cdl,trace,noc,l1,llc")
     a = ap.parse_args()
     if a.jobs < 1:
         ap.error("--jobs must be at least 1")
     only = [b for b in a.blocks.split(",") if b]
     bad = [b for b in only if b not in {k for k, *_ in BLOCKS}]
     if bad:
-        ap.error(f"unknown block(s) {', '.join(bad)} (tlb, trace, noc, l1, llc)")
+        ap.error(f"unknown block(s) {', '.join(bad)} (tlb, cdl, trace, noc, l1, llc)")
     runner = Runner(a.sim, a.jobs)
     try:
         names = apps([x for x in a.apps.split(",") if x])

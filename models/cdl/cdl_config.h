@@ -9,6 +9,7 @@ namespace vgpu::cdl {
 struct cdl_config {
     unsigned cbv_slots = 16;      ///< CBV descriptors in the table
     unsigned max_outstanding = 8; ///< bulk form: line reads in flight per CDL
+    bool bulk_loads = true;       ///< the CUDA front end emits the bulk form (false: legacy only)
 
     void declare(config::visitor& v)
     {
@@ -21,6 +22,11 @@ struct cdl_config {
                 spec("line reads a bulk CDL keeps in flight (its scheduling/execution core "
                      "issues one per cycle up to this)")
                     .range(1, 256));
+        v.value("bulk_loads", bulk_loads,
+                spec("the CUDA front end lowers constant loads of one vector or of one 128-byte "
+                     "window to a bulk CDL (the patent's form, docs/cuda.md \"Constant memory\"); "
+                     "false: one legacy CDL per element, the baseline the bulk form is measured "
+                     "against (hand-written programs keep the forms they use)"));
     }
     void validate(config::checker&) const {}
 };

@@ -207,6 +207,8 @@ struct workload_options {
     /// targets the device's register file; else for sm::max_registers and 65,536.
     unsigned regs_per_thread = 0;
     unsigned sm_registers = 0;
+    /// cdl.bulk_loads: CUDA and PTX kernels' constant loads may use the bulk CDL form.
+    bool bulk_cdl = true;
     /// host.printf_buffer_bytes: the data bytes of a printf kernel's FIFO (docs/cuda.md).
     std::uint64_t printf_buffer_bytes = 1u << 20;
 };

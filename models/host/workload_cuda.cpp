@@ -282,6 +282,7 @@ void workload_reader::translate_kernel(const fields& k, const field& it, kernel_
     if (m_opts.sm_registers)
         opt.sm_registers = m_opts.sm_registers;
     opt.const_slot = const_slot();
+    opt.bulk_cdl = m_opts.bulk_cdl;
     const ptx::translation t = ptx::translate(p.mod, found.index, opt);
     for (const std::string& e : t.errors)
         m_r.add_raw(e + of_kernel(d, m_r.name()));

@@ -362,7 +362,8 @@ TEST_CASE("const: const_mix.cu: a bulk CDL in the .vasm and the CDL stats, diver
     fs::remove_all(dir);
 }
 
-TEST_CASE("const: conv3_const.cu: three scalar loads in one block become one bulk CDL")
+TEST_CASE("const: conv3_const.cu: three scalar loads in one block become one bulk CDL, or three "
+          "legacy ones under cdl.bulk_loads false")
 {
     // out[i] = w0 in[i] + w1 in[i+1] + w2 in[i+2], dyadic values: exact in f32.
     const unsigned n = 1000;
@@ -399,6 +400,18 @@ TEST_CASE("const: conv3_const.cu: three scalar loads in one block become one bul
         CHECK(vasm.find(", 0, cbv[0], 3 ") != std::string::npos);
         CHECK(cdl_stat(dir / mode, "controller.bulk") == 32); // one per warp (32 warps)
         CHECK(cdl_stat(dir / mode, "controller.legacy") == 0);
+    }
+    // cdl.bulk_loads false (the CDL block's baseline): three legacy CDLs per warp, same result.
+    for (const char* mode : {"fast", "accurate"}) {
+        const std::string out = std::string("legacy_") + mode;
+        const run_result r = run_in(dir, std::string("-w w.yaml -s cdl.bulk_loads=false -s "
+                                                     "platform.timing.mode=") +
+                                             mode + " -o " + out);
+        INFO(mode << "\n" << r.out.substr(0, 3000));
+        CHECK(r.code == 0);
+        CHECK(slurp(dir / out / "kernels" / "k.vasm").find("cbv[0], 3 ") == std::string::npos);
+        CHECK(cdl_stat(dir / out, "controller.bulk") == 0);
+        CHECK(cdl_stat(dir / out, "controller.legacy") == 96);
     }
     fs::remove_all(dir);
 }

@@ -172,10 +172,11 @@ void translator::lower_const_ld(const instruction& ins)
     }
     std::int64_t group_end = off; // a scalar group: one past its last word's byte
     const bool dword = !wide && !sub_bits;
-    if (base.k == vk::rz && n == 1 && dword && ins.guard.empty() && d.k == operand::kind::reg)
+    if (m_opt.bulk_cdl && base.k == vk::rz && n == 1 && dword && ins.guard.empty() &&
+        d.k == operand::kind::reg)
         group_end = scalar_group(off);
     const bool group = group_end > off + 4; // scalar loads of this block in one 128-byte window
-    if (base.k == vk::rz && ((n >= 2 && dword) || group)) {
+    if (m_opt.bulk_cdl && base.k == vk::rz && ((n >= 2 && dword) || group)) {
         // Bulk: one CDL of n dwords into the lanes 0..n-1 of one register (lane l: dword l),
         // then each element from its lane. The bulk CDL writes every lane of the warp, active
         // or not, so its register belongs to no other value (translate.cpp, allocation).

@@ -23,6 +23,7 @@ struct translate_options {
     /// whole warps) registers per thread (docs/cuda.md, "Launch bounds").
     unsigned sm_registers = 65536;
     unsigned const_slot = 0; ///< CBV slot the kernel's constant bank is bound to (CDL)
+    bool bulk_cdl = true;    ///< group constant loads into bulk CDLs (false: legacy CDLs only)
 };
 
 /// A .const variable in the kernel's constant bank (docs/cuda.md, "Constant memory").
