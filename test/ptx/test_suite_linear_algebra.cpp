@@ -10,3 +10,15 @@ TEST_CASE("testbenches/cuda/sgemm_naive.yaml passes on default and mcm4, fast wi
 {
     run_testbench("sgemm_naive");
 }
+
+TEST_CASE("testbenches/cuda/transpose_naive.yaml passes on default and mcm4, fast within 5 %",
+          "[figures]")
+{
+    run_testbench("transpose_naive");
+}
+
+TEST_CASE("testbenches/cuda/transpose_shared.yaml passes on default and mcm4, fast within 5 %",
+          "[figures]")
+{
+    run_testbench("transpose_shared");
+}
