@@ -22,3 +22,8 @@ TEST_CASE("testbenches/cuda/transpose_shared.yaml passes on default and mcm4, fa
 {
     run_testbench("transpose_shared");
 }
+
+TEST_CASE("testbenches/cuda/gemv.yaml passes on default and mcm4, fast within 5 %", "[figures]")
+{
+    run_testbench("gemv");
+}
