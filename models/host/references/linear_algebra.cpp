@@ -54,6 +54,44 @@ void gemm(arg_reader& r, std::vector<std::uint32_t>& out)
         }
 }
 
+void transpose(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& in = r.buffer("in");
+    const std::uint64_t cols = r.count("cols");
+    if (r.error().empty() && cols == 0)
+        r.fail("cols must be at least 1");
+    const std::uint64_t rows = r.count("rows", cols ? in.size() / cols : 0);
+    r.fits("in", rows * cols, in.size());
+    r.fits("the checked buffer", rows * cols, out.size());
+    if (!r.error().empty())
+        return;
+    // Element (i, j) of in^T (cols x rows) is element (j, i) of in (rows x cols).
+    for (std::uint64_t i = 0; i < cols; ++i)
+        for (std::uint64_t j = 0; j < rows; ++j)
+            out[i * rows + j] = in[j * cols + i];
+}
+
+void gemv(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& a = r.buffer("a");
+    const auto& x = r.buffer("x");
+    const std::uint64_t m = r.count("m");
+    const std::uint64_t n = r.count("n");
+    const double alpha = static_cast<float>(r.number("alpha", 1.0));
+    const double beta = static_cast<float>(r.number("beta", 0.0));
+    r.fits("a", m * n, a.size());
+    r.fits("x", n, x.size());
+    r.fits("the checked buffer", m, out.size());
+    if (!r.error().empty())
+        return;
+    for (std::uint64_t i = 0; i < m; ++i) {
+        double dot = 0.0;
+        for (std::uint64_t j = 0; j < n; ++j)
+            dot += static_cast<double>(bits_f32(a[i * n + j])) * bits_f32(x[j]);
+        out[i] = f32_bits(static_cast<float>(alpha * dot + beta * bits_f32(out[i])));
+    }
+}
+
 reference_work matmul_work(shape_reader& r)
 {
     const std::uint64_t a = r.size("a");
@@ -72,6 +110,32 @@ reference_work gemm_work(shape_reader& r)
     r.number("alpha");
     r.number("beta");
     return matmul_work(r);
+}
+
+reference_work transpose_work(shape_reader& r)
+{
+    const std::uint64_t in = r.size("in");
+    const std::uint64_t cols = r.count("cols");
+    if (r.error().empty() && cols == 0)
+        r.fail("cols must be at least 1");
+    const std::uint64_t rows = r.count("rows", cols ? in / cols : 0);
+    r.fits("in", rows * cols, in);
+    r.fits("the checked buffer", rows * cols, r.out());
+    return {rows * cols, "rows", {}};
+}
+
+reference_work gemv_work(shape_reader& r)
+{
+    const std::uint64_t a = r.size("a");
+    const std::uint64_t x = r.size("x");
+    const std::uint64_t m = r.count("m");
+    const std::uint64_t n = r.count("n");
+    r.number("alpha", 1.0);
+    r.number("beta", 0.0);
+    r.fits("a", saturating_mul(m, n), a);
+    r.fits("x", n, x);
+    r.fits("the checked buffer", m, r.out());
+    return {saturating_mul(m, n), "n", {}};
 }
 
 } // namespace
@@ -102,6 +166,27 @@ std::vector<reference_entry> linear_algebra_references()
           "contents), in double rounded once to f32"},
          gemm,
          gemm_work},
+        {{"transpose",
+          {{"in", arg_kind::buffer, true, {U, I, F}},
+           {"cols", arg_kind::scalar, true, {}},
+           {"rows", arg_kind::scalar, false, {}}},
+          {U, I, F},
+          "out[c*rows+r] = in[r*cols+c] (in^T: in is rows x cols, rows default len(in)/cols), "
+          "words copied exactly"},
+         transpose,
+         transpose_work},
+        {{"gemv",
+          {{"a", arg_kind::buffer, true, {F}},
+           {"x", arg_kind::buffer, true, {F}},
+           {"m", arg_kind::scalar, true, {}},
+           {"n", arg_kind::scalar, true, {}},
+           {"alpha", arg_kind::scalar, false, {}},
+           {"beta", arg_kind::scalar, false, {}}},
+          {F},
+          "out[i] = alpha * sum_{j<n} a[i*n+j] * x[j] + beta * out[i] (initial contents; alpha "
+          "default 1, beta 0), i < m, in double rounded once to f32"},
+         gemv,
+         gemv_work},
     };
 }
 
