@@ -9,3 +9,9 @@ TEST_CASE("testbenches/cuda/scan.yaml passes on default and mcm4, fast within 5 
 {
     run_testbench("scan");
 }
+
+TEST_CASE("testbenches/cuda/bitonic_sort.yaml passes on default and mcm4, fast within 5 %",
+          "[figures]")
+{
+    run_testbench("bitonic_sort");
+}
