@@ -3,6 +3,7 @@
 #pragma once
 
 #include "models/common/config.h"
+#include "models/host/csr_generator.h"
 #include "models/host/instrument.h"
 #include "models/host/reference.h"
 #include "models/llc/core/llc_org.h"
@@ -29,7 +30,7 @@ constexpr std::uint32_t max_shared_bytes = 1u << 24;  ///< largest `shared_bytes
 constexpr std::uint64_t max_loop_passes = 1000000;    ///< largest `times:` and `max:` of a loop
 
 /// How the driver fills a buffer before the first kernel.
-enum class init_kind : std::uint8_t { zero, iota, fill, values, random, file };
+enum class init_kind : std::uint8_t { zero, iota, fill, values, random, file, csr };
 
 /// Initial contents of a buffer. Float buffers (f32, f64) use the doubles; integer buffers use
 /// the exact 64-bit fields (two's complement, cut to the element width), so that every u64 and
@@ -50,6 +51,9 @@ struct buffer_init {
     std::uint64_t imin = 0;            ///< integer random: smallest value (bits)
     std::uint64_t imax = 0;            ///< integer random: largest value (bits)
     std::string raw;                   ///< file: the file's bytes (elements x element bytes)
+    std::string generator;             ///< csr: the generator's name (`generators:`)
+    csr_spec csr;                      ///< csr: the generator's description
+    csr_part part = csr_part::row_ptr; ///< csr: the part this buffer holds
 };
 
 /// A buffer the driver allocates in GPU virtual memory.
@@ -202,8 +206,9 @@ struct workload {
     std::vector<config::location> schedule_where;   ///< each phase's position (none: default)
     /// Host loops over runs of `schedule` (phases in file order, each loop body once), in order.
     std::vector<loop_decl> loops;
-    std::vector<check_decl> checks;    ///< run after the last phase
-    std::vector<evict_decl> evictions; ///< `evict` entries, in file order
+    std::vector<check_decl> checks;             ///< run after the last phase
+    std::vector<evict_decl> evictions;          ///< `evict` entries, in file order
+    std::map<std::string, csr_spec> generators; ///< `generators:` by name
     /// Files a run writes beside its record (path relative to OUTDIR -> contents), which
     /// `text` refers to: kernels/<kernel>.ptx and kernels/<kernel>.vasm of translated kernels.
     std::map<std::string, std::string> files;

@@ -6,13 +6,22 @@ namespace vgpu::host {
 
 namespace {
 
-/// splitmix64: a small, well-mixed, portable generator (the same on every host).
-std::uint64_t splitmix64(std::uint64_t& state)
+/// Elements 0..n-1 of w (type t, f32 or f64) from `state`: min + (max - min) x u, u the top 24
+/// (f32) or 53 (f64) bits of each output over 2^24 or 2^53 (the `random` rule).
+void random_floats(std::vector<std::uint32_t>& w, elem_type t, std::uint64_t n, std::uint64_t state,
+                   double min, double max)
 {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    if (t == elem_type::f32) {
+        for (std::uint64_t i = 0; i < n; ++i) {
+            const double u = static_cast<double>(splitmix64(state) >> 40) / 16777216.0; // [0, 1)
+            w[i] = f32_bits(static_cast<float>(min + (max - min) * u));
+        }
+        return;
+    }
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const double u = static_cast<double>(splitmix64(state) >> 11) / 9007199254740992.0;
+        put_element(w, i, t, f64_bits(min + (max - min) * u));
+    }
 }
 
 } // namespace
@@ -60,20 +69,8 @@ std::vector<std::uint32_t> initial_words(const buffer_decl& b)
         break;
     case init_kind::random: {
         std::uint64_t state = in.seed;
-        if (t == elem_type::f32) {
-            for (std::uint64_t i = 0; i < n; ++i) {
-                const double u =
-                    static_cast<double>(splitmix64(state) >> 40) / 16777216.0; // [0, 1)
-                w[i] = f32_bits(static_cast<float>(in.min + (in.max - in.min) * u));
-            }
-            break;
-        }
-        if (t == elem_type::f64) {
-            for (std::uint64_t i = 0; i < n; ++i) {
-                const double u =
-                    static_cast<double>(splitmix64(state) >> 11) / 9007199254740992.0; // [0, 1)
-                put(i, f64_bits(in.min + (in.max - in.min) * u));
-            }
+        if (is_float(t)) {
+            random_floats(w, t, n, state, in.min, in.max);
             break;
         }
         // imin + z mod span, modulo 2^64 (signed or unsigned alike); span 0: all 2^64 values.
@@ -88,6 +85,17 @@ std::vector<std::uint32_t> initial_words(const buffer_decl& b)
             for (std::uint64_t i = 0; i < n; ++i)
                 put(i, lo + splitmix64(state) % span);
         }
+        break;
+    }
+    case init_kind::csr: {
+        if (in.part == csr_part::values) { // the values stream alone: no structure needed
+            random_floats(w, t, n, csr_stream(in.csr.seed, 3), in.csr.min, in.csr.max);
+            break;
+        }
+        const csr_structure g = csr_generate(in.csr, in.part == csr_part::col_idx);
+        const std::vector<std::uint32_t>& v = in.part == csr_part::row_ptr ? g.row_ptr : g.col_idx;
+        for (std::uint64_t i = 0; i < n && i < v.size(); ++i)
+            put(i, v[i]);
         break;
     }
     }
@@ -164,11 +172,10 @@ void workload_reader::read_buffers(const field& f)
 
 bool workload_reader::read_init(const field& f, buffer_decl& d)
 {
-    const std::vector<std::pair<std::string, init_kind>> kinds = {{"zero", init_kind::zero},
-                                                                  {"iota", init_kind::iota},
-                                                                  {"fill", init_kind::fill},
-                                                                  {"values", init_kind::values},
-                                                                  {"random", init_kind::random}};
+    const std::vector<std::pair<std::string, init_kind>> kinds = {
+        {"zero", init_kind::zero},     {"iota", init_kind::iota},     {"fill", init_kind::fill},
+        {"values", init_kind::values}, {"random", init_kind::random}, {"file", init_kind::file},
+        {"csr", init_kind::csr}};
     if (f.value.IsScalar()) {
         // Only "zero" and "iota" take no settings, so only they may be written alone.
         auto k = m_r.choice<init_kind>(f, {{"zero", init_kind::zero}, {"iota", init_kind::iota}});
@@ -177,7 +184,8 @@ bool workload_reader::read_init(const field& f, buffer_decl& d)
         return k.has_value();
     }
     if (!f.value.IsMap() || f.value.size() != 1) {
-        m_r.wrong_type(f, "zero, iota, or a mapping with one of zero|iota|fill|values|random|file");
+        m_r.wrong_type(f, "zero, iota, or a mapping with one of "
+                          "zero|iota|fill|values|random|file|csr");
         return false;
     }
     YAML::Node key;
@@ -188,6 +196,8 @@ bool workload_reader::read_init(const field& f, buffer_decl& d)
     }
     if (key.Scalar() == "file") // raw little-endian elements from a file (workload_cuda.cpp)
         return read_init_file({key, val, f.path + ".file"}, f.value, d);
+    if (key.Scalar() == "csr") // a part of a generator (workload_generators.cpp)
+        return read_init_csr({key, val, f.path + ".csr"}, d);
     const field kf{key, key, f.path};
     auto k = m_r.choice<init_kind>(kf, kinds);
     if (!k)
@@ -308,7 +318,8 @@ bool workload_reader::read_init(const field& f, buffer_decl& d)
         return ok;
     }
     case init_kind::file:
-        break; // `file` is read above
+    case init_kind::csr:
+        break; // `file` and `csr` are read above
     }
     return false;
 }

@@ -37,9 +37,9 @@ void workload_reader::read(const YAML::Node& root)
         m_r.error(root, "", "the workload must be a mapping of keys");
         return;
     }
-    const fields top = m_r.open(
-        root, "",
-        {"name", "description", "vars", "buffers", "kernels", "schedule", "checks", "evict"});
+    const fields top = m_r.open(root, "",
+                                {"name", "description", "vars", "generators", "buffers", "kernels",
+                                 "schedule", "checks", "evict"});
     const std::size_t errors_before = m_r.error_count();
     read_vars(top.get("vars"));
     for (const auto& [key, f] : top.found)
@@ -54,6 +54,8 @@ void workload_reader::read(const YAML::Node& root)
     if (const field* f = top.get("description"))
         if (auto s = m_r.string(*f))
             m_wl.description = *s;
+    if (const field* f = top.get("generators")) // before the buffers that take their parts
+        read_generators(*f);
     if (m_r.require(top, root, "", "buffers"))
         read_buffers(*top.get("buffers"));
     if (m_r.require(top, root, "", "kernels"))

@@ -269,6 +269,13 @@ private:
     /// A buffer's `init:`; false after an error.
     bool read_init(const field& f, buffer_decl& d);
 
+    /// `generators:`: named CSR generators whose parts buffers take (workload_generators.cpp).
+    void read_generators(const field& f);
+
+    /// A buffer's `init: {csr: {generator: G, part: P}}` (f: the `csr` entry); false after an
+    /// error.
+    bool read_init_csr(const field& f, buffer_decl& d);
+
     /// Reports the first element of an f32 or f64 iota that overflows to infinity, at `at`.
     bool check_f32_iota(const buffer_decl& d, const field& at);
 
@@ -391,6 +398,7 @@ private:
     const workload_options& m_opts;
     bool m_kernels_ok = true;
     bool m_has_name = false;
+    std::vector<std::string> m_generator_names;      ///< declared generators, errors included
     std::vector<std::string> m_var_order;            ///< declared names, in order
     std::map<std::string, YAML::Node> m_var_nodes;   ///< declared value of each
     std::map<std::string, variable> m_vars;          ///< values, as far as read

@@ -82,7 +82,7 @@ TEST_CASE("bad workloads: each error with position, key path and problem", "[wor
         {"name: t\nbuffers:\n  - {name: a, type: u32, elements: 4, init: {randon: {seed: 1}}}\n" +
              base_kernel,
          {"w.yaml:3:46: error: buffers[0].init: invalid choice (expected one of "
-          "zero|iota|fill|values|random, got 'randon'; did you mean 'random'?)"}},
+          "zero|iota|fill|values|random|file|csr, got 'randon'; did you mean 'random'?)"}},
         // 14 unknown instruction (assembler, with the file line of the program)
         {base_head + "kernels:\n  - name: k\n    grid: 1\n    block: 32\n    program: |\n      "
                      "LDP R0, 0\n      FADDD R1, R0, R0\n      EXIT\n",
