@@ -15,3 +15,13 @@ TEST_CASE("testbenches/cuda/bitonic_sort.yaml passes on default and mcm4, fast w
 {
     run_testbench("bitonic_sort");
 }
+
+TEST_CASE("testbenches/cuda/spmv_csr.yaml passes on default and mcm4, fast within 5 %", "[figures]")
+{
+    run_testbench("spmv_csr");
+}
+
+TEST_CASE("testbenches/cuda/bfs.yaml passes on default and mcm4, fast within 5 %", "[figures]")
+{
+    run_testbench("bfs");
+}
