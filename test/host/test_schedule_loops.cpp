@@ -147,3 +147,38 @@ TEST_CASE("until: a loop that never meets its condition stops at max and fails",
     // Met on the last pass allowed: not a failure.
     CHECK(cli.run("-w w.yaml -o out2 -D k=4 -D max=4").code == 0);
 }
+
+TEST_CASE("host.kind riscv: the firmware runs times loops and refuses until loops", "[schedule]")
+{
+    if (std::string(VGPU_FIRMWARE_ELF).empty()) {
+        WARN("the firmware is not built (no RISC-V cross compiler): not run");
+        return;
+    }
+    cli_runner cli("loops_riscv");
+    cli.write("w.yaml", workload_head + "  - {repeat: [step, tally], times: 3}\n  - tally\n"
+                                        "checks:\n  - {buffer: c, expect: [3, 0]}\n"
+                                        "  - {buffer: t, expect: [4]}\n");
+    std::vector<std::tuple<std::string, unsigned, unsigned>> want;
+    for (unsigned p = 0; p < 3; ++p) {
+        want.emplace_back("step", 0, p);
+        want.emplace_back("tally", 1, p);
+    }
+    want.emplace_back("tally", 2, 0);
+    for (const char* kind : {"native", "riscv"}) {
+        INFO(kind);
+        const std::string out = std::string("out_") + kind;
+        const auto r = cli.run("-w w.yaml -D k=1000 -o " + out + " -s host.kind=" + kind);
+        INFO(r.err);
+        REQUIRE(r.code == 0);
+        const nlohmann::json j = stats_of(cli, out);
+        CHECK(records(j.at("kernels")) == want);
+        CHECK(records(j.at("phases")) == want);
+    }
+    cli.write("u.yaml", workload_head +
+                            "  - {repeat: [step], until: {buffer: c, index: 1, equals: 1}, max: "
+                            "9}\n  - tally\n");
+    const auto r = cli.run("-w u.yaml -o out_u -s host.kind=riscv");
+    CHECK(r.code == 2);
+    CHECK(r.err.find("u.yaml:38:5: error: schedule[0]: an until loop needs host.kind native (the "
+                     "firmware's launch table has no loops)") != std::string::npos);
+}
