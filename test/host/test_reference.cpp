@@ -427,6 +427,8 @@ TEST_CASE("work estimates: inner-loop steps of each reference and the limit", "[
         any.scalars["passes"] = 1;
         for (const char* k : {"wl", "wc", "wr", "cols"})
             any.scalars[k] = 1;
+        for (const char* k : {"rows", "nodes", "source"}) // CSR: row_ptr holds rows + 1
+            any.scalars[k] = 1;
         INFO(spec.name);
         const auto e = estimate_work(spec.name, any);
         CHECK(e.ok());

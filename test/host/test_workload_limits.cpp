@@ -108,3 +108,39 @@ schedule:
                                    "1.35 us of simulated time, more than platform.max_time "
                                    "(1350 ns)"});
 }
+
+TEST_CASE("check_against_platform: a loop's phases count once per pass in the time check",
+          "[workload]")
+{
+    // Phase 0: k1 (2591 cycles, see above) beside k2; the loop's phase: k2 (111 cycles).
+    const std::string head = R"(
+buffers: [{name: a, type: u32, elements: 1}]
+kernels:
+  - {name: k1, grid: [100, 10], block: 64, sms: {first: 0, count: 4}, program: EXIT}
+  - {name: k2, grid: 7, block: 32, sms: {first: 4, count: 4}, program: "NOP\nEXIT"}
+schedule:
+  - [k1, k2]
+)";
+    platform_limits lim;
+    lim.num_sms = 8;
+    lim.warp_slots = 32;
+    lim.core_period_ps = 500;
+    lim.dispatch_latency = 100;
+    lim.cta_dispatch_interval = 10;
+    lim.max_time_ps = 3000ull * 500; // 2591 + 111 fits, 2591 + 10 x 111 = 3701 does not
+    const auto times = parse_workload_text(head + "  - {repeat: [k2], times: 10}\n", "p.yaml");
+    REQUIRE(times.ok());
+    CHECK(check_against_platform(times.wl, lim) ==
+          std::vector<std::string>{"p.yaml:7:5: error: schedule: the 2 phases (with their loops' "
+                                   "passes) take at least 1.85 us of simulated time, more than "
+                                   "platform.max_time (1500 ns)"});
+    const auto once = parse_workload_text(head + "  - {repeat: [k2], times: 1}\n", "p.yaml");
+    REQUIRE(once.ok());
+    CHECK(check_against_platform(once.wl, lim).empty());
+    // An until loop may end after its first pass: it counts once, whatever its max.
+    const auto until = parse_workload_text(
+        head + "  - {repeat: [k2], until: {buffer: a, index: 0, equals: 1}, max: 1000}\n",
+        "p.yaml");
+    REQUIRE(until.ok());
+    CHECK(check_against_platform(until.wl, lim).empty());
+}

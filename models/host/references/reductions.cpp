@@ -103,6 +103,21 @@ void histogram8(arg_reader& r, std::vector<std::uint32_t>& out)
         ++out[(data[i / 4] >> (8 * (i % 4))) & 0xffu]; // byte i, little-endian
 }
 
+void exclusive_scan(arg_reader& r, std::vector<std::uint32_t>& out)
+{
+    const auto& in = r.buffer("in");
+    const std::uint64_t n = r.count("n", in.size());
+    r.fits("in", n, in.size());
+    r.fits("the checked buffer", n, out.size());
+    if (!r.error().empty())
+        return;
+    std::uint32_t prefix = 0; // sum of in[0 .. i), modulo 2^32
+    for (std::uint64_t i = 0; i < n; ++i) {
+        out[i] = prefix;
+        prefix += in[i];
+    }
+}
+
 reference_work strided_sum_work(shape_reader& r)
 {
     const std::uint64_t in = r.size("in");
@@ -159,6 +174,15 @@ reference_work histogram8_work(shape_reader& r)
     return {n, "n", {}};
 }
 
+reference_work exclusive_scan_work(shape_reader& r)
+{
+    const std::uint64_t in = r.size("in");
+    const std::uint64_t n = r.count("n", in);
+    r.fits("in", n, in);
+    r.fits("the checked buffer", n, r.out());
+    return {n, "n", {}};
+}
+
 } // namespace
 
 std::vector<reference_entry> reductions_references()
@@ -204,6 +228,12 @@ std::vector<reference_entry> reductions_references()
           "per word; n defaults to 4 x len(data)), b < 256"},
          histogram8,
          histogram8_work},
+        {{"exclusive_scan",
+          {{"in", arg_kind::buffer, true, {U, I}}, {"n", arg_kind::scalar, false, {}}},
+          {U, I},
+          "out[i] = sum_{j<i} in[j] (mod 2^32), i < n (n defaults to len(in)); out[0] = 0"},
+         exclusive_scan,
+         exclusive_scan_work},
     };
 }
 
