@@ -9,14 +9,12 @@ TEST_CASE("testbenches/cuda/jacobi2d.yaml passes on default and mcm4, fast withi
     run_testbench("jacobi2d");
 }
 
-TEST_CASE("testbenches/cuda/hotspot.yaml passes on default and mcm4, fast within 5 %",
-          "[figures]")
+TEST_CASE("testbenches/cuda/hotspot.yaml passes on default and mcm4, fast within 5 %", "[figures]")
 {
     run_testbench("hotspot");
 }
 
-TEST_CASE("testbenches/cuda/conv2d.yaml passes on default and mcm4, fast within 5 %",
-          "[figures]")
+TEST_CASE("testbenches/cuda/conv2d.yaml passes on default and mcm4, fast within 5 %", "[figures]")
 {
     run_testbench("conv2d");
 }

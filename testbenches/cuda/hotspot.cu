@@ -16,14 +16,14 @@
 // redundant work. The host ping-pongs two temperature buffers between launches.
 #define TILE 16
 
-#define T_CHIP 0.0005f      // die thickness (m)
-#define CHIP_SIDE 0.016f    // die width and height (m)
-#define K_SI 100.0f         // thermal conductivity of silicon (W / (m K))
+#define T_CHIP 0.0005f       // die thickness (m)
+#define CHIP_SIDE 0.016f     // die width and height (m)
+#define K_SI 100.0f          // thermal conductivity of silicon (W / (m K))
 #define SPEC_HEAT_SI 1.75e6f // volumetric specific heat of silicon (J / (m^3 K))
-#define FACTOR_CHIP 0.5f    // capacitance fitting factor
-#define MAX_PD 3.0e6f       // largest power density (W / m^3)
-#define PRECISION 0.001f    // temperature precision of a step (K)
-#define T_AMB 80.0f         // ambient temperature
+#define FACTOR_CHIP 0.5f     // capacitance fitting factor
+#define MAX_PD 3.0e6f        // largest power density (W / m^3)
+#define PRECISION 0.001f     // temperature precision of a step (K)
+#define T_AMB 80.0f          // ambient temperature
 
 __global__ void hotspot_steps(const float* power, const float* t_in, float* t_out, int rows,
                               int cols, int iters)
@@ -65,9 +65,9 @@ __global__ void hotspot_steps(const float* power, const float* t_in, float* t_ou
         if (computed) {
             const float t = t_tile[ty][tx];
             t_next[ty][tx] =
-                t + step_over_cap * (p_tile[ty][tx] + (t_tile[n][tx] + t_tile[s][tx] - 2.0f * t) * gy +
-                                     (t_tile[ty][e] + t_tile[ty][w] - 2.0f * t) * gx +
-                                     (T_AMB - t) * gz);
+                t + step_over_cap *
+                        (p_tile[ty][tx] + (t_tile[n][tx] + t_tile[s][tx] - 2.0f * t) * gy +
+                         (t_tile[ty][e] + t_tile[ty][w] - 2.0f * t) * gx + (T_AMB - t) * gz);
         }
         __syncthreads();
         if (computed)
