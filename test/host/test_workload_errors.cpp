@@ -146,8 +146,8 @@ TEST_CASE("bad workloads: each error with position, key path and problem", "[wor
           "w.yaml:15:28: error: checks[1].reference: unknown reference 'vector_ad' (expected one "
           "of "
           "vector_add|saxpy|stream|axpby|fma_chain|compute_bound|strided_sum|reduce_sum|"
-          "table_sum|sum_f32|histogram8|gather|owned_rmw|stencil3|stencil3_f32|matmul|gemm|"
-          "softmax_rows) "
+          "table_sum|sum_f32|histogram8|gather|owned_rmw|stencil3|stencil3_f32|jacobi2d|"
+          "hotspot|conv2d|pathfinder|matmul|gemm|softmax_rows) "
           "(did you mean 'vector_add'?)"}},
         // 26 reference arguments: unknown, missing, wrong buffer type, bad kernel.param
         {base_head + "  - {name: f, type: f32, elements: 4}\n" + base_kernel +
