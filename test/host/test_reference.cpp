@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <string>
 
 using namespace vgpu::host;
 
@@ -425,10 +426,12 @@ TEST_CASE("work estimates: inner-loop steps of each reference and the limit", "[
         any.scalars["threads"] = 1;
         any.scalars["part"] = 0;
         any.scalars["passes"] = 1;
-        for (const char* k : {"wl", "wc", "wr", "cols"})
+        for (const char* k : {"wl", "wc", "wr", "cols", "rows", "h", "w"})
             any.scalars[k] = 1;
         for (const char* k : {"rows", "nodes", "source"}) // CSR: row_ptr holds rows + 1
             any.scalars[k] = 1;
+        if (std::string(spec.name) == "jacobi2d")
+            any.scalars["n"] = 1u << 14; // an n x n grid
         INFO(spec.name);
         const auto e = estimate_work(spec.name, any);
         CHECK(e.ok());
