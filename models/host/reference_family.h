@@ -160,5 +160,6 @@ std::vector<reference_entry> irregular_references();
 std::vector<reference_entry> stencils_references();
 std::vector<reference_entry> linear_algebra_references();
 std::vector<reference_entry> ml_references();
+std::vector<reference_entry> physics_references();
 
 } // namespace vgpu::host::detail

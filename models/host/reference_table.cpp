@@ -45,7 +45,8 @@ const std::vector<reference_entry>& table()
         std::vector<reference_entry> all;
         for (auto family : {detail::elementwise_references, detail::reductions_references,
                             detail::irregular_references, detail::stencils_references,
-                            detail::linear_algebra_references, detail::ml_references}) {
+                            detail::linear_algebra_references, detail::ml_references,
+                            detail::physics_references}) {
             auto entries = family();
             all.insert(all.end(), entries.begin(), entries.end());
         }

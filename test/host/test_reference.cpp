@@ -425,8 +425,10 @@ TEST_CASE("work estimates: inner-loop steps of each reference and the limit", "[
         any.scalars["threads"] = 1;
         any.scalars["part"] = 0;
         any.scalars["passes"] = 1;
-        for (const char* k : {"wl", "wc", "wr", "cols"})
+        for (const char* k : {"wl", "wc", "wr", "cols", "d", "spacing", "dt", "eps"})
             any.scalars[k] = 1;
+        if (std::string(spec.name) == "nbody_step")
+            any.scalars["n"] = 1u << 16; // all pairs: n^2 steps
         INFO(spec.name);
         const auto e = estimate_work(spec.name, any);
         CHECK(e.ok());
