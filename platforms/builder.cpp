@@ -98,6 +98,14 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
         if (cfg.host.kind == host::host_kind::riscv) {
             for (auto& e : check_firmware(cfg))
                 errors.push_back(e);
+            // The firmware's launch table has no loops: a `times` loop is written out pass by
+            // pass; an `until` loop needs the host to read memory between passes.
+            for (const host::loop_decl& l : parsed.wl.loops)
+                if (l.until())
+                    errors.push_back(l.where.str() + ": error: schedule[" +
+                                     std::to_string(l.entry) +
+                                     "]: an until loop needs host.kind native (the firmware's "
+                                     "launch table has no loops)");
             // The firmware's launch table carries 2-D launches of assembly kernels only.
             for (std::size_t i = 0; i < parsed.wl.kernels.size(); ++i) {
                 const host::kernel_decl& k = parsed.wl.kernels[i];

@@ -46,6 +46,7 @@ nlohmann::json gpu_platform::records() const
                                   k.start, k.end, k.ended);
         r["queue"] = k.queue;
         r["phase"] = k.phase;
+        r["pass"] = k.pass;
         r["ok"] = k.ok;
         if (k.kernel < m_workload.kernels.size()) {
             const host::kernel_decl& d = m_workload.kernels[k.kernel];
@@ -70,6 +71,7 @@ nlohmann::json gpu_platform::records() const
         nlohmann::json r =
             record(name, ph.start_mark, ph.end_mark, sms, ph.start, ph.end, ph.ended);
         r["phase"] = ph.index;
+        r["pass"] = ph.pass;
         r["kernels"] = ph.kernels.size();
         phases.push_back(std::move(r));
     }

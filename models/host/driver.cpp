@@ -172,12 +172,17 @@ void driver::run()
         rec.host_span("load", "load memory, set up the CP", t0.value(), now().value());
     if (ok && firmware)
         ok = run_firmware();
-    for (unsigned p = 0; ok && !firmware && p < m_wl.schedule.size(); ++p) {
+    for (std::size_t p = 0; ok && !firmware && p < m_wl.schedule.size();) {
         t0 = now();
-        ok = run_phase(p);
+        ok = run_phase(static_cast<unsigned>(p));
         if (rec.enabled())
-            rec.host_span("phase " + std::to_string(p), "phase " + std::to_string(p), t0.value(),
-                          now().value());
+            rec.host_span("phase " + std::to_string(p),
+                          "phase " + std::to_string(p) +
+                              (m_wl.loop_of(p) ? " pass " + std::to_string(m_pass) : ""),
+                          t0.value(), now().value());
+        const auto next = ok ? next_phase(p) : std::nullopt;
+        ok = next.has_value();
+        p = next.value_or(p);
     }
     for (std::size_t i = 0; ok && i < m_parts.size(); ++i)
         ok = m_parts[i]->after_run();
@@ -517,6 +522,7 @@ bool driver::launch(unsigned phase, unsigned q, const kernel_decl& k, const laun
     r.name = v ? v->record : k.name;
     r.kernel = ki;
     r.phase = phase;
+    r.pass = m_pass;
     r.queue = q;
     r.sm_first = k.sms.first;
     r.sm_count = writes[7].second;
@@ -585,6 +591,7 @@ bool driver::run_phase(unsigned p)
     const std::size_t first_run = m_runs.size();
     m_phases.push_back({});
     m_phases.back().index = p;
+    m_phases.back().pass = m_pass;
     // A part may launch kernels first and vary the phase's launches (seed 002's profiling).
     std::vector<launch_variant> variants(phase.size());
     for (const auto& part : m_parts)

@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -38,6 +39,7 @@ struct kernel_run {
     std::string name;       ///< kernel name
     std::size_t kernel = 0; ///< index of its kernel_decl in the workload
     unsigned phase = 0;     ///< schedule phase
+    std::uint64_t pass = 0; ///< pass of the phase's loop (0 outside loops)
     unsigned queue = 0;     ///< CP queue it ran on
     unsigned sm_first = 0;  ///< first SM of its SM set
     unsigned sm_count = 0;  ///< SMs in its SM set
@@ -52,6 +54,7 @@ struct kernel_run {
 /// One phase of the schedule: its kernels run side by side.
 struct phase_run {
     unsigned index = 0;               ///< schedule phase
+    std::uint64_t pass = 0;           ///< pass of the phase's loop (0 outside loops)
     std::vector<std::size_t> kernels; ///< indices into driver::runs()
     sc_core::sc_time start;           ///< first LAUNCH write of the phase
     sc_core::sc_time end;             ///< last interrupt of the phase
@@ -153,6 +156,10 @@ private:
     /// The firmware's host-services registers (launch_table.h, VGPU_HS_*).
     bool host_service(bool write, std::uint32_t off, std::uint32_t& value);
     bool run_phase(unsigned p);
+    /// After phase p ran well: the phase to run next (schedule.size(): the end), following the
+    /// schedule's loops (an `until` loop reads its element after each pass); nullopt after a
+    /// failure (a loop that used its `max` passes) (driver_schedule.cpp).
+    std::optional<std::size_t> next_phase(std::size_t p);
     bool launch(unsigned phase, unsigned queue, const kernel_decl& k,
                 const launch_variant* v = nullptr);
     /// Waits for the launches m_runs[first_run + q] (bit q of pending) of `kernels` and
@@ -246,12 +253,15 @@ private:
     // host.kind riscv: the firmware CPU and the state of its host-services registers.
     std::unique_ptr<host_cpu::cpu> m_cpu;
     std::uint32_t m_table_addr = 0, m_image_end = 0, m_num_sms = 0;
+    std::uint64_t m_pass = 0; ///< passes of the current loop done so far (native host)
     /// What the host keeps of a launch-table entry.
     struct table_launch {
         const kernel_decl* kernel = nullptr; ///< the kernel launched
         std::size_t index = 0;               ///< its index in the workload
         std::string name;                    ///< its kernel_run's name (`k.profile`: profiling)
         std::uint32_t kind = 0;              ///< VGPU_LT_KERNEL, _PROFILE or _TRACED
+        bool opens_phase = false;            ///< the first launch of a launch-table phase
+        std::uint64_t pass = 0;              ///< pass of its phase's loop (0 outside loops)
     };
     std::vector<table_launch> m_launches; ///< per launch-table entry
     std::vector<int> m_launch_run;        ///< per launch-table entry: its index in m_runs, or -1

@@ -182,9 +182,20 @@ std::vector<std::uint8_t> driver::launch_table()
             {&k, ki, kind == VGPU_LT_PROFILE ? k.name + ".profile" : k.name, kind});
         return true;
     };
+    // A `times` loop's body is written once per pass (the firmware has no loops); the builder
+    // refuses `until` loops with host.kind riscv.
+    std::uint64_t pass = 0;
     for (unsigned p = 0; p < m_wl.schedule.size(); ++p) {
         const auto& phase = m_wl.schedule[p];
+        const loop_decl* loop = m_wl.loop_of(p);
+        if (loop && loop->until()) {
+            fail(loop->where.str() + ": schedule[" + std::to_string(loop->entry) +
+                 "]: an until loop needs host.kind native (the firmware's launch table has no "
+                 "loops)");
+            return {};
+        }
         phases.push_back({static_cast<std::uint32_t>(launches.size()), 0});
+        const std::size_t opens = launches.size();
         for (std::size_t ki : phase) {
             const instrument_plan& ip = m_plan.instrumented[ki];
             if (!ip.active)
@@ -218,6 +229,14 @@ std::vector<std::uint8_t> driver::launch_table()
                             m_plan.instrumented[phase[q]].active ? VGPU_LT_TRACED : VGPU_LT_KERNEL))
                 return {};
         phases.back().count = static_cast<std::uint32_t>(launches.size()) - phases.back().first;
+        for (std::size_t i = opens; i < launches.size(); ++i)
+            m_launches[i].pass = pass;
+        if (opens < launches.size())
+            m_launches[opens].opens_phase = true;
+        if (loop && p + 1 == loop->first + loop->count && ++pass < loop->times)
+            p = static_cast<unsigned>(loop->first) - 1; // the next pass
+        else if (loop && p + 1 == loop->first + loop->count)
+            pass = 0;
     }
     std::vector<vgpu_lt_pool> pools(h.modules);
     for (unsigned m = 0; m < h.modules; ++m) {
@@ -363,14 +382,16 @@ bool driver::host_service(bool write, std::uint32_t off, std::uint32_t& v)
         kernel_run r;
         r.name = m_launches[v].name;
         r.phase = lt[v].phase;
+        r.pass = m_launches[v].pass;
         r.queue = lt[v].queue;
         r.sm_first = lt[v].sm_first;
         r.sm_count = lt[v].sm_count;
         r.start = now();
         r.start_mark = mark();
-        if (m_phases.empty() || m_phases.back().index != r.phase) {
+        if (m_phases.empty() || m_launches[v].opens_phase) {
             m_phases.push_back({});
             m_phases.back().index = r.phase;
+            m_phases.back().pass = r.pass;
             m_phases.back().start = r.start;
             m_phases.back().start_mark = r.start_mark;
         }

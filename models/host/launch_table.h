@@ -19,7 +19,8 @@ struct vgpu_lt_header {
     uint32_t cp_base, fault_base, cbv_base; /* register windows on the MMIO bus (0: none) */
     uint32_t ptbr_lo, ptbr_hi;              /* page-table root for the CP's PTBR */
     uint32_t irq_enable;                    /* CP IRQ_ENABLE: one bit per queue used */
-    uint32_t phases, phase_off;             /* schedule phases (struct vgpu_lt_phase) */
+    uint32_t phases, phase_off;             /* phases run (struct vgpu_lt_phase; a `times`
+                                               loop's body once per pass) */
     uint32_t launches, launch_off;          /* launches in schedule order (struct vgpu_lt_launch) */
     uint32_t page_bytes, modules, sms_per_module;
     uint32_t page_alloc;             /* 0 first_touch, 1 round_robin, 2 adaptive */
@@ -96,8 +97,8 @@ struct vgpu_lt_trace {
     uint32_t pointer[VGPU_LT_TRACE_TYPES];      /* VA of the buffer's next-free pointer */
 };
 
-/* An `evict` entry: the region's resident pages are evicted after_ns after the phase's first
- * launch. */
+/* An `evict` entry: the region's resident pages are evicted after_ns after the first launch of
+ * each table phase whose launches carry schedule phase `phase` (every pass of a loop's phase). */
 struct vgpu_lt_evict {
     uint32_t phase, after_ns, region, pad;
 };

@@ -20,4 +20,12 @@ int workload::kernel_index(std::string_view n) const
     return -1;
 }
 
+const loop_decl* workload::loop_of(std::size_t p) const
+{
+    for (const loop_decl& l : loops)
+        if (l.contains(p))
+            return &l;
+    return nullptr;
+}
+
 } // namespace vgpu::host

@@ -26,6 +26,7 @@ constexpr std::uint64_t max_total_bytes = 1ull << 30; ///< largest sum of buffer
 constexpr unsigned max_kernel_params = 16;            ///< parameters per kernel (CP limit)
 constexpr unsigned kernel_registers = 64;             ///< registers per thread programs may use
 constexpr std::uint32_t max_shared_bytes = 1u << 24;  ///< largest `shared_bytes:` (dynamic)
+constexpr std::uint64_t max_loop_passes = 1000000;    ///< largest `times:` and `max:` of a loop
 
 /// How the driver fills a buffer before the first kernel.
 enum class init_kind : std::uint8_t { zero, iota, fill, values, random, file };
@@ -169,6 +170,26 @@ struct evict_decl {
     config::location where;     ///< position of the entry
 };
 
+/// A host loop of the schedule (`{repeat: [...], times: N}` or `{repeat: [...], until: {buffer,
+/// index, equals}, max: N}`): phases [first, first + count) of `schedule` run in order, pass
+/// after pass. Loops do not nest and do not overlap.
+struct loop_decl {
+    std::size_t first = 0;    ///< its body's first phase (index into workload::schedule)
+    std::size_t count = 0;    ///< phases in its body (at least one)
+    std::uint64_t times = 0;  ///< `times`: passes; 0 for an `until` loop
+    std::string buffer;       ///< until: the buffer the driver reads after each pass
+    std::uint64_t index = 0;  ///< until: the element it reads
+    std::uint64_t equals = 0; ///< until: the value that ends the loop (to_bits of its type)
+    std::uint64_t max = 0;    ///< until: most passes (the run fails when they are all used)
+    config::location where;   ///< position of the loop's mapping
+    std::size_t entry = 0;    ///< its index in the `schedule` list as written
+    bool until() const { return times == 0; }                    ///< ended by a value, not a count
+    std::uint64_t most() const { return until() ? max : times; } ///< most passes
+    /// Passes at least (a lower bound of the loop's work: an `until` loop runs once at least).
+    std::uint64_t least() const { return until() ? 1 : times; }
+    bool contains(std::size_t phase) const { return phase >= first && phase < first + count; }
+};
+
 struct workload {
     std::string file;                               ///< file (or display) name
     std::string name;                               ///< workload name
@@ -179,8 +200,10 @@ struct workload {
     std::vector<kernel_decl> kernels;               ///< in declaration order
     std::vector<std::vector<std::size_t>> schedule; ///< phases of kernel indices
     std::vector<config::location> schedule_where;   ///< each phase's position (none: default)
-    std::vector<check_decl> checks;                 ///< run after the last phase
-    std::vector<evict_decl> evictions;              ///< `evict` entries, in file order
+    /// Host loops over runs of `schedule` (phases in file order, each loop body once), in order.
+    std::vector<loop_decl> loops;
+    std::vector<check_decl> checks;    ///< run after the last phase
+    std::vector<evict_decl> evictions; ///< `evict` entries, in file order
     /// Files a run writes beside its record (path relative to OUTDIR -> contents), which
     /// `text` refers to: kernels/<kernel>.ptx and kernels/<kernel>.vasm of translated kernels.
     std::map<std::string, std::string> files;
@@ -188,6 +211,8 @@ struct workload {
     int buffer_index(std::string_view name) const;
     /// Index of the kernel called name, or -1.
     int kernel_index(std::string_view name) const;
+    /// The loop whose body holds phase p, or nullptr.
+    const loop_decl* loop_of(std::size_t p) const;
 };
 
 /// A value given to a declared workload variable from outside the file (-D NAME=VALUE).

@@ -159,13 +159,14 @@ std::vector<std::string> check_against_platform(const workload& wl, const platfo
                         std::to_string(std::max(prof.code.size(), traced.code.size())) +
                         " instructions, more than an SM loads (" +
                         std::to_string(max_instructions) + ")");
-            unsigned runs = 0;
+            std::uint64_t runs = 0;
             bool alone = true;
-            for (const auto& phase : wl.schedule)
-                for (std::size_t q : phase)
+            for (std::size_t p = 0; p < wl.schedule.size(); ++p)
+                for (std::size_t q : wl.schedule[p])
                     if (q == i) {
-                        ++runs;
-                        alone = alone && phase.size() == 1;
+                        const loop_decl* l = wl.loop_of(p);
+                        runs += l ? l->most() : 1;
+                        alone = alone && wl.schedule[p].size() == 1;
                     }
             if (runs != 1 || !alone)
                 err(k.instrument_where, path,
@@ -231,13 +232,18 @@ std::vector<std::string> check_against_platform(const workload& wl, const platfo
                     why(k, sms) + ", more than " + limit + " (" + format(duration{limit_ps}) + ")");
             }
         }
-        total = sat_add(total, phase);
+        // A loop's phases run times passes (an `until` loop at least one).
+        const loop_decl* l = wl.loop_of(p);
+        const std::uint64_t passes = l ? l->least() : 1;
+        total =
+            sat_add(total, phase > ~std::uint64_t{0} / passes ? ~std::uint64_t{0} : phase * passes);
     }
     if (limits.max_time_ps != 0 && total > limits.max_time_ps &&
         std::none_of(reported.begin(), reported.end(), [](bool b) { return b; }))
         err(wl.schedule_where.empty() ? config::location{wl.file} : wl.schedule_where.front(),
             "schedule",
-            "the " + std::to_string(wl.schedule.size()) + " phases take at least " +
+            "the " + std::to_string(wl.schedule.size()) + " phases" +
+                (wl.loops.empty() ? "" : " (with their loops' passes)") + " take at least " +
                 approx_time(total) + " of simulated time, more than platform.max_time (" +
                 format(duration{limits.max_time_ps}) + ")");
     return errs;

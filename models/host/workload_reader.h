@@ -348,8 +348,18 @@ private:
     /// The declared kernel names (for "did you mean").
     std::vector<std::string> kernel_names() const;
 
-    /// `schedule:`: phases of kernels that run side by side on disjoint SM sets.
+    /// `schedule:`: phases of kernels that run side by side on disjoint SM sets, and loops.
     void read_schedule(const field& f);
+
+    /// One phase: a kernel name or a list of them, appended to the schedule.
+    void read_phase(const field& ph);
+
+    /// A loop `{repeat: [phases], times: N}` or `{repeat, until, max}`, the `entry`th item of
+    /// the schedule: its body's phases are appended to the schedule, the loop to wl.loops.
+    void read_loop(const field& ph, std::size_t entry);
+
+    /// A loop's `until: {buffer, index, equals}`.
+    void read_until(const field& f, loop_decl& d);
 
     /// Reports declared kernels that no phase of the schedule runs.
     void check_all_scheduled();

@@ -277,7 +277,8 @@ void on_timer_interrupt(void)
     mtimecmp_set(MTIMER_NEVER);
 }
 
-/* Arms the evictions of phase ph, after_ns from t0 (its first launch). */
+/* Arms the evictions of schedule phase ph (each pass of a loop's phase), after_ns from t0 (the
+   table phase's first launch). */
 static void arm_evictions(uint32_t ph, uint64_t t0)
 {
     const struct vgpu_lt_evict* entries = LT_ARRAY(struct vgpu_lt_evict, evict_off);
@@ -477,7 +478,7 @@ int main(void)
             pending |= 1u << launches[i].queue;
         }
         if (!failed) {
-            arm_evictions(ph, t0);
+            arm_evictions(launches[phases[ph].first].phase, t0); /* its schedule phase */
             if (wait_queues(pending))
                 failed = 3;
         }
