@@ -147,7 +147,7 @@ TEST_CASE("bad workloads: each error with position, key path and problem", "[wor
           "of "
           "vector_add|saxpy|stream|axpby|fma_chain|compute_bound|strided_sum|reduce_sum|"
           "table_sum|sum_f32|histogram8|gather|owned_rmw|stencil3|stencil3_f32|matmul|gemm|"
-          "softmax_rows) "
+          "softmax_rows|kmeans|nbody_step) "
           "(did you mean 'vector_add'?)"}},
         // 26 reference arguments: unknown, missing, wrong buffer type, bad kernel.param
         {base_head + "  - {name: f, type: f32, elements: 4}\n" + base_kernel +
