@@ -46,8 +46,10 @@ void gpu_platform::summary(std::ostream& os) const
     os << std::fixed;
     const nlohmann::json recs = records();
     for (const auto& k : recs["kernels"]) {
-        os << "  kernel " << k["name"].get<std::string>() << " (phase " << k["phase"] << ", queue "
-           << k["queue"] << ", " << k["sms"] << " SMs): ";
+        os << "  kernel " << k["name"].get<std::string>() << " (phase " << k["phase"];
+        if (m_workload.loop_of(k["phase"].get<std::size_t>()))
+            os << " pass " << k["pass"];
+        os << ", queue " << k["queue"] << ", " << k["sms"] << " SMs): ";
         if (k["end_ns"].is_null()) {
             os << "did not complete\n";
             continue;
@@ -124,9 +126,11 @@ std::string gpu_platform::progress() const
             return cp.regs().get(cp::reg::queue(r.queue, off));
         };
         out += std::string(out.empty() ? "" : "; ") + "kernel '" + r.name + "' (phase " +
-               std::to_string(r.phase) + ") had finished " +
-               std::to_string(reg(cp::reg::CTAS_DONE)) + " of " + std::to_string(ctas) + " CTAs (" +
-               std::to_string(reg(cp::reg::CTAS_DISPATCHED)) + " dispatched)";
+               std::to_string(r.phase) +
+               (m_workload.loop_of(r.phase) ? " pass " + std::to_string(r.pass) : "") +
+               ") had finished " + std::to_string(reg(cp::reg::CTAS_DONE)) + " of " +
+               std::to_string(ctas) + " CTAs (" + std::to_string(reg(cp::reg::CTAS_DISPATCHED)) +
+               " dispatched)";
     }
     return out == cpu
                ? cpu + "every kernel launched so far had finished, but the host driver had not"
