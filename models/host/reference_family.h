@@ -161,5 +161,6 @@ std::vector<reference_entry> stencils_references();
 std::vector<reference_entry> linear_algebra_references();
 std::vector<reference_entry> ml_references();
 std::vector<reference_entry> sorting_references();
+std::vector<reference_entry> physics_references();
 
 } // namespace vgpu::host::detail

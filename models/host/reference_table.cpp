@@ -46,7 +46,7 @@ const std::vector<reference_entry>& table()
         for (auto family : {detail::elementwise_references, detail::reductions_references,
                             detail::irregular_references, detail::stencils_references,
                             detail::linear_algebra_references, detail::ml_references,
-                            detail::sorting_references}) {
+                            detail::sorting_references, detail::physics_references}) {
             auto entries = family();
             all.insert(all.end(), entries.begin(), entries.end());
         }

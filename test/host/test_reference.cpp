@@ -426,12 +426,15 @@ TEST_CASE("work estimates: inner-loop steps of each reference and the limit", "[
         any.scalars["threads"] = 1;
         any.scalars["part"] = 0;
         any.scalars["passes"] = 1;
-        for (const char* k : {"wl", "wc", "wr", "cols", "rows", "h", "w"})
+        for (const char* k :
+             {"wl", "wc", "wr", "cols", "rows", "h", "w", "d", "spacing", "dt", "eps"})
             any.scalars[k] = 1;
         for (const char* k : {"rows", "nodes", "source"}) // CSR: row_ptr holds rows + 1
             any.scalars[k] = 1;
         if (std::string(spec.name) == "jacobi2d")
             any.scalars["n"] = 1u << 14; // an n x n grid
+        if (std::string(spec.name) == "nbody_step")
+            any.scalars["n"] = 1u << 16; // all pairs: n^2 steps
         INFO(spec.name);
         const auto e = estimate_work(spec.name, any);
         CHECK(e.ok());
