@@ -101,7 +101,7 @@ TEST_CASE("lanes waiting for each other at two different shfl.sync are a located
         CHECK(re.mem.at(0x1000 + 4 * l) == 3);
 }
 
-TEST_CASE("mov.pred of 0, 1, a predicate and its negation")
+TEST_CASE("mov.pred of 0, 1 (and -1), a predicate and its negation")
 {
     // Lane l stores 1000 + 8 a + 4 b + 2 c + d for a = mov.pred 1, b = 0, c = (l < 5),
     // d = !(l < 5), each selected into 0/1 by selp.
@@ -132,8 +132,17 @@ TEST_CASE("mov.pred of 0, 1, a predicate and its negation")
     REQUIRE(r.error.empty());
     for (unsigned l = 0; l < 32; ++l)
         CHECK(r.mem.at(0x1000 + 4 * l) == 1000 + 8 + (l < 5 ? 2u : 1u));
+    // clang writes true as -1 (an all-ones i1): the same as 1.
+    std::string minus_one = body;
+    minus_one.replace(minus_one.find("mov.pred %p2, 1;"), 16, "mov.pred %p2, -1;");
+    const translation tm = translate_text(entry_text(minus_one));
+    REQUIRE(tm.ok());
+    const warp_run rm = run_warp(tm, {0x1000}, {}, 32);
+    REQUIRE(rm.error.empty());
+    for (unsigned l = 0; l < 32; ++l)
+        CHECK(rm.mem.at(0x1000 + 4 * l) == 1000 + 8 + (l < 5 ? 2u : 1u));
     const translation bad = translate_text(entry_text("mov.pred %p1, 2;\nret;"));
     REQUIRE(bad.errors.size() == 1);
-    CHECK(bad.errors[0] ==
-          "t.ptx:11:1: error: unsupported 'mov.pred': mov.pred copies 0, 1 or a predicate");
+    CHECK(bad.errors[0] == "t.ptx:11:1: error: unsupported 'mov.pred': mov.pred copies 0, 1 (or "
+                           "-1: true), or a predicate");
 }

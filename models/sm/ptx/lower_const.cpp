@@ -337,12 +337,14 @@ std::int64_t translator::scalar_group(std::int64_t off)
 
 void translator::lower_mov_pred(const instruction& ins)
 {
-    // The constant as a comparison of RZ with itself (EQ: true, NE: false); a predicate
-    // through its 0/1 value (pred_as_int, with its negation), compared with 0.
+    // The constant as a comparison of RZ with itself (EQ: true, NE: false); true is 1 or -1
+    // (clang writes an i1 true as all ones); a predicate through its 0/1 value (pred_as_int,
+    // with its negation), compared with 0.
     const operand* a = ins.ops.size() == 2 ? &ins.ops[1] : nullptr;
-    const bool imm = a && a->k == operand::kind::imm_int && (a->ival == 0 || a->ival == 1);
+    const bool imm =
+        a && a->k == operand::kind::imm_int && (a->ival == 0 || a->ival == 1 || a->ival == -1);
     if (!a || !mods_ok(ins, {}) || !(imm || a->k == operand::kind::reg)) {
-        unsupported(ins, "mov.pred copies 0, 1 or a predicate");
+        unsupported(ins, "mov.pred copies 0, 1 (or -1: true), or a predicate");
         return;
     }
     vins v;
