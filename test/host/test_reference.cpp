@@ -1,5 +1,6 @@
 // Unit tests of the host-side references against hand-computed cases. See docs/workloads.md.
 #include "models/host/reference.h"
+#include "test/host/reference_test_util.h"
 
 #include <catch2/catch.hpp>
 
@@ -7,29 +8,9 @@
 #include <string>
 
 using namespace vgpu::host;
+using namespace vgpu::host::test;
 
 namespace {
-
-typed_buffer u32s(std::vector<std::uint32_t> w)
-{
-    return {elem_type::u32, std::move(w)};
-}
-
-typed_buffer f32s(const std::vector<float>& v)
-{
-    typed_buffer b{elem_type::f32, {}};
-    for (float f : v)
-        b.words.push_back(f32_bits(f));
-    return b;
-}
-
-std::vector<float> floats(const std::vector<std::uint32_t>& w)
-{
-    std::vector<float> f;
-    for (auto x : w)
-        f.push_back(bits_f32(x));
-    return f;
-}
 
 reference_result call(const char* name, reference_args a, const typed_buffer& out)
 {

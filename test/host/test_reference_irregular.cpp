@@ -1,27 +1,12 @@
 // Unit tests of the irregular family's references (models/host/references/irregular.cpp)
 // against hand-computed cases. See docs/workloads.md ("References").
 #include "models/host/reference.h"
+#include "test/host/reference_test_util.h"
 
 #include <catch2/catch.hpp>
 
 using namespace vgpu::host;
-
-namespace {
-
-typed_buffer u32s(std::vector<std::uint32_t> w)
-{
-    return {elem_type::u32, std::move(w)};
-}
-
-typed_buffer f32s(const std::vector<float>& v)
-{
-    typed_buffer b{elem_type::f32, {}};
-    for (float f : v)
-        b.words.push_back(f32_bits(f));
-    return b;
-}
-
-} // namespace
+using namespace vgpu::host::test;
 
 TEST_CASE("spmv_csr: y = A x over a CSR matrix with an empty row", "[reference]")
 {

@@ -1,6 +1,7 @@
 // Unit tests of the linear-algebra references (models/host/references/linear_algebra.cpp)
 // against hand-computed cases. See docs/workloads.md ("References").
 #include "models/host/reference.h"
+#include "test/host/reference_test_util.h"
 
 #include <catch2/catch.hpp>
 
@@ -8,31 +9,7 @@
 #include <vector>
 
 using namespace vgpu::host;
-
-namespace {
-
-typed_buffer words(elem_type t, std::vector<std::uint32_t> w)
-{
-    return {t, std::move(w)};
-}
-
-typed_buffer f32s(const std::vector<float>& v)
-{
-    typed_buffer b{elem_type::f32, {}};
-    for (float f : v)
-        b.words.push_back(f32_bits(f));
-    return b;
-}
-
-std::vector<float> floats(const std::vector<std::uint32_t>& w)
-{
-    std::vector<float> f;
-    for (auto x : w)
-        f.push_back(bits_f32(x));
-    return f;
-}
-
-} // namespace
+using namespace vgpu::host::test;
 
 TEST_CASE("transpose: out = in^T, words copied, elements past rows x cols kept", "[reference]")
 {

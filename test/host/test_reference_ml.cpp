@@ -1,28 +1,14 @@
 // Unit tests of the ML references (models/host/references/ml.cpp) against hand-computed cases.
 // See docs/workloads.md ("References").
 #include "models/host/reference.h"
+#include "test/host/reference_test_util.h"
 
 #include <catch2/catch.hpp>
 
 using namespace vgpu::host;
+using namespace vgpu::host::test;
 
 namespace {
-
-typed_buffer f32s(const std::vector<float>& v)
-{
-    typed_buffer b{elem_type::f32, {}};
-    for (float f : v)
-        b.words.push_back(f32_bits(f));
-    return b;
-}
-
-std::vector<float> floats(const std::vector<std::uint32_t>& w)
-{
-    std::vector<float> f;
-    for (auto x : w)
-        f.push_back(bits_f32(x));
-    return f;
-}
 
 reference_args kmeans_args(std::vector<float> noise, double n, double d, double k, double spacing,
                            double iterations, double part)

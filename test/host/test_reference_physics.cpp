@@ -1,32 +1,14 @@
 // Unit tests of the physics references (models/host/references/physics.cpp) against
 // hand-computed cases. See docs/workloads.md ("References").
 #include "models/host/reference.h"
+#include "test/host/reference_test_util.h"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
 using namespace vgpu::host;
-
-namespace {
-
-typed_buffer f32s(const std::vector<float>& v)
-{
-    typed_buffer b{elem_type::f32, {}};
-    for (float f : v)
-        b.words.push_back(f32_bits(f));
-    return b;
-}
-
-std::vector<float> floats(const std::vector<std::uint32_t>& w)
-{
-    std::vector<float> f;
-    for (auto x : w)
-        f.push_back(bits_f32(x));
-    return f;
-}
-
-} // namespace
+using namespace vgpu::host::test;
 
 TEST_CASE("nbody_step: two bodies, softened and not, positions and velocities", "[reference]")
 {

@@ -1,6 +1,7 @@
 // Unit tests of the stencil family's references (models/host/references/stencils.cpp) against
 // hand-computed cases. See docs/workloads.md ("References").
 #include "models/host/reference.h"
+#include "test/host/reference_test_util.h"
 
 #include <catch2/catch.hpp>
 
@@ -8,34 +9,7 @@
 #include <vector>
 
 using namespace vgpu::host;
-
-namespace {
-
-typed_buffer f32s(const std::vector<float>& v)
-{
-    typed_buffer b{elem_type::f32, {}};
-    for (float f : v)
-        b.words.push_back(f32_bits(f));
-    return b;
-}
-
-typed_buffer i32s(const std::vector<std::int32_t>& v)
-{
-    typed_buffer b{elem_type::i32, {}};
-    for (auto x : v)
-        b.words.push_back(static_cast<std::uint32_t>(x));
-    return b;
-}
-
-std::vector<float> floats(const std::vector<std::uint32_t>& w)
-{
-    std::vector<float> f;
-    for (auto x : w)
-        f.push_back(bits_f32(x));
-    return f;
-}
-
-} // namespace
+using namespace vgpu::host::test;
 
 TEST_CASE("jacobi2d: boundary fixed, the interior averages its four neighbours", "[reference]")
 {
