@@ -362,8 +362,8 @@ TEST_CASE("const: const_mix.cu: a bulk CDL in the .vasm and the CDL stats, diver
     fs::remove_all(dir);
 }
 
-TEST_CASE("const: conv3_const.cu: three scalar loads in one block become one bulk CDL, or three "
-          "legacy ones under cdl.bulk_loads false")
+TEST_CASE("const: conv3_const.cu: three scalar loads in one block become one bulk CDL (three "
+          "legacy ones under cdl.bulk_loads false)")
 {
     // out[i] = w0 in[i] + w1 in[i+1] + w2 in[i+2], dyadic values: exact in f32.
     const unsigned n = 1000;

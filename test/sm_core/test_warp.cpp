@@ -625,6 +625,29 @@ TEST_CASE("BAR, TRACE and CDL steps tell the shell what to do", "[warp]")
     CHECK(w.reg(20, 3) == 42);
 }
 
+TEST_CASE("a CDL's access is a global dword read whatever the step before it", "[warp]")
+{
+    // The per-lane form goes to memory as a load of the CDL's access (models/cdl): after a
+    // ST.U8.SHARED it must not be read as a shared byte store's space and width.
+    const program p = assemble_ok(R"(
+        S2R R0, SR_LANEID
+        ST.U8.SHARED [R0], R0
+        CDL R4, R0, cbv[0]
+        EXIT
+    )");
+    const launch_context ctx = cta(32);
+    warp w(p, ctx, 0);
+    w.step();
+    step_result r = w.step();
+    REQUIRE(r.kind == step_kind::store);
+    CHECK(r.access->space == mem_space::shared);
+    CHECK(r.access->width == mem_width::u8);
+    r = w.step();
+    REQUIRE(r.kind == step_kind::cdl);
+    CHECK(r.access->space == mem_space::global);
+    CHECK(r.access->width == mem_width::b32);
+}
+
 TEST_CASE("execution errors stop the warp with a message and never crash", "[warp]")
 {
     const launch_context ctx = cta(32);

@@ -683,6 +683,11 @@ bool warp::cdl_step(const instruction& inst, std::uint32_t exec, step_result& r)
     m_access.reg = inst.dst;
     m_access.cbv = inst.src[1].value;
     m_access.count = count;
+    // A CDL reads dwords of a CBV in memory: none of a previous step's LD/ST fields stays (a
+    // per-lane CDL after a ST.U8.SHARED was read as a byte of shared memory).
+    m_access.space = mem_space::global;
+    m_access.width = mem_width::b32;
+    m_access.cas = false;
     if (inst.dst != reg_zero)
         for (std::uint64_t i = 0; i < nreg; ++i)
             m_pending.set(inst.dst + i);
