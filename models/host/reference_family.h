@@ -136,6 +136,25 @@ inline std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b)
     return __builtin_mul_overflow(a, b, &p) ? std::numeric_limits<std::uint64_t>::max() : p;
 }
 
+/// The shape of a row-major matrix argument `in`.
+struct matrix_shape {
+    std::uint64_t rows = 0, cols = 0;
+};
+
+/// Reads `cols` (at least 1) and `rows` (default: in / cols) of a matrix argument of `in`
+/// elements whose result fills rows x cols elements of a checked buffer of `out`.
+inline matrix_shape read_matrix(scalar_reader& r, std::uint64_t in, std::uint64_t out)
+{
+    matrix_shape m;
+    m.cols = r.count("cols");
+    if (r.error().empty() && m.cols == 0)
+        r.fail("cols must be at least 1");
+    m.rows = r.count("rows", m.cols ? in / m.cols : 0);
+    r.fits("in", m.rows * m.cols, in);
+    r.fits("the checked buffer", m.rows * m.cols, out);
+    return m;
+}
+
 /// Fills the checked buffer's expected contents (it holds the initial contents on entry).
 using ref_fn = std::function<void(arg_reader&, std::vector<std::uint32_t>&)>;
 /// The inner-loop steps of a call, read from its shape as ref_fn reads the call.

@@ -12,12 +12,7 @@ namespace {
 void softmax_rows(arg_reader& r, std::vector<std::uint32_t>& out)
 {
     const auto& in = r.buffer("in");
-    const std::uint64_t cols = r.count("cols");
-    if (r.error().empty() && cols == 0)
-        r.fail("cols must be at least 1");
-    const std::uint64_t rows = r.count("rows", cols ? in.size() / cols : 0);
-    r.fits("in", rows * cols, in.size());
-    r.fits("the checked buffer", rows * cols, out.size());
+    const auto [rows, cols] = read_matrix(r, in.size(), out.size());
     if (!r.error().empty())
         return;
     for (std::uint64_t row = 0; row < rows; ++row) {
@@ -35,14 +30,8 @@ void softmax_rows(arg_reader& r, std::vector<std::uint32_t>& out)
 
 reference_work softmax_rows_work(shape_reader& r)
 {
-    const std::uint64_t in = r.size("in");
-    const std::uint64_t cols = r.count("cols");
-    if (r.error().empty() && cols == 0)
-        r.fail("cols must be at least 1");
-    const std::uint64_t rows = r.count("rows", cols ? in / cols : 0);
-    r.fits("in", rows * cols, in);
-    r.fits("the checked buffer", rows * cols, r.out());
-    return {rows * cols, "rows", {}};
+    const matrix_shape m = read_matrix(r, r.size("in"), r.out());
+    return {m.rows * m.cols, "rows", {}};
 }
 
 /// The sizes of a kmeans call.
