@@ -138,6 +138,11 @@ command_line parse_command_line(int argc, const char* const* argv, std::ostream&
                         ->check(CLI::Range(1, 65535));
     app.add_flag("--dump-config", dump_config, "print the effective configuration and exit");
     app.add_flag("--list-params", list_params, "print every parameter (Markdown) and exit");
+    app.add_flag(
+        "--check", r.check,
+        "check the configuration and the workload (its variables, kernels and inputs) "
+        "by building the platform, then exit without simulating: 0 valid (stdout: JSON with the "
+        "workload's variables), 2 not");
     app.set_version_flag("--version", std::string("vgpu-sim ") + version_string());
     try {
         app.parse(argc, argv);

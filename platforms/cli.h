@@ -41,6 +41,7 @@ struct command_line {
     std::string outdir = "out"; ///< output folder (-o)
     bool trace = false;         ///< write trace.json (--trace)
     bool vcd = false;           ///< write trace.vcd (--vcd)
+    bool check = false;         ///< build the platform (workload included), then exit (--check)
 };
 
 /// Parses argv and loads the configuration layers in command-line order; help, listings and

@@ -13,6 +13,8 @@
 #include "platforms/trace_files.h"
 #include "platforms/vgpu_config.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -91,6 +93,16 @@ int run(int argc, char** argv)
         for (const auto& m : e.messages)
             std::cerr << m << "\n";
         return exit_usage;
+    }
+    if (cl.check) {
+        // One JSON object on stdout, for scripts (scripts/sweep validates specs with it): the
+        // workload's declared variables with the values this run would use.
+        nlohmann::json j = {{"valid", true}, {"vars", nlohmann::json::object()}};
+        if (const host::workload* wl = top->workload())
+            for (const auto& [name, value] : wl->vars)
+                j["vars"][name] = value;
+        std::cout << j.dump() << "\n";
+        return std::cout.flush() ? exit_ok : exit_sim_failure;
     }
     platforms::output_writer out(outdir);
     if (!out.ok()) {
