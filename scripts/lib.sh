@@ -15,8 +15,14 @@ VGPU_PACKAGES=(g++ cmake make pkg-config libsystemc-dev libyaml-cpp-dev libboost
                clang-14)
 
 vgpu_install_deps() {
+    vgpu_install_packages "${VGPU_PACKAGES[@]}"
+}
+
+# Installs those of the given Debian packages that are missing (scripts that need more than
+# the build: scripts/sweep, scripts/report, scripts/slurm-local).
+vgpu_install_packages() {
     local missing=()
-    for p in "${VGPU_PACKAGES[@]}"; do
+    for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
