@@ -62,6 +62,7 @@ if(NOT VGPU_FUZZ)
   find_package(verilator 5 QUIET HINTS /usr/share/verilator $ENV{VERILATOR_ROOT})
   if(verilator_FOUND)
     set(VGPU_RTL ON)
+    message(STATUS "vgpu: RTL blocks verilated with verilator ${verilator_VERSION}")
   else()
     message(NOTICE "vgpu: verilator not found: the RTL blocks and their tests are left out "
                    "(install the Debian package 'verilator'; scripts/test does this)")
