@@ -1,0 +1,181 @@
+// The OUTLis buffer's RTL against its core (models/shader_trace/core/slot_buffer), cycle by
+// cycle, under constrained-random stimulus from a seed (printed on failure; VGPU_TEST_SEED
+// reruns one); the test-only broken RTL is caught; a missing reset cannot hide behind the
+// initial values. See models/shader_trace/rtl/README.md.
+#include "Voutlis_buffer.h"
+#include "test/seed.h"
+#include "test/shader_trace_rtl/outlis_bench.h"
+#include "test/shader_trace_rtl/outlis_rtl.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+
+using namespace vgpu::shader_trace::rtl_test;
+
+namespace {
+
+/// Cycles per seed; VGPU_RTL_CYCLES overrides (scripts, longer runs).
+std::uint64_t cycles_or(std::uint64_t fallback)
+{
+    const char* s = std::getenv("VGPU_RTL_CYCLES");
+    return s && *s ? std::strtoull(s, nullptr, 0) : fallback;
+}
+
+/// Runs `count` seeds from `first` (or VGPU_TEST_SEED alone) of `cycles` each; every one must
+/// match the core all along, and together they must reach every listed event.
+void equivalent(std::uint32_t first, unsigned count, std::uint64_t cycles)
+{
+    const char* one = std::getenv("VGPU_TEST_SEED");
+    if (one && *one) {
+        first = static_cast<std::uint32_t>(vgpu::test::seed_or(first));
+        count = 1;
+    }
+    std::map<std::string, std::uint64_t> cover;
+    std::uint64_t compared = 0, evaluated = 0;
+    const auto start = std::chrono::steady_clock::now();
+    for (std::uint32_t seed = first; seed < first + count; ++seed) {
+        bench_options o;
+        o.seed = seed;
+        o.cycles = cycles_or(cycles);
+        const bench_result r = run_bench(o);
+        INFO("seed " << seed << " (VGPU_TEST_SEED=" << seed << " reruns it)\n" << r.report);
+        REQUIRE(r.ok);
+        REQUIRE(r.cycles == o.cycles);
+        compared += r.cycles;
+        evaluated += r.evaluated;
+        REQUIRE(r.evaluated + r.skipped >= r.cycles);
+        for (const auto& [name, n] : r.cover)
+            cover[name] += n;
+    }
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << "outlis rtl: seeds " << first << ".." << first + count - 1 << ": " << compared
+              << " cycles compared (" << evaluated << " evaluated) in " << s << " s, "
+              << static_cast<std::uint64_t>(compared / s) << " cycles/s\n";
+    for (const char* bin : {"store",
+                            "replace",
+                            "stall",
+                            "dropped",
+                            "replace_head",
+                            "replace_middle",
+                            "replace_tail",
+                            "replace_other_source",
+                            "full",
+                            "empty",
+                            "full_idle",
+                            "all_in_flight",
+                            "take",
+                            "take_empty",
+                            "take_loss_flag",
+                            "done",
+                            "done_at_issue",
+                            "done_ignored",
+                            "mark_lost",
+                            "store_and_take",
+                            "empty_group",
+                            "token_pad",
+                            "token_sync",
+                            "token_event",
+                            "run_stall",
+                            "run_replace_same_source",
+                            "run_replace_lowest_priority"}) {
+        INFO("seeds " << first << ".." << first + count - 1 << ": the stimulus never reached "
+                      << bin);
+        CHECK(cover[bin] > 0);
+    }
+}
+
+} // namespace
+
+// At least 1 M cycles in all (4 x 2 x 128 Ki).
+TEST_CASE("outlis rtl: as the core every cycle (seeds 1-2)")
+{
+    equivalent(1, 2, 131072);
+}
+
+TEST_CASE("outlis rtl: as the core every cycle (seeds 3-4)")
+{
+    equivalent(3, 2, 131072);
+}
+
+TEST_CASE("outlis rtl: as the core every cycle (seeds 5-6)")
+{
+    equivalent(5, 2, 131072);
+}
+
+TEST_CASE("outlis rtl: as the core every cycle (seeds 7-8)")
+{
+    equivalent(7, 2, 131072);
+}
+
+TEST_CASE("outlis rtl: the broken RTL differs from the core within 1000 cycles and leaves a VCD")
+{
+    for (std::uint32_t seed = 1; seed <= 8; ++seed) {
+        INFO("seed " << seed);
+        bench_options o;
+        o.seed = seed;
+        o.cycles = 1000;
+        o.replacements = true;
+        o.broken = true;
+        const bench_result bad = run_bench(o);
+        INFO(bad.report);
+        REQUIRE(!bad.ok);
+        CHECK(bad.mismatch < 1000);
+        CHECK(bad.report.find("seed " + std::to_string(seed)) != std::string::npos);
+        CHECK(bad.report.find("cycle " + std::to_string(bad.mismatch)) != std::string::npos);
+        CHECK(bad.report.find("the RTL differs from the core") != std::string::npos);
+        // The VCD holds the last cycles up to the mismatch.
+        REQUIRE(!bad.vcd.empty());
+        std::ifstream vcd(bad.vcd);
+        const std::string text((std::istreambuf_iterator<char>(vcd)),
+                               std::istreambuf_iterator<char>());
+        CHECK(text.find("$enddefinitions") != std::string::npos);
+        CHECK(text.find("st_kind") != std::string::npos);
+        std::remove(bad.vcd.c_str());
+        // The RTL as written, same stimulus: no difference.
+        o.broken = false;
+        const bench_result good = run_bench(o);
+        INFO(good.report);
+        CHECK(good.ok);
+    }
+}
+
+TEST_CASE("outlis rtl: the reset sets every control register whatever the initial values")
+{
+    constexpr unsigned slots = VGPU_OUTLIS_RTL_SLOTS, sources = VGPU_OUTLIS_RTL_SOURCES;
+    outlis_rtl<Voutlis_buffer> a(11, slots, sources);
+    const rtl_state a0 = a.state();
+    outlis_rtl<Voutlis_buffer> b(12, slots, sources);
+    const rtl_state b0 = b.state();
+    // Random initial values: two seeds start apart.
+    CHECK((a0.next != b0.next || a0.where != b0.where || a0.count != b0.count));
+    a.reset(true, false, 1);
+    b.reset(true, false, 1);
+    for (outlis_rtl<Voutlis_buffer>* m : {&a, &b}) {
+        const rtl_state s = m->state();
+        CHECK(s.count == 0);
+        CHECK(s.free == slots);
+        CHECK(s.flight == 0);
+        for (unsigned i = 0; i < slots; ++i) {
+            CHECK(s.where[i] == 0);
+            CHECK(s.next[i] == (i + 1) % slots); // the free stack: 0, 1, ...
+        }
+        for (unsigned r = 0; r < sources; ++r)
+            CHECK(!m->source_lost(r));
+        // The first stores take slots 0, 1, 2 whatever the registers held before the reset.
+        for (unsigned k = 0; k < 3; ++k) {
+            rtl_in in;
+            in.store = true;
+            in.store_src = k;
+            const rtl_out o = m->cycle(in);
+            CHECK(o.st_kind == 0);
+            CHECK(o.st_slot == k);
+        }
+        CHECK(m->state().count == 3);
+        CHECK(!m->assertion_failed());
+    }
+}
