@@ -55,15 +55,15 @@ module outlis_buffer #(
     input logic [SW-1:0] lost_src,
 
     // The state, for the testbench and an adapter's checks (registered values).
-    output logic [ PW-1:0]             head,
-    output logic [ PW-1:0]             tail,
-    output logic [ CW-1:0]             count,         // slots in OUTLis
-    output logic [ CW-1:0]             free_count,
-    output logic [ CW-1:0]             flight_count,
-    output logic [SLOTS*PW-1:0]        slot_next,     // per slot: OUTLis next (free stack next if free)
-    output logic [SLOTS*SW-1:0]        slot_src,      // per slot: its group's source
-    output logic [SLOTS*2-1:0]         slot_where,    // per slot: AT_* below
-    output logic [SOURCES-1:0]         source_lost    // a loss not yet flagged
+    output logic [      PW-1:0] head,
+    output logic [      PW-1:0] tail,
+    output logic [      CW-1:0] count,         // slots in OUTLis
+    output logic [      CW-1:0] free_count,
+    output logic [      CW-1:0] flight_count,
+    output logic [SLOTS*PW-1:0] slot_next,     // per slot: OUTLis next (free: the stack's next)
+    output logic [SLOTS*SW-1:0] slot_src,      // per slot: its group's source
+    output logic [ SLOTS*2-1:0] slot_where,    // per slot: AT_* below
+    output logic [ SOURCES-1:0] source_lost    // per source: a loss not yet flagged
 );
   localparam logic [1:0] KIND_STORED = 2'd0, KIND_REPLACED = 2'd1, KIND_STALL = 2'd2,
       KIND_DROPPED = 2'd3;
@@ -73,7 +73,7 @@ module outlis_buffer #(
   // Control state (reset).
   logic [PW-1:0] head_q, tail_q, ftop_q;  // ftop: top of the free stack (LIFO, slot 0 first)
   logic [CW-1:0] cnt_q, nfree_q, nflight_q;
-  (* mem2reg *) logic [PW-1:0] next_q [SLOTS];  // OUTLis successor, or the free stack's next if free
+  (* mem2reg *) logic [PW-1:0] next_q [SLOTS];  // OUTLis successor; free: the stack's next
   (* mem2reg *) logic [1:0] where_q [SLOTS];
   logic [SOURCES-1:0] in_valid_q, lost_q;
   // Written before they are read (not reset): a slot's links and contents, INLis ends.
@@ -97,6 +97,7 @@ module outlis_buffer #(
   logic [PW-1:0] a;  // the slot an operation works on
   logic [SW-1:0] s, vs;  // a source; the victim source
   logic victim_found, done_ok;
+  logic [SOURCES-1:0] smear, onehot;  // the lowest_priority victim's encoder
   logic [CW-1:0] st_free;  // free slots the store found
 
   always_comb begin
@@ -125,6 +126,8 @@ module outlis_buffer #(
     s = '0;
     vs = '0;
     victim_found = 1'b0;
+    smear = '0;
+    onehot = '0;
     take_ok = 1'b0;
     take_slot = '0;
     take_src = '0;
@@ -186,16 +189,20 @@ module outlis_buffer #(
       end else begin
         // Claims 6/7: the victim source's INLis head; none qualifies: claim 5, dropped.
         if (cfg_lowest) begin
+          // The highest-numbered source with an INLis, in log depth: smear the set bits
+          // down, keep the top one, encode it.
+          smear = in_valid_n;
 `ifndef VGPU_RTL_BREAK_ORDER
-          for (int i = 0; i < SOURCES; i++)
+          for (int k = 1; k < SOURCES; k = k * 2) smear = smear | (smear >> k);
+          onehot = smear & ~(smear >> 1);
 `else
           // Test only: the encoder runs the wrong way (the highest-priority source loses).
-          for (int i = SOURCES - 1; i >= 0; i--)
+          for (int k = 1; k < SOURCES; k = k * 2) smear = smear | (smear << k);
+          onehot = smear & ~(smear << 1);
 `endif
-            if (in_valid_n[i]) begin
-              vs = SW'(i);
-              victim_found = 1'b1;
-            end
+          for (int b = 0; b < SW; b++)
+            for (int i = 0; i < SOURCES; i++) if (((i >> b) & 1) == 1) vs[b] = vs[b] | onehot[i];
+          victim_found = |in_valid_n;
         end else begin
           vs = st_src;
           victim_found = in_valid_n[st_src];
