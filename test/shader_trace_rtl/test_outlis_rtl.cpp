@@ -48,6 +48,7 @@ void equivalent(std::uint32_t first, unsigned count, std::uint64_t cycles)
         bench_options o;
         o.seed = seed;
         o.cycles = cycles_or(cycles);
+        o.vcd_final = std::getenv("VGPU_RTL_VCD_FINAL") != nullptr; // the last cycles, too
         const bench_result r = run_bench(o);
         INFO("seed " << seed << " (VGPU_TEST_SEED=" << seed << " reruns it)\n" << r.report);
         REQUIRE(r.ok);
