@@ -166,6 +166,8 @@ public:
     }
 
     bool assertion_failed() const { return m_ctx->gotError(); } ///< an RTL assertion failed
+    /// The model itself (tests: a model verilated with --public-flat-rw lets them corrupt it).
+    Model& model() { return *m_model; }
     std::uint64_t evaluated_cycles() const { return m_evals / 2; }
     std::uint64_t skipped_cycles() const { return m_skipped; } ///< cycles without work
 

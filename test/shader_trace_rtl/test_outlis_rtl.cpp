@@ -3,6 +3,9 @@
 // reruns one); the test-only broken RTL is caught; a missing reset cannot hide behind the
 // initial values. See models/shader_trace/rtl/README.md.
 #include "Voutlis_buffer.h"
+#include "Voutlis_buffer___024root.h"
+#include "Voutlis_buffer_broken.h"
+#include "Voutlis_buffer_broken___024root.h"
 #include "test/seed.h"
 #include "test/shader_trace_rtl/outlis_bench.h"
 #include "test/shader_trace_rtl/outlis_rtl.h"
@@ -185,5 +188,59 @@ TEST_CASE("outlis rtl: the reset sets every control register whatever the initia
         }
         CHECK(m->state().count == 3);
         CHECK(!m->assertion_failed());
+    }
+}
+
+// The broken variant is verilated with --public-flat-rw: its registers can be corrupted
+// between cycles, as a bug in the RTL would, and the list-integrity assertions must see it.
+TEST_CASE("outlis rtl: the list-integrity assertions fire on a corrupted buffer")
+{
+    constexpr unsigned slots = VGPU_OUTLIS_RTL_SLOTS, sources = VGPU_OUTLIS_RTL_SOURCES;
+    auto filled = [](outlis_rtl<Voutlis_buffer_broken>& m) {
+        m.reset(false, false, 1);
+        for (unsigned k = 0; k < 3; ++k) {
+            rtl_in in;
+            in.store = true;
+            in.store_src = k % 2;
+            m.cycle(in);
+        }
+        rtl_in take;
+        take.take = true;
+        m.cycle(take); // slot 0 in flight; OUTLis 1, 2
+        REQUIRE(!m.assertion_failed());
+    };
+    rtl_in store;
+    store.store = true;
+    store.store_src = 5;
+    SECTION("a count that does not match the slots in OUTLis")
+    {
+        outlis_rtl<Voutlis_buffer_broken> m(21, slots, sources);
+        filled(m);
+        m.model().rootp->outlis_buffer__DOT__cnt_q = 3;
+        m.cycle(store);
+        CHECK(m.assertion_failed());
+    }
+    SECTION("an INLis of a source without a slot")
+    {
+        outlis_rtl<Voutlis_buffer_broken> m(22, slots, sources);
+        filled(m);
+        m.model().rootp->outlis_buffer__DOT__in_valid_q[0] |= 1u << 7;
+        m.cycle(store);
+        CHECK(m.assertion_failed());
+    }
+    SECTION("an in-flight slot also free")
+    {
+        outlis_rtl<Voutlis_buffer_broken> m(23, slots, sources);
+        filled(m);
+        m.model().rootp->outlis_buffer__DOT__where_q[0] = 0; // free, not on the free stack
+        m.cycle(store);
+        CHECK(m.assertion_failed());
+    }
+    SECTION("untouched: no assertion")
+    {
+        outlis_rtl<Voutlis_buffer_broken> m(24, slots, sources);
+        filled(m);
+        m.cycle(store);
+        CHECK(!m.assertion_failed());
     }
 }
