@@ -327,15 +327,8 @@ module outlis_buffer #(
       end
       assert (n_out == int'(cnt_q) && n_free == int'(nfree_q) && n_flight == int'(nflight_q))
       else
-        $error(
-            "counts: OUTLis %0d/%0d free %0d/%0d flight %0d/%0d",
-            n_out,
-            cnt_q,
-            n_free,
-            nfree_q,
-            n_flight,
-            nflight_q
-        );
+        $error("counts: OUTLis %0d/%0d free %0d/%0d flight %0d/%0d", n_out, cnt_q, n_free,
+               nfree_q, n_flight, nflight_q);
       for (int i = 0; i < SLOTS; i++) begin
         if (i < int'(cnt_q)) begin
           assert (!seen[p] && where_q[p] == AT_OUTLIS)
