@@ -14,9 +14,16 @@ VGPU_PACKAGES=(g++ cmake make pkg-config libsystemc-dev libyaml-cpp-dev libboost
                libunicorn-dev gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf gdb-multiarch
                clang-14)
 
+# What the HTML reports need (scripts/report, scripts/sweep report; docs/reports.md): Debian's
+# Python packages, and the browser their test opens the reports in.
+VGPU_REPORT_PACKAGES=(python3-yaml python3-matplotlib chromium)
+
+# vgpu_install_deps [PACKAGE...]: installs the packages missing of the list given (default:
+# VGPU_PACKAGES).
 vgpu_install_deps() {
-    local missing=()
-    for p in "${VGPU_PACKAGES[@]}"; do
+    local missing=() wanted=("$@")
+    [ ${#wanted[@]} -gt 0 ] || wanted=("${VGPU_PACKAGES[@]}")
+    for p in "${wanted[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
@@ -28,6 +35,10 @@ vgpu_install_deps() {
     fi
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+vgpu_install_report_deps() {
+    vgpu_install_deps "${VGPU_REPORT_PACKAGES[@]}"
 }
 
 # Extra options for the first configuration of a build folder (scripts/test --sanitize).
