@@ -76,18 +76,24 @@ def meta_section(meta):
 
 
 def kernels_section(kernels):
-    """The overview table (one row per record) and each record as a field/value table."""
-    out = ["<h2>Kernels</h2>"]
+    """The overview table: one row per kernel record, its main figures."""
+    head = "<h2>Kernels</h2>\n"
     if not kernels:
-        return out[0] + '\n<p class="note">No kernel records in stats.json.</p>'
+        return head + '<p class="note">No kernel records in stats.json.</p>'
     rows = []
     for i, record in enumerate(kernels):
         flat = htmlpage.flatten(record)
         flat["time_ns"] = kernel_time(record)
         rows.append([i] + [flat.get(key) for key in OVERVIEW])
-    out.append(htmlpage.table(("#",) + OVERVIEW, rows, "kernel-overview",
-                              cell_class=htmlpage.bound_colour))
-    out.append('<div class="records">')
+    return head + htmlpage.table(("#",) + OVERVIEW, rows, "kernel-overview",
+                                 cell_class=htmlpage.bound_colour)
+
+
+def records_section(kernels):
+    """Each kernel record, every field, as a field/value table."""
+    if not kernels:
+        return ""
+    out = ["<h2>Kernel records</h2>", '<div class="records">']
     for i, record in enumerate(kernels[:MAX_RECORD_TABLES]):
         flat = htmlpage.flatten(record)
         out.append(f"<div><h3>{htmlpage.esc(kernel_label(record, i))}</h3>")
@@ -213,6 +219,7 @@ def run_report_html(outdir, stats):
         shares_section(kernels),
         resources_section(stats, meta, kernels),
         timeline.section(trace if os.path.isfile(trace) else None, meta.get("sim_time_ns")),
+        records_section(kernels),
     ])
 
 
