@@ -48,6 +48,19 @@ class Sweep:
         self.points, self.spec = points, spec
         self.axes = columns[columns.index("kernel") + 1:columns.index("seed")]
         self.metrics = metric_columns(columns, spec.get("metrics") or [])
+        files = list(dict.fromkeys(r["workload"] for r in rows))
+        stems = [os.path.splitext(os.path.basename(f))[0] for f in files]
+        self.short = dict(zip(files, stems if len(set(stems)) == len(stems) else files))
+
+    def workload_label(self, row):
+        """A row's workload as plots name it: its file's name without folder and extension
+        (the path as written when two names would clash), then the point's workload variables
+        that are no axis (two workload entries of one file differ by them)."""
+        entry = self.points.get(row["point"], {})
+        wvars = entry.get("vars") or {}
+        extra = "".join(f" {k}={wvars[k]}" for k in sorted(wvars)
+                        if f"vars.{k}" not in self.axes)
+        return self.short.get(row["workload"], row["workload"]) + extra
 
     def point_ids(self):
         """Point ids in manifest order, then any only results.csv names, in its order."""
@@ -166,11 +179,6 @@ def kernel_time(row):
     return end - start if start is not None and end is not None else None
 
 
-def slug(text):
-    """`text` as an id fragment: letters, digits and '-' only."""
-    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "x"
-
-
 class Axis:
     """The values one axis takes in the sweep: numeric (all of them numbers) or categorical,
     in the order of first appearance (the spec's order)."""
@@ -236,11 +244,11 @@ def axis_plot(sweep, axis, others, quantity, plot_id, title, ylabel):
     split = len(combos) <= MAX_COMBINATIONS
     lines = {}
     for row, value in values:
-        name = [row["workload"]] + ([row["kernel"]] if quantity == "time" else [])
+        name = [sweep.workload_label(row)] + ([row["kernel"]] if quantity == "time" else [])
         if split and others:
             name.append(", ".join(f"{k}={row[k]}" for k in others))
         lines.setdefault(" / ".join(name), {}).setdefault(row[axis.key], []).append(value)
-    fig = htmlpage.figure(9, 4.2)
+    fig = htmlpage.figure(11, 4.2)
     ax = fig.subplots()
     for i, (name, by_x) in enumerate(lines.items()):
         xs = sorted(by_x, key=axis.position)
@@ -331,7 +339,8 @@ def verdict_section(sweep):
     return ("<h2>Bottleneck verdict per point</h2>\n" +
             '<p class="note">The <code>bound</code> of each kernel record (docs/outputs.md, '
             "'Rule for bound'); several words when a kernel's launches in a point differ.</p>\n"
-            + htmlpage.table(headers, rows, "verdicts", cell_class=status_colour, raw_columns=("point",)))
+            + htmlpage.table(headers, rows, "verdicts", cell_class=status_colour,
+                             raw_columns=("point",)))
 
 
 def failed_section(sweep):
@@ -381,7 +390,8 @@ def table_section(sweep):
                 "results.csv has them all.</p>")
     return ("<h2>Results</h2>\n" + '<p class="note">results.csv, one row per point and kernel '
             "record (time_ns = end_ns - start_ns).</p>\n" + note +
-            htmlpage.table(headers, rows, "results", cell_class=status_colour, raw_columns=("point",)))
+            htmlpage.table(headers, rows, "results", cell_class=status_colour,
+                           raw_columns=("point",)))
 
 
 def summary_section(sweep):

@@ -10,7 +10,6 @@ per-bin sums as they are read (warp and barrier spans are skipped: the CTA spans
 are busy), and only counter changes and the few kernel and host spans are kept."""
 
 import json
-import math
 import re
 from array import array
 

@@ -370,7 +370,7 @@ def write_synthetic_sweep(folder):
                 time = 1000.0 * (k + 1) * (1 + 64 / axes["l1.sets"]) * (
                     0.8 if axes["l1.sharing"] == "adaptive" else 1.0)
                 shares = {"issue": 0.4, "memory": 0.5, "alu_latency": 0.06, "barriers": 0.04}
-                rows.append(dict(base, kernel=kernel, cycles=int(time), start_ns=start,
+                rows.append(dict(base, kernel=kernel, cycles=int(1.5 * time), start_ns=start,
                                  end_ns=start + time, ipc=1.5, l1_hit_rate=0.25 * k,
                                  llc_hit_rate=0.5, dram_bw_util=0.3, link_bytes=0,
                                  bound=synthetic_bound(index, kernel),
@@ -378,7 +378,8 @@ def write_synthetic_sweep(folder):
                                     "busiest_resource.name": "gpu.m0.noc.c0",
                                     "completed": "true", "dram_read_bytes": 4096,
                                     "dram_write_bytes": 0, "instructions": 9000, "name": kernel,
-                                    "ok": "true", "sms": 8, "gpu.instructions": 9000 * (k + 1),
+                                    "ok": "true", "sms": 8,
+                                    "gpu.instructions": 9000 * len(KERNELS[workload]),
                                     "gpu.m0.dram.ch0.busy_ps": 1e6 * axes["l1.sets"],
                                     "gpu.m0.dram.ch1.busy_ps": 2e6},
                                  **{f"shares.{s}": v for s, v in shares.items()}))
@@ -412,8 +413,8 @@ class SweepReportTest(BrowserChecks, unittest.TestCase):
             for j, metric in enumerate(METRICS):
                 self.assert_plot(f"plot-axis{i}-metric{j}", f"{metric} vs {axis}")
         # One line per workload / kernel / value of the other axis (it takes two values).
-        for label in ("cuda/gemv.yaml / gemv / l1.sharing=private",
-                      "workloads/multi_kernel.yaml / combine / l1.sets=64"):
+        for label in ("gemv / gemv / l1.sharing=private",
+                      "multi_kernel / combine / l1.sets=64"):
             self.assertTrue(label in self.dom.text, f"no line labelled '{label}'")
 
     def test_results_table(self):
@@ -449,7 +450,7 @@ class SweepReportTest(BrowserChecks, unittest.TestCase):
             self.assertEqual(cells[-1].split("\n"), message.split(" | "))
 
 
-# --- bad input -------------------------------------------------------------------------------------
+# --- bad input ------------------------------------------------------------------------------------
 
 class BadInputTest(unittest.TestCase):
     """Missing or invalid input: exit 2 naming the file; an output that cannot be written:
