@@ -7,6 +7,7 @@ import io
 import math
 import os
 import re
+import sys
 import tempfile
 
 import matplotlib
@@ -46,6 +47,11 @@ figcaption { font-size: 0.85em; color: #555; }
 """
 
 _SVG_OPEN = re.compile(r"<svg\b")
+
+
+class InputError(Exception):
+    """An input of a report that cannot be used (missing, unreadable, invalid); the message
+    names the file, with line and column where known."""
 
 
 def esc(value):
@@ -178,3 +184,26 @@ def write_text(path, text):
             pass
         raise
     return path
+
+
+def command(argv, usage, prog, write):
+    """The command line of a report, `prog FOLDER`: write(FOLDER) writes FOLDER/report.html
+    and returns its path. Returns the exit status: 0 written, 1 the report cannot be written,
+    2 bad arguments or an input that cannot be used (InputError)."""
+    if argv in (["-h"], ["--help"]):
+        print(usage)
+        return 0
+    if len(argv) != 1:
+        print(usage, file=sys.stderr)
+        return 2
+    try:
+        path = write(argv[0])
+    except InputError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"{prog}: error: cannot write '{os.path.join(argv[0], 'report.html')}': "
+              f"{e.strerror or e}", file=sys.stderr)
+        return 1
+    print(f"{prog}: wrote {path}")
+    return 0

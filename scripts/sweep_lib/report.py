@@ -14,13 +14,13 @@ import fnmatch
 import json
 import math
 import os
-import re
 import statistics
 import sys
 
 import yaml
 
 from . import htmlpage
+from .htmlpage import InputError
 
 MAX_TABLE_ROWS = 2000   # rows of the sweep's table in the page (results.csv has them all)
 MAX_COMBINATIONS = 4    # other-axis combinations drawn as lines of their own; more: the median
@@ -30,10 +30,6 @@ NOT_RECORD = ("point", "workload", "kernel", "seed", "exit_status", "host_second
 PALETTE = ["#4878d0", "#ee854a", "#6acc64", "#d65f5f", "#956cb4", "#8c613c", "#dc7ec0",
            "#797979", "#d5bb67", "#82c6e2"]
 MARKERS = "osD^v<>ph*"
-
-
-class InputError(Exception):
-    """A sweep folder whose files cannot be used; the message names the file."""
 
 
 class Sweep:
@@ -232,33 +228,23 @@ def point_values(sweep, quantity):
     return out
 
 
-def axis_plot(sweep, axis, others, quantity, plot_id, title, ylabel):
-    """A plot of `quantity` against `axis`: one line per workload (and kernel, for 'time'),
-    and per combination of the `others` axes that vary when there are at most
-    MAX_COMBINATIONS of them, else their median; repeated seeds always give their median.
-    Returns the <figure> HTML, or None when there is nothing to draw."""
+def plot_lines(sweep, axis, others, quantity):
+    """The lines of a plot of `quantity` against `axis`: {line name: [(axis value, y)]} in
+    axis order, and the notes saying how they were made. One line per workload (and kernel,
+    for 'time'), and per combination of the `others` axes when there are at most
+    MAX_COMBINATIONS of them; y is the median of the points a line has at one axis value
+    (over the other axes' combinations when there are more, and over seeds)."""
     values = point_values(sweep, quantity)
-    if not values:
-        return None
     combos = {tuple(r[k] for k in others) for r, _ in values}
     split = len(combos) <= MAX_COMBINATIONS
-    lines = {}
+    groups = {}
     for row, value in values:
         name = [sweep.workload_label(row)] + ([row["kernel"]] if quantity == "time" else [])
         if split and others:
             name.append(", ".join(f"{k}={row[k]}" for k in others))
-        lines.setdefault(" / ".join(name), {}).setdefault(row[axis.key], []).append(value)
-    fig = htmlpage.figure(11, 4.2)
-    ax = fig.subplots()
-    for i, (name, by_x) in enumerate(lines.items()):
-        xs = sorted(by_x, key=axis.position)
-        ax.plot([axis.position(x) for x in xs], [statistics.median(by_x[x]) for x in xs],
-                marker=MARKERS[i // len(PALETTE) % len(MARKERS)],
-                color=PALETTE[i % len(PALETTE)], label=name)
-    axis.setup(ax)
-    ax.set_ylabel(ylabel)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        groups.setdefault(" / ".join(name), {}).setdefault(row[axis.key], []).append(value)
+    lines = {name: [(x, statistics.median(by_x[x])) for x in sorted(by_x, key=axis.position)]
+             for name, by_x in groups.items()}
     notes = []
     if others and not split:
         notes.append(f"median over the {len(combos)} combinations of {', '.join(others)}")
@@ -268,6 +254,24 @@ def axis_plot(sweep, axis, others, quantity, plot_id, title, ylabel):
         notes.append("kernel time = end_ns - start_ns, summed over a kernel's launches in a "
                      "point")
     notes.append("failed points left out")
+    return lines, notes
+
+
+def axis_plot(sweep, axis, others, quantity, plot_id, title, ylabel):
+    """The plot of plot_lines() as a <figure>, or None when there is nothing to draw."""
+    lines, notes = plot_lines(sweep, axis, others, quantity)
+    if not lines:
+        return None
+    fig = htmlpage.figure(11, 4.2)
+    ax = fig.subplots()
+    for i, (name, points) in enumerate(lines.items()):
+        ax.plot([axis.position(x) for x, _ in points], [y for _, y in points],
+                marker=MARKERS[i // len(PALETTE) % len(MARKERS)],
+                color=PALETTE[i % len(PALETTE)], label=name)
+    axis.setup(ax)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return htmlpage.svg(fig, plot_id, title, htmlpage.esc("; ".join(notes) + "."))
 
 
@@ -433,22 +437,8 @@ def write_sweep_report(sweepdir):
 
 
 def main(argv):
-    """python3 -m sweep_lib.report SWEEPDIR: exit status 0, 1 (cannot write) or 2 (bad
-    input)."""
-    if len(argv) != 1 or argv[0] in ("-h", "--help"):
-        print(__doc__.split("\n\n")[1], file=sys.stdout if argv else sys.stderr)
-        return 0 if argv and argv[0] in ("-h", "--help") else 2
-    try:
-        path = write_sweep_report(argv[0])
-    except InputError as e:
-        print(f"sweep report: error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"sweep report: error: cannot write '{os.path.join(argv[0], 'report.html')}': "
-              f"{e.strerror or e}", file=sys.stderr)
-        return 1
-    print(f"sweep report: wrote {path}")
-    return 0
+    """The command line (usage above); returns the exit status."""
+    return htmlpage.command(argv, __doc__.split("\n\n")[1], "sweep report", write_sweep_report)
 
 
 if __name__ == "__main__":

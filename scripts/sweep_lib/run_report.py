@@ -13,6 +13,7 @@ import os
 import sys
 
 from . import htmlpage, timeline
+from .htmlpage import InputError
 
 # meta keys shown first, in this order (docs/outputs.md, "meta"); the others follow.
 META_ORDER = ("workload", "timing_mode", "verdict", "config_hash", "workload_hash", "seed",
@@ -26,10 +27,6 @@ MAX_RECORD_TABLES = 32  # per-kernel record tables shown (the overview lists eve
 MAX_SHARE_BARS = 40     # kernel records drawn one bar each; more are merged per kernel name
 TOP_RESOURCES = 12      # busiest resources listed
 BUSY_SUFFIX = ".busy_ps"
-
-
-class InputError(Exception):
-    """A stats.json that cannot be used; the message names the file."""
 
 
 def load_stats(outdir):
@@ -232,21 +229,8 @@ def write_run_report(outdir):
 
 
 def main(argv):
-    """scripts/report OUTDIR: exit status 0, 1 (cannot write) or 2 (bad input)."""
-    if len(argv) != 1 or argv[0] in ("-h", "--help"):
-        print(__doc__.split("\n\n")[1], file=sys.stderr if len(argv) != 1 else sys.stdout)
-        return 0 if argv and argv[0] in ("-h", "--help") else 2
-    try:
-        path = write_run_report(argv[0])
-    except InputError as e:
-        print(f"report: error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:
-        print(f"report: error: cannot write '{os.path.join(argv[0], 'report.html')}': "
-              f"{e.strerror or e}", file=sys.stderr)
-        return 1
-    print(f"report: wrote {path}")
-    return 0
+    """The command line (usage above); returns the exit status."""
+    return htmlpage.command(argv, __doc__.split("\n\n")[1], "report", write_run_report)
 
 
 if __name__ == "__main__":

@@ -17,10 +17,12 @@ from . import htmlpage
 
 BINS = 200  # columns of the overview, whatever the trace's length
 
-# Span names the overview does not need, recognised in the raw line before it is parsed:
-# warp lifetimes ("cta (x,y) warp w") and barrier waits ("BAR").
-_SKIP = re.compile(r'"name":"(cta \(\d+,\d+\) warp \d+|BAR)"')
-_CTA = re.compile(r"cta \(\d+,\d+\)")
+# Span names the overview does not need: warp lifetimes ("cta (x,y) warp w") and barrier
+# waits ("BAR"); _SKIP_LINE finds them in a raw line so that it need not be parsed.
+_SKIP_NAME = r"cta \(\d+,\d+\) warp \d+|BAR"
+_SKIP = re.compile(_SKIP_NAME)
+_SKIP_LINE = re.compile(rf'"name":\s*"({_SKIP_NAME})"')
+_CTA = re.compile(r"cta \(\d+,\d+\) ")
 _NATURAL = re.compile(r"(\d+)")
 
 
@@ -96,7 +98,7 @@ def _events(path):
                 yield 0, event
             return
         for number, line in enumerate(f, 2):
-            if _SKIP.search(line):
+            if _SKIP_LINE.search(line):
                 yield number, None
                 continue
             line = line.strip()
@@ -128,6 +130,8 @@ def read_trace(path, end_us):
             if ph == "X":
                 begin, name = float(e["ts"]), str(e.get("name", ""))
                 end = begin + float(e.get("dur", 0.0))
+                if _SKIP.fullmatch(name):
+                    continue
                 if _CTA.match(name):
                     cta_bins.setdefault(pid, _Bins(end_us)).add(begin, end)
                 else:

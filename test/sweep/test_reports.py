@@ -15,8 +15,10 @@ import html.parser
 import io
 import json
 import os
+import random
 import re
 import shutil
+import statistics
 import struct
 import subprocess
 import sys
@@ -28,7 +30,7 @@ ROOT = os.environ.get("VGPU_ROOT") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), "..", ".."))
 SIM = os.environ.get("VGPU_SIM") or os.path.join(ROOT, "build", "platforms", "vgpu-sim")
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from sweep_lib import report  # noqa: E402  (after the path is set)
+from sweep_lib import report, timeline  # noqa: E402  (after the path is set)
 
 CHROMIUM = shutil.which("chromium")
 BROWSER_TIMEOUT_S = 120
@@ -448,6 +450,101 @@ class SweepReportTest(BrowserChecks, unittest.TestCase):
             status, message = FAILED[index]
             self.assertEqual(cells[-2], status)
             self.assertEqual(cells[-1].split("\n"), message.split(" | "))
+
+
+class PlotLinesTest(unittest.TestCase):
+    """The lines of the sweep plots: per combination of the other axes when there are few,
+    their median when there are many, seeds always by their median."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="vgpu-report-lines-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    @staticmethod
+    def time_of(a, b, c, seed):
+        return 100.0 * a + {"x": 1, "y": 7, "z": 30}[b] + (5 if c == "p" else 0) + seed
+
+    def write(self, cs):
+        """results.csv of a grid a x b x c(cs) x seeds 1, 2 (one kernel, no failures)."""
+        with open(os.path.join(self.tmp, "results.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["point", "workload", "kernel", "a", "b", "c", "seed", "start_ns",
+                        "end_ns", "exit_status"])
+            n = 0
+            for a in (1, 2):
+                for b in ("x", "y", "z"):
+                    for c in cs:
+                        for seed in (1, 2):
+                            n += 1
+                            w.writerow([f"p{n}", "w.yaml", "k", a, b, c, seed, 10,
+                                        10 + self.time_of(a, b, c, seed), 0])
+        return report.load_sweep(self.tmp)
+
+    def test_median_over_many_combinations(self):
+        sweep = self.write(("p", "q"))
+        axis = report.Axis("a", [r["a"] for r in sweep.rows])
+        lines, notes = report.plot_lines(sweep, axis, ["b", "c"], "time")
+        expected = [(str(a), statistics.median(self.time_of(a, b, c, s) for b in "xyz"
+                                               for c in "pq" for s in (1, 2))) for a in (1, 2)]
+        self.assertEqual(lines, {"w / k": expected})
+        self.assertIn("median over the 6 combinations of b, c", notes)
+        self.assertIn("median over seeds", notes)
+
+    def test_a_line_per_combination(self):
+        sweep = self.write(("p",))
+        axis = report.Axis("a", [r["a"] for r in sweep.rows])
+        lines, _ = report.plot_lines(sweep, axis, ["b"], "time")
+        self.assertEqual(sorted(lines), ["w / k / b=x", "w / k / b=y", "w / k / b=z"])
+        self.assertEqual(lines["w / k / b=y"], [(str(a), statistics.median(
+            [self.time_of(a, "y", "p", 1), self.time_of(a, "y", "p", 2)])) for a in (1, 2)])
+
+
+class TimelineBinsTest(unittest.TestCase):
+    """The timeline's bins against a direct computation."""
+
+    def test_random_spans(self):
+        seed = int(os.environ.get("VGPU_TEST_SEED", random.randrange(1 << 30)))
+        rng = random.Random(seed)
+        end = 1000.0
+        bins = timeline._Bins(end)
+        spans = []
+        for _ in range(300):
+            a, b = sorted(rng.uniform(-50, end + 50) for _ in range(2))
+            w = rng.choice((1.0, 2.5))
+            spans.append((a, b, w))
+            bins.add(a, b, w)
+        width = end / timeline.BINS
+        for i, got in enumerate(bins.means()):
+            lo, hi = i * width, (i + 1) * width
+            want = sum(w * max(0.0, min(b, hi) - max(a, lo)) for a, b, w in spans) / width
+            self.assertAlmostEqual(got, want, places=6, msg=f"bin {i}, seed {seed}")
+
+    def test_trace_lanes(self):
+        # Two CTAs on one SM over the first half, a counter at 1 over the second quarter.
+        events = [
+            {"ph": "X", "pid": 1, "tid": 1, "ts": 0.0, "dur": 0.5, "name": "cta (0,0) k"},
+            {"ph": "X", "pid": 1, "tid": 2, "ts": 0.0, "dur": 0.5, "name": "cta (1,0) k"},
+            {"ph": "X", "pid": 1, "tid": 3, "ts": 0.0, "dur": 0.5, "name": "cta (1,0) warp 0"},
+            {"ph": "C", "pid": 2, "ts": 0.5, "name": "ch0_busy", "args": {"value": 0.0}},
+            {"ph": "C", "pid": 2, "ts": 0.25, "name": "ch0_busy", "args": {"value": 1.0}},
+            {"ph": "C", "pid": 2, "ts": 0.0, "name": "ch0_busy", "args": {"value": 0.0}},
+            {"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "gpu.m0.c0.sm0"}},
+        ]
+        path = os.path.join(tempfile.mkdtemp(prefix="vgpu-report-trace-"), "trace.json")
+        try:
+            with open(path, "w") as f:
+                f.write('{"displayTimeUnit":"ns","traceEvents":[\n' +
+                        ",\n".join(json.dumps(e) for e in events) + "\n]}\n")
+            trace = timeline.read_trace(path, 1.0)
+        finally:
+            shutil.rmtree(os.path.dirname(path))
+        half, quarter = timeline.BINS // 2, timeline.BINS // 4
+        self.assertEqual(trace.ctas[1], [2.0] * half + [0.0] * half)
+        self.assertEqual(trace.counters[(2, "ch0_busy")],
+                         [0.0] * quarter + [1.0] * quarter + [0.0] * half)
+        self.assertEqual(trace.processes[1], "gpu.m0.c0.sm0")
 
 
 # --- bad input ------------------------------------------------------------------------------------
