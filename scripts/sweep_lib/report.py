@@ -25,7 +25,7 @@ from .htmlpage import InputError
 MAX_TABLE_ROWS = 2000   # rows of the sweep's table in the page (results.csv has them all)
 MAX_COMBINATIONS = 4    # other-axis combinations drawn as lines of their own; more: the median
 MAX_METRIC_PLOTS = 12   # metric columns plotted per axis
-NOT_RECORD = ("point", "workload", "kernel", "seed", "exit_status", "host_seconds", "run_dir",
+BASE_COLUMNS = ("point", "workload", "kernel", "seed", "exit_status", "host_seconds", "run_dir",
               "message")
 PALETTE = ["#4878d0", "#ee854a", "#6acc64", "#d65f5f", "#956cb4", "#8c613c", "#dc7ec0",
            "#797979", "#d5bb67", "#82c6e2"]
@@ -81,7 +81,7 @@ def metric_columns(columns, patterns):
     metric names or its glob matches, apart from the kernel record's nested fields."""
     out = []
     for column in columns:
-        if column in NOT_RECORD or "." not in column:
+        if column in BASE_COLUMNS or "." not in column:
             continue
         if column.startswith(("shares.", "busiest_resource.")):
             continue
@@ -320,60 +320,63 @@ def point_link(sweep, row):
     return f'<a href="{htmlpage.esc(target)}">{htmlpage.esc(row["point"])}</a>'
 
 
+def points(sweep):
+    """(point id, its results rows) in manifest order (points without rows left out)."""
+    by_point = sweep.rows_of()
+    return [(pid, by_point[pid]) for pid in sweep.point_ids() if pid in by_point]
+
+
+def point_headers(sweep):
+    """The columns that say which point a row of the verdict and failure tables is."""
+    return ["point", "workload"] + sweep.axes + ["seed", "exit_status"]
+
+
+def point_cells(sweep, row):
+    """The cells of point_headers() for a row of the point."""
+    return ([point_link(sweep, row), row["workload"]] + [row[k] for k in sweep.axes] +
+            [row["seed"], row["exit_status"]])
+
+
 def verdict_section(sweep):
     """One row per point: its axes, exit status and each kernel's `bound`."""
     kernels = list(dict.fromkeys(r["kernel"] for r in sweep.rows if r["kernel"]))
-    headers = ["point", "workload"] + sweep.axes + ["seed", "exit_status"] + \
-        [f"{k}: bound" for k in kernels]
     rows = []
-    by_point = sweep.rows_of()
-    for pid in sweep.point_ids():
-        prows = by_point.get(pid)
-        if not prows:
-            continue
-        first = prows[0]
+    for _, prows in points(sweep):
         bounds = {}
         for r in prows:
             if r["kernel"] and r.get("bound"):
                 bounds.setdefault(r["kernel"], []).append(r["bound"])
-        cells = [point_link(sweep, first), first["workload"]] + [first[k] for k in sweep.axes]
-        cells += [first["seed"], first["exit_status"]]
-        cells += [" ".join(dict.fromkeys(bounds.get(k, []))) for k in kernels]
-        rows.append(cells)
+        rows.append(point_cells(sweep, prows[0]) +
+                    [" ".join(dict.fromkeys(bounds.get(k, []))) for k in kernels])
     return ("<h2>Bottleneck verdict per point</h2>\n" +
             '<p class="note">The <code>bound</code> of each kernel record (docs/outputs.md, '
             "'Rule for bound'); several words when a kernel's launches in a point differ.</p>\n"
-            + htmlpage.table(headers, rows, "verdicts", cell_class=status_colour,
-                             raw_columns=("point",)))
+            + htmlpage.table(point_headers(sweep) + [f"{k}: bound" for k in kernels], rows,
+                             "verdicts", cell_class=status_colour, raw_columns=("point",)))
 
 
 def failed_section(sweep):
     """The points whose run failed, with their exit status and the last lines of their log."""
     head = "<h2>Failed points</h2>\n"
     rows = []
-    for pid, prows in sweep.rows_of().items():
-        first = prows[0]
-        if not failed(first):
-            continue
-        message = "\n".join((first.get("message") or "").split(" | "))
-        rows.append([point_link(sweep, first), first["workload"]] +
-                    [first[k] for k in sweep.axes] +
-                    [first["seed"], first["exit_status"],
-                     f"<pre>{htmlpage.esc(message)}</pre>"])
+    for _, prows in points(sweep):
+        if failed(prows[0]):
+            message = "\n".join((prows[0].get("message") or "").split(" | "))
+            rows.append(point_cells(sweep, prows[0]) + [f"<pre>{htmlpage.esc(message)}</pre>"])
     if not rows:
         return head + '<p class="note" id="no-failures">Every point ran to exit status 0.</p>'
-    headers = ["point", "workload"] + sweep.axes + ["seed", "exit_status", "message"]
-    return head + htmlpage.table(headers, rows, "failed",
-                                 cell_class=lambda h, v: "fail" if h == "exit_status" else None,
-                                 raw_columns=("point", "message"))
+    return head + htmlpage.table(point_headers(sweep) + ["message"], rows, "failed",
+                                 cell_class=status_colour, raw_columns=("point", "message"))
 
 
 def table_section(sweep):
     """The sweep's table: results.csv with the kernel time, the message left to the failed
-    points' section; at most MAX_TABLE_ROWS rows."""
+    points' section; at most MAX_TABLE_ROWS rows. Figures are shown as numbers (rounded),
+    the point's identity (axes, seed, exit status) as written."""
     columns = [c for c in sweep.columns if c != "message"]
     at = columns.index("seed") + 1
     headers = columns[:at] + ["time_ns"] + columns[at:]
+    as_written = set(point_headers(sweep))
     rows = []
     for row in sweep.rows[:MAX_TABLE_ROWS]:
         cells = []
@@ -382,11 +385,10 @@ def table_section(sweep):
                 cells.append(point_link(sweep, row))
             elif c == "time_ns":
                 cells.append(kernel_time(row))
+            elif c in as_written or number(row.get(c)) is None:
+                cells.append(row.get(c))
             else:
-                value = row.get(c, "")
-                cells.append(number(value) if number(value) is not None and c not in
-                             sweep.axes and c not in ("point", "seed", "exit_status")
-                             else value)
+                cells.append(number(row.get(c)))
         rows.append(cells)
     note = ""
     if len(sweep.rows) > MAX_TABLE_ROWS:
@@ -401,9 +403,9 @@ def table_section(sweep):
 def summary_section(sweep):
     """What the sweep is: its spec's name, points, failures, workloads and axes."""
     ids = sweep.point_ids()
-    by_point = sweep.rows_of()
-    failures = sum(1 for pid in ids if pid in by_point and failed(by_point[pid][0]))
-    uncollected = sum(1 for pid in ids if pid not in by_point)
+    collected = points(sweep)
+    failures = sum(1 for _, prows in collected if failed(prows[0]))
+    uncollected = len(ids) - len(collected)
     rows = [("spec", sweep.spec.get("name", "")),
             ("points", len(ids)), ("failed", failures),
             ("workloads", ", ".join(dict.fromkeys(r["workload"] for r in sweep.rows)))]
