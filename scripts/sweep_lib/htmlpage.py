@@ -78,15 +78,8 @@ def fmt(value):
 
 
 def is_number(value):
-    """True for an int or float (not a bool), or a text that reads as a finite number."""
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, (int, float)):
-        return True
-    try:
-        return math.isfinite(float(value))
-    except (TypeError, ValueError):
-        return False
+    """True for an int or a float (not a bool, not a text)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def flatten(record, prefix=""):
@@ -112,7 +105,7 @@ def table(headers, rows, table_id=None, cell_class=None, scroll=True, raw_column
         cells = []
         for header, value in zip(headers, row):
             classes = []
-            if is_number(value) and not isinstance(value, str):
+            if is_number(value):
                 classes.append("num")
             extra = cell_class(header, value) if cell_class else None
             style = ""
