@@ -339,9 +339,27 @@ def synthetic_bound(index, kernel):
     return verdicts[(index + len(kernel)) % len(verdicts)]
 
 
-def write_synthetic_sweep(folder):
+def real_rows(folder, run_dir, args, base):
+    """Runs vgpu-sim with a point's arguments into its run folder; returns its results rows
+    (one per kernel record: the record's fields and the metrics, from its stats.json)."""
+    subprocess.run([SIM, *args, "-o", os.path.join(folder, run_dir)], check=True,
+                   capture_output=True, timeout=300)
+    with open(os.path.join(folder, run_dir, "stats.json"), encoding="utf-8") as f:
+        stats = json.load(f)
+    rows = []
+    for record in stats["kernels"]:
+        fields = flat(record)
+        rows.append(dict(base, kernel=record["name"], host_seconds=stats["meta"]["host_seconds"],
+                         **{c: fields.get(c) for c in RECORD},
+                         **{m: stats["stats"].get(m) for m in METRICS}))
+    return rows
+
+
+def write_synthetic_sweep(folder, real_points=()):
     """Writes spec.yaml, manifest.jsonl, runs/<id>/status.json and results.csv as a finished
-    sweep lays them out (the sweep layout of issue 38). Returns the results rows."""
+    sweep lays them out (the sweep layout of issue 38). The points of `real_points` (indices)
+    are run by vgpu-sim into their run folders and their rows come from their stats.json; the
+    others get made-up figures. Returns the results rows."""
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, "spec.yaml"), "w", encoding="utf-8") as f:
         f.write(SPEC)
@@ -368,6 +386,9 @@ def write_synthetic_sweep(folder):
                     "host_seconds": 0.5, "run_dir": run_dir, "message": message}
             if status != "0":
                 rows.append(base)
+                continue
+            if index in real_points:
+                rows += real_rows(folder, run_dir, args, base)
                 continue
             start = 0.0
             for k, kernel in enumerate(KERNELS[workload]):
@@ -402,7 +423,10 @@ class SweepReportTest(BrowserChecks, unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="vgpu-sweep-report-")
         cls.folder = os.path.join(cls.tmp, "sweep")
-        cls.rows = write_synthetic_sweep(cls.folder)
+        cls.rows = write_synthetic_sweep(cls.folder, real_points=(0,))
+        cls.real_run = os.path.join(cls.folder, "runs", synthetic_points()[0][1])
+        subprocess.run([os.path.join(ROOT, "scripts", "report"), cls.real_run], check=True,
+                       capture_output=True, timeout=300)
         cls.report = report.write_sweep_report(cls.folder)
         cls.render()
 
@@ -426,6 +450,7 @@ class SweepReportTest(BrowserChecks, unittest.TestCase):
         self.assertEqual([r[0] for r in table], [r["point"] for r in self.rows])
         # time_ns comes after seed: the window of each kernel record.
         at = 3 + len(AXES) + 1
+        self.assertEqual(table[0][2], "gemv")  # the real run's kernel record
         for cells, row in zip(table, self.rows):
             if row["exit_status"] == "0":
                 self.assertAlmostEqual(float(cells[at]), row["end_ns"] - row["start_ns"],
@@ -436,12 +461,20 @@ class SweepReportTest(BrowserChecks, unittest.TestCase):
         points = synthetic_points()
         self.assertEqual([r[0] for r in table], [p[1] for p in points])
         kernels = ["gemv", "scale", "combine"]
-        for cells, (index, _, workload, _) in zip(table, points):
+        written = {(r["point"], r.get("kernel")): r.get("bound") for r in self.rows}
+        for cells, (index, pid, _, _) in zip(table, points):
             bounds = cells[-len(kernels):]
             for kernel, bound in zip(kernels, bounds):
-                expected = (synthetic_bound(index, kernel) if kernel in KERNELS[workload] and
-                            index not in FAILED else "")
-                self.assertEqual(bound, expected, f"point {index} kernel {kernel}")
+                self.assertEqual(bound, written.get((pid, kernel)) or "",
+                                 f"point {index} kernel {kernel}")
+        self.assertEqual(table[1][-3], synthetic_bound(1, "gemv"))
+
+    def test_links_to_runs(self):
+        # The real point's run has its report.html; the others link to their folder.
+        pids = [p[1] for p in synthetic_points()]
+        self.assertIn(f"runs/{pids[0]}/report.html", self.dom.links)
+        self.assertIn(f"runs/{pids[1]}/", self.dom.links)
+        self.assertTrue(os.path.isfile(os.path.join(self.real_run, "report.html")))
 
     def test_failed_points(self):
         table = self.dom.tables["failed"]
