@@ -47,6 +47,8 @@ figcaption { font-size: 0.85em; color: #555; }
 """
 
 _SVG_OPEN = re.compile(r"<svg\b")
+# An id of an SVG element, or a reference to one: id="x", url(#x), href="#x".
+_SVG_ID = re.compile(r'(\bid="|url\(#|href="#)([^"#)]+)')
 
 
 class InputError(Exception):
@@ -136,14 +138,18 @@ def figure(width_in, height_in):
 
 def svg(fig, plot_id, title, caption=None):
     """`fig` as an inline <svg> with id `plot_id` and a <title>, in a <figure> with an optional
-    caption. Text stays text (searchable, small); the ids matplotlib gives clip paths and
-    markers are salted with `plot_id`, so several plots in one page never share an id."""
+    caption. Text stays text (searchable, small); every id inside the plot starts with
+    `plot_id`, so several plots in one page never share an id."""
     buf = io.StringIO()
+    # A fixed salt for the hashed ids of clip paths and markers: the same plot, the same text.
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": plot_id}):
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     text = buf.getvalue()
     start = _SVG_OPEN.search(text)
     text = text[start.start():] if start else text
+    # matplotlib names its groups figure_1, axes_1, ... in every plot: prefixed with the
+    # plot's id (and so the references to them), the ids of a page stay unique.
+    text = _SVG_ID.sub(lambda m: f'{m.group(1)}{plot_id}-{m.group(2)}', text)
     text = _SVG_OPEN.sub(f'<svg id="{esc(plot_id)}" role="img" aria-label="{esc(title)}"',
                          text, count=1)
     head_end = text.index(">") + 1

@@ -60,13 +60,14 @@ def console_errors(log):
 class Dom(html.parser.HTMLParser):
     """The rendered page as the test reads it: `svgs` id -> <title> text of every inline <svg>
     with an id; `tables` id -> rows (lists of cell texts, header row excluded); `text` of the
-    whole page; `links` every src/href value; `scripts` how many <script> elements."""
+    whole page; `links` every src/href value; `ids` every id; `scripts` how many <script>
+    elements."""
 
     VOID = {"meta", "br", "img", "link", "input", "hr", "col", "area", "base", "wbr"}
 
     def __init__(self, text):
         super().__init__(convert_charrefs=True)
-        self.svgs, self.tables, self.links, self.scripts = {}, {}, [], 0
+        self.svgs, self.tables, self.links, self.scripts, self.ids = {}, {}, [], 0, []
         self.parts = []
         self._stack, self._table, self._row, self._cell, self._title = [], None, None, None, None
         self.feed(text)
@@ -74,7 +75,7 @@ class Dom(html.parser.HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        self.links += [v for k, v in attrs if k in ("src", "href", "xlink:href") and v]
+        self.handle_startendtag(tag, attrs)
         if tag == "script":
             self.scripts += 1
         if tag == "svg" and a.get("id") and not any(t == "svg" for t, _ in self._stack):
@@ -95,6 +96,7 @@ class Dom(html.parser.HTMLParser):
 
     def handle_startendtag(self, tag, attrs):
         self.links += [v for k, v in attrs if k in ("src", "href", "xlink:href") and v]
+        self.ids += [v for k, v in attrs if k == "id"]
 
     def handle_endtag(self, tag):
         while self._stack:
@@ -198,6 +200,11 @@ class BrowserChecks:
     def test_self_contained(self):
         external = [link for link in self.dom.links if re.match(r"^(https?:|//)", link)]
         self.assertEqual(external, [], "a report must load nothing from the network")
+
+    def test_ids_unique(self):
+        seen = set()
+        twice = {i for i in self.dom.ids if i in seen or seen.add(i)}
+        self.assertEqual(twice, set(), "element ids used more than once")
 
     def test_screenshot_not_blank(self):
         self.assertTrue(os.path.getsize(self.shot) > 0)
