@@ -8,22 +8,23 @@ VGPU_BUILD_DIR="${VGPU_BUILD_DIR:-$VGPU_ROOT/build}"
 # Everything vgpu builds and tests with (python3 runs scripts/compare), all from Debian 12.
 # The third line is firmware co-simulation (host.kind: riscv): the instruction-set simulator,
 # the RISC-V cross compiler and C library the firmware is built with, and the debugger the
-# GDB-stub test drives; the last, the compiler of CUDA workloads (cuda:, device code to PTX).
+# GDB-stub test drives; the fourth, the compiler of CUDA workloads (cuda:, device code to PTX);
+# the last, the RTL blocks' simulator and synthesis (models/*/rtl).
 VGPU_PACKAGES=(g++ cmake make pkg-config libsystemc-dev libyaml-cpp-dev libboost-dev catch2
                nlohmann-json3-dev libcli11-dev libgoogle-perftools-dev clang-format python3
                libunicorn-dev gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf gdb-multiarch
-               clang-14)
+               clang-14
+               verilator yosys)
 
-# What the HTML reports need (scripts/report, scripts/sweep report; docs/reports.md): Debian's
-# Python packages, and the browser their test opens the reports in.
-VGPU_REPORT_PACKAGES=(python3-yaml python3-matplotlib chromium)
-
-# vgpu_install_deps [PACKAGE...]: installs the packages missing of the list given (default:
-# VGPU_PACKAGES).
 vgpu_install_deps() {
-    local missing=() wanted=("$@")
-    [ ${#wanted[@]} -gt 0 ] || wanted=("${VGPU_PACKAGES[@]}")
-    for p in "${wanted[@]}"; do
+    vgpu_install_packages "${VGPU_PACKAGES[@]}"
+}
+
+# Installs those of the given Debian packages that are missing (scripts that need more than
+# the build: scripts/sweep, scripts/report, scripts/slurm-local).
+vgpu_install_packages() {
+    local missing=()
+    for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
@@ -37,8 +38,12 @@ vgpu_install_deps() {
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 }
 
+# What the HTML reports need (scripts/report, scripts/sweep report; docs/reports.md): Debian's
+# Python packages, and the browser their test opens the reports in.
+VGPU_REPORT_PACKAGES=(python3-yaml python3-matplotlib chromium)
+
 vgpu_install_report_deps() {
-    vgpu_install_deps "${VGPU_REPORT_PACKAGES[@]}"
+    vgpu_install_packages "${VGPU_REPORT_PACKAGES[@]}"
 }
 
 # Extra options for the first configuration of a build folder (scripts/test --sanitize).
