@@ -233,12 +233,15 @@ def plot_lines(sweep, axis, others, quantity):
     axis order, and the notes saying how they were made. One line per workload (and kernel,
     for 'time'), and per combination of the `others` axes when there are at most
     MAX_COMBINATIONS of them; y is the median of the points a line has at one axis value
-    (over the other axes' combinations when there are more, and over seeds)."""
+    (over the other axes' combinations when there are more, and over seeds). Points that do not
+    set the axis (explicit `points` without its key) are not on its plots."""
     values = point_values(sweep, quantity)
-    combos = {tuple(r[k] for k in others) for r, _ in values}
+    combos = {tuple(r[k] for k in others) for r, _ in values if r[axis.key] != ""}
     split = len(combos) <= MAX_COMBINATIONS
     groups = {}
     for row, value in values:
+        if row[axis.key] == "":
+            continue  # an explicit point that does not set this axis
         name = [sweep.workload_label(row)] + ([row["kernel"]] if quantity == "time" else [])
         if split and others:
             name.append(", ".join(f"{k}={row[k]}" for k in others))

@@ -29,6 +29,10 @@ import zlib
 ROOT = os.environ.get("VGPU_ROOT") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), "..", ".."))
 SIM = os.environ.get("VGPU_SIM") or os.path.join(ROOT, "build", "platforms", "vgpu-sim")
+# What the reports and this test need (Debian's matplotlib and YAML, chromium): installed when
+# missing, as scripts/report does.
+subprocess.run(["bash", "-c", f'source "{ROOT}/scripts/lib.sh" && vgpu_install_report_deps'],
+               check=True)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from sweep_lib import report, timeline  # noqa: E402  (after the path is set)
 
@@ -507,8 +511,9 @@ class PlotLinesTest(unittest.TestCase):
     def time_of(a, b, c, seed):
         return 100.0 * a + {"x": 1, "y": 7, "z": 30}[b] + (5 if c == "p" else 0) + seed
 
-    def write(self, cs):
-        """results.csv of a grid a x b x c(cs) x seeds 1, 2 (one kernel, no failures)."""
+    def write(self, cs, extra=()):
+        """results.csv of a grid a x b x c(cs) x seeds 1, 2 (one kernel, no failures), then the
+        `extra` rows."""
         with open(os.path.join(self.tmp, "results.csv"), "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["point", "workload", "kernel", "a", "b", "c", "seed", "start_ns",
@@ -521,6 +526,7 @@ class PlotLinesTest(unittest.TestCase):
                             n += 1
                             w.writerow([f"p{n}", "w.yaml", "k", a, b, c, seed, 10,
                                         10 + self.time_of(a, b, c, seed), 0])
+            w.writerows(extra)
         return report.load_sweep(self.tmp)
 
     def test_median_over_many_combinations(self):
@@ -534,7 +540,8 @@ class PlotLinesTest(unittest.TestCase):
         self.assertIn("median over seeds", notes)
 
     def test_a_line_per_combination(self):
-        sweep = self.write(("p",))
+        # An explicit point without the axis (a empty) is on no line of a's plot.
+        sweep = self.write(("p",), extra=[["q1", "w.yaml", "k", "", "x", "p", 1, 0, 5, 0]])
         axis = report.Axis("a", [r["a"] for r in sweep.rows])
         lines, _ = report.plot_lines(sweep, axis, ["b"], "time")
         self.assertEqual(sorted(lines), ["w / k / b=x", "w / k / b=y", "w / k / b=z"])
