@@ -272,6 +272,10 @@ def axis_plot(sweep, axis, others, quantity, plot_id, title, ylabel):
                 marker=MARKERS[i // len(PALETTE) % len(MARKERS)],
                 color=PALETTE[i % len(PALETTE)], label=name)
     axis.setup(ax)
+    ys = [y for points in lines.values() for _, y in points]
+    if min(ys) > 0 and max(ys) / min(ys) >= 10:
+        ax.set_yscale("log")  # workloads of very different sizes stay readable
+        notes = ["logarithmic y axis"] + notes
     ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
