@@ -1,4 +1,4 @@
-# Shared by scripts/run, scripts/test and scripts/bench: install missing Debian packages, then
+# Shared by scripts/run, scripts/test, scripts/bench and scripts/slurm-local: install missing Debian packages, then
 # configure and build incrementally in build/ (override with VGPU_BUILD_DIR).
 set -euo pipefail
 
@@ -14,9 +14,13 @@ VGPU_PACKAGES=(g++ cmake make pkg-config libsystemc-dev libyaml-cpp-dev libboost
                libunicorn-dev gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf gdb-multiarch
                clang-14)
 
-vgpu_install_deps() {
+# A single-node Slurm cluster on 127.0.0.1 for laptops and CI (scripts/slurm-local).
+VGPU_SLURM_PACKAGES=(slurmctld slurmd slurm-client munge)
+
+# Install those of the given Debian packages that are missing (apt-get, through sudo when not root).
+vgpu_install_packages() {
     local missing=()
-    for p in "${VGPU_PACKAGES[@]}"; do
+    for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
@@ -28,6 +32,10 @@ vgpu_install_deps() {
     fi
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+vgpu_install_deps() {
+    vgpu_install_packages "${VGPU_PACKAGES[@]}"
 }
 
 # Extra options for the first configuration of a build folder (scripts/test --sanitize).
