@@ -1,4 +1,4 @@
-# Shared by scripts/run, scripts/test, scripts/bench and scripts/slurm-local: install missing Debian packages, then
+# Shared by scripts/run, scripts/test and scripts/bench: install missing Debian packages, then
 # configure and build incrementally in build/ (override with VGPU_BUILD_DIR).
 set -euo pipefail
 
@@ -17,7 +17,12 @@ VGPU_PACKAGES=(g++ cmake make pkg-config libsystemc-dev libyaml-cpp-dev libboost
 # A single-node Slurm cluster on 127.0.0.1 for laptops and CI (scripts/slurm-local).
 VGPU_SLURM_PACKAGES=(slurmctld slurmd slurm-client munge)
 
-# Install those of the given Debian packages that are missing (apt-get, through sudo when not root).
+vgpu_install_deps() {
+    vgpu_install_packages "${VGPU_PACKAGES[@]}"
+}
+
+# Installs those of the given Debian packages that are missing (scripts that need more than
+# the build: scripts/sweep, scripts/report, scripts/slurm-local).
 vgpu_install_packages() {
     local missing=()
     for p in "$@"; do
@@ -32,10 +37,6 @@ vgpu_install_packages() {
     fi
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-}
-
-vgpu_install_deps() {
-    vgpu_install_packages "${VGPU_PACKAGES[@]}"
 }
 
 # Extra options for the first configuration of a build folder (scripts/test --sanitize).
