@@ -191,7 +191,10 @@ def main(argv=None):
     a = ap.parse_args(argv)
     remap = [tuple(r.split("=", 1)) for r in a.remap]
 
+    signalled = []
+
     def terminated(signum, _frame):
+        signalled.append(signum)
         raise _Terminated(signum)
 
     signal.signal(signal.SIGTERM, terminated)
@@ -200,6 +203,8 @@ def main(argv=None):
     for i in a.indices:
         st = run_point(a.sweepdir, points[i], a.sim, a.launcher, remap)
         worst = worst or (st["exit_status"] != 0)
+        if signalled:  # cancelled: the task's other points are not started (the sweep: lost)
+            return 128 + signalled[0]
     return 1 if worst else 0
 
 
