@@ -16,7 +16,6 @@ SWEEPDIR must be on a filesystem the compute nodes share, at the same path. The 
 one of scripts/slurm-local when it runs (its slurm.conf, which exists while it is up), otherwise
 SLURM_CONF or the site's default configuration.
 """
-import json
 import math
 import os
 import re
