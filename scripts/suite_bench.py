@@ -53,6 +53,28 @@ LARGE = {
     "kmeans": ["-D", "ctas=2048", "-D", "iterations=5"],
 }
 
+# Published V100 figures beside vgpu's, for the applications where one exists: (what, how
+# vgpu's figure follows from the workload's variables and the kernel time in ns, the published
+# figure, its source). Sizes and kernels differ from the published ones (given in the source
+# column): a library or a tuned kernel is an upper bound for the suite's simple kernels.
+STREAM_810 = ("810.0", "SAXPY, V100-SXM2-32GB (pc2/GPUInspector.jl, docs/src/devices/v100_sxm2.md)")
+COPY_795 = ("794.6", "device-to-device copy of 1.4 GiB, V100-SXM2-32GB (pc2/GPUInspector.jl, "
+            "docs/src/devices/v100_sxm2.md; 740.02 GiB/s)")
+SGEMM_14380 = ("14380", "cuBLAS SGEMM 8192x8192 (PyTorch FP32 matmul), V100-SXM2-16GB "
+               "(zzc0721/torch-performance-test-data issue #140)")
+PUBLIC = {
+    "vector_add": ("GB/s (3 x 4 B per element)", lambda v, ns: 12 * v["n"] / ns) + STREAM_810,
+    "transpose_naive": ("GB/s (read + write)", lambda v, ns: 8 * v["rows"] * v["cols"] / ns) + COPY_795,
+    "transpose_shared": ("GB/s (read + write)", lambda v, ns: 8 * v["rows"] * v["cols"] / ns) + COPY_795,
+    "reduce_shfl": ("GB/s (4 B read per element)", lambda v, ns: 4 * v["n"] / ns,
+                    "899.7", "warp-shuffle sum of 2^25 doubles, V100 32GB (jhlee508/reduction-cuda, README)"),
+    "sgemm_naive": ("GFLOP/s", lambda v, ns: 2 * v["m"] * v["n"] * v["k"] / ns) + SGEMM_14380,
+    "matmul_tiled": ("GFLOP/s", lambda v, ns: 2 * v["m"] * v["n"] * v["k"] / ns) + SGEMM_14380,
+    "ffma_chain": ("GFLOP/s", lambda v, ns: 2 * v["n"] * v["count"] / ns,
+                   "15500", "FMA peakflops kernel, V100-SXM2-32GB (pc2/GPUInspector.jl, "
+                   "docs/src/devices/v100_sxm2.md)"),
+}
+
 
 def apps(selected):
     names = sorted(os.path.splitext(os.path.basename(p))[0]
@@ -90,6 +112,11 @@ class Runner:
             j = json.load(f)
         subprocess.run(["rm", "-rf", out])
         return j
+
+    def variables(self, args):
+        """The workload's variables as a run with args uses them (vgpu-sim --check), as numbers."""
+        p = subprocess.run([self.sim, *args, "--check"], stdout=subprocess.PIPE, text=True, check=True)
+        return {k: float(v) for k, v in json.loads(p.stdout)["vars"].items()}
 
 
 def kernel_ns(j):
@@ -220,6 +247,17 @@ def bench_suite(runner, names):
                      f"{instr / cycles:.2f}" if cycles else "0",
                      f"{j['meta']['host_seconds']:.2f}"])
     print_table(head, rows)
+    public = [a for a in names if a in PUBLIC]
+    if public:
+        print()
+        print("published V100 figures beside vgpu's (sizes differ: see each source)")
+        rows = []
+        for a in public:
+            what, figure, published, source = PUBLIC[a]
+            v = runner.variables(["-c", os.path.join(PLAT, "v100.yaml"),
+                                  "-w", os.path.join(SUITE, a + ".yaml")] + LARGE.get(a, []))
+            rows.append([a, what, f"{figure(v, kernel_ns(futures[a].result())):.1f}", published, source])
+        print_table(["application", "figure", "vgpu", "V100 (published)", "source"], rows)
 
 
 def print_table(head, rows):

@@ -384,9 +384,12 @@ def expand(spec, sim_tool, jobs):
     version = sim_tool.output(["--version"]).strip()
     digests = {wl["path"]: workload_digest(wl["path"]) for wl in spec.workloads}
     keys = spec.axis_keys()
-    nodes = {}  # (KEY, value text) -> the value's node, for locating a value no point can use
-    for k, _, v, vn in spec.all_values():
-        nodes.setdefault((k, arg_text(v)), vn)
+    # (KEY, value text) -> the node of a grid or zip value, for locating a value no point can
+    # use; the values of explicit points are not judged alone (each point runs as written).
+    nodes = {}
+    for k, _, vs in spec.grid + spec.zip:
+        for v, vn in vs:
+            nodes.setdefault((k, arg_text(v)), vn)
     points, uses = [], []
     for setting in spec.settings():
         for wl in spec.workloads:
@@ -396,7 +399,8 @@ def expand(spec, sim_tool, jobs):
                 used = [(f"vars.{n}", vn, arg_text(v))
                         for n, _, v, vn in wl["vars"]]
                 for k, v in setting:
-                    used.append((k, nodes[(k, arg_text(v))], arg_text(v)))
+                    if (k, arg_text(v)) in nodes:
+                        used.append((k, nodes[(k, arg_text(v))], arg_text(v)))
                     if k.startswith("vars."):
                         vars_[k[5:]] = arg_text(v)
                     else:

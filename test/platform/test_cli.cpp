@@ -169,6 +169,27 @@ TEST_CASE("the dumped configuration reloads to itself, and later layers win")
     CHECK(again.out == first.out);
 }
 
+TEST_CASE("vgpu-sim --check builds the workload and exits without simulating: its variables, or "
+          "the errors")
+{
+    cli_runner cli("check");
+    const std::string w = " -w " VGPU_SOURCE_DIR "/testbenches/cuda/gemv.yaml";
+    auto ok = cli.run(w + " -D n=512 --check -o out");
+    REQUIRE(ok.code == 0);
+    auto j = nlohmann::json::parse(ok.out);
+    CHECK(j["valid"] == true);
+    // the values the run would use: -D's, the file's defaults, and those derived from them
+    CHECK(j["vars"] == nlohmann::json{{"ctas", "64"}, {"m", "253"}, {"n", "512"}});
+    CHECK_FALSE(cli.exists("out/stats.json"));
+    auto undeclared = cli.run(w + " -D nn=3 --check");
+    CHECK(undeclared.code == 2);
+    CHECK(undeclared.out.empty());
+    CHECK(undeclared.err.find("workload.vars.nn: undeclared variable 'nn'") != std::string::npos);
+    auto bad_key = cli.run(w + " -s l1.wayz=2 --check");
+    CHECK(bad_key.code == 2);
+    CHECK(bad_key.err.find("l1.wayz: unknown key") != std::string::npos);
+}
+
 TEST_CASE("the same configuration and seed give identical stats.json (minus host time)")
 {
     cli_runner cli("determinism");
