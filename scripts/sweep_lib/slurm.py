@@ -8,8 +8,9 @@ each point's status.json exactly as the local launcher does; the sweep waits, po
 and the status files, and reports progress. A point whose task is gone (the array has left the
 queue) without its status.json is recorded as `lost`.
 
-T is the number of points, or the cluster's MaxArraySize when there are more: then each task
-runs several points, one after another (ceil(points / MaxArraySize)). limits.time_s and
+T is the number of points, or the cluster's MaxArraySize when there are more (or the environment's
+VGPU_SWEEP_SLURM_MAX_TASKS when smaller): then each task runs several points, one after another,
+ceil(points / T) each. limits.time_s and
 memory_mb become sbatch --time and --mem with a margin; the task still enforces them itself.
 
 SWEEPDIR must be on a filesystem the compute nodes share, at the same path. The cluster is the
@@ -33,7 +34,7 @@ POLL_S = 1.0
 LOST_GRACE_S = float(os.environ.get("VGPU_SWEEP_SLURM_GRACE", "10"))
 TIME_MARGIN_S = 60          # per point, over limits.time_s (start-up, writing outputs)
 MEMORY_MARGIN_MB = 512      # over limits.memory_mb (the task's Python, the page cache)
-MAX_INPUT_FILE = 64 << 20   # larger files beside an input are not frozen
+MAX_SCANNED_FILE = 4 << 20  # larger inputs are copied but not searched for file names
 
 
 def slurm_conf():
@@ -102,9 +103,35 @@ class Slurm:
         self.run(["scancel", job], check=False)
 
 
+NAMED_FILE = re.compile(r"[A-Za-z0-9_./-]+\.[A-Za-z0-9]+")
+
+
+def input_files(points):
+    """The files the points' arguments name (-c, -w), and the files those name in turn by a
+    relative path (a workload's CUDA source, as spec.workload_digest finds them), absolute."""
+    todo = sorted({a for p in points for a in p["args"] if os.path.isabs(a) and os.path.isfile(a)})
+    seen = set()
+    while todo:
+        path = os.path.normpath(todo.pop())
+        if path in seen:
+            continue
+        seen.add(path)
+        if os.path.getsize(path) > MAX_SCANNED_FILE:
+            continue
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+        for name in set(NAMED_FILE.findall(text)):
+            if not os.path.isabs(name):
+                named = os.path.normpath(os.path.join(os.path.dirname(path), name))
+                if named not in seen and os.path.isfile(named):
+                    todo.append(named)
+    return sorted(seen)
+
+
 def freeze(sweepdir, points, sim):
-    """Copies sim, task.py and the points' input folders into SWEEPDIR/frozen/; returns
-    (frozen sim, frozen task.py, remap pairs OLD=NEW for the points' arguments)."""
+    """Copies sim, task.py and the points' input files into SWEEPDIR/frozen/; returns (frozen
+    sim, frozen task.py, remap pairs OLD=NEW for the points' arguments). An input file /a/b is
+    copied to frozen/inputs/a/b, so that the relative paths between inputs still hold."""
     frozen = os.path.join(sweepdir, "frozen")
     os.makedirs(frozen, exist_ok=True)
 
@@ -117,25 +144,13 @@ def freeze(sweepdir, points, sim):
 
     put(sim, os.path.join(frozen, "vgpu-sim"))
     put(task.__file__, os.path.join(frozen, "task.py"))
-    # The folders of the files the points name (-c, -w and any other existing file): their files
-    # (a workload's CUDA sources sit beside it), not their subfolders.
-    folders = set()
-    for p in points:
-        for a in p["args"]:
-            if os.path.isabs(a) and os.path.isfile(a):
-                folders.add(os.path.dirname(a))
+    named = {os.path.normpath(a) for p in points for a in p["args"] if os.path.isabs(a)}
     remap = []
-    for folder in sorted(folders):
-        rel = os.path.relpath(folder, ROOT)
-        rel = os.path.join("root", rel) if not rel.startswith("..") else os.path.join("abs", folder.lstrip("/"))
-        dst = os.path.join(frozen, "inputs", rel)
-        for name in sorted(os.listdir(folder)):
-            src = os.path.join(folder, name)
-            if os.path.isfile(src) and os.path.getsize(src) <= MAX_INPUT_FILE:
-                put(src, os.path.join(dst, name))
-        remap.append((folder, dst))
-    # Deepest first: a file of a/b/ is remapped by a/b, not by a.
-    remap.sort(key=lambda r: -len(r[0]))
+    for path in input_files(points):
+        dst = os.path.join(frozen, "inputs", path.lstrip("/"))
+        put(path, dst)
+        if path in named:
+            remap.append((path, dst))
     return os.path.join(frozen, "vgpu-sim"), os.path.join(frozen, "task.py"), remap
 
 
@@ -227,6 +242,8 @@ def launch(sweepdir, points, sim, jobs, progress, slurm_args="", **_):
         task.clear_folder(os.path.join(sweepdir, "runs", p["id"]))
     frozen_sim, task_py, remap = freeze(sweepdir, points, sim)
     max_tasks = slurm.max_array_size()
+    if os.environ.get("VGPU_SWEEP_SLURM_MAX_TASKS"):
+        max_tasks = min(max_tasks, max(1, int(os.environ["VGPU_SWEEP_SLURM_MAX_TASKS"])))
     per_task = math.ceil(len(points) / max_tasks)
     script, ntasks = write_array(sweepdir, points, per_task, frozen_sim, task_py, remap)
     cmd = (["sbatch", "--parsable", f"--array=0-{ntasks - 1}%{max(1, jobs)}",
