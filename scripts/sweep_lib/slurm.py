@@ -22,6 +22,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import time
 
@@ -217,7 +218,8 @@ def lost_status(sweepdir, point, job, task_index, state):
 
 def launch(sweepdir, points, sim, jobs, progress, slurm_args="", **_):
     """Runs points (manifest entries) as one job array of at most jobs tasks at once with the
-    simulator sim; returns their statuses by id. Ctrl-C or SIGTERM cancels the array."""
+    simulator sim; returns their statuses by id. Ctrl-C or SIGTERM cancels the array: the points
+    that were running are left without a status (a --resume runs them)."""
     if not points:
         return {}
     sweepdir = os.path.abspath(sweepdir)
@@ -299,7 +301,16 @@ def launch(sweepdir, points, sim, jobs, progress, slurm_args="", **_):
             progress.show()
             time.sleep(POLL_S)
     except BaseException:
+        # As the local launcher: the points that were running are left without a status (their
+        # tasks record 143 when cancelled; that status is removed) and --resume runs them.
         print(f"\nsweep: slurm: cancelling job array {job}", flush=True)
         slurm.cancel(job)
+        deadline = time.monotonic() + 60
+        while slurm.array_tasks(job) != {} and time.monotonic() < deadline:
+            time.sleep(0.5)
+        for p in points:
+            st = None if p["id"] in statuses else task.read_status(sweepdir, p)
+            if st is not None and st["exit_status"] == 128 + signal.SIGTERM:
+                os.remove(os.path.join(sweepdir, "runs", p["id"], "status.json"))
         raise
     return statuses
