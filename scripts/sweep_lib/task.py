@@ -212,8 +212,10 @@ def main(argv=None):
     for i in a.indices:
         st = run_point(a.sweepdir, points[i], a.sim, a.launcher, remap)
         worst = worst or (st["exit_status"] != 0)
-        if signalled:  # cancelled: the task's other points are not started (the sweep: lost)
-            return 128 + signalled[0]
+        # Cancelled (SIGTERM to the task, or to vgpu-sim first: it reaches every process of
+        # the task, one after another): the task's other points are not started (lost).
+        if signalled or st["exit_status"] == 128 + signal.SIGTERM:
+            return 128 + signal.SIGTERM
     return 1 if worst else 0
 
 

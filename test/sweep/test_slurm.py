@@ -122,9 +122,11 @@ class SlurmTest(unittest.TestCase):
         self.assertEqual(table(os.path.join(out, "results.csv")), table(os.path.join(local, "results.csv")))
 
     def test_cancelled_and_lost_tasks_are_recorded(self):
-        # A simulator whose runs with n=8192 wait a minute first: one of them is cancelled with
-        # scancel, the other one's task is killed (SIGKILL: it writes nothing, as on a node that
-        # dies); the other points complete.
+        # A simulator whose runs with n=8192 wait a minute first; 6 points in 3 tasks of 2.
+        # Task 0 is cancelled with scancel while its first point waits: that point ends with
+        # 143 and the task starts none of its others (lost). Task 1's runner is killed
+        # (SIGKILL: it writes nothing, as on a node that dies): both its points are lost.
+        # Task 2 completes.
         real = os.path.join(self.dir, "real-vgpu-sim")
         shutil.copy2(SIM, real)
         sim = os.path.join(self.dir, "slow-vgpu-sim")
@@ -134,33 +136,36 @@ class SlurmTest(unittest.TestCase):
         spec = self.spec("""name: cancel
 configs: [platforms/default.yaml]
 workloads: [testbenches/workloads/vector_add.yaml]
-grid: {vars.n: [4096, 8192, 2048], sm.scheduler: [lrr, gto]}
+points:
+  - {vars.n: 8192}
+  - {vars.n: 4096}
+  - {vars.n: 8192, sm.scheduler: lrr}
+  - {vars.n: 4096, sm.scheduler: lrr}
+  - {vars.n: 2048}
+  - {vars.n: 1024}
 """)
         out = os.path.join(self.dir, "slurm")
-        p = self.start(spec, out, sim=sim, env={"VGPU_SWEEP_SLURM_GRACE": "2"})
-        wait_for("the manifest", lambda: os.path.exists(os.path.join(out, "slurm", "job")))
-        job = open(os.path.join(out, "slurm", "job")).read().strip()
+        p = self.start(spec, out, sim=sim, env={"VGPU_SWEEP_SLURM_GRACE": "2", "VGPU_SWEEP_SLURM_MAX_TASKS": "3"})
+        wait_for("the array's submission", lambda: os.path.exists(os.path.join(out, "slurm", "job")))
+        with open(os.path.join(out, "slurm", "job")) as f:
+            job = f.read().strip()
         points = manifest(out)
-        slow = [q for q in points if q["axes"]["vars.n"] == 8192]
-        self.assertEqual(len(slow), 2)
-        running = [os.path.join(out, "runs", q["id"], "running.json") for q in slow]
+        ids = [q["id"] for q in points]
+        running = [os.path.join(out, "runs", ids[i], "running.json") for i in (0, 2)]
         wait_for("the slow points to start", lambda: all(os.path.exists(r) for r in running))
-        # one point per task here: task t runs manifest index t
-        slurm("scancel", f"{job}_{slow[0]['index']}")
+        slurm("scancel", f"{job}_0")
         with open(running[1]) as f:
             os.kill(json.load(f)["pid"], signal.SIGKILL)
         text = self.finish(p, 1)
-        self.assertIn("2 of 6 points failed", text)
-        rows = {r["point"]: r for r in read_csv(os.path.join(out, "results.csv"))}
-        self.assertEqual(len(rows), 6)
-        self.assertEqual(rows[slow[0]["id"]]["exit_status"], str(128 + signal.SIGTERM))
-        self.assertEqual(rows[slow[1]["id"]]["exit_status"], "lost")
-        self.assertIn(f"Slurm task {job}_{slow[1]['index']} ended", rows[slow[1]["id"]]["message"])
-        self.assertIn("without a status for this point", rows[slow[1]["id"]]["message"])
-        for q in points:
-            if q not in slow:
-                self.assertEqual(rows[q["id"]]["exit_status"], "0")
-                self.assertEqual(rows[q["id"]]["kernel"], "vector_add")
+        self.assertIn("6 points in 3 tasks of 2 points", text)
+        self.assertIn("4 of 6 points failed", text)
+        rows = read_csv(os.path.join(out, "results.csv"))
+        self.assertEqual([r["point"] for r in rows], ids)
+        self.assertEqual([r["exit_status"] for r in rows], [str(128 + signal.SIGTERM), "lost", "lost", "lost", "0", "0"])
+        for i, t in ((1, 0), (2, 1), (3, 1)):
+            self.assertIn(f"Slurm task {job}_{t} ended", rows[i]["message"])
+            self.assertIn("without a status for this point", rows[i]["message"])
+        self.assertEqual([r["kernel"] for r in rows], [""] * 4 + ["vector_add"] * 2)
 
 
 if __name__ == "__main__":
