@@ -110,16 +110,31 @@ class SlurmTest(unittest.TestCase):
         for f in ("testbenches/cuda/gemv.yaml", "testbenches/cuda/gemv.cu", "test/ptx/kernels/vector_add.cu"):
             self.assertTrue(os.path.exists(os.path.join(out, "frozen", "inputs", ROOT.lstrip("/"), f)), f)
 
-    def test_several_points_per_task(self):
+    def test_several_points_per_task_limits_and_slurm_args(self):
         # As when the points outnumber the cluster's MaxArraySize.
-        spec = self.spec(SPEC_3x2)
+        spec = self.spec(SPEC_3x2 + "limits: {time_s: 30, memory_mb: 4096}\n")
         local = os.path.join(self.dir, "local")
         r = sweep("run", spec, "-o", local, "--jobs", "2", "--sim", SIM)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         out = os.path.join(self.dir, "slurm")
-        text = self.finish(self.start(spec, out, env={"VGPU_SWEEP_SLURM_MAX_TASKS": "5"}), 0)
+        text = self.finish(self.start(spec, out, "--slurm-args", "--comment=vgpu-test",
+                                      env={"VGPU_SWEEP_SLURM_MAX_TASKS": "5"}), 0)
         self.assertIn("12 points in 4 tasks of 3 points", text)
         self.assertEqual(table(os.path.join(out, "results.csv")), table(os.path.join(local, "results.csv")))
+        # the limits with their margins (3 x (30 + 60) s per task: 5 min; 4096 + 512 MB), and
+        # the extra argument
+        with open(os.path.join(out, "slurm", "job")) as f:
+            job = f.read().strip()
+        shown = slurm("scontrol", "-o", "show", "job", f"{job}_0")
+        for field in ("TimeLimit=00:05:00", "MinMemoryNode=4.50G", "Comment=vgpu-test"):
+            self.assertIn(field, shown.split())
+
+    def test_sbatch_refusal(self):
+        out = os.path.join(self.dir, "slurm")
+        p = self.start(self.spec(SPEC_3x2), out, "--slurm-args", "--partition=no-such-partition")
+        _, err = p.communicate(timeout=300)
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn("invalid partition", err.lower())
 
     def test_cancelled_and_lost_tasks_are_recorded(self):
         # A simulator whose runs with n=8192 wait a minute first; 6 points in 3 tasks of 2.
