@@ -30,6 +30,7 @@ from sweep_lib import task
 from sweep_lib.sim import ROOT, SimError
 
 POLL_S = 1.0
+SQUEUE_MAX_S = 15.0
 # After the array left the queue, how long a missing status.json may take to appear (a shared
 # filesystem's attribute cache) before its point is lost.
 LOST_GRACE_S = float(os.environ.get("VGPU_SWEEP_SLURM_GRACE", "10"))
@@ -265,10 +266,17 @@ def launch(sweepdir, points, sim, jobs, progress, slurm_args="", **_):
     ended = {}
     try:
         gone_since = None
+        tasks = None
+        start = next_squeue = time.monotonic()
         while True:
-            tasks = slurm.array_tasks(job)
-            if tasks:
-                last_state.update(tasks)
+            # The status files every POLL_S; squeue (the controller's load) every second at
+            # first, then less often: every tenth of the time waited so far, at most SQUEUE_MAX_S.
+            now = time.monotonic()
+            if tasks != {} and now >= next_squeue:
+                tasks = slurm.array_tasks(job)
+                next_squeue = now + min(SQUEUE_MAX_S, max(POLL_S, (now - start) / 10))
+                if tasks:
+                    last_state.update(tasks)
             running = 0
             for p in points:
                 if p["id"] in statuses:
