@@ -53,3 +53,18 @@ if(VGPU_TCMALLOC AND NOT VGPU_SANITIZE AND NOT VGPU_FUZZ)
                         "(or configure with -DVGPU_TCMALLOC=OFF)")
   endif()
 endif()
+
+# RTL checked against the model (models/noc/rtl, models/shader_trace/rtl): Verilator and its
+# CMake function verilate(). Without it only the RTL targets and their tests are left out, with
+# this notice; scripts/test installs it. Not in the libFuzzer build.
+set(VGPU_RTL OFF)
+if(NOT VGPU_FUZZ)
+  find_package(verilator 5 QUIET HINTS /usr/share/verilator $ENV{VERILATOR_ROOT})
+  if(verilator_FOUND)
+    set(VGPU_RTL ON)
+    message(STATUS "vgpu: RTL blocks verilated with verilator ${verilator_VERSION}")
+  else()
+    message(NOTICE "vgpu: verilator not found: the RTL blocks and their tests are left out "
+                   "(install the Debian package 'verilator'; scripts/test does this)")
+  endif()
+endif()

@@ -2,6 +2,7 @@
 // See README.md and docs/configuration.md.
 #include "models/common/config.h"
 #include "models/common/logger.h"
+#include "models/common/run_progress.h"
 #include "models/common/stats.h"
 #include "models/common/trace_events.h"
 #include "models/common/yaml_input.h"
@@ -17,13 +18,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 #include <systemc>
+#include <thread>
 #include <tlm_utils/tlm_quantumkeeper.h>
+#include <unistd.h>
 
 namespace {
 
@@ -50,6 +56,64 @@ bool write_text(const std::string& path, const std::string& text)
     out.flush();
     return out.good();
 }
+
+/// While it lives, a line on the terminal (stderr, when it is one) that shows how far a long run
+/// has got: simulated time, kernels and CTAs ended (run_progress). It appears after two host
+/// seconds, updates every second, and is erased at the end. It reads only run_progress's
+/// atomics: the simulation runs as without it.
+class progress_line {
+public:
+    progress_line()
+    {
+        if (::isatty(STDERR_FILENO) == 1)
+            m_thread = std::thread([this] { loop(); });
+    }
+    ~progress_line()
+    {
+        if (!m_thread.joinable())
+            return;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_stop = true;
+        }
+        m_wake.notify_all();
+        m_thread.join();
+        if (m_shown)
+            std::fputs("\r\033[K", stderr);
+    }
+    progress_line(const progress_line&) = delete;
+    progress_line& operator=(const progress_line&) = delete;
+
+private:
+    void loop()
+    {
+        const auto start = std::chrono::steady_clock::now();
+        std::unique_lock<std::mutex> lock(m_mutex);
+        auto next = start + std::chrono::seconds(2);
+        while (!m_wake.wait_until(lock, next, [this] { return m_stop; })) {
+            const run_progress& p = run_progress::get();
+            const double host =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::fprintf(
+                stderr,
+                "\rvgpu-sim: %.3f us simulated, %llu of %llu kernels done, %llu CTAs done [%.0f "
+                "s]\033[K",
+                static_cast<double>(p.sim_ps.load(std::memory_order_relaxed)) * 1e-6,
+                static_cast<unsigned long long>(p.kernels_done.load(std::memory_order_relaxed)),
+                static_cast<unsigned long long>(p.launches.load(std::memory_order_relaxed)),
+                static_cast<unsigned long long>(p.ctas_done.load(std::memory_order_relaxed)), host);
+            std::fflush(stderr);
+            m_shown = true;
+            next += std::chrono::seconds(1);
+        }
+    }
+
+    std::thread m_thread;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_stop = false;
+    bool m_shown = false;
+};
 
 /// SystemC errors and fatals end the run with exit code 1; warnings go through the logger.
 void report_handler(const sc_core::sc_report& rep, const sc_core::sc_actions& actions)
@@ -147,6 +211,7 @@ int run(int argc, char** argv)
     sc_core::sc_time limit(static_cast<double>(cfg.platform.max_time.ps), sc_core::SC_PS);
     std::vector<std::string> failures;
     try {
+        progress_line progress;
         sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
     } catch (const sc_core::sc_report& rep) {
         failures.push_back(std::string(rep.get_msg_type()) + ": " + rep.get_msg());

@@ -8,11 +8,13 @@ VGPU_BUILD_DIR="${VGPU_BUILD_DIR:-$VGPU_ROOT/build}"
 # Everything vgpu builds and tests with (python3 runs scripts/compare), all from Debian 12.
 # The third line is firmware co-simulation (host.kind: riscv): the instruction-set simulator,
 # the RISC-V cross compiler and C library the firmware is built with, and the debugger the
-# GDB-stub test drives; the last, the compiler of CUDA workloads (cuda:, device code to PTX).
+# GDB-stub test drives; the fourth, the compiler of CUDA workloads (cuda:, device code to PTX);
+# the last, the RTL blocks' simulator and synthesis (models/*/rtl).
 VGPU_PACKAGES=(g++ cmake make pkg-config libsystemc-dev libyaml-cpp-dev libboost-dev catch2
                nlohmann-json3-dev libcli11-dev libgoogle-perftools-dev clang-format python3
                libunicorn-dev gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf gdb-multiarch
-               clang-14)
+               clang-14
+               verilator yosys)
 
 # A single-node Slurm cluster on 127.0.0.1 for laptops and CI (scripts/slurm-local).
 VGPU_SLURM_PACKAGES=(slurmctld slurmd slurm-client munge)

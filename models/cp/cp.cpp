@@ -4,6 +4,7 @@
 #include "models/cp/cp.h"
 #include "tlm_bus/byte_enables.h"
 
+#include "models/common/run_progress.h"
 #include "models/common/trace_events.h"
 
 #include <algorithm>
@@ -259,6 +260,7 @@ bool cp::launch(unsigned q, const sc_core::sc_time& delay)
     l.ptbr = (std::uint64_t{m_regs.get(reg::PTBR_HI)} << 32) | m_regs.get(reg::PTBR_LO);
 
     ++m_launches;
+    run_progress::get().count(run_progress::get().launches, sc_core::sc_time_stamp().value());
     m_regs.set(reg::LAUNCH_SEQ, m_launch_seq);
     m_regs.set(reg::queue(q, reg::KERNEL_SEQ), l.kernel_seq);
     m_regs.set(reg::queue(q, reg::CTAS_DONE), 0);
@@ -522,6 +524,7 @@ void cp::finish(unsigned q)
     const sc_core::sc_time now = sc_core::sc_time_stamp();
     set_status(q, qs.fault ? queue_status::error : queue_status::done);
     qs.busy = false;
+    run_progress::get().count(run_progress::get().kernels_done, now.value());
     raise_irq_status(q, sc_core::SC_ZERO_TIME);
     post_event(tlm_bus::event_source::ce, tlm_bus::event_kind::kernel_end, qs.launch.kernel_seq,
                now);
@@ -607,6 +610,7 @@ void cp::process_done()
             rec.cta_x; // the linear index dispatch posted
         post_event(tlm_bus::event_source::rm, tlm_bus::event_kind::cta_retire,
                    static_cast<std::uint32_t>(cta), now);
+        run_progress::get().count(run_progress::get().ctas_done, now.value());
         if (rec.status == cta_status::ok) {
             ++m_ctas_done;
             m_regs.set(reg::queue(rec.queue, reg::CTAS_DONE),

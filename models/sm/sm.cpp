@@ -2,6 +2,7 @@
 // sm_fetch.cpp, the LSU sm_lsu.cpp, the unit seam sm_units.cpp). See models/sm/README.md.
 #include "models/sm/sm.h"
 
+#include "models/common/run_progress.h"
 #include "models/common/trace_events.h"
 
 #include <algorithm>
@@ -222,8 +223,10 @@ void sm::keep_time()
     } else {
         m_qk.set(local - now);
     }
-    if (m_qk.need_sync())
+    if (m_qk.need_sync()) {
         m_qk.sync();
+        run_progress::get().at(sc_core::sc_time_stamp().value());
+    }
 }
 
 void sm::block(std::uint64_t until)
