@@ -129,6 +129,48 @@ class SlurmTest(unittest.TestCase):
         for field in ("TimeLimit=00:05:00", "MinMemoryNode=4.50G", "Comment=vgpu-test"):
             self.assertIn(field, shown.split())
 
+    def slow_sim(self):
+        """A simulator whose runs with n=8192 wait a minute first (the real one otherwise)."""
+        real = os.path.join(self.dir, "real-vgpu-sim")
+        shutil.copy2(SIM, real)
+        sim = os.path.join(self.dir, "slow-vgpu-sim")
+        with open(sim, "w") as f:
+            f.write(f'#!/bin/sh\ncase " $* " in *" n=8192"*" -o"*) sleep 60 ;; esac\nexec {real} "$@"\n')
+        os.chmod(sim, stat.S_IRWXU)
+        return sim
+
+    def test_stop_and_resume(self):
+        # Stopping the sweep cancels its array and leaves the running point without a status;
+        # --resume runs only the points that had not completed.
+        spec = self.spec("""name: resume
+configs: [platforms/default.yaml]
+workloads: [testbenches/workloads/vector_add.yaml]
+grid: {vars.n: [1024, 2048, 8192, 3072, 4096, 5120]}
+""")
+        out = os.path.join(self.dir, "slurm")
+        p = self.start(spec, out, sim=self.slow_sim())
+        wait_for("the array's submission", lambda: os.path.exists(os.path.join(out, "slurm", "job")))
+        with open(os.path.join(out, "slurm", "job")) as f:
+            job = f.read().strip()
+        ids = [q["id"] for q in manifest(out)]
+        runs = os.path.join(out, "runs")
+        wait_for("two points done and the slow one running",
+                 lambda: os.path.exists(os.path.join(runs, ids[2], "running.json")) and
+                 os.path.exists(os.path.join(runs, ids[0], "status.json")) and
+                 os.path.exists(os.path.join(runs, ids[1], "status.json")))
+        p.send_signal(signal.SIGTERM)
+        self.finish(p, 130)
+        self.assertEqual(slurm("squeue", "-h", "-j", job), "", "the array was cancelled")
+        done = {i: os.path.getmtime(os.path.join(runs, i, "status.json")) for i in ids
+                if os.path.exists(os.path.join(runs, i, "status.json"))}
+        self.assertNotIn(ids[2], done, "the point that was running has no status")
+        self.assertGreaterEqual(len(done), 2)
+        r = self.finish(self.start(spec, out, "--resume"), 0)
+        self.assertIn(f"{len(done)} of 6 points completed before; running {6 - len(done)}", r)
+        for i, mtime in done.items():
+            self.assertEqual(os.path.getmtime(os.path.join(runs, i, "status.json")), mtime, f"{i} ran again")
+        self.assertEqual([row["exit_status"] for row in read_csv(os.path.join(out, "results.csv"))], ["0"] * 6)
+
     def test_sbatch_refusal(self):
         out = os.path.join(self.dir, "slurm")
         p = self.start(self.spec(SPEC_3x2), out, "--slurm-args", "--partition=no-such-partition")
@@ -137,17 +179,12 @@ class SlurmTest(unittest.TestCase):
         self.assertIn("invalid partition", err.lower())
 
     def test_cancelled_and_lost_tasks_are_recorded(self):
-        # A simulator whose runs with n=8192 wait a minute first; 6 points in 3 tasks of 2.
+        # With slow_sim (runs with n=8192 wait a minute first); 6 points in 3 tasks of 2.
         # Task 0 is cancelled with scancel while its first point waits: that point ends with
         # 143 and the task starts none of its others (lost). Task 1's runner is killed
         # (SIGKILL: it writes nothing, as on a node that dies): both its points are lost.
         # Task 2 completes.
-        real = os.path.join(self.dir, "real-vgpu-sim")
-        shutil.copy2(SIM, real)
-        sim = os.path.join(self.dir, "slow-vgpu-sim")
-        with open(sim, "w") as f:
-            f.write(f'#!/bin/sh\ncase " $* " in *" n=8192"*" -o"*) sleep 60 ;; esac\nexec {real} "$@"\n')
-        os.chmod(sim, stat.S_IRWXU)
+        sim = self.slow_sim()
         spec = self.spec("""name: cancel
 configs: [platforms/default.yaml]
 workloads: [testbenches/workloads/vector_add.yaml]
