@@ -225,7 +225,8 @@ def launch(sweepdir, points, sim, jobs, progress, slurm_args="", **_):
         return {}
     sweepdir = os.path.abspath(sweepdir)
     slurm = Slurm()
-    print(f"sweep: slurm: configuration {slurm.conf or '(default)'} ({slurm.origin})", flush=True)
+    print(f"sweep: slurm: configuration {slurm.conf} ({slurm.origin})" if slurm.conf else
+          "sweep: slurm: the site's default configuration", flush=True)
     state_dir = os.path.join(sweepdir, "slurm")
     os.makedirs(state_dir, exist_ok=True)
     job_file = os.path.join(state_dir, "job")
@@ -253,7 +254,13 @@ def launch(sweepdir, points, sim, jobs, progress, slurm_args="", **_):
             "--job-name=vgpu-sweep", "--ntasks=1", "--cpus-per-task=1", "--no-requeue",
             f"--chdir={sweepdir}", f"--output={os.path.join(state_dir, '%A_%a.out')}"] +
            sbatch_limits(points, per_task) + shlex.split(slurm_args or "") + [script])
-    _, out, _ = slurm.run(cmd)
+    try:
+        _, out, _ = slurm.run(cmd)
+    except SimError as e:
+        if slurm.conf:
+            raise
+        raise SimError(f"{e}\n(no scripts/slurm-local running and no SLURM_CONF: "
+                       "`scripts/slurm-local start` for a cluster on this machine)")
     job = out.strip().split(";")[0]
     with open(job_file, "w", encoding="utf-8") as f:
         f.write(job + "\n")
