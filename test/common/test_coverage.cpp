@@ -9,7 +9,7 @@
 
 using vgpu::test::coverage;
 
-TEST_CASE("coverage: bins and crosses count their hits; an undeclared bin is refused")
+TEST_CASE("coverage: bins and crosses count their hits, an undeclared bin is refused")
 {
     coverage cov("demo", 7);
     cov.point("reason", {"rotation", "priority"});
