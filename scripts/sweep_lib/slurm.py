@@ -310,6 +310,10 @@ def launch(sweepdir, points, sim, jobs, progress, slurm_args="", **_):
                     progress.update(done=len(statuses),
                                     failed=sum(1 for s in statuses.values() if s["exit_status"] != 0),
                                     running=0)
+                    if all(s["exit_status"] == "lost" for s in statuses.values()):
+                        print(f"\nsweep: slurm: every point was lost: the tasks' output is in "
+                              f"{state_dir}; is {sweepdir} on a filesystem the compute nodes "
+                              "share, at the same path?", flush=True)
                     break
                 time.sleep(min(POLL_S, 0.5))
                 continue
