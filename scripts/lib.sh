@@ -16,6 +16,9 @@ VGPU_PACKAGES=(g++ cmake make pkg-config libsystemc-dev libyaml-cpp-dev libboost
                clang-14
                verilator yosys)
 
+# A single-node Slurm cluster on 127.0.0.1 for laptops and CI (scripts/slurm-local).
+VGPU_SLURM_PACKAGES=(slurmctld slurmd slurm-client munge)
+
 vgpu_install_deps() {
     vgpu_install_packages "${VGPU_PACKAGES[@]}"
 }

@@ -55,8 +55,8 @@ public:
         auto& p = get(name);
         auto it = p.hits.find(bin);
         if (it == p.hits.end())
-            throw std::logic_error("coverage " + m_block + ": point '" + name +
-                                   "' has no bin '" + bin + "'");
+            throw std::logic_error("coverage " + m_block + ": point '" + name + "' has no bin '" +
+                                   bin + "'");
         it->second += n;
     }
     /// Counts one hit of the cross of points a and b at (a_bin, b_bin).
