@@ -1,6 +1,6 @@
 """The HTML reports in a real browser (docs/reports.md): a run's report.html (scripts/report)
 from a vgpu-sim run with --trace, and a sweep's report.html (scripts/sweep report) from a
-synthetic sweep folder written here as SWEEP.md lays it out, with failed points. Each page is
+synthetic sweep folder written here as docs/sweeps.md lays it out, with failed points. Each page is
 loaded in Debian's headless chromium from a file:// URL; the test reads the rendered DOM
 (--dump-dom) for the expected plots (inline <svg> with known ids and titles) and table rows,
 the browser's log for script errors, and takes a screenshot that must not be blank.
@@ -368,7 +368,7 @@ def real_rows(folder, run_dir, args, base):
 
 def write_synthetic_sweep(folder, real_points=()):
     """Writes spec.yaml, manifest.jsonl, runs/<id>/status.json and results.csv as a finished
-    sweep lays them out (the sweep layout of issue 38). The points of `real_points` (indices)
+    sweep lays them out (docs/sweeps.md, "The sweep folder"). The points of `real_points` (indices)
     are run by vgpu-sim into their run folders and their rows come from their stats.json; the
     others get made-up figures. Returns the results rows."""
     os.makedirs(folder, exist_ok=True)
