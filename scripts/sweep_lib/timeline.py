@@ -15,7 +15,8 @@ from array import array
 
 from . import htmlpage
 
-BINS = 200  # columns of the overview, whatever the trace's length
+BINS = 200      # columns of the overview, whatever the trace's length
+MAX_LANES = 32  # rows of one kind (SMs, one counter kind); more are averaged in runs
 
 # Span names the overview does not need: warp lifetimes ("cta (x,y) warp w") and barrier
 # waits ("BAR"); _SKIP_LINE finds them in a raw line so that it need not be parsed.
@@ -174,10 +175,24 @@ def _span_lanes(trace):
     return lanes
 
 
+def fold(lanes, limit=MAX_LANES):
+    """At most `limit` rows of heat-map lanes (label, per-bin means): with more, runs of
+    consecutive lanes are averaged into one row labelled 'first .. last'."""
+    size = -(-len(lanes) // limit)
+    if size <= 1:
+        return lanes
+    out = []
+    for i in range(0, len(lanes), size):
+        run = lanes[i:i + size]
+        label = run[0][0] if len(run) == 1 else f"{run[0][0]} .. {run[-1][0]}"
+        out.append((label, [sum(col) / len(run) for col in zip(*(m for _, m in run))]))
+    return out
+
+
 def _counter_groups(trace):
     """Counter lanes grouped by kind (the name with its digits as '#', e.g. 'ch#_busy'): for
     each group its scale (1 for 0/1 counters, else the largest value any of its tracks took)
-    and its lanes (label, per-bin means) in natural order."""
+    and its lanes (label, per-bin means) in natural order, folded to MAX_LANES rows."""
     groups = {}
     for (pid, name), means in trace.counters.items():
         process = trace.processes.get(pid, str(pid))
@@ -188,7 +203,7 @@ def _counter_groups(trace):
     for kind in sorted(groups, key=natural_key):
         lanes = sorted(groups[kind], key=lambda lane: natural_key(lane[0]))
         peak = max(lane[2] for lane in lanes)
-        out.append((kind, 1.0 if peak <= 1.0 else peak, [(l, m) for l, m, _ in lanes]))
+        out.append((kind, 1.0 if peak <= 1.0 else peak, fold([(l, m) for l, m, _ in lanes])))
     return out
 
 
@@ -206,8 +221,9 @@ def overview_figure(trace, plot_id):
     """The timeline overview as an inline SVG (htmlpage.svg), with its caption."""
     end_ns = trace.end_us * 1000.0
     span_lanes = _span_lanes(trace)
-    sm_lanes = sorted(((_short(trace.processes.get(pid, str(pid))), means)
-                       for pid, means in trace.ctas.items()), key=lambda l: natural_key(l[0]))
+    sm_lanes = fold(sorted(((_short(trace.processes.get(pid, str(pid))), means)
+                            for pid, means in trace.ctas.items()),
+                           key=lambda lane: natural_key(lane[0])))
     counter_groups = _counter_groups(trace)
     counter_lanes = [lane for _, _, lanes in counter_groups for lane in lanes]
     panels = [(n, what) for n, what in ((len(span_lanes), "spans"), (len(sm_lanes), "sms"),
@@ -240,7 +256,8 @@ def overview_figure(trace, plot_id):
     axes[-1].set_xlim(0.0, end_ns)
     axes[-1].set_xlabel("simulated time (ns)")
     text = (f"{trace.events} events in {BINS} bins of {htmlpage.fmt(end_ns / BINS)} ns. "
-            + "; ".join(caption))
+            + "; ".join(caption) + f". More than {MAX_LANES} lanes of a kind: runs of "
+            "consecutive lanes averaged into one row ('first .. last').")
     return htmlpage.svg(fig, plot_id, "timeline overview", htmlpage.esc(text))
 
 

@@ -569,6 +569,14 @@ class TimelineBinsTest(unittest.TestCase):
             want = sum(w * max(0.0, min(b, hi) - max(a, lo)) for a, b, w in spans) / width
             self.assertAlmostEqual(got, want, places=6, msg=f"bin {i}, seed {seed}")
 
+    def test_fold(self):
+        lanes = [(f"sm{i}", [float(i), 1.0]) for i in range(80)]
+        rows = timeline.fold(lanes, 32)
+        self.assertEqual(len(rows), 27)  # runs of 3 (80 / 32 rounded up)
+        self.assertEqual(rows[0], ("sm0 .. sm2", [1.0, 1.0]))
+        self.assertEqual(rows[-1], ("sm78 .. sm79", [78.5, 1.0]))
+        self.assertEqual(timeline.fold(lanes[:32], 32), lanes[:32])
+
     def test_trace_lanes(self):
         # Two CTAs on one SM over the first half, a counter at 1 over the second quarter.
         events = [
