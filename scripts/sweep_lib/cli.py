@@ -103,7 +103,10 @@ def do_collect(sweepdir):
 
 def do_report(sweepdir):
     from sweep_lib import report  # matplotlib is loaded only for reports
-    print(f"sweep: {report.write_sweep_report(sweepdir)}")
+    try:
+        print(f"sweep: {report.write_sweep_report(sweepdir)}")
+    except report.InputError as e:
+        raise UsageError(str(e))
 
 
 def do_run(a):
