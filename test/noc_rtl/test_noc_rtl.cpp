@@ -76,7 +76,7 @@ TEST_CASE("noc_arbiter RTL: both policies on a port of every size from 1 to 64 i
             cfg.kind = kind;
             cfg.vcd_last = 0;
             const run_result r = compare<Vnoc_arbiter>(cfg);
-            INFO("VGPU_TEST_SEED=" << cfg.seed << "\n" << r.report);
+            INFO("VGPU_TEST_SEED=" << base << " reruns this case\n" << r.report);
             REQUIRE(r.match);
         }
 }

@@ -7,6 +7,7 @@
 #include <Vnoc_arbiter_broken.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 using namespace vgpu::noc;
@@ -15,17 +16,24 @@ using namespace vgpu::noc::rtl_test;
 TEST_CASE("noc_arbiter RTL with a swapped tie-break: the comparison fails within 1000 cycles")
 {
     const std::uint64_t base = vgpu::test::seed_or(1);
-    for (std::uint64_t s = 0; s < 8; ++s) {
+    std::uint64_t latest = 0;
+    for (std::uint64_t s = 0; s < 64; ++s) {
         run_config cfg;
         cfg.seed = base + s;
         cfg.cycles = 1000;
-        cfg.inputs = 2 + static_cast<int>(s % 5) * 3;
+        static const int sizes[] = {2, 3, 4, 5, 8, 16, 41, 64};
+        cfg.inputs = sizes[s % 8];
         cfg.kind = static_cast<int>(arbiter_kind::barrier_aware);
+        cfg.max_wait = 0;
+        cfg.vcd_last = s == 0 ? 32 : 0;
         cfg.vcd_prefix = "noc_arbiter_broken";
         const run_result r = compare<Vnoc_arbiter_broken>(cfg);
         INFO("VGPU_TEST_SEED=" << cfg.seed << " (" << r.shape << ")");
         REQUIRE_FALSE(r.match);
         CHECK(r.mismatch_cycle < 1000);
-        std::cout << "caught: " << r.report << "\n";
+        latest = std::max(latest, r.mismatch_cycle);
+        if (s == 0)
+            std::cout << "caught: " << r.report << "\n";
     }
+    std::cout << "64 seeds: the swapped tie-break caught by cycle " << latest << " at the latest\n";
 }

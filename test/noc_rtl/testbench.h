@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -119,8 +120,9 @@ private:
     }
     void new_phase(std::uint64_t now)
     {
-        m_phase = static_cast<phase_kind>(pick(0, 4));
-        m_phase_end = now + pick(50, 2000);
+        // The run starts loaded, so that every seed meets contention early.
+        m_phase = now == 0 ? heavy : static_cast<phase_kind>(pick(0, 4));
+        m_phase_end = now + pick(50, 500);
         m_victim = pick(0, static_cast<unsigned>(m_q.size()) - 1);
         m_rate = m_phase == idle ? 0.0 : m_phase == light ? 0.03 : m_phase == heavy ? 0.6 : 0.01;
     }
@@ -141,8 +143,10 @@ inline const char* reason_name(grant_reason r)
 }
 
 /// Runs the core and the verilated Model side by side; stops at the first mismatch and runs
-/// the seed again to leave a VCD of the cycles before it.
-template <class Model> run_result compare(run_config cfg, std::uint64_t stop_at = 0)
+/// the seed again to leave a VCD of the cycles before it (replay_to: that run, up to the
+/// cycle of the mismatch).
+template <class Model>
+run_result compare(run_config cfg, std::optional<std::uint64_t> replay_to = std::nullopt)
 {
     std::mt19937_64 shape(cfg.seed ^ 0x9e3779b97f4a7c15ull);
     static const unsigned sizes[] = {1, 2, 3, 4, 5, 7, 8, 10, 16, 41, 64, 64};
@@ -153,7 +157,7 @@ template <class Model> run_result compare(run_config cfg, std::uint64_t stop_at 
     static const std::uint64_t waits[] = {0, 0, 0, 1, 2, 5, 16, 64, 300, 65535};
     const std::uint64_t max_wait =
         cfg.max_wait >= 0 ? static_cast<std::uint64_t>(cfg.max_wait) : waits[shape() % 10];
-    const std::uint64_t cycles = stop_at ? stop_at + 1 : cfg.cycles;
+    const std::uint64_t cycles = replay_to ? *replay_to + 1 : cfg.cycles;
 
     run_result res;
     std::ostringstream sh;
@@ -217,7 +221,7 @@ template <class Model> run_result compare(run_config cfg, std::uint64_t stop_at 
         busy_until = now + stim.hold();
     }
     rtl.stop_trace();
-    if (!res.match && stop_at == 0) {
+    if (!res.match && !replay_to && cfg.vcd_last > 0) {
         // The same seed again, to leave the VCD of the cycles up to the mismatch.
         run_config again = cfg;
         again.max_wait = static_cast<std::int64_t>(max_wait);

@@ -66,7 +66,11 @@ public:
     ~verilated_arbiter() override
     {
         stop_trace();
+        // The model's scopes unregister from the thread's current context: make it ours (another
+        // arbiter created since may have replaced it, and may be gone).
+        Verilated::threadContextp(&m_ctx);
         m_rtl->final();
+        m_rtl.reset();
     }
     verilated_arbiter(const verilated_arbiter&) = delete;
     verilated_arbiter& operator=(const verilated_arbiter&) = delete;
