@@ -38,9 +38,10 @@ TEST_CASE("noc_arbiter RTL: every grant and reason equals the core's over 1.2 M 
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::cout << "noc_arbiter RTL vs core: " << 12 * 100000 << " cycles, " << compared
-              << " arbitrated (" << idle << " idle), " << static_cast<std::uint64_t>(compared / secs)
-              << " compared per host second; grants by rotation " << by_reason[1]
-              << ", priority " << by_reason[2] << ", age " << by_reason[3] << "; ties " << ties
+              << " arbitrated (" << idle << " idle), "
+              << static_cast<std::uint64_t>(compared / secs)
+              << " compared per host second; grants by rotation " << by_reason[1] << ", priority "
+              << by_reason[2] << ", age " << by_reason[3] << "; ties " << ties
               << "; saturated ages " << saturated << "\n";
     // The stimulus reaches every kind of decision.
     CHECK(by_reason[1] > 1000);

@@ -22,10 +22,10 @@ namespace vgpu::noc::rtl_test {
 struct run_config {
     std::uint64_t seed = 1;
     std::uint64_t cycles = 100000;
-    int inputs = -1;                 ///< -1: drawn from the seed
-    int kind = -1;                   ///< -1: drawn; else an arbiter_kind
-    std::int64_t max_wait = -1;      ///< -1: drawn
-    unsigned vcd_last = 32;          ///< cycles at the end (or before a mismatch) in the VCD
+    int inputs = -1;                        ///< -1: drawn from the seed
+    int kind = -1;                          ///< -1: drawn; else an arbiter_kind
+    std::int64_t max_wait = -1;             ///< -1: drawn
+    unsigned vcd_last = 32;                 ///< cycles at the end (or before a mismatch) in the VCD
     std::string vcd_prefix = "noc_arbiter"; ///< VCD file: <prefix>_seed<seed>.vcd
 };
 
@@ -33,14 +33,14 @@ struct run_config {
 struct run_result {
     bool match = true;
     std::uint64_t mismatch_cycle = 0;
-    std::string report;      ///< the first mismatch: cycle, seed, both states, candidates
-    std::string shape;       ///< inputs, policy, max_wait
+    std::string report;         ///< the first mismatch: cycle, seed, both states, candidates
+    std::string shape;          ///< inputs, policy, max_wait
     std::uint64_t compared = 0; ///< cycles at which both arbitrated (the port was free)
     std::uint64_t idle = 0;     ///< of those, cycles without a request (RTL not clocked)
     std::array<std::uint64_t, 4> by_reason{}; ///< grants by grant_reason
-    std::uint64_t ties = 0;     ///< barrier_aware grants among several equal highest counts
+    std::uint64_t ties = 0;      ///< barrier_aware grants among several equal highest counts
     std::uint64_t saturated = 0; ///< candidates whose age exceeded the RTL's age field
-    std::string vcd;            ///< the VCD written
+    std::string vcd;             ///< the VCD written
 };
 
 /// The stimulus: per-input queues of head requests, filled in phases (idle, light, heavy,
@@ -70,8 +70,7 @@ public:
                 rate = i == m_victim ? (m_q[i].empty() ? 1.0 : 0.0) : 1.0;
             if (m_q[i].size() >= 16 || !chance(rate))
                 continue;
-            count = m_phase == adversarial ? (i == m_victim ? 0 : 200 + pick(0, 55))
-                                           : draw_count();
+            count = m_phase == adversarial ? (i == m_victim ? 0 : 200 + pick(0, 55)) : draw_count();
             std::uint64_t arrival = now + 1000000; // offset: arrivals may lie "before" 0
             if (chance(0.0002))
                 arrival -= pick(65536, 1u << 20);
@@ -111,11 +110,31 @@ private:
     unsigned draw_count()
     {
         switch (pick(0, 19)) {
-        case 0: case 1: case 2: case 3: case 4: case 5: return 0;
-        case 6: case 7: case 8: case 9: case 10: case 11: return pick(1, 3);
-        case 12: case 13: case 14: case 15: return pick(4, 31);
-        case 16: case 17: case 18: return pick(32, 254);
-        default: return 255;
+        case 0:
+        case 1:
+        case 2:
+        case 3:
+        case 4:
+        case 5:
+            return 0;
+        case 6:
+        case 7:
+        case 8:
+        case 9:
+        case 10:
+        case 11:
+            return pick(1, 3);
+        case 12:
+        case 13:
+        case 14:
+        case 15:
+            return pick(4, 31);
+        case 16:
+        case 17:
+        case 18:
+            return pick(32, 254);
+        default:
+            return 255;
         }
     }
     void new_phase(std::uint64_t now)
@@ -151,7 +170,7 @@ run_result compare(run_config cfg, std::optional<std::uint64_t> replay_to = std:
     std::mt19937_64 shape(cfg.seed ^ 0x9e3779b97f4a7c15ull);
     static const unsigned sizes[] = {1, 2, 3, 4, 5, 7, 8, 10, 16, 41, 64, 64};
     const unsigned n = cfg.inputs > 0 ? static_cast<unsigned>(cfg.inputs) : sizes[shape() % 12];
-    const auto kind = cfg.kind >= 0 ? static_cast<arbiter_kind>(cfg.kind)
+    const auto kind = cfg.kind >= 0      ? static_cast<arbiter_kind>(cfg.kind)
                       : shape() % 4 == 0 ? arbiter_kind::round_robin
                                          : arbiter_kind::barrier_aware;
     static const std::uint64_t waits[] = {0, 0, 0, 1, 2, 5, 16, 64, 300, 65535};
@@ -198,8 +217,8 @@ run_result compare(run_config cfg, std::optional<std::uint64_t> replay_to = std:
               << "\n  candidates (input: count, age):";
             for (unsigned i = 0; i < n; ++i)
                 if (cands[i].valid)
-                    o << " " << i << ": " << cands[i].barrier_count << ", "
-                      << cands[i].age_cycles << ";";
+                    o << " " << i << ": " << cands[i].barrier_count << ", " << cands[i].age_cycles
+                      << ";";
             res.report = o.str();
             break;
         }
@@ -209,8 +228,7 @@ run_result compare(run_config cfg, std::optional<std::uint64_t> replay_to = std:
         for (unsigned i = 0; i < n; ++i)
             if (cands[i].valid && cands[i].age_cycles > verilated_arbiter<Model>::max_age)
                 ++res.saturated;
-        if (kind == arbiter_kind::barrier_aware &&
-            core->last_reason() != grant_reason::age) {
+        if (kind == arbiter_kind::barrier_aware && core->last_reason() != grant_reason::age) {
             unsigned equal = 0;
             for (unsigned i = 0; i < n; ++i)
                 equal += cands[i].valid &&
@@ -228,8 +246,7 @@ run_result compare(run_config cfg, std::optional<std::uint64_t> replay_to = std:
         again.inputs = static_cast<int>(n);
         again.kind = static_cast<int>(kind);
         compare<Model>(again, res.mismatch_cycle);
-        res.report += "\n  VCD of the last " + std::to_string(cfg.vcd_last) +
-                      " cycles: " + res.vcd;
+        res.report += "\n  VCD of the last " + std::to_string(cfg.vcd_last) + " cycles: " + res.vcd;
     }
     return res;
 }
