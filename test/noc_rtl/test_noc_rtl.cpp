@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <stdexcept>
 
@@ -96,4 +98,39 @@ TEST_CASE("noc_arbiter RTL adapter: a port the RTL cannot serve is refused")
     c[1] = {};
     CHECK(a.grant(c) == -1);
     CHECK(a.clocks() == 0);
+}
+
+// scripts/bench rtl: the comparison at length (VGPU_RTL_CYCLES, default 10 M, over 16 seeds)
+// and the host cost of a grant by the core alone, by the RTL alone and by both compared.
+TEST_CASE("noc_arbiter RTL: long comparison and host cost against the core", "[.][bench]")
+{
+    const char* env = std::getenv("VGPU_RTL_CYCLES");
+    const std::uint64_t total = env && *env ? std::strtoull(env, nullptr, 0) : 10000000;
+    const std::uint64_t base = vgpu::test::seed_or(1000);
+    std::printf("%-22s %12s %12s %12s %9s %14s\n", "side", "cycles", "arbitrated", "with work",
+                "host s", "ns / arb. call");
+    for (auto side : {run_config::both, run_config::core_only, run_config::rtl_only}) {
+        std::uint64_t compared = 0, idle = 0;
+        const auto t0 = std::chrono::steady_clock::now();
+        for (std::uint64_t s = 0; s < 16; ++s) {
+            run_config cfg;
+            cfg.seed = base + s;
+            cfg.cycles = total / 16;
+            cfg.vcd_last = side == run_config::both && s == 0 ? 32 : 0;
+            cfg.side = side;
+            const run_result r = compare<Vnoc_arbiter>(cfg);
+            INFO("VGPU_TEST_SEED=" << base << ": seed " << cfg.seed << "\n" << r.report);
+            REQUIRE(r.match);
+            compared += r.compared;
+            idle += r.idle;
+        }
+        const double secs =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        static const char* const names[] = {"core and RTL compared", "core only", "RTL only"};
+        std::printf("%-22s %12llu %12llu %12llu %9.3f %14.1f\n", names[side],
+                    static_cast<unsigned long long>(total / 16 * 16),
+                    static_cast<unsigned long long>(compared),
+                    static_cast<unsigned long long>(compared - idle), secs,
+                    1e9 * secs / static_cast<double>(compared));
+    }
 }

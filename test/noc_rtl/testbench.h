@@ -27,6 +27,9 @@ struct run_config {
     std::int64_t max_wait = -1;             ///< -1: drawn
     unsigned vcd_last = 32;                 ///< cycles at the end (or before a mismatch) in the VCD
     std::string vcd_prefix = "noc_arbiter"; ///< VCD file: <prefix>_seed<seed>.vcd
+    /// Host-speed runs: arbitrate with one side only (the other side's grants are taken as
+    /// equal; nothing is compared).
+    enum side_kind { both, core_only, rtl_only } side = both;
 };
 
 /// What a run compared and found.
@@ -199,8 +202,19 @@ run_result compare(run_config cfg, std::optional<std::uint64_t> replay_to = std:
         stim.candidates(now, cands);
         const int core_before = core->last_grant();
         const rtl_arbiter_state rtl_before = rtl.state();
-        const int g = core->grant(cands);
-        const int r = rtl.grant(cands);
+        const int g = cfg.side == run_config::rtl_only ? -2 : core->grant(cands);
+        const int r = cfg.side == run_config::core_only ? g : rtl.grant(cands);
+        if (cfg.side != run_config::both) {
+            const int granted = cfg.side == run_config::core_only ? g : r;
+            ++res.compared;
+            if (granted < 0) {
+                ++res.idle;
+                continue;
+            }
+            stim.pop(static_cast<unsigned>(granted));
+            busy_until = now + stim.hold();
+            continue;
+        }
         ++res.compared;
         if (g < 0)
             ++res.idle;
