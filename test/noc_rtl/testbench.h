@@ -253,6 +253,9 @@ run_result compare(run_config cfg, std::optional<std::uint64_t> replay_to = std:
         busy_until = now + stim.hold();
     }
     rtl.stop_trace();
+    if (!replay_to)
+        rtl.write_coverage("coverage_" + cfg.vcd_prefix + "_seed" + std::to_string(cfg.seed) +
+                           ".dat");
     if (!res.match && !replay_to && cfg.vcd_last > 0) {
         // The same seed again, to leave the VCD of the cycles up to the mismatch.
         run_config again = cfg;

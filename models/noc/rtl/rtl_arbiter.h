@@ -6,6 +6,9 @@
 
 #include <verilated.h>
 #include <verilated_vcd_c.h>
+#if VM_COVERAGE
+#include <verilated_cov.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -89,6 +92,15 @@ public:
     /// An RTL assertion failed (its message went to stdout).
     bool assertion_failed() const { return m_ctx.gotError(); }
     std::uint64_t clocks() const { return m_clocks; } ///< RTL clocks run (grants with work)
+
+    /// Writes the code coverage gathered so far (verilated with VGPU_RTL_COVERAGE; else
+    /// nothing) to path, for verilator_coverage.
+    void write_coverage([[maybe_unused]] const std::string& path)
+    {
+#if VM_COVERAGE
+        m_ctx.coveragep()->write(path.c_str());
+#endif
+    }
 
     /// Writes the RTL's signals to a VCD file from now on (one time unit per half clock).
     void start_trace(const std::string& path)
