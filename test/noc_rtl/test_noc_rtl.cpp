@@ -21,10 +21,25 @@ TEST_CASE("noc_arbiter RTL: every grant and reason equals the core's over 1.2 M 
     std::uint64_t compared = 0, idle = 0, ties = 0, saturated = 0;
     std::array<std::uint64_t, 4> by_reason{};
     const auto t0 = std::chrono::steady_clock::now();
+    // The ports' shapes (inputs, policy, ageing) are fixed so that every seed reaches the
+    // coverage plan (testbench.h); the seed draws the traffic.
+    struct shape {
+        int inputs;
+        arbiter_kind kind;
+        std::int64_t max_wait;
+    };
+    const auto rr = arbiter_kind::round_robin, ba = arbiter_kind::barrier_aware;
+    const shape shapes[12] = {{64, rr, 0},    {64, ba, 0},  {64, ba, 16}, {8, ba, 5},
+                              {5, ba, 65535}, {16, ba, 64}, {41, ba, 0},  {3, rr, 0},
+                              {10, ba, 2},    {2, ba, 300}, {64, ba, 1},  {7, ba, 0}};
     for (std::uint64_t s = 0; s < 12; ++s) {
         run_config cfg;
         cfg.seed = base + s;
         cfg.cycles = 100000;
+        cfg.inputs = shapes[s].inputs;
+        cfg.kind = static_cast<int>(shapes[s].kind);
+        cfg.max_wait = shapes[s].max_wait;
+        cfg.cover = true;
         const run_result r = compare<Vnoc_arbiter>(cfg);
         INFO("VGPU_TEST_SEED=" << cfg.seed << " reruns this seed first");
         INFO(r.report);
@@ -56,11 +71,12 @@ TEST_CASE("noc_arbiter RTL: the adversarial stream is served by ageing, as by th
 {
     // 64 inputs (every requester of the RTL used), barrier_aware with ageing at 8 cycles.
     run_config cfg;
-    cfg.seed = vgpu::test::seed_or(7);
+    cfg.seed = vgpu::test::seed_or(1) + 100; // apart from the first case's seeds
     cfg.cycles = 50000;
     cfg.inputs = 64;
     cfg.kind = static_cast<int>(arbiter_kind::barrier_aware);
     cfg.max_wait = 8;
+    cfg.cover = true;
     const run_result r = compare<Vnoc_arbiter>(cfg);
     INFO("VGPU_TEST_SEED=" << cfg.seed << "\n" << r.report);
     REQUIRE(r.match);

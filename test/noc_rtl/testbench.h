@@ -5,9 +5,11 @@
 
 #include "models/noc/core/arbiter.h"
 #include "models/noc/rtl/rtl_arbiter.h"
+#include "test/support/coverage.h"
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -30,7 +32,51 @@ struct run_config {
     /// Host-speed runs: arbitrate with one side only (the other side's grants are taken as
     /// equal; nothing is compared).
     enum side_kind { both, core_only, rtl_only } side = both;
+    bool cover = false; ///< write the functional coverage of the run (declare_coverage)
 };
+
+/// The arbiter's coverage plan (docs/coverage.md), counted at every grant of a compared run:
+/// the reason, the granted head's barrier count and age, the number of contenders, ties among
+/// the highest counts, the round-robin search (the first grant, a grant after the last one, a
+/// wrap to a lower index), the policy, and reason x count and reason x contenders.
+inline void declare_coverage(vgpu::test::coverage& cov)
+{
+    cov.point("policy", {"round_robin", "barrier_aware", "barrier_aware_ageing"});
+    cov.point("reason", {"rotation", "priority", "age"});
+    cov.point("count", {"0", "1-3", "4-31", "32-254", "255"});
+    cov.point("age", {"0", "1-15", "16-255", "256-65534", "saturated"});
+    cov.point("contenders", {"1", "2-3", "4-15", "16-63", "64"});
+    cov.point("tie", {"single", "tie"});
+    cov.point("search", {"first", "after_last", "wrapped"});
+    // The crosses without their impossible pairs: a priority grant beats a lower count, so it
+    // has at least two contenders and a count of at least 1.
+    cov.point("reason x count",
+              {"rotation x 0", "rotation x 1-3", "rotation x 4-31", "rotation x 32-254",
+               "rotation x 255", "priority x 1-3", "priority x 4-31", "priority x 32-254",
+               "priority x 255", "age x 0", "age x 1-3", "age x 4-31", "age x 32-254",
+               "age x 255"});
+    cov.point("reason x contenders",
+              {"rotation x 1", "rotation x 2-3", "rotation x 4-15", "rotation x 16-63",
+               "rotation x 64", "priority x 2-3", "priority x 4-15", "priority x 16-63",
+               "priority x 64", "age x 1", "age x 2-3", "age x 4-15", "age x 16-63", "age x 64"});
+}
+
+inline const char* count_bin(unsigned c)
+{
+    return c == 0 ? "0" : c <= 3 ? "1-3" : c <= 31 ? "4-31" : c <= 254 ? "32-254" : "255";
+}
+inline const char* age_bin(std::uint64_t a)
+{
+    return a == 0       ? "0"
+           : a <= 15    ? "1-15"
+           : a <= 255   ? "16-255"
+           : a <= 65534 ? "256-65534"
+                        : "saturated";
+}
+inline const char* contenders_bin(unsigned n)
+{
+    return n == 1 ? "1" : n <= 3 ? "2-3" : n <= 15 ? "4-15" : n <= 63 ? "16-63" : "64";
+}
 
 /// What a run compared and found.
 struct run_result {
@@ -193,6 +239,13 @@ run_result compare(run_config cfg, std::optional<std::uint64_t> replay_to = std:
     const std::uint64_t trace_from = cycles > cfg.vcd_last ? cycles - cfg.vcd_last : 0;
     res.vcd = cfg.vcd_prefix + "_seed" + std::to_string(cfg.seed) + ".vcd";
     std::uint64_t busy_until = 0;
+    vgpu::test::coverage cov("noc_arbiter", cfg.seed);
+    declare_coverage(cov);
+    const bool cover = cfg.cover && !replay_to;
+    if (cover)
+        cov.hit("policy", kind == arbiter_kind::round_robin ? "round_robin"
+                          : max_wait > 0                    ? "barrier_aware_ageing"
+                                                            : "barrier_aware");
     for (std::uint64_t now = 0; now < cycles; ++now) {
         if (cfg.vcd_last > 0 && now == trace_from)
             rtl.start_trace(res.vcd);
@@ -242,20 +295,41 @@ run_result compare(run_config cfg, std::optional<std::uint64_t> replay_to = std:
         for (unsigned i = 0; i < n; ++i)
             if (cands[i].valid && cands[i].age_cycles > verilated_arbiter<Model>::max_age)
                 ++res.saturated;
-        if (kind == arbiter_kind::barrier_aware && core->last_reason() != grant_reason::age) {
-            unsigned equal = 0;
-            for (unsigned i = 0; i < n; ++i)
-                equal += cands[i].valid &&
-                         cands[i].barrier_count == cands[static_cast<unsigned>(g)].barrier_count;
+        const candidate& won = cands[static_cast<unsigned>(g)];
+        unsigned equal = 0, contenders = 0;
+        for (unsigned i = 0; i < n; ++i) {
+            contenders += cands[i].valid;
+            equal += cands[i].valid && cands[i].barrier_count == won.barrier_count;
+        }
+        const bool tie_break =
+            kind == arbiter_kind::barrier_aware && core->last_reason() != grant_reason::age;
+        if (tie_break)
             res.ties += equal > 1;
+        if (cover) {
+            const char* reason = reason_name(core->last_reason());
+            cov.hit("reason", reason);
+            cov.hit("count", count_bin(won.barrier_count));
+            cov.hit("age", age_bin(won.age_cycles));
+            cov.hit("contenders", contenders_bin(contenders));
+            if (tie_break)
+                cov.hit("tie", equal > 1 ? "tie" : "single");
+            cov.hit("search", core_before < 0   ? "first"
+                              : g > core_before ? "after_last"
+                                                : "wrapped");
+            cov.hit_cross("reason", reason, "count", count_bin(won.barrier_count));
+            cov.hit_cross("reason", reason, "contenders", contenders_bin(contenders));
         }
         stim.pop(static_cast<unsigned>(g));
         busy_until = now + stim.hold();
     }
     rtl.stop_trace();
-    if (!replay_to)
-        rtl.write_coverage("coverage_" + cfg.vcd_prefix + "_seed" + std::to_string(cfg.seed) +
-                           ".dat");
+    if (cover) {
+        cov.write(); // $VGPU_COVERAGE_DIR/noc_arbiter.<seed>.json
+        // Code coverage (verilated with VGPU_RTL_COVERAGE), beside it for scripts/coverage.
+        const char* dir = std::getenv("VGPU_COVERAGE_DIR");
+        rtl.write_coverage((dir && *dir ? std::string(dir) : std::string(".")) + "/noc_arbiter." +
+                           std::to_string(cfg.seed) + ".dat");
+    }
     if (!res.match && !replay_to && cfg.vcd_last > 0) {
         // The same seed again, to leave the VCD of the cycles up to the mismatch.
         run_config again = cfg;
