@@ -64,12 +64,13 @@ clock_params make_clock_params(const platform_config& p)
 }
 
 gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg,
-                           const host::workload& wl)
+                           const host::workload& wl,
+                           const std::vector<attach::block_maker>& extra_blocks)
     : sc_module(name), m_links(cfg.platform.check_protocol), m_workload(wl), m_cfg(cfg),
       // The blocks of the block table (platforms/attach/blocks.cpp): each adds its driver part
       // now, may add a part to every cluster as the modules are built, and joins the GPU at its
       // attach step.
-      m_blocks(attach::make_blocks(m_cfg, make_clock_params(cfg.platform))),
+      m_blocks(attach::make_blocks(m_cfg, make_clock_params(cfg.platform), extra_blocks)),
       host("host", cfg.host, m_workload, driver_facts(cfg),
            [this](host::driver& d) {
                for (auto& b : m_blocks)

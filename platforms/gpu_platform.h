@@ -36,8 +36,9 @@ class gpu_platform : public sc_core::sc_module, public platform {
     block_list m_blocks;
 
 public:
+    /// `extra_blocks` join after the block table's (run_options::extra_blocks).
     gpu_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg,
-                 const host::workload& wl);
+                 const host::workload& wl, const std::vector<attach::block_maker>& extra_blocks = {});
     bool finished() const override;
     std::vector<std::string> failures() const override;
     void summary(std::ostream& os) const override;
