@@ -38,7 +38,8 @@ class gpu_platform : public sc_core::sc_module, public platform {
 public:
     /// `extra_blocks` join after the block table's (run_options::extra_blocks).
     gpu_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg,
-                 const host::workload& wl, const std::vector<attach::block_maker>& extra_blocks = {});
+                 const host::workload& wl,
+                 const std::vector<attach::block_maker>& extra_blocks = {});
     bool finished() const override;
     std::vector<std::string> failures() const override;
     void summary(std::ostream& os) const override;

@@ -10,7 +10,6 @@ namespace vgpu::platforms {
 
 /// Runs vgpu-sim with the command line `argv` and returns its exit code; the gpu platform holds
 /// `extra_blocks` after its block table's (run_options::extra_blocks).
-int vgpu_sim_main(int argc, char** argv,
-                  const std::vector<attach::block_maker>& extra_blocks = {});
+int vgpu_sim_main(int argc, char** argv, const std::vector<attach::block_maker>& extra_blocks = {});
 
 } // namespace vgpu::platforms

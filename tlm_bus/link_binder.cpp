@@ -11,8 +11,8 @@ link_binder* g_active = nullptr;
 std::string relative_name(const std::string& path, const std::string& parent)
 {
     std::string rel = path;
-    if (!parent.empty() && rel.size() > parent.size() && rel.compare(0, parent.size(), parent) == 0 &&
-        rel[parent.size()] == '.')
+    if (!parent.empty() && rel.size() > parent.size() &&
+        rel.compare(0, parent.size(), parent) == 0 && rel[parent.size()] == '.')
         rel.erase(0, parent.size() + 1);
     for (char& c : rel)
         if (c == '.' || c == ' ')
@@ -68,8 +68,8 @@ protocol_checker& link_binder::add(const std::string& from, const std::string& t
     const std::string base = relative_name(from, prefix) + "_to_" + relative_name(to, prefix);
     // Two links of one name would only be told apart by SystemC's renaming (and a warning).
     std::string name = base;
-    for (unsigned n = 2; sc_core::sc_find_object((prefix.empty() ? name : prefix + "." + name).c_str());
-         ++n)
+    for (unsigned n = 2;
+         sc_core::sc_find_object((prefix.empty() ? name : prefix + "." + name).c_str()); ++n)
         name = base + "_" + std::to_string(n);
     protocol_checker_config cfg = options;
     cfg.mode = m_mode;

@@ -40,8 +40,8 @@ public:
             initiator.bind(target);
             return;
         }
-        protocol_checker& checker = add(from.empty() ? initiator.name() : from,
-                                        to.empty() ? target.name() : to, options);
+        protocol_checker& checker =
+            add(from.empty() ? initiator.name() : from, to.empty() ? target.name() : to, options);
         bind_checked(initiator, checker, target);
     }
 

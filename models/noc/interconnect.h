@@ -105,7 +105,10 @@ protected:
 private:
     void add_port(std::vector<std::string>& names, const std::string& port);
     /// `<path>.<port>`: one end of a link as its checker's name gives it.
-    std::string port_path(const std::string& port) const { return std::string(name()) + "." + port; }
+    std::string port_path(const std::string& port) const
+    {
+        return std::string(name()) + "." + port;
+    }
     void fw_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     {
         b_transport(id, gp, delay);
