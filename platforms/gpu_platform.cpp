@@ -66,7 +66,7 @@ clock_params make_clock_params(const platform_config& p)
 gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg,
                            const host::workload& wl,
                            const std::vector<attach::block_maker>& extra_blocks)
-    : sc_module(name), m_links(cfg.platform.check_protocol), m_workload(wl), m_cfg(cfg),
+    : sc_module(name), m_link_checks(cfg.platform.check_protocol), m_workload(wl), m_cfg(cfg),
       // The blocks of the block table (platforms/attach/blocks.cpp): each adds its driver part
       // now, may add a part to every cluster as the modules are built, and joins the GPU at its
       // attach step.
@@ -81,8 +81,8 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
          cfg.sm.regs_per_thread),
       mmio_bus("mmio_bus"), irq("irq"), m_stats(this->name()), m_figures(m_stats, modules, host)
 {
-    // Every link below is bound through m_links (tlm_bus::bind_link).
-    const tlm_bus::link_binder::scope link_scope(m_links.binder());
+    // Every link below is bound through m_link_checks (tlm_bus::bind_link).
+    const tlm_bus::link_binder::scope link_scope(m_link_checks.binder());
     const clock_params clk = make_clock_params(cfg.platform);
     const auto& p = cfg.platform;
     host.set_window_marker([this] { return take_mark(); });
@@ -185,7 +185,7 @@ std::uint64_t count_threads(const std::vector<sc_core::sc_object*>& objs)
 
 void gpu_platform::end_of_elaboration()
 {
-    m_links.end_of_elaboration();
+    m_link_checks.end_of_elaboration();
 }
 
 void gpu_platform::start_of_simulation()

@@ -28,7 +28,7 @@ namespace vgpu::platforms {
 class gpu_platform : public sc_core::sc_module, public platform {
     /// Every link of the platform is bound through it (platform.check_protocol); declared first,
     /// so that its checkers outlive every module they are bound to.
-    link_checks m_links;
+    link_checks m_link_checks;
     const host::workload m_workload; ///< owned here: the driver refers to it for the whole run
     const vgpu_config m_cfg;
     /// The blocks of the block table (platforms/attach/blocks.cpp) and what they made;

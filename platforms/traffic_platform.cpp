@@ -6,10 +6,10 @@
 namespace vgpu::platforms {
 
 traffic_platform::traffic_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg)
-    : sc_module(name), m_links(cfg.platform.check_protocol), m_cfg(cfg), m_bus("bus")
+    : sc_module(name), m_link_checks(cfg.platform.check_protocol), m_cfg(cfg), m_bus("bus")
 {
-    // Every link below is bound through m_links (tlm_bus::bind_link).
-    const tlm_bus::link_binder::scope link_scope(m_links.binder());
+    // Every link below is bound through m_link_checks (tlm_bus::bind_link).
+    const tlm_bus::link_binder::scope link_scope(m_link_checks.binder());
     const auto& t = cfg.traffic;
     for (unsigned i = 0; i < t.generators; ++i) {
         traffic::pattern_params p;
@@ -106,7 +106,7 @@ void traffic_platform::summary(std::ostream& os) const
     }
     os << "traffic: " << m_gens.size() << " generator(s), " << txns << " transactions (" << dmi
        << " by DMI), " << m_mems.size() << " memory module(s)\n";
-    m_links.summary(os);
+    m_link_checks.summary(os);
 }
 
 } // namespace vgpu::platforms

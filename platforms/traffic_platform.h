@@ -25,11 +25,11 @@ public:
 
 private:
     /// The links' checkers' statistics, once every link is bound (link_checks).
-    void end_of_elaboration() override { m_links.end_of_elaboration(); }
+    void end_of_elaboration() override { m_link_checks.end_of_elaboration(); }
 
     /// Every link is bound through it (platform.check_protocol); declared first, so that its
     /// checkers outlive every module they are bound to.
-    link_checks m_links;
+    link_checks m_link_checks;
     const vgpu_config m_cfg;
     std::vector<std::unique_ptr<traffic::traffic_gen>> m_gens;
     tlm_bus::router m_bus;
