@@ -126,7 +126,8 @@ std::unique_ptr<platform> build(const vgpu_config& cfg, const run_options& opts)
     if (!errors.empty())
         throw build_error(errors);
     try {
-        return checked(std::make_unique<gpu_platform>("gpu", cfg, parsed.wl), "gpu", opts);
+        return checked(std::make_unique<gpu_platform>("gpu", cfg, parsed.wl, opts.extra_blocks),
+                       "gpu", opts);
     } catch (const host_cpu::gdb_error& e) {
         throw build_error(e.what());
     }

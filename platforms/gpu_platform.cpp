@@ -5,6 +5,7 @@
 #include "models/common/host_resources.h"
 #include "platforms/attach/blocks.h"
 #include "platforms/mmio_map.h"
+#include "tlm_bus/link_binder.h"
 
 #include <string>
 #include <string_view>
@@ -63,12 +64,13 @@ clock_params make_clock_params(const platform_config& p)
 }
 
 gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg,
-                           const host::workload& wl)
-    : sc_module(name), m_workload(wl), m_cfg(cfg),
+                           const host::workload& wl,
+                           const std::vector<attach::block_maker>& extra_blocks)
+    : sc_module(name), m_link_checks(cfg.platform.check_protocol), m_workload(wl), m_cfg(cfg),
       // The blocks of the block table (platforms/attach/blocks.cpp): each adds its driver part
       // now, may add a part to every cluster as the modules are built, and joins the GPU at its
       // attach step.
-      m_blocks(attach::make_blocks(m_cfg, make_clock_params(cfg.platform))),
+      m_blocks(attach::make_blocks(m_cfg, make_clock_params(cfg.platform), extra_blocks)),
       host("host", cfg.host, m_workload, driver_facts(cfg),
            [this](host::driver& d) {
                for (auto& b : m_blocks)
@@ -79,6 +81,8 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
          cfg.sm.regs_per_thread),
       mmio_bus("mmio_bus"), irq("irq"), m_stats(this->name()), m_figures(m_stats, modules, host)
 {
+    // Every link below is bound through m_link_checks (tlm_bus::bind_link).
+    const tlm_bus::link_binder::scope link_scope(m_link_checks.binder());
     const clock_params clk = make_clock_params(cfg.platform);
     const auto& p = cfg.platform;
     host.set_window_marker([this] { return take_mark(); });
@@ -88,9 +92,9 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
 
     // Control path: host MMIO -> CP registers; CP -> SMs (dispatch) and SMs -> CP (done).
     mmio_bus.set_address_map(mmio_windows());
-    host.mmio.bind(mmio_bus.in);
+    tlm_bus::bind_link(host.mmio, mmio_bus.in);
     if (host.cpu()) // host.kind riscv: the firmware's MMIO takes the same bus
-        host.cpu()->mmio.bind(mmio_bus.in);
+        tlm_bus::bind_link(host.cpu()->mmio, mmio_bus.in);
     mmio_bus.bind("cp", cp.mmio, ::vgpu::cp::reg::WINDOW_BYTES);
     cp.irq(irq);
     host.irq(irq);
@@ -99,8 +103,8 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
     for (auto& mod : modules)
         for (auto& cl : mod->clusters)
             for (auto& s : cl->sms) {
-                cp.dispatch[s->sm_id()]->bind(s->ctrl);
-                s->done.bind(cp.cta_done);
+                tlm_bus::bind_link(*cp.dispatch[s->sm_id()], s->ctrl);
+                tlm_bus::bind_link(s->done, cp.cta_done);
                 if (sm_order)
                     s->join_gate(*sm_order);
                 s->set_source_profile(host.source_profile()); // OUTDIR/source_profile.csv
@@ -178,6 +182,11 @@ std::uint64_t count_threads(const std::vector<sc_core::sc_object*>& objs)
     return n;
 }
 } // namespace
+
+void gpu_platform::end_of_elaboration()
+{
+    m_link_checks.end_of_elaboration();
+}
 
 void gpu_platform::start_of_simulation()
 {

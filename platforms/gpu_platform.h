@@ -12,6 +12,7 @@
 #include "platforms/attach/attachment.h"
 #include "platforms/gpu_figures.h"
 #include "platforms/gpu_units.h"
+#include "platforms/link_checks.h"
 #include "platforms/platform.h"
 #include "platforms/window_figures.h"
 #include "tlm_bus/router.h"
@@ -25,6 +26,9 @@ namespace vgpu::platforms {
 
 /// The GPU platform driven by the native host driver running one workload.
 class gpu_platform : public sc_core::sc_module, public platform {
+    /// Every link of the platform is bound through it (platform.check_protocol); declared first,
+    /// so that its checkers outlive every module they are bound to.
+    link_checks m_link_checks;
     const host::workload m_workload; ///< owned here: the driver refers to it for the whole run
     const vgpu_config m_cfg;
     /// The blocks of the block table (platforms/attach/blocks.cpp) and what they made;
@@ -32,8 +36,10 @@ class gpu_platform : public sc_core::sc_module, public platform {
     block_list m_blocks;
 
 public:
+    /// `extra_blocks` join after the block table's (run_options::extra_blocks).
     gpu_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg,
-                 const host::workload& wl);
+                 const host::workload& wl,
+                 const std::vector<attach::block_maker>& extra_blocks = {});
     bool finished() const override;
     std::vector<std::string> failures() const override;
     void summary(std::ostream& os) const override;
@@ -73,6 +79,8 @@ private:
     /// Sets the budget of on-demand SystemC threads (platform.max_host_threads; when 0, what
     /// the platform's own threads leave of Linux's default vm.max_map_count).
     void start_of_simulation() override;
+    /// The links' checkers' statistics, once every link is bound (link_checks).
+    void end_of_elaboration() override;
     /// Numeric statistics at one window boundary: [i] is the value of m_mark_names[i], NaN when
     /// it was not collected then. Each name is kept once for all marks, so a mark costs 8 bytes
     /// per statistic (a platform has tens of thousands; a workload may launch thousands of

@@ -41,6 +41,7 @@ void gpu_platform::summary(std::ostream& os) const
     os << "gpu: " << p.modules << " module(s) x " << p.clusters_per_module << " cluster(s) x "
        << p.sms_per_cluster << " SMs, workload '" << m_workload.name << "'\n";
     os << "  blocks active: " << attach::active_blocks(m_blocks) << mechanisms() << "\n";
+    m_link_checks.summary(os);
     const auto flags = os.flags();
     const auto precision = os.precision();
     os << std::fixed;

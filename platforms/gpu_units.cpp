@@ -2,6 +2,8 @@
 // configuration. See docs/architecture.md.
 #include "platforms/gpu_units.h"
 
+#include "tlm_bus/link_binder.h"
+
 #include <algorithm>
 
 namespace vgpu::platforms {
@@ -47,14 +49,14 @@ cluster_unit::cluster_unit(const sc_core::sc_module_name& name, const vgpu_confi
         // stages' side ports -> the crossbar.
         tlm::tlm_initiator_socket<>* prev = &sms.back()->mem;
         for (auto& st : stages.back()) {
-            prev->bind(st->path_in());
+            tlm_bus::bind_link(*prev, st->path_in());
             prev = &st->path_out();
         }
         bool joined = false;
         for (auto& part : parts) // every part is asked; at most one binds the path's end
             joined = part->join_l1(i, sm_name, *prev, *l1s.back()) || joined;
         if (!joined)
-            prev->bind(l1s.back()->in);
+            tlm_bus::bind_link(*prev, l1s.back()->in);
         xbar->bind_input(sm_name + "_l1", l1s.back()->out);
         for (auto& st : stages.back()) {
             const std::string full = st->stage_name();
@@ -87,13 +89,13 @@ module_unit::module_unit(const sc_core::sc_module_name& name, const vgpu_config&
         llcs.push_back(std::make_unique<llc::llc>(lname.c_str(), cfg.llc, clk));
         noc->bind_output(lname, llcs.back()->in);
         if (p.modules == 1) {
-            llcs.back()->out.bind(dram.in);
+            tlm_bus::bind_link(llcs.back()->out, dram.in);
             continue;
         }
         // Private copies are filled through (and written through to) their line's home.
         homes.push_back(std::make_unique<llc::home_router>((lname + "_home").c_str(), map, module));
-        llcs.back()->out.bind(homes.back()->in);
-        homes.back()->local.bind(dram.in);
+        tlm_bus::bind_link(llcs.back()->out, homes.back()->in);
+        tlm_bus::bind_link(homes.back()->local, dram.in);
         noc->bind_input(lname + "_home", homes.back()->remote);
     }
 }

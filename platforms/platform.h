@@ -2,6 +2,7 @@
 // the options and errors of building one. See docs/architecture.md.
 #pragma once
 
+#include "platforms/attach/attachment.h"
 #include "platforms/vgpu_config.h"
 
 #include <map>
@@ -23,6 +24,9 @@ namespace vgpu::platforms {
 struct run_options {
     bool trace = false;         ///< record trace events (Chrome/Perfetto)
     config::provenance sources; ///< where parameters were set (locates workload.vars errors)
+    /// Blocks the gpu platform holds after those of its block table: none in vgpu-sim; a test
+    /// front end adds one (test/platform/broken_link_sim.cpp: a block that breaks a link).
+    std::vector<attach::block_maker> extra_blocks;
 };
 
 /// A built platform: the top module plus what the runner asks of it.

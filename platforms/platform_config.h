@@ -92,6 +92,8 @@ struct platform_config {
     byte_size max_host_memory{4ull << 30}; ///< host memory a gpu configuration may need
     /// SystemC threads a run may start on demand (0: host_resources::default_budget).
     std::uint64_t max_host_threads = 0;
+    /// Put the TLM-2.0 base-protocol checker on every socket link; a violation fails the run.
+    bool check_protocol = false;
 
     void declare(config::visitor& v)
     {
@@ -123,6 +125,12 @@ struct platform_config {
                      "mappings: a run that needs more than the host's vm.max_map_count allows "
                      "fails (docs/architecture.md, \"Host limits\")")
                     .range(0, 1ull << 26));
+        v.value("check_protocol", check_protocol,
+                spec("put the TLM-2.0 base-protocol checker (docs/protocol-checker.md) on every "
+                     "socket link of the platform; a violation fails the run (exit 1) naming the "
+                     "link's checker, `<from>_to_<to>`; stats `<checker>.calls` and "
+                     "`<checker>.violations` and a summary line; off, the platform has no "
+                     "checker and no extra call"));
     }
 
     void validate(config::checker& c) const

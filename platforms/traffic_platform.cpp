@@ -6,8 +6,10 @@
 namespace vgpu::platforms {
 
 traffic_platform::traffic_platform(const sc_core::sc_module_name& name, const vgpu_config& cfg)
-    : sc_module(name), m_cfg(cfg), m_bus("bus")
+    : sc_module(name), m_link_checks(cfg.platform.check_protocol), m_cfg(cfg), m_bus("bus")
 {
+    // Every link below is bound through m_link_checks (tlm_bus::bind_link).
+    const tlm_bus::link_binder::scope link_scope(m_link_checks.binder());
     const auto& t = cfg.traffic;
     for (unsigned i = 0; i < t.generators; ++i) {
         traffic::pattern_params p;
@@ -21,7 +23,7 @@ traffic_platform::traffic_platform(const sc_core::sc_module_name& name, const vg
         auto name = "tg" + std::to_string(i);
         m_gens.push_back(
             std::make_unique<traffic::traffic_gen>(name.c_str(), p, t.transactions, t.check));
-        m_gens.back()->mem.bind(m_bus.in);
+        tlm_bus::bind_link(m_gens.back()->mem, m_bus.in);
         m_gens.back()->mem.set_dmi_enabled(cfg.dram.dmi &&
                                            cfg.platform.timing.mode == timing_mode::fast);
     }
@@ -38,7 +40,7 @@ traffic_platform::traffic_platform(const sc_core::sc_module_name& name, const vg
         mp.dmi = cfg.dram.dmi && cfg.platform.timing.mode == timing_mode::fast;
         auto name = "mem" + std::to_string(m);
         m_mems.push_back(std::make_unique<tlm_bus::memory>(name.c_str(), mp));
-        m_bus.out.bind(m_mems.back()->in);
+        m_bus.bind_output(name, m_mems.back()->in);
         m_bus.map({m * mp.size, mp.size, m, 0, name});
 
         const tlm_bus::memory* mem = m_mems.back().get();
@@ -104,6 +106,7 @@ void traffic_platform::summary(std::ostream& os) const
     }
     os << "traffic: " << m_gens.size() << " generator(s), " << txns << " transactions (" << dmi
        << " by DMI), " << m_mems.size() << " memory module(s)\n";
+    m_link_checks.summary(os);
 }
 
 } // namespace vgpu::platforms

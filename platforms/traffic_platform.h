@@ -4,6 +4,7 @@
 
 #include "models/common/stats.h"
 #include "models/traffic/traffic_gen.h"
+#include "platforms/link_checks.h"
 #include "platforms/platform.h"
 #include "tlm_bus/memory.h"
 #include "tlm_bus/router.h"
@@ -23,6 +24,12 @@ public:
     std::string progress() const override;
 
 private:
+    /// The links' checkers' statistics, once every link is bound (link_checks).
+    void end_of_elaboration() override { m_link_checks.end_of_elaboration(); }
+
+    /// Every link is bound through it (platform.check_protocol); declared first, so that its
+    /// checkers outlive every module they are bound to.
+    link_checks m_link_checks;
     const vgpu_config m_cfg;
     std::vector<std::unique_ptr<traffic::traffic_gen>> m_gens;
     tlm_bus::router m_bus;

@@ -1,5 +1,7 @@
-// vgpu-sim: the command-line front end (ARCHITECTURE.md, "User-facing contract").
-// See README.md and docs/configuration.md.
+// vgpu-sim: the command-line front end (ARCHITECTURE.md, "User-facing contract"); main() is
+// vgpu_sim_main.cpp. See README.md and docs/configuration.md.
+#include "platforms/vgpu_sim.h"
+
 #include "models/common/config.h"
 #include "models/common/logger.h"
 #include "models/common/run_progress.h"
@@ -131,7 +133,7 @@ void report_handler(const sc_core::sc_report& rep, const sc_core::sc_actions& ac
     throw rep;
 }
 
-int run(int argc, char** argv)
+int run(int argc, char** argv, const std::vector<platforms::attach::block_maker>& extra_blocks)
 {
     platforms::command_line cl = platforms::parse_command_line(argc, argv, std::cout, std::cerr);
     if (cl.exit_code >= 0)
@@ -150,6 +152,7 @@ int run(int argc, char** argv)
     platforms::run_options opts;
     opts.trace = trace;
     opts.sources = cl.sources;
+    opts.extra_blocks = extra_blocks;
     std::unique_ptr<platforms::platform> top;
     try {
         top = platforms::build(cfg, opts);
@@ -280,11 +283,12 @@ int run(int argc, char** argv)
 
 } // namespace
 
-int main(int argc, char** argv)
+int vgpu::platforms::vgpu_sim_main(int argc, char** argv,
+                                   const std::vector<attach::block_maker>& extra_blocks)
 {
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
     try {
-        return run(argc, argv);
+        return run(argc, argv, extra_blocks);
     } catch (const sc_core::sc_report& rep) {
         std::cerr << "vgpu-sim: error: " << rep.get_msg_type() << ": " << rep.get_msg() << "\n";
         return exit_sim_failure;
@@ -292,10 +296,4 @@ int main(int argc, char** argv)
         std::cerr << "vgpu-sim: internal error: " << e.what() << "\n";
         return exit_sim_failure;
     }
-}
-
-/// libsystemc refers to sc_main; vgpu-sim has its own main().
-int sc_main(int, char**)
-{
-    return exit_usage;
 }

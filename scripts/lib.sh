@@ -16,8 +16,19 @@ VGPU_PACKAGES=(g++ cmake make pkg-config libsystemc-dev libyaml-cpp-dev libboost
                clang-14
                verilator yosys)
 
+# A single-node Slurm cluster on 127.0.0.1 for laptops and CI (scripts/slurm-local).
+VGPU_SLURM_PACKAGES=(slurmctld slurmd slurm-client munge)
+
+# What the HTML reports need (scripts/report, scripts/sweep report; docs/reports.md): Debian's
+# Python packages, and the browser their test opens the reports in.
+VGPU_REPORT_PACKAGES=(python3-yaml python3-matplotlib chromium)
+
 vgpu_install_deps() {
     vgpu_install_packages "${VGPU_PACKAGES[@]}"
+}
+
+vgpu_install_report_deps() {
+    vgpu_install_packages "${VGPU_REPORT_PACKAGES[@]}"
 }
 
 # Installs those of the given Debian packages that are missing (scripts that need more than

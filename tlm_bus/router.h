@@ -3,6 +3,8 @@
 // See docs/tlm-bus.md.
 #pragma once
 
+#include "tlm_bus/link_binder.h"
+
 #include <cstdint>
 #include <string>
 #include <systemc>
@@ -43,14 +45,20 @@ public:
     /// has no such window.
     std::uint64_t base(const std::string& name) const;
     /// Binds a new output to `target` (any TLM target socket) and maps the window `name` of the
-    /// address map, `size` bytes, to it (seen there from offset 0).
+    /// address map, `size` bytes, to it (seen there from offset 0). The output is a link of the
+    /// platform (bind_link), its checker naming it `<path>.<name>`.
     template <typename Socket>
     void bind(const std::string& name, Socket& target, std::uint64_t size)
     {
         const std::uint64_t at = base(name);
-        const auto index = static_cast<unsigned>(out.size());
-        out.bind(target);
-        map({at, size, index, 0, name});
+        bind_output(name, target);
+        map({at, size, static_cast<unsigned>(out.size()) - 1, 0, name});
+    }
+    /// Binds a new output to `target` as a link named `<path>.<name>`; map() it by its index
+    /// (outputs are numbered in bind order from 0).
+    template <typename Socket> void bind_output(const std::string& name, Socket& target)
+    {
+        bind_link(out, target, std::string(this->name()) + "." + name);
     }
     /// The window holding `addr`, or nullptr.
     const address_range* decode(std::uint64_t addr) const;

@@ -284,8 +284,13 @@ unsigned adaptive_policy::remote_dbg(tlm::tlm_generic_payload& gp)
 {
     // A window is another view of the same memory: the debug access goes where this L1's own
     // would (memory below; a write updates a present copy), without side effects on timing.
-    gp.set_address(gp.get_address() & ((std::uint64_t{1} << peer_shift) - 1));
-    return m_host.debug(gp);
+    // The initiator's address comes back as it came (IEEE 1666-2011 14.7: a target does not
+    // change it).
+    const std::uint64_t window = gp.get_address();
+    gp.set_address(window & ((std::uint64_t{1} << peer_shift) - 1));
+    const unsigned n = m_host.debug(gp);
+    gp.set_address(window);
+    return n;
 }
 
 bool adaptive_policy::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi& dmi)

@@ -6,6 +6,7 @@
 #include "models/common/timing.h"
 #include "models/noc/core/address_map.h"
 #include "models/noc/noc_config.h"
+#include "tlm_bus/link_binder.h"
 
 #include <functional>
 #include <memory>
@@ -39,24 +40,26 @@ public:
     tlm_utils::multi_passthrough_target_socket<interconnect> in;     ///< requesters
     tlm_utils::multi_passthrough_initiator_socket<interconnect> out; ///< targets
 
-    /// Binds `initiator` (any TLM initiator socket) to a new input named `port`.
+    /// Binds `initiator` (any TLM initiator socket) to a new input named `port` (a link of the
+    /// platform: tlm_bus::bind_link, whose checker names the input `<path>.<port>`).
     template <typename Socket> void bind_input(const std::string& port, Socket& initiator)
     {
         add_port(m_in_names, port);
-        initiator.bind(in);
+        tlm_bus::bind_link(initiator, in, {}, port_path(port));
     }
-    /// Binds a new output named `port` to `target` (any TLM target socket).
+    /// Binds a new output named `port` to `target` (any TLM target socket), as a link.
     template <typename Socket> void bind_output(const std::string& port, Socket& target)
     {
         add_port(m_out_names, port);
-        out.bind(target);
+        tlm_bus::bind_link(out, target, port_path(port));
     }
-    /// Binds this interconnect's new output `out_port` to `next`'s new input `in_port`.
+    /// Binds this interconnect's new output `out_port` to `next`'s new input `in_port`, as a
+    /// link.
     void connect(const std::string& out_port, interconnect& next, const std::string& in_port)
     {
         add_port(m_out_names, out_port);
         next.add_port(next.m_in_names, in_port);
-        out.bind(next.in);
+        tlm_bus::bind_link(out, next.in, port_path(out_port), next.port_path(in_port));
     }
     /// Makes input `port` of this interconnect the same physical port as input `owner_port` of
     /// `owner`: the responses returning through `port` take the channels of `owner_port` (its
@@ -101,6 +104,11 @@ protected:
 
 private:
     void add_port(std::vector<std::string>& names, const std::string& port);
+    /// `<path>.<port>`: one end of a link as its checker's name gives it.
+    std::string port_path(const std::string& port) const
+    {
+        return std::string(name()) + "." + port;
+    }
     void fw_b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     {
         b_transport(id, gp, delay);

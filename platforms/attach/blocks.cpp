@@ -24,10 +24,14 @@ constexpr block_maker table[] = {
 };
 } // namespace
 
-std::vector<std::unique_ptr<block>> make_blocks(const vgpu_config& cfg, const clock_params& clk)
+std::vector<std::unique_ptr<block>> make_blocks(const vgpu_config& cfg, const clock_params& clk,
+                                                const std::vector<block_maker>& extra)
 {
     std::vector<std::unique_ptr<block>> out;
     for (block_maker make : table)
+        if (auto b = make(cfg, clk))
+            out.push_back(std::move(b));
+    for (block_maker make : extra)
         if (auto b = make(cfg, clk))
             out.push_back(std::move(b));
     return out;

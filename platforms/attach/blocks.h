@@ -10,8 +10,10 @@
 
 namespace vgpu::platforms::attach {
 
-/// The blocks of configuration `cfg`, in block-table order (blocks.cpp).
-std::vector<std::unique_ptr<block>> make_blocks(const vgpu_config& cfg, const clock_params& clk);
+/// The blocks of configuration `cfg`, in block-table order (blocks.cpp), then those `extra`
+/// makes, in its order (run_options::extra_blocks).
+std::vector<std::unique_ptr<block>> make_blocks(const vgpu_config& cfg, const clock_params& clk,
+                                                const std::vector<block_maker>& extra = {});
 
 /// The active blocks of `blocks` (block::active()), in block-table order, joined by ", ";
 /// "none" when every block is at its baseline.

@@ -8,6 +8,7 @@
 #include "models/sm/sm.h"
 #include "platforms/attach/attachment.h"
 #include "platforms/vgpu_config.h"
+#include "tlm_bus/link_binder.h"
 
 namespace vgpu::platforms::attach {
 
@@ -69,7 +70,7 @@ public:
             l1_route->bind_input(sm_name, path_end);
             l1_route->bind_output(sm_name + "_l1", l1.in);
         } else {
-            path_end.bind(l1.in);
+            tlm_bus::bind_link(path_end, l1.in);
         }
         // adaptive: each L1 reaches the others (its partner, store updates) over l1_route.
         if (m_adaptive) {

@@ -46,6 +46,13 @@ def parse(argv):
     for name in ("collect", "report"):
         c = sub.add_parser(name, help=f"{name} SWEEPDIR")
         c.add_argument("sweepdir", metavar="SWEEPDIR")
+    # --slurm-args "--partition=cpu": a value that starts with '-' (argparse would take it for
+    # an option) is attached to its option.
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for i in range(len(argv) - 1):
+        if argv[i] == "--slurm-args":
+            argv[i:i + 2] = [f"--slurm-args={argv[i + 1]}"]
+            break
     a = ap.parse_args(argv)
     if a.command == "run" and a.jobs < 1:
         ap.error("--jobs must be at least 1")
@@ -96,7 +103,10 @@ def do_collect(sweepdir):
 
 def do_report(sweepdir):
     from sweep_lib import report  # matplotlib is loaded only for reports
-    print(f"sweep: {report.write_sweep_report(sweepdir)}")
+    try:
+        print(f"sweep: {report.write_sweep_report(sweepdir)}")
+    except report.InputError as e:
+        raise UsageError(str(e))
 
 
 def do_run(a):

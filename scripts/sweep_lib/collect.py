@@ -79,14 +79,16 @@ def collect(sweepdir, spec_keys, metrics, points):
         for p, (records, stats, st) in zip(points, per_point):
             status = st["exit_status"]
             failed += status != 0
-            message = " | ".join(st.get("log_tail", [])[-MESSAGE_LINES:]) if status != 0 else ""
+            # The log's first line is the command, whose paths differ between launchers.
+            tail = [line for line in st.get("log_tail", []) if not line.startswith("$ ")]
+            message = " | ".join(tail[-MESSAGE_LINES:]) if status != 0 else ""
             common = [p["id"], p["workload"]]
             axes = [cell(p["axes"].get(k)) for k in spec_keys] + [cell(p["seed"])]
-            tail = ([cell(stats.get(s)) for s in stat_names] +
+            last = ([cell(stats.get(s)) for s in stat_names] +
                     [status, cell(st.get("host_seconds")), f"runs/{p['id']}", message])
             for r in records or [None]:
                 kernel = r.get("name", "") if r else ""
-                w.writerow(common + [kernel] + axes + [cell(r.get(k)) if r else "" for k in fields] + tail)
+                w.writerow(common + [kernel] + axes + [cell(r.get(k)) if r else "" for k in fields] + last)
                 n += 1
     os.replace(tmp, path)
     return n, failed

@@ -70,6 +70,11 @@ def _mapping(node):
     return [(str(_value(k)), k, v) for k, v in node.value]
 
 
+def option_text(key, text):
+    """How vgpu-sim names a setting in its messages: -D NAME=VALUE or -s KEY=VALUE."""
+    return f"-D {key[5:]}={text}" if key.startswith("vars.") else f"-s {key}={text}"
+
+
 def arg_text(value):
     """A spec value as vgpu-sim's -s / -D take it."""
     if isinstance(value, bool):
@@ -441,8 +446,7 @@ def expand(spec, sim_tool, jobs):
         # vgpu-sim names the -s or -D it refuses; a refusal that names none (a problem in the
         # workload file) falls on every value of the point.
         why = errtext if rc != 0 else verr
-        token = lambda k, v: f"-D {k[5:]}={v}:" if k.startswith("vars.") else f"-s {k}={v}:"
-        blamed = [u for u in used if token(u[0], u[2]) in why] or used
+        blamed = [u for u in used if option_text(u[0], u[2]) + ":" in why] or used
         for k, vn, _ in blamed:
             refusals.setdefault(id(vn), (vn, k, why))
     for key, (vn, k, errtext) in sorted(refusals.items(), key=lambda r: (r[1][0].start_mark.line,

@@ -92,6 +92,7 @@ def clear_folder(run_dir):
 _lock = threading.Lock()
 _procs = set()       # the vgpu-sim processes running now (a local pool runs several)
 _stopping = False
+_waiting = False     # main() of a task: inside the wait for vgpu-sim (where SIGTERM may raise)
 
 
 class Stopped(Exception):
@@ -119,6 +120,7 @@ class _Terminated(Exception):
 
 def run_point(sweepdir, point, sim, launcher, remap=()):
     """Runs point (a manifest entry) with the simulator sim; returns its status dict."""
+    global _waiting
     run_dir = os.path.join(sweepdir, "runs", point["id"])
     clear_folder(run_dir)
     write_json_atomic(os.path.join(run_dir, "running.json"),
@@ -145,7 +147,11 @@ def run_point(sweepdir, point, sim, launcher, remap=()):
                                     stdin=subprocess.DEVNULL, preexec_fn=limit_memory)
             _procs.add(proc)
         try:
-            proc.wait(timeout=point.get("time_s") or None)
+            _waiting = True
+            try:
+                proc.wait(timeout=point.get("time_s") or None)
+            finally:
+                _waiting = False
             rc = proc.returncode
             exit_status = rc if rc >= 0 else 128 - rc
         except subprocess.TimeoutExpired:
@@ -191,8 +197,14 @@ def main(argv=None):
     a = ap.parse_args(argv)
     remap = [tuple(r.split("=", 1)) for r in a.remap]
 
+    signalled = []
+
     def terminated(signum, _frame):
-        raise _Terminated(signum)
+        # scancel signals every process of the task at once: vgpu-sim may end first. Raise only
+        # inside the wait; elsewhere (writing a status) the point ends as it is.
+        signalled.append(signum)
+        if _waiting:
+            raise _Terminated(signum)
 
     signal.signal(signal.SIGTERM, terminated)
     points = read_manifest(a.sweepdir)
@@ -200,6 +212,10 @@ def main(argv=None):
     for i in a.indices:
         st = run_point(a.sweepdir, points[i], a.sim, a.launcher, remap)
         worst = worst or (st["exit_status"] != 0)
+        # Cancelled (SIGTERM to the task, or to vgpu-sim first: it reaches every process of
+        # the task, one after another): the task's other points are not started (lost).
+        if signalled or st["exit_status"] == 128 + signal.SIGTERM:
+            return 128 + signal.SIGTERM
     return 1 if worst else 0
 
 

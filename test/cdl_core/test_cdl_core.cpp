@@ -3,6 +3,7 @@
 // read of memory (seeded; the seed prints on failure).
 #include "models/cdl/core/cdl_core.h"
 #include "test/seed.h"
+#include "test/support/coverage.h"
 
 #include <catch2/catch.hpp>
 
@@ -149,13 +150,39 @@ TEST_CASE("cdl core: random bulk and legacy loads match a reference read of memo
     const auto seed = static_cast<std::uint32_t>(vgpu::test::seed_or(12345));
     CAPTURE(seed);
     std::mt19937 rng(seed);
+    // Coverage plan (docs/coverage.md): load sizes, where the range starts in its line, line
+    // sizes, and how much of the range lies beyond the CBV.
+    vgpu::test::coverage cov("cdl", seed);
+    cov.point("dwords", {"1", "2-31", "32", "33-63", "64-255", "256+"});
+    cov.point("start", {"line-aligned", "mid-line"});
+    cov.point("line_bytes", {"32", "64", "128"});
+    cov.point("beyond_cbv", {"none", "part", "all"});
+    cov.cross("line_bytes", "start");
     for (int iter = 0; iter < 300; ++iter) {
         const unsigned line = 32u << (rng() % 3); // 32, 64 or 128 bytes
         const cbv view{0x100000 + 4 * (rng() % 1024), 4 * (1 + rng() % 2048)};
         const std::uint32_t off = 4 * (rng() % 2100);
-        const std::uint32_t n = 1 + rng() % 600;
+        // One load in four takes a size at a register boundary (the coverage plan's corners).
+        static constexpr std::uint32_t corners[] = {1, 31, 32, 33, 64};
+        const std::uint32_t n = rng() % 4 == 0 ? corners[rng() % 5] : 1 + rng() % 600;
         const unsigned dst = rng() % 8;
         CAPTURE(iter, line, view.base, view.bytes, off, n, dst);
+        const char* size_bin = n == 1    ? "1"
+                               : n < 32  ? "2-31"
+                               : n == 32 ? "32"
+                               : n < 64  ? "33-63"
+                               : n < 256 ? "64-255"
+                                         : "256+";
+        const char* start_bin = (view.base + off) % line == 0 ? "line-aligned" : "mid-line";
+        const std::string line_bin = std::to_string(line);
+        const char* beyond_bin = off + 4ull * n <= view.bytes ? "none"
+                                 : off >= view.bytes          ? "all"
+                                                              : "part";
+        cov.hit("dwords", size_bin);
+        cov.hit("start", start_bin);
+        cov.hit("line_bytes", line_bin);
+        cov.hit("beyond_cbv", beyond_bin);
+        cov.hit_cross("line_bytes", line_bin, "start", start_bin);
         // Bulk: lane l of register dst + k holds the dword at start + 4 (32 k + l).
         const auto regs = run_bulk(view, dst, off, n, line);
         REQUIRE(regs.size() == registers_for(n));
@@ -185,4 +212,5 @@ TEST_CASE("cdl core: random bulk and legacy loads match a reference read of memo
             }
         }
     }
+    cov.write();
 }

@@ -45,9 +45,11 @@ public:
     /// The scratch folder (vgpu-sim's working directory).
     const std::filesystem::path& dir() const { return m_dir; }
     const std::filesystem::path& path() const { return m_dir; } ///< the scratch folder
-    cli_result run(const std::string& args) const
+    cli_result run(const std::string& args) const { return run_program(VGPU_SIM_PATH, args); }
+    /// Runs `program` (a vgpu-sim front end, e.g. a test's) instead of vgpu-sim.
+    cli_result run_program(const std::string& program, const std::string& args) const
     {
-        std::string cmd = "cd '" + m_dir.string() + "' && '" VGPU_SIM_PATH "' " + args +
+        std::string cmd = "cd '" + m_dir.string() + "' && '" + program + "' " + args +
                           " >stdout.txt 2>stderr.txt </dev/null";
         int status = std::system(cmd.c_str());
         cli_result r;

@@ -21,16 +21,11 @@ using namespace vgpu::shader_trace::rtl_test;
 
 namespace {
 
-#ifndef VGPU_RTL_CYCLE_DIVISOR
-#define VGPU_RTL_CYCLE_DIVISOR 1
-#endif
-
-/// Cycles per seed: VGPU_RTL_CYCLES (longer runs), else `fallback` (divided by 8 in the
-/// sanitizer build, where a cycle costs 20 times as much and the code is the same).
+/// Cycles per seed: VGPU_RTL_CYCLES (longer runs), else `fallback`.
 std::uint64_t cycles_or(std::uint64_t fallback)
 {
     const char* s = std::getenv("VGPU_RTL_CYCLES");
-    return s && *s ? std::strtoull(s, nullptr, 0) : fallback / VGPU_RTL_CYCLE_DIVISOR;
+    return s && *s ? std::strtoull(s, nullptr, 0) : fallback;
 }
 
 /// Runs `count` seeds from `first` (or VGPU_TEST_SEED alone) of `cycles` each; every one must
