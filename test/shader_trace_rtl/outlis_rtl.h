@@ -6,6 +6,7 @@
 #include <verilated.h>
 #include <verilated_vcd_c.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -51,8 +52,11 @@ inline std::uint64_t bits(std::uint64_t v, unsigned lsb, unsigned width)
 template <std::size_t N> std::uint64_t bits(const VlWide<N>& v, unsigned lsb, unsigned width)
 {
     std::uint64_t r = 0;
-    for (unsigned i = 0; i < width; ++i)
-        r |= std::uint64_t{v[(lsb + i) / 32] >> (lsb + i) % 32 & 1u} << i;
+    for (unsigned i = 0; i < width;) { // a word's bits at a time
+        const unsigned bit = (lsb + i) % 32, n = std::min(32 - bit, width - i);
+        r |= (std::uint64_t{v[(lsb + i) / 32]} >> bit & ((std::uint64_t{1} << n) - 1)) << i;
+        i += n;
+    }
     return r;
 }
 inline unsigned width_of(unsigned n) ///< $clog2(n), at least 1

@@ -186,6 +186,34 @@ TEST_CASE("outlis rtl: the reset sets every control register whatever the initia
     }
 }
 
+// scripts/bench rtl: 16 seeds at length (VGPU_RTL_CYCLES in all, default 10 M), the stimulus
+// and the core alone, then with the RTL compared every cycle; the same stimulus both times.
+TEST_CASE("outlis rtl: long comparison and host cost against the core", "[.][bench]")
+{
+    const std::uint64_t total = cycles_or(10000000), per_seed = total / 16;
+    for (const bool with_rtl : {false, true}) {
+        std::uint64_t compared = 0, evaluated = 0;
+        const auto start = std::chrono::steady_clock::now();
+        for (std::uint32_t seed = 1; seed <= 16; ++seed) {
+            bench_options o;
+            o.seed = seed;
+            o.cycles = per_seed;
+            o.with_rtl = with_rtl;
+            const bench_result r = run_bench(o);
+            INFO("seed " << seed << "\n" << r.report);
+            REQUIRE(r.ok);
+            compared += r.cycles;
+            evaluated += r.evaluated;
+        }
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::cout << "side " << (with_rtl ? "core and RTL compared" : "core only") << ": "
+                  << compared << " cycles in " << s << " s, " << s * 1e9 / compared
+                  << " ns per cycle" << (with_rtl ? ", RTL evaluated in " : "")
+                  << (with_rtl ? std::to_string(evaluated) + " cycles" : "") << "\n";
+    }
+}
+
 // The broken variant is verilated with --public-flat-rw: its registers can be corrupted
 // between cycles, as a bug in the RTL would, and the list-integrity assertions must see it.
 TEST_CASE("outlis rtl: the list-integrity assertions fire on a corrupted buffer")
