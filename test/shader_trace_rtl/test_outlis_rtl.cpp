@@ -9,6 +9,7 @@
 #include "test/seed.h"
 #include "test/shader_trace_rtl/outlis_bench.h"
 #include "test/shader_trace_rtl/outlis_rtl.h"
+#include "test/support/coverage.h"
 
 #include <catch2/catch.hpp>
 
@@ -26,6 +27,55 @@ std::uint64_t cycles_or(std::uint64_t fallback)
 {
     const char* s = std::getenv("VGPU_RTL_CYCLES");
     return s && *s ? std::strtoull(s, nullptr, 0) : fallback;
+}
+
+/// The buffer's coverage plan (docs/coverage.md), from a seed's counts (bench_result::cover):
+/// what a store did, where a replaced slot sat in OUTLis and whose it was, the buffer's fill,
+/// takes, completions, the runs' policies, the tokens, and cycles without work.
+void write_coverage(std::uint32_t seed, const bench_result& r)
+{
+    vgpu::test::coverage cov("outlis_buffer", seed);
+    auto n = [&](const char* key) {
+        const auto it = r.cover.find(key);
+        return it == r.cover.end() ? std::uint64_t{0} : it->second;
+    };
+    cov.point("store", {"stored", "replaced", "stall", "dropped"});
+    cov.hit("store", "stored", n("store"));
+    cov.hit("store", "replaced", n("replace"));
+    cov.hit("store", "stall", n("stall"));
+    cov.hit("store", "dropped", n("dropped"));
+    cov.point("replaced_at", {"head", "middle", "tail"});
+    cov.hit("replaced_at", "head", n("replace_head"));
+    cov.hit("replaced_at", "middle", n("replace_middle"));
+    cov.hit("replaced_at", "tail", n("replace_tail"));
+    cov.point("victim", {"arriving_source", "other_source"});
+    cov.hit("victim", "arriving_source", n("replace") - n("replace_other_source"));
+    cov.hit("victim", "other_source", n("replace_other_source"));
+    cov.point("buffer", {"empty", "full", "full_idle", "all_in_flight"});
+    for (const char* b : {"empty", "full", "full_idle", "all_in_flight"})
+        cov.hit("buffer", b, n(b));
+    cov.point("take", {"written", "loss_flag", "from_empty"});
+    cov.hit("take", "written", n("take"));
+    cov.hit("take", "loss_flag", n("take_loss_flag"));
+    cov.hit("take", "from_empty", n("take_empty"));
+    cov.point("write_done", {"at_issue", "later", "ignored"});
+    cov.hit("write_done", "at_issue", n("done_at_issue"));
+    cov.hit("write_done", "later", n("done") - n("done_at_issue"));
+    cov.hit("write_done", "ignored", n("done_ignored"));
+    cov.point("run", {"stall", "replace_same_source", "replace_lowest_priority"});
+    cov.hit("run", "stall", n("run_stall"));
+    cov.hit("run", "replace_same_source", n("run_replace_same_source"));
+    cov.hit("run", "replace_lowest_priority", n("run_replace_lowest_priority"));
+    cov.point("token", {"pad", "sync", "event", "empty_group"});
+    cov.hit("token", "pad", n("token_pad"));
+    cov.hit("token", "sync", n("token_sync"));
+    cov.hit("token", "event", n("token_event"));
+    cov.hit("token", "empty_group", n("empty_group"));
+    cov.point("cycle", {"store_and_take", "mark_lost", "without_work"});
+    cov.hit("cycle", "store_and_take", n("store_and_take"));
+    cov.hit("cycle", "mark_lost", n("mark_lost"));
+    cov.hit("cycle", "without_work", r.skipped);
+    cov.write(); // $VGPU_COVERAGE_DIR/outlis_buffer.<seed>.json, when set
 }
 
 /// Runs `count` seeds from `first` (or VGPU_TEST_SEED alone) of `cycles` each; every one must
@@ -54,6 +104,7 @@ void equivalent(std::uint32_t first, unsigned count, std::uint64_t cycles)
         compared += r.cycles;
         evaluated += r.evaluated;
         REQUIRE(r.evaluated + r.skipped >= r.cycles);
+        write_coverage(seed, r);
         for (const auto& [name, n] : r.cover)
             cover[name] += n;
     }
