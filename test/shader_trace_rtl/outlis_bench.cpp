@@ -126,6 +126,8 @@ public:
             if (!run_one(rtl, cfg, run, cycle))
                 break;
         }
+        if (!m_opts.code_coverage.empty())
+            rtl.write_coverage(m_opts.code_coverage);
         m_result.cycles = std::min(cycle, m_opts.cycles);
         m_result.evaluated = rtl.evaluated_cycles();
         m_result.skipped = rtl.skipped_cycles();
@@ -382,6 +384,7 @@ template <class Model> bench_result run_with(const bench_options& opts)
         replay.stop_after = r.mismatch;
         replay.vcd_from = r.mismatch + 1 > opts.vcd_window ? r.mismatch + 1 - opts.vcd_window : 0;
         replay.vcd_final = false;
+        replay.code_coverage.clear();
         replay.vcd_path = opts.vcd_dir + "/outlis_rtl_seed" + std::to_string(opts.seed) +
                           (opts.broken ? "_broken" : "") + "_cycle" + std::to_string(r.mismatch) +
                           ".vcd";

@@ -14,6 +14,8 @@ struct bench_options {
     std::uint32_t seed = 1;
     std::uint64_t cycles = 100000; ///< cycles compared (over several runs, a reset each)
     bool broken = false;           ///< the test-only model verilated with VGPU_RTL_BREAK_ORDER
+    /// Write the RTL's code coverage (verilated with VGPU_RTL_COVERAGE) here at the end.
+    std::string code_coverage;
     bool with_rtl = true; ///< false: the stimulus and the core alone (host cost, scripts/bench)
     /// Stimulus aimed at the victim choice: every run under `replace` with the
     /// `lowest_priority` victim and at least 2 sources, and half the phases fill the buffer.

@@ -5,6 +5,9 @@
 
 #include <verilated.h>
 #include <verilated_vcd_c.h>
+#if VM_COVERAGE
+#include <verilated_cov.h>
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -169,11 +172,32 @@ public:
         m_vcd->dump(m_ctx->time());
     }
 
-    bool assertion_failed() const { return m_ctx->gotError(); } ///< an RTL assertion failed
+    /// Writes the code coverage gathered so far (verilated with VGPU_RTL_COVERAGE; else
+    /// nothing) to `path`, for verilator_coverage and scripts/coverage.
+    void write_coverage([[maybe_unused]] const std::string& path)
+    {
+#if VM_COVERAGE
+        m_ctx->coveragep()->write(path.c_str());
+#endif
+    }
+
+    bool assertion_failed() const
+    {
+        return m_ctx->gotError();
+    } ///< an RTL assertion failed
     /// The model itself (tests: a model verilated with --public-flat-rw lets them corrupt it).
-    Model& model() { return *m_model; }
-    std::uint64_t evaluated_cycles() const { return m_evals / 2; }
-    std::uint64_t skipped_cycles() const { return m_skipped; } ///< cycles without work
+    Model& model()
+    {
+        return *m_model;
+    }
+    std::uint64_t evaluated_cycles() const
+    {
+        return m_evals / 2;
+    }
+    std::uint64_t skipped_cycles() const
+    {
+        return m_skipped;
+    } ///< cycles without work
 
 private:
     void apply(const rtl_in& in)

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -97,6 +98,10 @@ void equivalent(std::uint32_t first, unsigned count, std::uint64_t cycles)
         o.seed = seed;
         o.cycles = cycles_or(cycles);
         o.vcd_final = std::getenv("VGPU_RTL_VCD_FINAL") != nullptr; // the last cycles, too
+        if (const char* dir = std::getenv("VGPU_COVERAGE_DIR"); dir && *dir && VM_COVERAGE) {
+            std::filesystem::create_directories(dir);
+            o.code_coverage = std::string(dir) + "/outlis_buffer." + std::to_string(seed) + ".dat";
+        }
         const bench_result r = run_bench(o);
         INFO("seed " << seed << " (VGPU_TEST_SEED=" << seed << " reruns it)\n" << r.report);
         REQUIRE(r.ok);
