@@ -65,6 +65,13 @@ if(NOT VGPU_FUZZ AND NOT VGPU_SANITIZE)
   find_package(verilator 5 QUIET HINTS /usr/share/verilator $ENV{VERILATOR_ROOT})
   if(verilator_FOUND)
     set(VGPU_RTL ON)
+    # VGPU_RTL_COVERAGE (off by default): every RTL block verilated with --coverage (line,
+    # toggle, assertion); the testbenches write <block>.<seed>.dat for scripts/coverage.
+    option(VGPU_RTL_COVERAGE "Verilate the RTL blocks with code coverage" OFF)
+    set(VGPU_RTL_COVERAGE_ARG "")
+    if(VGPU_RTL_COVERAGE)
+      set(VGPU_RTL_COVERAGE_ARG COVERAGE)
+    endif()
     message(STATUS "vgpu: RTL blocks verilated with verilator ${verilator_VERSION}")
   else()
     message(NOTICE "vgpu: verilator not found: the RTL blocks and their tests are left out "
