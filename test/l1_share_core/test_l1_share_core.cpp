@@ -1,8 +1,11 @@
 // Unit tests of the L1-sharing core: the home map keeps the cluster's capacity, the
 // classification and partner rule, the three queues in the patent's order, and the broadcast
-// closed forms against a brute-force LRU model. See models/l1_share/README.md.
+// closed forms against a brute-force LRU model, and a random cluster under shared and adaptive
+// against references with the block's coverage plan (docs/coverage.md). See
+// models/l1_share/README.md.
 #include "models/l1_share/core/l1_share.h"
 #include "test/seed.h"
+#include "test/support/coverage.h"
 
 #include <catch2/catch.hpp>
 
@@ -12,6 +15,7 @@
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -341,4 +345,212 @@ TEST_CASE("l1_share: store order refuses copies taken during or overtaken by a s
     CHECK(o.in_progress(x));
     o.end(x);
     CHECK_FALSE(o.in_progress(x));
+}
+
+namespace {
+/// The home of a line by the README's definition, bit by bit: bits = the low log2(N) bits of
+/// the line number; xor = home bit i is the XOR of line-number bits i, i + log2(N), ...
+unsigned home_by_definition(home_kind k, std::uint64_t line, unsigned home_bits)
+{
+    unsigned h = 0;
+    for (unsigned i = 0; i < home_bits; ++i) {
+        unsigned bit = 0;
+        for (unsigned b = i; b < 64; b += home_bits) {
+            bit ^= static_cast<unsigned>((line >> b) & 1);
+            if (k == home_kind::bits)
+                break;
+        }
+        h |= bit << i;
+    }
+    return h;
+}
+} // namespace
+
+TEST_CASE("l1_share: a random cluster under shared and adaptive, against references")
+{
+    const std::uint32_t seed = vgpu::test::seed_or(39);
+    INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
+    std::mt19937 rng(seed);
+    // Coverage plan (docs/coverage.md). `shared`: the L1 index routing of each access (the home
+    // L1 index, by home function), and where it hits: the requester's own L1 (local) or
+    // another SM's (remote), hit or miss. `adaptive`: each SM's class at an epoch's end and why
+    // (idle, a miss rate or a memory share under its threshold, both reached), a change of
+    // class, the partner rule's outcome for a memory SM (borrows a lender alone, shares one with
+    // other borrowers, none: every SM memory-intensive), and a memory SM's miss in its own L1:
+    // a borrowed read that hits or misses the lender's L1, or a read from the LLC without a
+    // partner; its victim as a replacement block for the lender (queued, or dropped when the
+    // lender's queue is full); each step an L1 serves (S11 local, S21 remote, S24 a block) and
+    // whether a remote request's S24 found a block to store.
+    vgpu::test::coverage cov("l1_share", seed);
+    cov.point("home_kind", {"bits", "xor"});
+    cov.point("home_index", {"0", "1", "2", "3", "4", "5", "6", "7"});
+    cov.point("shared_access", {"local_hit", "local_miss", "remote_hit", "remote_miss"});
+    cov.cross("home_kind", "shared_access");
+    cov.point("class", {"idle", "low_miss_rate", "low_mem_share", "memory"});
+    cov.point("class_change", {"to_memory", "to_compute"});
+    cov.point("partner", {"alone", "shared_lender", "none"});
+    cov.point("own_miss", {"borrow_hit", "borrow_miss", "no_partner"});
+    cov.point("replacement", {"queued", "dropped_full"});
+    cov.point("lender_step", {"local", "remote", "replacement", "idle"});
+    cov.point("s24_after_remote", {"block_stored", "no_block"});
+
+    // `shared`: home routing and hits against brute-force L1s.
+    for (int round = 0; round < 24; ++round) {
+        const unsigned n = 1u << (1 + rng() % 3), sets = 16, ways = 4, line = 128;
+        const home_kind kind = rng() % 2 ? home_kind::bits : home_kind::xor_;
+        const char* kb = kind == home_kind::bits ? "bits" : "xor";
+        unsigned home_bits = 0;
+        while ((1u << home_bits) < n)
+            ++home_bits;
+        home_map m(kind, n, sets, line);
+        std::vector<lru_cache> l1(n, lru_cache(sets, ways));
+        for (int i = 0; i < 4000; ++i) {
+            const unsigned sm = static_cast<unsigned>(rng() % n);
+            // A working set of about the cluster's capacity, and a private stream.
+            const std::uint64_t ln = rng() % 2 ? rng() % (n * sets * ways * 3 / 2)
+                                               : (std::uint64_t{1} << 20) + sm * 4096 + rng() % 256;
+            const std::uint64_t a = ln * line + rng() % line;
+            const unsigned h = m.home(a);
+            REQUIRE(h == home_by_definition(kind, ln, home_bits));
+            const bool hit = l1[h].access(m.set_index(a), m.tag(a));
+            const char* where =
+                h == sm ? (hit ? "local_hit" : "local_miss") : (hit ? "remote_hit" : "remote_miss");
+            cov.hit("home_kind", kb);
+            cov.hit("home_index", std::to_string(h));
+            cov.hit("shared_access", where);
+            cov.hit_cross("home_kind", kb, "shared_access", where);
+        }
+    }
+
+    // `adaptive`: epochs of random program phases; the classifier against the thresholds and
+    // the partner rule as the README states them; memory SMs' misses read their lender's L1.
+    const unsigned sms = 4;
+    classify_params p{0.5, 0.1};
+    epoch_classifier c(sms, 1000, p);
+    std::vector<instruction_totals> totals(sms);
+    std::vector<lru_cache> l1(sms, lru_cache(16, 4));
+    std::vector<share_queues<int, std::uint64_t>> queues;
+    for (unsigned s = 0; s < sms; ++s)
+        queues.emplace_back(4);
+    std::vector<intensity> was(sms, intensity::compute);
+    for (std::uint64_t epoch = 0; epoch < 300; ++epoch) {
+        std::vector<epoch_counts> counts(sms);
+        for (unsigned s = 0; s < sms; ++s) {
+            epoch_counts& e = counts[s];
+            switch (rng() % 4) {
+            case 0: // idle: no L1 lookups
+                e.instructions = rng() % 50;
+                break;
+            case 1: // cache-friendly: few misses
+                e.instructions = 1000;
+                e.mem_instructions = 200;
+                e.accesses = 100;
+                e.misses = rng() % 50;
+                break;
+            case 2: // memory-bound arithmetic phase: many misses, few LD/ST
+                e.instructions = 1000;
+                e.mem_instructions = rng() % 100;
+                e.accesses = 100;
+                e.misses = 50 + rng() % 51;
+                break;
+            default: // memory-intensive
+                e.instructions = 1000;
+                e.mem_instructions = 100 + rng() % 400;
+                e.accesses = 100;
+                e.misses = 50 + rng() % 51;
+            }
+            c.count_access(s, e.accesses, e.misses);
+            totals[s].instructions += e.instructions;
+            totals[s].mem_instructions += e.mem_instructions;
+        }
+        c.advance((epoch + 1) * 1000, [&](unsigned s) { return totals[s]; });
+        // The reference classes and partners.
+        std::vector<int> lenders;
+        std::vector<intensity> want(sms);
+        for (unsigned s = 0; s < sms; ++s) {
+            const epoch_counts& e = counts[s];
+            const bool misses = e.accesses > 0 && 2 * e.misses >= e.accesses;
+            const bool share = e.instructions > 0 && 10 * e.mem_instructions >= e.instructions;
+            want[s] = misses && share ? intensity::memory : intensity::compute;
+            cov.hit("class", e.accesses == 0 ? "idle"
+                             : !misses       ? "low_miss_rate"
+                             : !share        ? "low_mem_share"
+                                             : "memory");
+            REQUIRE(c.class_of(s) == want[s]);
+            if (want[s] != was[s])
+                cov.hit("class_change", want[s] == intensity::memory ? "to_memory" : "to_compute");
+            if (want[s] == intensity::compute)
+                lenders.push_back(static_cast<int>(s));
+        }
+        was = want;
+        unsigned borrowers = 0;
+        for (unsigned s = 0; s < sms; ++s)
+            if (want[s] == intensity::memory) {
+                const int partner = lenders.empty() ? -1 : lenders[borrowers % lenders.size()];
+                ++borrowers;
+                REQUIRE(c.partner(s) == partner);
+            } else {
+                REQUIRE(c.partner(s) == -1);
+            }
+        for (unsigned s = 0; s < sms; ++s)
+            if (want[s] == intensity::memory) {
+                unsigned sharing = 0;
+                for (unsigned o = 0; o < sms; ++o)
+                    sharing += c.partner(o) == c.partner(s);
+                cov.hit("partner", c.partner(s) < 0 ? "none"
+                                   : sharing > 1    ? "shared_lender"
+                                                    : "alone");
+            }
+        // The epoch's accesses: own lookups; a memory SM's miss reads its lender's L1 (a
+        // remote request there) and sends its victim as a replacement block.
+        std::vector<std::pair<int, std::uint64_t>> in_flight;
+        for (int i = 0; i < 200; ++i) {
+            for (const auto& [lender, block] : in_flight) {
+                const bool queued = queues[lender].push_replacement(block);
+                cov.hit("replacement", queued ? "queued" : "dropped_full");
+            }
+            in_flight.clear();
+            const unsigned s = static_cast<unsigned>(rng() % sms);
+            const std::uint64_t ln = rng() % 256 + (want[s] == intensity::memory ? 0 : 4096 * s);
+            const unsigned set = static_cast<unsigned>(ln % 16);
+            const int partner = c.partner(s);
+            if (want[s] == intensity::compute || l1[s].access(set, ln)) {
+                if (want[s] == intensity::compute)
+                    l1[s].access(set, ln);
+                queues[s].push_local(static_cast<int>(ln));
+            } else if (partner < 0) {
+                cov.hit("own_miss", "no_partner");
+            } else {
+                const bool hit = l1[partner].access(set, ln);
+                cov.hit("own_miss", hit ? "borrow_hit" : "borrow_miss");
+                queues[partner].push_remote(static_cast<int>(ln));
+                // The victim of the borrower's fill leaves when the fill is back (a few cycles
+                // later; here the next cycle).
+                in_flight.emplace_back(partner, ln + 1000000);
+            }
+            // Each L1 serves a step every other cycle on average, in the patent's order (the
+            // existing queue test checks that order against a reference; here: each step's kind
+            // and the S24 block after a remote request).
+            for (unsigned l = 0; l < sms; ++l) {
+                if (rng() % 2 != 0)
+                    continue;
+                const step st = queues[l].next();
+                cov.hit("lender_step", st == step::local         ? "local"
+                                       : st == step::remote      ? "remote"
+                                       : st == step::replacement ? "replacement"
+                                                                 : "idle");
+                if (st == step::local) {
+                    queues[l].pop_local();
+                } else if (st == step::remote) {
+                    queues[l].pop_remote();
+                    const std::size_t blocks = queues[l].replacement_size();
+                    REQUIRE(queues[l].pop_replacement().has_value() == (blocks > 0));
+                    cov.hit("s24_after_remote", blocks > 0 ? "block_stored" : "no_block");
+                } else if (st == step::replacement) {
+                    REQUIRE(queues[l].pop_replacement().has_value());
+                }
+            }
+        }
+    }
+    cov.write();
 }

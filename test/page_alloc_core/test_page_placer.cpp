@@ -3,6 +3,7 @@
 #include "models/page_alloc/core/page_placer.h"
 
 #include "test/seed.h"
+#include "test/support/coverage.h"
 
 #include <catch2/catch.hpp>
 
@@ -80,34 +81,67 @@ TEST_CASE("page placer: adaptive with 4 modules, touches from several modules (h
     CHECK(got == expected);
 }
 
-TEST_CASE("page placer: adaptive matches an independent model of the rule on random orders")
+TEST_CASE("page placer: each policy matches an independent model of the rule on random orders")
 {
     const std::uint64_t seed = vgpu::test::seed_or(35);
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);
-    for (int round = 0; round < 50; ++round) {
+    // Coverage plan (docs/coverage.md): the configured policy; the policy that placed each page
+    // (adaptive: first touch or round robin) and whether the page went to the touching module,
+    // crossed (a first-touch placement always does); the adaptive rule's transitions between
+    // pages; the module count. A placement the adaptive rule made after balance was lost:
+    // round robin away from the touching module, the patent's spreading.
+    vgpu::test::coverage cov("page_placer", seed);
+    cov.point("policy", {"first_touch", "round_robin", "adaptive"});
+    cov.point("placed_by", {"first_touch", "round_robin"});
+    cov.point("placed_by x home",
+              {"first_touch x touching", "round_robin x touching", "round_robin x other"});
+    cov.point("adaptive_next",
+              {"stay_first_touch", "to_round_robin", "stay_round_robin", "to_first_touch"});
+    cov.point("modules", {"2", "3-4", "5-8"});
+    for (int round = 0; round < 60; ++round) {
         const unsigned n = 2 + static_cast<unsigned>(rng() % 7);
         const long k = static_cast<long>(rng() % 128);
         const double ratio = 1.0 + static_cast<double>(k) / 64; // exact in binary
-        page_placer p(config(policy::adaptive, n, ratio));
+        // 50 rounds of adaptive, then five of each fixed policy.
+        const policy pol = round < 50       ? policy::adaptive
+                           : round % 2 == 0 ? policy::first_touch
+                                            : policy::round_robin;
+        cov.hit("policy", pol == policy::first_touch   ? "first_touch"
+                          : pol == policy::round_robin ? "round_robin"
+                                                       : "adaptive");
+        cov.hit("modules", n == 2 ? "2" : n <= 4 ? "3-4" : "5-8");
+        page_placer p(config(pol, n, ratio));
         // The reference: a count per module and the patent's two steps, in integer arithmetic
         // scaled by 64.
         std::vector<long> count(n, 0);
-        bool first_touch = true;
+        bool first_touch = pol != policy::round_robin;
         for (unsigned i = 0; i < 300; ++i) {
             const std::uint64_t vpn = rng() % 100000;
             const unsigned touch = static_cast<unsigned>(rng() % n);
             const unsigned want = first_touch ? touch : static_cast<unsigned>(vpn % n);
             REQUIRE(p.home(vpn, touch) == want);
+            const char* by = first_touch ? "first_touch" : "round_robin";
+            cov.hit("placed_by", by);
+            cov.hit_cross("placed_by", by, "home", want == touch ? "touching" : "other");
             ++count[want];
+            if (pol != policy::adaptive)
+                continue;
             long total = 0, most = 0;
             for (long c : count) {
                 total += c;
                 most = std::max(most, c);
             }
-            first_touch = most * static_cast<long>(n) * 64 <= (64 + k) * total;
+            const bool next = most * static_cast<long>(n) * 64 <= (64 + k) * total;
+            cov.hit("adaptive_next", first_touch && next ? "stay_first_touch"
+                                     : first_touch       ? "to_round_robin"
+                                     : next              ? "to_first_touch"
+                                                         : "stay_round_robin");
+            first_touch = next;
+            REQUIRE(p.next_policy() == (next ? policy::first_touch : policy::round_robin));
         }
     }
+    cov.write();
 }
 
 TEST_CASE("page placer: first_touch and round_robin, frames per module")

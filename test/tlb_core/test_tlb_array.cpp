@@ -1,14 +1,19 @@
 // Unit tests of the TLB array: conflict misses of strided page patterns with the modulo and XOR
 // indexes against closed forms, LRU, invalidation, and a randomized run against a reference
-// model. See models/tlb/core/tlb_array.h.
+// model (with the array's coverage plan, docs/coverage.md). See models/tlb/core/tlb_array.h.
 #include "models/tlb/core/tlb_array.h"
+#include "test/seed.h"
+#include "test/support/coverage.h"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <iostream>
 #include <list>
 #include <map>
 #include <random>
+#include <set>
+#include <string>
 
 using namespace vgpu::tlb;
 
@@ -110,26 +115,67 @@ TEST_CASE("LRU within a set, update in place, invalidation by page, range and al
 
 TEST_CASE("a random access stream: hits, misses, evictions and contents as a reference model")
 {
-    const unsigned seed = Catch::rngSeed() != 0 ? Catch::rngSeed() : 11u;
+    const std::uint64_t seed = vgpu::test::seed_or(11);
+    std::cout << "tlb array random test: seed " << seed << " (VGPU_TEST_SEED reruns it)\n";
     INFO("seed " << seed);
     std::mt19937_64 rng(seed);
+    // Coverage plan (docs/coverage.md), sampled from the reference: each lookup's outcome in the
+    // 3C classes (a miss is compulsory on a page's first access, a conflict miss when a fully
+    // associative LRU TLB of the same capacity would have hit, capacity otherwise), the set of
+    // each conflict miss, where in its set's LRU order a hit found its entry, and the index.
+    vgpu::test::coverage cov("tlb", seed);
+    cov.point("index", {"modulo", "xor"});
+    cov.point("outcome", {"hit", "compulsory", "capacity", "conflict"});
+    cov.point("conflict_set", {"0", "1", "2", "3", "4", "5", "6", "7"});
+    cov.point("hit_position", {"mru", "middle", "lru"});
+    cov.point("eviction", {"none", "lru_victim"});
+    cov.cross("index", "outcome");
+    cov.cross("index", "conflict_set");
     for (index_kind kind : {index_kind::modulo, index_kind::xor_hash}) {
+        const std::string kind_bin = kind == index_kind::modulo ? "modulo" : "xor";
         const unsigned sets = 8, ways = 3;
         const index_fn f = make_index(kind, sets, 0, 20);
         tlb_array t(sets, ways, f);
         std::map<unsigned, std::list<std::uint64_t>> ref; // per set, most recent first
+        std::list<std::uint64_t> full;                    // fully associative, sets x ways
+        std::set<std::uint64_t> seen;
         std::uint64_t hits = 0, misses = 0, evictions = 0;
         for (unsigned k = 0; k < 20000; ++k) {
             const std::uint64_t vpn =
                 rng() % 64 * (rng() % 2 ? 1 : 8); // some sharing, some conflict
-            std::list<std::uint64_t>& set = ref[f(vpn) % sets];
+            const unsigned set_index = f(vpn) % sets;
+            std::list<std::uint64_t>& set = ref[set_index];
             auto it = std::find(set.begin(), set.end(), vpn);
             const bool hit = it != set.end();
+            auto fit = std::find(full.begin(), full.end(), vpn);
+            const bool full_hit = fit != full.end();
+            if (full_hit)
+                full.erase(fit);
+            full.push_front(vpn);
+            if (full.size() > sets * ways)
+                full.pop_back();
+            const char* outcome = hit                ? "hit"
+                                  : !seen.count(vpn) ? "compulsory"
+                                  : full_hit         ? "conflict"
+                                                     : "capacity";
+            seen.insert(vpn);
+            cov.hit("index", kind_bin);
+            cov.hit("outcome", outcome);
+            cov.hit_cross("index", kind_bin, "outcome", outcome);
             if (hit) {
+                const auto pos = std::distance(set.begin(), it);
+                cov.hit("hit_position", pos == 0                             ? "mru"
+                                        : pos + 1 == static_cast<long>(ways) ? "lru"
+                                                                             : "middle");
                 set.erase(it);
                 ++hits;
             } else {
                 ++misses;
+                if (outcome == std::string("conflict")) {
+                    cov.hit("conflict_set", std::to_string(set_index));
+                    cov.hit_cross("index", kind_bin, "conflict_set", std::to_string(set_index));
+                }
+                cov.hit("eviction", set.size() == ways ? "lru_victim" : "none");
                 if (set.size() == ways) {
                     set.pop_back();
                     ++evictions;
@@ -147,4 +193,5 @@ TEST_CASE("a random access stream: hits, misses, evictions and contents as a ref
         CHECK(t.misses() == misses);
         CHECK(t.evictions() == evictions);
     }
+    cov.write();
 }
