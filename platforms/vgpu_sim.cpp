@@ -240,7 +240,8 @@ int run(int argc, char** argv, const std::vector<platforms::attach::block_maker>
         progress_line progress;
         sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
     } catch (const noc::port_config_error& e) {
-        // At elaboration, before anything was simulated: a configuration error, no outputs.
+        // At elaboration, before anything was simulated: a configuration error (the output
+        // folder holds only the workload copy, no statistics).
         std::cerr << located(e, cl.sources) << "\n";
         return exit_usage;
     } catch (const sc_core::sc_report& rep) {

@@ -1,11 +1,11 @@
 // noc.arbiter_impl in the platform (models/noc/rtl/README.md, "In the platform"): with the
 // verilated arbiter behind every NoC port, the shipped barrier-heavy workloads give the
-// stats.json of the C++ arbiter (kernel and phase records, every statistic), on the default,
-// mcm4, congested and patents platforms, round_robin and barrier_aware (with and without
-// ageing); a vgpu-sim whose RTL has the test-only swapped tie-break (VGPU_RTL_BREAK_TIE) does
-// not, so the comparison can fail. And each configuration error of the key: its exact message
-// and exit code 2. The reference is the tlm run of the same configuration (the C++ core,
-// models/noc/core, written apart from the RTL).
+// stats.json of the C++ arbiter (kernel and phase records, every statistic), on the default
+// (also with a mesh), mcm4, congested and patents platforms, round_robin and barrier_aware (with
+// and without ageing); a vgpu-sim whose RTL has the test-only swapped tie-break
+// (VGPU_RTL_BREAK_TIE) does not, so the comparison can fail. And each configuration error of the
+// key: its exact message and exit code 2. The reference is the tlm run of the same configuration
+// (the C++ core, models/noc/core, written apart from the RTL).
 #include "test/platform/cli_runner.h"
 
 #include <catch2/catch.hpp>
@@ -64,14 +64,16 @@ nlohmann::json run(const cli_runner& cli, const std::string& program, const std:
 }
 
 /// The platform configurations each workload runs on: the two shipped shapes with the default
-/// policy (round_robin) and barrier_aware, barrier_aware with ageing, the congested module
-/// with barrier_aware, and the patents platform, which sets barrier_aware itself.
+/// policy (round_robin) and barrier_aware, barrier_aware with ageing, a mesh module NoC (its
+/// router links hold credits), the congested module with barrier_aware, and the patents
+/// platform, which sets barrier_aware itself.
 const std::vector<std::string>& configurations()
 {
     static const std::vector<std::string> c = {
         "",
         "-s noc.arbiter=barrier_aware",
         "-s noc.arbiter=barrier_aware -s noc.max_wait_cycles=16",
+        "-s noc.topology=mesh -s noc.arbiter=barrier_aware",
         "-c " + src + "/platforms/mcm4.yaml",
         "-c " + src + "/platforms/mcm4.yaml -s noc.arbiter=barrier_aware",
         "-c " + src + "/platforms/congested.yaml -s noc.arbiter=barrier_aware",
