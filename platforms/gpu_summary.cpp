@@ -18,8 +18,11 @@ std::string gpu_platform::mechanisms() const
     // NoC's arbiter (it acts in accurate mode), page placement (with several modules) and the
     // host's fault service.
     std::string out;
-    if (m_cfg.noc.arbiter != noc::arbiter_kind::round_robin)
+    // The RTL arbiter (noc.arbiter_impl rtl) is named whatever the policy.
+    const bool rtl = m_cfg.noc.arbiter_impl == noc::arbiter_impl_kind::rtl;
+    if (m_cfg.noc.arbiter != noc::arbiter_kind::round_robin || rtl)
         out += ", noc (" + std::string(name_of(m_cfg.noc.arbiter)) + " arbiter" +
+               (rtl ? ", verilated RTL" : "") +
                (m_cfg.platform.timing.mode == timing_mode::fast ? ", inert in fast mode" : "") +
                ")";
     if (m_cfg.platform.modules > 1)

@@ -70,7 +70,8 @@ struct vgpu_config {
         sm.validate(c);
         l1.validate(c);
         tlb.validate(c, memory.page_bytes);
-        noc.validate(c);
+        noc.validate(c, platform.timing.mode == timing_mode::accurate,
+                     platform.kind == platform_kind::gpu);
         llc.validate(c);
         dram.validate(c);
         cp.validate(c);

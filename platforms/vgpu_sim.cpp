@@ -9,6 +9,7 @@
 #include "models/common/trace_events.h"
 #include "models/common/yaml_input.h"
 #include "models/host/workload.h"
+#include "models/noc/shared_resource.h"
 #include "platforms/builder.h"
 #include "platforms/cli.h"
 #include "platforms/outputs.h"
@@ -117,6 +118,18 @@ private:
     bool m_shown = false;
 };
 
+/// A port the configuration cannot build (noc.arbiter_impl rtl on a port of more inputs than
+/// the RTL arbiter has), found when the ports are made at elaboration: the configuration error
+/// at the place that set its key.
+std::string located(const noc::port_config_error& e, const config::provenance& sources)
+{
+    const auto at = sources.find(e.key);
+    config::errors errors;
+    errors.add(at == sources.end() ? config::location{"(configuration)"} : at->second, e.key,
+               e.what());
+    return errors.messages().front();
+}
+
 /// SystemC errors and fatals end the run with exit code 1; warnings go through the logger.
 void report_handler(const sc_core::sc_report& rep, const sc_core::sc_actions& actions)
 {
@@ -162,6 +175,16 @@ int run(int argc, char** argv, const std::vector<platforms::attach::block_maker>
         return exit_usage;
     }
     if (cl.check) {
+        // With the RTL arbiter the ports' inputs are checked when they are made: elaborated
+        // here (nothing is simulated after --check), the platform shows a port it cannot serve.
+        if (cfg.noc.arbiter_impl == noc::arbiter_impl_kind::rtl) {
+            try {
+                sc_core::sc_get_curr_simcontext()->elaborate();
+            } catch (const noc::port_config_error& e) {
+                std::cerr << located(e, cl.sources) << "\n";
+                return exit_usage;
+            }
+        }
         // One JSON object on stdout, for scripts (scripts/sweep validates specs with it): the
         // workload's declared variables with the values this run would use.
         nlohmann::json j = {{"valid", true}, {"vars", nlohmann::json::object()}};
@@ -216,6 +239,11 @@ int run(int argc, char** argv, const std::vector<platforms::attach::block_maker>
     try {
         progress_line progress;
         sc_core::sc_start(limit, sc_core::SC_EXIT_ON_STARVATION);
+    } catch (const noc::port_config_error& e) {
+        // At elaboration, before anything was simulated: a configuration error (the output
+        // folder holds only the workload copy, no statistics).
+        std::cerr << located(e, cl.sources) << "\n";
+        return exit_usage;
     } catch (const sc_core::sc_report& rep) {
         failures.push_back(std::string(rep.get_msg_type()) + ": " + rep.get_msg());
     }

@@ -97,6 +97,7 @@ void crossbar::create_ports()
     p.cycle = sc_core::sc_time::from_value(m_clocks.noc_ps);
     p.policy = m_cfg.arbiter;
     p.max_wait_cycles = m_cfg.max_wait_cycles;
+    p.impl = m_cfg.arbiter_impl;
     p.inputs = std::max(1u, m_inputs);
     const bool command = m_path.header_bytes == 0;
     // A target's port injects its responses one after the other, in the order they are ready

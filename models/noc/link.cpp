@@ -22,6 +22,7 @@ resource_params link::channel_params(const noc_config& cfg, const clock_params& 
     p.cycle = sc_core::sc_time::from_value(clocks.noc_ps);
     p.policy = cfg.arbiter;
     p.max_wait_cycles = cfg.max_wait_cycles;
+    p.impl = cfg.arbiter_impl;
     p.inputs = 1;
     return p;
 }

@@ -120,6 +120,7 @@ void mesh::create_ports()
     p.cycle = m_cycle;
     p.policy = m_cfg.arbiter;
     p.max_wait_cycles = m_cfg.max_wait_cycles;
+    p.impl = m_cfg.arbiter_impl;
     for (unsigned r = 0; r < m_geo->routers(); ++r)
         m_routers.push_back(std::make_unique<router>(m_geo->router_name(r).c_str(), *m_geo, r, p,
                                                      m_path.mesh_buffer_depth));

@@ -22,6 +22,27 @@ template <> struct vgpu::enum_names<vgpu::noc::topology_kind> {
 };
 
 namespace vgpu::noc {
+/// What makes the output ports' grants (config `noc.arbiter_impl`).
+enum class arbiter_impl_kind {
+    tlm, ///< the C++ core (models/noc/core/arbiter.h)
+    rtl  ///< the verilated RTL (models/noc/rtl) behind its adapter; accurate mode only
+};
+
+/// Inputs of the largest port the RTL arbiter serves (noc_arbiter.sv verilated for N = 64).
+constexpr unsigned rtl_arbiter_max_inputs = 64;
+/// The largest noc.max_wait_cycles the RTL arbiter holds (its 16-bit `max_wait`).
+constexpr unsigned rtl_arbiter_max_wait = 65535;
+/// True when this build has the verilated arbiter (verilator found at configure time,
+/// cmake/dependencies.cmake VGPU_RTL).
+bool rtl_arbiter_built();
+} // namespace vgpu::noc
+
+template <> struct vgpu::enum_names<vgpu::noc::arbiter_impl_kind> {
+    static constexpr std::pair<std::string_view, noc::arbiter_impl_kind> table[] = {
+        {"tlm", noc::arbiter_impl_kind::tlm}, {"rtl", noc::arbiter_impl_kind::rtl}};
+};
+
+namespace vgpu::noc {
 
 /// Widths and latencies of one interconnect level, per direction (requests travel to the
 /// outputs, responses back to the inputs on their own channels).
@@ -48,6 +69,7 @@ struct path_params {
 struct noc_config {
     topology_kind topology = topology_kind::crossbar; ///< shape of the module NoC
     arbiter_kind arbiter = arbiter_kind::round_robin; ///< output-port grant policy (accurate mode)
+    arbiter_impl_kind arbiter_impl = arbiter_impl_kind::tlm; ///< C++ core or verilated RTL
     unsigned max_wait_cycles = 0;      ///< barrier_aware: a request this old wins (0: no ageing)
     unsigned hop_latency = 2;          ///< module NoC: cycles a request spends in a hop
     unsigned width_bytes = 32;         ///< bytes a crossbar or NoC port moves per NoC cycle
@@ -103,6 +125,15 @@ struct noc_config {
                  "earliest; an SM's own requests never overtake each other); fifo (oldest "
                  "first). Fast mode books ports in arrival order: the policy has no effect "
                  "there (a run that sets it warns once)"));
+        v.choice(
+            "arbiter_impl", arbiter_impl,
+            spec("what makes the grants of every crossbar, NoC (every mesh router output) and "
+                 "link port: tlm (the C++ arbiter, models/noc/core) or rtl (the arbiter's "
+                 "SystemVerilog, models/noc/rtl/noc_arbiter.sv, verilated and stepped one clock "
+                 "per cycle at which a port has a request; the same grants). rtl needs "
+                 "accurate mode, noc.arbiter round_robin or barrier_aware, "
+                 "noc.max_wait_cycles at most 65535, ports of at most 64 inputs, and a build "
+                 "with Verilator (models/noc/rtl/README.md)"));
         v.value("max_wait_cycles", max_wait_cycles,
                 spec("barrier_aware: ageing, an addition not in the patent (seed 004 ranks by "
                      "barrier count alone): an input's oldest request that has waited this many "
@@ -186,8 +217,11 @@ struct noc_config {
                     .unit("bytes"));
     }
 
-    /// Ranges are checked by the declaration; no combination of `noc` keys is invalid.
-    void validate(config::checker&) const {}
+    /// Ranges are checked by the declaration; `noc.arbiter_impl` rtl needs what the RTL has
+    /// (a fifo policy, a longer ageing, a build without it are errors). `accurate`: the timing
+    /// mode (rtl only there; platform.timing.mode is named). `gpu`: the platform builds NoCs
+    /// (else noc.* is inert and not checked). noc_config.cpp.
+    void validate(config::checker& c, bool accurate = true, bool gpu = true) const;
 
     /// The module NoC's widths and hops per direction, defaults resolved.
     path_params module_noc() const

@@ -2,14 +2,42 @@
 // See docs/architecture.md ("Timing").
 #include "models/noc/shared_resource.h"
 
+#if VGPU_NOC_RTL
+#include "models/noc/rtl/port_arbiter.h"
+#endif
+
 #include <algorithm>
 #include <iterator>
 
 namespace vgpu::noc {
 
+namespace {
+/// The arbiter of port `port`: the C++ core's, or with noc.arbiter_impl rtl the verilated RTL
+/// (models/noc/rtl/port_arbiter.h), which serves at most rtl_arbiter_max_inputs inputs.
+std::unique_ptr<arbiter> make_port_arbiter(const std::string& port, const resource_params& p)
+{
+    if (p.impl == arbiter_impl_kind::tlm)
+        return make_arbiter(p.policy, p.inputs, p.max_wait_cycles);
+    if (p.inputs > rtl_arbiter_max_inputs)
+        throw port_config_error(
+            "noc.arbiter_impl",
+            "rtl: port " + port + " has " + std::to_string(p.inputs) + " inputs, more than the " +
+                std::to_string(rtl_arbiter_max_inputs) +
+                " the RTL arbiter serves (noc_arbiter.sv is verilated for N = " +
+                std::to_string(rtl_arbiter_max_inputs) +
+                "); set noc.arbiter_impl to tlm, or give the platform fewer inputs per port");
+#if VGPU_NOC_RTL
+    return make_rtl_arbiter(port, p.policy, p.inputs, p.max_wait_cycles);
+#else
+    throw std::logic_error("noc.arbiter_impl rtl in a build without the RTL arbiter (the "
+                           "configuration checks refuse it)");
+#endif
+}
+} // namespace
+
 shared_resource::shared_resource(const sc_core::sc_module_name& name, const resource_params& p)
-    : sc_module(name), m_p(p), m_arbiter(make_arbiter(p.policy, p.inputs, p.max_wait_cycles)),
-      m_waiting(p.inputs), m_sources(p.policy == arbiter_kind::barrier_aware ? p.inputs : 0),
+    : sc_module(name), m_p(p), m_arbiter(make_port_arbiter(this->name(), p)), m_waiting(p.inputs),
+      m_sources(p.policy == arbiter_kind::barrier_aware ? p.inputs : 0),
       m_offered(p.policy == arbiter_kind::barrier_aware ? p.inputs : 0),
       m_per_source(p.policy == arbiter_kind::barrier_aware), m_cands(p.inputs),
       m_stats(this->name()), m_grants(m_stats, "grants", "count", "requests served"),

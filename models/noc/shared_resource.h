@@ -5,11 +5,14 @@
 
 #include "models/common/stats.h"
 #include "models/noc/core/arbiter.h"
+#include "models/noc/noc_config.h"
 #include "tlm_bus/busy_timeline.h"
 #include "tlm_bus/gpu_extension.h"
 
 #include <deque>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <systemc>
 #include <vector>
 
@@ -22,9 +25,23 @@ struct resource_params {
     arbiter_kind policy = arbiter_kind::round_robin; ///< accurate mode: grant policy
     unsigned inputs = 1;                             ///< requesters that compete (input ports)
     std::uint64_t max_wait_cycles = 0;               ///< barrier_aware ageing (0: none)
+    /// Accurate mode: the C++ arbiter or the verilated RTL (noc.arbiter_impl; NoC ports only).
+    arbiter_impl_kind impl = arbiter_impl_kind::tlm;
     /// Accurate mode: slots of the buffer this resource feeds (a mesh link's next router);
     /// a grant takes one, return_credit() gives it back; 0 = no credits (always grantable).
     unsigned credits = 0;
+};
+
+/// A port the configuration asks for but that cannot be built, found when the port is made (at
+/// elaboration: only then are its inputs known). `key` names the configuration key at fault;
+/// the platform's builder reports it at the place that set the key.
+class port_config_error : public std::runtime_error {
+public:
+    port_config_error(std::string key_, const std::string& problem)
+        : std::runtime_error(problem), key(std::move(key_))
+    {
+    }
+    std::string key; ///< "noc.arbiter_impl"
 };
 
 /// Serves one request at a time, each for a number of cycles. Call use() from the thread that
