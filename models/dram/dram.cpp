@@ -1,6 +1,7 @@
 // DRAM controller of one module. See models/dram/README.md.
 #include "models/dram/dram.h"
 #include "tlm_bus/byte_enables.h"
+#include "tlm_bus/sim_time.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -35,8 +36,8 @@ dram::dram(const sc_core::sc_module_name& name, const dram_config& cfg, const cl
            std::uint64_t base, unsigned line_bytes)
     : sc_module(name), in("in"), m_cfg(cfg), m_clk(clk), m_base(base), m_timing(timing_of(cfg)),
       m_map(mapping_of(this->name(), cfg, line_bytes)),
-      m_dmi_latency(sc_core::sc_time::from_value(cfg.latency.ps + cfg.tRCD.ps + cfg.tCL.ps +
-                                                 m_timing.transfer_ps(1))),
+      m_dmi_latency(
+          tlm_bus::ps_time(cfg.latency.ps + cfg.tRCD.ps + cfg.tCL.ps + m_timing.transfer_ps(1))),
       m_log(this->name()), m_stats(this->name()),
       m_reads(m_stats, "reads", "count", "read transactions"),
       m_writes(m_stats, "writes", "count", "write transactions"),
@@ -48,7 +49,7 @@ dram::dram(const sc_core::sc_module_name& name, const dram_config& cfg, const cl
       m_utilisation(
           m_stats, "bandwidth_utilisation", "ratio",
           "bytes moved by b_transport / (peak bandwidth of all channels x simulated time)", [this] {
-              double ns = sc_core::sc_time_stamp().to_seconds() * 1e9;
+              double ns = tlm_bus::sim_now().to_seconds() * 1e9;
               double peak = m_cfg.bandwidth_gbps * m_cfg.channels * ns;
               double moved = static_cast<double>(m_bytes_read.value() + m_bytes_written.value());
               return peak > 0 ? moved / peak : 0.0;

@@ -1,6 +1,7 @@
 // One DRAM channel: bank and bus timing, request queue, scheduling and statistics.
 // See models/dram/README.md.
 #include "models/dram/dram_channel.h"
+#include "tlm_bus/sim_time.h"
 
 #include <algorithm>
 
@@ -8,7 +9,7 @@ namespace vgpu::dram {
 namespace {
 sc_core::sc_time ps(std::uint64_t v)
 {
-    return sc_core::sc_time::from_value(v);
+    return tlm_bus::ps_time(v);
 }
 double ns(std::uint64_t ps)
 {
@@ -16,7 +17,7 @@ double ns(std::uint64_t ps)
 }
 double elapsed_ps()
 {
-    return static_cast<double>(sc_core::sc_time_stamp().value());
+    return static_cast<double>(tlm_bus::sim_now().value());
 }
 } // namespace
 
@@ -95,7 +96,7 @@ void dram_channel::access_fast(dram_request r, sc_core::sc_time& delay)
     // Served in call order, without reordering: the request enters the queue where an entry is
     // free for its whole stay, and leaves at its first command; the banks and the bus take it
     // in their first gap that holds it.
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = tlm_bus::sim_now().value();
     r.arrival_ps = now + delay.value();
     m_state.forget(now);
     m_stays.forget(now);
@@ -130,7 +131,7 @@ void dram_channel::access_accurate(dram_request r, sc_core::sc_time& delay)
     delay = sc_core::SC_ZERO_TIME;
     pending p;
     p.req = r;
-    p.req.arrival_ps = sc_core::sc_time_stamp().value();
+    p.req.arrival_ps = tlm_bus::sim_now().value();
     // A posted write needs no word back once it is in the queue, and may return before it is
     // issued: the queue then holds no pointer to this frame.
     p.req.owner = r.write ? nullptr : &p;
@@ -147,7 +148,7 @@ void dram_channel::access_accurate(dram_request r, sc_core::sc_time& delay)
         return;
     }
     sc_core::wait(p.done); // issued
-    delay = ps(p.finish_ps - sc_core::sc_time_stamp().value());
+    delay = ps(p.finish_ps - tlm_bus::sim_now().value());
 }
 
 void dram_channel::note_queue(std::uint64_t now)
@@ -172,7 +173,7 @@ void dram_channel::schedule()
             sc_core::wait(m_arrived); // idle costs nothing
             continue;
         }
-        const std::uint64_t now = sc_core::sc_time_stamp().value();
+        const std::uint64_t now = tlm_bus::sim_now().value();
         const std::uint64_t edge = (now + cycle - 1) / cycle * cycle;
         if (edge > now)
             sc_core::wait(ps(edge - now));

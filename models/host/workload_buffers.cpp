@@ -34,8 +34,10 @@ std::vector<std::uint32_t> initial_words(const buffer_decl& b)
     std::vector<std::uint32_t> w(image_words(b.elements, b.type), 0);
     const elem_type t = b.type;
     const std::uint64_t n = b.elements;
+    // Asked once: a call per element cost as much as the element (a 64 MiB table has 16 M).
+    const bool words = elem_bytes(t) == 4;
     const auto put = [&](std::uint64_t i, std::uint64_t bits) {
-        if (elem_bytes(t) == 4)
+        if (words)
             w[i] = static_cast<std::uint32_t>(bits); // the common case, without a call
         else
             put_element(w, i, t, bits);

@@ -1,6 +1,7 @@
 // L1 data cache of one SM. See models/l1/README.md.
 #include "models/l1/l1.h"
 #include "tlm_bus/byte_enables.h"
+#include "tlm_bus/sim_time.h"
 
 #include <algorithm>
 #include <cstring>
@@ -14,7 +15,7 @@ namespace vgpu::l1 {
 namespace {
 sc_core::sc_time from_value(std::uint64_t v)
 {
-    return sc_core::sc_time::from_value(v);
+    return tlm_bus::ps_time(v);
 }
 
 /// The L1's controller core: sectored, write-through, no-write-allocate, modulo set index (a
@@ -144,7 +145,7 @@ void l1::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
     if (m_peer && ext &&
         (ext->kind == tlm_bus::access_kind::data || ext->kind == tlm_bus::access_kind::atomic))
-        m_peer->tick(sc_core::sc_time_stamp().value() + delay.value());
+        m_peer->tick(tlm_bus::sim_now().value() + delay.value());
     if (gp.is_read()) {
         lookups n;
         gp.set_response_status(read(gp, delay, n));
@@ -199,7 +200,7 @@ void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
 {
     // Write-through: a tag check per line, then the write travels on with its byte enables.
     // The payload is forwarded as it is (an interconnect may do so), so nothing is copied.
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = tlm_bus::sim_now().value();
     const std::uint64_t arrival = now + delay.value();
     std::uint64_t start = arrival;
     tlm_bus::for_each_segment(gp.get_address(), gp.get_data_ptr(), gp.get_data_length(), nullptr, 0,
@@ -207,7 +208,7 @@ void l1::write(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
                                   start = tag_start(arrival);
                                   return true;
                               });
-    delay = sc_core::sc_time::from_value(start + m_hit.value() - now);
+    delay = tlm_bus::ps_time(start + m_hit.value() - now);
     const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
     const bool atomic = ext && ext->kind == tlm_bus::access_kind::atomic;
     const unsigned atomic_len = gp.get_data_length();
@@ -279,7 +280,7 @@ void l1::update_copy(std::uint64_t addr, const std::uint8_t* data, unsigned len,
 
 std::uint64_t l1::tag_start(std::uint64_t arrival)
 {
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = tlm_bus::sim_now().value();
     const std::uint64_t start = m_tags.reserve_for(arrival, m_cycle_ps, now).start;
     if (start > arrival)
         ++m_tag_stalls;
@@ -369,7 +370,7 @@ std::uint8_t* l1::take_buffer()
 tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_extension* ext,
                                        sc_core::sc_time& delay, lookups& n)
 {
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = tlm_bus::sim_now().value();
     const std::uint64_t arrival = now + delay.value();
     // A replay (see below) had its tag check when it first came: it goes on from there, as
     // accurate mode's miss goes below when an MSHR is free without a second tag check. A new
@@ -443,7 +444,7 @@ tlm::tlm_response_status l1::read_fast(const segment& s, const tlm_bus::gpu_exte
     if (!m_core.array().probe(line))
         m_core.array().prefetch_victim(line); // install() replaces it after the fetch
     const tlm::tlm_response_status status = fetch(line, t.fetch, buf, ext, d, peer);
-    std::uint64_t ready = sc_core::sc_time_stamp().value() + d.value();
+    std::uint64_t ready = tlm_bus::sim_now().value() + d.value();
     if (status == tlm::TLM_OK_RESPONSE) {
         install(line, buf, t.fetch, peer, ext, d);
         if (m_core.array().probe(line))
@@ -462,13 +463,13 @@ tlm::tlm_response_status l1::read_accurate(const segment& s, const tlm_bus::gpu_
                                            sc_core::sc_time& delay, lookups& n)
 {
     using outcome = cache::cache_controller::outcome;
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = tlm_bus::sim_now().value();
     const std::uint64_t arrival = now + delay.value();
     const sc_core::sc_time tag_done = from_value(tag_start(arrival) + m_hit.value());
     const std::uint64_t line = m_core.line_addr(s.addr);
     const cache::sector_mask sectors = need(s);
     auto until = [](const sc_core::sc_time& t) {
-        const sc_core::sc_time n = sc_core::sc_time_stamp();
+        const sc_core::sc_time n = tlm_bus::sim_now();
         return t > n ? t - n : sc_core::SC_ZERO_TIME;
     };
     if (sectors == 0) { // no byte enabled: nothing to read
@@ -512,7 +513,7 @@ tlm::tlm_response_status l1::read_accurate(const segment& s, const tlm_bus::gpu_
         install(line, buf, r.fetch, peer, ext, sc_core::SC_ZERO_TIME);
         copy_from_buffer(s, buf);
         m_cache_stats.miss_latency.sample(
-            static_cast<double>(sc_core::sc_time_stamp().value() - arrival) / 1000.0);
+            static_cast<double>(tlm_bus::sim_now().value() - arrival) / 1000.0);
     }
     m_core.give_buffer(buf);
     const int entry = m_core.entry_of(line);

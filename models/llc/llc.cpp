@@ -3,6 +3,7 @@
 #include "models/llc/llc.h"
 #include "models/cache/core/set_index.h"
 #include "tlm_bus/byte_enables.h"
+#include "tlm_bus/sim_time.h"
 
 #include <cstdio>
 
@@ -16,7 +17,7 @@ namespace {
 /// Time from now until `t`, zero if `t` has passed.
 sc_core::sc_time until(const sc_core::sc_time& t)
 {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = tlm_bus::sim_now();
     return t > now ? t - now : sc_core::SC_ZERO_TIME;
 }
 
@@ -257,11 +258,11 @@ tlm::tlm_response_status llc::fetch(std::uint64_t line, cache::sector_mask secto
         const tlm_bus::gpu_extension home = home_ext(ext);
         return out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, &home);
     }
-    const sc_core::sc_time start = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time start = tlm_bus::sim_now() + delay;
     const tlm::tlm_response_status st =
         out.access(tlm::TLM_READ_COMMAND, line + off, buf + off, bytes, delay, ext);
     if (m_measure)
-        m_switcher->note_dram((sc_core::sc_time_stamp() + delay - start).value());
+        m_switcher->note_dram((tlm_bus::sim_now() + delay - start).value());
     return st;
 }
 
@@ -364,7 +365,7 @@ tlm::tlm_response_status llc::read_remote_ways(const segment& s, cache::sector_m
 {
     cache::cache_array& a = *m_remote_ways;
     const std::uint64_t line = a.line_addr(s.addr);
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = tlm_bus::sim_now().value();
     auto copy_out = [&] {
         tlm_bus::for_each_run(s.len, s.be, s.be_len, s.be_offset, [&](unsigned off, unsigned n) {
             a.read(s.addr + off, s.data + off, n);
@@ -384,7 +385,7 @@ tlm::tlm_response_status llc::read_remote_ways(const segment& s, cache::sector_m
         ++(local ? m_local_hits : m_remote_hits);
         copy_out();
         if (!m_accurate) // a sector still in flight (fast mode) arrives at its recorded time
-            delay = sc_core::sc_time::from_value(
+            delay = tlm_bus::ps_time(
                 std::max<std::uint64_t>(now + delay.value(), a.ready(line, need)) - now);
         return tlm::TLM_OK_RESPONSE;
     }
@@ -477,7 +478,7 @@ sc_core::sc_time llc::write_victim(std::uint64_t line, const std::uint8_t* data,
     const unsigned sb = m_core.array().sector_bytes();
     // Accurate mode waits inside each write (channel arbitration): completions are kept as
     // absolute times.
-    sc_core::sc_time done = sc_core::sc_time_stamp() + delay;
+    sc_core::sc_time done = tlm_bus::sim_now() + delay;
     while (dirty != 0) {
         const auto first = static_cast<unsigned>(__builtin_ctzll(dirty));
         unsigned last = first;
@@ -501,9 +502,9 @@ sc_core::sc_time llc::write_victim(std::uint64_t line, const std::uint8_t* data,
                           static_cast<unsigned long long>(line), static_cast<int>(status));
             SC_REPORT_ERROR("vgpu/llc", msg);
         }
-        done = std::max(done, sc_core::sc_time_stamp() + d);
+        done = std::max(done, tlm_bus::sim_now() + d);
     }
-    return done - sc_core::sc_time_stamp();
+    return done - tlm_bus::sim_now();
 }
 
 tlm::tlm_response_status llc::access(const segment& s, bool write,
@@ -515,26 +516,26 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
         // switch in progress.
         if (ext && ext->sm >= 0 && !ext->home_access && ext->module >= 0)
             m_switcher->note_access(static_cast<unsigned>(ext->module), s.addr, write);
-        const std::uint64_t at = (sc_core::sc_time_stamp() + delay).value();
+        const std::uint64_t at = (tlm_bus::sim_now() + delay).value();
         if (at < m_switcher->busy_until(m_module)) {
-            delay += sc_core::sc_time::from_value(m_switcher->busy_until(m_module) - at);
+            delay += tlm_bus::ps_time(m_switcher->busy_until(m_module) - at);
             ++m_switch_waits;
         }
     }
     const bool local = !ext || ext->module < 0 || static_cast<unsigned>(ext->module) == m_module;
     ++(local ? m_local_lookups : m_remote_lookups);
     const bool copy = remote(s.addr); // a private copy of a line homed elsewhere
-    const sc_core::sc_time arrival = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time arrival = tlm_bus::sim_now() + delay;
     // An atomic holds its bank two cycles: the read and the write of the word.
     const unsigned cycles =
         atomic(s, write, ext)
             ? 2
             : std::max(1u, (s.len + m_cfg.bank_bytes_per_cycle - 1) / m_cfg.bank_bytes_per_cycle);
     m_banks[bank_of(s.addr)]->use(local ? 0 : 1, ext, cycles, delay);
-    const sc_core::sc_time served = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time served = tlm_bus::sim_now() + delay;
     m_bank_wait.sample((served - arrival - cycles * m_cycle).to_seconds() * 1e9);
     delay += m_hit;
-    const sc_core::sc_time tag_done = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time tag_done = tlm_bus::sim_now() + delay;
     if (m_measure && ext && ext->sm >= 0 && !ext->home_access)
         m_switcher->note_lookup((tag_done - arrival).value());
 
@@ -573,7 +574,7 @@ tlm::tlm_response_status llc::access(const segment& s, bool write,
         }
         ++(local ? m_local_hits : m_remote_hits);
         apply(s, write, atomic(s, write, ext) ? ext : nullptr, c.whole);
-        delay = sc_core::sc_time::from_value(t.ready - sc_core::sc_time_stamp().value());
+        delay = tlm_bus::ps_time(t.ready - tlm_bus::sim_now().value());
         return tlm::TLM_OK_RESPONSE;
     }
 
@@ -615,7 +616,7 @@ tlm::tlm_response_status llc::miss_fast(const segment& s, bool write, const cach
                                         const tlm_bus::gpu_extension* ext, std::uint64_t tag_done,
                                         sc_core::sc_time& delay)
 {
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = tlm_bus::sim_now().value();
     const std::uint64_t line = m_core.line_addr(s.addr);
     // The line's fill in flight holds its MSHR entry: the miss goes below once it has arrived.
     std::uint64_t base = std::max(tag_done, t.busy_until);
@@ -641,7 +642,7 @@ tlm::tlm_response_status llc::miss_fast(const segment& s, bool write, const cach
     // free from the issue on; they are booked as intervals and trimmed to the real ends.
     cache::cache_controller::fast_miss m =
         m_core.begin_fast_miss(base, t.fetch != 0, v.dirty_sectors, now);
-    const sc_core::sc_time issue = sc_core::sc_time::from_value(m.issue - now);
+    const sc_core::sc_time issue = tlm_bus::ps_time(m.issue - now);
     std::uint64_t ready = m.issue; // the fetch's data (the MSHR is held until then)
     std::uint64_t data = ready;    // the request's data
     tlm::tlm_response_status status = tlm::TLM_OK_RESPONSE;
@@ -684,8 +685,8 @@ tlm::tlm_response_status llc::miss_fast(const segment& s, bool write, const cach
         m_wb_occupancy.sample(m_core.fast_wb().in_use(m.issue));
     if (status == tlm::TLM_OK_RESPONSE)
         apply(s, write, atomic(s, write, ext) ? ext : nullptr, c.whole);
-    delay = sc_core::sc_time::from_value(
-        std::max(status == tlm::TLM_OK_RESPONSE ? data : ready, t.ready) - now);
+    delay =
+        tlm_bus::ps_time(std::max(status == tlm::TLM_OK_RESPONSE ? data : ready, t.ready) - now);
     return status;
 }
 
@@ -696,7 +697,7 @@ llc::miss_accurate(const segment& s, bool write, const cache::sector_cover& c,
 {
     // The miss holds an MSHR entry (claimed by the lookup); a resident line is pinned.
     const std::uint64_t line = m_core.line_addr(s.addr);
-    m_mshrs_in_use.step(sc_core::sc_time_stamp().value(), +1);
+    m_mshrs_in_use.step(tlm_bus::sim_now().value(), +1);
     bool allocated = false;
     while (!m_core.array().probe(line)) {
         if (!m_core.can_allocate(line)) {
@@ -735,8 +736,7 @@ llc::miss_accurate(const segment& s, bool write, const cache::sector_cover& c,
             m_stale_fills.insert(line);
         if (status == tlm::TLM_OK_RESPONSE) {
             m_core.fill(line, buf, r.fetch);
-            m_cache_stats.miss_latency.sample((sc_core::sc_time_stamp() - tag_done).to_seconds() *
-                                              1e9);
+            m_cache_stats.miss_latency.sample((tlm_bus::sim_now() - tag_done).to_seconds() * 1e9);
         } else if (allocated) {
             m_core.array().invalidate(line); // the empty way allocated for the fill
         }
@@ -746,7 +746,7 @@ llc::miss_accurate(const segment& s, bool write, const cache::sector_cover& c,
         apply(s, write, atomic(s, write, ext) ? ext : nullptr, c.whole);
     const int entry = m_core.entry_of(line);
     m_core.finish_miss(line);
-    m_mshrs_in_use.step(sc_core::sc_time_stamp().value(), -1);
+    m_mshrs_in_use.step(tlm_bus::sim_now().value(), -1);
     m_waits.released(entry, true);
     m_released.notify(sc_core::SC_ZERO_TIME);
     delay = d;

@@ -1,5 +1,6 @@
 // Crossbar with contended output ports. See models/noc/README.md.
 #include "models/noc/crossbar.h"
+#include "tlm_bus/sim_time.h"
 
 #include <algorithm>
 #include <string>
@@ -49,9 +50,9 @@ void crossbar::share_input(const std::string& port, interconnect& owner,
 crossbar::crossbar(const sc_core::sc_module_name& name, const noc_config& cfg,
                    const clock_params& clocks, const path_params& path)
     : interconnect(name), m_cfg(cfg), m_clocks(clocks), m_path(path),
-      m_hop(sc_core::sc_time::from_value(path.request_hop * clocks.noc_ps)),
-      m_rsp_hop(sc_core::sc_time::from_value(path.response_hop * clocks.noc_ps)),
-      m_log(this->name()), m_stats(this->name()),
+      m_hop(tlm_bus::ps_time(path.request_hop * clocks.noc_ps)),
+      m_rsp_hop(tlm_bus::ps_time(path.response_hop * clocks.noc_ps)), m_log(this->name()),
+      m_stats(this->name()),
       m_unmapped(m_stats, "unmapped", "count", "requests to no output (address errors)"),
       m_latency(m_stats, "latency", "ns",
                 "time a request spent in the crossbar (hop, queueing, transfer)"),
@@ -94,7 +95,7 @@ void crossbar::create_ports()
     // number of inputs.
     resource_params p;
     p.accurate = m_clocks.accurate;
-    p.cycle = sc_core::sc_time::from_value(m_clocks.noc_ps);
+    p.cycle = tlm_bus::ps_time(m_clocks.noc_ps);
     p.policy = m_cfg.arbiter;
     p.max_wait_cycles = m_cfg.max_wait_cycles;
     p.impl = m_cfg.arbiter_impl;
@@ -156,17 +157,17 @@ void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_tim
     const auto* ext = gp.get_extension<tlm_bus::gpu_extension>();
     ++port.requests;
     port.bytes += gp.is_write() ? len : 0;
-    const sc_core::sc_time entry = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time entry = tlm_bus::sim_now() + delay;
     delay += m_hop;
     // A read's header on the command channel leaves the data channel to writes' data.
     if (port.cmd && !gp.is_write())
         port.cmd->use(static_cast<unsigned>(id), ext, 1, delay);
     else
         port.res.use(static_cast<unsigned>(id), ext, occupancy_cycles(request_bytes(gp)), delay);
-    m_latency.sample((sc_core::sc_time_stamp() + delay - entry).to_seconds() * 1e9);
+    m_latency.sample((tlm_bus::sim_now() + delay - entry).to_seconds() * 1e9);
     out[o]->b_transport(gp, delay);
     // The response returns on the input's own channel; a read's data occupies it.
-    const sc_core::sc_time back = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time back = tlm_bus::sim_now() + delay;
     src.bytes += gp.is_read() ? len : 0;
     delay += m_rsp_hop;
     // Responses carry no barrier count: the arbiter favours the requests that unblock work.
@@ -183,11 +184,11 @@ void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_tim
         const unsigned cycles = response_cycles(response_bytes(gp));
         if (m_path.target_ports) {
             port.rsp.use(0, nullptr, cycles, delay, entry.value());
-            delay -= sc_core::sc_time::from_value(cycles * m_clocks.noc_ps);
+            delay -= tlm_bus::ps_time(cycles * m_clocks.noc_ps);
         }
         src.res->use(src.first + static_cast<unsigned>(o), nullptr, cycles, delay, entry.value());
     }
-    m_rsp_latency.sample((sc_core::sc_time_stamp() + delay - back).to_seconds() * 1e9);
+    m_rsp_latency.sample((tlm_bus::sim_now() + delay - back).to_seconds() * 1e9);
 }
 
 sc_core::sc_time crossbar::unloaded_round_trip(unsigned, unsigned) const

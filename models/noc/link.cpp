@@ -1,5 +1,6 @@
 // One direction of an inter-module link. See models/noc/README.md.
 #include "models/noc/link.h"
+#include "tlm_bus/sim_time.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +12,7 @@ namespace {
 /// Simulated time so far in NoC cycles (for the dump-time formulas).
 double elapsed(const sc_core::sc_time& unit)
 {
-    return sc_core::sc_time_stamp() / unit;
+    return tlm_bus::sim_now() / unit;
 }
 } // namespace
 
@@ -19,7 +20,7 @@ resource_params link::channel_params(const noc_config& cfg, const clock_params& 
 {
     resource_params p;
     p.accurate = clocks.accurate;
-    p.cycle = sc_core::sc_time::from_value(clocks.noc_ps);
+    p.cycle = tlm_bus::ps_time(clocks.noc_ps);
     p.policy = cfg.arbiter;
     p.max_wait_cycles = cfg.max_wait_cycles;
     p.impl = cfg.arbiter_impl;
@@ -30,8 +31,7 @@ resource_params link::channel_params(const noc_config& cfg, const clock_params& 
 link::link(const sc_core::sc_module_name& name, const noc_config& cfg, const clock_params& clocks)
     : sc_module(name), in("in"), out("out"), channel("channel", channel_params(cfg, clocks)),
       response("response", channel_params(cfg, clocks)),
-      m_latency(sc_core::sc_time::from_value(cfg.link_latency.ps)),
-      m_cycle(sc_core::sc_time::from_value(clocks.noc_ps)),
+      m_latency(tlm_bus::ps_time(cfg.link_latency.ps)), m_cycle(tlm_bus::ps_time(clocks.noc_ps)),
       m_bytes_per_cycle(cfg.link_bytes_per_cycle(clocks.noc_ps)),
       m_header_bytes(cfg.link_header_bytes), m_stats(this->name()),
       m_requests(m_stats, "requests", "count", "requests carried"),
@@ -50,7 +50,7 @@ link::link(const sc_core::sc_module_name& name, const noc_config& cfg, const clo
                     }),
       m_bandwidth(m_stats, "bandwidth", "GB/s", "data bytes carried per ns of simulated time",
                   [this] {
-                      const double ns = sc_core::sc_time_stamp().to_seconds() * 1e9;
+                      const double ns = tlm_bus::sim_now().to_seconds() * 1e9;
                       return ns > 0 ? static_cast<double>(m_bytes.value()) / ns : 0.0;
                   })
 {
@@ -79,7 +79,7 @@ void link::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     m_rsp_busy_cycles += rsp_cycles;
     // A header or an acknowledgement on the command sideband (link_header_bytes = 0) takes no
     // data-channel time: only the flight.
-    const auto at = [&delay] { return (sc_core::sc_time_stamp() + delay).value(); };
+    const auto at = [&delay] { return (tlm_bus::sim_now() + delay).value(); };
     const std::uint64_t entered = at();
     if (req_cycles > 0)
         channel.use(0, ext, req_cycles, delay);

@@ -1,6 +1,7 @@
 // A point of contention with fast (busy-until) and accurate (per-cycle arbitration) timing.
 // See docs/architecture.md ("Timing").
 #include "models/noc/shared_resource.h"
+#include "tlm_bus/sim_time.h"
 
 #if VGPU_NOC_RTL
 #include "models/noc/rtl/port_arbiter.h"
@@ -84,11 +85,11 @@ void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, uns
     const std::uint64_t occupancy = cycles * m_p.cycle.value();
     m_busy_ps += occupancy;
     if (!m_p.accurate) {
-        const std::uint64_t arrival = (sc_core::sc_time_stamp() + delay).value();
-        const auto b = m_busy.reserve(arrival, occupancy, sc_core::sc_time_stamp().value());
+        const std::uint64_t arrival = (tlm_bus::sim_now() + delay).value();
+        const auto b = m_busy.reserve(arrival, occupancy, tlm_bus::sim_now().value());
         // Queueing = completion - arrival - own occupancy (the pieces may straddle bookings).
         m_wait.sample(static_cast<double>(b.finish - arrival - occupancy) / 1000.0);
-        delay += sc_core::sc_time::from_value(b.finish - arrival);
+        delay += tlm_bus::ps_time(b.finish - arrival);
         return;
     }
     sc_core::wait(delay);
@@ -96,7 +97,7 @@ void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, uns
     request r{input,
               ext ? ext->sm : -1,
               ext ? ext->barrier_waiting : 0u,
-              sc_core::sc_time_stamp(),
+              tlm_bus::sim_now(),
               m_arrivals++,
               age,
               cycles,
@@ -142,8 +143,8 @@ void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, uns
     ++m_pending;
     m_work.notify(sc_core::SC_ZERO_TIME);
     sc_core::wait(r.granted);
-    m_wait.sample((sc_core::sc_time_stamp() - r.arrival).to_seconds() * 1e9);
-    delay = sc_core::sc_time::from_value(occupancy);
+    m_wait.sample((tlm_bus::sim_now() - r.arrival).to_seconds() * 1e9);
+    delay = tlm_bus::ps_time(occupancy);
 }
 
 void shared_resource::return_credit()

@@ -1,6 +1,7 @@
 // Same-time gate: members resuming at one simulated time run in key order.
 // See docs/architecture.md ("Timing": same-time order).
 #include "models/sm/same_time_gate.h"
+#include "tlm_bus/sim_time.h"
 
 #include <algorithm>
 #include <functional>
@@ -26,7 +27,7 @@ struct later_first {
 };
 std::uint64_t now_ps()
 {
-    return sc_core::sc_time_stamp().value();
+    return tlm_bus::sim_now().value();
 }
 } // namespace
 
@@ -169,7 +170,7 @@ void same_time_gate::schedule()
     if (m_queue.empty())
         return;
     const std::uint64_t at = m_queue.front().at, now = now_ps();
-    m_tick.notify(at <= now ? sc_core::SC_ZERO_TIME : sc_core::sc_time::from_value(at - now));
+    m_tick.notify(at <= now ? sc_core::SC_ZERO_TIME : tlm_bus::ps_time(at - now));
 }
 
 } // namespace vgpu::sm

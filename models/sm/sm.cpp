@@ -1,6 +1,7 @@
 // SM shell: construction, CTA launch and life, the issue stage and its loop (the fetch stage is
 // sm_fetch.cpp, the LSU sm_lsu.cpp, the unit seam sm_units.cpp). See models/sm/README.md.
 #include "models/sm/sm.h"
+#include "tlm_bus/sim_time.h"
 
 #include "models/common/run_progress.h"
 #include "models/common/trace_events.h"
@@ -201,7 +202,7 @@ void sm::join_gate(same_time_gate& gate)
 void sm::forward_wake()
 {
     if (m_gate)
-        m_gate->wake(m_sm_id, sc_core::sc_time_stamp());
+        m_gate->wake(m_sm_id, tlm_bus::sim_now());
 }
 
 sm::~sm() = default;
@@ -215,7 +216,7 @@ void sm::trace(sc_core::sc_trace_file* tf) const
 
 void sm::keep_time()
 {
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = tlm_bus::sim_now();
     const sc_core::sc_time local = time_of(m_cycle);
     if (local < now) {
         m_cycle = cycle_of(now);
@@ -225,7 +226,7 @@ void sm::keep_time()
     }
     if (m_qk.need_sync()) {
         m_qk.sync();
-        run_progress::get().at(sc_core::sc_time_stamp().value());
+        run_progress::get().at(tlm_bus::sim_now().value());
     }
 }
 
@@ -235,7 +236,7 @@ void sm::block(std::uint64_t until)
     // nothing waits on it; the counter and the pending list catch it, so it is never lost.
     const std::uint64_t wakeups = m_wakeups;
     m_qk.sync();
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = tlm_bus::sim_now();
     const bool woken = wakeups != m_wakeups || !m_slots.pending().empty();
     if (woken)
         VGPU_DEBUG(m_log, "woken during the sync at %s", now.to_string().c_str());
@@ -247,8 +248,8 @@ void sm::block(std::uint64_t until)
         m_gate->sleep(m_sm_id, time_of(until), true);
     else if (time_of(until) > now)
         sc_core::wait(time_of(until) - now, m_wake);
-    m_cycle = std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
-    m_qk.set(time_of(m_cycle) - sc_core::sc_time_stamp());
+    m_cycle = std::max(m_cycle, cycle_of(tlm_bus::sim_now()));
+    m_qk.set(time_of(m_cycle) - tlm_bus::sim_now());
 }
 
 // ---- control ----
@@ -309,11 +310,11 @@ void sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     c = cta_slot{};
     c.ctx.params.reserve(cp::max_params);
     c.launch = l;
-    c.arrival_ps = (sc_core::sc_time_stamp() + delay).value();
+    c.arrival_ps = (tlm_bus::sim_now() + delay).value();
     m_resident = m_slots.resident();
     ++m_wakeups;
     if (m_gate)
-        m_gate->wake(m_sm_id, sc_core::sc_time_stamp() + delay);
+        m_gate->wake(m_sm_id, tlm_bus::sim_now() + delay);
     else
         m_wake.notify(delay);
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -348,7 +349,7 @@ void sm::start_cta(int ci)
 {
     cta_slot& c = m_cta_slots[ci];
     const cp::cta_launch& l = c.launch;
-    const std::uint64_t arrival = cycle_of(sc_core::sc_time::from_value(c.arrival_ps));
+    const std::uint64_t arrival = cycle_of(tlm_bus::ps_time(c.arrival_ps));
     std::uint64_t start = std::max(m_cycle, arrival);
     m_slots.start(ci);
     m_barriers.start(ci, m_slots.warp_mask(ci));
@@ -362,7 +363,7 @@ void sm::start_cta(int ci)
     }
     std::uint64_t ready = start;
     c.prog = fetch_program(c, ready);
-    m_cycle = std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
+    m_cycle = std::max(m_cycle, cycle_of(tlm_bus::sim_now()));
     if (c.prog < 0)
         return;
     c.ctx.params.assign(l.params, l.params + l.nparams);
@@ -521,11 +522,11 @@ void sm::post_event(tlm_bus::event_kind e, unsigned slot, std::uint32_t arg, std
     while (events->blocked(m_event_source))
         sc_core::wait(events->unblocked());
     if (m_gate) // resumed by the trace unit, in its order: back in SM-id order
-        m_gate->sleep(m_sm_id, sc_core::sc_time_stamp(), false);
+        m_gate->sleep(m_sm_id, tlm_bus::sim_now(), false);
     const std::uint64_t before = m_cycle;
-    m_cycle = std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
+    m_cycle = std::max(m_cycle, cycle_of(tlm_bus::sim_now()));
     m_trace_stall_cycles += m_cycle - before;
-    m_qk.set(time_of(m_cycle) - sc_core::sc_time_stamp());
+    m_qk.set(time_of(m_cycle) - tlm_bus::sim_now());
 }
 
 void sm::release_barrier(std::uint64_t released)
@@ -691,14 +692,14 @@ void sm::end_cta(int ci)
     m_watchdog.refresh();
     m_resident = m_slots.resident();
 
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = tlm_bus::sim_now();
     const sc_core::sc_time at = time_of(end);
     sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
     const tlm_bus::gpu_extension ext = request_ext(-1, tlm_bus::access_kind::other, 0, 0, c.launch);
     const auto st = done.access(tlm::TLM_WRITE_COMMAND, 0, &d, sizeof d, delay, &ext);
     if (st != tlm::TLM_OK_RESPONSE)
         SC_REPORT_ERROR("vgpu/sm", "the CP refused a cta_done record");
-    m_cycle = std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
+    m_cycle = std::max(m_cycle, cycle_of(tlm_bus::sim_now()));
 }
 
 // ---- processes ----
@@ -709,8 +710,8 @@ void sm::issue_loop()
     if (events.size() != 0)
         m_event_source = events->source_id(tlm_bus::event_source::isu, m_sm_id);
     if (m_gate) // the threads' first run is in SystemC's order: start in SM-id order
-        m_gate->sleep(m_sm_id, sc_core::sc_time_stamp(), false);
-    m_cycle = cycle_of(sc_core::sc_time_stamp());
+        m_gate->sleep(m_sm_id, tlm_bus::sim_now(), false);
+    m_cycle = cycle_of(tlm_bus::sim_now());
     for (;;) {
         if (!m_slots.pending().empty()) {
             // start_cta may wait (accurate-mode fetch); launches arriving meanwhile queue up.

@@ -26,6 +26,7 @@
 #include "tlm_bus/event_port.h"
 #include "tlm_bus/gpu_extension.h"
 #include "tlm_bus/initiator_port.h"
+#include "tlm_bus/sim_time.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -130,7 +131,7 @@ private:
     // Inline: every stage converts on its hot paths (the stages are separate files).
     sc_core::sc_time time_of(std::uint64_t cycle) const
     {
-        return sc_core::sc_time::from_value(cycle * m_period_ticks);
+        return tlm_bus::ps_time(cycle * m_period_ticks);
     }
     std::uint64_t cycle_of(const sc_core::sc_time& t) const ///< rounded up
     {
@@ -185,10 +186,7 @@ private:
     /// releases (accurate mode: wakes) or faults the warps waiting for it.
     void fill_done(std::uint64_t va, std::uint64_t ready, tlm::tlm_response_status st);
     /// The current cycle for the instruction cache: never decreases, also in an LSU thread.
-    std::uint64_t fetch_cycle() const
-    {
-        return std::max(m_cycle, cycle_of(sc_core::sc_time_stamp()));
-    }
+    std::uint64_t fetch_cycle() const { return std::max(m_cycle, cycle_of(tlm_bus::sim_now())); }
 
     // LSU stage (sm_lsu.cpp).
     /// Issues LD/ST/ATOM (or a unit's load of `a`: of `kind`, zero_lanes read 0).

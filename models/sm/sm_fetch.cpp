@@ -2,6 +2,7 @@
 // See models/sm/README.md ("Stages").
 #include "models/sm/sm.h"
 #include "tlm_bus/byte_enables.h"
+#include "tlm_bus/sim_time.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -106,7 +107,7 @@ bool sm::fetch_line(unsigned i)
 {
     const std::uint64_t va = m_fetch.first + std::uint64_t{i} * m_line_bytes;
     const sc_core::sc_time at = time_of(m_fetch.ready + i);
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = tlm_bus::sim_now();
     sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
     const tlm_bus::gpu_extension ext =
         request_ext(-1, tlm_bus::access_kind::instruction, va, 0, *m_fetch.launch);
@@ -121,7 +122,7 @@ bool sm::fetch_line(unsigned i)
         m_fetch.failed = true;
         return false;
     }
-    m_fetch.end = std::max(m_fetch.end, cycle_of(sc_core::sc_time_stamp() + delay));
+    m_fetch.end = std::max(m_fetch.end, cycle_of(tlm_bus::sim_now() + delay));
     return true;
 }
 
@@ -211,12 +212,12 @@ void sm::request_fill(std::uint64_t va, std::uint64_t at, const cp::cta_launch& 
         hand_to_lsu({0, static_cast<std::uint16_t>(index), 0, false, true});
         return;
     }
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = tlm_bus::sim_now();
     const sc_core::sc_time t = time_of(at);
     sc_core::sc_time delay = t > now ? t - now : sc_core::SC_ZERO_TIME;
     const auto st =
         mem.access(tlm::TLM_READ_COMMAND, va, m_fill_buf.data(), m_line_bytes, delay, &ext);
-    fill_done(va, cycle_of(sc_core::sc_time_stamp() + delay), st);
+    fill_done(va, cycle_of(tlm_bus::sim_now() + delay), st);
 }
 
 void sm::fill_done(std::uint64_t va, std::uint64_t ready, tlm::tlm_response_status st)

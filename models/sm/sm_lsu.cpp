@@ -3,6 +3,7 @@
 #define SC_INCLUDE_DYNAMIC_PROCESSES
 #include "models/sm/sm.h"
 #include "tlm_bus/byte_enables.h"
+#include "tlm_bus/sim_time.h"
 
 #include "models/common/host_resources.h"
 
@@ -198,7 +199,7 @@ void sm::issue_mem(unsigned slot, const step_result& r, const mem_access& a,
     op.end = op.issue;
     op.remaining = 0;
     catch_up();
-    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time now = tlm_bus::sim_now();
     for (unsigned i = 0; i < op.lines.count; ++i) {
         lsu_job job{static_cast<std::uint16_t>(slot), static_cast<std::uint16_t>(i),
                     static_cast<std::uint8_t>(k)};
@@ -281,10 +282,9 @@ void sm::catch_up()
     // Fast mode books shared resources in call order: an SM that ran ahead would take a
     // saturated port before SMs that reach it earlier in simulated time. Far ahead, it first
     // lets global time catch up (platform.timing.memory_quantum_ns).
-    if (const std::uint64_t local = time_of(m_cycle).value(),
-        global = sc_core::sc_time_stamp().value();
+    if (const std::uint64_t local = time_of(m_cycle).value(), global = tlm_bus::sim_now().value();
         local > global && local - global > m_clk.memory_quantum_ps) {
-        m_qk.set(time_of(m_cycle) - sc_core::sc_time_stamp());
+        m_qk.set(time_of(m_cycle) - tlm_bus::sim_now());
         m_qk.sync();
         ++m_memory_syncs;
     }
@@ -353,7 +353,7 @@ void sm::send_queued_lines()
         mem_op& op = *m_warps[job.slot].ops[job.op];
         count_line_wait(due, job.not_before);
         catch_up();
-        const sc_core::sc_time at = time_of(job.not_before), now = sc_core::sc_time_stamp();
+        const sc_core::sc_time at = time_of(job.not_before), now = tlm_bus::sim_now();
         sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
         auto f = do_line(job.slot, job.op, job.line, delay, m_line_bufs.data(), m_be_bufs.data());
         if (!f || !f->walk)
@@ -497,7 +497,7 @@ std::shared_ptr<tlm_bus::fault_wait> sm::do_line(unsigned slot, unsigned k, unsi
             ++m_page_faults;
         return fault;
     }
-    op.end = std::max(op.end, cycle_of(sc_core::sc_time_stamp() + delay));
+    op.end = std::max(op.end, cycle_of(tlm_bus::sim_now() + delay));
     if (st != tlm::TLM_OK_RESPONSE && !op.failed) {
         op.failed = true;
         op.fail_vaddr = op.addr[static_cast<unsigned>(__builtin_ctz(req.lane_mask))];
@@ -524,9 +524,9 @@ void sm::replay_line(unsigned slot, unsigned k, unsigned line,
                 }
                 m_retry_busy = my_turn = true;
             }
-            const std::uint64_t now = sc_core::sc_time_stamp().value();
+            const std::uint64_t now = tlm_bus::sim_now().value();
             if (f->retry_ps > now)
-                sc_core::wait(sc_core::sc_time::from_value(f->retry_ps - now));
+                sc_core::wait(tlm_bus::ps_time(f->retry_ps - now));
             sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
             m_replaying = true; // do_line does not wait in fast mode
             f = do_line(slot, k, line, delay, buf, be);
@@ -544,11 +544,9 @@ void sm::replay_line(unsigned slot, unsigned k, unsigned line,
             continue;
         }
         if (op.fault_cycle == 0 && !f->placement)
-            op.fault_cycle = std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp()));
-        while (!f->resolved && sc_core::sc_time_stamp().value() < f->deadline_ps)
-            sc_core::wait(
-                sc_core::sc_time::from_value(f->deadline_ps - sc_core::sc_time_stamp().value()),
-                f->done);
+            op.fault_cycle = std::max<std::uint64_t>(1, cycle_of(tlm_bus::sim_now()));
+        while (!f->resolved && tlm_bus::sim_now().value() < f->deadline_ps)
+            sc_core::wait(tlm_bus::ps_time(f->deadline_ps - tlm_bus::sim_now().value()), f->done);
         if (!f->resolved || f->fatal) {
             if (!op.failed) {
                 const coalescer::request& req = op.lines.requests[line];
@@ -559,7 +557,7 @@ void sm::replay_line(unsigned slot, unsigned k, unsigned line,
                                              : "page fault not answered by the host within "
                                                "host.fault_timeout";
             }
-            op.end = std::max(op.end, cycle_of(sc_core::sc_time_stamp()));
+            op.end = std::max(op.end, cycle_of(tlm_bus::sim_now()));
             return;
         }
         // Accurate mode: an access that followed earlier stores of its warp (it was made
@@ -568,7 +566,7 @@ void sm::replay_line(unsigned slot, unsigned k, unsigned line,
             sc_core::wait(m_wake);
         // The replay: the same line request again, now (not a new instruction).
         const sc_core::sc_time at = time_of(op.issue + line);
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        const sc_core::sc_time now = tlm_bus::sim_now();
         sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
         f = do_line(slot, k, line, delay, buf, be);
     }
@@ -756,12 +754,12 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
         // The vector may grow while this thread waits in the access: copy, index again after.
         const fill_request f = m_fills[job.line];
         const sc_core::sc_time at = time_of(f.cycle);
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        const sc_core::sc_time now = tlm_bus::sim_now();
         sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
         const auto st =
             mem.access(tlm::TLM_READ_COMMAND, f.va, w.buf.data(), m_line_bytes, delay, &f.ext);
         m_fills[job.line].busy = false;
-        fill_done(f.va, cycle_of(sc_core::sc_time_stamp() + delay), st);
+        fill_done(f.va, cycle_of(tlm_bus::sim_now() + delay), st);
         ++m_wakeups;
         m_wake.notify(sc_core::SC_ZERO_TIME);
         return;
@@ -775,7 +773,7 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
         line_result res;
         if (!f) {
             const sc_core::sc_time at = time_of(u.rd.at);
-            const sc_core::sc_time now = sc_core::sc_time_stamp();
+            const sc_core::sc_time now = tlm_bus::sim_now();
             delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
             res = unit_read(u.rd, delay, &f);
         }
@@ -786,7 +784,7 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
         // read) tells it at once, as it tells read_made(): the unit retires by the read's end.
         if (m_clk.accurate)
             sc_core::wait(delay);
-        u.unit->read_arrived(u.rd, res, cycle_of(sc_core::sc_time_stamp()));
+        u.unit->read_arrived(u.rd, res, cycle_of(tlm_bus::sim_now()));
         if (!m_clk.accurate)
             --m_busy_ops; // fast mode hands a unit's read to an LSU thread only when it faulted
         ++m_wakeups;
@@ -809,9 +807,9 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
         const sc_core::sc_time at = time_of(std::max(due, job.not_before));
         // Fast mode: the request is made at its time, so that it reaches the shared resources
         // in time order with the other SMs' requests (the targets never wait).
-        if (!m_clk.accurate && at > sc_core::sc_time_stamp())
-            sc_core::wait(at - sc_core::sc_time_stamp());
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        if (!m_clk.accurate && at > tlm_bus::sim_now())
+            sc_core::wait(at - tlm_bus::sim_now());
+        const sc_core::sc_time now = tlm_bus::sim_now();
         sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
         // Accurate mode: the request is on its way once the call is made (the accesses that
         // follow it are made after it, in a later delta); fast mode: once it was answered.
@@ -821,7 +819,7 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
         // Its place is free from its completion on (a page fault gives it up when reported;
         // the replay is not limited; a walk wait keeps it until the replay completes).
         if (job.counted && (!f || !f->walk))
-            release_line(cycle_of(sc_core::sc_time_stamp() + delay));
+            release_line(cycle_of(tlm_bus::sim_now() + delay));
         if (!f && !m_clk.accurate)
             line_sent(job.slot, job.op, cycle_of(at));
     }
@@ -831,7 +829,7 @@ void sm::run_lsu_job(const lsu_job& job, lsu_worker& w)
         if (walk_place) // free from the replay's completion on (op.end includes it)
             release_line(op.end);
         if (!m_clk.accurate)
-            line_sent(job.slot, job.op, cycle_of(sc_core::sc_time_stamp()));
+            line_sent(job.slot, job.op, cycle_of(tlm_bus::sim_now()));
     }
     if (--op.remaining == 0) {
         finish_mem(job.slot, job.op);

@@ -1,6 +1,7 @@
 // SM unit seam, host side: the services the attached unit uses (models/sm/sm_unit.h).
 // See models/sm/README.md ("Units").
 #include "models/sm/sm.h"
+#include "tlm_bus/sim_time.h"
 
 #include <algorithm>
 
@@ -27,7 +28,7 @@ void sm::read_line(sm_unit& unit, const line_read& rd)
         unit_to_lsu(unit, rd, nullptr);
         return;
     }
-    const sc_core::sc_time at = time_of(rd.at), now = sc_core::sc_time_stamp();
+    const sc_core::sc_time at = time_of(rd.at), now = tlm_bus::sim_now();
     sc_core::sc_time delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
     std::shared_ptr<tlm_bus::fault_wait> f;
     const line_result res = unit_read(rd, delay, &f);
@@ -64,7 +65,7 @@ line_result sm::unit_read(const line_read& rd, sc_core::sc_time& delay,
                           std::shared_ptr<tlm_bus::fault_wait>* fault)
 {
     line_result res;
-    res.start = cycle_of(sc_core::sc_time_stamp() + delay);
+    res.start = cycle_of(tlm_bus::sim_now() + delay);
     if (rd.bytes > 0) {
         const tlm_bus::gpu_extension ext =
             request_ext(static_cast<int>(rd.warp), rd.kind, rd.addr, rd.pc,
@@ -75,7 +76,7 @@ line_result sm::unit_read(const line_read& rd, sc_core::sc_time& delay,
         if (fault && *fault && (*fault)->retry_ps == 0 && !(*fault)->placement)
             ++m_page_faults;
     }
-    res.end = std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp() + delay));
+    res.end = std::max<std::uint64_t>(1, cycle_of(tlm_bus::sim_now() + delay));
     return res;
 }
 
@@ -86,25 +87,23 @@ line_result sm::unit_replay(const line_read& rd, std::shared_ptr<tlm_bus::fault_
     while (f) {
         if (f->retry_ps != 0) {
             // Not a fault: the cache had no free MSHR; the read goes again when one is.
-            const std::uint64_t now = sc_core::sc_time_stamp().value();
+            const std::uint64_t now = tlm_bus::sim_now().value();
             if (f->retry_ps > now)
-                sc_core::wait(sc_core::sc_time::from_value(f->retry_ps - now));
+                sc_core::wait(tlm_bus::ps_time(f->retry_ps - now));
         } else {
-            while (!f->resolved && sc_core::sc_time_stamp().value() < f->deadline_ps)
-                sc_core::wait(
-                    sc_core::sc_time::from_value(f->deadline_ps - sc_core::sc_time_stamp().value()),
-                    f->done);
+            while (!f->resolved && tlm_bus::sim_now().value() < f->deadline_ps)
+                sc_core::wait(tlm_bus::ps_time(f->deadline_ps - tlm_bus::sim_now().value()),
+                              f->done);
             if (!f->resolved || f->fatal) {
                 // Refused, or not answered within host.fault_timeout: the read failed.
                 res.status = tlm::TLM_ADDRESS_ERROR_RESPONSE;
-                res.start = res.end =
-                    std::max<std::uint64_t>(1, cycle_of(sc_core::sc_time_stamp()));
+                res.start = res.end = std::max<std::uint64_t>(1, cycle_of(tlm_bus::sim_now()));
                 delay = sc_core::SC_ZERO_TIME;
                 return res;
             }
         }
         // The replay: the same line read again, now.
-        const sc_core::sc_time at = time_of(rd.at), now = sc_core::sc_time_stamp();
+        const sc_core::sc_time at = time_of(rd.at), now = tlm_bus::sim_now();
         delay = at > now ? at - now : sc_core::SC_ZERO_TIME;
         f.reset();
         res = unit_read(rd, delay, &f);

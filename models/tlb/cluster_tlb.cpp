@@ -2,6 +2,7 @@
 // models/tlb/README.md.
 #define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn, before the first <systemc>
 #include "models/tlb/cluster_tlb.h"
+#include "tlm_bus/sim_time.h"
 
 #include "models/common/page_table.h"
 
@@ -123,10 +124,10 @@ void cluster_tlb::join_gate(sm::same_time_gate& gate, unsigned key)
 
 void cluster_tlb::kick(std::uint64_t at_ps)
 {
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
-    const sc_core::sc_time d = sc_core::sc_time::from_value(at_ps > now ? at_ps - now : 0);
+    const std::uint64_t now = tlm_bus::sim_now().value();
+    const sc_core::sc_time d = tlm_bus::ps_time(at_ps > now ? at_ps - now : 0);
     if (m_gate)
-        m_gate->wake(m_gate_key, sc_core::sc_time_stamp() + d);
+        m_gate->wake(m_gate_key, tlm_bus::sim_now() + d);
     else
         m_kick.notify(d);
 }
@@ -162,7 +163,7 @@ lookup_result cluster_tlb::start_queued(
 void cluster_tlb::walk_thread()
 {
     for (;;) {
-        const std::uint64_t now = sc_core::sc_time_stamp().value();
+        const std::uint64_t now = tlm_bus::sim_now().value();
         while (!m_releases.empty() && m_releases.begin()->first.first <= now) {
             const std::shared_ptr<tlm_bus::fault_wait> f = m_releases.begin()->second->wait;
             m_releases.erase(m_releases.begin());
@@ -186,11 +187,11 @@ void cluster_tlb::walk_thread()
             if (next == 0 || next <= now)
                 m_gate->sleep_forever(m_gate_key);
             else
-                m_gate->sleep(m_gate_key, sc_core::sc_time::from_value(next), true);
+                m_gate->sleep(m_gate_key, tlm_bus::ps_time(next), true);
         } else if (next == 0 || next <= now) {
             sc_core::wait(m_kick);
         } else {
-            sc_core::wait(sc_core::sc_time::from_value(next - now), m_kick);
+            sc_core::wait(tlm_bus::ps_time(next - now), m_kick);
         }
     }
 }
@@ -217,8 +218,8 @@ lookup_result cluster_tlb::walk(std::uint64_t va, std::uint64_t start_ps,
     w.vaddr = va;
     w.epoch = ext.epoch;
     w.ptbr = ext.ptbr;
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
-    sc_core::sc_time d = sc_core::sc_time::from_value(start_ps > now ? start_ps - now : 0);
+    const std::uint64_t now = tlm_bus::sim_now().value();
+    sc_core::sc_time d = tlm_bus::ps_time(start_ps > now ? start_ps - now : 0);
     lookup_result r;
     ++m_walks;
     for (; level < levels; ++level) {
@@ -245,7 +246,7 @@ lookup_result cluster_tlb::walk(std::uint64_t va, std::uint64_t start_ps,
         if (use_pwc)
             m_pwc.insert(level, page_table::prefix(va, level, m_page_bytes), table);
     }
-    r.ready_ps = sc_core::sc_time_stamp().value() + d.value();
+    r.ready_ps = tlm_bus::sim_now().value() + d.value();
     const double ns = static_cast<double>(r.ready_ps - std::min(r.ready_ps, start_ps)) / 1000.0;
     m_walk_latency.sample(ns);
     m_walk_hist.sample(ns);
@@ -326,7 +327,7 @@ lookup_result cluster_tlb::run_walk(std::uint64_t va, std::uint64_t vpn, std::ui
                                     tlm_bus::initiator_port& port, std::uint64_t asked_ps,
                                     bool current)
 {
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
+    const std::uint64_t now = tlm_bus::sim_now().value();
     cache::capacity_timeline::reservation slot = m_walkers.reserve(t, now);
     if (slot.start > asked_ps)
         ++m_walker_stalls;
@@ -352,31 +353,31 @@ lookup_result cluster_tlb::translate_accurate(std::uint64_t va, std::uint64_t vp
                                               tlm_bus::initiator_port& port)
 {
     auto wait_until = [](std::uint64_t ps) {
-        const std::uint64_t now = sc_core::sc_time_stamp().value();
+        const std::uint64_t now = tlm_bus::sim_now().value();
         if (ps > now)
-            sc_core::wait(sc_core::sc_time::from_value(ps - now));
+            sc_core::wait(tlm_bus::ps_time(ps - now));
     };
     wait_until(t + (m_l2 ? std::uint64_t{m_cfg.l2.hit_latency} * m_cycle_ps : 0));
     if (m_l2)
         if (const auto hit = m_l2->lookup(vpn))
-            return {to_pte(*hit, m_page_bytes), sc_core::sc_time_stamp().value(), true};
+            return {to_pte(*hit, m_page_bytes), tlm_bus::sim_now().value(), true};
     if (const auto it = m_walking.find(vpn); it != m_walking.end()) {
         ++m_merged;
         const std::shared_ptr<walk_in_flight> w = it->second; // outlives the map entry
         sc_core::wait(w->done);
-        return {w->pte, sc_core::sc_time_stamp().value(), w->ok};
+        return {w->pte, tlm_bus::sim_now().value(), w->ok};
     }
     const auto w = std::make_shared<walk_in_flight>();
     m_walking[vpn] = w; // later misses on this page wait for this walk
-    const std::uint64_t asked = sc_core::sc_time_stamp().value();
+    const std::uint64_t asked = tlm_bus::sim_now().value();
     for (bool woken = false; m_walkers_busy >= m_cfg.walkers; woken = true) {
         if (!woken)
             ++m_walker_stalls;
         m_walker_waits.wait_free(woken);
     }
-    m_walker_wait.sample(static_cast<double>(sc_core::sc_time_stamp().value() - asked) / 1000.0);
+    m_walker_wait.sample(static_cast<double>(tlm_bus::sim_now().value() - asked) / 1000.0);
     ++m_walkers_busy;
-    lookup_result r = walk(va, sc_core::sc_time_stamp().value(), ext, port);
+    lookup_result r = walk(va, tlm_bus::sim_now().value(), ext, port);
     --m_walkers_busy;
     m_walker_waits.pass_on();
     if (m_l2 && r.ok && r.pte != 0)

@@ -1,5 +1,6 @@
 // An SM's L1 TLB. See models/tlb/README.md.
 #include "models/tlb/tlb.h"
+#include "tlm_bus/sim_time.h"
 
 #include "models/common/page_table.h"
 
@@ -206,7 +207,7 @@ lookup_result tlb::lookup(std::uint64_t va, std::uint64_t arrival_ps,
     }
     if (r.ok && r.pte != 0) {
         const translation entry = to_translation(r.pte, m_page_bytes);
-        if (r.ready_ps > sc_core::sc_time_stamp().value())
+        if (r.ready_ps > tlm_bus::sim_now().value())
             m_fills.push(vpn, pending_fill{r.pte, entry, r.ready_ps}); // enters at its time
         else
             m_l1.insert(vpn, entry);
@@ -219,7 +220,7 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     const tlm_bus::gpu_extension& ext = attrs(gp);
     const std::uint64_t va = gp.get_address();
     const std::uint64_t vpn = va / m_page_bytes;
-    const std::uint64_t arrival = sc_core::sc_time_stamp().value() + delay.value();
+    const std::uint64_t arrival = tlm_bus::sim_now().value() + delay.value();
     // A replay of a request the L1 could not take yet goes below with the translation the
     // request had (one translation per request, as in accurate mode, where the request waits
     // in the L1): translated again, it would ask the cluster a second time after its L1 TLB
@@ -321,8 +322,8 @@ void tlb::b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
     // The page's read-only hint travels with the request (the remote LLC uses it).
     if (x)
         x->read_only = e.read_only;
-    const std::uint64_t now = sc_core::sc_time_stamp().value();
-    delay = sc_core::sc_time::from_value(r.ready_ps > now ? r.ready_ps - now : 0);
+    const std::uint64_t now = tlm_bus::sim_now().value();
+    delay = tlm_bus::ps_time(r.ready_ps > now ? r.ready_ps - now : 0);
     gp.set_address(page_table::physical(e, va, m_page_bytes));
     out->b_transport(gp, delay);
     gp.set_address(va);
