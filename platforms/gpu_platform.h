@@ -52,6 +52,8 @@ public:
     nlohmann::json records() const override;
     /// Host seconds between each phase's start and end marks, summed over the phases.
     double kernel_host_seconds() const override;
+    std::optional<sim_counts> run_counts() const override;
+    std::optional<sim_counts> kernel_counts() const override;
     const host::workload* workload() const override { return &m_workload; }
     /// Registers irq, the CP's queues, every SM, LLC slice and DRAM controller (docs/outputs.md).
     void trace(sc_core::sc_trace_file* tf) const override;

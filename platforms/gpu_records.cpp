@@ -37,6 +37,30 @@ double gpu_platform::kernel_host_seconds() const
     return s;
 }
 
+std::optional<sim_counts> gpu_platform::run_counts() const
+{
+    sim_counts c;
+    c.warp_instructions = m_figures.instructions.value();
+    c.line_requests = m_figures.mem_requests.value();
+    return c;
+}
+
+std::optional<sim_counts> gpu_platform::kernel_counts() const
+{
+    // The phases' windows, as kernel_host_seconds() sums them, over every SM.
+    const std::vector<bool> sms(all_sms().size(), true);
+    sim_counts c;
+    for (const auto& ph : host.phases()) {
+        if (ph.start_mark < 0 || ph.end_mark < 0)
+            continue;
+        const window_deltas d = deltas(ph.start_mark, ph.end_mark, sms, ph.end - ph.start);
+        c.warp_instructions += d.instructions;
+        c.line_requests += d.line_requests;
+        c.cycles += d.window_ps / d.core_ps;
+    }
+    return c;
+}
+
 nlohmann::json gpu_platform::records() const
 {
     nlohmann::json kernels = nlohmann::json::array(), phases = nlohmann::json::array();

@@ -91,6 +91,7 @@ window_deltas gpu_platform::deltas(int start_mark, int end_mark, const std::vect
         d.sms_active += active > 0;
         d.active_cycles += active;
         d.instructions += delta(sm + ".instructions");
+        d.line_requests += delta(sm + ".mem_requests");
         d.stall_memory += delta(sm + ".stall_memory");
         d.stall_scoreboard += delta(sm + ".stall_scoreboard");
         d.stall_barrier += delta(sm + ".stall_barrier");

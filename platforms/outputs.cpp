@@ -46,6 +46,62 @@ output_writer::output_writer(std::string dir) : m_dir(std::move(dir))
     m_ok = std::filesystem::is_directory(m_dir, ec);
 }
 
+namespace {
+/// count / seconds, or null without a count or a positive time.
+nlohmann::json per_second(std::optional<double> count, double seconds)
+{
+    if (!count || seconds <= 0)
+        return nullptr;
+    return *count / seconds;
+}
+
+nlohmann::json rates_of(const std::optional<sim_counts>& c, std::optional<double> cycles,
+                        double seconds)
+{
+    return {
+        {"warp_instructions_per_host_second",
+         per_second(c ? std::optional(c->warp_instructions) : std::nullopt, seconds)},
+        {"line_requests_per_host_second",
+         per_second(c ? std::optional(c->line_requests) : std::nullopt, seconds)},
+        {"simulated_cycles_per_host_second", per_second(cycles, seconds)},
+    };
+}
+} // namespace
+
+nlohmann::json host_rates(const run_meta& meta)
+{
+    nlohmann::json j = rates_of(
+        meta.run_counts,
+        static_cast<double>(meta.sim_time_ps / std::max<std::uint64_t>(1, meta.core_period_ps)),
+        meta.host_seconds);
+    j["kernel_windows"] =
+        meta.kernel_counts && meta.kernel_host_seconds >= 0
+            ? rates_of(meta.kernel_counts, meta.kernel_counts->cycles, meta.kernel_host_seconds)
+            : nlohmann::json();
+    return j;
+}
+
+std::string host_rates_text(const run_meta& meta)
+{
+    const auto line = [](const char* what, const nlohmann::json& r) {
+        std::string parts;
+        for (const auto& [key, name] :
+             {std::pair{"warp_instructions_per_host_second", "warp-instructions"},
+              std::pair{"line_requests_per_host_second", "line requests"},
+              std::pair{"simulated_cycles_per_host_second", "simulated cycles"}}) {
+            if (!r.is_object() || r.at(key).is_null())
+                continue;
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%.0f", r.at(key).get<double>());
+            parts += (parts.empty() ? "" : ", ") + std::string(buf) + " " + name;
+        }
+        return parts.empty() ? std::string()
+                             : std::string("per host second, ") + what + ": " + parts + "\n";
+    };
+    const nlohmann::json r = host_rates(meta);
+    return line("run", r) + line("kernels' windows", r.at("kernel_windows"));
+}
+
 bool output_writer::write(const run_meta& meta, const std::vector<stats::entry>& stats,
                           const nlohmann::json& records) const
 {
@@ -66,6 +122,9 @@ bool output_writer::write(const run_meta& meta, const std::vector<stats::entry>&
         {"workload", meta.workload},
         {"workload_hash", meta.workload_text.empty() ? "" : fnv1a_hex(meta.workload_text)},
     };
+    const nlohmann::json rates = host_rates(meta); // beside host_seconds
+    for (const auto& [key, value] : rates.items())
+        j["meta"][key] = value;
     for (const auto& [key, value] : records.items())
         j[key] = value;
     // The two large members are written directly (stats::json_member_text), in the places

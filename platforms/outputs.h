@@ -6,10 +6,19 @@
 #include "models/common/stats.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace vgpu::platforms {
+
+/// What a stretch of a run simulated: the counts that its rates per host second divide
+/// (stats.json meta; docs/outputs.md, "Rates per host second").
+struct sim_counts {
+    double warp_instructions = 0; ///< warp-instructions issued by all SMs (gpu.instructions)
+    double line_requests = 0;     ///< the SMs' line requests (gpu.mem_requests)
+    double cycles = 0;            ///< simulated time in core clock cycles
+};
 
 /// Facts about a run that go into stats.json's "meta".
 struct run_meta {
@@ -19,11 +28,22 @@ struct run_meta {
     std::uint64_t core_period_ps = 1;
     double host_seconds = 0;         ///< the simulation (sc_start), host seconds
     double kernel_host_seconds = -1; ///< of that, inside the phases' windows (< 0: none)
+    /// The run's warp-instructions and line requests (cycles: sim_time_ps / core_period_ps);
+    /// nothing without SMs.
+    std::optional<sim_counts> run_counts;
+    std::optional<sim_counts> kernel_counts; ///< of the phases' windows; nothing without them
     std::string mode;
     std::string verdict;
     std::string workload;      ///< the workload's name ("" without one)
     std::string workload_text; ///< the workload as used (workload.yaml); hashed into workload_hash
 };
+
+/// The rates per host second of a run (its keys at the top level) and of its kernels' windows
+/// (`kernel_windows`): warp_instructions_per_host_second, line_requests_per_host_second and
+/// simulated_cycles_per_host_second, each null when its count or host time is missing.
+nlohmann::json host_rates(const run_meta& meta);
+/// Those rates as the run summary prints them: a line for the run, one for the kernels' windows.
+std::string host_rates_text(const run_meta& meta);
 
 /// Writes the files of one run into a folder (created if needed).
 class output_writer {

@@ -3,11 +3,13 @@
 #pragma once
 
 #include "platforms/attach/attachment.h"
+#include "platforms/outputs.h"
 #include "platforms/vgpu_config.h"
 
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -47,6 +49,12 @@ public:
     /// Host seconds spent inside the kernels' windows (the phases), or a negative value when
     /// the platform has no kernel windows.
     virtual double kernel_host_seconds() const { return -1; }
+    /// The whole run's warp-instructions and line requests (cycles: left 0, the runner has the
+    /// simulated time), or nothing on a platform without SMs.
+    virtual std::optional<sim_counts> run_counts() const { return std::nullopt; }
+    /// The counts of the kernels' windows (the windows kernel_host_seconds() covers), or
+    /// nothing when the platform has no kernel windows.
+    virtual std::optional<sim_counts> kernel_counts() const { return std::nullopt; }
     /// The workload being run (its text as used, name, vars), or nullptr.
     virtual const host::workload* workload() const { return nullptr; }
     /// Further output files (name in OUTDIR -> contents), after the run.

@@ -278,6 +278,8 @@ int run(int argc, char** argv, const std::vector<platforms::attach::block_maker>
     meta.core_period_ps = cfg.platform.clocks.core.ps;
     meta.host_seconds = host_seconds;
     meta.kernel_host_seconds = top->kernel_host_seconds();
+    meta.run_counts = top->run_counts();
+    meta.kernel_counts = top->kernel_counts();
     meta.mode = name_of(cfg.platform.timing.mode);
     meta.verdict = failures.empty() ? "pass" : "fail";
     if (wl) {
@@ -303,6 +305,7 @@ int run(int argc, char** argv, const std::vector<platforms::attach::block_maker>
               << meta.sim_time_ps / std::max<std::uint64_t>(1, meta.core_period_ps)
               << " core cycles) in " << host_seconds << " host s, " << meta.mode
               << " mode; outputs in " << outdir << "/\n";
+    std::cout << platforms::host_rates_text(meta);
     for (const auto& f : failures)
         std::cerr << "vgpu-sim: FAIL: " << f << "\n";
     std::cout << "verdict: " << meta.verdict << "\n";

@@ -16,7 +16,8 @@ struct window_deltas {
     double core_ps = 1;      ///< core clock period
     unsigned sms = 0;        ///< SMs the kernel (or phase) was launched on
     unsigned sms_active = 0; ///< of those, SMs with at least one active cycle in the window
-    double instructions = 0, active_cycles = 0;                       ///< SM-side
+    double instructions = 0, active_cycles = 0; ///< SM-side
+    double line_requests = 0; ///< SM-side: the SMs' line requests (`<sm>.mem_requests`)
     double stall_memory = 0, stall_scoreboard = 0, stall_barrier = 0; ///< SM-side
     double issue_cycles = 0, stall_structural = 0;       ///< SM-side: cycles that issued, unit busy
     double l1_hits = 0, l1_misses = 0, l1_merges = 0;    ///< the window's SMs' L1s

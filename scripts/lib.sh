@@ -19,12 +19,20 @@ VGPU_PACKAGES=(g++ cmake make pkg-config libsystemc-dev libyaml-cpp-dev libboost
 # A single-node Slurm cluster on 127.0.0.1 for laptops and CI (scripts/slurm-local).
 VGPU_SLURM_PACKAGES=(slurmctld slurmd slurm-client munge)
 
+# What scripts/bench needs beyond the build: callgrind counts host instructions
+# (scripts/bench hostspeed).
+VGPU_BENCH_PACKAGES=(valgrind)
+
 # What the HTML reports need (scripts/report, scripts/sweep report; docs/reports.md): Debian's
 # Python packages, and the browser their test opens the reports in.
 VGPU_REPORT_PACKAGES=(python3-yaml python3-matplotlib chromium)
 
 vgpu_install_deps() {
     vgpu_install_packages "${VGPU_PACKAGES[@]}"
+}
+
+vgpu_install_bench_deps() {
+    vgpu_install_packages "${VGPU_BENCH_PACKAGES[@]}"
 }
 
 vgpu_install_report_deps() {

@@ -17,8 +17,9 @@ from .htmlpage import InputError
 
 # meta keys shown first, in this order (docs/outputs.md, "meta"); the others follow.
 META_ORDER = ("workload", "timing_mode", "verdict", "config_hash", "workload_hash", "seed",
-              "sim_time_ns", "sim_cycles", "host_seconds", "kernel_host_seconds", "version",
-              "git_hash")
+              "sim_time_ns", "sim_cycles", "host_seconds", "kernel_host_seconds",
+              "warp_instructions_per_host_second", "line_requests_per_host_second",
+              "simulated_cycles_per_host_second", "version", "git_hash")
 # Kernel record fields of the overview table (all fields are in the per-kernel tables).
 OVERVIEW = ("name", "phase", "pass", "queue", "sms", "time_ns", "cycles", "ipc", "l1_hit_rate",
             "llc_hit_rate", "dram_bw_util", "bound", "busiest_resource.name",
@@ -66,7 +67,8 @@ def kernel_label(record, index):
 
 
 def meta_section(meta):
-    """The run's meta as a two-column table."""
+    """The run's meta as a two-column table (nested objects as 'outer.inner' rows)."""
+    meta = htmlpage.flatten(meta)
     keys = [k for k in META_ORDER if k in meta] + sorted(k for k in meta if k not in META_ORDER)
     rows = [(k, meta[k]) for k in keys]
     return "<h2>Run</h2>\n" + htmlpage.table(("meta", "value"), rows, "meta", scroll=False)

@@ -63,6 +63,22 @@ private:
     std::filesystem::path m_dir;
 };
 
+/// stats.json meta's host-time fields (docs/outputs.md): the only ones that differ between
+/// identical runs.
+inline const char* const host_time_keys[] = {"host_seconds",
+                                             "kernel_host_seconds",
+                                             "warp_instructions_per_host_second",
+                                             "line_requests_per_host_second",
+                                             "simulated_cycles_per_host_second",
+                                             "kernel_windows"};
+
+/// Removes the host-time fields from a stats.json's meta.
+inline void erase_host_time(nlohmann::json& stats_json)
+{
+    for (const char* key : host_time_keys)
+        stats_json["meta"].erase(key);
+}
+
 /// A run of vgpu-sim with `-o out` and the "stats" object of its stats.json (empty when none
 /// was written).
 struct stats_run {

@@ -14,8 +14,7 @@ namespace {
 nlohmann::json stats_without_host_time(const cli_runner& cli, const std::string& dir)
 {
     auto j = nlohmann::json::parse(cli.read(dir + "/stats.json"));
-    j["meta"].erase("host_seconds");
-    j["meta"].erase("kernel_host_seconds");
+    vgpu::test::erase_host_time(j);
     return j;
 }
 
@@ -87,6 +86,15 @@ TEST_CASE("the traffic platform runs its self-checking generators")
     auto j = nlohmann::json::parse(cli.read("out/stats.json"));
     CHECK(j["stats"]["traffic.tg0.mismatches"] == 0);
     CHECK(j["meta"]["kernel_host_seconds"].is_null()); // no kernels
+    // No SMs: simulated cycles per host second only (docs/outputs.md, "Rates per host second").
+    CHECK(j["meta"]["simulated_cycles_per_host_second"].get<double>() *
+              j["meta"]["host_seconds"].get<double>() ==
+          Approx(j["meta"]["sim_cycles"].get<double>()).epsilon(1e-9));
+    CHECK(j["meta"]["warp_instructions_per_host_second"].is_null());
+    CHECK(j["meta"]["line_requests_per_host_second"].is_null());
+    CHECK(j["meta"]["kernel_windows"].is_null());
+    CHECK(r.out.find("per host second, run: ") != std::string::npos);
+    CHECK(r.out.find("per host second, kernels' windows") == std::string::npos);
     CHECK(j["stats"]["traffic.tg0.reads"].get<int>() +
               j["stats"]["traffic.tg0.writes"].get<int>() ==
           50000);
@@ -623,10 +631,8 @@ TEST_CASE("vgpu-sim -c OUTDIR/config.yaml repeats the run from another folder")
     auto jb = nlohmann::json::parse(second.read("again/stats.json"));
     CHECK(ja["stats"] == jb["stats"]);
     CHECK(ja["meta"]["host_seconds"] != jb["meta"]["host_seconds"]);
-    for (const char* host_time : {"host_seconds", "kernel_host_seconds"}) {
-        ja["meta"].erase(host_time);
-        jb["meta"].erase(host_time);
-    }
+    vgpu::test::erase_host_time(ja);
+    vgpu::test::erase_host_time(jb);
     CHECK(ja["meta"] == jb["meta"]);
     CHECK(ja["meta"]["seed"] == 3);
     CHECK(ja["meta"]["timing_mode"] == "accurate");

@@ -276,3 +276,73 @@ TEST_CASE("compare: a missing, invalid or foreign stats.json is exit code 2 with
     CHECK(same.out.find("stats: 0 of 1 common statistics differ; 0 only in A, 0 only in B") !=
           std::string::npos);
 }
+
+TEST_CASE("meta's rates per host second: the run's and the kernels' windows' counts over their "
+          "host times, printed by the run summary")
+{
+    // multi_kernel (n = 8192, 32 threads of 4-byte elements to a 128-byte line): scale loads
+    // and stores a line per warp-iteration (64 warps x 4 iterations), offset too (16 x 16),
+    // combine loads two and stores one (128 x 2): 256 x 7 = 1792 line requests. Its
+    // warp-instructions, counted from the programs (prologue + iterations x loop body + the
+    // final test and EXIT): scale 64 x (7 + 4 x 10 + 2), offset 16 x (11 + 16 x 9 + 2),
+    // combine 128 x (8 + 2 x 12 + 2) = 3136 + 2512 + 4352 = 10000. Every one of them is inside
+    // the two phases' windows. A 2 ns core clock: cycles are not nanoseconds.
+    cli_runner cli("host_rates");
+    const auto r = cli.run("-w " VGPU_SOURCE_DIR "/testbenches/workloads/multi_kernel.yaml "
+                           "-s platform.clocks.core=\"2 ns\" -o out");
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(cli.read("out/stats.json"));
+    const auto& meta = j.at("meta");
+    const double line_requests = 8192 / 32 * 7, warp_instructions = 10000;
+    REQUIRE(j.at("stats").at("gpu.mem_requests") == line_requests);
+    REQUIRE(j.at("stats").at("gpu.instructions") == warp_instructions);
+    const char* const keys[] = {"warp_instructions_per_host_second",
+                                "line_requests_per_host_second",
+                                "simulated_cycles_per_host_second"};
+    REQUIRE(meta.contains("kernel_windows"));
+    for (const auto* rates : {&meta, &meta.at("kernel_windows")})
+        for (const char* key : keys) {
+            INFO(key);
+            REQUIRE(rates->contains(key));
+            REQUIRE(rates->at(key).is_number());
+            CHECK(std::isfinite(rates->at(key).get<double>()));
+            CHECK(rates->at(key).get<double>() > 0);
+        }
+    // The run: rate x host_seconds gives back each count.
+    const double run_s = meta.at("host_seconds").get<double>();
+    const auto times = [](const nlohmann::json& rates, const char* key, double seconds) {
+        return rates.at(key).get<double>() * seconds;
+    };
+    CHECK(times(meta, keys[0], run_s) == Approx(warp_instructions).epsilon(1e-9));
+    CHECK(times(meta, keys[1], run_s) == Approx(line_requests).epsilon(1e-9));
+    const double run_cycles = meta.at("sim_time_ns").get<double>() / 2;
+    CHECK(meta.at("sim_cycles").get<double>() == run_cycles);
+    CHECK(times(meta, keys[2], run_s) == Approx(run_cycles).epsilon(1e-9));
+    // The kernels' windows: the same instructions and requests over kernel_host_seconds; their
+    // cycles are the phases' windows.
+    const double kernel_s = meta.at("kernel_host_seconds").get<double>();
+    const auto& kw = meta.at("kernel_windows");
+    double window_ns = 0;
+    REQUIRE(j.at("phases").size() == 2);
+    for (const auto& ph : j.at("phases"))
+        window_ns += ph.at("end_ns").get<double>() - ph.at("start_ns").get<double>();
+    CHECK(times(kw, keys[0], kernel_s) == Approx(warp_instructions).epsilon(1e-9));
+    CHECK(times(kw, keys[1], kernel_s) == Approx(line_requests).epsilon(1e-9));
+    CHECK(times(kw, keys[2], kernel_s) == Approx(window_ns / 2).epsilon(1e-9));
+    // The same counts in less host time (kernel_host_seconds <= host_seconds).
+    for (const char* key : {keys[0], keys[1]})
+        CHECK(kw.at(key).get<double>() >= meta.at(key).get<double>());
+    // The summary prints the same rates, rounded to whole numbers.
+    for (const auto& [what, rates] :
+         {std::pair{std::string("run"), &meta}, std::pair{std::string("kernels' windows"), &kw}}) {
+        std::smatch m;
+        const std::regex line("per host second, " + what +
+                              ": ([0-9]+) warp-instructions, ([0-9]+) line requests, ([0-9]+) "
+                              "simulated cycles\n");
+        INFO(r.out);
+        REQUIRE(std::regex_search(r.out, m, line));
+        for (int k = 0; k < 3; ++k)
+            CHECK(std::abs(std::stod(m[k + 1]) - rates->at(keys[k]).get<double>()) <= 1);
+    }
+}
