@@ -94,12 +94,12 @@ void check_workload(const std::string& workload, const std::string& timing)
 }
 } // namespace
 
-TEST_CASE("shader trace impl: rtl gives tlm's records and shader_trace.bin: stencil", "[figures]")
+TEST_CASE("shader trace impl: rtl gives tlm's records and shader_trace.bin: stencil")
 {
     check_workload("stencil", "fast");
 }
 
-TEST_CASE("shader trace impl: rtl gives tlm's records and shader_trace.bin: reduction", "[figures]")
+TEST_CASE("shader trace impl: rtl gives tlm's records and shader_trace.bin: reduction")
 {
     check_workload("reduction", "fast");
 }
