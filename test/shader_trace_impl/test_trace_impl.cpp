@@ -125,7 +125,10 @@ TEST_CASE("shader trace impl: rtl maps the sources' priority order and both vict
                       "-D ctas=64"},
              {"default", "-s shader_trace.full_policy=replace -s shader_trace.sources=rm,isu,ce "
                          "-s shader_trace.victim=same_source"},
-             {"mcm4", "-s shader_trace.full_policy=stall -s shader_trace.sources=isu,rm"}}) {
+             {"mcm4", "-s shader_trace.full_policy=stall -s shader_trace.sources=isu,rm"},
+             // 80 SMs: all 82 of the RTL's source numbers.
+             {"v100", "-s shader_trace.full_policy=replace -s shader_trace.sources=isu,rm,ce "
+                      "-D ctas=160"}}) {
         CAPTURE(platform, extra);
         check_same(run_pair(args_of("trace_events", platform, extra)));
     }
