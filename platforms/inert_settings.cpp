@@ -91,7 +91,7 @@ const std::vector<inert_rule>& inert_rules()
          "shader_trace.full_policy shader_trace.victim shader_trace.sources "
          "shader_trace.region_bytes shader_trace.mode shader_trace.watermark "
          "shader_trace.idle_flush_cycles shader_trace.writes_in_flight "
-         "shader_trace.write_interval_cycles",
+         "shader_trace.write_interval_cycles shader_trace.impl",
          [](const vgpu_config& c) { return !c.shader_trace.enable; },
          "shader_trace.enable is false (no trace unit is built)",
          "shader_trace.enable: true"},

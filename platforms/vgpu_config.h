@@ -75,8 +75,10 @@ struct vgpu_config {
         llc.validate(c);
         dram.validate(c);
         cp.validate(c);
-        shader_trace.validate(c);
         const auto num = [](auto v) { return std::to_string(v); };
+        const std::uint64_t sms = std::uint64_t{platform.modules} * platform.clusters_per_module *
+                                  platform.sms_per_cluster;
+        shader_trace.validate(c, static_cast<unsigned>(std::min<std::uint64_t>(sms, ~0u)));
         if (shader_trace.group_bytes() > l1.line_bytes)
             c.conflict({{"shader_trace.write_bits", num(shader_trace.write_bits)},
                         {"l1.line_bytes", num(l1.line_bytes)}},

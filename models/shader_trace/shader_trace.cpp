@@ -1,9 +1,13 @@
 // The shader-trace unit. See models/shader_trace/shader_trace.h.
 #include "models/shader_trace/shader_trace.h"
 #include "tlm_bus/byte_enables.h"
+#if VGPU_OUTLIS_RTL
+#include "models/shader_trace/rtl/outlis_adapter.h"
+#endif
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <tuple>
 
 namespace vgpu::shader_trace {
@@ -37,6 +41,24 @@ std::vector<unsigned> priority_order(const shader_trace_config& cfg, unsigned sm
             add_kind(k);
     return order;
 }
+
+/// The unit's group buffer, by shader_trace.impl (the configuration refuses rtl in a build
+/// without the verilated model, and at a size other than the one verilated).
+std::unique_ptr<group_buffer> make_group_buffer(const shader_trace_config& cfg, unsigned sources,
+                                                std::vector<unsigned> priority)
+{
+    if (cfg.impl == buffer_impl::rtl) {
+#if VGPU_OUTLIS_RTL
+        return std::make_unique<outlis_rtl_buffer>(cfg.slots, sources, cfg.full, cfg.victim,
+                                                   priority);
+#else
+        throw std::invalid_argument("shader_trace.impl rtl: this build has no verilated OUTLis "
+                                    "buffer (verilator was not found when it was configured)");
+#endif
+    }
+    return std::make_unique<slot_buffer>(cfg.slots, sources, cfg.full, cfg.victim,
+                                         std::move(priority));
+}
 } // namespace
 
 trace_unit::trace_unit(const sc_core::sc_module_name& name, const shader_trace_config& cfg,
@@ -44,8 +66,8 @@ trace_unit::trace_unit(const sc_core::sc_module_name& name, const shader_trace_c
     : sc_module(name), events("events"), mem("mem"), mmio("mmio"), irq("irq"), m_cfg(cfg),
       m_clk(clk), m_g(cfg.tokens_per_group()), m_dropped(2 + sms, 0), m_held_count(2 + sms, 0),
       m_check_pending(2 + sms, false),
-      m_buffer(cfg.slots, 2 + sms, cfg.full, cfg.victim, priority_order(cfg, sms)),
-      m_regs(this->name()), m_log(this->name()), m_stats(this->name()),
+      m_buffer(make_group_buffer(cfg, 2 + sms, priority_order(cfg, sms))), m_regs(this->name()),
+      m_log(this->name()), m_stats(this->name()),
       m_events(m_stats, "events", "count", "events recorded (packed into tokens)"),
       m_tokens(m_stats, "tokens", "count",
                "non-PAD tokens packed into groups (= tokens in memory + dropped_tokens)"),
@@ -87,7 +109,11 @@ trace_unit::trace_unit(const sc_core::sc_module_name& name, const shader_trace_c
                         for (const packer& p : m_packers)
                             n += p.syncs();
                         return static_cast<double>(n);
-                    })
+                    }),
+      m_rtl_cycles(m_stats, "rtl_cycles", "cycles",
+                   "clock cycles of the verilated group buffer evaluated (shader_trace.impl rtl: "
+                   "one per buffer call; 0 with tlm)",
+                   [this] { return static_cast<double>(m_buffer->clock_cycles()); })
 {
     const auto list = cfg.source_list();
     const auto recorded = [&](const char* k) {
@@ -329,12 +355,12 @@ void trace_unit::store(unsigned source, group g, std::uint64_t cycle)
     m_tokens += tokens_in(g);
     // A source's groups enter the buffer in order: behind its own waiting groups.
     if (m_held_count[source] != 0 ||
-        (m_cfg.full == full_policy::stall && m_buffer.free_slots() == 0)) {
+        (m_cfg.full == full_policy::stall && m_buffer->free_slots() == 0)) {
         m_held.push_back({source, std::move(g), cycle});
         ++m_held_count[source];
         return;
     }
-    const store_result r = m_buffer.store(source, std::move(g));
+    const store_result r = m_buffer->store(source, std::move(g));
     switch (r.what) {
     case store_result::kind::stored:
         ++m_stored;
@@ -359,9 +385,9 @@ void trace_unit::store(unsigned source, group g, std::uint64_t cycle)
 void trace_unit::store_held(std::uint64_t cycle)
 {
     bool any = false;
-    while (!m_held.empty() && m_buffer.free_slots() != 0) {
+    while (!m_held.empty() && m_buffer->free_slots() != 0) {
         held_group& h = m_held.front();
-        m_buffer.store(h.source, std::move(h.g));
+        m_buffer->store(h.source, std::move(h.g));
         ++m_stored;
         m_stall_cycles += cycle > h.since ? cycle - h.since : 0;
         --m_held_count[h.source];
@@ -384,7 +410,7 @@ void trace_unit::write_thread(unsigned engine)
     tlm_bus::gpu_extension ext;
     ext.kind = tlm_bus::access_kind::trace;
     for (;;) {
-        while (m_buffer.head() == slot_buffer::none)
+        while (m_buffer->head() == group_buffer::none)
             sc_core::wait(m_have_head);
         if (m_cfg.write_interval_cycles > 0) {
             const std::uint64_t c = now_cycle();
@@ -396,16 +422,16 @@ void trace_unit::write_thread(unsigned engine)
             m_next_write = c + m_cfg.write_interval_cycles;
         }
         ++m_issued;
-        const unsigned slot = *m_buffer.take_head();
-        const group& g = m_buffer.contents(slot);
-        const unsigned src = m_buffer.source_of_slot(slot);
+        const unsigned slot = *m_buffer->take_head();
+        const group& g = m_buffer->contents(slot);
+        const unsigned src = m_buffer->source_of_slot(slot);
         const std::uint64_t tokens = tokens_in(g);
         for (unsigned i = 0; i < m_g; ++i)
             for (unsigned b = 0; b < 8; ++b)
                 data[8 * i + b] = static_cast<std::uint8_t>(g[i] >> (8 * b));
         // The group travels in the write request from here: its slot is free once the write
         // is issued to the NoC, not when it completes.
-        m_buffer.write_done(slot);
+        m_buffer->write_done(slot);
         store_held(now_cycle());
         const std::uint64_t base =
             std::uint64_t{m_regs.get(r::BASE_HI)} << 32 | m_regs.get(r::BASE_LO);
@@ -464,7 +490,7 @@ void trace_unit::lost(unsigned source)
 {
     // A group taken for writing did not reach memory: the source's next group written is
     // flagged and its packer syncs again.
-    m_buffer.mark_lost(source);
+    m_buffer->mark_lost(source);
     m_packers[source].request_sync();
 }
 
@@ -472,7 +498,7 @@ void trace_unit::lost(unsigned source)
 
 bool trace_unit::idle() const
 {
-    if (m_buffer.head() != slot_buffer::none || m_issued != 0 || !m_held.empty() ||
+    if (m_buffer->head() != group_buffer::none || m_issued != 0 || !m_held.empty() ||
         !m_queue.empty())
         return false;
     return true;

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <queue>
 #include <vector>
 
@@ -113,10 +114,10 @@ private:
     std::vector<packer> m_packers;     ///< per source id
     std::vector<std::uint64_t> m_last; ///< per source id: cycle of its last event
     std::vector<std::uint64_t> m_dropped;
-    std::vector<unsigned> m_held_count; ///< per source: its groups in m_held
-    std::vector<bool> m_check_pending;  ///< per source: an idle check is queued
-    slot_buffer m_buffer;
-    std::deque<held_group> m_held; ///< stall: waiting for a slot, in arrival order
+    std::vector<unsigned> m_held_count;     ///< per source: its groups in m_held
+    std::vector<bool> m_check_pending;      ///< per source: an idle check is queued
+    std::unique_ptr<group_buffer> m_buffer; ///< the core or the RTL (shader_trace.impl)
+    std::deque<held_group> m_held;          ///< stall: waiting for a slot, in arrival order
     std::priority_queue<queued, std::vector<queued>, std::greater<>> m_queue;
     std::uint64_t m_seq = 0, m_done_cycle = 0;
     std::uint64_t m_wptr = 0;       ///< bytes written into the region (not wrapped)
@@ -134,7 +135,7 @@ private:
     stats::group m_stats;
     stats::counter m_events, m_tokens, m_late, m_stored, m_replaced, m_claim5, m_written, m_bytes,
         m_region_drops, m_overwritten, m_write_errors, m_stall_cycles, m_flushes, m_idle_flushes;
-    stats::formula m_dropped_total, m_sync_tokens;
+    stats::formula m_dropped_total, m_sync_tokens, m_rtl_cycles;
 };
 
 } // namespace vgpu::shader_trace

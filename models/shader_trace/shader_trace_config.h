@@ -18,6 +18,12 @@ enum class region_mode : std::uint8_t {
     wrap  ///< start again at BASE, over the oldest groups (STATUS.WRAPPED)
 };
 
+/// What the unit's group buffer is.
+enum class buffer_impl : std::uint8_t {
+    tlm, ///< the C++ core, slot_buffer
+    rtl  ///< the verilated OUTLis buffer (rtl/outlis_buffer.sv) behind its adapter
+};
+
 } // namespace vgpu::shader_trace
 
 template <> struct vgpu::enum_names<vgpu::shader_trace::full_policy> {
@@ -29,6 +35,10 @@ template <> struct vgpu::enum_names<vgpu::shader_trace::victim_policy> {
     static constexpr std::pair<std::string_view, shader_trace::victim_policy> table[] = {
         {"same_source", shader_trace::victim_policy::same_source},
         {"lowest_priority", shader_trace::victim_policy::lowest_priority}};
+};
+template <> struct vgpu::enum_names<vgpu::shader_trace::buffer_impl> {
+    static constexpr std::pair<std::string_view, shader_trace::buffer_impl> table[] = {
+        {"tlm", shader_trace::buffer_impl::tlm}, {"rtl", shader_trace::buffer_impl::rtl}};
 };
 template <> struct vgpu::enum_names<vgpu::shader_trace::region_mode> {
     static constexpr std::pair<std::string_view, shader_trace::region_mode> table[] = {
@@ -68,11 +78,12 @@ struct shader_trace_config {
     std::string sources = "ce,rm,isu"; ///< sources recorded, highest priority first
     byte_size region_bytes{1u << 20};  ///< the trace region the driver allocates
     region_mode mode = region_mode::stop;
-    double watermark = 0.75;            ///< WPTR share of the region that raises trace_irq
-    unsigned idle_flush_cycles = 1000;  ///< a partial group older than this is flushed
-    unsigned writes_in_flight = 16;     ///< group writes the write engine keeps outstanding
-    unsigned write_interval_cycles = 0; ///< least cycles between two group writes (throttle)
-    unsigned sync_interval = 16;        ///< a SYNC token opens every this-many groups of a source
+    double watermark = 0.75;             ///< WPTR share of the region that raises trace_irq
+    unsigned idle_flush_cycles = 1000;   ///< a partial group older than this is flushed
+    unsigned writes_in_flight = 16;      ///< group writes the write engine keeps outstanding
+    unsigned write_interval_cycles = 0;  ///< least cycles between two group writes (throttle)
+    unsigned sync_interval = 16;         ///< a SYNC token opens every this-many groups of a source
+    buffer_impl impl = buffer_impl::tlm; ///< the group buffer: the core or the verilated RTL
 
     unsigned tokens_per_group() const { return write_bits / token_bits; } ///< G
     unsigned group_bytes() const { return write_bits / 8; }               ///< bytes per write
@@ -137,10 +148,17 @@ struct shader_trace_config {
                      "absolute header per group; docs/trace-format.md)")
                     .range(1, 1024)
                     .unit("groups"));
+        v.choice("impl", impl,
+                 spec("the unit's group buffer: tlm (the C++ core, core/slot_buffer.h) or rtl "
+                      "(the verilated OUTLis buffer, rtl/outlis_buffer.sv, behind an adapter: "
+                      "the same results, at a host-time cost; 16 slots, at most 80 SMs, a build "
+                      "with verilator; models/shader_trace/rtl/README.md)"));
     }
 
-    void validate(config::checker& c) const
+    /// `sms`: the GPU's SMs (the unit's sources are 2 + sms).
+    void validate(config::checker& c, unsigned sms) const
     {
+        validate_rtl(c, sms, outlis_rtl_built());
         if (write_bits / token_bits < 2)
             c.conflict({{"shader_trace.write_bits", std::to_string(write_bits)},
                         {"shader_trace.token_bits", std::to_string(token_bits)}},
@@ -170,6 +188,35 @@ struct shader_trace_config {
                 c.error("shader_trace.sources", "'" + list[i] + "' is listed twice");
             }
         }
+    }
+
+    /// shader_trace.impl rtl: the build has the verilated buffer (`rtl_built`), of its size.
+    void validate_rtl(config::checker& c, unsigned sms, bool rtl_built) const
+    {
+        if (!enable || impl != buffer_impl::rtl)
+            return;
+        const auto num = [](auto v) { return std::to_string(v); };
+        if (!rtl_built) {
+            c.error("shader_trace.impl",
+                    "rtl needs the verilated OUTLis buffer, which this build does not have "
+                    "(verilator was not found when it was configured): install verilator 5 "
+                    "(the Debian package 'verilator'; scripts/test installs it) and configure "
+                    "the build again, or set shader_trace.impl to tlm");
+            return;
+        }
+        if (slots != outlis_rtl_slots)
+            c.conflict({{"shader_trace.impl", "rtl"}, {"shader_trace.slots", num(slots)}},
+                       "the verilated OUTLis buffer has " + num(outlis_rtl_slots) + " slots",
+                       "set shader_trace.slots to " + num(outlis_rtl_slots) +
+                           " or shader_trace.impl to tlm");
+        if (2 + std::uint64_t{sms} > outlis_rtl_sources)
+            c.error("shader_trace.impl",
+                    "the verilated OUTLis buffer takes at most " + num(outlis_rtl_sources) +
+                        " sources (CE, RM and " + num(outlis_rtl_sources - 2) +
+                        " SMs), and this GPU has " + num(sms) +
+                        " SMs (platform.modules x platform.clusters_per_module x "
+                        "platform.sms_per_cluster); use a GPU of at most " +
+                        num(outlis_rtl_sources - 2) + " SMs or set shader_trace.impl to tlm");
     }
 };
 

@@ -3,6 +3,7 @@
 // throttled trace path stalls the SMs under `stall` and loses counted groups under `replace`.
 // See models/shader_trace/README.md.
 #include "models/shader_trace/core/decoder.h"
+#include "models/shader_trace/core/group_buffer.h"
 #include "models/shader_trace/core/image.h"
 #include "test/platform/cli_runner.h"
 
@@ -255,4 +256,18 @@ TEST_CASE("shader trace: off by default, and its bad settings are configuration 
         CHECK(r.code == 2);
         CHECK(r.err.find(text) != std::string::npos);
     }
+}
+
+TEST_CASE("shader trace: impl rtl in a build without verilator is a located configuration error")
+{
+    if (outlis_rtl_built()) // test/shader_trace_impl checks the message in this build
+        return;
+    cli_runner cli("strace_no_rtl");
+    const auto r = cli.run(traced + "-s shader_trace.impl=rtl");
+    CHECK(r.code == 2);
+    CHECK(r.err.substr(0, r.err.find('\n')) ==
+          "-s shader_trace.impl=rtl: error: shader_trace.impl: rtl needs the verilated OUTLis "
+          "buffer, which this build does not have (verilator was not found when it was "
+          "configured): install verilator 5 (the Debian package 'verilator'; scripts/test "
+          "installs it) and configure the build again, or set shader_trace.impl to tlm");
 }

@@ -4,6 +4,7 @@
 // the claim-6/7 victim choice. Pure C++, no SystemC. See models/shader_trace/README.md.
 #pragma once
 
+#include "models/shader_trace/core/group_buffer.h"
 #include "models/shader_trace/core/packer.h"
 
 #include <cstdint>
@@ -21,22 +22,9 @@ enum class victim_policy : std::uint8_t { same_source, lowest_priority };
 /// would): that order writes a source's groups out of order once slots are reused.
 enum class write_order : std::uint8_t { outlis, slot_index };
 
-/// What store() did.
-struct store_result {
-    enum class kind : std::uint8_t {
-        stored,   ///< into a free slot (S50)
-        replaced, ///< over the victim's oldest slot (S30); victim_source lost a group
-        stall,    ///< full, policy stall: nothing stored, the source must wait
-        dropped,  ///< full, policy replace, no victim qualifies (claim 5): the new group is lost
-    } what = kind::stored;
-    unsigned slot = 0;          ///< stored, replaced: the slot
-    unsigned victim_source = 0; ///< replaced: whose group was overwritten
-    group lost;                 ///< replaced: the overwritten group
-};
-
-class slot_buffer {
+class slot_buffer : public group_buffer {
 public:
-    static constexpr unsigned none = ~0u; ///< no slot (list ends)
+    using group_buffer::none; ///< no slot (list ends)
 
     /// `slots` = K (>= 1); `sources` sources, priority = position in `priority` (first =
     /// highest; lowest_priority walks it from the end).
@@ -44,28 +32,28 @@ public:
                 std::vector<unsigned> priority = {}, write_order order = write_order::outlis);
 
     /// Stores `g` of `source` (S10..S50).
-    store_result store(unsigned source, group g);
+    store_result store(unsigned source, group g) override;
     /// The write engine (S40): takes the OUTLis head, which leaves OUTLis and its INLis and is
     /// in flight until write_done(); nothing when OUTLis is empty. If groups of its source
     /// were lost since that source's last group was taken, the group's first token gets the
     /// loss flag (docs/trace-format.md).
-    std::optional<unsigned> take_head();
+    std::optional<unsigned> take_head() override;
     /// The write of `slot` was issued (the unit) or completed (a model that holds the slot
     /// until then): it returns to the free list.
-    void write_done(unsigned slot);
+    void write_done(unsigned slot) override;
     /// A group of `source` taken by the write engine did not reach memory (region full, write
     /// refused): the source's next group taken gets the loss flag.
-    void mark_lost(unsigned source) { m_lost[source] = true; }
+    void mark_lost(unsigned source) override { m_lost[source] = true; }
 
-    const group& contents(unsigned slot) const { return m_slot[slot].g; } ///< a slot's group
-    unsigned source_of_slot(unsigned slot) const { return m_slot[slot].source; }
-    unsigned head() const { return m_head; } ///< OUTLis head (none if empty)
-    unsigned tail() const { return m_tail; } ///< OUTLis tail
+    const group& contents(unsigned slot) const override { return m_slot[slot].g; }
+    unsigned source_of_slot(unsigned slot) const override { return m_slot[slot].source; }
+    unsigned head() const override { return m_head; } ///< OUTLis head (none if empty)
+    unsigned tail() const { return m_tail; }          ///< OUTLis tail
     unsigned next(unsigned slot) const { return m_slot[slot].next; }
     unsigned prev(unsigned slot) const { return m_slot[slot].prev; }
     std::vector<unsigned> outlis() const; ///< OUTLis, head to tail
     const std::deque<unsigned>& inlis(unsigned source) const { return m_in[source]; }
-    std::size_t free_slots() const { return m_free.size(); }
+    std::size_t free_slots() const override { return m_free.size(); }
     std::size_t in_flight() const { return m_flight; }
     /// "" when every invariant holds: each slot in exactly one of free list, OUTLis, in
     /// flight; the links consistent; each INLis the OUTLis slots of its source, in OUTLis
