@@ -410,6 +410,16 @@ void random_against_reference(unsigned n_sets, unsigned n_ways, unsigned line_by
     std::vector<std::uint8_t> buf(line_bytes);
     std::uint64_t hits = 0, evictions = 0, dirty_evictions = 0;
     for (int op = 0; op < 100000; ++op) {
+        // Victim questions about a random line (the array remembers its last victim choice;
+        // every change of a set must make it choose again).
+        if (rng() % 2) {
+            const std::uint64_t q = (rng() % lines) * line_bytes;
+            const auto& qs = ref.sets[c.set_of(q)];
+            if (rng() % 2)
+                c.prefetch_victim(q);
+            REQUIRE(c.can_allocate(q));
+            REQUIRE(c.victim_dirty(q) == (qs.size() == n_ways && qs.back().dirty));
+        }
         const std::uint64_t line = (rng() % lines) * line_bytes;
         const unsigned set = c.set_of(line);
         auto it = ref.find(set, line);

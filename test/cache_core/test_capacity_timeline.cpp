@@ -316,3 +316,68 @@ TEST_CASE("capacity_timeline: searches over runs of starts and stacked starts, a
         }
     }
 }
+
+TEST_CASE("capacity_timeline: back-to-back bookings in and out of time order, against a "
+          "per-picosecond count and a count of live intervals")
+{
+    // Requests that start where an earlier interval ends cancel change points (the live count's
+    // hand-over, see capacity_timeline.h); the live count must never fall below the intervals
+    // that have not ended, or the "room everywhere" shortcut would answer wrongly.
+    const std::uint64_t seed = vgpu::test::seed_or(20240707) + 5;
+    std::cout << "capacity_timeline back-to-back test: seed " << seed
+              << " (set VGPU_TEST_SEED to change)\n";
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    for (const bool in_order : {true, false}) {
+        for (unsigned capacity : {1u, 2u, 4u}) {
+            INFO("in_order " << in_order << " capacity " << capacity);
+            capacity_timeline t(capacity);
+            std::vector<unsigned> count(40000, 0);
+            std::vector<std::uint64_t> ends; // of every interval booked
+            std::uint64_t now = 0, last_arrival = 0;
+            unsigned waited = 0;
+            for (int n = 0; n < 2500; ++n) {
+                now += rng() % (in_order ? 6 : 4);
+                // In order: arrivals never go back. Out of order: up to 300 ps ahead of global
+                // time in any order.
+                std::uint64_t arrival = now + rng() % 300;
+                if (in_order)
+                    arrival = last_arrival = std::max(last_arrival, now + rng() % 8);
+                std::uint64_t start = 0, end = 0;
+                if (n % 3 != 0) {
+                    const std::uint64_t length = 1 + rng() % 12;
+                    const auto r = t.reserve_for(arrival, length, now);
+                    REQUIRE(r.start == reference_first_room(count, capacity, arrival, length));
+                    start = r.start;
+                    end = r.end;
+                } else {
+                    const std::uint64_t hold = t.hold_estimate();
+                    auto r = t.reserve(arrival, now);
+                    REQUIRE(r.start == reference_first_room(count, capacity, arrival, hold));
+                    start = r.start;
+                    end = start + 1 + rng() % 12;
+                    std::uint64_t over = 0;
+                    for (std::uint64_t k = start + hold; k < end; ++k)
+                        over += count[k] >= capacity;
+                    REQUIRE(t.finish(r, end) == (over == 0));
+                }
+                REQUIRE(end < count.size());
+                waited += start > arrival;
+                for (std::uint64_t k = start; k < end; ++k)
+                    ++count[k];
+                ends.push_back(end);
+                const auto live = static_cast<std::size_t>(std::count_if(
+                    ends.begin(), ends.end(), [&](std::uint64_t e) { return e > now; }));
+                REQUIRE(t.live() >= live);
+                for (std::uint64_t k = now; k < now + 300; ++k)
+                    REQUIRE(t.in_use(k) == count[k]);
+            }
+            CHECK(waited > 100);
+            // Global time past every end: nothing is live.
+            const std::uint64_t last = *std::max_element(ends.begin(), ends.end());
+            CHECK(t.earliest(last, 1, last) == last);
+            CHECK(t.live() == 0);
+            CHECK(t.breakpoints() == 0);
+        }
+    }
+}

@@ -133,8 +133,10 @@ std::optional<unsigned> cache_array::lookup(std::uint64_t addr, bool touch)
     const std::size_t s = find(addr);
     if (s == npos)
         return std::nullopt;
-    if (touch)
+    if (touch) {
         m_way[s].stamp = ++m_clock;
+        forget_lru(s);
+    }
     return static_cast<unsigned>(s % m_ways);
 }
 
@@ -355,6 +357,7 @@ cache_array::victim cache_array::remove(std::size_t s)
     victim v;
     if (!w.resident)
         return v;
+    forget_lru(s);
     line_state& m = state(s);
     v.valid = true;
     v.dirty = m.dirty != 0;
@@ -376,19 +379,26 @@ std::size_t cache_array::lru_slot(std::uint64_t addr) const
     // An invalid way has stamp 0, below every used stamp, so one minimum search finds
     // the first invalid way or else the LRU way; pinned ways are never chosen.
     const std::size_t base = slot(set_of(addr), 0);
+    // The choice of the set's last search, if none of its ways has changed since.
+    if (m_lru_base == base)
+        return m_lru_pick;
     std::size_t pick = npos;
     std::uint64_t oldest = 0;
     for (std::size_t s = base; s < base + m_ways; ++s) {
         if (m_way[s].pinned)
             continue;
         const std::uint64_t stamp = m_way[s].stamp;
-        if (stamp == 0)
-            return s; // the first invalid way
+        if (stamp == 0) {
+            pick = s; // the first invalid way
+            break;
+        }
         if (pick == npos || stamp < oldest) {
             pick = s;
             oldest = stamp;
         }
     }
+    m_lru_base = base;
+    m_lru_pick = pick;
     return pick;
 }
 
@@ -425,6 +435,7 @@ void cache_array::pin(std::uint64_t addr, bool pinned)
         throw std::logic_error("cache_array::pin: line of address " + hex(addr) +
                                " is not resident");
     m_way[s].pinned = pinned;
+    forget_lru(s);
 }
 
 cache_array::victim cache_array::allocate(std::uint64_t addr)
@@ -440,6 +451,7 @@ cache_array::victim cache_array::allocate(std::uint64_t addr)
     m_absent_known = false;
     mark_touched(static_cast<unsigned>(pick / m_ways));
     way& w = m_way[pick];
+    forget_lru(pick);
     if (w.entry == 0)
         w.entry = static_cast<std::uint32_t>(++m_entries); // the pool's next entry, zeroed
     else

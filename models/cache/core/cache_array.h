@@ -178,6 +178,18 @@ private:
     // The slot find() returned last: a request looks its line up several times, and a line is
     // resident in one slot at most, so a resident way with its tag is the answer.
     mutable std::size_t m_last_found = 0;
+    // The victim choice of the last lru_slot(): its set's first slot (npos: none) and the slot
+    // it chose. lru_slot() reads only the set's ways' stamps and pins, and every change of those
+    // (a touch, a pin, an allocation, a removal, invalidate_all) forgets the choice for that
+    // set, so the remembered choice is the one a new search would make. A miss asks it up to
+    // four times (prefetch_victim, can_allocate, victim_dirty, allocate) with no change between.
+    mutable std::size_t m_lru_base = npos;
+    mutable std::size_t m_lru_pick = npos;
+    void forget_lru(std::size_t slot)
+    {
+        if (slot - m_lru_base < m_ways) // unsigned: false for a slot before the set
+            m_lru_base = npos;
+    }
     // The line find() last missed: a miss looks it up again (probe, allocate), and only
     // allocate() makes a line resident.
     mutable std::uint64_t m_absent = 0;
@@ -285,6 +297,7 @@ template <class F> void cache_array::invalidate_all(F&& write_back)
         });
     }
     m_valid_count = 0;
+    m_lru_base = npos;
     std::fill(m_touched.begin(), m_touched.end(), 0);
 }
 

@@ -28,7 +28,7 @@ void capacity_timeline::clear()
     ++m_version;
     m_delta.clear();
     m_head = 0;
-    m_ends = {};
+    m_live = 0;
     m_base = 0;
     m_cursor_t = m_pruned;
     m_cursor_c = 0;
@@ -42,8 +42,10 @@ void capacity_timeline::prune(std::uint64_t now)
     if (now <= m_pruned)
         return;
     m_pruned = now;
-    while (m_head < m_delta.size() && m_delta[m_head].first <= now)
-        m_base += m_delta[m_head++].second;
+    while (m_head < m_delta.size() && m_delta[m_head].first <= now) {
+        m_base += m_delta[m_head].second;
+        m_live -= static_cast<std::size_t>(m_delta[m_head++].ends);
+    }
     if (m_cursor_t < now) {
         m_cursor_t = now;
         m_cursor_c = m_base;
@@ -54,8 +56,6 @@ void capacity_timeline::prune(std::uint64_t now)
         m_cursor_i -= m_head;
         m_head = 0;
     }
-    while (!m_ends.empty() && m_ends.top() <= now)
-        m_ends.pop();
 }
 
 std::size_t capacity_timeline::after(std::uint64_t t) const
@@ -66,7 +66,7 @@ std::size_t capacity_timeline::after(std::uint64_t t) const
         m_delta.begin());
 }
 
-void capacity_timeline::change(std::uint64_t t, int d)
+void capacity_timeline::change(std::uint64_t t, int d, int ends)
 {
     ++m_version;
     if (t <= m_cursor_t)
@@ -83,7 +83,10 @@ void capacity_timeline::change(std::uint64_t t, int d)
     const auto at = m_delta.begin() + static_cast<std::ptrdiff_t>(i);
     if (i != m_head && std::prev(at)->first == t) {
         std::prev(at)->second += d;
+        std::prev(at)->ends += ends;
         if (std::prev(at)->second == 0) {
+            // The next point takes the ends (see m_live).
+            at->ends += std::prev(at)->ends;
             m_delta.erase(std::prev(at));
             if (t <= m_cursor_t)
                 --m_cursor_i;
@@ -97,12 +100,12 @@ void capacity_timeline::change(std::uint64_t t, int d)
         std::copy(m_delta.begin() + static_cast<std::ptrdiff_t>(m_head), at,
                   m_delta.begin() + static_cast<std::ptrdiff_t>(m_head - 1));
         --m_head;
-        m_delta[i - 1] = {t, d};
+        m_delta[i - 1] = {t, d, ends};
         if (t > m_cursor_t)
             --m_cursor_i;
         m_step = std::max(m_step, d);
     } else {
-        m_delta.insert(at, {t, d});
+        m_delta.insert(at, {t, d, ends});
         if (t <= m_cursor_t)
             ++m_cursor_i;
         m_step = std::max(m_step, d);
@@ -162,7 +165,7 @@ std::uint64_t capacity_timeline::earliest(std::uint64_t arrival, std::uint64_t l
 {
     prune(now);
     // Fewer live intervals than entries: there is room at every time.
-    if (m_ends.size() < m_capacity)
+    if (m_live < m_capacity)
         return arrival;
     if (length == 0)
         length = 1;
@@ -264,12 +267,16 @@ bool capacity_timeline::book_checked_from(std::uint64_t start, std::uint64_t end
         return true;
     // With fewer live intervals than entries nothing can be full.
     const std::uint64_t over =
-        m_ends.size() < m_capacity || check_from >= end ? 0 : full_time(check_from, end);
+        m_live < m_capacity || check_from >= end ? 0 : full_time(check_from, end);
     m_overrun += over;
+    // The end first: when the start's point then cancels, the next point (the end's, or one
+    // before it) takes its ends (see m_live).
+    if (end > m_pruned) {
+        ++m_live;
+        change(end, -1, 1);
+    } else
+        change(end, -1);
     change(start, +1);
-    change(end, -1);
-    if (end > m_pruned)
-        m_ends.push(end);
     return over == 0;
 }
 

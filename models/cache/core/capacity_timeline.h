@@ -3,8 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <queue>
 #include <utility>
 #include <vector>
 
@@ -64,21 +62,27 @@ public:
     unsigned in_use(std::uint64_t t) const;
     /// Entry-time booked beyond the capacity (0 unless an estimate was short).
     std::uint64_t overrun() const { return m_overrun; }
+    /// At least the number of intervals booked that end after the last `now` seen (for tests;
+    /// see m_live).
+    std::size_t live() const { return m_live; }
     /// Change points remembered (for tests).
     std::size_t breakpoints() const { return m_delta.size() - m_head; }
     /// Forgets every booking (the requesters of what was booked are gone).
     void clear();
 
 private:
-    /// A time and the change of the count there. A plain struct, not std::pair: a trivially
-    /// copyable element lets an insertion before the end move the tail with one memmove.
+    /// A time, the change of the count there and the number of live intervals that end there.
+    /// A plain struct, not std::pair: a trivially copyable element lets an insertion before the
+    /// end move the tail with one memmove (the end count fills what was padding: 16 bytes).
     struct change_point {
         std::uint64_t first; ///< time
         int second;          ///< change of the count
+        int ends;            ///< intervals counted in m_live that end here (or earlier, see m_live)
     };
     void prune(std::uint64_t now);
-    /// Adds d to the number of intervals booked from t on.
-    void change(std::uint64_t t, int d);
+    /// Adds d to the number of intervals booked from t on; `ends` intervals counted in m_live
+    /// end at t.
+    void change(std::uint64_t t, int d, int ends = 0);
     /// Index of the first change point after t.
     std::size_t after(std::uint64_t t) const;
     /// The number of intervals booked at t and the index of the first change after t; keeps
@@ -103,8 +107,17 @@ private:
     /// intervals are live (otherwise every time has room).
     std::vector<change_point> m_delta;
     std::size_t m_head = 0;
-    /// Ends after m_pruned, one per live interval (the earliest on top).
-    std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> m_ends;
+    /// Intervals booked with an end after m_pruned, less those whose end a prune has passed: the
+    /// shortcut "fewer live intervals than entries, so room everywhere" reads it. Each live
+    /// interval's end is counted in its change point's `ends`, and a prune past the point takes
+    /// them off, in O(1) per point it folds anyway (a heap of ends cost a push and a pop of
+    /// O(log n) per interval). A change point whose changes cancel (an interval starting where
+    /// another ends) is erased and hands its `ends` to the next point (one exists: the count
+    /// after it is at least 1): those ends are taken off when a prune passes that point, later
+    /// than their time, so m_live is an upper bound, exact except for such stretches. An upper
+    /// bound keeps every answer: the shortcut is then taken less often, and the search it
+    /// spares returns the same time.
+    std::size_t m_live = 0;
     int m_base = 0;
     std::uint64_t m_pruned = 0;
     // A time >= m_pruned whose count (m_base + the changes at or before it) is known: a cache
