@@ -352,7 +352,8 @@ std::uint64_t trace_unit::tokens_in(const group& g)
 
 void trace_unit::store(unsigned source, group g, std::uint64_t cycle)
 {
-    m_tokens += tokens_in(g);
+    const std::uint64_t tokens = tokens_in(g);
+    m_tokens += tokens;
     // A source's groups enter the buffer in order: behind its own waiting groups.
     if (m_held_count[source] != 0 ||
         (m_cfg.full == full_policy::stall && m_buffer->free_slots() == 0)) {
@@ -375,7 +376,7 @@ void trace_unit::store(unsigned source, group g, std::uint64_t cycle)
     case store_result::kind::dropped:
     case store_result::kind::stall: // not reached: a full stall buffer holds the group above
         ++m_claim5;
-        m_dropped[source] += tokens_in(g);
+        m_dropped[source] += tokens; // g was moved into the buffer's store()
         m_packers[source].request_sync();
         return;
     }

@@ -208,6 +208,17 @@ TEST_CASE("shader trace: a throttled trace path under replace drops, counts and 
     CHECK(d.sum(".trace_stall_cycles") == 0);
 }
 
+TEST_CASE("shader trace: under replace with victim same_source, the groups dropped (claim 5) "
+          "are counted with their tokens")
+{
+    cli_runner cli("strace_same_source");
+    const decoded_run d = run_traced(cli, traced + throttled +
+                                              "-s shader_trace.full_policy=replace "
+                                              "-s shader_trace.victim=same_source");
+    CHECK(d.run.stat("gpu.trace_unit.groups_dropped") > 0);
+    CHECK(d.tokens + d.dropped == d.run.stat("gpu.trace_unit.tokens"));
+}
+
 TEST_CASE("shader trace: under replace the issue's big run replaces more groups than it drops, "
           "with SYNC tokens at most 2 % of the trace")
 {
