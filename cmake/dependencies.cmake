@@ -65,7 +65,8 @@ if(NOT VGPU_FUZZ AND NOT VGPU_SANITIZE)
   find_package(verilator 5 QUIET HINTS /usr/share/verilator $ENV{VERILATOR_ROOT})
   if(verilator_FOUND)
     set(VGPU_RTL ON)
-    # VGPU_RTL_COVERAGE (off by default): every RTL block verilated with --coverage (line,
+    # VGPU_RTL_COVERAGE (off by default; scripts/test turns it on in the build folders it
+    # configures, so CI reports it): every RTL block verilated with --coverage (line,
     # toggle, assertion); the testbenches write <block>.<seed>.dat for scripts/coverage.
     option(VGPU_RTL_COVERAGE "Verilate the RTL blocks with code coverage" OFF)
     set(VGPU_RTL_COVERAGE_ARG "")
