@@ -28,6 +28,27 @@ unsigned home_of(std::uint64_t line, unsigned modules)
     return static_cast<unsigned>(line / 32 % modules);
 }
 
+/// The references' shadow LLCs: per (organisation, module, set) an LRU list of lines.
+struct lru_sets {
+    unsigned sets, ways;
+    std::map<std::tuple<int, unsigned, unsigned>, std::list<std::uint64_t>> lists;
+    /// True on a hit of `line` (made most recent); a miss allocates it, evicting the LRU line.
+    bool touch(int org, unsigned module, std::uint64_t line)
+    {
+        auto& l = lists[{org, module, static_cast<unsigned>(line % sets)}];
+        for (auto it = l.begin(); it != l.end(); ++it)
+            if (*it == line) {
+                l.erase(it);
+                l.push_front(line);
+                return true;
+            }
+        l.push_front(line);
+        if (l.size() > ways)
+            l.pop_back();
+        return false;
+    }
+};
+
 estimator_params small(unsigned sample_every)
 {
     estimator_params p;
@@ -66,30 +87,16 @@ TEST_CASE("estimator: with every set sampled, its hits equal a brute-force model
     std::mt19937 rng(seed);
     const estimator_params p = small(1);
     org_estimator e(p);
-    // Reference: per (organisation, module, set) an LRU list of lines.
-    std::map<std::tuple<int, unsigned, unsigned>, std::list<std::uint64_t>> ref;
+    lru_sets ref{p.sets, p.ways, {}};
     std::uint64_t ref_hits[2] = {0, 0};
-    auto lru = [&](int org, unsigned module, std::uint64_t line) {
-        auto& l = ref[{org, module, static_cast<unsigned>(line % p.sets)}];
-        for (auto it = l.begin(); it != l.end(); ++it)
-            if (*it == line) {
-                l.erase(it);
-                l.push_front(line);
-                return true;
-            }
-        l.push_front(line);
-        if (l.size() > p.ways)
-            l.pop_back();
-        return false;
-    };
     for (int i = 0; i < 50000; ++i) {
         const std::uint64_t line = rng() % 2048;
         const unsigned from = rng() % 4, home = home_of(line, 4);
         const bool write = rng() % 4 == 0;
         e.access(from, home, line * 128 + rng() % 128, write);
-        ref_hits[0] += lru(0, home, line);
+        ref_hits[0] += ref.touch(0, home, line);
         if (!(write && from != home)) // a write to a remote line goes through, allocating nothing
-            ref_hits[1] += lru(1, from, line);
+            ref_hits[1] += ref.touch(1, from, line);
     }
     CHECK(e.samples() == 50000);
     CHECK(e.hits(llc_org::shared) == ref_hits[0]);
@@ -235,21 +242,15 @@ struct switch_reference {
     struct counts {
         std::uint64_t samples = 0, misses[2] = {0, 0}, crossings[2] = {0, 0};
     };
-    explicit switch_reference(const estimator_params& p) : p(p), mod(p.modules) {}
-    /// True on a hit of `line` in the LRU set (allocating on a miss when `allocate`).
+    explicit switch_reference(const estimator_params& p)
+        : p(p), sets{p.sets, p.ways, {}}, mod(p.modules)
+    {
+    }
+    /// Organisations 0 (shared) and 1 (private) are the shadows; 2 the module LLCs as the flags
+    /// organise them.
     bool touch(int org, unsigned module, std::uint64_t line)
     {
-        auto& l = sets[{org, module, static_cast<unsigned>(line % p.sets)}];
-        for (auto it = l.begin(); it != l.end(); ++it)
-            if (*it == line) {
-                l.erase(it);
-                l.push_front(line);
-                return true;
-            }
-        l.push_front(line);
-        if (l.size() > p.ways)
-            l.pop_back();
-        return false;
+        return sets.touch(org, module, line);
     }
     /// The kind of the access under each organisation, for the coverage plan.
     std::pair<const char*, const char*> access(unsigned from, unsigned home, std::uint64_t line,
@@ -296,7 +297,7 @@ struct switch_reference {
     std::uint64_t leave_private(unsigned m, unsigned (*home)(std::uint64_t, unsigned))
     {
         std::uint64_t n = 0;
-        for (auto& [key, lines] : sets) {
+        for (auto& [key, lines] : sets.lists) {
             if (std::get<0>(key) != 2 || std::get<1>(key) != m)
                 continue;
             for (auto it = lines.begin(); it != lines.end();) {
@@ -313,7 +314,7 @@ struct switch_reference {
     void new_epoch() { mod.assign(p.modules, counts{}); }
 
     estimator_params p;
-    std::map<std::tuple<int, unsigned, unsigned>, std::list<std::uint64_t>> sets;
+    lru_sets sets;
     std::vector<counts> mod;
 };
 } // namespace
