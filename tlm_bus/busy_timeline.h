@@ -31,48 +31,56 @@ public:
     /// to a request, because no initiator is behind global time).
     booking reserve(std::uint64_t arrival, std::uint64_t occupancy, std::uint64_t now)
     {
-        prune(now);
+        // Bookings end after global time, so with global time where it was, nothing has ended
+        // since (and the front interval, likely out of the host's caches, need not be read).
+        if (now != m_pruned_at)
+            prune(now);
+        span* a = m_booked.data();
+        std::size_t n = m_booked.size();
+        const std::size_t head = m_head;
         std::uint64_t t = arrival;
-        // Most requests arrive after everything booked: no search.
-        std::size_t i = m_booked.size();
-        if (i > m_head && m_booked.back().start > t)
+        // A third of the requests arrive after every booked start: no search.
+        std::size_t i = n;
+        if (i > head && a[n - 1].start > t)
             i = first_after(t);
-        if (i > m_head && m_booked[i - 1].end > t)
-            t = m_booked[i - 1].end; // arrival falls inside a booked interval
+        if (i > head && a[i - 1].end > t)
+            t = a[i - 1].end; // arrival falls inside a booked interval
         if (occupancy == 0)
             return {t, t};
         const std::uint64_t first = t;
         std::uint64_t remaining = occupancy;
         for (;;) {
             // t is free; i is the first interval that starts after t (or none).
-            const std::uint64_t gap_end = i == m_booked.size()
-                                              ? std::numeric_limits<std::uint64_t>::max()
-                                              : m_booked[i].start;
+            const bool last = i == n;
+            const std::uint64_t gap_end =
+                last ? std::numeric_limits<std::uint64_t>::max() : a[i].start;
             const std::uint64_t take = remaining < gap_end - t ? remaining : gap_end - t;
             // Book [t, t + take), merged with the neighbours it touches; i becomes the index of
             // the interval holding it.
-            const bool joins_prev = i > m_head && m_booked[i - 1].end == t;
-            const bool joins_next = i < m_booked.size() && t + take == gap_end;
+            const bool joins_prev = i > head && a[i - 1].end == t;
+            const bool joins_next = !last && t + take == gap_end;
             if (joins_prev && joins_next) {
-                m_booked[i - 1].end = m_booked[i].end;
+                a[i - 1].end = a[i].end;
                 m_booked.erase(m_booked.begin() + static_cast<std::ptrdiff_t>(i));
+                --n;
                 --i;
             } else if (joins_prev) {
-                m_booked[i - 1].end = t + take;
+                a[i - 1].end = t + take;
                 --i;
             } else if (joins_next) {
-                m_booked[i].start = t;
+                a[i].start = t;
             } else {
-                m_booked.insert(m_booked.begin() + static_cast<std::ptrdiff_t>(i),
-                                span{t, t + take});
+                a = insert_at(i, span{t, t + take});
+                ++n;
             }
             remaining -= take;
             if (remaining == 0) {
-                compact();
+                if (n - head > max_intervals)
+                    compact();
                 return {first, t + take};
             }
             // The gap is full and merged with the interval after it: continue after that.
-            t = m_booked[i].end;
+            t = a[i].end;
             ++i;
         }
     }
@@ -91,33 +99,38 @@ private:
         std::uint64_t start, end;
     };
 
-    /// Index of the first interval that starts after t (one does). Arrivals fall mostly near
-    /// the end, among the latest bookings: the search gallops back from there, so it reads the
-    /// few cache lines just written instead of halving the whole timeline.
+    /// Index of the first interval that starts after t (one does: the last). Arrivals fall
+    /// anywhere among the live intervals (a third after the last start, which reserve() checks
+    /// first; the rest spread evenly back to the oldest), so this is a binary search without
+    /// branches on the data: a fixed number of halvings for a given number of intervals.
     std::size_t first_after(std::uint64_t t) const
     {
-        std::size_t hi = m_booked.size() - 1; // m_booked[hi].start > t
-        std::size_t step = 1;
-        while (hi - m_head > step && m_booked[hi - step].start > t) {
-            hi -= step;
-            step *= 2;
+        const span* const a = m_booked.data();
+        const span* base = a + m_head;
+        std::size_t len = m_booked.size() - m_head;
+        while (len > 1) {
+            const std::size_t half = len / 2;
+            base = base[half - 1].start <= t ? base + half : base;
+            len -= half;
         }
-        const std::size_t lo = hi - m_head > step ? hi - step : m_head;
-        return static_cast<std::size_t>(
-            std::upper_bound(m_booked.begin() + static_cast<std::ptrdiff_t>(lo),
-                             m_booked.begin() + static_cast<std::ptrdiff_t>(hi), t,
-                             [](std::uint64_t v, const span& s) { return v < s.start; }) -
-            m_booked.begin());
+        return static_cast<std::size_t>(base - a);
     }
+
+    /// Inserts `s` before index i; returns the (possibly moved) storage. The storage starts at
+    /// initial_capacity intervals (a port keeps a few dozen live), not grown from one.
+    span* insert_at(std::size_t i, span s)
+    {
+        if (m_booked.capacity() == 0)
+            m_booked.reserve(initial_capacity);
+        m_booked.insert(m_booked.begin() + static_cast<std::ptrdiff_t>(i), s);
+        return m_booked.data();
+    }
+    static constexpr std::size_t initial_capacity = 64;
 
     /// Forgets the intervals that ended by `now`: they leave from the front, and the storage
     /// they held is reclaimed once they are the larger part of it (amortised constant time).
     void prune(std::uint64_t now)
     {
-        // Bookings end after global time, so with global time where it was, nothing has ended
-        // since (and the front interval, likely out of the host's caches, need not be read).
-        if (now == m_pruned_at)
-            return;
         m_pruned_at = now;
         while (m_head < m_booked.size() && m_booked[m_head].end <= now)
             ++m_head;

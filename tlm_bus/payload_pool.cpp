@@ -30,7 +30,9 @@ void payload_pool::free(tlm::tlm_generic_payload* gp)
     p->set_byte_enable_length(0);
     p->set_dmi_allowed(false);
     p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    p->ext = gpu_extension();
+    // Copied from one default extension, not a temporary made and destroyed per release.
+    static const gpu_extension defaults;
+    p->ext = defaults;
     m_free.push_back(p);
 }
 

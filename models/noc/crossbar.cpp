@@ -164,7 +164,7 @@ void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_tim
         port.cmd->use(static_cast<unsigned>(id), ext, 1, delay);
     else
         port.res.use(static_cast<unsigned>(id), ext, occupancy_cycles(request_bytes(gp)), delay);
-    m_latency.sample((tlm_bus::sim_now() + delay - entry).to_seconds() * 1e9);
+    m_latency.sample(tlm_bus::seconds(tlm_bus::sim_now() + delay - entry) * 1e9);
     out[o]->b_transport(gp, delay);
     // The response returns on the input's own channel; a read's data occupies it.
     const sc_core::sc_time back = tlm_bus::sim_now() + delay;
@@ -188,7 +188,7 @@ void crossbar::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_tim
         }
         src.res->use(src.first + static_cast<unsigned>(o), nullptr, cycles, delay, entry.value());
     }
-    m_rsp_latency.sample((tlm_bus::sim_now() + delay - back).to_seconds() * 1e9);
+    m_rsp_latency.sample(tlm_bus::seconds(tlm_bus::sim_now() + delay - back) * 1e9);
 }
 
 sc_core::sc_time crossbar::unloaded_round_trip(unsigned, unsigned) const

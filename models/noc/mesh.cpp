@@ -1,5 +1,6 @@
 // The module NoC as a 2D mesh of routers. See models/noc/README.md ("Mesh topology").
 #include "models/noc/mesh.h"
+#include "tlm_bus/sim_time.h"
 
 #include <algorithm>
 #include <string>
@@ -243,22 +244,22 @@ void mesh::b_transport(int id, tlm::tlm_generic_payload& gp, sc_core::sc_time& d
     ++m_requests;
     ++dst.requests;
     dst.bytes += gp.is_write() ? len : 0;
-    const sc_core::sc_time entry = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time entry = tlm_bus::sim_now() + delay;
     const unsigned src_router = m_geo->input_router(i), dst_router = m_geo->output_router(ou);
     const unsigned routers =
         travel(request_plane, src_router, m_geo->input_slot(i), dst_router, nullptr,
                *m_eject_out[ou], gp.get_extension<tlm_bus::gpu_extension>(),
                transfer_cycles(request_bytes(gp, m_path), m_path.request_width), delay);
     m_hops.sample(routers);
-    m_latency.sample((sc_core::sc_time_stamp() + delay - entry).to_seconds() * 1e9);
+    m_latency.sample(tlm_bus::seconds(tlm_bus::sim_now() + delay - entry) * 1e9);
     out[o]->b_transport(gp, delay);
-    const sc_core::sc_time back = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time back = tlm_bus::sim_now() + delay;
     src.bytes += gp.is_read() ? len : 0;
     // Responses carry no barrier count: the arbiter favours the requests that unblock work.
     travel(response_plane, dst_router, m_geo->output_slot(ou), src_router, m_inject_out[ou].get(),
            *m_eject_in[i], nullptr,
            transfer_cycles(response_bytes(gp, m_path), m_path.response_width), delay);
-    m_rsp_latency.sample((sc_core::sc_time_stamp() + delay - back).to_seconds() * 1e9);
+    m_rsp_latency.sample(tlm_bus::seconds(tlm_bus::sim_now() + delay - back) * 1e9);
 }
 
 sc_core::sc_time mesh::unloaded_round_trip(unsigned in, unsigned out) const

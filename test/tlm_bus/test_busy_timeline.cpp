@@ -1,4 +1,6 @@
 // Unit tests of fast-mode occupancy booking. See tlm_bus/busy_timeline.h.
+#include "test/seed.h"
+#include "test/tlm_bus/busy_timeline_reference.h"
 #include "tlm_bus/busy_timeline.h"
 
 #include <catch2/catch.hpp>
@@ -156,4 +158,63 @@ TEST_CASE("random bookings with global time advancing match the free-picosecond 
         REQUIRE((t.intervals() == 0 || t.busy_until() > now));
     }
     CHECK(t.intervals() < 200); // old intervals were forgotten, not kept
+}
+
+namespace {
+/// One randomized run against the reference (the former sorted-vector timeline): every booking's
+/// start and finish, and the remembered intervals, latest end and lost time after it, equal.
+/// `spread`: how far past global time arrivals fall; `advance`: 1 in advance calls moves global
+/// time (0: never, so nothing is forgotten and compaction starts past max_intervals).
+void compare_with_reference(std::uint64_t seed, int calls, std::uint64_t spread, unsigned advance)
+{
+    INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
+    std::mt19937_64 rng(seed);
+    busy_timeline t;
+    vgpu::test::reference_timeline ref;
+    std::uint64_t now = 0;
+    for (int i = 0; i < calls; ++i) {
+        if (advance && rng() % advance == 0)
+            now += rng() % (spread / 4 + 1);
+        // Arrivals: mostly among the latest bookings, some far behind them (an SM late in its
+        // quantum), some far ahead; occupancies of a flit to a few lines, now and then none.
+        std::uint64_t arrival = now;
+        switch (rng() % 4) {
+        case 0:
+            arrival += spread - rng() % (spread / 8 + 1);
+            break;
+        case 1:
+            arrival += rng() % (spread / 16 + 1);
+            break;
+        default:
+            arrival += rng() % (spread + 1);
+            break;
+        }
+        const std::uint64_t occ = rng() % 16 == 0 ? 0 : 1 + rng() % (rng() % 2 ? 8 : 2000);
+        INFO("call " << i << " arrival " << arrival << " occupancy " << occ << " now " << now);
+        const auto b = t.reserve(arrival, occ, now);
+        const auto r = ref.reserve(arrival, occ, now);
+        REQUIRE(b.start == r.start);
+        REQUIRE(b.finish == r.finish);
+        REQUIRE(t.intervals() == ref.intervals());
+        REQUIRE(t.busy_until() == ref.busy_until());
+        REQUIRE(t.lost_ps() == ref.lost_ps());
+    }
+}
+} // namespace
+
+TEST_CASE("random bookings match the sorted-vector reference, call for call")
+{
+    const std::uint64_t seed = vgpu::test::seed_or(20261203);
+    // Global time advancing (what the simulator does), narrow and wide windows of arrivals.
+    compare_with_reference(seed, 40000, 3000, 3);
+    compare_with_reference(seed + 1, 40000, 200000, 5);
+    compare_with_reference(seed + 2, 20000, 50, 2);
+}
+
+TEST_CASE("random bookings past max_intervals compact as the reference does")
+{
+    // Global time never moves: nothing is forgotten, the timeline fills past max_intervals and
+    // its oldest gaps are filled, with the same lost time at every step.
+    const std::uint64_t seed = vgpu::test::seed_or(20261204);
+    compare_with_reference(seed, 12000, 10000000, 0);
 }
