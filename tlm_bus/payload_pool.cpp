@@ -30,9 +30,7 @@ void payload_pool::free(tlm::tlm_generic_payload* gp)
     p->set_byte_enable_length(0);
     p->set_dmi_allowed(false);
     p->set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    // Copied from one default extension, not a temporary made and destroyed per release.
-    static const gpu_extension defaults;
-    p->ext = defaults;
+    p->ext = gpu_extension();
     m_free.push_back(p);
 }
 
