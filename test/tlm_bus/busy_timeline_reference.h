@@ -1,7 +1,7 @@
-// The fast-mode occupancy booking as it was kept before tlm_bus/busy_timeline.h's search and
-// insertion were reworked: one sorted vector of intervals searched by galloping back from the
-// end, a plain vector insertion per new interval. Kept apart, unchanged in its answers, as the
-// reference test_busy_timeline.cpp compares the class under test with.
+// The reference test_busy_timeline.cpp compares tlm_bus/busy_timeline.h with: the same booking
+// rule (first free time at or after the arrival, in as many pieces as the gaps require; forget
+// what ended by global time; compact past max_intervals) on one sorted vector of intervals,
+// searched by galloping back from the end, with a plain vector insertion per new interval.
 #pragma once
 
 #include <algorithm>
