@@ -25,13 +25,25 @@ std::optional<std::uint64_t> queue_booking::blocked(std::uint64_t enter, std::ui
     return it->second;
 }
 
-front_map<std::uint64_t, long>::iterator queue_booking::split(std::uint64_t t)
+std::size_t queue_booking::lower_bound(std::uint64_t t) const
 {
-    auto it = m_steps.lower_bound(t);
-    if (it != m_steps.end() && it->first == t)
-        return it;
-    const long held = it == m_steps.begin() ? m_base : std::prev(it)->second;
-    return m_steps.insert(it, t, held);
+    // Stays end near the latest step: most searches land in the last few.
+    const std::size_t n = m_time.size();
+    if (m_head == n || m_time[n - 1] < t)
+        return n;
+    const auto first = m_time.begin() + static_cast<std::ptrdiff_t>(m_head);
+    return static_cast<std::size_t>(std::lower_bound(first, m_time.end(), t) - m_time.begin());
+}
+
+std::size_t queue_booking::split(std::uint64_t t)
+{
+    const std::size_t i = lower_bound(t);
+    if (i != m_time.size() && m_time[i] == t)
+        return i;
+    const std::int32_t held = i == m_head ? static_cast<std::int32_t>(m_base) : m_held[i - 1];
+    m_time.insert(m_time.begin() + static_cast<std::ptrdiff_t>(i), t);
+    m_held.insert(m_held.begin() + static_cast<std::ptrdiff_t>(i), held);
+    return i;
 }
 
 void queue_booking::add_full(std::uint64_t from, std::uint64_t to)
@@ -51,50 +63,69 @@ void queue_booking::add_full(std::uint64_t from, std::uint64_t to)
 unsigned queue_booking::book(std::uint64_t enter, std::uint64_t leave)
 {
     leave = std::max(leave, enter + 1);
-    // Split at leave first (it holds what was held there), then at enter; count the split
-    // points as positions, since a split moves the entries after it.
-    const auto at_leave = split(leave);
-    const auto last = at_leave - m_steps.begin();
-    const std::size_t before = m_steps.size();
-    auto it = split(enter);
-    auto end = m_steps.begin() + last + static_cast<std::ptrdiff_t>(m_steps.size() - before);
-    const long cap = static_cast<long>(m_capacity);
-    const long held = it->second + 1;
-    // Each run of steps this stay makes full (capacity - 1 -> capacity) is a new stretch; the
-    // steps that were full already lie in stretches.
-    std::uint64_t run = 0;
-    bool in_run = false;
-    for (; it != end; ++it) {
-        const bool full = ++it->second == cap;
-        if (full != in_run) { // rare: one branch per step otherwise
-            if (full)
-                run = it->first;
-            else
-                add_full(run, it->first);
-            in_run = full;
-        }
+    // Split at leave first (it holds what was held there), then at enter, which moves the
+    // step at leave one place up when it inserts one.
+    std::size_t end = split(leave);
+    const std::size_t size = m_time.size();
+    const std::size_t begin = split(enter);
+    end += m_time.size() - size;
+    const std::int32_t cap = static_cast<std::int32_t>(m_capacity);
+    // One pass adds the stay to its steps and notes whether one became full (capacity - 1 ->
+    // capacity): nearly always none, and then nothing else is done.
+    std::int32_t* held = m_held.data();
+    int made_full = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+        const std::int32_t h = held[i] + 1;
+        held[i] = h;
+        made_full |= h == cap;
     }
-    if (in_run)
-        add_full(run, end->first);
-    return static_cast<unsigned>(std::max(0L, held));
+    if (made_full) {
+        // Each run of steps this stay made full is a new stretch; the steps that were full
+        // already lie in stretches.
+        std::uint64_t run = 0;
+        bool in_run = false;
+        for (std::size_t i = begin; i < end; ++i) {
+            const bool full = held[i] == cap;
+            if (full != in_run) {
+                if (full)
+                    run = m_time[i];
+                else
+                    add_full(run, m_time[i]);
+                in_run = full;
+            }
+        }
+        if (in_run)
+            add_full(run, m_time[end]);
+    }
+    return static_cast<unsigned>(std::max(0, held[begin]));
 }
 
 unsigned queue_booking::held_at(std::uint64_t t) const
 {
-    auto it = m_steps.upper_bound(t);
-    const long held = it == m_steps.begin() ? m_base : std::prev(it)->second;
+    const auto first = m_time.begin() + static_cast<std::ptrdiff_t>(m_head);
+    const auto i = static_cast<std::size_t>(std::upper_bound(first, m_time.end(), t) - first);
+    const long held = i == 0 ? m_base : m_held[m_head + i - 1];
     return static_cast<unsigned>(std::max(0L, held));
 }
 
 void queue_booking::forget(std::uint64_t now)
 {
-    if (m_steps.empty() || m_steps.front().first > now)
+    if (m_head == m_time.size() || m_time[m_head] > now)
         return;
     std::uint64_t folded = 0;
-    while (!m_steps.empty() && m_steps.front().first <= now) {
-        folded = m_steps.front().first;
-        m_base = m_steps.front().second;
-        m_steps.pop_front();
+    while (m_head != m_time.size() && m_time[m_head] <= now) {
+        folded = m_time[m_head];
+        m_base = m_held[m_head];
+        ++m_head;
+    }
+    if (m_head == m_time.size()) {
+        m_time.clear();
+        m_held.clear();
+        m_head = 0;
+    } else if (m_head > 32 && 2 * m_head > m_time.size()) {
+        m_time.erase(m_time.begin(), m_time.begin() + static_cast<std::ptrdiff_t>(m_head));
+        m_held.erase(m_held.begin(), m_held.begin() + static_cast<std::ptrdiff_t>(m_head));
+        m_head = 0;
     }
     // Everything before the first step now holds m_base, as the last folded step did: a
     // stretch that ended at or before it is gone (what it covered holds m_base < capacity, or
