@@ -25,6 +25,27 @@ std::optional<std::uint64_t> queue_booking::blocked(std::uint64_t enter, std::ui
     return it->second;
 }
 
+namespace {
+/// The first i in [from, to) with (held[i] == v) == eq, else `to`: eight counts at a time
+/// (vectorised), then one by one within the eight that hold it.
+std::size_t first_where(const std::int32_t* held, std::size_t from, std::size_t to, std::int32_t v,
+                        bool eq)
+{
+    const int want = eq ? 1 : 0;
+    while (from + 8 <= to) {
+        int any = 0;
+        for (std::size_t k = 0; k < 8; ++k)
+            any |= (held[from + k] == v ? 1 : 0) == want;
+        if (any)
+            break;
+        from += 8;
+    }
+    while (from < to && (held[from] == v ? 1 : 0) != want)
+        ++from;
+    return from;
+}
+} // namespace
+
 std::size_t queue_booking::lower_bound(std::uint64_t t) const
 {
     // Stays end near the latest step: most searches land in the last few.
@@ -80,22 +101,13 @@ unsigned queue_booking::book(std::uint64_t enter, std::uint64_t leave)
         made_full |= h == cap;
     }
     if (made_full) {
-        // Each run of steps this stay made full is a new stretch; the steps that were full
-        // already lie in stretches.
-        std::uint64_t run = 0;
-        bool in_run = false;
-        for (std::size_t i = begin; i < end; ++i) {
-            const bool full = held[i] == cap;
-            if (full != in_run) {
-                if (full)
-                    run = m_time[i];
-                else
-                    add_full(run, m_time[i]);
-                in_run = full;
-            }
+        // Each run of steps this stay made full (holding exactly the capacity now) is a new
+        // stretch; the steps that were full already hold more and lie in stretches.
+        for (std::size_t i = first_where(held, begin, end, cap, true); i != end;) {
+            const std::size_t j = first_where(held, i, end, cap, false);
+            add_full(m_time[i], m_time[j]); // m_time[end] is leave
+            i = j == end ? end : first_where(held, j, end, cap, true);
         }
-        if (in_run)
-            add_full(run, m_time[end]);
     }
     return static_cast<unsigned>(std::max(0, held[begin]));
 }
