@@ -2,6 +2,7 @@
 #include "models/dram/core/queue_booking.h"
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 #include <stdexcept>
 
@@ -56,15 +57,42 @@ std::size_t queue_booking::lower_bound(std::uint64_t t) const
     return static_cast<std::size_t>(std::lower_bound(first, m_time.end(), t) - m_time.begin());
 }
 
-std::size_t queue_booking::split(std::uint64_t t)
+void queue_booking::split(std::uint64_t enter, std::uint64_t leave, std::size_t& begin,
+                          std::size_t& end)
 {
-    const std::size_t i = lower_bound(t);
-    if (i != m_time.size() && m_time[i] == t)
-        return i;
-    const std::int32_t held = i == m_head ? static_cast<std::int32_t>(m_base) : m_held[i - 1];
-    m_time.insert(m_time.begin() + static_cast<std::ptrdiff_t>(i), t);
-    m_held.insert(m_held.begin() + static_cast<std::ptrdiff_t>(i), held);
-    return i;
+    const std::size_t n = m_time.size();
+    const std::size_t l = lower_bound(leave);
+    const auto first = m_time.begin() + static_cast<std::ptrdiff_t>(m_head);
+    const auto e = static_cast<std::size_t>(
+        std::lower_bound(first, m_time.begin() + static_cast<std::ptrdiff_t>(l), enter) -
+        m_time.begin());
+    // The step at l starts at or after leave > enter: a step at enter lies before it.
+    const std::size_t add_leave = l == n || m_time[l] != leave ? 1 : 0;
+    const std::size_t add_enter = e == l || m_time[e] != enter ? 1 : 0;
+    const std::int32_t held_leave = l == m_head ? static_cast<std::int32_t>(m_base) : m_held[l - 1];
+    const std::int32_t held_enter = e == m_head ? static_cast<std::int32_t>(m_base) : m_held[e - 1];
+    if (const std::size_t k = add_enter + add_leave) {
+        for (std::size_t i = 0; i < k; ++i) { // grown at the end, filled below
+            m_time.push_back(0);
+            m_held.push_back(0);
+        }
+        std::uint64_t* time = m_time.data();
+        std::int32_t* held = m_held.data();
+        std::memmove(time + l + k, time + l, (n - l) * sizeof *time);
+        std::memmove(held + l + k, held + l, (n - l) * sizeof *held);
+        if (add_leave) {
+            time[l + add_enter] = leave;
+            held[l + add_enter] = held_leave;
+        }
+        if (add_enter) {
+            std::memmove(time + e + 1, time + e, (l - e) * sizeof *time);
+            std::memmove(held + e + 1, held + e, (l - e) * sizeof *held);
+            time[e] = enter;
+            held[e] = held_enter;
+        }
+    }
+    begin = e;
+    end = l + add_enter;
 }
 
 void queue_booking::add_full(std::uint64_t from, std::uint64_t to)
@@ -84,12 +112,8 @@ void queue_booking::add_full(std::uint64_t from, std::uint64_t to)
 unsigned queue_booking::book(std::uint64_t enter, std::uint64_t leave)
 {
     leave = std::max(leave, enter + 1);
-    // Split at leave first (it holds what was held there), then at enter, which moves the
-    // step at leave one place up when it inserts one.
-    std::size_t end = split(leave);
-    const std::size_t size = m_time.size();
-    const std::size_t begin = split(enter);
-    end += m_time.size() - size;
+    std::size_t begin = 0, end = 0;
+    split(enter, leave, begin, end);
     const std::int32_t cap = static_cast<std::int32_t>(m_capacity);
     // One pass adds the stay to its steps and notes whether one became full (capacity - 1 ->
     // capacity): nearly always none, and then nothing else is done.

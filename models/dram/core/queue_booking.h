@@ -33,8 +33,9 @@ public:
     void forget(std::uint64_t now);
 
 private:
-    /// Makes a step start at `t` (holding what was held there) and returns its index.
-    std::size_t split(std::uint64_t t);
+    /// Makes steps start at `enter` and at `leave` > enter (each holding what was held there),
+    /// moving the steps after each once; sets `begin` and `end` to their indices.
+    void split(std::uint64_t enter, std::uint64_t leave, std::size_t& begin, std::size_t& end);
     /// Index of the first step at or after `t` (m_time.size() when none).
     std::size_t lower_bound(std::uint64_t t) const;
     /// Adds [from, to), newly full, to m_full, merged with the stretches it touches.
