@@ -100,7 +100,8 @@ queue_booking::queue_booking(unsigned capacity) : m_capacity(capacity)
         throw std::invalid_argument("dram queue: needs at least one entry");
 }
 
-inline std::optional<std::uint64_t> queue_booking::blocked(std::uint64_t enter, std::uint64_t leave) const
+inline std::optional<std::uint64_t> queue_booking::blocked(std::uint64_t enter,
+                                                           std::uint64_t leave) const
 {
     leave = std::max(leave, enter + 1);
     // The first stretch that ends after enter: the one holding enter, else the next one.
@@ -242,7 +243,6 @@ private:
     bool m_forgotten_valid = false; ///< m_forgotten holds
 };
 
-
 channel_state::channel_state(const dram_timing& t, unsigned banks) : m_t(t), m_banks(banks)
 {
     if (banks == 0 || !(t.bandwidth_gbps > 0))
@@ -250,7 +250,8 @@ channel_state::channel_state(const dram_timing& t, unsigned banks) : m_t(t), m_b
 }
 
 inline access_plan channel_state::plan_after(const bank_state& prev, std::uint64_t row,
-                                      std::uint64_t occupancy, std::uint64_t start, bool bus) const
+                                             std::uint64_t occupancy, std::uint64_t start,
+                                             bool bus) const
 {
     access_plan p;
     p.outcome = prev.outcome(row);
@@ -279,7 +280,7 @@ inline access_plan channel_state::plan_after(const bank_state& prev, std::uint64
 }
 
 inline bool channel_state::fits(const access_plan& a, std::uint64_t row, std::uint64_t next_first,
-                         const booking& next) const
+                                const booking& next) const
 {
     const std::uint64_t a_end = a.column_ps + (a.end_ps - a.data_ps);
     const std::uint64_t close = std::max(a_end, a.row_activated_ps + m_t.tRAS); // PRECHARGE
@@ -300,14 +301,14 @@ inline bool channel_state::fits(const access_plan& a, std::uint64_t row, std::ui
 }
 
 inline access_plan channel_state::plan(unsigned bank, std::uint64_t row, std::uint64_t bytes,
-                                std::uint64_t start) const
+                                       std::uint64_t start) const
 {
     plan_cursor at;
     return plan(bank, row, bytes, start, at);
 }
 
 inline access_plan channel_state::plan(unsigned bank, std::uint64_t row, std::uint64_t bytes,
-                                std::uint64_t start, plan_cursor& at) const
+                                       std::uint64_t start, plan_cursor& at) const
 {
     const timeline& tl = m_banks.at(bank);
     // The first gap to try: the one start falls in, or the earlier plan's gap if that is later.

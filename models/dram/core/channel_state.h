@@ -161,7 +161,7 @@ private:
               const booking& next) const;
 
     dram_timing m_t;
-    mutable std::vector<timeline> m_banks; ///< settled on use (see settle())
+    mutable std::vector<timeline> m_banks;                       ///< settled on use (see settle())
     mutable std::uint64_t m_occupancy_bytes = ~std::uint64_t{0}; ///< plan(): the last size...
     mutable std::uint64_t m_occupancy_ps = 0;                    ///< ...and its transfer_ps()
     bus_booking m_bus;
