@@ -17,6 +17,11 @@ std::uint64_t bus_booking::first_fit(std::uint64_t earliest, std::uint64_t lengt
         start = std::max(start, it->second); // the gap before this booking is too short
         ++it;
     }
+    // Every interval before `it` starts before `start` (it holds earliest or was walked past),
+    // and `it` starts at or after start + length: `it` is where a booking of `start` goes.
+    m_hint_start = start;
+    m_hint_index = static_cast<std::size_t>(it - m_busy.begin());
+    m_hint_version = m_version;
     return start;
 }
 
@@ -25,7 +30,10 @@ void bus_booking::book(std::uint64_t start, std::uint64_t length)
     if (length == 0)
         return;
     std::uint64_t end = start + length;
-    auto next = m_busy.lower_bound(start);
+    auto next = m_hint_version == m_version && m_hint_start == start
+                    ? m_busy.begin() + static_cast<std::ptrdiff_t>(m_hint_index)
+                    : m_busy.lower_bound(start);
+    ++m_version;
     if (next != m_busy.end() && next->first < end)
         throw std::logic_error("dram bus booking overlaps an earlier booking");
     if (next != m_busy.begin() && std::prev(next)->second > start)
@@ -43,8 +51,10 @@ void bus_booking::book(std::uint64_t start, std::uint64_t length)
 
 void bus_booking::forget(std::uint64_t now)
 {
-    while (!m_busy.empty() && m_busy.front().second <= now)
+    while (!m_busy.empty() && m_busy.front().second <= now) {
         m_busy.pop_front();
+        ++m_version;
+    }
 }
 
 } // namespace vgpu::dram

@@ -29,6 +29,15 @@ public:
 
 private:
     front_map<std::uint64_t, std::uint64_t> m_busy; ///< start -> end, disjoint, not touching
+    /// Changes of m_busy (book(), forget() that drops an interval): positions found before one
+    /// are stale after it.
+    std::uint64_t m_version = 0;
+    /// The last first_fit() answer and the position of the first interval starting at or after
+    /// it (where book() of that start goes), valid while m_version is m_hint_version: a booking
+    /// of the start its plan found (as channel_state::commit() makes) skips its search.
+    mutable std::uint64_t m_hint_start = 0;
+    mutable std::size_t m_hint_index = 0;
+    mutable std::uint64_t m_hint_version = ~std::uint64_t{0};
 };
 
 } // namespace vgpu::dram

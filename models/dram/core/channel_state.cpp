@@ -82,7 +82,7 @@ access_plan channel_state::plan(unsigned bank, std::uint64_t row, std::uint64_t 
 access_plan channel_state::plan(unsigned bank, std::uint64_t row, std::uint64_t bytes,
                                 std::uint64_t start, plan_cursor& at) const
 {
-    const timeline& tl = m_banks.at(bank);
+    const timeline& tl = settle(bank);
     // The first gap to try: the one start falls in, or the earlier plan's gap if that is later.
     auto next = tl.booked.begin() + static_cast<std::ptrdiff_t>(at.gap);
     if (next == tl.booked.begin() || !(start < std::prev(next)->first))
@@ -114,20 +114,20 @@ access_plan channel_state::plan(unsigned bank, std::uint64_t row, std::uint64_t 
 
 const bank_state& channel_state::state_at(unsigned bank, std::uint64_t start) const
 {
-    const timeline& tl = m_banks.at(bank);
+    const timeline& tl = settle(bank);
     const auto next = tl.booked.upper_bound(start);
     return next == tl.booked.begin() ? tl.base : std::prev(next)->second.after;
 }
 
 bool channel_state::booked_after(unsigned bank, std::uint64_t start) const
 {
-    const timeline& tl = m_banks.at(bank);
+    const timeline& tl = settle(bank);
     return !tl.booked.empty() && start < tl.booked.back().first;
 }
 
 bool channel_state::commit(unsigned bank, std::uint64_t row, const access_plan& p)
 {
-    timeline& tl = m_banks.at(bank);
+    timeline& tl = settle(bank);
     booking b;
     b.outcome = p.outcome;
     b.after.open = true;
@@ -148,29 +148,32 @@ bool channel_state::commit(unsigned bank, std::uint64_t row, const access_plan& 
         next->second.after.activated_ps =
             std::max(next->second.after.activated_ps, next->first - m_t.tRCD);
     m_bus.book(p.data_ps, p.end_ps - p.data_ps);
-    if (std::min(b.after.ready_ps, p.end_ps) <= m_forgotten)
-        m_forgotten_valid = false; // booked in the past (tests): forget() must look again
     return next != tl.booked.end() && next->second.outcome != row_outcome::hit &&
            next->second.after.row == row;
 }
 
+void channel_state::prune(timeline& tl) const
+{
+    tl.settled = m_forgets;
+    while (!tl.booked.empty() && tl.booked.front().second.after.ready_ps <= m_forget_ps) {
+        tl.base = tl.booked.front().second.after;
+        tl.booked.pop_front();
+    }
+}
+
 void channel_state::forget(std::uint64_t now)
 {
-    if (m_forgotten_valid && now == m_forgotten)
-        return;
-    m_forgotten = now;
-    m_forgotten_valid = true;
-    for (timeline& tl : m_banks)
-        while (!tl.booked.empty() && tl.booked.front().second.after.ready_ps <= now) {
-            tl.base = tl.booked.front().second.after;
-            tl.booked.pop_front();
-        }
+    if (now < m_forget_ps) // time went back (tests): apply the later time to every bank first
+        for (unsigned b = 0; b < banks(); ++b)
+            settle(b);
+    m_forget_ps = now;
+    ++m_forgets;
     m_bus.forget(now);
 }
 
 bank_state channel_state::bank(unsigned b) const
 {
-    const timeline& tl = m_banks.at(b);
+    const timeline& tl = settle(b);
     return tl.booked.empty() ? tl.base : tl.booked.back().second.after;
 }
 

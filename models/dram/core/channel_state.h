@@ -113,13 +113,15 @@ public:
     /// that needs the same row: that booking finds its row open and issues no PRECHARGE or
     /// ACTIVATE, although it was counted as planned.
     bool commit(unsigned bank, std::uint64_t row, const access_plan& p);
-    /// Forgets the bank and bus bookings that ended at or before `now` (global time).
+    /// Forgets the bank and bus bookings that ended at or before `now` (global time). A bank
+    /// forgets when it is next used (see settle()), so the call costs the same for any number
+    /// of banks.
     void forget(std::uint64_t now);
 
     /// Bank `b` after its latest booking (for tests and statistics).
     bank_state bank(unsigned b) const;
     /// Bookings remembered by bank `b`.
-    std::size_t bookings(unsigned b) const { return m_banks.at(b).booked.size(); }
+    std::size_t bookings(unsigned b) const { return settle(b).booked.size(); }
     const bus_booking& bus() const { return m_bus; }                         ///< the data bus
     const dram_timing& timing() const { return m_t; }                        ///< the timings
     unsigned banks() const { return static_cast<unsigned>(m_banks.size()); } ///< bank count
@@ -132,7 +134,23 @@ private:
     struct timeline {
         bank_state base;                          ///< after every forgotten booking
         front_map<std::uint64_t, booking> booked; ///< first command -> booking, disjoint
+        std::uint64_t settled = 0;                ///< m_forgets when settle() last ran
     };
+    /// Bank `b`'s timeline after the forget() calls made since it was last settled, applied
+    /// now: every use of a bank goes through it, so each use sees the bank as if every
+    /// forget() had gone through all banks. Its bookings are disjoint and in time order, so
+    /// their ends ascend: forget(t1) then forget(t2) drop what forget(max(t1, t2)) drops, and
+    /// since a bank's last settlement the forget() times ascend (forget() settles every bank
+    /// before a time that goes back), so that maximum is m_forget_ps.
+    timeline& settle(unsigned b) const
+    {
+        timeline& tl = m_banks.at(b);
+        if (tl.settled != m_forgets)
+            prune(tl);
+        return tl;
+    }
+    /// Drops the bookings of `tl` that ended at or before m_forget_ps (see settle()).
+    void prune(timeline& tl) const;
     /// Plan of an access holding the bus `occupancy` ps from the bank state `prev` (before
     /// the access), no earlier than `start`; with `bus` false, as if the data bus were free.
     access_plan plan_after(const bank_state& prev, std::uint64_t row, std::uint64_t occupancy,
@@ -143,15 +161,12 @@ private:
               const booking& next) const;
 
     dram_timing m_t;
-    std::vector<timeline> m_banks;
+    mutable std::vector<timeline> m_banks;                       ///< settled on use (see settle())
     mutable std::uint64_t m_occupancy_bytes = ~std::uint64_t{0}; ///< plan(): the last size...
     mutable std::uint64_t m_occupancy_ps = 0;                    ///< ...and its transfer_ps()
     bus_booking m_bus;
-    /// The last time given to forget(), while every booking made since ends after it (as a
-    /// plan from global time does: it starts no earlier and holds the bus at least a
-    /// picosecond): forgetting again at that time would find nothing to forget.
-    std::uint64_t m_forgotten = 0;
-    bool m_forgotten_valid = false; ///< m_forgotten holds
+    std::uint64_t m_forgets = 0;   ///< forget() calls so far
+    std::uint64_t m_forget_ps = 0; ///< the time of the last forget() call
 };
 
 } // namespace vgpu::dram

@@ -4,8 +4,10 @@
 
 #include "models/dram/core/front_map.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace vgpu::dram {
 
@@ -31,18 +33,27 @@ public:
     void forget(std::uint64_t now);
 
 private:
-    /// Makes a step start at `t` (holding what was held there) and returns it.
-    front_map<std::uint64_t, long>::iterator split(std::uint64_t t);
+    /// Makes steps start at `enter` and at `leave` > enter (each holding what was held there),
+    /// moving the steps after each once; sets `begin` and `end` to their indices.
+    void split(std::uint64_t enter, std::uint64_t leave, std::size_t& begin, std::size_t& end);
+    /// Index of the first step at or after `t` (m_time.size() when none).
+    std::size_t lower_bound(std::uint64_t t) const;
     /// Adds [from, to), newly full, to m_full, merged with the stretches it touches.
     void add_full(std::uint64_t from, std::uint64_t to);
 
     unsigned m_capacity;
     long m_base = 0; ///< entries held before the first step
-    /// time -> entries held from it to the next step. Booking a stay touches only the steps it
-    /// covers and a query only those of the stay, so the cost does not grow with the number of
-    /// stays remembered (with temporal decoupling, several microseconds of them).
-    front_map<std::uint64_t, long> m_steps;
-    /// The maximal full stretches of m_steps (held >= capacity throughout; 0 stands for "since
+    /// The steps, from m_head on: entries m_held[i] held from m_time[i] to the next step, times
+    /// ascending. Two arrays rather than one of pairs, so that booking a stay adds one to a
+    /// contiguous run of counts (vectorised) and checks in the same pass whether it made one
+    /// full. Booking a stay touches only the steps it covers and a query only those of the
+    /// stay, so the cost does not grow with the number of stays remembered (with temporal
+    /// decoupling, several microseconds of them). forget() moves m_head; the storage before it
+    /// is reclaimed once it is the larger part.
+    std::vector<std::uint64_t> m_time;
+    std::vector<std::int32_t> m_held;
+    std::size_t m_head = 0;
+    /// The maximal full stretches of the steps (held >= capacity throughout; 0 stands for "since
     /// before the first step"), start -> end, disjoint and not touching. blocked() answers from
     /// them with one search instead of walking the steps of the stay and of the full stretch
     /// after it: the first full instant of a stay lies in the first stretch that ends after
