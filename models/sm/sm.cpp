@@ -420,9 +420,18 @@ void sm::update_next(unsigned slot)
     const issue_time t =
         ws.board.next_issue_planned(next, !ws.w->done(), m_barriers.at_barrier(slot));
     m_ready.set(slot, t.cycle, t.reason);
-    if (next)
-        set_unit(slot, next->unit);
-    fetch_next(slot, fetch_cycle());
+    if (!next)
+        return; // fetch_next() would do nothing
+    set_unit(slot, next->unit);
+    if (!m_icache || !(m_live >> slot & 1))
+        return;
+    // fetch_next() of a warp whose next instruction is in the line it looked up last (most
+    // issues): its issue waits for that line.
+    if (m_icache->line_of(ws.prog_va + std::uint64_t{ws.w->pc()} * instruction_bytes) !=
+        ws.fetch_line)
+        fetch_next(slot, fetch_cycle());
+    else if (ws.fetch_ready > t.cycle)
+        m_ready.set(slot, ws.fetch_ready, wait_reason::memory);
 }
 
 void sm::set_unit(unsigned slot, unit_class u)

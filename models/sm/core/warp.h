@@ -139,8 +139,9 @@ public:
 private:
     /// ready() of a live warp with a pending register.
     bool ready_pending() const;
-    // Inline: every step reads its sources and writes its destination through them.
-    const std::uint32_t* source(const operand& o, lane_values& scratch) const
+    // Inlined into step() (which the compiler would otherwise call them from, being large):
+    // every step reads its sources and writes its destination through them.
+    [[gnu::always_inline]] const std::uint32_t* source(const operand& o, lane_values& scratch) const
     {
         if (o.kind == operand_kind::reg && o.value != reg_zero) {
             const std::size_t i = std::size_t{o.value} * warp_size;
@@ -152,9 +153,12 @@ private:
         }
         return s_zero.data();
     }
-    std::uint32_t* dest(unsigned r) { return r >= m_nregs ? m_discard.data() : writable(r); }
+    [[gnu::always_inline]] std::uint32_t* dest(unsigned r)
+    {
+        return r >= m_nregs ? m_discard.data() : writable(r);
+    }
     /// Register r's lanes (r < m_nregs), adding it and the ones below it to m_regs if needed.
-    std::uint32_t* writable(unsigned r)
+    [[gnu::always_inline]] std::uint32_t* writable(unsigned r)
     {
         const std::size_t end = (std::size_t{r} + 1) * warp_size;
         if (end > m_regs.size())
