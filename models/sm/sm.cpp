@@ -385,9 +385,10 @@ void sm::start_cta(int ci)
         ws.w.emplace(m_progs[c.prog].code, c.ctx, k, m_cfg.regs_per_thread,
                      std::move(ws.spare_regs), m_progs[c.prog].checked);
         ws.cta = ci;
+        ws.plans = m_progs[c.prog].plans.data();
         m_ready.set(s, ready, wait_reason::memory);
-        if (const instruction* first = ws.w->next())
-            set_unit(s, unit_of(first->op));
+        if (ws.w->next())
+            set_unit(s, ws.plans[ws.w->pc()].unit);
         ws.board.reset();
         for (auto& o : ws.ops) // the previous warp's accesses are complete
             o->end = 0;
@@ -415,12 +416,22 @@ void sm::update_next(unsigned slot)
     warp_slot& ws = m_warps[slot];
     // The scoreboard alone decides, in both timing modes (a pending load's register is
     // `never` until its completion is known); the core's ready() is the functional guard.
+    const issue_plan* next = ws.w->next() ? &ws.plans[ws.w->pc()] : nullptr;
     const issue_time t =
-        ws.board.next_issue(ws.w->next(), !ws.w->done(), m_barriers.at_barrier(slot));
+        ws.board.next_issue_planned(next, !ws.w->done(), m_barriers.at_barrier(slot));
     m_ready.set(slot, t.cycle, t.reason);
-    if (const instruction* next = ws.w->next())
-        set_unit(slot, unit_of(next->op));
-    fetch_next(slot, fetch_cycle());
+    if (!next)
+        return; // fetch_next() would do nothing
+    set_unit(slot, next->unit);
+    if (!m_icache || !(m_live >> slot & 1))
+        return;
+    // fetch_next() of a warp whose next instruction is in the line it looked up last (most
+    // issues): its issue waits for that line.
+    if (m_icache->line_of(ws.prog_va + std::uint64_t{ws.w->pc()} * instruction_bytes) !=
+        ws.fetch_line)
+        fetch_next(slot, fetch_cycle());
+    else if (ws.fetch_ready > t.cycle)
+        m_ready.set(slot, ws.fetch_ready, wait_reason::memory);
 }
 
 void sm::set_unit(unsigned slot, unit_class u)
@@ -439,7 +450,10 @@ void sm::issue(unsigned slot)
                                    "scoreboard and the warp disagree)");
     const step_result r = ws.w->step();
     ++m_instructions;
-    m_lane_instructions += static_cast<unsigned>(__builtin_popcount(r.lane_mask));
+    // The bit count written out: the builtin is a library call on baseline x86-64.
+    std::uint32_t v = r.lane_mask - ((r.lane_mask >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    m_lane_instructions += (((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
     ++ws.issued;
     if (ws.prof && r.inst)
         ++ws.prof[r.pc].issued;
@@ -448,7 +462,7 @@ void sm::issue(unsigned slot)
     switch (r.kind) {
     case step_kind::alu:
         if (r.inst)
-            ws.board.write_alu(*r.inst, m_cycle);
+            ws.board.write_alu(ws.plans[r.pc], m_cycle);
         break;
     case step_kind::branch:
         ws.board.hold_until(m_cycle + m_units.latency(unit_class::branch));
@@ -762,13 +776,12 @@ void sm::issue_loop()
             std::uint64_t can = ready & core.slots & m_live;
             if (can == 0)
                 continue;
-            // The warps whose unit is busy, a class at a time.
-            for (unsigned c = 0; c < num_unit_classes; ++c) {
-                const std::uint64_t on = can & m_unit_warps[c];
-                if (on == 0)
-                    continue;
-                const std::uint64_t free =
-                    m_units.free_at(static_cast<unsigned>(k), static_cast<unit_class>(c));
+            // The warps whose unit is busy, a class at a time (the classes of these warps).
+            for (std::uint64_t rest = can; rest != 0;) {
+                const unit_class c = m_unit[ctz64(rest)];
+                const std::uint64_t on = can & m_unit_warps[static_cast<unsigned>(c)];
+                rest &= ~on;
+                const std::uint64_t free = m_units.free_at(static_cast<unsigned>(k), c);
                 if (free > m_cycle) {
                     can &= ~on;
                     earliest = std::min(earliest, free);

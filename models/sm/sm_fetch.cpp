@@ -93,6 +93,9 @@ int sm::fetch_program(cta_slot& c, std::uint64_t& ready)
         std::none_of(victim->code.begin(), victim->code.end(), [this](const instruction& i) {
             return check(i, m_cfg.regs_per_thread).has_value();
         });
+    victim->plans.clear();
+    for (const instruction& i : victim->code)
+        victim->plans.push_back(scoreboard::plan(i));
     victim->valid = true;
     victim->kernel_seq = l.kernel_seq;
     victim->addr = l.prog_addr;

@@ -1,12 +1,20 @@
 // Unit tests of vgpu::sm::scoreboard: hand-computed readiness cycles and wait reasons of
-// small instruction sequences. See models/sm/README.md.
+// small instruction sequences, and the planned rule against the rule read from the instruction
+// on random warps. See models/sm/README.md.
 #include "models/sm/core/assembler.h"
 #include "models/sm/core/scoreboard.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <iostream>
+#include <random>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 using namespace vgpu::sm;
 
@@ -225,4 +233,272 @@ TEST_CASE("scoreboard: FSETPX and VOTE write predicates, MUFU/FDIV/IDIV/CVT at t
     REQUIRE(sb.next_issue(&use7, true, false).cycle == 44);
     sb.write_alu(one("WARPSYNC -1"), 50); // writes nothing
     REQUIRE(sb.next_issue(&use7, true, false).cycle == 44);
+}
+
+namespace {
+
+/// The scoreboard's rule read from the instruction at every call (its form before issue
+/// plans): the independent reference of the planned next_issue() and write_alu().
+class reference_board {
+public:
+    reference_board(unsigned regs, const std::array<unsigned, num_unit_classes>& latency,
+                    unsigned max_loads, unsigned max_stores)
+        : m_regs(regs), m_latency(latency), m_max_loads(max_loads), m_max_stores(max_stores)
+    {
+    }
+    void hold_until(std::uint64_t c) { m_hold = std::max(m_hold, c); }
+    void write_alu(const instruction& inst, std::uint64_t cycle)
+    {
+        const std::uint64_t ready = cycle + m_latency[static_cast<unsigned>(unit_of(inst.op))];
+        const syntax form = info(inst.op).form;
+        if (writes_predicate(form)) {
+            if (inst.dst < pred_true)
+                m_pred[inst.dst] = ready;
+        } else if (writes_register(form) && form != syntax::ld && form != syntax::cdl &&
+                   form != syntax::atom && inst.dst < m_regs) {
+            const unsigned n = (pair_mask(inst) & 1) ? 2 : 1;
+            for (unsigned r = inst.dst; r < inst.dst + n && r < m_regs; ++r) {
+                m_reg[r] = ready;
+                m_from_load[r] = false;
+            }
+        }
+    }
+    void load_issued(std::uint8_t reg, unsigned count)
+    {
+        if (reg == reg_zero)
+            return;
+        for (unsigned r = reg; r < reg + count && r < m_regs; ++r) {
+            m_reg[r] = scoreboard::never;
+            m_from_load[r] = true;
+        }
+    }
+    void write_load(std::uint8_t reg, std::uint64_t cycle)
+    {
+        if (reg == reg_zero || reg >= m_regs)
+            return;
+        m_reg[reg] = cycle;
+        m_from_load[reg] = true;
+    }
+    void memory_issued(bool store, std::uint64_t cycle)
+    {
+        flight& f = store ? m_stores : m_loads;
+        f.ends.erase(std::remove_if(f.ends.begin(), f.ends.end(),
+                                    [cycle](std::uint64_t e) { return e <= cycle; }),
+                     f.ends.end());
+        ++f.unknown;
+    }
+    void memory_done(bool store, std::uint64_t cycle)
+    {
+        flight& f = store ? m_stores : m_loads;
+        if (f.unknown > 0)
+            --f.unknown;
+        f.ends.push_back(cycle);
+    }
+    std::uint64_t reg_ready(unsigned r) const { return r < m_regs ? m_reg[r] : 0; }
+    std::uint64_t pred_ready(unsigned p) const { return m_pred[p]; }
+
+    issue_time next_issue(const instruction& inst) const
+    {
+        std::uint64_t t =
+            std::max(m_hold, m_pred[inst.guard <= num_predicates ? inst.guard : pred_true]);
+        bool from_mem = false;
+        const unsigned pairs = pair_mask(inst);
+        for (unsigned i = 0; i < 3; ++i) {
+            const operand& o = inst.src[i];
+            if (o.kind == operand_kind::reg && o.value < m_regs) {
+                for (unsigned r = o.value; r <= o.value + ((pairs >> (i + 1)) & 1) && r < m_regs;
+                     ++r)
+                    if (m_reg[r] > t) {
+                        t = m_reg[r];
+                        from_mem = m_from_load[r];
+                    }
+            } else if (o.kind == operand_kind::pred && o.value <= num_predicates) {
+                if (m_pred[o.value] > t) {
+                    t = m_pred[o.value];
+                    from_mem = false;
+                }
+            }
+        }
+        const syntax form = info(inst.op).form;
+        if (writes_register(form) && inst.dst < m_regs) {
+            unsigned count = 1;
+            if (inst.op == opcode::CDL && inst.src[2].kind == operand_kind::imm)
+                count = (inst.src[2].value + 31) / 32;
+            if (pairs & 1)
+                count = 2;
+            for (unsigned r = inst.dst; r < inst.dst + count && r < m_regs; ++r)
+                if (m_from_load[r] && m_reg[r] > t) {
+                    t = m_reg[r];
+                    from_mem = true;
+                }
+        }
+        if (t == scoreboard::never)
+            return {scoreboard::never, wait_reason::memory};
+        std::uint64_t mem = 0;
+        switch (inst.op) {
+        case opcode::LD:
+        case opcode::CDL:
+        case opcode::ATOM:
+        case opcode::CAS:
+            mem = m_loads.free_entry(m_max_loads);
+            break;
+        case opcode::ST:
+            mem = m_stores.free_entry(m_max_stores);
+            break;
+        case opcode::EXIT:
+            mem = m_stores.drained();
+            break;
+        case opcode::BAR:
+        case opcode::MEMBAR:
+            mem = std::max(m_loads.drained(), m_stores.drained());
+            break;
+        default:
+            break;
+        }
+        if (mem == scoreboard::never)
+            return {scoreboard::never, wait_reason::memory};
+        if (mem > t) {
+            t = mem;
+            from_mem = true;
+        }
+        return {t, from_mem ? wait_reason::memory : wait_reason::scoreboard};
+    }
+
+private:
+    struct flight {
+        unsigned unknown = 0;
+        std::vector<std::uint64_t> ends;
+        std::uint64_t free_entry(unsigned max) const
+        {
+            if (unknown >= max)
+                return scoreboard::never;
+            const std::size_t allowed = max - 1 - unknown;
+            if (ends.size() <= allowed)
+                return 0;
+            std::vector<std::uint64_t> e(ends);
+            std::sort(e.begin(), e.end(), std::greater<>());
+            return e[allowed];
+        }
+        std::uint64_t drained() const
+        {
+            if (unknown > 0)
+                return scoreboard::never;
+            return ends.empty() ? 0 : *std::max_element(ends.begin(), ends.end());
+        }
+    };
+    unsigned m_regs;
+    std::array<unsigned, num_unit_classes> m_latency;
+    unsigned m_max_loads, m_max_stores;
+    std::uint64_t m_hold = 0;
+    std::array<std::uint64_t, max_registers> m_reg{};
+    std::array<bool, max_registers> m_from_load{};
+    std::array<std::uint64_t, num_predicates + 1> m_pred{};
+    flight m_loads, m_stores;
+};
+
+/// Any instruction the scoreboard may be asked about (well-formed or not): every opcode,
+/// registers near the end of the file and RZ, immediates, predicates, pair forms.
+instruction random_instruction(std::mt19937_64& rng, unsigned regs)
+{
+    auto reg_index = [&] {
+        const unsigned pick = static_cast<unsigned>(rng() % 8);
+        return pick == 0   ? unsigned{reg_zero}
+               : pick == 1 ? regs - 1 + static_cast<unsigned>(rng() % 3) // the last, and beyond
+                           : static_cast<unsigned>(rng() % 8);
+    };
+    instruction i;
+    i.op = static_cast<opcode>(rng() % (num_opcodes + 1));
+    i.guard = static_cast<std::uint8_t>(rng() % (pred_true + 1));
+    const syntax form = info(i.op).form;
+    i.dst = writes_predicate(form) ? static_cast<std::uint8_t>(rng() % (pred_true + 1))
+                                   : static_cast<std::uint8_t>(reg_index());
+    for (operand& o : i.src) {
+        switch (rng() % 4) {
+        case 0:
+            break;
+        case 1:
+            o = reg(reg_index());
+            break;
+        case 2:
+            o = imm(static_cast<std::uint32_t>(rng() % 200));
+            break;
+        default:
+            o = pred(static_cast<unsigned>(rng() % (pred_true + 2)));
+            break;
+        }
+    }
+    i.mod = static_cast<std::uint8_t>(rng() % 128);
+    i.width = rng() % 2 ? mem_width::b64 : mem_width::b32;
+    return i;
+}
+
+} // namespace
+
+TEST_CASE("scoreboard's issue plans give the answers of the instruction on random warps")
+{
+    const std::uint64_t seed = vgpu::test::seed_or(20261203);
+    std::cout << "scoreboard random test: seed " << seed << " (set VGPU_TEST_SEED to change)\n";
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    for (int w = 0; w < 300; ++w) {
+        const unsigned regs = 1 + static_cast<unsigned>(rng() % 12);
+        std::array<unsigned, num_unit_classes> latency{};
+        for (unsigned& l : latency)
+            l = 1 + static_cast<unsigned>(rng() % 9);
+        const unsigned max_loads = 1 + static_cast<unsigned>(rng() % 3);
+        const unsigned max_stores = 1 + static_cast<unsigned>(rng() % 3);
+        scoreboard sb(regs, latency, max_loads, max_stores);
+        reference_board ref(regs, latency, max_loads, max_stores);
+        std::uint64_t cycle = 0;
+        for (int step = 0; step < 300; ++step) {
+            INFO("warp " << w << " (" << regs << " registers), step " << step);
+            const instruction inst = random_instruction(rng, regs);
+            INFO("instruction " << disassemble(inst));
+            const issue_plan p = scoreboard::plan(inst);
+            const issue_time got = sb.next_issue_planned(&p, true, false);
+            const issue_time want = ref.next_issue(inst);
+            REQUIRE(got.cycle == want.cycle);
+            REQUIRE(got.reason == want.reason);
+            cycle += rng() % 4;
+            switch (rng() % 6) {
+            case 0:
+            case 1:
+                sb.write_alu(p, cycle);
+                ref.write_alu(inst, cycle);
+                break;
+            case 2: {
+                const auto r = static_cast<std::uint8_t>(rng() % 2 ? rng() % (regs + 1) : reg_zero);
+                const unsigned count = 1 + static_cast<unsigned>(rng() % 2);
+                sb.load_issued(r, count);
+                ref.load_issued(r, count);
+                const bool store = rng() % 2;
+                sb.memory_issued(store, cycle);
+                ref.memory_issued(store, cycle);
+                break;
+            }
+            case 3: {
+                const auto r = static_cast<std::uint8_t>(rng() % (regs + 1));
+                const std::uint64_t at = cycle + rng() % 50;
+                sb.write_load(r, at);
+                ref.write_load(r, at);
+                const bool store = rng() % 2;
+                sb.memory_done(store, at);
+                ref.memory_done(store, at);
+                break;
+            }
+            case 4: {
+                const std::uint64_t until = cycle + rng() % 3;
+                sb.hold_until(until);
+                ref.hold_until(until);
+                break;
+            }
+            default:
+                break;
+            }
+            for (unsigned r = 0; r < regs; ++r)
+                REQUIRE(sb.reg_ready(r) == ref.reg_ready(r));
+            for (unsigned q = 0; q <= num_predicates; ++q)
+                REQUIRE(sb.pred_ready(q) == ref.pred_ready(q));
+        }
+    }
 }

@@ -13,54 +13,6 @@ const char* name(unit_class c)
     return names[static_cast<unsigned>(c)];
 }
 
-unit_class unit_of(opcode op)
-{
-    switch (op) {
-    case opcode::IMUL:
-    case opcode::IMAD:
-    case opcode::IMADX:
-        return unit_class::mul;
-    case opcode::FADD:
-    case opcode::FSUB:
-    case opcode::FMUL:
-    case opcode::FFMA:
-    case opcode::FMIN:
-    case opcode::FMAX:
-    case opcode::FNEG:
-    case opcode::FABS:
-    case opcode::FSETP:
-    case opcode::FSETPX:
-        return unit_class::fp32;
-    case opcode::I2F:
-    case opcode::F2I:
-    case opcode::FDIV:
-    case opcode::IDIV:
-    case opcode::MUFU:
-    case opcode::CVT:
-        return unit_class::sfu;
-    case opcode::LD:
-    case opcode::ST:
-    case opcode::CDL:
-    case opcode::MEMBAR:
-    case opcode::ATOM:
-    case opcode::CAS:
-        return unit_class::lsu;
-    case opcode::BRA:
-    case opcode::BAR:
-    case opcode::EXIT:
-        return unit_class::branch;
-    case opcode::DADD:
-    case opcode::DMUL:
-    case opcode::DFMA:
-    case opcode::DFN:
-    case opcode::DSETP:
-    case opcode::DCVT:
-        return unit_class::fp64;
-    default:
-        return unit_class::int_alu;
-    }
-}
-
 function_units::function_units(unsigned schedulers,
                                const std::array<unit_timing, num_unit_classes>& timing)
     : m_schedulers(schedulers), m_free(std::size_t{schedulers} * num_unit_classes, 0)

@@ -25,7 +25,53 @@ constexpr unsigned num_unit_classes = 7; ///< number of unit classes
 /// Config name of a class ("int", "mul", "fp32", "sfu", "lsu", "branch", "fp64").
 const char* name(unit_class c);
 /// The class whose unit executes op (INVALID: int).
-unit_class unit_of(opcode op);
+inline unit_class unit_of(opcode op)
+{
+    switch (op) {
+    case opcode::IMUL:
+    case opcode::IMAD:
+    case opcode::IMADX:
+        return unit_class::mul;
+    case opcode::FADD:
+    case opcode::FSUB:
+    case opcode::FMUL:
+    case opcode::FFMA:
+    case opcode::FMIN:
+    case opcode::FMAX:
+    case opcode::FNEG:
+    case opcode::FABS:
+    case opcode::FSETP:
+    case opcode::FSETPX:
+        return unit_class::fp32;
+    case opcode::I2F:
+    case opcode::F2I:
+    case opcode::FDIV:
+    case opcode::IDIV:
+    case opcode::MUFU:
+    case opcode::CVT:
+        return unit_class::sfu;
+    case opcode::LD:
+    case opcode::ST:
+    case opcode::CDL:
+    case opcode::MEMBAR:
+    case opcode::ATOM:
+    case opcode::CAS:
+        return unit_class::lsu;
+    case opcode::BRA:
+    case opcode::BAR:
+    case opcode::EXIT:
+        return unit_class::branch;
+    case opcode::DADD:
+    case opcode::DMUL:
+    case opcode::DFMA:
+    case opcode::DFN:
+    case opcode::DSETP:
+    case opcode::DCVT:
+        return unit_class::fp64;
+    default:
+        return unit_class::int_alu;
+    }
+}
 
 /// Throughput and latency of one class's unit in each sub-core.
 struct unit_timing {

@@ -15,9 +15,8 @@ static_assert(
         static_cast<unsigned>(tlm_bus::atomic_op::xor_) == static_cast<unsigned>(atom_op::XOR),
     "atom_op and tlm_bus::atomic_op list the operations in one order");
 
-namespace {
-
-constexpr opcode_info opcode_table[] = {
+namespace detail {
+constexpr opcode_info opcode_table[num_opcodes + 1] = {
     {"NOP", syntax::none, imm_type::integer},
     {"MOV", syntax::r_s, imm_type::raw},
     {"S2R", syntax::s2r, imm_type::integer},
@@ -88,7 +87,12 @@ constexpr opcode_info opcode_table[] = {
     {"I64SETP", syntax::setpm, imm_type::integer},
     {"<invalid>", syntax::none, imm_type::integer},
 };
-static_assert(sizeof(opcode_table) / sizeof(opcode_table[0]) == num_opcodes + 1);
+// A table one short would end in a zero entry: the last one must be INVALID's.
+static_assert(opcode_table[num_opcodes].name[0] == '<', "one entry per opcode, INVALID last");
+} // namespace detail
+using detail::opcode_table;
+
+namespace {
 
 constexpr const char* cmp_names[num_cmp_ops] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
 constexpr const char* sreg_names[num_special_regs] = {"TID_X", "TID_Y", "NTID_X", "NTID_Y",
@@ -235,12 +239,6 @@ std::optional<std::string> check_memory(const instruction& inst, bool mem)
 }
 
 } // namespace
-
-const opcode_info& info(opcode op)
-{
-    const auto i = static_cast<unsigned>(op);
-    return opcode_table[i < num_opcodes ? i : num_opcodes];
-}
 
 operand fimm(float value)
 {
@@ -622,34 +620,6 @@ program decode_program(const std::uint8_t* data, std::size_t size)
             prog[pc].op = opcode::INVALID;
     }
     return prog;
-}
-
-bool writes_register(syntax s)
-{
-    switch (s) {
-    case syntax::r_s:
-    case syntax::r_ss:
-    case syntax::r_sss:
-    case syntax::s2r:
-    case syntax::ldp:
-    case syntax::sel:
-    case syntax::ld:
-    case syntax::cdl:
-    case syntax::atom:
-    case syntax::r_sm:
-    case syntax::r_ssm:
-    case syntax::r_sssm:
-    case syntax::ballot:
-    case syntax::cas:
-        return true;
-    default:
-        return false;
-    }
-}
-
-bool writes_predicate(syntax s)
-{
-    return s == syntax::setp || s == syntax::setpm || s == syntax::vote;
 }
 
 bool has_mod(opcode op)

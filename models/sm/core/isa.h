@@ -143,13 +143,47 @@ struct opcode_info {
     imm_type imm;     ///< interpretation of immediate sources
 };
 
+namespace detail {
+/// The descriptions of the opcodes in enumerator order, INVALID last (isa.cpp).
+extern const opcode_info opcode_table[num_opcodes + 1];
+} // namespace detail
+
+// Inline: the issue path asks them per warp-instruction.
 /// The description of op (INVALID included).
-const opcode_info& info(opcode op);
+inline const opcode_info& info(opcode op)
+{
+    const auto i = static_cast<unsigned>(op);
+    return detail::opcode_table[i < num_opcodes ? i : num_opcodes];
+}
 /// True when instructions of form `s` write their destination register rd.
-bool writes_register(syntax s);
+inline bool writes_register(syntax s)
+{
+    switch (s) {
+    case syntax::r_s:
+    case syntax::r_ss:
+    case syntax::r_sss:
+    case syntax::s2r:
+    case syntax::ldp:
+    case syntax::sel:
+    case syntax::ld:
+    case syntax::cdl:
+    case syntax::atom:
+    case syntax::r_sm:
+    case syntax::r_ssm:
+    case syntax::r_sssm:
+    case syntax::ballot:
+    case syntax::cas:
+        return true;
+    default:
+        return false;
+    }
+}
 
 /// True when instructions of form `s` write their destination predicate (dst is a predicate).
-bool writes_predicate(syntax s);
+inline bool writes_predicate(syntax s)
+{
+    return s == syntax::setp || s == syntax::setpm || s == syntax::vote;
+}
 /// True when op takes a modifier (instruction::mod).
 bool has_mod(opcode op);
 /// Whether mod is a defined modifier of op (an op without modifiers has only mod 0).

@@ -13,17 +13,6 @@ void ready_set::stop_waiting(unsigned slot)
     m_earliest_lost |= m_next[slot] == m_earliest;
 }
 
-void ready_set::set(unsigned slot, std::uint64_t next, wait_reason reason)
-{
-    const std::uint64_t bit = std::uint64_t{1} << slot;
-    if (m_waiting & bit) // counted with its old values: take them out
-        stop_waiting(slot);
-    m_ready &= ~bit;
-    m_next[slot] = next;
-    m_reason[slot] = reason;
-    m_changed |= bit;
-}
-
 void ready_set::update(std::uint64_t live, std::uint64_t cycle)
 {
     // The slots set, or changed in liveness, since the last update.

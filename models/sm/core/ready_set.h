@@ -23,8 +23,18 @@ public:
     static constexpr unsigned max_slots = 64; ///< slots are bits of a 64-bit mask
     static constexpr std::uint64_t never = scoreboard::never;
 
-    /// Slot's next issue cycle and why it is not earlier (slot < max_slots).
-    void set(unsigned slot, std::uint64_t next, wait_reason reason);
+    /// Slot's next issue cycle and why it is not earlier (slot < max_slots). Inline: the
+    /// issue stage sets a slot at every issue.
+    void set(unsigned slot, std::uint64_t next, wait_reason reason)
+    {
+        const std::uint64_t bit = std::uint64_t{1} << slot;
+        if (m_waiting & bit) // counted with its old values: take them out
+            stop_waiting(slot);
+        m_ready &= ~bit;
+        m_next[slot] = next;
+        m_reason[slot] = reason;
+        m_changed |= bit;
+    }
     std::uint64_t next(unsigned slot) const { return m_next[slot]; } ///< as set
 
     /// Slot's reason as set (the source profile charges a waiting warp's stall to it).

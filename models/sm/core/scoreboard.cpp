@@ -37,21 +37,60 @@ void scoreboard::reset()
     m_hold = 0;
 }
 
-void scoreboard::write_alu(const instruction& inst, std::uint64_t cycle)
+issue_plan scoreboard::plan(const instruction& inst)
 {
-    const std::uint64_t ready = cycle + latency(inst.op);
-    const syntax form = info(inst.op).form;
-    if (writes_predicate(form)) {
-        if (inst.dst < pred_true)
-            m_pred_ready[inst.dst] = ready;
-    } else if (writes_register(form) && form != syntax::ld && form != syntax::cdl &&
-               form != syntax::atom && inst.dst < m_regs) {
-        const unsigned n = (pair_mask(inst) & 1) ? 2 : 1; // a pair: Rn and Rn+1
-        for (unsigned r = inst.dst; r < inst.dst + n && r < m_regs; ++r) {
-            m_reg_ready[r] = ready;
-            m_reg_from_load.reset(r);
+    issue_plan p;
+    p.unit = unit_of(inst.op);
+    p.guard = inst.guard <= num_predicates ? inst.guard : pred_true;
+    const unsigned pairs = pair_mask(inst); // a pair reads (writes) Rn and Rn+1
+    for (unsigned i = 0; i < 3; ++i) {
+        const operand& o = inst.src[i];
+        if (o.kind == operand_kind::reg) {
+            for (unsigned r = o.value; r <= o.value + ((pairs >> (i + 1)) & 1) && r < max_registers;
+                 ++r)
+                p.reads[p.nreads++] = static_cast<std::uint16_t>(r);
+        } else if (o.kind == operand_kind::pred && o.value <= num_predicates) {
+            p.reads[p.nreads++] = static_cast<std::uint16_t>(issue_plan::pred_read + o.value);
         }
     }
+    const syntax form = info(inst.op).form;
+    if (writes_register(form) && inst.dst < max_registers) {
+        std::uint32_t count = 1;
+        if (inst.op == opcode::CDL && inst.src[2].kind == operand_kind::imm)
+            count = (inst.src[2].value + 31) / 32;
+        if (pairs & 1)
+            count = 2;
+        p.waw_first = inst.dst;
+        p.waw_count = count;
+    }
+    switch (inst.op) {
+    case opcode::LD:
+    case opcode::CDL:
+    case opcode::ATOM: // a load that returns the old values
+    case opcode::CAS:
+        p.mem = issue_plan::memory::load_entry;
+        break;
+    case opcode::ST:
+        p.mem = issue_plan::memory::store_entry;
+        break;
+    case opcode::EXIT:
+        p.mem = issue_plan::memory::stores_drained;
+        break;
+    case opcode::BAR:
+    case opcode::MEMBAR:
+        p.mem = issue_plan::memory::drained;
+        break;
+    default:
+        break;
+    }
+    if (writes_predicate(form)) {
+        p.alu_pred = inst.dst < pred_true ? inst.dst : pred_true;
+    } else if (writes_register(form) && form != syntax::ld && form != syntax::cdl &&
+               form != syntax::atom && inst.dst < max_registers) {
+        p.alu_reg = inst.dst;
+        p.alu_regs = (pairs & 1) ? 2 : 1;
+    }
+    return p;
 }
 
 void scoreboard::load_issued(std::uint8_t reg, unsigned count)
@@ -116,73 +155,58 @@ std::uint64_t scoreboard::in_flight::drained() const
     return ends.empty() ? 0 : *std::max_element(ends.begin(), ends.end());
 }
 
-issue_time scoreboard::next_issue(const instruction* inst, bool warp_live, bool at_barrier) const
+issue_time scoreboard::next_issue_planned(const issue_plan* p, bool warp_live,
+                                          bool at_barrier) const
 {
     if (at_barrier)
         return {never, wait_reason::barrier};
     if (!warp_live)
         return {never, wait_reason::memory};
-    if (!inst)
+    if (!p)
         return {0, wait_reason::none};
-    std::uint64_t t =
-        std::max(m_hold, m_pred_ready[inst->guard <= num_predicates ? inst->guard : pred_true]);
+    std::uint64_t t = std::max(m_hold, m_pred_ready[p->guard]);
     bool from_mem = false;
-    const unsigned pairs = pair_mask(*inst); // a pair source reads Rn and Rn+1
-    for (unsigned i = 0; i < 3; ++i) {
-        const operand& o = inst->src[i];
-        if (o.kind == operand_kind::reg && o.value < m_regs) {
-            for (unsigned r = o.value; r <= o.value + ((pairs >> (i + 1)) & 1) && r < m_regs; ++r)
-                if (m_reg_ready[r] > t) {
-                    t = m_reg_ready[r];
-                    from_mem = m_reg_from_load[r];
-                }
-        } else if (o.kind == operand_kind::pred && o.value <= num_predicates) {
-            if (m_pred_ready[o.value] > t) {
-                t = m_pred_ready[o.value];
+    for (unsigned i = 0; i < p->nreads; ++i) {
+        const unsigned e = p->reads[i];
+        if (e >= issue_plan::pred_read) {
+            if (m_pred_ready[e - issue_plan::pred_read] > t) {
+                t = m_pred_ready[e - issue_plan::pred_read];
                 from_mem = false;
             }
+        } else if (e < m_regs && m_reg_ready[e] > t) {
+            t = m_reg_ready[e];
+            from_mem = m_reg_from_load[e];
         }
     }
     // Write after write: an instruction that writes a register a load will write waits for that
     // load (the load's later completion must not overwrite it, and a load's register keeps one
     // value in flight), as a real SM's scoreboard does; ALU results need no such wait (fixed
     // latencies complete in issue order).
-    const syntax form = info(inst->op).form;
-    if (writes_register(form) && inst->dst < m_regs) {
-        unsigned count = 1;
-        if (inst->op == opcode::CDL && inst->src[2].kind == operand_kind::imm)
-            count = (inst->src[2].value + 31) / 32;
-        if (pairs & 1)
-            count = 2;
-        for (unsigned r = inst->dst; r < inst->dst + count && r < m_regs; ++r)
-            if (m_reg_from_load[r] && m_reg_ready[r] > t) {
-                t = m_reg_ready[r];
-                from_mem = true;
-            }
-    }
+    for (std::uint64_t r = p->waw_first;
+         r < std::uint64_t{p->waw_first} + p->waw_count && r < m_regs; ++r)
+        if (m_reg_from_load[r] && m_reg_ready[r] > t) {
+            t = m_reg_ready[r];
+            from_mem = true;
+        }
     if (t == never)
         return {never, wait_reason::memory};
     // Entries for loads and stores in flight; the CTA sees a warp's accesses complete at a
     // BAR or MEMBAR, and its stores complete at EXIT.
     std::uint64_t mem = 0;
-    switch (inst->op) {
-    case opcode::LD:
-    case opcode::CDL:
-    case opcode::ATOM: // a load that returns the old values
-    case opcode::CAS:
+    switch (p->mem) {
+    case issue_plan::memory::load_entry:
         mem = m_loads.free_entry(m_max_loads);
         break;
-    case opcode::ST:
+    case issue_plan::memory::store_entry:
         mem = m_stores.free_entry(m_max_stores);
         break;
-    case opcode::EXIT:
+    case issue_plan::memory::stores_drained:
         mem = m_stores.drained();
         break;
-    case opcode::BAR:
-    case opcode::MEMBAR:
+    case issue_plan::memory::drained:
         mem = std::max(m_loads.drained(), m_stores.drained());
         break;
-    default:
+    case issue_plan::memory::none:
         break;
     }
     if (mem == never)

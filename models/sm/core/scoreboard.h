@@ -28,6 +28,36 @@ struct issue_time {
     wait_reason reason = wait_reason::none; ///< what the warp waits for until cycle
 };
 
+/// What the scoreboard reads of one instruction, worked out once per decoded instruction
+/// (scoreboard::plan) instead of at every issue: its unit class, the registers and predicates
+/// it reads in the order next_issue() considers them, the registers whose pending load a write
+/// waits for, its memory condition and what an ALU issue of it writes.
+struct issue_plan {
+    /// An entry of reads[] at or above this is predicate (entry - pred_read); below, a register.
+    static constexpr std::uint16_t pred_read = 0x100;
+    /// The memory condition of next_issue().
+    enum class memory : std::uint8_t {
+        none,
+        load_entry,     ///< LD, CDL, ATOM, CAS: a free load entry
+        store_entry,    ///< ST: a free store entry
+        stores_drained, ///< EXIT: every store complete
+        drained         ///< BAR, MEMBAR: every load and store complete
+    };
+    unit_class unit = unit_class::int_alu; ///< unit_of(op)
+    std::uint8_t guard = pred_true;        ///< predicate read first (P0..P7, PT)
+    std::uint8_t nreads = 0;               ///< entries of reads[]
+    memory mem = memory::none;
+    /// Sources a, b, c in order: registers (a pair's two; RZ left out) and predicates.
+    std::array<std::uint16_t, 6> reads{};
+    std::uint8_t waw_first = reg_zero; ///< first register a write waits for a load of
+    std::uint32_t waw_count = 0;       ///< registers from waw_first (0: it writes none)
+    /// An ALU issue writes: predicate alu_pred (pred_true: none), else alu_regs registers from
+    /// alu_reg (0: none).
+    std::uint8_t alu_pred = pred_true;
+    std::uint8_t alu_reg = reg_zero;
+    std::uint8_t alu_regs = 0;
+};
+
 /// Readiness of one warp's registers, predicates and memory order, in core cycles.
 class scoreboard {
 public:
@@ -45,11 +75,24 @@ public:
     unsigned regs_per_thread() const { return m_regs; } ///< registers tracked (R0..R<n-1>)
     /// Cycles from the issue of op until its result can be read (its unit class's latency).
     unsigned latency(opcode op) const { return m_latency[static_cast<unsigned>(unit_of(op))]; }
+    /// What next_issue() and write_alu() read of inst (the same answers as inst itself).
+    static issue_plan plan(const instruction& inst);
 
     /// A new warp: everything readable from cycle 0, no memory instruction in flight.
     void reset();
     /// inst (ALU class) issued at cycle: its destination is readable at cycle + latency.
-    void write_alu(const instruction& inst, std::uint64_t cycle);
+    void write_alu(const instruction& inst, std::uint64_t cycle) { write_alu(plan(inst), cycle); }
+    /// write_alu() of the instruction p was planned from.
+    void write_alu(const issue_plan& p, std::uint64_t cycle)
+    {
+        const std::uint64_t ready = cycle + m_latency[static_cast<unsigned>(p.unit)];
+        if (p.alu_pred < pred_true)
+            m_pred_ready[p.alu_pred] = ready;
+        for (unsigned r = p.alu_reg; r < p.alu_reg + p.alu_regs && r < m_regs; ++r) {
+            m_reg_ready[r] = ready;
+            m_reg_from_load.reset(r);
+        }
+    }
     /// The warp's next instruction issues no earlier than cycle (a branch resolving).
     void hold_until(std::uint64_t cycle) { m_hold = std::max(m_hold, cycle); }
     /// A load (LD, ATOM, CDL) that writes `count` registers from reg issued: they are pending
@@ -85,7 +128,15 @@ public:
     /// has an unknown completion, as a pending load's register). The reason is memory when that
     /// latest time is a load's or the memory condition's, scoreboard otherwise. This is the
     /// one rule of both timing modes.
-    issue_time next_issue(const instruction* inst, bool warp_live, bool at_barrier) const;
+    issue_time next_issue(const instruction* inst, bool warp_live, bool at_barrier) const
+    {
+        if (!inst)
+            return next_issue_planned(nullptr, warp_live, at_barrier);
+        const issue_plan p = plan(*inst);
+        return next_issue_planned(&p, warp_live, at_barrier);
+    }
+    /// next_issue() of the instruction p was planned from (nullptr: none).
+    issue_time next_issue_planned(const issue_plan* p, bool warp_live, bool at_barrier) const;
 
 private:
     unsigned m_regs;

@@ -18,8 +18,6 @@ namespace vgpu::sm {
 
 namespace {
 
-const lane_values zero_lanes{};
-
 /// Calls f(lane) for every set bit of mask, lowest lane first.
 template <typename F> void for_lanes(std::uint32_t mask, F f)
 {
@@ -229,19 +227,13 @@ warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta,
     select_next();
 }
 
-const instruction* warp::next() const
+void warp::grow(std::size_t end)
 {
-    if (done() || m_pc >= m_prog->size())
-        return nullptr;
-    return &(*m_prog)[m_pc];
+    m_regs.resize(end, 0);
 }
 
-bool warp::ready() const
+bool warp::ready_pending() const
 {
-    if (done())
-        return false;
-    if (m_pending.none())
-        return true;
     const instruction* inst = next();
     if (inst == nullptr)
         return true;
@@ -728,34 +720,6 @@ void warp::set_pred(unsigned p, std::uint32_t lanes)
 {
     if (p < num_predicates)
         m_preds[p] = lanes;
-}
-
-const std::uint32_t* warp::source(const operand& o, lane_values& scratch) const
-{
-    if (o.kind == operand_kind::reg && o.value != reg_zero) {
-        const std::size_t i = std::size_t{o.value} * warp_size;
-        return i < m_regs.size() ? &m_regs[i] : zero_lanes.data(); // not written yet: 0
-    }
-    if (o.kind == operand_kind::imm) {
-        scratch.fill(o.value);
-        return scratch.data();
-    }
-    return zero_lanes.data();
-}
-
-std::uint32_t* warp::writable(unsigned r)
-{
-    const std::size_t end = (std::size_t{r} + 1) * warp_size;
-    if (end > m_regs.size())
-        m_regs.resize(end, 0);
-    return &m_regs[std::size_t{r} * warp_size];
-}
-
-std::uint32_t* warp::dest(unsigned r)
-{
-    if (r >= m_nregs)
-        return m_discard.data();
-    return writable(r);
 }
 
 std::uint32_t warp::special(special_reg s, unsigned lane) const

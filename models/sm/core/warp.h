@@ -110,9 +110,12 @@ public:
         return m_active == m_live ? m_pc : m_pcs[lane % warp_size];
     }
     /// The next instruction, or nullptr when done or pc() is outside the program.
-    const instruction* next() const;
+    const instruction* next() const
+    {
+        return done() || m_pc >= m_prog->size() ? nullptr : &(*m_prog)[m_pc];
+    }
     /// False when done, or while the next instruction reads or writes a pending register.
-    bool ready() const;
+    bool ready() const { return !done() && (m_pending.none() || ready_pending()); }
     /// Executes the next instruction for the active lanes.
     step_result step();
     /// Writes values of the lanes in lane_mask into reg and clears its pending flag.
@@ -134,10 +137,38 @@ public:
     std::uint64_t lane_instructions() const { return m_lane_instructions; }
 
 private:
-    const std::uint32_t* source(const operand& o, lane_values& scratch) const;
-    std::uint32_t* dest(unsigned r);
+    /// ready() of a live warp with a pending register.
+    bool ready_pending() const;
+    // Inlined into step() (which the compiler would otherwise call them from, being large):
+    // every step reads its sources and writes its destination through them.
+    [[gnu::always_inline]] const std::uint32_t* source(const operand& o, lane_values& scratch) const
+    {
+        if (o.kind == operand_kind::reg && o.value != reg_zero) {
+            const std::size_t i = std::size_t{o.value} * warp_size;
+            return i < m_regs.size() ? &m_regs[i] : s_zero.data(); // not written yet: 0
+        }
+        if (o.kind == operand_kind::imm) {
+            scratch.fill(o.value);
+            return scratch.data();
+        }
+        return s_zero.data();
+    }
+    [[gnu::always_inline]] std::uint32_t* dest(unsigned r)
+    {
+        return r >= m_nregs ? m_discard.data() : writable(r);
+    }
     /// Register r's lanes (r < m_nregs), adding it and the ones below it to m_regs if needed.
-    std::uint32_t* writable(unsigned r);
+    [[gnu::always_inline]] std::uint32_t* writable(unsigned r)
+    {
+        const std::size_t end = (std::size_t{r} + 1) * warp_size;
+        if (end > m_regs.size())
+            grow(end);
+        return &m_regs[std::size_t{r} * warp_size];
+    }
+    /// Adds zero registers to m_regs up to `end` values.
+    void grow(std::size_t end);
+    /// What a register not written yet (and RZ) reads.
+    static inline const lane_values s_zero{};
     std::uint32_t special(special_reg s, unsigned lane) const;
     void select_next();
     /// Volta's convergence at WARPSYNC and BAR (warp_converge.cpp): true when the executing

@@ -45,21 +45,4 @@ int warp_scheduler::oldest(std::uint64_t ready) const
     return static_cast<int>(best);
 }
 
-int warp_scheduler::pick(std::uint64_t ready)
-{
-    ready &= m_slot_mask;
-    if (!ready)
-        return -1;
-    int w;
-    if (m_policy == sched_policy::gto) {
-        w = (m_last >= 0 && (ready >> m_last) & 1) ? m_last : oldest(ready);
-    } else {
-        const unsigned from = static_cast<unsigned>(m_last + 1);
-        const std::uint64_t after = from < max_slots ? ready & (~0ull << from) : 0;
-        w = __builtin_ctzll(after ? after : ready);
-    }
-    m_last = w;
-    return w;
-}
-
 } // namespace vgpu::sm

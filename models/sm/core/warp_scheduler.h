@@ -49,8 +49,24 @@ public:
     std::uint64_t age(unsigned slot) const { return m_age.at(slot); }
 
     /// Slot that issues this cycle among those whose bit is set in ready (bit w = slot w;
-    /// bits at or above slots() are ignored), or -1 if none is ready. Records the pick.
-    int pick(std::uint64_t ready);
+    /// bits at or above slots() are ignored), or -1 if none is ready. Records the pick. Inline:
+    /// each sub-core picks once per issue.
+    int pick(std::uint64_t ready)
+    {
+        ready &= m_slot_mask;
+        if (!ready)
+            return -1;
+        int w;
+        if (m_policy == sched_policy::gto) {
+            w = (m_last >= 0 && (ready >> m_last) & 1) ? m_last : oldest(ready);
+        } else {
+            const unsigned from = static_cast<unsigned>(m_last + 1);
+            const std::uint64_t after = from < max_slots ? ready & (~0ull << from) : 0;
+            w = __builtin_ctzll(after ? after : ready);
+        }
+        m_last = w;
+        return w;
+    }
 
 private:
     int oldest(std::uint64_t ready) const;
