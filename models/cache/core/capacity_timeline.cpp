@@ -26,46 +26,15 @@ capacity_timeline::capacity_timeline(unsigned capacity) : m_capacity(capacity)
 void capacity_timeline::clear()
 {
     ++m_version;
-    for (const std::uint32_t id : m_order)
-        m_free.push_back(id);
-    m_order.clear();
-    m_last.clear();
-    m_points = 0;
+    m_delta.clear();
+    m_head = 0;
     m_live = 0;
     m_base = 0;
     m_cursor_t = m_pruned;
     m_cursor_c = 0;
-    m_cursor_i = pos{};
-    m_cursor_ok = true;
+    m_cursor_i = 0;
     m_skip.valid = false;
-}
-
-int capacity_timeline::top_of(const chunk& h) const
-{
-    if (h.stale) {
-        int k = 0, top = h.p[0].second;
-        for (unsigned j = 0; j < h.n; ++j) {
-            k += h.p[j].second;
-            top = std::max(top, k);
-        }
-        h.top = top;
-        h.stale = false;
-    }
-    return h.top;
-}
-
-std::uint32_t capacity_timeline::new_chunk()
-{
-    if (!m_free.empty()) {
-        const std::uint32_t id = m_free.back();
-        m_free.pop_back();
-        m_pool[id].n = 0;
-        m_pool[id].sum = 0;
-        m_pool[id].stale = true;
-        return id;
-    }
-    m_pool.emplace_back();
-    return static_cast<std::uint32_t>(m_pool.size() - 1);
+    m_step = 1;
 }
 
 void capacity_timeline::prune(std::uint64_t now)
@@ -73,145 +42,28 @@ void capacity_timeline::prune(std::uint64_t now)
     if (now <= m_pruned)
         return;
     m_pruned = now;
-    std::size_t drop = 0; // whole chunks folded
-    while (drop < m_order.size() && last_time(drop) <= now) {
-        const chunk& h = ch(drop);
-        m_base += h.sum;
-        for (unsigned j = 0; j < h.n; ++j)
-            m_live -= static_cast<std::size_t>(h.p[j].ends);
-        m_points -= h.n;
-        m_free.push_back(m_order[drop++]);
-    }
-    // The cursor's point (if m_cursor_t >= now) is after now: it was not folded.
-    if (drop > 0) {
-        m_order.erase(m_order.begin(), m_order.begin() + static_cast<std::ptrdiff_t>(drop));
-        m_last.erase(m_last.begin(), m_last.begin() + static_cast<std::ptrdiff_t>(drop));
-        m_cursor_i.c -= std::min(m_cursor_i.c, drop);
-    }
-    if (!m_order.empty() && ch(0).p[0].first <= now) {
-        chunk& h = ch(0);
-        unsigned j = 0;
-        for (; h.p[j].first <= now; ++j) { // the last point is after now
-            m_base += h.p[j].second;
-            h.sum -= h.p[j].second;
-            m_live -= static_cast<std::size_t>(h.p[j].ends);
-        }
-        std::copy(h.p + j, h.p + h.n, h.p);
-        h.n -= j;
-        h.stale = true;
-        m_points -= j;
-        if (m_cursor_i.c == 0)
-            m_cursor_i.k -= std::min(m_cursor_i.k, j);
+    while (m_head < m_delta.size() && m_delta[m_head].first <= now) {
+        m_base += m_delta[m_head].second;
+        m_live -= static_cast<std::size_t>(m_delta[m_head++].ends);
     }
     if (m_cursor_t < now) {
         m_cursor_t = now;
         m_cursor_c = m_base;
-        m_cursor_i = pos{};
-        m_cursor_ok = true;
+        m_cursor_i = m_head;
+    }
+    if (m_head > 64 && 2 * m_head > m_delta.size()) {
+        m_delta.erase(m_delta.begin(), m_delta.begin() + static_cast<std::ptrdiff_t>(m_head));
+        m_cursor_i -= m_head;
+        m_head = 0;
     }
 }
 
-capacity_timeline::pos capacity_timeline::after(std::uint64_t t) const
+std::size_t capacity_timeline::after(std::uint64_t t) const
 {
-    // The first chunk whose last point is after t, then the first point after t in it.
-    const auto lo = static_cast<std::size_t>(std::upper_bound(m_last.begin(), m_last.end(), t) -
-                                             m_last.begin());
-    if (lo == m_order.size())
-        return pos{lo, 0};
-    const chunk& h = ch(lo);
-    const auto* p = std::upper_bound(
-        h.p, h.p + h.n, t, [](std::uint64_t v, const change_point& q) { return v < q.first; });
-    return pos{lo, static_cast<unsigned>(p - h.p)};
-}
-
-void capacity_timeline::insert_at(pos i, const change_point& q)
-{
-    ++m_points;
-    // q lands right before the cursor's point: the cursor's point is then q (if q is after the
-    // cursor's time) or still the one it was, right after q. Otherwise the cursor's point stays
-    // the same and its place moves with the points.
-    const bool before_cursor = m_cursor_ok && m_cursor_i.c == i.c && m_cursor_i.k == i.k;
-    pos& u = m_cursor_i;
-    if (at_end(i)) {
-        // After every point: at the end of the last chunk, or in a new one.
-        if (m_order.empty() || ch(m_order.size() - 1).n == chunk_points) {
-            m_order.push_back(new_chunk());
-            m_last.push_back(q.first);
-        }
-        i = pos{m_order.size() - 1, ch(m_order.size() - 1).n};
-    } else if (i.k == 0 && i.c > 0 && ch(i.c - 1).n < chunk_points) {
-        i = pos{i.c - 1, ch(i.c - 1).n}; // the end of the chunk before has room
-    }
-    if (ch(i.c).n == chunk_points) {
-        // Split the full chunk: its upper half moves to a new chunk after it.
-        const std::uint32_t id = new_chunk(); // may move m_pool: take references after
-        chunk& lo = ch(i.c);
-        chunk& hi = m_pool[id];
-        const unsigned half = chunk_points / 2;
-        std::copy(lo.p + half, lo.p + chunk_points, hi.p);
-        hi.n = chunk_points - half;
-        lo.n = half;
-        int sum = 0;
-        for (unsigned j = 0; j < hi.n; ++j)
-            sum += hi.p[j].second;
-        hi.sum = sum;
-        lo.sum -= sum;
-        hi.stale = lo.stale = true;
-        m_order.insert(m_order.begin() + static_cast<std::ptrdiff_t>(i.c + 1), id);
-        m_last.insert(m_last.begin() + static_cast<std::ptrdiff_t>(i.c + 1), m_last[i.c]);
-        m_last[i.c] = lo.p[half - 1].first;
-        if (!before_cursor) {
-            if (u.c == i.c && u.k >= half)
-                u = pos{u.c + 1, u.k - half};
-            else if (u.c > i.c)
-                ++u.c;
-        }
-        if (i.k > half)
-            i = pos{i.c + 1, i.k - half};
-    }
-    chunk& h = ch(i.c);
-    std::copy_backward(h.p + i.k, h.p + h.n, h.p + h.n + 1);
-    h.p[i.k] = q;
-    if (i.k == h.n)
-        m_last[i.c] = q.first;
-    ++h.n;
-    h.sum += q.second;
-    h.stale = true;
-    if (before_cursor) {
-        u = i;
-        if (q.first <= m_cursor_t)
-            next(u);
-    } else if (u.c == i.c && u.k >= i.k)
-        ++u.k;
-}
-
-void capacity_timeline::erase_at(pos i)
-{
-    --m_points;
-    chunk& h = ch(i.c);
-    h.sum -= h.p[i.k].second;
-    std::copy(h.p + i.k + 1, h.p + h.n, h.p + i.k);
-    h.stale = true;
-    const bool emptied = --h.n == 0;
-    if (emptied) {
-        m_free.push_back(m_order[i.c]);
-        m_order.erase(m_order.begin() + static_cast<std::ptrdiff_t>(i.c));
-        m_last.erase(m_last.begin() + static_cast<std::ptrdiff_t>(i.c));
-    } else if (i.k == h.n)
-        m_last[i.c] = h.p[h.n - 1].first;
-    // The cursor's place: the points after i moved down one place in its chunk, or the chunks
-    // after it one place if it emptied.
-    pos& u = m_cursor_i;
-    if (!m_cursor_ok || u.c < i.c)
-        return;
-    if (u.c == i.c && u.k == i.k) { // the erased point: the next one takes its place
-        if (!emptied && u.k == h.n)
-            u = pos{u.c + 1, 0};
-    } else if (u.c == i.c) {
-        if (u.k > i.k)
-            --u.k;
-    } else if (emptied)
-        --u.c;
+    return static_cast<std::size_t>(
+        std::upper_bound(m_delta.begin() + static_cast<std::ptrdiff_t>(m_head), m_delta.end(), t,
+                         [](std::uint64_t v, const change_point& p) { return v < p.first; }) -
+        m_delta.begin());
 }
 
 void capacity_timeline::change(std::uint64_t t, int d, int ends)
@@ -224,114 +76,87 @@ void capacity_timeline::change(std::uint64_t t, int d, int ends)
         return;
     }
     // Bookings mostly end after every change point: append without a search. A booking
-    // mostly starts where the last search stopped: the cursor knows the place.
-    pos i;
-    if (m_order.empty() || last_time(m_order.size() - 1) < t)
-        i = pos{m_order.size(), 0};
-    else if (t == m_cursor_t)
-        i = cursor();
-    else
-        i = after(t);
-    // The point before i, if any.
-    pos prev = i;
-    bool has_prev = true;
-    if (prev.k > 0)
-        --prev.k;
-    else if (prev.c > 0)
-        prev = pos{prev.c - 1, ch(prev.c - 1).n - 1};
-    else
-        has_prev = false;
-    if (has_prev && at(prev).first == t) {
-        chunk& h = ch(prev.c);
-        change_point& q = h.p[prev.k];
-        q.second += d;
-        q.ends += ends;
-        h.sum += d;
-        h.stale = true;
-        if (q.second == 0) {
+    // mostly starts where the last search stopped: the cursor knows the index.
+    const std::size_t i = m_delta.size() == m_head || m_delta.back().first < t ? m_delta.size()
+                          : t == m_cursor_t                                    ? m_cursor_i
+                                                                               : after(t);
+    const auto at = m_delta.begin() + static_cast<std::ptrdiff_t>(i);
+    if (i != m_head && std::prev(at)->first == t) {
+        std::prev(at)->second += d;
+        std::prev(at)->ends += ends;
+        if (std::prev(at)->second == 0) {
             // The next point takes the ends (see m_live).
-            ch(i.c).p[i.k].ends += q.ends;
-            erase_at(prev);
-        }
+            at->ends += std::prev(at)->ends;
+            m_delta.erase(std::prev(at));
+            if (t <= m_cursor_t)
+                --m_cursor_i;
+        } else
+            m_step = std::max(m_step, std::prev(at)->second);
+    } else if (m_head > 0 && i - m_head < m_delta.size() - i) {
+        // Fewer points before the new one than after it, and room before them (points
+        // pruned): those before move down a place. The cursor's index moves with them if the
+        // new point lies after the cursor (its first point after the cursor is then at or
+        // before i - 1).
+        std::copy(m_delta.begin() + static_cast<std::ptrdiff_t>(m_head), at,
+                  m_delta.begin() + static_cast<std::ptrdiff_t>(m_head - 1));
+        --m_head;
+        m_delta[i - 1] = {t, d, ends};
+        if (t > m_cursor_t)
+            --m_cursor_i;
+        m_step = std::max(m_step, d);
     } else {
-        insert_at(i, {t, d, ends});
+        m_delta.insert(at, {t, d, ends});
+        if (t <= m_cursor_t)
+            ++m_cursor_i;
+        m_step = std::max(m_step, d);
     }
 }
 
-int capacity_timeline::count_at(std::uint64_t t, pos& after_t) const
+int capacity_timeline::count_at(std::uint64_t t, std::size_t& next) const
 {
     if (t < m_pruned)
         t = m_pruned;
     int c = m_cursor_c;
-    pos i = cursor();
+    std::size_t i = m_cursor_i;
     if (t >= m_cursor_t) {
-        while (!at_end(i) && at(i).first <= t) {
-            if (i.k == 0 && m_last[i.c] <= t) { // the whole chunk
-                c += ch(i.c).sum;
-                ++i.c;
-                continue;
-            }
-            c += at(i).second;
-            next(i);
-        }
+        for (; i < m_delta.size() && m_delta[i].first <= t; ++i)
+            c += m_delta[i].second;
     } else {
         // Walk back: undo the changes in (t, m_cursor_t].
-        for (;;) {
-            if (i.k == 0) {
-                if (i.c == 0)
-                    break;
-                if (ch(i.c - 1).p[0].first > t) { // the whole chunk before
-                    --i.c;
-                    c -= ch(i.c).sum;
-                    continue;
-                }
-                i = pos{i.c - 1, ch(i.c - 1).n};
-            }
-            if (ch(i.c).p[i.k - 1].first <= t)
-                break;
-            --i.k;
-            c -= ch(i.c).p[i.k].second;
+        while (i > m_head && m_delta[i - 1].first > t) {
+            --i;
+            c -= m_delta[i].second;
         }
-        if (!at_end(i) && i.k == ch(i.c).n) // normalized: the start of the next chunk
-            i = pos{i.c + 1, 0};
     }
-    after_t = i;
+    next = i;
     m_cursor_t = t;
     m_cursor_c = c;
     m_cursor_i = i;
-    m_cursor_ok = true;
     return c;
 }
 
 unsigned capacity_timeline::in_use(std::uint64_t t) const
 {
-    pos after_t;
-    const int c = count_at(t, after_t);
+    std::size_t next = 0;
+    const int c = count_at(t, next);
     return c > 0 ? static_cast<unsigned>(c) : 0;
 }
 
 std::uint64_t capacity_timeline::full_time(std::uint64_t s, std::uint64_t e) const
 {
     const auto cap = static_cast<int>(m_capacity);
-    pos i;
+    std::size_t i = 0;
     int c = count_at(s, i);
     std::uint64_t full = 0, t = s;
     for (;;) {
-        // A whole chunk before e during which the count stays below capacity: no full time.
-        if (i.k == 0 && !at_end(i) && c < cap && last_time(i.c) < e && c + top_of(ch(i.c)) < cap) {
-            t = last_time(i.c);
-            c += ch(i.c).sum;
-            ++i.c;
-            continue;
-        }
-        const std::uint64_t nt = at_end(i) || at(i).first > e ? e : at(i).first;
+        const std::uint64_t next =
+            i == m_delta.size() || m_delta[i].first > e ? e : m_delta[i].first;
         if (c >= cap)
-            full += nt - t;
-        if (nt == e)
+            full += next - t;
+        if (next == e)
             return full;
-        t = nt;
-        c += at(i).second;
-        next(i);
+        t = next;
+        c += m_delta[i++].second;
     }
 }
 
@@ -359,29 +184,36 @@ std::uint64_t capacity_timeline::earliest(std::uint64_t arrival, std::uint64_t l
     return t;
 }
 
-capacity_timeline::pos capacity_timeline::first_full(pos i, int& c, std::uint64_t until) const
+std::size_t capacity_timeline::first_full(std::size_t i, int& c, std::uint64_t until) const
 {
     const int cap = static_cast<int>(m_capacity);
+    const change_point* const d = m_delta.data();
+    const std::size_t n = m_delta.size();
     // The window check walks every change point of [t, t + length) while the count stays
-    // below capacity (about a hundred at saturation). A chunk that lies before `until` whose
-    // largest running change keeps the count below capacity is crossed in one step; else its
-    // points are walked one by one.
-    while (!at_end(i)) {
-        const chunk& h = ch(i.c);
-        if (i.k == 0 && h.p[h.n - 1].first < until && c + top_of(h) < cap) {
-            c += h.sum;
-            ++i.c;
+    // below capacity (about a hundred at saturation). Blocks of 8: the times are sorted, so
+    // one comparison tells the block lies before `until`, and one of the block's running
+    // counts tells whether any reached capacity; the point itself is then found one by one.
+    while (i + 8 <= n && d[i + 7].first < until) {
+        if (cap - c > 8 * m_step) { // no point of the block can reach capacity: just sum
+            c += (d[i].second + d[i + 1].second) + (d[i + 2].second + d[i + 3].second) +
+                 ((d[i + 4].second + d[i + 5].second) + (d[i + 6].second + d[i + 7].second));
+            i += 8;
             continue;
         }
-        for (; i.k < h.n; ++i.k) {
-            if (h.p[i.k].first >= until)
-                return i;
-            c += h.p[i.k].second;
-            if (c >= cap)
-                return i;
+        int k = c, top = c;
+        for (std::size_t b = 0; b < 8; ++b) {
+            k += d[i + b].second;
+            top = std::max(top, k);
         }
-        ++i.c;
-        i.k = 0;
+        if (top >= cap)
+            break;
+        c = k;
+        i += 8;
+    }
+    for (; i < n && d[i].first < until; ++i) {
+        c += d[i].second;
+        if (c >= cap)
+            break;
     }
     return i;
 }
@@ -390,37 +222,34 @@ std::uint64_t capacity_timeline::search(std::uint64_t arrival, std::uint64_t len
 {
     const auto cap = static_cast<int>(m_capacity);
     std::uint64_t t = arrival;
-    pos i;
+    std::size_t i = 0;
     int c = count_at(t, i); // the count on [t, time of change point i)
     for (;;) {
         // Full at t: move to the first change point after which the count is below capacity
         // (the last change point always drops to 0, since every booking ends).
         while (c >= cap) {
-            if (at_end(i))
+            if (i == m_delta.size())
                 return forever;
-            t = at(i).first;
-            c += at(i).second;
-            next(i);
+            t = m_delta[i].first;
+            c += m_delta[i++].second;
         }
         // Room at t: is there room up to t + length?
         const std::uint64_t until = plus(t, length);
         int cj = c;
-        pos j = first_full(i, cj, until);
-        if (at_end(j) || at(j).first >= until) {
+        const std::size_t j = first_full(i, cj, until);
+        if (j == m_delta.size() || m_delta[j].first >= until) {
             // The count at t is known: the next query (a booking at t, or the next search
             // from the stretch's end) starts here.
             if (t >= m_pruned) {
                 m_cursor_t = t;
                 m_cursor_c = c;
                 m_cursor_i = i;
-                m_cursor_ok = true;
             }
             return t;
         }
-        t = at(j).first;
+        t = m_delta[j].first;
         c = cj;
-        next(j);
-        i = j;
+        i = j + 1;
     }
 }
 

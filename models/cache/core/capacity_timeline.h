@@ -66,78 +66,32 @@ public:
     /// see m_live).
     std::size_t live() const { return m_live; }
     /// Change points remembered (for tests).
-    std::size_t breakpoints() const { return m_points; }
+    std::size_t breakpoints() const { return m_delta.size() - m_head; }
     /// Forgets every booking (the requesters of what was booked are gone).
     void clear();
 
 private:
     /// A time, the change of the count there and the number of live intervals that end there.
+    /// A plain struct, not std::pair: a trivially copyable element lets an insertion before the
+    /// end move the tail with one memmove (the end count fills what was padding: 16 bytes).
     struct change_point {
         std::uint64_t first; ///< time
         int second;          ///< change of the count
         int ends;            ///< intervals counted in m_live that end here (or earlier, see m_live)
     };
-    /// Change points are kept sorted by time in chunks of at most chunk_points: an insertion
-    /// moves the points of one chunk only, and a walk crosses a chunk in O(1) where its summary
-    /// tells that no point of it can matter.
-    static constexpr unsigned chunk_points = 32;
-    struct chunk {
-        unsigned n = 0;             ///< points held, p[0, n)
-        int sum = 0;                ///< change of the count over the chunk
-        mutable int top = 0;        ///< the largest running change over a prefix p[0..k], k < n
-        mutable bool stale = false; ///< top is to be recomputed
-        change_point p[chunk_points];
-    };
-    /// A change point's place: chunk c of m_order (m_order.size(): the end) and index k in it.
-    struct pos {
-        std::size_t c = 0;
-        unsigned k = 0;
-    };
-    chunk& ch(std::size_t c) { return m_pool[m_order[c]]; }
-    const chunk& ch(std::size_t c) const { return m_pool[m_order[c]]; }
-    bool at_end(pos i) const { return i.c == m_order.size(); }
-    const change_point& at(pos i) const { return ch(i.c).p[i.k]; }
-    /// Moves i to the next change point (or the end).
-    void next(pos& i) const
-    {
-        if (++i.k == ch(i.c).n) {
-            ++i.c;
-            i.k = 0;
-        }
-    }
-    /// h.top, recomputed if stale.
-    int top_of(const chunk& h) const;
-    /// Time of the last point of chunk c.
-    std::uint64_t last_time(std::size_t c) const { return m_last[c]; }
     void prune(std::uint64_t now);
     /// Adds d to the number of intervals booked from t on; `ends` intervals counted in m_live
     /// end at t.
     void change(std::uint64_t t, int d, int ends = 0);
-    /// The first change point after t.
-    pos after(std::uint64_t t) const;
-    /// Inserts p at i (before the point there, if any), splitting a full chunk; keeps the
-    /// cursor's place where it can, else marks it to be found again.
-    void insert_at(pos i, const change_point& p);
-    /// Erases the point at i (and its chunk if it empties); keeps the cursor's place.
-    void erase_at(pos i);
-    /// An empty chunk of m_pool (a free one, or a new one: references into m_pool may move).
-    std::uint32_t new_chunk();
-    /// The cursor's place (m_cursor_i), found again if a change moved the points.
-    pos cursor() const
-    {
-        if (!m_cursor_ok) {
-            m_cursor_i = after(m_cursor_t);
-            m_cursor_ok = true;
-        }
-        return m_cursor_i;
-    }
-    /// The number of intervals booked at t and the first change after t; keeps t as the cursor,
-    /// so a query near the previous one costs little.
-    int count_at(std::uint64_t t, pos& after_t) const;
+    /// Index of the first change point after t.
+    std::size_t after(std::uint64_t t) const;
+    /// The number of intervals booked at t and the index of the first change after t; keeps
+    /// t as the cursor, so a query near the previous one costs little.
+    int count_at(std::uint64_t t, std::size_t& next) const;
     /// From change point i on, with c intervals booked before it: the first change point before
     /// `until` after which capacity or more are booked (c = the count after it), else the first
     /// at or after `until` or the end (c = the count before it).
-    pos first_full(pos i, int& c, std::uint64_t until) const;
+    std::size_t first_full(std::size_t i, int& c, std::uint64_t until) const;
     /// earliest() without the shortcuts: scans the change points from arrival.
     std::uint64_t search(std::uint64_t arrival, std::uint64_t length) const;
     /// Entry-time in [s, e) at which capacity or more intervals are booked (s < e).
@@ -148,15 +102,11 @@ private:
 
     unsigned m_capacity;
     /// Intervals are kept as changes of the count, +1 at a start and -1 at an end, sorted by
-    /// time (the ones at or before m_pruned were folded into m_base, the count at m_pruned):
-    /// chunks m_order[0], m_order[1], ... of m_pool (none empty); m_free lists unused chunks.
+    /// time from m_head on (the ones before were folded into m_base, the count at m_pruned).
     /// Booking is cheap; a search scans change points only while at least `capacity`
     /// intervals are live (otherwise every time has room).
-    std::vector<chunk> m_pool;
-    std::vector<std::uint32_t> m_order;
-    std::vector<std::uint64_t> m_last; ///< the time of the last point of each chunk of m_order
-    std::vector<std::uint32_t> m_free;
-    std::size_t m_points = 0;
+    std::vector<change_point> m_delta;
+    std::size_t m_head = 0;
     /// Intervals booked with an end after m_pruned, less those whose end a prune has passed: the
     /// shortcut "fewer live intervals than entries, so room everywhere" reads it. Each live
     /// interval's end is counted in its change point's `ends`, and a prune past the point takes
@@ -174,8 +124,7 @@ private:
     // of the last query, so it does not change what the timeline holds.
     mutable std::uint64_t m_cursor_t = 0;
     mutable int m_cursor_c = 0;
-    mutable pos m_cursor_i;          ///< the first change point after m_cursor_t
-    mutable bool m_cursor_ok = true; ///< m_cursor_i is up to date
+    mutable std::size_t m_cursor_i = 0; ///< index of the first change point after m_cursor_t
     bool m_pending = false;
     /// The pending reservation's [start, m_pending_free_until) had room when reserve() found
     /// it; while m_pruned is still m_pending_pruned, nothing has changed there since.
@@ -200,6 +149,9 @@ private:
         std::uint64_t from = 0, to = 0, length = 0;
     };
     mutable infeasible_stretch m_skip;
+    /// At least the largest increase of the count at any one change point (a bound: it never
+    /// shrinks until clear()), so the window check knows when k points cannot reach capacity.
+    int m_step = 1;
     std::uint64_t m_version = 0; ///< counts changes of the bookings
     std::uint64_t m_hold = 0;
     std::uint64_t m_overrun = 0;
