@@ -58,9 +58,6 @@ cache_array::cache_array(unsigned sets, unsigned ways, unsigned line_bytes, inde
     // Nothing here writes the arrays: their pages cost memory once a line in them is allocated.
     const std::size_t lines = std::size_t{sets} * ways;
     m_way_pages = zeroed_pages(lines * sizeof(way));
-    m_fp_stride = (ways + 7) & ~7u;
-    m_fp_pages = zeroed_pages(std::size_t{sets} * m_fp_stride);
-    m_fp = m_fp_pages.data();
     m_state_pages = zeroed_pages(lines * sizeof(line_state));
     m_data_pages = zeroed_pages(lines * line_bytes);
     m_way = reinterpret_cast<way*>(m_way_pages.data());
@@ -119,23 +116,11 @@ std::size_t cache_array::find(std::uint64_t addr) const
         return m_last_found;
     if (m_absent_known && m_absent == line)
         return npos;
-    const unsigned set = set_of(addr);
-    const std::size_t base = slot(set, 0);
-    const std::uint8_t* const f = m_fp + std::size_t{set} * m_fp_stride;
-    constexpr std::uint64_t ones = 0x0101010101010101ull;
-    const std::uint64_t pattern = ones * fingerprint(line);
-    for (unsigned w0 = 0; w0 < m_ways; w0 += 8) {
-        std::uint64_t x = 0;
-        std::memcpy(&x, f + w0, sizeof x);
-        x ^= pattern;
-        // A flag in every byte of x that is 0 (and maybe in some above one: checked below).
-        for (std::uint64_t z = (x - ones) & ~x & (ones << 7); z != 0; z &= z - 1) {
-            const unsigned w = w0 + static_cast<unsigned>(__builtin_ctzll(z)) / 8;
-            const std::size_t s = base + w;
-            if (w < m_ways && m_way[s].tag == line && m_way[s].resident) {
-                m_last_found = s;
-                return s;
-            }
+    const std::size_t base = slot(set_of(addr), 0);
+    for (std::size_t s = base; s < base + m_ways; ++s) {
+        if (m_way[s].tag == line && m_way[s].resident) {
+            m_last_found = s;
+            return s;
         }
     }
     m_absent = line;
@@ -386,7 +371,6 @@ cache_array::victim cache_array::remove(std::size_t s)
     m = line_state{};
     clear_ready(s);
     w = way{0, 0, w.entry, false, false}; // the way keeps its entry
-    fp_of(s) = 0;
     return v;
 }
 
@@ -474,7 +458,6 @@ cache_array::victim cache_array::allocate(std::uint64_t addr)
         std::memset(data_of(pick), 0, m_line_bytes);
     w.tag = line_addr(addr);
     w.resident = true;
-    fp_of(pick) = fingerprint(w.tag);
     w.stamp = ++m_clock;
     ++m_valid_count;
     return v;

@@ -175,18 +175,6 @@ private:
     static constexpr std::size_t npos = ~std::size_t{0};
 
     std::size_t find(std::uint64_t addr) const; // slot of addr's line, or npos
-    // A byte per way, by set (m_fp_stride bytes per set, the ways rounded up to 8): 0 for a way
-    // without a resident line, else the fingerprint of its tag. find() compares a set's
-    // fingerprints eight at a time and reads the tags of the matching ways only; a resident line
-    // always carries its tag's fingerprint, so no way holding the line is passed over.
-    static std::uint8_t fingerprint(std::uint64_t line)
-    {
-        return static_cast<std::uint8_t>(((line * 0x9E3779B97F4A7C15ull) >> 57) | 0x80);
-    }
-    std::uint8_t& fp_of(std::size_t slot) const
-    {
-        return m_fp[slot / m_ways * m_fp_stride + slot % m_ways];
-    }
     // The slot find() returned last: a request looks its line up several times, and a line is
     // resident in one slot at most, so a resident way with its tag is the answer.
     mutable std::size_t m_last_found = 0;
@@ -239,12 +227,9 @@ private:
     unsigned m_sector_shift;
     sector_mask m_all;
     std::uint64_t m_offset_mask;
-    index_fn m_index;         // a custom index function, or empty: then m_spec_index
-    spec_index m_spec_index;  // make_index's function or the default, without the call
-    zeroed_pages m_way_pages; // sets x ways, by set
-    zeroed_pages m_fp_pages;  // sets x m_fp_stride fingerprints
-    std::uint8_t* m_fp;
-    unsigned m_fp_stride;
+    index_fn m_index;           // a custom index function, or empty: then m_spec_index
+    spec_index m_spec_index;    // make_index's function or the default, without the call
+    zeroed_pages m_way_pages;   // sets x ways, by set
     zeroed_pages m_state_pages; // the pool: a line_state per entry
     zeroed_pages m_data_pages;  // the pool: line_bytes per entry
     way* m_way;
@@ -308,7 +293,6 @@ template <class F> void cache_array::invalidate_all(F&& write_back)
                 clear_ready(s);
                 state(s) = line_state{};
                 m_way[s] = way{0, 0, m_way[s].entry, false, false}; // the way keeps its entry
-                fp_of(s) = 0;
             }
         });
     }
