@@ -6,6 +6,7 @@
 #include "models/dram/core/channel_state.h"
 #include "models/dram/core/frfcfs_queue.h"
 #include "models/dram/core/queue_booking.h"
+#include "test/dram/test_timing.h"
 #include "test/seed.h"
 
 #include <catch2/catch.hpp>
@@ -18,18 +19,7 @@
 using namespace vgpu::dram;
 
 namespace {
-/// tRCD = tCL = tRP = 10 ns, tRAS = 30 ns, tBURST = 1 ns, 64 GB/s: a 128 B line takes 2 ns.
-dram_timing timing()
-{
-    dram_timing t;
-    t.tRCD = 10000;
-    t.tCL = 10000;
-    t.tRP = 10000;
-    t.tRAS = 30000;
-    t.tBURST = 1000;
-    t.bandwidth_gbps = 64.0;
-    return t;
-}
+using test::timing;
 
 /// Plans and commits one access; returns the plan.
 access_plan serve(channel_state& ch, unsigned bank, std::uint64_t row, std::uint64_t bytes,

@@ -5,6 +5,7 @@
 #include "models/dram/core/channel_state.h"
 #include "models/dram/core/queue_booking.h"
 #include "test/dram/reference_structures.h"
+#include "test/dram/test_timing.h"
 #include "test/seed.h"
 
 #include <catch2/catch.hpp>
@@ -15,17 +16,7 @@
 using namespace vgpu::dram;
 
 namespace {
-dram_timing timing()
-{
-    dram_timing t;
-    t.tRCD = 10000;
-    t.tCL = 10000;
-    t.tRP = 10000;
-    t.tRAS = 30000;
-    t.tBURST = 1000;
-    t.bandwidth_gbps = 64.0;
-    return t;
-}
+using test::timing;
 
 void same_plan(const access_plan& a, const access_plan& b)
 {
