@@ -127,28 +127,38 @@ void dram_channel::access_fast(dram_request r, sc_core::sc_time& delay)
 
 void dram_channel::access_accurate(dram_request r, sc_core::sc_time& delay)
 {
-    sc_core::wait(delay);
-    delay = sc_core::SC_ZERO_TIME;
     pending p;
     p.req = r;
-    p.req.arrival_ps = tlm_bus::sim_now().value();
-    // A posted write needs no word back once it is in the queue, and may return before it is
-    // issued: the queue then holds no pointer to this frame.
+    p.req.arrival_ps = (tlm_bus::sim_now() + delay).value();
+    p.seq = m_registered++;
+    // A posted write needs no word back once it is in the queue, and returns then: the queue
+    // then holds no pointer to this frame.
     p.req.owner = r.write ? nullptr : &p;
-    const bool blocked = m_queue.full() || !m_blocked.empty();
-    if (blocked) {
-        ++m_full;
-        m_blocked.push_back(&p);
-    } else {
+    delay = sc_core::SC_ZERO_TIME;
+    m_incoming.push_back(&p);
+    std::push_heap(m_incoming.begin(), m_incoming.end(), arrives_later);
+    if (p.req.arrival_ps < m_wake_ps)
+        m_arrived.notify(sc_core::SC_ZERO_TIME);
+    sc_core::wait(p.done); // a write queued, a read issued
+    if (!r.write)
+        delay = ps(p.finish_ps - tlm_bus::sim_now().value());
+}
+
+void dram_channel::arrive(std::uint64_t now)
+{
+    while (!m_incoming.empty() && m_incoming.front()->req.arrival_ps <= now) {
+        std::pop_heap(m_incoming.begin(), m_incoming.end(), arrives_later);
+        pending& p = *m_incoming.back();
+        m_incoming.pop_back();
+        if (m_queue.full() || !m_blocked.empty()) {
+            ++m_full;
+            m_blocked.push_back(&p);
+            continue;
+        }
         admit(p, p.req.arrival_ps);
+        if (p.req.write)
+            p.done.notify(sc_core::SC_ZERO_TIME);
     }
-    if (r.write) {
-        if (blocked)
-            sc_core::wait(p.done); // admitted
-        return;
-    }
-    sc_core::wait(p.done); // issued
-    delay = ps(p.finish_ps - tlm_bus::sim_now().value());
 }
 
 void dram_channel::note_queue(std::uint64_t now)
@@ -162,47 +172,58 @@ void dram_channel::admit(pending& p, std::uint64_t now)
     note_queue(now);
     m_queue.push(p.req);
     m_queue_max = std::max(m_queue_max, static_cast<unsigned>(m_queue.size()));
-    m_arrived.notify(sc_core::SC_ZERO_TIME);
 }
 
 void dram_channel::schedule()
 {
+    constexpr std::uint64_t never = ~std::uint64_t{0};
     const std::uint64_t cycle = m_clk.dram_ps;
     for (;;) {
-        if (m_queue.empty()) {
-            sc_core::wait(m_arrived); // idle costs nothing
-            continue;
-        }
         const std::uint64_t now = tlm_bus::sim_now().value();
-        const std::uint64_t edge = (now + cycle - 1) / cycle * cycle;
-        if (edge > now)
-            sc_core::wait(ps(edge - now));
-        m_state.forget(edge);
-        // Several requests may start in one cycle (to different banks, or back-to-back column
-        // commands to one open row): the data bus, not the command rate, is the limit.
-        while (auto i = m_queue.pick(m_state, edge, cycle)) {
-            note_queue(edge);
-            const dram_request r = m_queue.take(*i);
-            const access_plan p = m_queue.picked_plan(); // as planned by pick(): not again
-            if (m_state.commit(r.bank, r.row, p))
-                ++m_opened_ahead;
-            account(r, p);
-            if (r.owner) {
-                auto* w = static_cast<pending*>(r.owner);
-                w->finish_ps = p.end_ps + m_latency_ps;
-                w->done.notify(sc_core::SC_ZERO_TIME);
-            }
-            if (!m_blocked.empty()) {
-                pending* b = m_blocked.front();
-                m_blocked.pop_front();
-                admit(*b, edge);
-                if (b->req.write)
-                    b->done.notify(sc_core::SC_ZERO_TIME);
+        arrive(now);
+        std::uint64_t wake = never;
+        if (!m_queue.empty()) {
+            const std::uint64_t edge = (now + cycle - 1) / cycle * cycle;
+            wake = edge;
+            if (edge == now) {
+                m_state.forget(edge);
+                // Several requests may start in one cycle (to different banks, or back-to-back
+                // column commands to one open row): the data bus, not the command rate, is the
+                // limit.
+                while (auto i = m_queue.pick(m_state, edge, cycle)) {
+                    note_queue(edge);
+                    const dram_request r = m_queue.take(*i);
+                    const access_plan p = m_queue.picked_plan(); // as planned by pick()
+                    if (m_state.commit(r.bank, r.row, p))
+                        ++m_opened_ahead;
+                    account(r, p);
+                    if (r.owner) {
+                        auto* w = static_cast<pending*>(r.owner);
+                        w->finish_ps = p.end_ps + m_latency_ps;
+                        w->done.notify(sc_core::SC_ZERO_TIME);
+                    }
+                    if (!m_blocked.empty()) {
+                        pending* b = m_blocked.front();
+                        m_blocked.pop_front();
+                        admit(*b, edge);
+                        if (b->req.write)
+                            b->done.notify(sc_core::SC_ZERO_TIME);
+                    }
+                }
+                // The first edge at which a queued request can start, if nothing arrives.
+                const auto next = m_queue.next_edge(m_state, edge, cycle);
+                wake = next ? *next : never;
             }
         }
-        // Sleep until the first edge at which a queued request can start, or an arrival.
-        if (auto next = m_queue.next_edge(m_state, edge, cycle))
-            sc_core::wait(ps(*next - edge), m_arrived);
+        // ... or the first arrival of a registered request (one registered later with an
+        // earlier arrival notifies m_arrived).
+        if (!m_incoming.empty())
+            wake = std::min(wake, m_incoming.front()->req.arrival_ps);
+        m_wake_ps = wake;
+        if (wake == never)
+            sc_core::wait(m_arrived); // idle costs nothing
+        else
+            sc_core::wait(ps(wake - now), m_arrived);
     }
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <deque>
 #include <systemc>
+#include <vector>
 
 namespace vgpu::dram {
 
@@ -25,8 +26,9 @@ public:
 
     /// Times one access of `bytes` to `row` of `bank`, arriving at now + `delay`. On return a
     /// read's `delay` covers the queue, the bank commands, the transfer and the pipeline
-    /// latency; a write's (posted) only the wait for a free queue entry. Accurate mode waits
-    /// (call it from the transaction's own thread).
+    /// latency; a write's (posted) only the wait for a free queue entry. Accurate mode: the
+    /// request is registered with its arrival time and the caller waits once, until a read is
+    /// issued or a write queued (call it from the transaction's own thread).
     void access(unsigned bank, std::uint64_t row, unsigned bytes, bool write,
                 sc_core::sc_time& delay);
 
@@ -38,6 +40,7 @@ private:
     /// Accurate mode: a transaction waiting inside access().
     struct pending {
         dram_request req;
+        std::uint64_t seq = 0;       ///< registration order (of requests that arrive together)
         sc_core::sc_event done;      ///< admitted (blocked write) or issued (read)
         std::uint64_t finish_ps = 0; ///< read: end of the transfer + latency
     };
@@ -47,6 +50,15 @@ private:
     void schedule();
     /// Accurate mode: puts `p` into the queue at `now`.
     void admit(pending& p, std::uint64_t now);
+    /// Accurate mode: the registered requests that have arrived by `now` enter the queue (or
+    /// wait for a free entry), in arrival order, each at its arrival time.
+    void arrive(std::uint64_t now);
+    /// The registered request that arrives first (m_incoming's top) comes before `b`.
+    static bool arrives_later(const pending* a, const pending* b)
+    {
+        return a->req.arrival_ps != b->req.arrival_ps ? a->req.arrival_ps > b->req.arrival_ps
+                                                      : a->seq > b->seq;
+    }
     /// Integrates the queue occupancy up to `now` (before its size changes).
     void note_queue(std::uint64_t now);
     /// Statistics of one issued access.
@@ -56,9 +68,15 @@ private:
     const clock_params m_clk;
     channel_state m_state;
     frfcfs_queue m_queue;           ///< accurate mode
+    /// accurate mode: registered requests that have not arrived yet (a heap, first on top)
+    std::vector<pending*> m_incoming;
+    std::uint64_t m_registered = 0;
+    /// accurate mode: when the scheduler wakes next unless notified (a registration that
+    /// arrives earlier wakes it)
+    std::uint64_t m_wake_ps = 0;
     std::deque<pending*> m_blocked; ///< accurate mode: arrived while the queue was full
     queue_booking m_stays;          ///< fast mode
-    sc_core::sc_event m_arrived;    ///< accurate mode: a request entered the queue
+    sc_core::sc_event m_arrived;    ///< accurate mode: a request was registered
     std::uint64_t m_queue_since = 0;
     unsigned m_queue_max = 0;
     noc::occupancy_probe* m_probe = nullptr;
