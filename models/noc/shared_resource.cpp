@@ -92,40 +92,17 @@ void shared_resource::use(unsigned input, const tlm_bus::gpu_extension* ext, uns
         delay += tlm_bus::ps_time(b.finish - arrival);
         return;
     }
-    // Registered now with its arrival time; the arbiter moves it into its input's queue once
-    // it has arrived, so the caller's thread is switched out once, until its grant.
+    sc_core::wait(delay);
+    delay = sc_core::SC_ZERO_TIME;
     request r{input,
               ext ? ext->sm : -1,
               ext ? ext->barrier_waiting : 0u,
-              tlm_bus::sim_now() + delay,
-              m_registered++,
-              0,
+              tlm_bus::sim_now(),
+              m_arrivals++,
               age,
               cycles,
               {}};
-    delay = sc_core::SC_ZERO_TIME;
-    m_incoming.push_back(&r);
-    std::push_heap(m_incoming.begin(), m_incoming.end(), arrives_later);
-    m_work.notify(sc_core::SC_ZERO_TIME);
-    sc_core::wait(r.granted);
-    m_wait.sample((tlm_bus::sim_now() - r.arrival).to_seconds() * 1e9);
-    delay = tlm_bus::ps_time(occupancy);
-}
-
-void shared_resource::admit(const sc_core::sc_time& t)
-{
-    while (!m_incoming.empty() && m_incoming.front()->arrival <= t) {
-        std::pop_heap(m_incoming.begin(), m_incoming.end(), arrives_later);
-        request& r = *m_incoming.back();
-        m_incoming.pop_back();
-        r.order = m_arrivals++;
-        enqueue(r);
-    }
-}
-
-void shared_resource::enqueue(request& r)
-{
-    // Requests that arrive together are registered in an order the SystemC kernel does not
+    // Requests that arrive together reach this point in an order the SystemC kernel does not
     // specify (the threads of an MSHR's merged requests, woken by one fill, resume last-merged
     // first): of those of one input, the oldest goes first, as in fast mode, where they are
     // booked in the order they reached the cache. It takes the earliest arrival order of them
@@ -164,6 +141,10 @@ void shared_resource::enqueue(request& r)
             s->q.insert(pos, &r);
     }
     ++m_pending;
+    m_work.notify(sc_core::SC_ZERO_TIME);
+    sc_core::wait(r.granted);
+    m_wait.sample((tlm_bus::sim_now() - r.arrival).to_seconds() * 1e9);
+    delay = tlm_bus::ps_time(occupancy);
 }
 
 void shared_resource::return_credit()
@@ -201,12 +182,8 @@ void shared_resource::arbitrate()
     sc_core::sc_time free_at = sc_core::SC_ZERO_TIME;
     bool stalled = false;
     for (;;) {
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
-        admit(now);
-        if (m_pending == 0 && m_incoming.empty()) {
+        if (m_pending == 0)
             sc_core::wait(m_work);
-            continue;
-        }
         // The buffer this port feeds is full: no grant until a slot is returned; whoever
         // waits then competes at that edge, so the policy, not the wake-up order, decides.
         if (m_p.credits && m_credits == 0) {
@@ -217,20 +194,14 @@ void shared_resource::arbitrate()
             continue;
         }
         stalled = false;
-        if (m_pending == 0) {
-            // Nothing has arrived: sleep until the first registered request does, or until a
-            // request is registered (it may arrive earlier).
-            sc_core::wait(m_incoming.front()->arrival - now, m_work);
-            continue;
-        }
         // Requests compete at the first clock edge at or after their arrival at which the
         // resource is free: one grant per edge, none while a grant still occupies it.
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
         sc_core::sc_time edge = now.value() % m_p.cycle.value() == 0 ? now : next_edge(now);
         if (edge < free_at)
             edge = free_at;
         if (edge > now)
             sc_core::wait(edge - now);
-        admit(edge); // what has arrived by the edge competes at it
         const std::uint64_t c = m_p.cycle.value();
         // Only inputs with requests can be candidates: the others stay invalid from the last
         // edge (a crossbar port has an input per SM, most of them idle at any edge).

@@ -54,9 +54,7 @@ public:
     static constexpr std::uint64_t no_age = ~std::uint64_t{0};
 
     /// Occupies the resource for `cycles` cycles on behalf of input `input`. On return `delay`
-    /// includes the queueing and the occupancy. Accurate mode: the request is registered with
-    /// its arrival time (now + `delay`) and the caller waits once, until it is granted; on
-    /// return the caller's time is the grant and `delay` the occupancy (lock-step callers only).
+    /// includes the queueing and the occupancy. Accurate mode: waits (lock-step callers only).
     /// `ext` gives the request's barrier count (gpu_extension::barrier_waiting) and its source
     /// SM (gpu_extension::sm: under barrier_aware each input keeps one queue per source SM and
     /// the heads of all of them compete); responses and requests without one pass nullptr
@@ -79,8 +77,7 @@ private:
         int source; ///< issuing SM (gpu_extension::sm), -1 if none
         unsigned barrier_count;
         sc_core::sc_time arrival;
-        std::uint64_t seq;   ///< registration order (of requests that arrive together)
-        std::uint64_t order; ///< arrival order at this resource (set when it arrives)
+        std::uint64_t order; ///< arrival order at this resource
         std::uint64_t age;   ///< when it entered the interconnect (ps), or no_age
         unsigned cycles;
         sc_core::sc_event granted;
@@ -91,15 +88,6 @@ private:
         std::deque<request*> q;
     };
     void arbitrate();
-    /// Moves the registered requests that have arrived by `t` into the waiting queues, in
-    /// arrival order (ties: registration order), each taking the next arrival order.
-    void admit(const sc_core::sc_time& t);
-    void enqueue(request& r); ///< r has arrived: into its input's (and SM's) queue
-    /// The registered request that arrives first (m_incoming's top) comes before `b`.
-    static bool arrives_later(const request* a, const request* b)
-    {
-        return a->arrival != b->arrival ? a->arrival > b->arrival : a->seq > b->seq;
-    }
     /// barrier_aware: the request input i offers at `edge`: its oldest when that one has aged
     /// past max_wait_cycles, else the head of its SM queues with the highest barrier count
     /// (ties: the earliest arrived); null when none has arrived by `edge`.
@@ -109,9 +97,6 @@ private:
     const resource_params m_p;
     tlm_bus::busy_timeline m_busy;               ///< fast mode
     std::unique_ptr<arbiter> m_arbiter;          ///< accurate mode
-    /// accurate mode: registered requests that have not arrived yet (a heap, first arrival on
-    /// top); once arrived they move to m_waiting
-    std::vector<request*> m_incoming;
     std::vector<std::deque<request*>> m_waiting; ///< accurate mode, per input, arrival order
     /// accurate mode, barrier_aware: per input, one queue per source SM (m_waiting split)
     std::vector<std::vector<source_queue>> m_sources;
@@ -123,7 +108,6 @@ private:
     std::size_t m_pending = 0;
     unsigned m_credits = 0; ///< free slots of the buffer fed (with resource_params::credits)
     std::uint64_t m_arrivals = 0;
-    std::uint64_t m_registered = 0;
     sc_core::sc_event m_work;
     stats::group m_stats;
     stats::counter m_grants, m_busy_cycles, m_busy_ps, m_by_priority, m_by_age;
