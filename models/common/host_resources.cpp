@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <limits>
+#include <map>
 #include <string>
 
 namespace vgpu::host_resources {
@@ -38,6 +39,8 @@ std::uint64_t measure()
 
 std::uint64_t budget = default_budget(0);
 std::uint64_t taken = 0;
+std::map<unsigned, parked_source> sources;
+unsigned next_source = 0;
 
 } // namespace
 
@@ -71,6 +74,25 @@ grant take_thread()
     const grant g = next_grant(taken, budget, host);
     taken += g == grant::thread ? 1 : 0;
     return g;
+}
+
+unsigned add_parked_source(parked_source source)
+{
+    sources.emplace(next_source, std::move(source));
+    return next_source++;
+}
+
+void remove_parked_source(unsigned id)
+{
+    sources.erase(id);
+}
+
+std::vector<const void*> parked_threads()
+{
+    std::vector<const void*> out;
+    for (const auto& [id, source] : sources)
+        source(out);
+    return out;
 }
 
 } // namespace vgpu::host_resources

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 namespace vgpu::host_resources {
 
@@ -49,5 +51,16 @@ std::uint64_t threads_taken(); ///< optional threads started so far
 /// cannot be read); host_spent when a thread within the budget is more than it allows.
 /// Threads a model cannot do without are not counted here.
 grant take_thread();
+
+/// Lists threads parked where their stacks own nothing (a worker waiting for its next job), as
+/// the process objects (sc_core::sc_object*) SystemC knows them by.
+using parked_source = std::function<void(std::vector<const void*>&)>;
+/// Registers a source of parked threads for as long as its model exists (the id removes it).
+/// The end of a run (platforms/thread_unwinder.h) leaves parked threads alone instead of
+/// unwinding them: there is nothing to free, and an unwinding costs an exception per thread.
+unsigned add_parked_source(parked_source source);
+void remove_parked_source(unsigned id);
+/// Every registered source's parked threads.
+std::vector<const void*> parked_threads();
 
 } // namespace vgpu::host_resources

@@ -3,6 +3,7 @@
 #include "models/sm/sm.h"
 #include "tlm_bus/sim_time.h"
 
+#include "models/common/host_resources.h"
 #include "models/common/run_progress.h"
 #include "models/common/trace_events.h"
 
@@ -183,6 +184,11 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
         // One LSU thread from the start; more start on demand (hand_to_lsu), so an SM holds
         // only the stacks its traffic needs and sm.lsu_threads has no effect on timing.
         m_lsu_idle.push_back(spawn_lsu());
+        // An idle LSU thread waits for its next job (lsu_thread) owning nothing on its stack.
+        m_parked_source = host_resources::add_parked_source([this](std::vector<const void*>& out) {
+            for (unsigned id : m_lsu_idle)
+                out.push_back(m_lsu[id]->process);
+        });
     } else {
         SC_METHOD(forward_wake);
         sensitive << m_wake;
@@ -205,7 +211,11 @@ void sm::forward_wake()
         m_gate->wake(m_sm_id, tlm_bus::sim_now());
 }
 
-sm::~sm() = default;
+sm::~sm()
+{
+    if (m_parked_source)
+        host_resources::remove_parked_source(*m_parked_source);
+}
 
 void sm::trace(sc_core::sc_trace_file* tf) const
 {

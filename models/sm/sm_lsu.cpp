@@ -705,8 +705,10 @@ unsigned sm::spawn_lsu()
     auto w = std::make_unique<lsu_worker>();
     w->buf.resize(m_line_bytes);
     w->be.resize(m_line_bytes);
+    w->process =
+        sc_core::sc_spawn([this, id] { lsu_thread(id); }, sc_core::sc_gen_unique_name("lsu"))
+            .get_process_object();
     m_lsu.push_back(std::move(w));
-    sc_core::sc_spawn([this, id] { lsu_thread(id); }, sc_core::sc_gen_unique_name("lsu"));
     return id;
 }
 

@@ -198,6 +198,7 @@ inline constexpr unsigned fetch_threads = 64;
 /// An LSU thread (accurate mode): performs one line request at a time with its own buffers.
 struct lsu_worker {
     sc_core::sc_event go;          ///< a job was handed to it
+    const void* process = nullptr; ///< its SystemC process object (host_resources::parked_source)
     lsu_job job{};                 ///< the job
     std::vector<std::uint8_t> buf; ///< line data
     std::vector<std::uint8_t> be;  ///< byte enables
