@@ -67,7 +67,7 @@ private:
     const std::uint64_t m_latency_ps;
     const clock_params m_clk;
     channel_state m_state;
-    frfcfs_queue m_queue;           ///< accurate mode
+    frfcfs_queue m_queue; ///< accurate mode
     /// accurate mode: registered requests that have not arrived yet (a heap, first on top)
     std::vector<pending*> m_incoming;
     std::uint64_t m_registered = 0;

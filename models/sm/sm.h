@@ -318,7 +318,7 @@ private:
     /// Accurate mode: LSU threads, as many as line requests in flight (more are started when
     /// every one is busy, so they never bound memory-level parallelism: the L1's MSHRs do).
     std::vector<std::unique_ptr<lsu_worker>> m_lsu;
-    std::vector<unsigned> m_lsu_idle;  ///< idle LSU threads
+    std::vector<unsigned> m_lsu_idle; ///< idle LSU threads
     /// accurate mode: the idle LSU threads' registration (host_resources::add_parked_source)
     std::optional<unsigned> m_parked_source;
     std::deque<lsu_job> m_lsu_waiting; ///< jobs past platform.max_host_threads (rare)

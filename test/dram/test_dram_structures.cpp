@@ -3,6 +3,7 @@
 // models/dram/README.md ("Host cost").
 #include "models/dram/core/bus_booking.h"
 #include "models/dram/core/channel_state.h"
+#include "models/dram/core/frfcfs_queue.h"
 #include "models/dram/core/queue_booking.h"
 #include "test/dram/reference_structures.h"
 #include "test/dram/test_timing.h"
@@ -176,6 +177,67 @@ TEST_CASE("channel_state: banks forgotten when next used answer as banks forgott
             REQUIRE(ch.bookings(bank) == r.bookings(bank));
             REQUIRE(ch.bank(bank).ready_ps == r.bank(bank).ready_ps);
             REQUIRE(ch.bus().intervals() == r.bus().intervals());
+        }
+    }
+}
+
+TEST_CASE("frfcfs_queue: plans kept from call to call answer as plans made afresh")
+{
+    // A queue keeps each group's plan while no commit changes it (frfcfs_queue::plan_of); a
+    // queue built afresh with the same requests before every call plans everything again.
+    // Random arrivals, picks that are committed, next_edge() and forget() at advancing clock
+    // edges (and some ahead of them), with rows few enough for hits, misses and conflicts to
+    // mix.
+    const std::uint64_t seed = vgpu::test::seed_or(43);
+    INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
+    std::mt19937_64 rng(seed);
+    const std::uint64_t cycle = 1250;
+    for (int run = 0; run < 20; ++run) {
+        const auto banks = static_cast<unsigned>(1 + rng() % 6);
+        const auto capacity = static_cast<unsigned>(1 + rng() % 24);
+        channel_state ch(timing(), banks);
+        frfcfs_queue q(capacity);
+        const auto afresh = [&] {
+            frfcfs_queue f(capacity);
+            for (std::size_t i = 0; i < q.size(); ++i)
+                f.push(q.at(i));
+            return f;
+        };
+        std::uint64_t edge = 0;
+        for (int step = 0; step < 2000; ++step) {
+            CAPTURE(run, step, edge);
+            const unsigned what = static_cast<unsigned>(rng() % 8);
+            if (what < 3 && !q.full()) {
+                dram_request r;
+                r.bank = static_cast<unsigned>(rng() % banks);
+                r.row = rng() % 3;
+                r.bytes = rng() % 4 ? 128 : 64;
+                r.write = rng() % 4 == 0;
+                r.arrival_ps = edge;
+                q.push(r);
+            } else if (what < 6) {
+                // Mostly at the edge, as the controller does; sometimes ahead of it, so that
+                // plans start before the forgotten time.
+                if (rng() % 2)
+                    ch.forget(rng() % 8 ? edge : edge + cycle * (1 + rng() % 16));
+                frfcfs_queue f = afresh();
+                const auto i = q.pick(ch, edge, cycle);
+                const auto j = f.pick(ch, edge, cycle);
+                REQUIRE(i == j);
+                if (i) {
+                    same_plan(q.picked_plan(), f.picked_plan());
+                    const dram_request r = q.take(*i);
+                    ch.commit(r.bank, r.row, q.picked_plan());
+                }
+            } else if (what < 7) {
+                frfcfs_queue f = afresh();
+                const auto a = q.next_edge(ch, edge, cycle), b = f.next_edge(ch, edge, cycle);
+                REQUIRE(a == b);
+                if (a && rng() % 2)
+                    edge = *a; // sleep until then, as the controller does
+            } else {
+                edge += cycle * (1 + rng() % 8);
+            }
         }
     }
 }

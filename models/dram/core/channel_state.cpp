@@ -127,6 +127,7 @@ bool channel_state::booked_after(unsigned bank, std::uint64_t start) const
 
 bool channel_state::commit(unsigned bank, std::uint64_t row, const access_plan& p)
 {
+    m_committed[m_commits++ % commit_log] = {bank, p.data_ps, p.end_ps};
     timeline& tl = settle(bank);
     booking b;
     b.outcome = p.outcome;
@@ -167,6 +168,7 @@ void channel_state::forget(std::uint64_t now)
         for (unsigned b = 0; b < banks(); ++b)
             settle(b);
     m_forget_ps = now;
+    m_forgotten_until = std::max(m_forgotten_until, now);
     ++m_forgets;
     m_bus.forget(now);
 }

@@ -6,6 +6,7 @@
 #include "models/dram/core/front_map.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -118,6 +119,28 @@ public:
     /// of banks.
     void forget(std::uint64_t now);
 
+    /// commit() calls so far.
+    std::uint64_t commits() const { return m_commits; }
+    /// True when a plan of an access to `bank` whose data occupies [data_ps, end_ps), made
+    /// after `commits` commits, is still what plan() gives from the same start: no commit
+    /// since went to its bank or booked the bus over its data (a booking elsewhere on the bus
+    /// frees nothing and leaves its slot the first that fits; the gaps it skipped only get
+    /// later). Commits further back than the last commit_log are not known: false.
+    bool plan_holds(unsigned bank, std::uint64_t commits, std::uint64_t data_ps,
+                    std::uint64_t end_ps) const
+    {
+        if (m_commits - commits > commit_log)
+            return false;
+        for (std::uint64_t k = commits; k < m_commits; ++k) {
+            const committed& c = m_committed[k % commit_log];
+            if (c.bank == bank || (c.data_ps < end_ps && data_ps < c.end_ps))
+                return false;
+        }
+        return true;
+    }
+    /// The latest time forget() was given: a plan started at or after it does not depend on
+    /// what forget() dropped (bookings that ended by then lie before its start).
+    std::uint64_t forgotten_until() const { return m_forgotten_until; }
     /// Bank `b` after its latest booking (for tests and statistics).
     bank_state bank(unsigned b) const;
     /// Bookings remembered by bank `b`.
@@ -165,8 +188,17 @@ private:
     mutable std::uint64_t m_occupancy_bytes = ~std::uint64_t{0}; ///< plan(): the last size...
     mutable std::uint64_t m_occupancy_ps = 0;                    ///< ...and its transfer_ps()
     bus_booking m_bus;
-    std::uint64_t m_forgets = 0;   ///< forget() calls so far
-    std::uint64_t m_forget_ps = 0; ///< the time of the last forget() call
+    std::uint64_t m_forgets = 0;         ///< forget() calls so far
+    std::uint64_t m_forget_ps = 0;       ///< the time of the last forget() call
+    std::uint64_t m_forgotten_until = 0; ///< the latest time given to forget()
+    std::uint64_t m_commits = 0;         ///< commit() calls so far
+    /// The bank and data of each of the last commit_log commits (commit k at k % commit_log).
+    struct committed {
+        unsigned bank;
+        std::uint64_t data_ps, end_ps;
+    };
+    static constexpr unsigned commit_log = 8;
+    std::array<committed, commit_log> m_committed{};
 };
 
 } // namespace vgpu::dram

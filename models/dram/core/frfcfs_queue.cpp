@@ -58,6 +58,22 @@ std::size_t frfcfs_queue::plan_index(const channel_state& ch, unsigned bank, std
     return m_plans.size() - 1;
 }
 
+const access_plan& frfcfs_queue::plan_of(const channel_state& ch, unsigned bank, const group& g,
+                                         std::uint64_t start) const
+{
+    if (g.plan_state == &ch && g.plan_start <= start && start <= g.plan.first_ps &&
+        ch.forgotten_until() <= start &&
+        ch.plan_holds(bank, g.plan_commits, g.plan.data_ps, g.plan.end_ps)) {
+        g.plan_commits = ch.commits(); // it holds after them all
+        return g.plan;
+    }
+    g.plan = m_plans[plan_index(ch, bank, g.row, g.bytes, start)].plan;
+    g.plan_start = start;
+    g.plan_commits = ch.commits();
+    g.plan_state = &ch;
+    return g.plan;
+}
+
 std::size_t frfcfs_queue::index_of(std::uint64_t seq) const
 {
     return static_cast<std::size_t>(std::lower_bound(m_seq.begin(), m_seq.end(), seq) -
@@ -85,32 +101,31 @@ std::optional<std::size_t> frfcfs_queue::pick(const channel_state& ch, std::uint
     clear_plans(ch.banks());
     m_may_start.assign(ch.banks(), 0);
     std::uint64_t hit = nobody, other = nobody;
-    // Plans by their index in m_plans, which may move as it grows.
-    std::size_t hit_plan = none, other_plan = none;
+    // The groups' plans (plan_of()), which stay in place during the call.
+    const access_plan *hit_plan = nullptr, *other_plan = nullptr;
     for (unsigned b = 0; b < m_groups.size(); ++b) {
         if (m_groups[b].empty() || !may_start(ch, b, edge, edge + cycle))
             continue;
         bool hits = false;
         std::uint64_t conflict = nobody;
-        std::size_t conflict_plan = none;
+        const access_plan* conflict_plan = nullptr;
         for (const group& g : m_groups[b]) {
-            const std::size_t at = plan_index(ch, b, g.row, g.bytes, edge);
-            const access_plan& p = m_plans[at].plan;
+            const access_plan& p = plan_of(ch, b, g, edge);
             const bool ready = p.first_ps < edge + cycle;
             if (p.outcome == row_outcome::hit) {
                 hits = true;
                 if (ready && g.oldest < hit) {
                     hit = g.oldest;
-                    hit_plan = at;
+                    hit_plan = &p;
                 }
             } else if (ready && p.outcome == row_outcome::miss) {
                 if (g.oldest < other) {
                     other = g.oldest;
-                    other_plan = at;
+                    other_plan = &p;
                 }
             } else if (ready && g.oldest < conflict) {
                 conflict = g.oldest;
-                conflict_plan = at;
+                conflict_plan = &p;
             }
         }
         if (!hits && conflict < other) { // else the bank's open row still has hits queued
@@ -119,11 +134,11 @@ std::optional<std::size_t> frfcfs_queue::pick(const channel_state& ch, std::uint
         }
     }
     if (hit != nobody) {
-        m_picked = m_plans[hit_plan].plan;
+        m_picked = *hit_plan;
         return index_of(hit);
     }
     if (other != nobody) {
-        m_picked = m_plans[other_plan].plan;
+        m_picked = *other_plan;
         return index_of(other);
     }
     return std::nullopt;
@@ -179,8 +194,7 @@ std::optional<std::uint64_t> frfcfs_queue::next_edge(const channel_state& ch, st
         const std::vector<group>& groups = m_groups[b];
         m_scratch.resize(groups.size());
         for (std::size_t k = 0; k < groups.size(); ++k) {
-            const access_plan& p =
-                m_plans[plan_index(ch, b, groups[k].row, groups[k].bytes, from)].plan;
+            const access_plan& p = plan_of(ch, b, groups[k], from);
             hits = hits || p.outcome == row_outcome::hit;
             m_scratch[k] = {p.outcome, p.first_ps};
         }

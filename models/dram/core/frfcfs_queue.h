@@ -70,6 +70,12 @@ private:
         std::uint64_t row = 0, bytes = 0;
         std::uint64_t oldest = 0; ///< arrival number of its oldest member
         unsigned count = 0;       ///< members
+        /// Its last plan, from `plan_start` on `plan_state` after `plan_commits` commits: the
+        /// plan from any later start up to its first command while no commit changes it (see
+        /// plan_of()).
+        mutable access_plan plan{};
+        mutable std::uint64_t plan_start = 0, plan_commits = 0;
+        mutable const channel_state* plan_state = nullptr;
     };
 
     /// A plan computed in one pick() or next_edge() call: requests to one row of a bank find
@@ -87,6 +93,14 @@ private:
     /// computed once per call.
     std::size_t plan_index(const channel_state& ch, unsigned bank, std::uint64_t row,
                            std::uint64_t bytes, std::uint64_t start) const;
+    /// The plan of `g`'s accesses (to `bank`) at `start`: its last plan when that still holds,
+    /// else plan_index()'s. A plan started at s whose first command is at f is also the plan
+    /// from any start in [s, f] (the gaps before s that did not hold it cannot hold it later,
+    /// and in its own gap every time is a max of the start and fixed times, or a bus first fit
+    /// from them), as long as no commit since changed it (channel_state::plan_holds()) and
+    /// forget() dropped nothing at or after the new start.
+    const access_plan& plan_of(const channel_state& ch, unsigned bank, const group& g,
+                               std::uint64_t start) const;
     /// Index in m_q of the request with arrival number `seq` (queued).
     std::size_t index_of(std::uint64_t seq) const;
 
