@@ -1,8 +1,8 @@
 // The end of a run unwinds the threads it stopped: their locals are destroyed, nothing runs on;
 // threads a model reports parked are left alone. See platforms/thread_unwinder.h.
 #define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn
-#include "platforms/thread_unwinder.h"
 #include "models/common/host_resources.h"
+#include "platforms/thread_unwinder.h"
 
 #include <catch2/catch.hpp>
 #include <systemc>
