@@ -49,8 +49,8 @@ struct sleepers : sc_core::sc_module {
 
 } // namespace
 
-TEST_CASE("threads stopped by the time limit are unwound: locals destroyed, no code runs on; "
-          "parked threads are left alone")
+TEST_CASE("threads stopped by the time limit are unwound (locals destroyed, no code runs on), "
+          "and parked threads are left alone")
 {
     sleepers s("s");
     const unsigned source = vgpu::host_resources::add_parked_source(
