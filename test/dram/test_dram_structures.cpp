@@ -183,11 +183,12 @@ TEST_CASE("channel_state: banks forgotten when next used answer as banks forgott
 
 TEST_CASE("frfcfs_queue: plans kept from call to call answer as plans made afresh")
 {
-    // A queue keeps each group's plan while no commit changes it (frfcfs_queue::plan_of); a
-    // queue built afresh with the same requests before every call plans everything again.
+    // A queue keeps each group's plan while no commit changes it (frfcfs_queue::plan_of), and
+    // each bank's summary of them; a queue built afresh with the same requests before every
+    // call plans everything again.
     // Random arrivals, picks that are committed, next_edge() and forget() at advancing clock
-    // edges (and some ahead of them), with rows few enough for hits, misses and conflicts to
-    // mix.
+    // edges (and some ahead of them), requests taken without a pick, with rows few enough for
+    // hits, misses and conflicts to mix.
     const std::uint64_t seed = vgpu::test::seed_or(43);
     INFO("seed " << seed << " (VGPU_TEST_SEED reruns it)");
     std::mt19937_64 rng(seed);
@@ -206,7 +207,7 @@ TEST_CASE("frfcfs_queue: plans kept from call to call answer as plans made afres
         std::uint64_t edge = 0;
         for (int step = 0; step < 2000; ++step) {
             CAPTURE(run, step, edge);
-            const unsigned what = static_cast<unsigned>(rng() % 8);
+            const unsigned what = static_cast<unsigned>(rng() % 9);
             if (what < 3 && !q.full()) {
                 dram_request r;
                 r.bank = static_cast<unsigned>(rng() % banks);
@@ -235,8 +236,10 @@ TEST_CASE("frfcfs_queue: plans kept from call to call answer as plans made afres
                 REQUIRE(a == b);
                 if (a && rng() % 2)
                     edge = *a; // sleep until then, as the controller does
-            } else {
+            } else if (what < 8 || q.empty()) {
                 edge += cycle * (1 + rng() % 8);
+            } else {
+                q.take(rng() % q.size()); // a request leaves unpicked: its bank plans again
             }
         }
     }

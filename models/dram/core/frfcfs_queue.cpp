@@ -20,8 +20,11 @@ void frfcfs_queue::push(const dram_request& r)
     const std::uint64_t seq = m_arrivals++;
     m_q.push_back(r);
     m_seq.push_back(seq);
-    if (r.bank >= m_groups.size())
+    if (r.bank >= m_groups.size()) {
         m_groups.resize(r.bank + 1);
+        m_summary.resize(r.bank + 1);
+    }
+    m_summary[r.bank].valid = false;
     for (group& g : m_groups[r.bank])
         if (g.row == r.row && g.bytes == r.bytes) {
             ++g.count;
@@ -74,6 +77,34 @@ const access_plan& frfcfs_queue::plan_of(const channel_state& ch, unsigned bank,
     return g.plan;
 }
 
+const frfcfs_queue::bank_summary* frfcfs_queue::summary_at(const channel_state& ch, unsigned bank,
+                                                           std::uint64_t start) const
+{
+    bank_summary& m = m_summary[bank];
+    if (!m.valid || m.state != &ch || start < m.start || m.min_first < start ||
+        ch.forgotten_until() > start || !ch.plan_holds(bank, m.commits, m.data_lo, m.data_hi))
+        return nullptr;
+    m.commits = ch.commits(); // it holds after them all
+    return &m;
+}
+
+void frfcfs_queue::summarise(const channel_state& ch, unsigned bank, std::uint64_t start) const
+{
+    bank_summary& m = m_summary[bank];
+    m = {true, &ch, ch.commits(), start, ~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0},
+         0};
+    bool hits = false;
+    for (const group& g : m_groups[bank])
+        hits = hits || g.plan.outcome == row_outcome::hit;
+    for (const group& g : m_groups[bank]) {
+        m.min_first = std::min(m.min_first, g.plan.first_ps);
+        if (!(hits && g.plan.outcome == row_outcome::conflict))
+            m.min_open = std::min(m.min_open, g.plan.first_ps);
+        m.data_lo = std::min(m.data_lo, g.plan.data_ps);
+        m.data_hi = std::max(m.data_hi, g.plan.end_ps);
+    }
+}
+
 std::size_t frfcfs_queue::index_of(std::uint64_t seq) const
 {
     return static_cast<std::size_t>(std::lower_bound(m_seq.begin(), m_seq.end(), seq) -
@@ -104,7 +135,11 @@ std::optional<std::size_t> frfcfs_queue::pick(const channel_state& ch, std::uint
     // The groups' plans (plan_of()), which stay in place during the call.
     const access_plan *hit_plan = nullptr, *other_plan = nullptr;
     for (unsigned b = 0; b < m_groups.size(); ++b) {
-        if (m_groups[b].empty() || !may_start(ch, b, edge, edge + cycle))
+        if (m_groups[b].empty())
+            continue;
+        if (const bank_summary* m = summary_at(ch, b, edge); m && m->min_first >= edge + cycle)
+            continue; // none of its plans is ready this cycle
+        if (!may_start(ch, b, edge, edge + cycle))
             continue;
         bool hits = false;
         std::uint64_t conflict = nobody;
@@ -132,6 +167,7 @@ std::optional<std::size_t> frfcfs_queue::pick(const channel_state& ch, std::uint
             other = conflict;
             other_plan = conflict_plan;
         }
+        summarise(ch, b, edge); // every group of the bank was planned at the edge
     }
     if (hit != nobody) {
         m_picked = *hit_plan;
@@ -150,6 +186,7 @@ dram_request frfcfs_queue::take(std::size_t i)
     const std::uint64_t seq = m_seq[i];
     m_q.erase(m_q.begin() + static_cast<std::ptrdiff_t>(i));
     m_seq.erase(m_seq.begin() + static_cast<std::ptrdiff_t>(i));
+    m_summary[r.bank].valid = false;
     std::vector<group>& groups = m_groups[r.bank];
     auto g = std::find_if(groups.begin(), groups.end(),
                           [&](const group& x) { return x.row == r.row && x.bytes == r.bytes; });
@@ -180,13 +217,21 @@ std::optional<std::uint64_t> frfcfs_queue::next_edge(const channel_state& ch, st
     // No request of a bank starts before the bank's earliest_first(): the banks are visited by
     // that bound, and once it is no earlier than the best edge found, the rest cannot win
     // (the minimum is the same as over every request).
+    // A bank whose summary holds names its edge at once.
+    std::optional<std::uint64_t> next;
     m_bounds.clear();
-    for (unsigned b = 0; b < m_groups.size(); ++b)
-        if (!m_groups[b].empty())
+    for (unsigned b = 0; b < m_groups.size(); ++b) {
+        if (m_groups[b].empty())
+            continue;
+        if (const bank_summary* m = summary_at(ch, b, from)) {
+            const std::uint64_t at = std::max(from, m->min_open / cycle * cycle);
+            next = next ? std::min(*next, at) : at;
+        } else {
             m_bounds.push_back({std::max(from, ch.earliest_first(b, from) / cycle * cycle), b});
+        }
+    }
     std::sort(m_bounds.begin(), m_bounds.end());
     clear_plans(banks);
-    std::optional<std::uint64_t> next;
     for (const auto& [bound, b] : m_bounds) {
         if (next && *next <= bound)
             break;
@@ -205,6 +250,7 @@ std::optional<std::uint64_t> frfcfs_queue::next_edge(const channel_state& ch, st
             const std::uint64_t at = std::max(from, p.first_ps / cycle * cycle);
             next = next ? std::min(*next, at) : at;
         }
+        summarise(ch, b, from); // every group of the bank was planned from `from`
     }
     return next;
 }

@@ -109,7 +109,30 @@ private:
     bool may_start(const channel_state& ch, unsigned bank, std::uint64_t start,
                    std::uint64_t before) const;
 
+    /// What a bank's groups' plans add up to, from a call that planned them all at `start`:
+    /// each is then its plan from any start in [start, min_first], so the summary holds there
+    /// while no commit touches the bank or the bus over [data_lo, data_hi) and forget() drops
+    /// nothing after the start (see plan_of()); a push or take of the bank drops it.
+    struct bank_summary {
+        bool valid = false;
+        const channel_state* state = nullptr;
+        std::uint64_t commits = 0;   ///< ch.commits() when it last held
+        std::uint64_t start = 0;     ///< the start its plans were taken at
+        std::uint64_t min_first = 0; ///< the earliest first command of its groups
+        /// the earliest first command of the groups not held back (a conflict waits while the
+        /// bank has a hit queued)
+        std::uint64_t min_open = 0;
+        std::uint64_t data_lo = 0, data_hi = 0; ///< the span of its groups' data slots
+    };
+    /// Bank `bank`'s summary when it holds at `start` (nullptr otherwise).
+    const bank_summary* summary_at(const channel_state& ch, unsigned bank,
+                                   std::uint64_t start) const;
+    /// Records the summary of bank `bank`'s groups, all planned at `start` (plans in m_scratch
+    /// order of the bank's groups are read from the groups themselves).
+    void summarise(const channel_state& ch, unsigned bank, std::uint64_t start) const;
+
     unsigned m_capacity;
+    mutable std::vector<bank_summary> m_summary;   ///< per bank
     mutable std::vector<bank_plan> m_plans;        ///< the plans of this call
     mutable std::vector<std::size_t> m_first_plan; ///< per bank: its latest entry, or none
     /// Per bank, within one call: null (not known yet), &m_booked_after (it has a booking
