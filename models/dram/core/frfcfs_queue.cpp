@@ -88,21 +88,19 @@ const frfcfs_queue::bank_summary* frfcfs_queue::summary_at(const channel_state& 
     return &m;
 }
 
-void frfcfs_queue::summarise(const channel_state& ch, unsigned bank, std::uint64_t start) const
+void frfcfs_queue::summarise(const channel_state& ch, unsigned bank, std::uint64_t start,
+                             const summary_builder& s) const
 {
     bank_summary& m = m_summary[bank];
-    m = {true, &ch, ch.commits(), start, ~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0},
-         0};
-    bool hits = false;
-    for (const group& g : m_groups[bank])
-        hits = hits || g.plan.outcome == row_outcome::hit;
-    for (const group& g : m_groups[bank]) {
-        m.min_first = std::min(m.min_first, g.plan.first_ps);
-        if (!(hits && g.plan.outcome == row_outcome::conflict))
-            m.min_open = std::min(m.min_open, g.plan.first_ps);
-        m.data_lo = std::min(m.data_lo, g.plan.data_ps);
-        m.data_hi = std::max(m.data_hi, g.plan.end_ps);
-    }
+    m.valid = true;
+    m.state = &ch;
+    m.commits = ch.commits();
+    m.start = start;
+    m.min_first = s.min_first;
+    // With a hit queued, the bank's conflicts are held back: the other groups name its edge.
+    m.min_open = s.hits ? s.min_not_conflict : s.min_first;
+    m.data_lo = s.data_lo;
+    m.data_hi = s.data_hi;
 }
 
 std::size_t frfcfs_queue::index_of(std::uint64_t seq) const
@@ -144,8 +142,10 @@ std::optional<std::size_t> frfcfs_queue::pick(const channel_state& ch, std::uint
         bool hits = false;
         std::uint64_t conflict = nobody;
         const access_plan* conflict_plan = nullptr;
+        summary_builder sb;
         for (const group& g : m_groups[b]) {
             const access_plan& p = plan_of(ch, b, g, edge);
+            sb.add(p);
             const bool ready = p.first_ps < edge + cycle;
             if (p.outcome == row_outcome::hit) {
                 hits = true;
@@ -167,7 +167,7 @@ std::optional<std::size_t> frfcfs_queue::pick(const channel_state& ch, std::uint
             other = conflict;
             other_plan = conflict_plan;
         }
-        summarise(ch, b, edge); // every group of the bank was planned at the edge
+        summarise(ch, b, edge, sb); // every group of the bank was planned at the edge
     }
     if (hit != nobody) {
         m_picked = *hit_plan;
@@ -238,8 +238,10 @@ std::optional<std::uint64_t> frfcfs_queue::next_edge(const channel_state& ch, st
         bool hits = false;
         const std::vector<group>& groups = m_groups[b];
         m_scratch.resize(groups.size());
+        summary_builder sb;
         for (std::size_t k = 0; k < groups.size(); ++k) {
             const access_plan& p = plan_of(ch, b, groups[k], from);
+            sb.add(p);
             hits = hits || p.outcome == row_outcome::hit;
             m_scratch[k] = {p.outcome, p.first_ps};
         }
@@ -250,7 +252,7 @@ std::optional<std::uint64_t> frfcfs_queue::next_edge(const channel_state& ch, st
             const std::uint64_t at = std::max(from, p.first_ps / cycle * cycle);
             next = next ? std::min(*next, at) : at;
         }
-        summarise(ch, b, from); // every group of the bank was planned from `from`
+        summarise(ch, b, from, sb); // every group of the bank was planned from `from`
     }
     return next;
 }

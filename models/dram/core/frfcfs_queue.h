@@ -4,6 +4,7 @@
 
 #include "models/dram/core/channel_state.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -127,9 +128,24 @@ private:
     /// Bank `bank`'s summary when it holds at `start` (nullptr otherwise).
     const bank_summary* summary_at(const channel_state& ch, unsigned bank,
                                    std::uint64_t start) const;
-    /// Records the summary of bank `bank`'s groups, all planned at `start` (plans in m_scratch
-    /// order of the bank's groups are read from the groups themselves).
-    void summarise(const channel_state& ch, unsigned bank, std::uint64_t start) const;
+    /// A bank's summary gathered while its groups are planned, one plan at a time.
+    struct summary_builder {
+        std::uint64_t min_first = ~std::uint64_t{0}, min_not_conflict = ~std::uint64_t{0};
+        std::uint64_t data_lo = ~std::uint64_t{0}, data_hi = 0;
+        bool hits = false;
+        void add(const access_plan& p)
+        {
+            min_first = std::min(min_first, p.first_ps);
+            if (p.outcome != row_outcome::conflict)
+                min_not_conflict = std::min(min_not_conflict, p.first_ps);
+            data_lo = std::min(data_lo, p.data_ps);
+            data_hi = std::max(data_hi, p.end_ps);
+            hits = hits || p.outcome == row_outcome::hit;
+        }
+    };
+    /// Records bank `bank`'s summary from `s`, every group of the bank planned at `start`.
+    void summarise(const channel_state& ch, unsigned bank, std::uint64_t start,
+                   const summary_builder& s) const;
 
     unsigned m_capacity;
     mutable std::vector<bank_summary> m_summary;   ///< per bank
