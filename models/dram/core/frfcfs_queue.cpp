@@ -135,8 +135,10 @@ std::optional<std::size_t> frfcfs_queue::pick(const channel_state& ch, std::uint
     for (unsigned b = 0; b < m_groups.size(); ++b) {
         if (m_groups[b].empty())
             continue;
-        if (const bank_summary* m = summary_at(ch, b, edge); m && m->min_first >= edge + cycle)
-            continue; // none of its plans is ready this cycle
+        // None of its plans is ready this cycle (the cheap test first: the summary need only
+        // be checked when it would skip the bank).
+        if (m_summary[b].valid && m_summary[b].min_first >= edge + cycle && summary_at(ch, b, edge))
+            continue;
         if (!may_start(ch, b, edge, edge + cycle))
             continue;
         bool hits = false;
