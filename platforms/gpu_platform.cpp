@@ -98,8 +98,14 @@ gpu_platform::gpu_platform(const sc_core::sc_module_name& name, const vgpu_confi
     mmio_bus.bind("cp", cp.mmio, ::vgpu::cp::reg::WINDOW_BYTES);
     cp.irq(irq);
     host.irq(irq);
-    if (!clk.accurate)
+    if (!clk.accurate) {
         sm_order = std::make_unique<sm::same_time_gate>("sm_order");
+        if (m_cfg.platform.host_threads > 1) {
+            host_pool =
+                std::make_unique<work_pool>(static_cast<unsigned>(m_cfg.platform.host_threads));
+            sm_order->use_pool(host_pool.get());
+        }
+    }
     for (auto& mod : modules)
         for (auto& cl : mod->clusters)
             for (auto& s : cl->sms) {

@@ -70,6 +70,8 @@ public:
 
     /// Fast mode: SMs resuming at one simulated time run in SM-id order (sm::same_time_gate).
     std::unique_ptr<sm::same_time_gate> sm_order;
+    /// platform.host_threads > 1: the threads of the SMs' local cycles (sm_order's batches).
+    std::unique_ptr<work_pool> host_pool;
     std::vector<std::unique_ptr<module_unit>> modules; ///< m0, m1, ...
     std::vector<std::unique_ptr<noc::link>> links;     ///< link_<a>_<b>: module a -> module b
 

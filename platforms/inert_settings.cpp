@@ -35,6 +35,7 @@ const std::vector<inert_rule>& inert_rules()
     static const std::vector<inert_rule> rules = {
         // The traffic platform is generators, a bus and a memory per module.
         {"platform.clusters_per_module platform.sms_per_cluster platform.max_host_threads "
+         "platform.host_threads "
          "platform.clocks. platform.timing.memory_quantum_ns sm. l1. tlb. cdl. shader_trace. "
          "noc. llc. memory. cp. host. stats.per_warp dram.banks dram.row_bytes dram.tRP "
          "dram.tRAS dram.tBURST dram.queue_entries",
@@ -48,6 +49,10 @@ const std::vector<inert_rule>& inert_rules()
         {"platform.timing.quantum_ns",
          accurate,
          "platform.timing.mode is accurate, which always runs in lock-step",
+         "platform.timing.mode: fast"},
+        {"platform.host_threads",
+         accurate,
+         "platform.timing.mode is accurate, which runs on one thread",
          "platform.timing.mode: fast"},
         {"platform.timing.memory_quantum_ns",
          accurate,

@@ -92,6 +92,9 @@ struct platform_config {
     byte_size max_host_memory{4ull << 30}; ///< host memory a gpu configuration may need
     /// SystemC threads a run may start on demand (0: host_resources::default_budget).
     std::uint64_t max_host_threads = 0;
+    /// Host threads that run the SMs' local cycles (fast mode; docs/architecture.md,
+    /// "Parallel simulation").
+    std::uint64_t host_threads = 1;
     /// Put the TLM-2.0 base-protocol checker on every socket link; a violation fails the run.
     bool check_protocol = false;
 
@@ -125,6 +128,15 @@ struct platform_config {
                      "mappings: a run that needs more than the host's vm.max_map_count allows "
                      "fails (docs/architecture.md, \"Host limits\")")
                     .range(0, 1ull << 26));
+        v.value("host_threads", host_threads,
+                spec("host threads that simulate the SMs in fast mode: the cycles in which an "
+                     "SM touches nothing but its own state (its warps' ALU and branch "
+                     "instructions) run on these threads, the SMs of one simulated time side by "
+                     "side; memory, launches and everything shared stay on the simulation "
+                     "thread, in SM-id order. The results are the same for every value; more "
+                     "threads than host cores only slow the run (docs/architecture.md, "
+                     "\"Parallel simulation\"). Accurate mode runs on one thread")
+                    .range(1, 256));
         v.value("check_protocol", check_protocol,
                 spec("put the TLM-2.0 base-protocol checker (docs/protocol-checker.md) on every "
                      "socket link of the platform; a violation fails the run (exit 1) naming the "

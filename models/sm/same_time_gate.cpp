@@ -9,7 +9,7 @@
 namespace vgpu::sm {
 
 struct same_time_gate::member {
-    enum class state { running, sleeping, ready };
+    enum class state { running, sleeping, ready, handed };
     state st = state::running;
     bool wakeable = false;
     std::uint64_t entry = never; ///< when the sleep ends (never: only a wake ends it)
@@ -18,6 +18,7 @@ struct same_time_gate::member {
     std::uint64_t reg_delta = 0;
     std::uint64_t pending = never; ///< earliest wake not consumed by a release
     bool early = false;            ///< goes before the members that are not (join())
+    bool fresh = false;            ///< released from a sleep, and has handed no work since
     sc_core::sc_event go;
 };
 
@@ -31,7 +32,16 @@ std::uint64_t now_ps()
 }
 } // namespace
 
-same_time_gate::same_time_gate(const sc_core::sc_module_name& name) : sc_module(name)
+same_time_gate::same_time_gate(const sc_core::sc_module_name& name)
+    : sc_module(name), m_stats(this->name()),
+      m_batches(m_stats, "batches", "count",
+                "rounds whose SMs' local cycles ran as one batch (platform.host_threads run a "
+                "batch side by side)"),
+      m_private_runs(m_stats, "local_runs", "count",
+                     "runs of an SM's local cycles: in batches, or alone at their time"),
+      m_batched_runs(m_stats, "batched_runs", "count",
+                     "runs of an SM's local cycles in batches (the runs that host threads can "
+                     "share)")
 {
     SC_HAS_PROCESS(same_time_gate);
     SC_METHOD(run);
@@ -88,6 +98,80 @@ void same_time_gate::sleep_forever(unsigned key)
     sleep(key, sc_core::sc_max_time(), true);
 }
 
+void same_time_gate::run_private(unsigned key, private_work& work)
+{
+    member& m = *m_members[key];
+    const bool fresh = m.fresh;
+    m.fresh = false;
+    if (!fresh || m_holder != static_cast<int>(key) || (m_ready.empty() && m_batch.empty())) {
+        // Only the work a member hands first in its turn joins a batch: the rest of its turn
+        // (what the work left, and any later work) then runs before the next member's, as
+        // without batches. Without the turn, or alone at this time, it runs at once.
+        ++m_private_runs;
+        work.run_private();
+        return;
+    }
+    m_batch.push_back({key, &work});
+    m.st = member::state::handed;
+    release_next(); // the turn goes on; the batch runs when no member is left to release
+    schedule();
+    if (m.st == member::state::handed || m_holder != static_cast<int>(key))
+        sc_core::wait(m.go);
+}
+
+bool same_time_gate::in_order(unsigned key)
+{
+    if (m_batch.empty() || m_holder != static_cast<int>(key))
+        return false;
+    member& m = *m_members[key];
+    m.st = member::state::ready; // again, after the batch's members
+    m_ready.push_back(key);
+    run_batch();
+    release_next();
+    schedule();
+    if (m_holder != static_cast<int>(key))
+        sc_core::wait(m.go);
+    return true;
+}
+
+void same_time_gate::settle(unsigned key)
+{
+    if (key >= m_members.size() || !m_members[key] || m_members[key]->st != member::state::handed)
+        return;
+    for (handed& h : m_batch)
+        if (h.key == key && h.work) {
+            private_work* w = h.work;
+            h.work = nullptr; // done: the batch only releases the member
+            w->run_private();
+        }
+}
+
+void same_time_gate::run_batch()
+{
+    std::vector<handed> batch;
+    batch.swap(m_batch);
+    ++m_batches;
+    m_private_runs += batch.size();
+    m_batched_runs += batch.size();
+    std::vector<private_work*> work;
+    for (const handed& h : batch)
+        if (h.work)
+            work.push_back(h.work);
+    const std::function<void(std::size_t)> task = [&work](std::size_t i) {
+        work[i]->run_private();
+    };
+    if (m_pool)
+        m_pool->run(work.size(), task);
+    else
+        for (std::size_t i = 0; i < work.size(); ++i)
+            task(i);
+    for (const handed& h : batch) {
+        m_members[h.key]->st = member::state::ready;
+        m_ready.push_back(h.key);
+    }
+    sort_ready();
+}
+
 void same_time_gate::wake(unsigned key, const sc_core::sc_time& at)
 {
     member& m = *m_members[key];
@@ -118,6 +202,7 @@ void same_time_gate::run()
             continue;
         }
         m.st = member::state::ready;
+        m.fresh = true;
         m.entry = never;
         ++m.seq;
         m_ready.push_back(e.key);
@@ -126,17 +211,24 @@ void same_time_gate::run()
         m_queue.push_back(e);
         std::push_heap(m_queue.begin(), m_queue.end(), later_first{});
     }
+    sort_ready();
+    release_next();
+    schedule();
+}
+
+void same_time_gate::sort_ready()
+{
     // Descending (early, then key) order: the next to go is at the back.
     std::sort(m_ready.begin(), m_ready.end(), [this](unsigned a, unsigned b) {
         const bool ea = m_members[a]->early, eb = m_members[b]->early;
         return ea != eb ? eb : a > b;
     });
-    release_next();
-    schedule();
 }
 
 void same_time_gate::release_next()
 {
+    if (m_ready.empty() && !m_batch.empty())
+        run_batch();
     if (m_ready.empty()) {
         m_holder = -1;
         return;
@@ -155,7 +247,7 @@ void same_time_gate::release_next()
 
 void same_time_gate::schedule()
 {
-    if (!m_ready.empty()) {
+    if (!m_ready.empty() || !m_batch.empty()) {
         m_tick.notify(sc_core::SC_ZERO_TIME); // passes the turn on if its holder waits elsewhere
         return;
     }

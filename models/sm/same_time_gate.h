@@ -2,6 +2,9 @@
 // order, lowest first. See docs/architecture.md ("Timing").
 #pragma once
 
+#include "models/common/stats.h"
+#include "models/common/work_pool.h"
+
 #include <cstdint>
 #include <memory>
 #include <systemc>
@@ -20,8 +23,24 @@ namespace vgpu::sm {
 /// never depends on the order of processes within a delta). A member that waits elsewhere
 /// (not through the gate) while it has the turn holds up the others for one delta cycle: the
 /// gate's process then passes the turn on.
+///
+/// Rounds (docs/architecture.md, "Parallel simulation"): a member whose next steps touch its own
+/// state alone hands them to run_private() at its turn and the turn goes on; when no member
+/// due now is left to release, the work handed in runs as one batch (on the host threads of
+/// the gate's pool), and its members go on in key order. Which work runs in a batch depends on
+/// the members' states alone, so the results are the same on any number of threads.
 class same_time_gate : public sc_core::sc_module {
 public:
+    /// What a member hands run_private(): steps on its own state alone, without a SystemC call,
+    /// on any host thread.
+    class private_work {
+    public:
+        virtual void run_private() = 0;
+
+    protected:
+        ~private_work() = default;
+    };
+
     explicit same_time_gate(const sc_core::sc_module_name& name);
     ~same_time_gate() override;
 
@@ -38,6 +57,25 @@ public:
     /// then; a wake that finds it running or in a plain sleep ends its next wakeable sleep at
     /// `at` (a wake at or before the time a member is released is consumed by that release).
     void wake(unsigned key, const sc_core::sc_time& at);
+    /// Runs the batches on `pool` (platform.host_threads); without one, on the calling thread.
+    void use_pool(work_pool* pool) { m_pool = pool; }
+    /// Called by member `key`'s thread at its turn: `work` runs in the batch of this round (on
+    /// its own when no other member is due now), then the member goes on at its turn. Called
+    /// without the turn, `work` runs at once.
+    void run_private(unsigned key, private_work& work);
+    /// Called by member `key`'s thread at its turn before it acts on anything shared: when work
+    /// handed in earlier in this turn waits in the batch, the batch runs and its members finish
+    /// their turns first (they precede this member), then this call returns (true). So what the
+    /// members do to shared state keeps the key order of their turns.
+    bool in_order(unsigned key);
+    /// Called before anything else touches member `key`'s state: work it handed that still
+    /// waits in the batch runs now, so that it sees the state it was handed with.
+    void settle(unsigned key);
+    std::uint64_t batches() const { return m_batches.value(); } ///< batches run
+    /// Private work run: in batches, or alone.
+    std::uint64_t private_runs() const { return m_private_runs.value(); }
+    /// Private work run in batches with other members' work.
+    std::uint64_t batched_runs() const { return m_batched_runs.value(); }
     /// Members released so far, in release order (tests and debugging; kept when recording).
     const std::vector<unsigned>& released() const { return m_log; }
     /// Records the release order in released().
@@ -47,8 +85,13 @@ private:
     static constexpr std::uint64_t never = ~std::uint64_t{0};
     struct member;
     void run();
-    /// Releases the next member of m_ready (the turn), or ends the turn.
+    /// Releases the next member of m_ready (the turn); when none is left, runs the batch and
+    /// releases its members; otherwise ends the turn.
     void release_next();
+    /// Runs the work handed in (m_batch) and makes its members ready.
+    void run_batch();
+    /// Sorts m_ready: the next to go (early first, then the lowest key) at the back.
+    void sort_ready();
     /// Sets member m's entry time (never: none), registered now.
     void set_entry(unsigned key, std::uint64_t at);
     /// Notifies m_tick for the next time the gate has work.
@@ -63,6 +106,14 @@ private:
     std::vector<entry> m_queue;    ///< sleeping members' entries, a min-heap by time
     std::vector<unsigned> m_ready; ///< members due now, descending key (the next at the back)
     int m_holder = -1;             ///< the member that has the turn, if any
+    struct handed {
+        unsigned key;
+        private_work* work;
+    };
+    std::vector<handed> m_batch; ///< the work handed to run_private() this round
+    work_pool* m_pool = nullptr;
+    stats::group m_stats;
+    stats::counter m_batches, m_private_runs, m_batched_runs;
     sc_core::sc_event m_tick;
     std::vector<unsigned> m_log;
     bool m_recording = false;
@@ -85,6 +136,11 @@ public:
         }
         m_gate->sleep(m_key, get_current_time(), false);
         reset();
+    }
+    /// need_sync() at simulated time `now` (read by the caller: no SystemC call).
+    bool need_sync_at(const sc_core::sc_time& now) const
+    {
+        return now + m_local_time >= m_next_sync_point;
     }
 
 private:

@@ -125,6 +125,9 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
                          "sm.max_line_requests were in flight"),
       m_line_limit_wait_cycles(m_stats, "line_limit_wait_cycles", "cycles",
                                "cycles those line requests waited, summed over them"),
+      m_local_cycles(m_stats, "local_cycles", "count",
+                     "fast mode: issue-loop cycles run on the SM's own state alone (no memory, "
+                     "launch or event), the share that platform.host_threads run in parallel"),
       m_local_loads(m_stats, "local_loads", "count",
                     "warp LD.LOCAL instructions (local memory and spills; also in loads)"),
       m_local_stores(m_stats, "local_stores", "count",
@@ -224,9 +227,9 @@ void sm::trace(sc_core::sc_trace_file* tf) const
 
 // ---- time ----
 
-void sm::keep_time()
+bool sm::advance_time()
 {
-    const sc_core::sc_time now = tlm_bus::sim_now();
+    const sc_core::sc_time now = now_time();
     const sc_core::sc_time local = time_of(m_cycle);
     if (local < now) {
         m_cycle = cycle_of(now);
@@ -234,7 +237,12 @@ void sm::keep_time()
     } else {
         m_qk.set(local - now);
     }
-    if (m_qk.need_sync()) {
+    return m_qk.need_sync_at(now);
+}
+
+void sm::keep_time()
+{
+    if (advance_time()) {
         m_qk.sync();
         run_progress::get().at(tlm_bus::sim_now().value());
     }
@@ -266,6 +274,7 @@ void sm::block(std::uint64_t until)
 
 void sm::ctrl_b_transport(tlm::tlm_generic_payload& gp, sc_core::sc_time& delay)
 {
+    settle();
     if (!gp.is_write()) {
         VGPU_WARN(m_log, "ctrl: only writes of a cta_launch are accepted");
         gp.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
@@ -396,6 +405,7 @@ void sm::start_cta(int ci)
                      std::move(ws.spare_regs), m_progs[c.prog].checked);
         ws.cta = ci;
         ws.plans = m_progs[c.prog].plans.data();
+        ws.local = m_progs[c.prog].local.data();
         m_ready.set(s, ready, wait_reason::memory);
         if (ws.w->next())
             set_unit(s, ws.plans[ws.w->pc()].unit);
@@ -405,118 +415,18 @@ void sm::start_cta(int ci)
         ws.start = ready;
         ws.issued = 0;
         ws.prog_va = l.prog_addr;
-        ws.prof = m_profile ? m_profile->find(l.prog_addr) : nullptr;
+        ws.prof = m_profile ? m_profile->find(l.prog_addr, m_sm_id) : nullptr;
         ws.prog_end = std::uint64_t{l.prog_addr} + l.prog_bytes;
         ws.fetch_line = never;
         ws.fetch_ready = 0;
         m_cores[ws.core]->sched.launch(s);
         post_event(tlm_bus::event_kind::warp_start, s, l.kernel_seq, ready);
         m_live |= 1ull << s;
-        fetch_next(s, ready);
+        fetch_next(s, ready, fetch_cycle());
     }
     m_watchdog.watch(static_cast<unsigned>(ci), start);
     VGPU_DEBUG(m_log, "CTA (%u,%u) of kernel %u started at cycle %llu with %u warps", l.cta_x,
                l.cta_y, l.kernel_seq, static_cast<unsigned long long>(start), m_slots.warps(ci));
-}
-
-// ---- issue ----
-
-void sm::update_next(unsigned slot)
-{
-    warp_slot& ws = m_warps[slot];
-    // The scoreboard alone decides, in both timing modes (a pending load's register is
-    // `never` until its completion is known); the core's ready() is the functional guard.
-    const issue_plan* next = ws.w->next() ? &ws.plans[ws.w->pc()] : nullptr;
-    const issue_time t =
-        ws.board.next_issue_planned(next, !ws.w->done(), m_barriers.at_barrier(slot));
-    m_ready.set(slot, t.cycle, t.reason);
-    if (!next)
-        return; // fetch_next() would do nothing
-    set_unit(slot, next->unit);
-    if (!m_icache || !(m_live >> slot & 1))
-        return;
-    // fetch_next() of a warp whose next instruction is in the line it looked up last (most
-    // issues): its issue waits for that line.
-    if (m_icache->line_of(ws.prog_va + std::uint64_t{ws.w->pc()} * instruction_bytes) !=
-        ws.fetch_line)
-        fetch_next(slot, fetch_cycle());
-    else if (ws.fetch_ready > t.cycle)
-        m_ready.set(slot, ws.fetch_ready, wait_reason::memory);
-}
-
-void sm::set_unit(unsigned slot, unit_class u)
-{
-    unit_class& now = m_unit[slot];
-    m_unit_warps[static_cast<unsigned>(now)] &= ~(1ull << slot);
-    m_unit_warps[static_cast<unsigned>(u)] |= 1ull << slot;
-    now = u;
-}
-
-void sm::issue(unsigned slot)
-{
-    warp_slot& ws = m_warps[slot];
-    if (!ws.w->ready())
-        SC_REPORT_ERROR("vgpu/sm", "a warp issued with a pending register in its way (the "
-                                   "scoreboard and the warp disagree)");
-    const step_result r = ws.w->step();
-    ++m_instructions;
-    // The bit count written out: the builtin is a library call on baseline x86-64.
-    std::uint32_t v = r.lane_mask - ((r.lane_mask >> 1) & 0x55555555u);
-    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-    m_lane_instructions += (((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
-    ++ws.issued;
-    if (ws.prof && r.inst)
-        ++ws.prof[r.pc].issued;
-    if (!m_slot_stats.empty())
-        ++m_slot_stats[slot]->instructions;
-    switch (r.kind) {
-    case step_kind::alu:
-        if (r.inst)
-            ws.board.write_alu(ws.plans[r.pc], m_cycle);
-        break;
-    case step_kind::branch:
-        ws.board.hold_until(m_cycle + m_units.latency(unit_class::branch));
-        break;
-    case step_kind::load:
-    case step_kind::store:
-        if (r.kind == step_kind::load)
-            ws.board.load_issued(r.access->reg);
-        issue_mem(slot, r, *r.access);
-        break;
-    case step_kind::atomic: // ATOM/CAS.B64: the old value comes back in a pair
-        ws.board.load_issued(r.access->reg, r.access->width == mem_width::b64 ? 2 : 1);
-        issue_mem(slot, r, *r.access, tlm_bus::access_kind::atomic);
-        break;
-    case step_kind::barrier:
-        arrive(slot, r.pc);
-        return;
-    case step_kind::exit:
-        if (ws.w->done()) {
-            warp_exited(slot);
-            return;
-        }
-        break;
-    case step_kind::trace:
-        ++m_trace_events;
-        post_event(tlm_bus::event_kind::user, slot, r.trace_code, m_cycle);
-        break;
-    case step_kind::cdl: // handed off to the attached unit
-        if (!m_attached) {
-            fault_cta(ws.cta, slot, r.pc, 0,
-                      "CDL requires the CDL access controller, not present in this platform");
-            return;
-        }
-        ws.board.load_issued(r.access->reg, r.access->count ? (r.access->count + 31) / 32 : 1);
-        m_attached->issue(slot, r);
-        if (!(m_live & (1ull << slot)))
-            return; // the unit ended the CTA (an illegal instruction)
-        break;
-    case step_kind::error:
-        fault_cta(ws.cta, slot, r.pc, 0, std::string(r.message));
-        return;
-    }
-    if (m_live & (1ull << slot))
-        update_next(slot);
 }
 
 // ---- barriers, exits, faults ----
@@ -545,8 +455,10 @@ void sm::post_event(tlm_bus::event_kind e, unsigned slot, std::uint32_t arg, std
     m_qk.sync();
     while (events->blocked(m_event_source))
         sc_core::wait(events->unblocked());
-    if (m_gate) // resumed by the trace unit, in its order: back in SM-id order
+    if (m_gate) { // resumed by the trace unit, in its order: back in SM-id order
         m_gate->sleep(m_sm_id, tlm_bus::sim_now(), false);
+        m_gate->in_order(m_sm_id);
+    }
     const std::uint64_t before = m_cycle;
     m_cycle = std::max(m_cycle, cycle_of(tlm_bus::sim_now()));
     m_trace_stall_cycles += m_cycle - before;
@@ -724,135 +636,6 @@ void sm::end_cta(int ci)
     if (st != tlm::TLM_OK_RESPONSE)
         SC_REPORT_ERROR("vgpu/sm", "the CP refused a cta_done record");
     m_cycle = std::max(m_cycle, cycle_of(tlm_bus::sim_now()));
-}
-
-// ---- processes ----
-
-void sm::issue_loop()
-{
-    m_qk.reset();
-    if (events.size() != 0)
-        m_event_source = events->source_id(tlm_bus::event_source::isu, m_sm_id);
-    if (m_gate) // the threads' first run is in SystemC's order: start in SM-id order
-        m_gate->sleep(m_sm_id, tlm_bus::sim_now(), false);
-    m_cycle = cycle_of(tlm_bus::sim_now());
-    for (;;) {
-        if (!m_slots.pending().empty()) {
-            // start_cta may wait (accurate-mode fetch); launches arriving meanwhile queue up.
-            for (std::size_t i = 0; i < m_slots.pending().size(); ++i)
-                start_cta(m_slots.pending()[i]);
-            m_slots.clear_pending();
-        }
-        if (m_cycle >= m_watchdog.next_limit()) {
-            for (unsigned i = 0; i < m_slots.size(); ++i) {
-                if (m_watchdog.expired(i, m_cycle)) {
-                    const std::uint64_t mask = m_slots.warp_mask(i);
-                    const std::uint64_t live = mask & m_live;
-                    const unsigned first = ctz64(live ? live : mask);
-                    const std::uint32_t pc = m_warps[first].w ? m_warps[first].w->pc() : 0;
-                    fault_cta(static_cast<int>(i), first, pc, 0,
-                              "CTA ran more than " + std::to_string(m_cfg.max_cta_cycles) +
-                                  " cycles (sm.max_cta_cycles): " + wait_report(m_cta_slots[i]));
-                }
-            }
-            m_watchdog.refresh();
-        }
-        // Fast mode: the line requests whose place has freed by now go first; the last one of a
-        // CTA whose warps have all exited may end it (check_ctas).
-        if (!m_line_queue.empty() && !m_clk.accurate)
-            send_queued_lines();
-        if (m_check)
-            check_ctas();
-        if (m_live == 0 && m_slots.pending().empty()) {
-            if (!m_slots.active()) {
-                const std::uint64_t before = m_cycle;
-                block(never);
-                m_idle_cycles += m_cycle - before;
-                continue;
-            }
-        }
-
-        m_ready.update(m_live, m_cycle);
-        std::uint64_t ready = m_ready.ready();
-        std::uint64_t earliest =
-            std::min(m_ready.earliest(),
-                     m_line_queue.empty() || m_clk.accurate || !m_line_queue.front().counted
-                         ? never // no place yet: a walk wait's replay frees one (release_line)
-                         : m_line_queue.front().not_before);
-        bool issued = false, structural = false;
-        for (std::size_t k = 0; ready != 0 && k < m_cores.size(); ++k) {
-            sub_core& core = *m_cores[k];
-            // A warp another sub-core's issue ended (fault) or stopped is no longer live.
-            std::uint64_t can = ready & core.slots & m_live;
-            if (can == 0)
-                continue;
-            // The warps whose unit is busy, a class at a time (the classes of these warps).
-            for (std::uint64_t rest = can; rest != 0;) {
-                const unit_class c = m_unit[ctz64(rest)];
-                const std::uint64_t on = can & m_unit_warps[static_cast<unsigned>(c)];
-                rest &= ~on;
-                const std::uint64_t free = m_units.free_at(static_cast<unsigned>(k), c);
-                if (free > m_cycle) {
-                    can &= ~on;
-                    earliest = std::min(earliest, free);
-                }
-            }
-            if (can == 0) {
-                ++core.structural_stalls;
-                structural = true;
-                continue;
-            }
-            const auto s = static_cast<unsigned>(core.sched.pick(can));
-            m_units.issue(static_cast<unsigned>(k), m_unit[s], m_cycle);
-            ++core.instructions;
-            issue(s);
-            issued = true;
-        }
-        if (issued) {
-            ++m_cycle;
-            ++m_active_cycles;
-            ++m_issue_cycles;
-            keep_time();
-            continue;
-        }
-
-        const wait_reason why = m_ready.waiting().classify();
-        stats::counter& stall = structural                    ? m_stall_structural
-                                : why == wait_reason::memory  ? m_stall_memory
-                                : why == wait_reason::barrier ? m_stall_barrier
-                                                              : m_stall_scoreboard;
-        const std::uint64_t target = std::min(earliest, m_watchdog.next_limit());
-        const std::uint64_t before = m_cycle;
-        // Fast mode: an SM whose warps all wait for memory has nothing to do until a load
-        // returns, so it waits in simulated time (as in accurate mode) instead of running its
-        // clock ahead of the other SMs: SMs that share a memory path then book it close to
-        // time order, each at its share, as round-robin arbitration gives them in accurate
-        // mode, and a CTA launched meanwhile starts at its time. Other stalls (ALU latency, a
-        // barrier) are short and jump, as does a cycle in which a ready warp's unit is busy:
-        // the SM has work as soon as the unit frees (a wait of a cycle or two in simulated
-        // time cost the FFMA chain on the V100 platform a third of its host time).
-        // An access waiting for a page fault completes in an LSU thread, which wakes the SM;
-        // one waiting for a place (sm.max_line_requests) is made when target comes. Whatever
-        // the warps wait for, an SM that has no earlier time to go to than the watchdog's
-        // limit while such accesses are in flight waits for them too: jumping to that limit
-        // left a warp whose faulted load completed meanwhile behind it, and the CTA's other
-        // warps at its barrier, beyond platform.max_time (a hang).
-        const bool busy_only = m_busy_ops != 0 && earliest == never;
-        const bool wait_memory =
-            !structural &&
-            ((why == wait_reason::memory && (target != never || m_busy_ops != 0)) || busy_only);
-        if (!m_clk.accurate && target != never && !wait_memory)
-            m_cycle = target; // nothing can change before target: jump (idle costs nothing)
-        else if (!m_clk.accurate && !wait_memory && m_slots.pending().empty())
-            SC_REPORT_ERROR("vgpu/sm", "issue loop blocked with nothing that could wake it");
-        else
-            block(target);
-        stall += m_cycle - before;
-        if (m_profile)
-            profile_stall(m_cycle - before, structural ? ready : 0);
-        m_active_cycles += m_cycle - before;
-        keep_time();
-    }
 }
 
 } // namespace vgpu::sm

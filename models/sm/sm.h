@@ -44,7 +44,7 @@
 namespace vgpu::sm {
 
 /// One streaming multiprocessor: runs the CTAs the CP launches on it.
-class sm : public sc_core::sc_module, private unit_host {
+class sm : public sc_core::sc_module, private unit_host, private same_time_gate::private_work {
 public:
     tlm_utils::simple_target_socket<sm> ctrl; ///< CP writes one cp::cta_launch to address 0
     tlm_bus::initiator_port mem;              ///< instruction fetch and LD/ST (virtual addresses)
@@ -139,6 +139,10 @@ private:
     }
     /// Sets the quantum keeper's local time to m_cycle and syncs when the quantum is used up.
     void keep_time();
+    /// keep_time() without the sync: true when one is due.
+    bool advance_time();
+    /// Simulated time: the current one, or the local cycles' (m_round_now) while they run.
+    const sc_core::sc_time& now_time() const { return m_local ? m_round_now : tlm_bus::sim_now(); }
     /// Waits (after a sync) until `until` or a wake-up; m_cycle follows simulated time.
     void block(std::uint64_t until);
     /// Fast mode with a gate: hands a notification of m_wake (an LSU thread's) to the gate.
@@ -162,6 +166,30 @@ private:
 
     // Issue stage (sm.cpp).
     void issue_loop();
+    /// How a cycle of the issue loop ended: the next may follow, its time needs a sync, the SM
+    /// waits (m_stall), or it is blocked for good (an error).
+    enum class cycle_end : std::uint8_t { next, sync, block, stuck };
+    /// One cycle from the ready warps on: issue, or a stall that jumps or waits.
+    cycle_end run_cycle();
+    /// Serial part of a cycle: the instruction lookups it deferred, then its sync or wait.
+    void end_cycle(cycle_end e);
+    /// Counts a stall of the cycles since `before` (no warp issued; `ready`: the warps whose
+    /// unit was busy).
+    void count_stall(stats::counter& stall, std::uint64_t before, std::uint64_t ready);
+    /// True when the next cycle touches nothing but this SM's state (docs/architecture.md,
+    /// "Parallel simulation"): no launch, CTA end, watchdog limit or queued line request is
+    /// due, and every ready warp's next instruction runs locally (prog_entry::local).
+    bool local_next();
+    /// Runs the local cycles this SM handed to the gate and that wait in its batch, before
+    /// another process changes its state (docs/architecture.md, "Parallel simulation").
+    void settle()
+    {
+        if (m_gate)
+            m_gate->settle(m_sm_id);
+    }
+    /// private_work: the cycles that run locally from here (on any host thread; no SystemC
+    /// call), stopping where a sync, a wait or a deferred lookup is due (m_left).
+    void run_private() override;
     void issue(unsigned slot);
     void update_next(unsigned slot);
     /// Sets the unit class of slot's next instruction (m_unit and m_unit_warps).
@@ -178,7 +206,7 @@ private:
     /// Instruction cache: the line of the warp's next instruction is looked up when it differs
     /// from the last one the warp looked up (a miss requests it, no earlier than `at`, and the
     /// next line is prefetched), and the warp's next issue waits until that line arrived.
-    void fetch_next(unsigned slot, std::uint64_t at);
+    void fetch_next(unsigned slot, std::uint64_t at, std::uint64_t now);
     /// Requests an instruction line through `mem` at cycle `at` or the next free fill cycle
     /// (one per cycle): inline in fast mode, by an LSU thread in accurate mode.
     void request_fill(std::uint64_t va, std::uint64_t at, const cp::cta_launch& l);
@@ -186,7 +214,7 @@ private:
     /// releases (accurate mode: wakes) or faults the warps waiting for it.
     void fill_done(std::uint64_t va, std::uint64_t ready, tlm::tlm_response_status st);
     /// The current cycle for the instruction cache: never decreases, also in an LSU thread.
-    std::uint64_t fetch_cycle() const { return std::max(m_cycle, cycle_of(tlm_bus::sim_now())); }
+    std::uint64_t fetch_cycle() const { return std::max(m_cycle, cycle_of(now_time())); }
 
     // LSU stage (sm_lsu.cpp).
     /// Issues LD/ST/ATOM (or a unit's load of `a`: of `kind`, zero_lanes read 0).
@@ -305,12 +333,21 @@ private:
     std::uint64_t m_live = 0;             ///< bit w: warp slot w may issue (resident, not done)
     unsigned m_resident = 0;              ///< CTA slots not free (traced as resident_ctas)
     std::uint64_t m_cycle = 0;
-    bool m_check = false;             ///< a CTA may have finished or deadlocked
-    bool m_stores_follow = true;      ///< see stores_wait_for_completion()
-    gated_quantumkeeper m_qk;         ///< syncs through m_gate when there is one
-    same_time_gate* m_gate = nullptr; ///< fast mode: orders same-time resumes (join_gate)
-    sc_core::sc_event m_wake;         ///< launch accepted or memory completed
-    std::uint64_t m_wakeups = 0;      ///< notifications of m_wake so far (see block())
+    bool m_check = false;               ///< a CTA may have finished or deadlocked
+    bool m_stores_follow = true;        ///< see stores_wait_for_completion()
+    gated_quantumkeeper m_qk;           ///< syncs through m_gate when there is one
+    same_time_gate* m_gate = nullptr;   ///< fast mode: orders same-time resumes (join_gate)
+    bool m_local = false;               ///< local cycles run (run_private)
+    sc_core::sc_time m_round_now;       ///< simulated time of the local cycles
+    cycle_end m_left = cycle_end::next; ///< what the last local cycle left to end_cycle()
+    struct stall_wait {
+        stats::counter* stall = nullptr;
+        std::uint64_t target = 0, before = 0, ready = 0;
+    } m_stall; ///< a cycle's wait (cycle_end::block)
+    /// Instruction lookups a local cycle left (the line needs a fill): warp slot and cycle.
+    std::vector<std::pair<unsigned, std::uint64_t>> m_deferred;
+    sc_core::sc_event m_wake;    ///< launch accepted or memory completed
+    std::uint64_t m_wakeups = 0; ///< notifications of m_wake so far (see block())
 
     /// The programs counted per PC (set_source_profile); none: nothing is counted.
     source_profile* m_profile = nullptr;
@@ -358,7 +395,7 @@ private:
         m_stall_structural, m_icache_hits, m_icache_misses, m_icache_pending_hits,
         m_icache_prefetches, m_memory_syncs, m_page_faults, m_fault_stall_cycles,
         m_trace_stall_cycles, m_atomics, m_lsu_budget_waits, m_line_limit_waits,
-        m_line_limit_wait_cycles;
+        m_line_limit_wait_cycles, m_local_cycles;
     stats::counter m_local_loads, m_local_stores;           ///< LD.LOCAL, ST.LOCAL (docs/cuda.md)
     unsigned m_event_source = tlm_bus::event_if::no_source; ///< this ISU's source id
     stats::average m_request_barrier_count;

@@ -9,6 +9,32 @@
 
 namespace vgpu::sm {
 
+namespace {
+/// True when issuing `i` (of a checked program of `size` instructions) touches nothing but the
+/// SM's own state: not a global memory access, a barrier, an exit, a trace event, a CDL hand-off
+/// or a parameter read (which may fault), nor a branch out of the program.
+bool runs_locally(const instruction& i, std::size_t size)
+{
+    switch (i.op) {
+    case opcode::LD:
+    case opcode::ST:
+    case opcode::ATOM:
+    case opcode::CAS:
+    case opcode::CDL:
+    case opcode::BAR:
+    case opcode::EXIT:
+    case opcode::TRACE:
+    case opcode::LDP:
+    case opcode::INVALID:
+        return false;
+    case opcode::BRA:
+        return i.src[0].value < size;
+    default:
+        return true;
+    }
+}
+} // namespace
+
 int sm::fetch_program(cta_slot& c, std::uint64_t& ready)
 {
     const cp::cta_launch& l = c.launch;
@@ -94,8 +120,11 @@ int sm::fetch_program(cta_slot& c, std::uint64_t& ready)
             return check(i, m_cfg.regs_per_thread).has_value();
         });
     victim->plans.clear();
-    for (const instruction& i : victim->code)
+    victim->local.clear();
+    for (const instruction& i : victim->code) {
         victim->plans.push_back(scoreboard::plan(i));
+        victim->local.push_back(victim->checked && runs_locally(i, victim->code.size()));
+    }
     victim->valid = true;
     victim->kernel_seq = l.kernel_seq;
     victim->addr = l.prog_addr;
@@ -149,7 +178,7 @@ std::optional<std::uint64_t> sm::read_program(const cp::cta_launch& l, std::uint
     return std::nullopt;
 }
 
-void sm::fetch_next(unsigned slot, std::uint64_t at)
+void sm::fetch_next(unsigned slot, std::uint64_t at, std::uint64_t now)
 {
     warp_slot& ws = m_warps[slot];
     if (!m_icache || !(m_live >> slot & 1) || !ws.w->next())
@@ -160,7 +189,6 @@ void sm::fetch_next(unsigned slot, std::uint64_t at)
         // The warp holds the instructions of the line it looked up last (its fetch buffer);
         // another line is looked up in the instruction cache.
         const cp::cta_launch& l = m_cta_slots[ws.cta].launch;
-        const std::uint64_t now = fetch_cycle();
         const icache::result r = m_icache->access(line, now);
         ws.fetch_line = line;
         ws.fetch_ready = r.ready;

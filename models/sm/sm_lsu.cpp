@@ -287,6 +287,8 @@ void sm::catch_up()
         m_qk.set(time_of(m_cycle) - tlm_bus::sim_now());
         m_qk.sync();
         ++m_memory_syncs;
+        if (m_gate) // the access goes after the turns of lower SMs whose local cycles ran first
+            m_gate->in_order(m_sm_id);
     }
 }
 

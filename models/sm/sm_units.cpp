@@ -113,6 +113,7 @@ line_result sm::unit_replay(const line_read& rd, std::shared_ptr<tlm_bus::fault_
 
 void sm::begin_access(unsigned warp)
 {
+    settle();
     warp_slot& ws = m_warps[warp];
     ++m_cta_slots[ws.cta].outstanding;
     ws.board.memory_issued(false, m_cycle);
@@ -120,6 +121,7 @@ void sm::begin_access(unsigned warp)
 
 void sm::end_access(unsigned warp, std::uint64_t end)
 {
+    settle();
     warp_slot& ws = m_warps[warp];
     cta_slot& c = m_cta_slots[ws.cta];
     --c.outstanding;
@@ -133,6 +135,7 @@ void sm::end_access(unsigned warp, std::uint64_t end)
 
 void sm::write_register(unsigned warp, unsigned reg, const lane_values& v, std::uint64_t at)
 {
+    settle();
     warp_slot& ws = m_warps[warp];
     ws.w->complete_load(reg, v, ~0u);
     ws.board.write_load(static_cast<std::uint8_t>(reg), at);
@@ -140,12 +143,14 @@ void sm::write_register(unsigned warp, unsigned reg, const lane_values& v, std::
 
 void sm::wake(unsigned warp)
 {
+    settle();
     if (m_live & (1ull << warp))
         update_next(warp);
 }
 
 void sm::fault(unsigned warp, std::uint32_t pc, std::uint64_t vaddr, const std::string& msg)
 {
+    settle();
     fault_cta(m_warps[warp].cta, warp, pc, vaddr, msg);
     m_check = true;
 }

@@ -81,12 +81,15 @@ TEST_CASE("source profile: PCs summed per CUDA line, lines in order, unmapped PC
 {
     source_profile p;
     p.add_program(0x1000, 5);
-    CHECK(p.find(0x2000) == nullptr);
-    pc_counters* c = p.find(0x1000);
+    CHECK(p.find(0x2000, 0) == nullptr);
+    pc_counters* c = p.find(0x1000, 0);
+    pc_counters* d = p.find(0x1000, 3); // another SM's copy: counters() adds them up
     REQUIRE(c != nullptr);
+    REQUIRE(d != nullptr);
+    CHECK(p.find(0x1000, 0) == c);
     c[0].issued = 7;                                             // no line
     c[1].issued = 2, c[1].stall[1] = 30, c[1].line_requests = 4; // k.cu:12
-    c[2].issued = 3, c[2].stall[0] = 5;                          // k.cu:9
+    c[2].issued = 2, c[2].stall[0] = 5, d[2].issued = 1;         // k.cu:9
     c[3].issued = 1, c[3].stall[3] = 2, c[3].line_requests = 1;  // k.cu:12
     c[1].l1_misses = 3, c[3].l1_misses = 1;
     c[4].issued = 0; // k.cu:10 (never issued)

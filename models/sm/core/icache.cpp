@@ -106,6 +106,20 @@ icache::result icache::access(std::uint64_t addr, std::uint64_t cycle)
     return r;
 }
 
+bool icache::quiet(std::uint64_t addr, std::uint64_t cycle) const
+{
+    for (const fill& f : m_fills)
+        if (f.ready <= cycle)
+            return false; // access() would install it first
+    const std::uint64_t line = line_of(addr);
+    if (const way* w = find(line))
+        return !w->prefetched;
+    for (const fill& f : m_fills)
+        if (f.line == line)
+            return !f.prefetched;
+    return false; // a miss
+}
+
 bool icache::prefetch(std::uint64_t addr, std::uint64_t cycle)
 {
     const std::uint64_t line = line_of(addr);

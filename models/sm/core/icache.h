@@ -47,6 +47,10 @@ public:
     /// A warp needs the line holding addr at `cycle` (cycles never decrease across calls).
     /// Fills that completed by then are installed first (LRU victim of their set).
     result access(std::uint64_t addr, std::uint64_t cycle);
+    /// True when access(addr, cycle) would change nothing but the line's LRU order: the line
+    /// is present or its fill is in flight, it asks for no prefetch, and no fill that arrived
+    /// by `cycle` waits to be installed. Such a lookup requests nothing.
+    bool quiet(std::uint64_t addr, std::uint64_t cycle) const;
     /// Next-line prefetch of the line holding addr at `cycle`: true (a prefetch fill is now in
     /// flight; the caller requests it) unless the line is present or already in flight.
     bool prefetch(std::uint64_t addr, std::uint64_t cycle);

@@ -8,19 +8,41 @@ namespace vgpu::sm {
 
 void source_profile::add_program(std::uint64_t va, std::size_t instructions)
 {
-    m_programs[va].resize(instructions);
+    program& p = m_programs[va];
+    p.instructions = instructions;
+    for (auto& c : p.copies)
+        c.resize(instructions);
 }
 
-pc_counters* source_profile::find(std::uint64_t va)
+pc_counters* source_profile::find(std::uint64_t va, unsigned copy)
 {
     const auto it = m_programs.find(va);
-    return it == m_programs.end() || it->second.empty() ? nullptr : it->second.data();
+    if (it == m_programs.end() || it->second.instructions == 0)
+        return nullptr;
+    program& p = it->second;
+    if (copy >= p.copies.size())
+        p.copies.resize(copy + 1);
+    if (p.copies[copy].empty())
+        p.copies[copy].resize(p.instructions);
+    return p.copies[copy].data();
 }
 
 const std::vector<pc_counters>* source_profile::counters(std::uint64_t va) const
 {
     const auto it = m_programs.find(va);
-    return it == m_programs.end() ? nullptr : &it->second;
+    if (it == m_programs.end())
+        return nullptr;
+    const program& p = it->second;
+    p.sum.assign(p.instructions, pc_counters{});
+    for (const auto& c : p.copies)
+        for (std::size_t i = 0; i < c.size() && i < p.sum.size(); ++i) {
+            p.sum[i].issued += c[i].issued;
+            for (unsigned k = 0; k < stall_columns; ++k)
+                p.sum[i].stall[k] += c[i].stall[k];
+            p.sum[i].line_requests += c[i].line_requests;
+            p.sum[i].l1_misses += c[i].l1_misses;
+        }
+    return &p.sum;
 }
 
 namespace {

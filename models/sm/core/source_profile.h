@@ -25,21 +25,27 @@ struct pc_counters {
 };
 
 /// The programs to profile, by the virtual address of their first instruction, each with its
-/// per-PC counters (shared by every SM: the simulation runs on one host thread).
+/// per-PC counters: one copy per SM, so that SMs simulated on different host threads
+/// (platform.host_threads) count apart; counters() adds the copies up.
 class source_profile {
 public:
     /// Profiles the program at va of `instructions` instructions.
     void add_program(std::uint64_t va, std::size_t instructions);
-    /// The counters of the program at va (indexed by PC), or nullptr when it is not profiled.
-    /// The pointer stays valid (programs are only added before the run).
-    pc_counters* find(std::uint64_t va);
-    /// The counters of the program at va, or nullptr.
+    /// SM `copy`'s counters of the program at va (indexed by PC), or nullptr when it is not
+    /// profiled; made on first use (call from one thread at a time). The pointer stays valid.
+    pc_counters* find(std::uint64_t va, unsigned copy);
+    /// The counters of the program at va summed over the SMs, or nullptr.
     const std::vector<pc_counters>* counters(std::uint64_t va) const;
     /// True when no program is profiled.
     bool empty() const { return m_programs.empty(); }
 
 private:
-    std::map<std::uint64_t, std::vector<pc_counters>> m_programs;
+    struct program {
+        std::size_t instructions = 0;
+        std::vector<std::vector<pc_counters>> copies; ///< by SM
+        mutable std::vector<pc_counters> sum;         ///< counters()
+    };
+    std::map<std::uint64_t, program> m_programs;
 };
 
 /// One profiled kernel: its name, per-PC "FILE:LINE" ("" for a PC without a line) and counters.
