@@ -81,6 +81,20 @@ void gpu_platform::summary(std::ostream& os) const
        << 100 * m_figures.memory_share.value() << "% waited for memory, "
        << 100 * m_figures.alu_share.value() << "% for ALU results, "
        << 100 * m_figures.barrier_share.value() << "% at barriers\n";
+    if (host_pool) {
+        std::uint64_t local = 0, active = 0;
+        for (const sm::sm* s : all_sms()) {
+            local += s->local_cycles();
+            active += s->active_cycles();
+        }
+        os << "  host threads: " << host_pool->threads() << "; local SM cycles "
+           << 100.0 * static_cast<double>(local) /
+                  static_cast<double>(std::max<std::uint64_t>(active, 1))
+           << "% of the active ones, in " << sm_order->batches() << " batches of "
+           << static_cast<double>(sm_order->batched_runs()) /
+                  static_cast<double>(std::max<std::uint64_t>(sm_order->batches(), 1))
+           << " SMs on average\n";
+    }
     if (const auto* pf = host.part<vgpu::host::printf_part>()) // nothing lost silently
         for (const std::string& w : pf->warnings())
             os << "  warning: " << w << "\n";

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -27,15 +28,20 @@ public:
 
     unsigned threads() const { return static_cast<unsigned>(m_helpers.size()) + 1; }
     /// Runs task(i) for every i < n and returns when all have; rethrows the exception of the
-    /// lowest index that threw, if any (the others still ran).
-    void run(std::size_t n, const std::function<void(std::size_t)>& task);
-    /// Batches run so far, and those that ran on more than one thread.
+    /// lowest index that threw, if any (the others still ran). `home`, if given, names each
+    /// task's preferred thread (modulo threads()): a thread runs its own tasks first, then
+    /// helps with the others, so that a task that recurs (an SM's) tends to stay on one host
+    /// core with its data.
+    void run(std::size_t n, const std::function<void(std::size_t)>& task,
+             const std::vector<unsigned>* home = nullptr);
+    /// Batches run so far (calls with at least one task).
     std::uint64_t batches() const { return m_batches; }
 
 private:
-    /// Takes tasks of the current batch until none is left.
-    void take(const std::function<void(std::size_t)>& task, std::size_t n);
-    void helper();
+    /// Thread `me` (0: the caller) takes tasks of the current batch, its own first.
+    void take(unsigned me, const std::function<void(std::size_t)>& task, std::size_t n,
+              const std::vector<unsigned>* home);
+    void helper(unsigned me);
 
     std::vector<std::thread> m_helpers;
     std::mutex m_mutex;
@@ -43,8 +49,9 @@ private:
     std::uint64_t m_generation = 0; ///< batches handed out (m_mutex)
     bool m_stop = false;            ///< (m_mutex)
     const std::function<void(std::size_t)>* m_task = nullptr;
+    const std::vector<unsigned>* m_home = nullptr;
     std::size_t m_size = 0;
-    std::atomic<std::size_t> m_next{0};       ///< next task index to take
+    std::vector<std::atomic<bool>> m_taken;   ///< per task of the current batch (grows)
     std::atomic<std::size_t> m_done{0};       ///< tasks finished
     std::atomic<unsigned> m_inside{0};        ///< helpers inside the current batch
     std::atomic<std::uint64_t> m_posted{0};   ///< m_generation, read without the lock

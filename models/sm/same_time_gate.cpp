@@ -18,11 +18,14 @@ struct same_time_gate::member {
     std::uint64_t reg_delta = 0;
     std::uint64_t pending = never; ///< earliest wake not consumed by a release
     bool early = false;            ///< goes before the members that are not (join())
-    bool fresh = false;            ///< released from a sleep, and has handed no work since
+    /// Released from a sleep, and has neither handed work nor acted on shared state since.
+    bool fresh = false;
     sc_core::sc_event go;
 };
 
 namespace {
+/// Batches of fewer runs than this are not shared out (run_batch()).
+constexpr std::size_t min_shared = 4;
 struct later_first {
     template <class E> bool operator()(const E& a, const E& b) const { return a.at > b.at; }
 };
@@ -32,16 +35,7 @@ std::uint64_t now_ps()
 }
 } // namespace
 
-same_time_gate::same_time_gate(const sc_core::sc_module_name& name)
-    : sc_module(name), m_stats(this->name()),
-      m_batches(m_stats, "batches", "count",
-                "rounds whose SMs' local cycles ran as one batch (platform.host_threads run a "
-                "batch side by side)"),
-      m_private_runs(m_stats, "local_runs", "count",
-                     "runs of an SM's local cycles: in batches, or alone at their time"),
-      m_batched_runs(m_stats, "batched_runs", "count",
-                     "runs of an SM's local cycles in batches (the runs that host threads can "
-                     "share)")
+same_time_gate::same_time_gate(const sc_core::sc_module_name& name) : sc_module(name)
 {
     SC_HAS_PROCESS(same_time_gate);
     SC_METHOD(run);
@@ -103,11 +97,12 @@ void same_time_gate::run_private(unsigned key, private_work& work)
     member& m = *m_members[key];
     const bool fresh = m.fresh;
     m.fresh = false;
-    if (!fresh || m_holder != static_cast<int>(key) || (m_ready.empty() && m_batch.empty())) {
-        // Only the work a member hands first in its turn joins a batch: the rest of its turn
-        // (what the work left, and any later work) then runs before the next member's, as
-        // without batches. Without the turn, or alone at this time, it runs at once.
-        ++m_private_runs;
+    if (!m_pool || !fresh || m_holder != static_cast<int>(key) ||
+        (m_ready.empty() && m_batch.empty())) {
+        // Only work handed before anything else of the member's turn joins a batch: the rest
+        // of the turn then runs without a break, as it would without batches (and the
+        // processes its actions wake run after it). On one thread, without the turn, or alone
+        // at this time, the work runs at once: the same result, as it touches its member alone.
         work.run_private();
         return;
     }
@@ -121,9 +116,10 @@ void same_time_gate::run_private(unsigned key, private_work& work)
 
 bool same_time_gate::in_order(unsigned key)
 {
+    member& m = *m_members[key];
+    m.fresh = false;
     if (m_batch.empty() || m_holder != static_cast<int>(key))
         return false;
-    member& m = *m_members[key];
     m.st = member::state::ready; // again, after the batch's members
     m_ready.push_back(key);
     run_batch();
@@ -151,20 +147,21 @@ void same_time_gate::run_batch()
     std::vector<handed> batch;
     batch.swap(m_batch);
     ++m_batches;
-    m_private_runs += batch.size();
     m_batched_runs += batch.size();
-    std::vector<private_work*> work;
+    m_work.clear();
+    m_home.clear();
     for (const handed& h : batch)
-        if (h.work)
-            work.push_back(h.work);
-    const std::function<void(std::size_t)> task = [&work](std::size_t i) {
-        work[i]->run_private();
-    };
-    if (m_pool)
-        m_pool->run(work.size(), task);
+        if (h.work) { // not settled meanwhile
+            m_work.push_back(h.work);
+            m_home.push_back(h.key); // a member's work goes to the same host thread each time
+        }
+    // A batch of a few short runs costs more to share out than it saves (the runs average about
+    // a dozen cycles): fewer than min_shared run on this thread.
+    if (m_pool && m_work.size() >= min_shared)
+        m_pool->run(m_work.size(), m_task, &m_home);
     else
-        for (std::size_t i = 0; i < work.size(); ++i)
-            task(i);
+        for (private_work* w : m_work)
+            w->run_private();
     for (const handed& h : batch) {
         m_members[h.key]->st = member::state::ready;
         m_ready.push_back(h.key);

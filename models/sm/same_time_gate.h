@@ -2,10 +2,10 @@
 // order, lowest first. See docs/architecture.md ("Timing").
 #pragma once
 
-#include "models/common/stats.h"
 #include "models/common/work_pool.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <systemc>
 #include <tlm_utils/tlm_quantumkeeper.h>
@@ -57,7 +57,8 @@ public:
     /// then; a wake that finds it running or in a plain sleep ends its next wakeable sleep at
     /// `at` (a wake at or before the time a member is released is consumed by that release).
     void wake(unsigned key, const sc_core::sc_time& at);
-    /// Runs the batches on `pool` (platform.host_threads); without one, on the calling thread.
+    /// Runs the batches on `pool` (platform.host_threads); without one, there are no batches:
+    /// handed work runs at once.
     void use_pool(work_pool* pool) { m_pool = pool; }
     /// Called by member `key`'s thread at its turn: `work` runs in the batch of this round (on
     /// its own when no other member is due now), then the member goes on at its turn. Called
@@ -71,11 +72,10 @@ public:
     /// Called before anything else touches member `key`'s state: work it handed that still
     /// waits in the batch runs now, so that it sees the state it was handed with.
     void settle(unsigned key);
-    std::uint64_t batches() const { return m_batches.value(); } ///< batches run
-    /// Private work run: in batches, or alone.
-    std::uint64_t private_runs() const { return m_private_runs.value(); }
-    /// Private work run in batches with other members' work.
-    std::uint64_t batched_runs() const { return m_batched_runs.value(); }
+    /// Batches run, and the members' work run in them (none without a pool): host-side
+    /// figures, which depend on the number of threads (platform.host_threads).
+    std::uint64_t batches() const { return m_batches; }
+    std::uint64_t batched_runs() const { return m_batched_runs; }
     /// Members released so far, in release order (tests and debugging; kept when recording).
     const std::vector<unsigned>& released() const { return m_log; }
     /// Records the release order in released().
@@ -112,8 +112,12 @@ private:
     };
     std::vector<handed> m_batch; ///< the work handed to run_private() this round
     work_pool* m_pool = nullptr;
-    stats::group m_stats;
-    stats::counter m_batches, m_private_runs, m_batched_runs;
+    std::vector<private_work*> m_work; ///< run_batch(): the batch's work still to run
+    std::vector<unsigned> m_home;      ///< and its members' keys
+    const std::function<void(std::size_t)> m_task = [this](std::size_t i) {
+        m_work[i]->run_private();
+    };
+    std::uint64_t m_batches = 0, m_batched_runs = 0;
     sc_core::sc_event m_tick;
     std::vector<unsigned> m_log;
     bool m_recording = false;

@@ -99,6 +99,8 @@ public:
     /// Cycles no sub-core issued although a warp was ready: its unit was busy.
     std::uint64_t stall_structural() const { return m_stall_structural.value(); }
     std::uint64_t cycles() const { return m_cycle; } ///< current core cycle of the issue loop
+    /// Fast mode: issue-loop cycles run on the SM's own state alone (local_next()).
+    std::uint64_t local_cycles() const { return m_local_cycles.value(); }
     /// Instruction-line lookups that found the line present (0 without an instruction cache).
     std::uint64_t icache_hits() const { return m_icache_hits.value(); }
     /// Instruction-line lookups that found the line absent and started its fill.
@@ -169,8 +171,9 @@ private:
     /// How a cycle of the issue loop ended: the next may follow, its time needs a sync, the SM
     /// waits (m_stall), or it is blocked for good (an error).
     enum class cycle_end : std::uint8_t { next, sync, block, stuck };
-    /// One cycle from the ready warps on: issue, or a stall that jumps or waits.
-    cycle_end run_cycle();
+    /// One cycle from the ready warps on (`updated`: m_ready is up to date): issue, or a
+    /// stall that jumps or waits.
+    cycle_end run_cycle(bool updated = false);
     /// Serial part of a cycle: the instruction lookups it deferred, then its sync or wait.
     void end_cycle(cycle_end e);
     /// Counts a stall of the cycles since `before` (no warp issued; `ready`: the warps whose
@@ -192,6 +195,15 @@ private:
     void run_private() override;
     void issue(unsigned slot);
     void update_next(unsigned slot);
+    /// Sets slot's bit of m_nonlocal from its next instruction (prog_entry::local).
+    void note_next(unsigned slot)
+    {
+        const warp_slot& ws = m_warps[slot];
+        if (ws.w && ws.w->next() && ws.local[ws.w->pc()])
+            m_nonlocal &= ~(1ull << slot);
+        else
+            m_nonlocal |= 1ull << slot;
+    }
     /// Sets the unit class of slot's next instruction (m_unit and m_unit_warps).
     void set_unit(unsigned slot, unit_class u);
 
@@ -333,11 +345,13 @@ private:
     std::uint64_t m_live = 0;             ///< bit w: warp slot w may issue (resident, not done)
     unsigned m_resident = 0;              ///< CTA slots not free (traced as resident_ctas)
     std::uint64_t m_cycle = 0;
-    bool m_check = false;               ///< a CTA may have finished or deadlocked
-    bool m_stores_follow = true;        ///< see stores_wait_for_completion()
-    gated_quantumkeeper m_qk;           ///< syncs through m_gate when there is one
-    same_time_gate* m_gate = nullptr;   ///< fast mode: orders same-time resumes (join_gate)
-    bool m_local = false;               ///< local cycles run (run_private)
+    bool m_check = false;             ///< a CTA may have finished or deadlocked
+    bool m_stores_follow = true;      ///< see stores_wait_for_completion()
+    gated_quantumkeeper m_qk;         ///< syncs through m_gate when there is one
+    same_time_gate* m_gate = nullptr; ///< fast mode: orders same-time resumes (join_gate)
+    bool m_local = false;             ///< local cycles run (run_private)
+    /// Bit w: warp slot w's next instruction does not run locally (or is not known yet).
+    std::uint64_t m_nonlocal = ~std::uint64_t{0};
     sc_core::sc_time m_round_now;       ///< simulated time of the local cycles
     cycle_end m_left = cycle_end::next; ///< what the last local cycle left to end_cycle()
     struct stall_wait {

@@ -21,8 +21,14 @@ void sm::update_next(unsigned slot)
     const issue_time t =
         ws.board.next_issue_planned(next, !ws.w->done(), m_barriers.at_barrier(slot));
     m_ready.set(slot, t.cycle, t.reason);
-    if (!next)
+    if (!next) {
+        m_nonlocal |= 1ull << slot;
         return; // fetch_next() would do nothing
+    }
+    if (ws.local[ws.w->pc()])
+        m_nonlocal &= ~(1ull << slot);
+    else
+        m_nonlocal |= 1ull << slot;
     set_unit(slot, next->unit);
     if (!m_icache || !(m_live >> slot & 1))
         return;
@@ -52,6 +58,7 @@ void sm::set_unit(unsigned slot, unit_class u)
 void sm::issue(unsigned slot)
 {
     warp_slot& ws = m_warps[slot];
+    m_nonlocal |= 1ull << slot; // until update_next() knows the next instruction
     if (!ws.w->ready())
         SC_REPORT_ERROR("vgpu/sm", "a warp issued with a pending register in its way (the "
                                    "scoreboard and the warp disagree)");
@@ -175,9 +182,10 @@ void sm::issue_loop()
     }
 }
 
-sm::cycle_end sm::run_cycle()
+sm::cycle_end sm::run_cycle(bool updated)
 {
-    m_ready.update(m_live, m_cycle);
+    if (!updated)
+        m_ready.update(m_live, m_cycle);
     std::uint64_t ready = m_ready.ready();
     std::uint64_t earliest =
         std::min(m_ready.earliest(),
@@ -266,6 +274,8 @@ void sm::count_stall(stats::counter& stall, std::uint64_t before, std::uint64_t 
 
 void sm::end_cycle(cycle_end e)
 {
+    if (!m_deferred.empty() && m_gate) // fills: after the turns of lower SMs handed on
+        m_gate->in_order(m_sm_id);
     for (const auto& [slot, at] : m_deferred)
         fetch_next(slot, at, at);
     m_deferred.clear();
@@ -293,12 +303,7 @@ bool sm::local_next()
         !m_line_queue.empty() || m_cycle >= m_watchdog.next_limit())
         return false;
     m_ready.update(m_live, m_cycle);
-    for (std::uint64_t r = m_ready.ready() & m_live; r != 0; r &= r - 1) {
-        const warp_slot& ws = m_warps[ctz64(r)];
-        if (!ws.w->next() || !ws.local[ws.w->pc()])
-            return false;
-    }
-    return true;
+    return (m_ready.ready() & m_live & m_nonlocal) == 0;
 }
 
 void sm::run_private()
@@ -307,7 +312,7 @@ void sm::run_private()
     m_left = cycle_end::next;
     while (m_deferred.empty() && local_next()) {
         ++m_local_cycles;
-        m_left = run_cycle();
+        m_left = run_cycle(true);
         if (m_left != cycle_end::next)
             break;
     }
