@@ -87,10 +87,10 @@ void gpu_platform::summary(std::ostream& os) const
             local += s->local_cycles();
             active += s->active_cycles();
         }
-        os << "  host threads: " << host_pool->threads() << "; local SM cycles "
+        os << "  host threads: " << host_pool->threads() << "; " << local << " local SM cycles ("
            << 100.0 * static_cast<double>(local) /
                   static_cast<double>(std::max<std::uint64_t>(active, 1))
-           << "% of the active ones, in " << sm_order->batches() << " batches of "
+           << "% of the active ones), in " << sm_order->batches() << " batches of "
            << static_cast<double>(sm_order->batched_runs()) /
                   static_cast<double>(std::max<std::uint64_t>(sm_order->batches(), 1))
            << " SMs on average\n";

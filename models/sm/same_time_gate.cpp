@@ -114,7 +114,7 @@ void same_time_gate::run_private(unsigned key, private_work& work)
         sc_core::wait(m.go);
 }
 
-bool same_time_gate::in_order(unsigned key)
+bool same_time_gate::order_turns(unsigned key)
 {
     member& m = *m_members[key];
     m.fresh = false;

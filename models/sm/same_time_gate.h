@@ -60,6 +60,8 @@ public:
     /// Runs the batches on `pool` (platform.host_threads); without one, there are no batches:
     /// handed work runs at once.
     void use_pool(work_pool* pool) { m_pool = pool; }
+    /// True with a pool: members hand their local work in (on one thread they need not).
+    bool shares() const { return m_pool != nullptr; }
     /// Called by member `key`'s thread at its turn: `work` runs in the batch of this round (on
     /// its own when no other member is due now), then the member goes on at its turn. Called
     /// without the turn, `work` runs at once.
@@ -68,7 +70,7 @@ public:
     /// handed in earlier in this turn waits in the batch, the batch runs and its members finish
     /// their turns first (they precede this member), then this call returns (true). So what the
     /// members do to shared state keeps the key order of their turns.
-    bool in_order(unsigned key);
+    bool in_order(unsigned key) { return m_pool && order_turns(key); }
     /// Called before anything else touches member `key`'s state: work it handed that still
     /// waits in the batch runs now, so that it sees the state it was handed with.
     void settle(unsigned key);
@@ -88,6 +90,8 @@ private:
     /// Releases the next member of m_ready (the turn); when none is left, runs the batch and
     /// releases its members; otherwise ends the turn.
     void release_next();
+    /// in_order() with a pool.
+    bool order_turns(unsigned key);
     /// Runs the work handed in (m_batch) and makes its members ready.
     void run_batch();
     /// Sorts m_ready: the next to go (early first, then the lowest key) at the back.

@@ -125,9 +125,6 @@ sm::sm(const sc_core::sc_module_name& name, const sm_config& cfg, const clock_pa
                          "sm.max_line_requests were in flight"),
       m_line_limit_wait_cycles(m_stats, "line_limit_wait_cycles", "cycles",
                                "cycles those line requests waited, summed over them"),
-      m_local_cycles(m_stats, "local_cycles", "count",
-                     "fast mode: issue-loop cycles run on the SM's own state alone (no memory, "
-                     "launch or event), the share that platform.host_threads run in parallel"),
       m_local_loads(m_stats, "local_loads", "count",
                     "warp LD.LOCAL instructions (local memory and spills; also in loads)"),
       m_local_stores(m_stats, "local_stores", "count",
@@ -405,7 +402,6 @@ void sm::start_cta(int ci)
                      std::move(ws.spare_regs), m_progs[c.prog].checked);
         ws.cta = ci;
         ws.plans = m_progs[c.prog].plans.data();
-        ws.local = m_progs[c.prog].local.data();
         m_ready.set(s, ready, wait_reason::memory);
         if (ws.w->next())
             set_unit(s, ws.plans[ws.w->pc()].unit);

@@ -99,8 +99,9 @@ public:
     /// Cycles no sub-core issued although a warp was ready: its unit was busy.
     std::uint64_t stall_structural() const { return m_stall_structural.value(); }
     std::uint64_t cycles() const { return m_cycle; } ///< current core cycle of the issue loop
-    /// Fast mode: issue-loop cycles run on the SM's own state alone (local_next()).
-    std::uint64_t local_cycles() const { return m_local_cycles.value(); }
+    /// Fast mode on more than one host thread: issue-loop cycles run as local ones
+    /// (local_next()); a host-side figure (on one thread no cycle is run that way).
+    std::uint64_t local_cycles() const { return m_local_cycles; }
     /// Instruction-line lookups that found the line present (0 without an instruction cache).
     std::uint64_t icache_hits() const { return m_icache_hits.value(); }
     /// Instruction-line lookups that found the line absent and started its fill.
@@ -181,7 +182,7 @@ private:
     void count_stall(stats::counter& stall, std::uint64_t before, std::uint64_t ready);
     /// True when the next cycle touches nothing but this SM's state (docs/architecture.md,
     /// "Parallel simulation"): no launch, CTA end, watchdog limit or queued line request is
-    /// due, and every ready warp's next instruction runs locally (prog_entry::local).
+    /// due, and every ready warp's next instruction runs locally (issue_plan::local).
     bool local_next();
     /// Runs the local cycles this SM handed to the gate and that wait in its batch, before
     /// another process changes its state (docs/architecture.md, "Parallel simulation").
@@ -195,11 +196,11 @@ private:
     void run_private() override;
     void issue(unsigned slot);
     void update_next(unsigned slot);
-    /// Sets slot's bit of m_nonlocal from its next instruction (prog_entry::local).
+    /// Sets slot's bit of m_nonlocal from its next instruction (issue_plan::local).
     void note_next(unsigned slot)
     {
         const warp_slot& ws = m_warps[slot];
-        if (ws.w && ws.w->next() && ws.local[ws.w->pc()])
+        if (ws.w && ws.w->next() && ws.plans[ws.w->pc()].local)
             m_nonlocal &= ~(1ull << slot);
         else
             m_nonlocal |= 1ull << slot;
@@ -350,6 +351,7 @@ private:
     gated_quantumkeeper m_qk;         ///< syncs through m_gate when there is one
     same_time_gate* m_gate = nullptr; ///< fast mode: orders same-time resumes (join_gate)
     bool m_local = false;             ///< local cycles run (run_private)
+    std::uint64_t m_local_cycles = 0; ///< local_cycles()
     /// Bit w: warp slot w's next instruction does not run locally (or is not known yet).
     std::uint64_t m_nonlocal = ~std::uint64_t{0};
     sc_core::sc_time m_round_now;       ///< simulated time of the local cycles
@@ -409,7 +411,7 @@ private:
         m_stall_structural, m_icache_hits, m_icache_misses, m_icache_pending_hits,
         m_icache_prefetches, m_memory_syncs, m_page_faults, m_fault_stall_cycles,
         m_trace_stall_cycles, m_atomics, m_lsu_budget_waits, m_line_limit_waits,
-        m_line_limit_wait_cycles, m_local_cycles;
+        m_line_limit_wait_cycles;
     stats::counter m_local_loads, m_local_stores;           ///< LD.LOCAL, ST.LOCAL (docs/cuda.md)
     unsigned m_event_source = tlm_bus::event_if::no_source; ///< this ISU's source id
     stats::average m_request_barrier_count;

@@ -120,10 +120,9 @@ int sm::fetch_program(cta_slot& c, std::uint64_t& ready)
             return check(i, m_cfg.regs_per_thread).has_value();
         });
     victim->plans.clear();
-    victim->local.clear();
     for (const instruction& i : victim->code) {
         victim->plans.push_back(scoreboard::plan(i));
-        victim->local.push_back(victim->checked && runs_locally(i, victim->code.size()));
+        victim->plans.back().local = victim->checked && runs_locally(i, victim->code.size());
     }
     victim->valid = true;
     victim->kernel_seq = l.kernel_seq;

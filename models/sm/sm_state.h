@@ -102,11 +102,10 @@ struct warp_slot {
     std::uint64_t prog_va = 0;             ///< VA of its program's first instruction
     std::uint64_t prog_end = 0;            ///< VA just past its program
     std::uint64_t fetch_line = scoreboard::never; ///< line of its next instruction, looked up
-    std::uint64_t fetch_ready = 0;       ///< cycle fetch_line arrives (never: not known yet)
-    std::uint64_t mem_seq = 0;           ///< memory instructions issued (mem_op::seq)
-    pc_counters* prof = nullptr;         ///< its program's per-PC counters, when profiled
-    const issue_plan* plans = nullptr;   ///< its program's issue plans (prog_entry::plans)
-    const std::uint8_t* local = nullptr; ///< prog_entry::local of its program
+    std::uint64_t fetch_ready = 0;     ///< cycle fetch_line arrives (never: not known yet)
+    std::uint64_t mem_seq = 0;         ///< memory instructions issued (mem_op::seq)
+    pc_counters* prof = nullptr;       ///< its program's per-PC counters, when profiled
+    const issue_plan* plans = nullptr; ///< its program's issue plans (prog_entry::plans)
     /// Its memory instructions (in flight or done); grows up to sm.max_loads_per_warp +
     /// sm.max_stores_per_warp entries, each allocated alone (never moved).
     std::vector<std::unique_ptr<mem_op>> ops;
@@ -149,8 +148,6 @@ struct prog_entry {
     /// Per instruction, what the scoreboard and the issue loop read of it (its unit class,
     /// registers read and written): worked out once per program, not at every issue.
     std::vector<issue_plan> plans;
-    /// Per instruction, 1 when its issue touches the SM's state alone (sm::local_next()).
-    std::vector<std::uint8_t> local;
     bool checked = false; ///< every instruction passes check() with sm.regs_per_thread
 };
 

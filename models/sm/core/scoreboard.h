@@ -47,6 +47,8 @@ struct issue_plan {
     std::uint8_t guard = pred_true;        ///< predicate read first (P0..P7, PT)
     std::uint8_t nreads = 0;               ///< entries of reads[]
     memory mem = memory::none;
+    /// Set by the SM (not by plan()): issuing it touches the SM's state alone (sm::local_next).
+    bool local = false;
     /// Sources a, b, c in order: registers (a pair's two; RZ left out) and predicates.
     std::array<std::uint16_t, 6> reads{};
     std::uint8_t waw_first = reg_zero; ///< first register a write waits for a load of
