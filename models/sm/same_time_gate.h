@@ -24,11 +24,12 @@ namespace vgpu::sm {
 /// (not through the gate) while it has the turn holds up the others for one delta cycle: the
 /// gate's process then passes the turn on.
 ///
-/// Rounds (docs/architecture.md, "Parallel simulation"): a member whose next steps touch its own
-/// state alone hands them to run_private() at its turn and the turn goes on; when no member
-/// due now is left to release, the work handed in runs as one batch (on the host threads of
-/// the gate's pool), and its members go on in key order. Which work runs in a batch depends on
-/// the members' states alone, so the results are the same on any number of threads.
+/// Batches (docs/architecture.md, "Parallel simulation"; only with a pool): a member whose next
+/// steps touch its own state alone hands them to run_private() first thing in its turn, and the
+/// turn goes on; when no member due now is left to release, or one is about to act on shared
+/// state (in_order()), the work handed in runs as one batch on the pool's host threads, and its
+/// members finish their turns in key order before the others go on. Shared actions so keep the
+/// order they have without batches, and the results are the same on any number of threads.
 class same_time_gate : public sc_core::sc_module {
 public:
     /// What a member hands run_private(): steps on its own state alone, without a SystemC call,
@@ -62,9 +63,9 @@ public:
     void use_pool(work_pool* pool) { m_pool = pool; }
     /// True with a pool: members hand their local work in (on one thread they need not).
     bool shares() const { return m_pool != nullptr; }
-    /// Called by member `key`'s thread at its turn: `work` runs in the batch of this round (on
-    /// its own when no other member is due now), then the member goes on at its turn. Called
-    /// without the turn, `work` runs at once.
+    /// Called by member `key`'s thread at its turn: `work` runs in a batch, then the member goes
+    /// on at its turn. It runs at once without a pool, when the member did anything else in its
+    /// turn, without the turn, or when no other member is due now.
     void run_private(unsigned key, private_work& work);
     /// Called by member `key`'s thread at its turn before it acts on anything shared: when work
     /// handed in earlier in this turn waits in the batch, the batch runs and its members finish

@@ -405,7 +405,7 @@ void sm::start_cta(int ci)
         m_ready.set(s, ready, wait_reason::memory);
         if (ws.w->next())
             set_unit(s, ws.plans[ws.w->pc()].unit);
-        note_next(s);
+        note_next(s, ws.w->next() ? &ws.plans[ws.w->pc()] : nullptr);
         ws.board.reset();
         for (auto& o : ws.ops) // the previous warp's accesses are complete
             o->end = 0;

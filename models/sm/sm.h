@@ -181,8 +181,9 @@ private:
     /// unit was busy).
     void count_stall(stats::counter& stall, std::uint64_t before, std::uint64_t ready);
     /// True when the next cycle touches nothing but this SM's state (docs/architecture.md,
-    /// "Parallel simulation"): no launch, CTA end, watchdog limit or queued line request is
-    /// due, and every ready warp's next instruction runs locally (issue_plan::local).
+    /// "Parallel simulation"): no launch, CTA end, watchdog limit, queued line request or
+    /// access in an LSU thread is due, and every ready warp's next instruction runs locally
+    /// (issue_plan::local).
     bool local_next();
     /// Runs the local cycles this SM handed to the gate and that wait in its batch, before
     /// another process changes its state (docs/architecture.md, "Parallel simulation").
@@ -196,14 +197,11 @@ private:
     void run_private() override;
     void issue(unsigned slot);
     void update_next(unsigned slot);
-    /// Sets slot's bit of m_nonlocal from its next instruction (issue_plan::local).
-    void note_next(unsigned slot)
+    /// Sets slot's bit of m_nonlocal from the plan of its next instruction (none: done).
+    void note_next(unsigned slot, const issue_plan* next)
     {
-        const warp_slot& ws = m_warps[slot];
-        if (ws.w && ws.w->next() && ws.plans[ws.w->pc()].local)
-            m_nonlocal &= ~(1ull << slot);
-        else
-            m_nonlocal |= 1ull << slot;
+        const std::uint64_t bit = 1ull << slot;
+        m_nonlocal = (m_nonlocal & ~bit) | (next && next->local ? 0 : bit);
     }
     /// Sets the unit class of slot's next instruction (m_unit and m_unit_warps).
     void set_unit(unsigned slot, unit_class u);

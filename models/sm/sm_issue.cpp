@@ -21,8 +21,7 @@ void sm::update_next(unsigned slot)
     const issue_time t =
         ws.board.next_issue_planned(next, !ws.w->done(), m_barriers.at_barrier(slot));
     m_ready.set(slot, t.cycle, t.reason);
-    const std::uint64_t bit = 1ull << slot;
-    m_nonlocal = (m_nonlocal & ~bit) | (next && next->local ? 0 : bit);
+    note_next(slot, next);
     if (!next)
         return; // fetch_next() would do nothing
     set_unit(slot, next->unit);
