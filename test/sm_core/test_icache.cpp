@@ -1,10 +1,13 @@
 // Instruction cache core: geometry, hits and misses, LRU, fills in flight shared by warps,
 // tagged next-line prefetch. See models/sm/README.md.
 #include "models/sm/core/icache.h"
+#include "test/seed.h"
 
 #include <catch2/catch.hpp>
 
+#include <random>
 #include <stdexcept>
+#include <vector>
 
 using namespace vgpu::sm;
 using kind = icache::outcome;
@@ -157,4 +160,51 @@ TEST_CASE("icache: invalidate drops present lines and keeps fills in flight")
     CHECK(c.access(0, 11).kind == kind::miss);
     CHECK(c.access(line, 12).kind == kind::in_flight);
     CHECK(c.access(line, 50).kind == kind::hit);
+}
+
+// icache::quiet() lets a cycle that runs on another host thread look a line up (docs/
+// architecture.md, "Parallel simulation"): it must be true exactly when access() requests
+// nothing (no miss, no prefetch) and installs nothing (no arrived fill retires).
+TEST_CASE("icache: quiet() is true exactly when an access requests and installs nothing")
+{
+    const std::uint64_t seed = vgpu::test::seed_or(53);
+    INFO("seed " << seed);
+    std::mt19937_64 rng(seed);
+    icache c(8 * line, line, 2); // 4 sets of 2: evictions happen
+    std::uint64_t cycle = 0;
+    std::vector<std::uint64_t> unfilled; // fills requested, arrival not reported yet
+    unsigned quiet = 0, loud = 0;
+    for (int step = 0; step < 20000; ++step) {
+        cycle += rng() % 4;
+        const std::uint64_t a = (rng() % 24) * line;
+        switch (rng() % 4) {
+        case 0: { // report a fill's arrival
+            if (!unfilled.empty()) {
+                const std::size_t k = rng() % unfilled.size();
+                c.filled(unfilled[k], cycle + rng() % 40);
+                unfilled.erase(unfilled.begin() + static_cast<std::ptrdiff_t>(k));
+            }
+            break;
+        }
+        case 1: // a prefetch
+            if (c.prefetch(a, cycle))
+                unfilled.push_back(a);
+            break;
+        default: { // a lookup, checked against quiet()
+            const bool q = c.quiet(a, cycle);
+            const unsigned fills = c.fills();
+            const auto r = c.access(a, cycle);
+            const bool requested = r.kind == kind::miss || r.prefetch_next;
+            const bool installed = c.fills() < fills + (r.kind == kind::miss ? 1u : 0u);
+            INFO("step " << step << " line " << a / line << " cycle " << cycle);
+            CHECK(q == (!requested && !installed));
+            (q ? quiet : loud) += 1;
+            if (r.kind == kind::miss)
+                unfilled.push_back(a);
+            break;
+        }
+        }
+    }
+    CHECK(quiet > 1000); // both cases occur often
+    CHECK(loud > 1000);
 }
