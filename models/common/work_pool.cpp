@@ -37,6 +37,15 @@ work_pool::~work_pool()
         t.join();
 }
 
+void work_pool::run_one(const std::function<void(std::size_t)>& task, std::size_t i)
+{
+    try {
+        task(i);
+    } catch (...) {
+        m_errors[i] = std::current_exception();
+    }
+}
+
 void work_pool::take(unsigned me, const std::function<void(std::size_t)>& task, std::size_t n,
                      const std::vector<unsigned>* home)
 {
@@ -44,11 +53,7 @@ void work_pool::take(unsigned me, const std::function<void(std::size_t)>& task, 
     const auto run_task = [&](std::size_t i) {
         if (m_taken[i].exchange(true, std::memory_order_relaxed))
             return;
-        try {
-            task(i);
-        } catch (...) {
-            m_errors[i] = std::current_exception();
-        }
+        run_one(task, i);
         m_done.fetch_add(1, std::memory_order_release);
     };
     if (home)
@@ -92,13 +97,8 @@ void work_pool::run(std::size_t n, const std::function<void(std::size_t)>& task,
     ++m_batches;
     m_errors.assign(n, nullptr);
     if (m_helpers.empty() || n == 1) {
-        for (std::size_t i = 0; i < n; ++i) {
-            try {
-                task(i);
-            } catch (...) {
-                m_errors[i] = std::current_exception();
-            }
-        }
+        for (std::size_t i = 0; i < n; ++i)
+            run_one(task, i);
     } else {
         {
             // A helper counts itself in under the lock: checked under it too, no helper of an

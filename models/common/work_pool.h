@@ -38,6 +38,8 @@ public:
     std::uint64_t batches() const { return m_batches; }
 
 private:
+    /// Runs task(i), keeping what it throws in m_errors[i].
+    void run_one(const std::function<void(std::size_t)>& task, std::size_t i);
     /// Thread `me` (0: the caller) takes tasks of the current batch, its own first.
     void take(unsigned me, const std::function<void(std::size_t)>& task, std::size_t n,
               const std::vector<unsigned>* home);
