@@ -61,10 +61,7 @@ void sm::set_unit(unsigned slot, unit_class u)
                                    "scoreboard and the warp disagree)");
     const step_result r = ws.w->step();
     ++m_instructions;
-    // The bit count written out: the builtin is a library call on baseline x86-64.
-    std::uint32_t v = r.lane_mask - ((r.lane_mask >> 1) & 0x55555555u);
-    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-    m_lane_instructions += (((v + (v >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24;
+    m_lane_instructions += r.lanes;
     ++ws.issued;
     if (ws.prof && r.inst)
         ++ws.prof[r.pc].issued;

@@ -29,9 +29,8 @@ scoreboard::scoreboard(unsigned regs_per_thread, unsigned alu_latency, unsigned 
 
 void scoreboard::reset()
 {
-    m_reg_ready.fill(0);
-    m_reg_from_load.reset();
-    m_pred_ready.fill(0);
+    m_ready.fill(0);
+    m_from_load.fill(false);
     m_loads = in_flight{};
     m_stores = in_flight{};
     m_hold = 0;
@@ -61,7 +60,7 @@ issue_plan scoreboard::plan(const instruction& inst)
         if (pairs & 1)
             count = 2;
         p.waw_first = inst.dst;
-        p.waw_count = count;
+        p.waw_count = std::min<std::uint32_t>(count, max_registers - inst.dst);
     }
     switch (inst.op) {
     case opcode::LD:
@@ -98,8 +97,8 @@ void scoreboard::load_issued(std::uint8_t reg, unsigned count)
     if (reg == reg_zero)
         return;
     for (unsigned r = reg; r < reg + count && r < m_regs; ++r) {
-        m_reg_ready[r] = never;
-        m_reg_from_load.set(r);
+        m_ready[r] = never;
+        m_from_load[r] = true;
     }
 }
 
@@ -107,8 +106,8 @@ void scoreboard::write_load(std::uint8_t reg, std::uint64_t cycle)
 {
     if (reg == reg_zero || reg >= m_regs)
         return;
-    m_reg_ready[reg] = cycle;
-    m_reg_from_load.set(reg);
+    m_ready[reg] = cycle;
+    m_from_load[reg] = true;
 }
 
 void scoreboard::memory_issued(bool store, std::uint64_t cycle)
@@ -164,28 +163,22 @@ issue_time scoreboard::next_issue_planned(const issue_plan* p, bool warp_live,
         return {never, wait_reason::memory};
     if (!p)
         return {0, wait_reason::none};
-    std::uint64_t t = std::max(m_hold, m_pred_ready[p->guard]);
+    std::uint64_t t = std::max(m_hold, m_ready[issue_plan::pred_read + p->guard]);
     bool from_mem = false;
     for (unsigned i = 0; i < p->nreads; ++i) {
         const unsigned e = p->reads[i];
-        if (e >= issue_plan::pred_read) {
-            if (m_pred_ready[e - issue_plan::pred_read] > t) {
-                t = m_pred_ready[e - issue_plan::pred_read];
-                from_mem = false;
-            }
-        } else if (e < m_regs && m_reg_ready[e] > t) {
-            t = m_reg_ready[e];
-            from_mem = m_reg_from_load[e];
+        if (m_ready[e] > t) {
+            t = m_ready[e];
+            from_mem = m_from_load[e];
         }
     }
     // Write after write: an instruction that writes a register a load will write waits for that
     // load (the load's later completion must not overwrite it, and a load's register keeps one
     // value in flight), as a real SM's scoreboard does; ALU results need no such wait (fixed
-    // latencies complete in issue order).
-    for (std::uint64_t r = p->waw_first;
-         r < std::uint64_t{p->waw_first} + p->waw_count && r < m_regs; ++r)
-        if (m_reg_from_load[r] && m_reg_ready[r] > t) {
-            t = m_reg_ready[r];
+    // latencies complete in issue order). plan() keeps waw_first + waw_count in the registers.
+    for (unsigned r = p->waw_first, end = p->waw_first + p->waw_count; r < end; ++r)
+        if (m_from_load[r] && m_ready[r] > t) {
+            t = m_ready[r];
             from_mem = true;
         }
     if (t == never)

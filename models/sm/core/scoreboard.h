@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bitset>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -89,10 +88,10 @@ public:
     {
         const std::uint64_t ready = cycle + m_latency[static_cast<unsigned>(p.unit)];
         if (p.alu_pred < pred_true)
-            m_pred_ready[p.alu_pred] = ready;
+            m_ready[issue_plan::pred_read + p.alu_pred] = ready;
         for (unsigned r = p.alu_reg; r < p.alu_reg + p.alu_regs && r < m_regs; ++r) {
-            m_reg_ready[r] = ready;
-            m_reg_from_load.reset(r);
+            m_ready[r] = ready;
+            m_from_load[r] = false;
         }
     }
     /// The warp's next instruction issues no earlier than cycle (a branch resolving).
@@ -114,11 +113,14 @@ public:
     std::uint64_t memory_ready() const;
 
     /// Cycle register r is readable (registers out of range: 0).
-    std::uint64_t reg_ready(unsigned r) const { return r < m_regs ? m_reg_ready[r] : 0; }
+    std::uint64_t reg_ready(unsigned r) const { return r < m_regs ? m_ready[r] : 0; }
     /// True when register r was last written by a load.
-    bool reg_from_load(unsigned r) const { return r < m_regs && m_reg_from_load[r]; }
+    bool reg_from_load(unsigned r) const { return r < m_regs && m_from_load[r]; }
     /// Cycle predicate p (P0..P7, PT) is readable.
-    std::uint64_t pred_ready(unsigned p) const { return p <= num_predicates ? m_pred_ready[p] : 0; }
+    std::uint64_t pred_ready(unsigned p) const
+    {
+        return p <= num_predicates ? m_ready[issue_plan::pred_read + p] : 0;
+    }
 
     /// When the warp can issue next, given its next instruction (nullptr: none), whether the
     /// warp is live (false: never, memory) and whether it waits at a barrier.
@@ -144,9 +146,13 @@ private:
     unsigned m_regs;
     std::array<unsigned, num_unit_classes> m_latency{};
     std::uint64_t m_hold = 0;
-    std::array<std::uint64_t, max_registers> m_reg_ready{};
-    std::bitset<max_registers> m_reg_from_load;
-    std::array<std::uint64_t, num_predicates + 1> m_pred_ready{};
+    /// When each register (at its number) and predicate (at pred_read + its number) is
+    /// readable, indexed by issue_plan::reads[] as it is. Registers from m_regs on and PT stay
+    /// 0 (never written), so next_issue_planned() reads them without a range test.
+    static constexpr unsigned ready_slots = issue_plan::pred_read + num_predicates + 1;
+    std::array<std::uint64_t, ready_slots> m_ready{};
+    /// Whether a register was last written by a load (predicates: never).
+    std::array<bool, ready_slots> m_from_load{};
     /// Loads or stores in flight: those with unknown completion, and known completions.
     struct in_flight {
         unsigned unknown = 0;

@@ -95,11 +95,14 @@ __attribute__((target("avx2,fma"))) bool ffma_lanes_fma3(std::uint32_t exec, con
     return true;
 }
 
-bool cpu_has_fma3()
+bool probe_fma3()
 {
-    static const bool has = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
-    return has;
+    __builtin_cpu_init(); // may run before the CPU model's own initialiser
+    return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
 }
+
+/// Read at every FFMA: a flag set at start-up (a function's static costs a guard test).
+const bool cpu_has_fma3 = probe_fma3();
 #endif
 
 std::int32_t s32(std::uint32_t v)
@@ -279,6 +282,7 @@ step_result warp::step()
     const std::uint32_t guard = m_preds[inst.guard];
     const std::uint32_t exec = m_active & (inst.guard_neg ? ~guard : guard);
     r.lane_mask = exec;
+    r.lanes = popcount(exec);
     std::uint32_t taken = 0;  // lanes that branch
     std::uint32_t exited = 0; // lanes that leave
 
@@ -365,7 +369,7 @@ step_result warp::step()
             break;
         case opcode::FFMA:
 #if defined(__x86_64__) && defined(__GNUC__)
-            if (cpu_has_fma3() && ffma_lanes_fma3(exec, a, b, c, d))
+            if (cpu_has_fma3 && ffma_lanes_fma3(exec, a, b, c, d))
                 break;
 #endif
             ffma_lanes(exec, a, b, c, d);
@@ -497,7 +501,7 @@ step_result warp::step()
     }
 
     ++m_warp_instructions;
-    m_lane_instructions += popcount(exec);
+    m_lane_instructions += r.lanes;
     const std::uint32_t target = inst.src[0].value;
     const bool converged = m_active == m_live;
     if (converged && (taken == 0 || taken == m_active)) {

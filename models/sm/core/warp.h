@@ -72,6 +72,7 @@ struct step_result {
     step_kind kind = step_kind::alu;    ///< what happened
     std::uint32_t pc = 0;               ///< PC of the instruction
     std::uint32_t lane_mask = 0;        ///< lanes that executed it (at pc, guard true)
+    std::uint32_t lanes = 0;            ///< their number
     const instruction* inst = nullptr;  ///< the instruction (null if pc is outside the program)
     const mem_access* access = nullptr; ///< load/store/cdl: valid until the next step()
     std::uint32_t trace_code = 0;       ///< trace: the TRACE immediate
