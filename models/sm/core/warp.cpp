@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -65,32 +66,40 @@ void ffma_lanes(std::uint32_t exec, const std::uint32_t* a, const std::uint32_t*
 // Why a second FFMA: std::fma(float) is a library call per lane on baseline x86-64, a large
 // part of an FFMA-bound run. Compiled for FMA3 (used only where the CPU has it), the lanes run
 // through the fused multiply-add instruction, whose result is the same single rounding (glibc's
-// fmaf uses that instruction on such CPUs). Lanes are computed into r (d may be a source) and
-// copied for the lanes in exec. A NaN operand in any lane leaves the warp to ffma_lanes, so
-// which NaN comes out never depends on the instruction's operand order. False then.
+// fmaf uses that instruction on such CPUs). Every lane is computed before any is written (d may
+// be a source); a full warp's go straight to d, others through r for the lanes in exec. A NaN
+// operand in any lane leaves the warp to ffma_lanes, so which NaN comes out never depends on the
+// instruction's operand order. False then.
 __attribute__((target("avx2,fma"))) bool ffma_lanes_fma3(std::uint32_t exec, const std::uint32_t* a,
                                                          const std::uint32_t* b,
                                                          const std::uint32_t* c, std::uint32_t* d)
 {
     // Eight lanes per instruction, written out: the NaN test stops the compiler from
     // vectorising a lane loop. The packed FMA rounds each lane once, as the scalar one does.
-    alignas(32) std::uint32_t r[warp_size];
+    __m256 res[warp_size / 8];
     __m256 nan = _mm256_setzero_ps();
-    for (unsigned l = 0; l < warp_size; l += 8) {
+    for (unsigned k = 0; k < warp_size / 8; ++k) {
         const __m256 x =
-            _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + l)));
+            _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 8 * k)));
         const __m256 y =
-            _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + l)));
+            _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 8 * k)));
         const __m256 z =
-            _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + l)));
+            _mm256_castsi256_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + 8 * k)));
         // An unordered comparison is true where either operand is a NaN.
         nan = _mm256_or_ps(nan, _mm256_or_ps(_mm256_cmp_ps(x, y, _CMP_UNORD_Q),
                                              _mm256_cmp_ps(z, z, _CMP_UNORD_Q)));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(r + l),
-                           _mm256_castps_si256(_mm256_fmadd_ps(x, y, z)));
+        res[k] = _mm256_fmadd_ps(x, y, z);
     }
     if (_mm256_movemask_ps(nan) != 0)
         return false;
+    if (exec == ~0u) { // every lane: straight into d
+        for (unsigned k = 0; k < warp_size / 8; ++k)
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + 8 * k), _mm256_castps_si256(res[k]));
+        return true;
+    }
+    alignas(32) std::uint32_t r[warp_size];
+    for (unsigned k = 0; k < warp_size / 8; ++k)
+        _mm256_store_si256(reinterpret_cast<__m256i*>(r + 8 * k), _mm256_castps_si256(res[k]));
     for_lanes(exec, [&](unsigned l) { d[l] = r[l]; });
     return true;
 }
@@ -198,6 +207,114 @@ unsigned checked_nregs(unsigned nregs)
     return nregs;
 }
 
+std::uint32_t checked_size(const program& prog)
+{
+    if (prog.size() > std::numeric_limits<std::uint32_t>::max())
+        throw std::invalid_argument("warp: a program has at most 2^32 - 1 instructions");
+    return static_cast<std::uint32_t>(prog.size());
+}
+
+/// True for the opcodes plain_lanes() executes: lane-wise results into one register, nothing
+/// else touched (MOV and IADD..F2I).
+constexpr bool is_plain(opcode op)
+{
+    return op == opcode::MOV || (op >= opcode::IADD && op <= opcode::F2I);
+}
+
+/// A plain opcode (is_plain) on the lanes in exec: d from a, b, c. Inlined into both of step()'s
+/// paths.
+[[gnu::always_inline]] inline void plain_lanes(opcode op, std::uint32_t exec, std::uint32_t* d,
+                                               const std::uint32_t* a, const std::uint32_t* b,
+                                               const std::uint32_t* c)
+{
+    switch (op) {
+    case opcode::MOV:
+        for_lanes(exec, [&](unsigned l) { d[l] = a[l]; });
+        break;
+    case opcode::IADD:
+        for_lanes(exec, [&](unsigned l) { d[l] = a[l] + b[l]; });
+        break;
+    case opcode::ISUB:
+        for_lanes(exec, [&](unsigned l) { d[l] = a[l] - b[l]; });
+        break;
+    case opcode::IMUL:
+        for_lanes(exec, [&](unsigned l) { d[l] = a[l] * b[l]; });
+        break;
+    case opcode::IMAD:
+        for_lanes(exec, [&](unsigned l) { d[l] = a[l] * b[l] + c[l]; });
+        break;
+    case opcode::IMIN:
+        for_lanes(exec, [&](unsigned l) { d[l] = s32(a[l]) < s32(b[l]) ? a[l] : b[l]; });
+        break;
+    case opcode::IMAX:
+        for_lanes(exec, [&](unsigned l) { d[l] = s32(a[l]) > s32(b[l]) ? a[l] : b[l]; });
+        break;
+    case opcode::UMIN:
+        for_lanes(exec, [&](unsigned l) { d[l] = a[l] < b[l] ? a[l] : b[l]; });
+        break;
+    case opcode::UMAX:
+        for_lanes(exec, [&](unsigned l) { d[l] = a[l] > b[l] ? a[l] : b[l]; });
+        break;
+    case opcode::AND:
+        for_lanes(exec, [&](unsigned l) { d[l] = a[l] & b[l]; });
+        break;
+    case opcode::OR:
+        for_lanes(exec, [&](unsigned l) { d[l] = a[l] | b[l]; });
+        break;
+    case opcode::XOR:
+        for_lanes(exec, [&](unsigned l) { d[l] = a[l] ^ b[l]; });
+        break;
+    case opcode::NOT:
+        for_lanes(exec, [&](unsigned l) { d[l] = ~a[l]; });
+        break;
+    case opcode::SHL:
+        for_lanes(exec, [&](unsigned l) { d[l] = a[l] << (b[l] & 31); });
+        break;
+    case opcode::SHR:
+        for_lanes(exec, [&](unsigned l) { d[l] = a[l] >> (b[l] & 31); });
+        break;
+    case opcode::SAR:
+        for_lanes(exec, [&](unsigned l) { d[l] = sar(a[l], b[l]); });
+        break;
+    case opcode::FADD:
+        for_lanes(exec, [&](unsigned l) { d[l] = u32(f32(a[l]) + f32(b[l])); });
+        break;
+    case opcode::FSUB:
+        for_lanes(exec, [&](unsigned l) { d[l] = u32(f32(a[l]) - f32(b[l])); });
+        break;
+    case opcode::FMUL:
+        for_lanes(exec, [&](unsigned l) { d[l] = u32(f32(a[l]) * f32(b[l])); });
+        break;
+    case opcode::FFMA:
+#if defined(__x86_64__) && defined(__GNUC__)
+        if (cpu_has_fma3 && ffma_lanes_fma3(exec, a, b, c, d))
+            break;
+#endif
+        ffma_lanes(exec, a, b, c, d);
+        break;
+    case opcode::FMIN:
+        for_lanes(exec, [&](unsigned l) { d[l] = fmin_bits(a[l], b[l]); });
+        break;
+    case opcode::FMAX:
+        for_lanes(exec, [&](unsigned l) { d[l] = fmax_bits(a[l], b[l]); });
+        break;
+    case opcode::FNEG:
+        for_lanes(exec, [&](unsigned l) { d[l] = a[l] ^ sign_bit; });
+        break;
+    case opcode::FABS:
+        for_lanes(exec, [&](unsigned l) { d[l] = a[l] & ~sign_bit; });
+        break;
+    case opcode::I2F:
+        for_lanes(exec, [&](unsigned l) { d[l] = u32(static_cast<float>(s32(a[l]))); });
+        break;
+    case opcode::F2I:
+        for_lanes(exec, [&](unsigned l) { d[l] = f2i(a[l]); });
+        break;
+    default:
+        break;
+    }
+}
+
 } // namespace
 
 const char* name(step_kind k)
@@ -215,8 +332,9 @@ warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta,
 
 warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs,
            std::vector<std::uint32_t>&& storage, bool checked)
-    : m_prog(&prog), m_ctx(&ctx), m_warp_in_cta(warp_in_cta), m_nregs(checked_nregs(nregs)),
-      m_checked(checked), m_regs(std::move(storage))
+    : m_prog(&prog), m_code(prog.data()), m_size(checked_size(prog)), m_ctx(&ctx),
+      m_warp_in_cta(warp_in_cta), m_nregs(checked_nregs(nregs)), m_checked(checked),
+      m_regs(std::move(storage))
 {
     // Registers are added (zero) as they are written, see writable(); the capacity stays.
     m_regs.clear();
@@ -257,6 +375,34 @@ bool warp::ready_pending() const
 
 step_result warp::step()
 {
+    // Most steps: a plain lane operation of a converged warp running a checked program. They
+    // take this short path; step_any() is the whole one (same results, more tests and cases).
+    if (m_checked && m_active == m_live && m_live != 0 && !m_faulted && m_pc < m_size &&
+        is_plain(m_code[m_pc].op)) {
+        const instruction& inst = m_code[m_pc];
+        const std::uint32_t guard = m_preds[inst.guard];
+        const std::uint32_t exec = m_active & (inst.guard_neg ? ~guard : guard);
+        if (exec != 0) {
+            // The destination first: adding it to m_regs may move the sources' storage.
+            std::uint32_t* d = dest(inst.dst);
+            plain_lanes(inst.op, exec, d, source(inst.src[0], m_scratch[0]),
+                        source(inst.src[1], m_scratch[1]), source(inst.src[2], m_scratch[2]));
+        }
+        step_result r;
+        r.pc = m_pc;
+        r.inst = &inst;
+        r.lane_mask = exec;
+        r.lanes = exec == ~0u ? warp_size : popcount(exec);
+        ++m_warp_instructions;
+        m_lane_instructions += r.lanes;
+        ++m_pc;
+        return r;
+    }
+    return step_any();
+}
+
+[[gnu::noinline]] step_result warp::step_any()
+{
     step_result r;
     r.pc = m_pc;
     if (m_faulted) {
@@ -269,10 +415,10 @@ step_result warp::step()
         r.message = "step() on a warp that has exited";
         return r;
     }
-    if (m_pc >= m_prog->size())
+    if (m_pc >= m_size)
         return fault(r, "PC " + std::to_string(m_pc) + " is outside the program (" +
-                            std::to_string(m_prog->size()) + " instructions)");
-    const instruction& inst = (*m_prog)[m_pc];
+                            std::to_string(m_size) + " instructions)");
+    const instruction& inst = m_code[m_pc];
     r.inst = &inst;
     if (!m_checked) {
         if (auto why = check(inst, m_nregs))
@@ -298,9 +444,6 @@ step_result warp::step()
         case opcode::NOP:
         case opcode::MEMBAR: // its ordering is the SM's (the scoreboard holds it)
             break;
-        case opcode::MOV:
-            for_lanes(exec, [&](unsigned l) { d[l] = a[l]; });
-            break;
         case opcode::S2R:
             for_lanes(exec, [&](unsigned l) { d[l] = special(inst.sreg, l); });
             break;
@@ -313,84 +456,33 @@ step_result warp::step()
             for_lanes(exec, [&](unsigned l) { d[l] = v; });
             break;
         }
+        case opcode::MOV:
         case opcode::IADD:
-            for_lanes(exec, [&](unsigned l) { d[l] = a[l] + b[l]; });
-            break;
         case opcode::ISUB:
-            for_lanes(exec, [&](unsigned l) { d[l] = a[l] - b[l]; });
-            break;
         case opcode::IMUL:
-            for_lanes(exec, [&](unsigned l) { d[l] = a[l] * b[l]; });
-            break;
         case opcode::IMAD:
-            for_lanes(exec, [&](unsigned l) { d[l] = a[l] * b[l] + c[l]; });
-            break;
         case opcode::IMIN:
-            for_lanes(exec, [&](unsigned l) { d[l] = s32(a[l]) < s32(b[l]) ? a[l] : b[l]; });
-            break;
         case opcode::IMAX:
-            for_lanes(exec, [&](unsigned l) { d[l] = s32(a[l]) > s32(b[l]) ? a[l] : b[l]; });
-            break;
         case opcode::UMIN:
-            for_lanes(exec, [&](unsigned l) { d[l] = a[l] < b[l] ? a[l] : b[l]; });
-            break;
         case opcode::UMAX:
-            for_lanes(exec, [&](unsigned l) { d[l] = a[l] > b[l] ? a[l] : b[l]; });
-            break;
         case opcode::AND:
-            for_lanes(exec, [&](unsigned l) { d[l] = a[l] & b[l]; });
-            break;
         case opcode::OR:
-            for_lanes(exec, [&](unsigned l) { d[l] = a[l] | b[l]; });
-            break;
         case opcode::XOR:
-            for_lanes(exec, [&](unsigned l) { d[l] = a[l] ^ b[l]; });
-            break;
         case opcode::NOT:
-            for_lanes(exec, [&](unsigned l) { d[l] = ~a[l]; });
-            break;
         case opcode::SHL:
-            for_lanes(exec, [&](unsigned l) { d[l] = a[l] << (b[l] & 31); });
-            break;
         case opcode::SHR:
-            for_lanes(exec, [&](unsigned l) { d[l] = a[l] >> (b[l] & 31); });
-            break;
         case opcode::SAR:
-            for_lanes(exec, [&](unsigned l) { d[l] = sar(a[l], b[l]); });
-            break;
         case opcode::FADD:
-            for_lanes(exec, [&](unsigned l) { d[l] = u32(f32(a[l]) + f32(b[l])); });
-            break;
         case opcode::FSUB:
-            for_lanes(exec, [&](unsigned l) { d[l] = u32(f32(a[l]) - f32(b[l])); });
-            break;
         case opcode::FMUL:
-            for_lanes(exec, [&](unsigned l) { d[l] = u32(f32(a[l]) * f32(b[l])); });
-            break;
         case opcode::FFMA:
-#if defined(__x86_64__) && defined(__GNUC__)
-            if (cpu_has_fma3 && ffma_lanes_fma3(exec, a, b, c, d))
-                break;
-#endif
-            ffma_lanes(exec, a, b, c, d);
-            break;
         case opcode::FMIN:
-            for_lanes(exec, [&](unsigned l) { d[l] = fmin_bits(a[l], b[l]); });
-            break;
         case opcode::FMAX:
-            for_lanes(exec, [&](unsigned l) { d[l] = fmax_bits(a[l], b[l]); });
-            break;
         case opcode::FNEG:
-            for_lanes(exec, [&](unsigned l) { d[l] = a[l] ^ sign_bit; });
-            break;
         case opcode::FABS:
-            for_lanes(exec, [&](unsigned l) { d[l] = a[l] & ~sign_bit; });
-            break;
         case opcode::I2F:
-            for_lanes(exec, [&](unsigned l) { d[l] = u32(static_cast<float>(s32(a[l]))); });
-            break;
         case opcode::F2I:
-            for_lanes(exec, [&](unsigned l) { d[l] = f2i(a[l]); });
+            plain_lanes(inst.op, exec, d, a, b, c);
             break;
         case opcode::ISETP:
             for_lanes(exec, [&](unsigned l) {
@@ -413,9 +505,9 @@ step_result warp::step()
             break;
         }
         case opcode::BRA:
-            if (inst.src[0].value >= m_prog->size())
+            if (inst.src[0].value >= m_size)
                 return fault(r, "branch target " + std::to_string(inst.src[0].value) +
-                                    " is outside the program (" + std::to_string(m_prog->size()) +
+                                    " is outside the program (" + std::to_string(m_size) +
                                     " instructions)");
             taken = exec;
             r.kind = step_kind::branch;

@@ -111,10 +111,7 @@ public:
         return m_active == m_live ? m_pc : m_pcs[lane % warp_size];
     }
     /// The next instruction, or nullptr when done or pc() is outside the program.
-    const instruction* next() const
-    {
-        return done() || m_pc >= m_prog->size() ? nullptr : &(*m_prog)[m_pc];
-    }
+    const instruction* next() const { return done() || m_pc >= m_size ? nullptr : &m_code[m_pc]; }
     /// False when done, or while the next instruction reads or writes a pending register.
     bool ready() const { return !done() && (m_pending.none() || ready_pending()); }
     /// Executes the next instruction for the active lanes.
@@ -140,6 +137,8 @@ public:
 private:
     /// ready() of a live warp with a pending register.
     bool ready_pending() const;
+    /// step() of any instruction in any state.
+    step_result step_any();
     // Inlined into step() (which the compiler would otherwise call them from, being large):
     // every step reads its sources and writes its destination through them.
     [[gnu::always_inline]] const std::uint32_t* source(const operand& o, lane_values& scratch) const
@@ -188,6 +187,10 @@ private:
                       std::uint32_t& p);
 
     const program* m_prog; // pointers, not references, so that warps can be reassigned
+    /// m_prog's instructions and their number (read at every step; the program does not change
+    /// while its warps live).
+    const instruction* m_code;
+    std::uint32_t m_size;
     const launch_context* m_ctx;
     unsigned m_warp_in_cta;
     unsigned m_nregs;
