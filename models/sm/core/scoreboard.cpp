@@ -154,39 +154,12 @@ std::uint64_t scoreboard::in_flight::drained() const
     return ends.empty() ? 0 : *std::max_element(ends.begin(), ends.end());
 }
 
-issue_time scoreboard::next_issue_planned(const issue_plan* p, bool warp_live,
-                                          bool at_barrier) const
+issue_time scoreboard::with_memory(const issue_plan& p, std::uint64_t t, bool from_mem) const
 {
-    if (at_barrier)
-        return {never, wait_reason::barrier};
-    if (!warp_live)
-        return {never, wait_reason::memory};
-    if (!p)
-        return {0, wait_reason::none};
-    std::uint64_t t = std::max(m_hold, m_ready[issue_plan::pred_read + p->guard]);
-    bool from_mem = false;
-    for (unsigned i = 0; i < p->nreads; ++i) {
-        const unsigned e = p->reads[i];
-        if (m_ready[e] > t) {
-            t = m_ready[e];
-            from_mem = m_from_load[e];
-        }
-    }
-    // Write after write: an instruction that writes a register a load will write waits for that
-    // load (the load's later completion must not overwrite it, and a load's register keeps one
-    // value in flight), as a real SM's scoreboard does; ALU results need no such wait (fixed
-    // latencies complete in issue order). plan() keeps waw_first + waw_count in the registers.
-    for (unsigned r = p->waw_first, end = p->waw_first + p->waw_count; r < end; ++r)
-        if (m_from_load[r] && m_ready[r] > t) {
-            t = m_ready[r];
-            from_mem = true;
-        }
-    if (t == never)
-        return {never, wait_reason::memory};
     // Entries for loads and stores in flight; the CTA sees a warp's accesses complete at a
     // BAR or MEMBAR, and its stores complete at EXIT.
     std::uint64_t mem = 0;
-    switch (p->mem) {
+    switch (p.mem) {
     case issue_plan::memory::load_entry:
         mem = m_loads.free_entry(m_max_loads);
         break;

@@ -139,10 +139,47 @@ public:
         const issue_plan p = plan(*inst);
         return next_issue_planned(&p, warp_live, at_barrier);
     }
-    /// next_issue() of the instruction p was planned from (nullptr: none).
-    issue_time next_issue_planned(const issue_plan* p, bool warp_live, bool at_barrier) const;
+    /// next_issue() of the instruction p was planned from (nullptr: none). Inline: the issue
+    /// stage asks at every issue, and most instructions have no memory condition.
+    issue_time next_issue_planned(const issue_plan* p, bool warp_live, bool at_barrier) const
+    {
+        if (at_barrier)
+            return {never, wait_reason::barrier};
+        if (!warp_live)
+            return {never, wait_reason::memory};
+        if (!p)
+            return {0, wait_reason::none};
+        std::uint64_t t = std::max(m_hold, m_ready[issue_plan::pred_read + p->guard]);
+        bool from_mem = false;
+        for (unsigned i = 0; i < p->nreads; ++i) {
+            const unsigned e = p->reads[i];
+            if (m_ready[e] > t) {
+                t = m_ready[e];
+                from_mem = m_from_load[e];
+            }
+        }
+        // Write after write: an instruction that writes a register a load will write waits for
+        // that load (the load's later completion must not overwrite it, and a load's register
+        // keeps one value in flight), as a real SM's scoreboard does; ALU results need no such
+        // wait (fixed latencies complete in issue order). plan() keeps waw_first + waw_count
+        // in the registers.
+        for (unsigned r = p->waw_first, end = p->waw_first + p->waw_count; r < end; ++r)
+            if (m_from_load[r] && m_ready[r] > t) {
+                t = m_ready[r];
+                from_mem = true;
+            }
+        if (t == never)
+            return {never, wait_reason::memory};
+        if (p->mem == issue_plan::memory::none)
+            return {t, from_mem ? wait_reason::memory : wait_reason::scoreboard};
+        return with_memory(*p, t, from_mem);
+    }
 
 private:
+    /// next_issue_planned() of an instruction with a memory condition, from t (the latest of
+    /// its registers, predicates and hold) and whether t is a load's.
+    issue_time with_memory(const issue_plan& p, std::uint64_t t, bool from_mem) const;
+
     unsigned m_regs;
     std::array<unsigned, num_unit_classes> m_latency{};
     std::uint64_t m_hold = 0;
