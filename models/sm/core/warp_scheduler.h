@@ -69,12 +69,25 @@ public:
     }
 
 private:
-    int oldest(std::uint64_t ready) const;
+    /// The ready slot no other ready slot is older than (ready not empty). Launch order is
+    /// total, so one is; the lowest ready slot stands in should m_older ever say otherwise.
+    int oldest(std::uint64_t ready) const
+    {
+        for (std::uint64_t m = ready; m != 0; m &= m - 1) {
+            const auto s = static_cast<unsigned>(__builtin_ctzll(m));
+            if ((m_older[s] & ready) == 0)
+                return static_cast<int>(s);
+        }
+        return __builtin_ctzll(ready);
+    }
 
     unsigned m_slots;
     sched_policy m_policy;
     std::uint64_t m_slot_mask;
     std::vector<std::uint64_t> m_age;
+    /// Per slot, the slots launched before it (older): GTO's oldest ready slot is the one with
+    /// none of them ready, a mask test per ready slot instead of an age comparison each.
+    std::vector<std::uint64_t> m_older;
     std::uint64_t m_launches = 0;
     int m_last = -1;
 };
