@@ -21,27 +21,41 @@ shared_banks::shared_banks(unsigned banks, unsigned bank_bytes)
 unsigned shared_banks::passes(std::uint32_t active, const std::uint32_t* lane_addr,
                               unsigned bytes) const
 {
-    // The distinct words of the access (at most 32 per word a lane touches), then the largest
-    // count in one bank.
+    // The largest count of distinct words in one bank. Per bank, the first word seen; the
+    // other distinct words (conflicts, rare in tuned kernels) in one list: a word repeats
+    // (broadcast) or starts a bank without a search of every word seen.
     const unsigned per_lane = std::max(1u, std::min(bytes / m_bank_bytes, 2u));
-    std::uint32_t words[2 * warp_size];
-    unsigned n = 0;
+    std::uint32_t first[warp_size];
+    unsigned distinct[warp_size] = {};
+    std::uint32_t more[2 * warp_size];
+    unsigned n_more = 0;
+    unsigned most = 0;
     for (std::uint32_t m = active; m != 0; m &= m - 1)
         for (unsigned k = 0; k < per_lane; ++k) {
             const std::uint32_t w = lane_addr[__builtin_ctz(m)] / m_bank_bytes + k;
-            if (std::find(words, words + n, w) == words + n)
-                words[n++] = w;
+            const unsigned b = w % m_banks;
+            if (distinct[b] == 0) {
+                first[b] = w;
+                distinct[b] = 1;
+                most = std::max(most, 1u);
+            } else if (first[b] != w && std::find(more, more + n_more, w) == more + n_more) {
+                more[n_more++] = w;
+                most = std::max(most, ++distinct[b]);
+            }
         }
-    unsigned per_bank[warp_size] = {};
-    unsigned most = 0;
-    for (unsigned i = 0; i < n; ++i)
-        most = std::max(most, ++per_bank[words[i] % m_banks]);
     return most;
 }
 
 std::optional<unsigned> shared_out_of_window(std::uint32_t active, const lane_values& addr,
                                              unsigned bytes, std::uint32_t window_bytes)
 {
+    // The highest address first (a loop the compiler can vectorise); the lane only when one is
+    // outside.
+    std::uint32_t highest = 0;
+    for (unsigned l = 0; l < warp_size; ++l)
+        highest = std::max(highest, (active >> l & 1) ? addr[l] : 0u);
+    if (active == 0 || std::uint64_t{highest} + bytes <= window_bytes)
+        return std::nullopt;
     for (std::uint32_t m = active; m != 0; m &= m - 1) {
         const auto l = static_cast<unsigned>(__builtin_ctz(m));
         if (std::uint64_t{addr[l]} + bytes > window_bytes)
@@ -68,6 +82,18 @@ void shared_execute(std::vector<std::uint8_t>& window, const mem_access& a, step
             const std::uint64_t c = a.data2[l] | std::uint64_t{a.data2_hi[l]} << 32;
             const std::uint64_t next = a.cas ? (raw == b ? c : raw) : atom_apply64(a.aop, raw, b);
             std::memcpy(p, &next, 8);
+        }
+        return;
+    }
+    if (a.width == mem_width::b32 && (kind == step_kind::load || kind == step_kind::store)) {
+        // Words, most accesses: copies of a fixed size (no library call per lane).
+        for (std::uint32_t m = a.lane_mask; m != 0; m &= m - 1) {
+            const auto l = static_cast<unsigned>(__builtin_ctz(m));
+            std::uint8_t* p = window.data() + a.addr[l];
+            if (kind == step_kind::store)
+                std::memcpy(p, &a.data[l], 4);
+            else
+                std::memcpy(&out[l], p, 4);
         }
         return;
     }
