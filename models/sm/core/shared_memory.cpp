@@ -16,15 +16,19 @@ shared_banks::shared_banks(unsigned banks, unsigned bank_bytes)
         throw std::invalid_argument("shared_banks: banks (" + std::to_string(banks) +
                                     ") must be 1..32 and bank_bytes (" +
                                     std::to_string(bank_bytes) + ") a power of two");
+    m_word_shift = static_cast<unsigned>(__builtin_ctz(bank_bytes));
+    m_bank_mask = (banks & (banks - 1)) == 0 ? banks - 1 : 0;
 }
 
-unsigned shared_banks::passes(std::uint32_t active, const std::uint32_t* lane_addr,
-                              unsigned bytes) const
+namespace {
+
+/// The largest count of distinct words in one bank, bank_of(word) giving a word's bank. Per
+/// bank, the first word seen; the other distinct words (conflicts) in one list: a word that
+/// repeats (broadcast) or starts a bank needs no search of every word seen.
+template <typename BankOf>
+unsigned most_words_in_a_bank(std::uint32_t active, const std::uint32_t* lane_addr, unsigned shift,
+                              unsigned per_lane, BankOf bank_of)
 {
-    // The largest count of distinct words in one bank. Per bank, the first word seen; the
-    // other distinct words (conflicts, rare in tuned kernels) in one list: a word repeats
-    // (broadcast) or starts a bank without a search of every word seen.
-    const unsigned per_lane = std::max(1u, std::min(bytes / m_bank_bytes, 2u));
     std::uint32_t first[warp_size];
     unsigned distinct[warp_size] = {};
     std::uint32_t more[2 * warp_size];
@@ -32,8 +36,8 @@ unsigned shared_banks::passes(std::uint32_t active, const std::uint32_t* lane_ad
     unsigned most = 0;
     for (std::uint32_t m = active; m != 0; m &= m - 1)
         for (unsigned k = 0; k < per_lane; ++k) {
-            const std::uint32_t w = lane_addr[__builtin_ctz(m)] / m_bank_bytes + k;
-            const unsigned b = w % m_banks;
+            const std::uint32_t w = (lane_addr[__builtin_ctz(m)] >> shift) + k;
+            const unsigned b = bank_of(w);
             if (distinct[b] == 0) {
                 first[b] = w;
                 distinct[b] = 1;
@@ -44,6 +48,21 @@ unsigned shared_banks::passes(std::uint32_t active, const std::uint32_t* lane_ad
             }
         }
     return most;
+}
+
+} // namespace
+
+unsigned shared_banks::passes(std::uint32_t active, const std::uint32_t* lane_addr,
+                              unsigned bytes) const
+{
+    if (active == 0)
+        return 0;
+    const unsigned per_lane = std::max(1u, std::min(bytes / m_bank_bytes, 2u));
+    if (m_bank_mask == 0) // banks not a power of two (or one bank)
+        return most_words_in_a_bank(active, lane_addr, m_word_shift, per_lane,
+                                    [this](std::uint32_t w) { return w % m_banks; });
+    return most_words_in_a_bank(active, lane_addr, m_word_shift, per_lane,
+                                [this](std::uint32_t w) { return w & m_bank_mask; });
 }
 
 std::optional<unsigned> shared_out_of_window(std::uint32_t active, const lane_values& addr,

@@ -28,6 +28,9 @@ public:
 private:
     unsigned m_banks;
     unsigned m_bank_bytes;
+    unsigned m_word_shift = 0; ///< log2(m_bank_bytes): a byte address's word
+    /// m_banks - 1 when m_banks is a power of two (a word's bank is then a mask), else 0.
+    unsigned m_bank_mask = 0;
 };
 
 /// The lowest active lane whose access of `bytes` at its address does not lie inside a window
