@@ -332,9 +332,8 @@ warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta,
 
 warp::warp(const program& prog, const launch_context& ctx, unsigned warp_in_cta, unsigned nregs,
            std::vector<std::uint32_t>&& storage, bool checked)
-    : m_prog(&prog), m_code(prog.data()), m_size(checked_size(prog)), m_ctx(&ctx),
-      m_warp_in_cta(warp_in_cta), m_nregs(checked_nregs(nregs)), m_checked(checked),
-      m_regs(std::move(storage))
+    : m_code(prog.data()), m_size(checked_size(prog)), m_ctx(&ctx), m_warp_in_cta(warp_in_cta),
+      m_nregs(checked_nregs(nregs)), m_checked(checked), m_regs(std::move(storage))
 {
     // Registers are added (zero) as they are written, see writable(); the capacity stays.
     m_regs.clear();

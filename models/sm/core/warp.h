@@ -186,15 +186,14 @@ private:
                       const std::uint32_t* a, const std::uint32_t* b, const std::uint32_t* c,
                       std::uint32_t& p);
 
-    const program* m_prog; // pointers, not references, so that warps can be reassigned
-    /// m_prog's instructions and their number (read at every step; the program does not change
-    /// while its warps live).
+    /// The program's instructions and their number (read at every step; the program does not
+    /// change while its warps live). Pointers, not references, so that warps can be reassigned.
     const instruction* m_code;
     std::uint32_t m_size;
     const launch_context* m_ctx;
     unsigned m_warp_in_cta;
     unsigned m_nregs;
-    bool m_checked = false; // every instruction of *m_prog passes check(inst, m_nregs)
+    bool m_checked = false; // every instruction of the program passes check(inst, m_nregs)
     /// m_regs[r * warp_size + lane]; holds the registers up to the highest one written, the
     /// ones beyond are 0 (a program uses a few of its up to 255 registers, and a platform has
     /// thousands of warp slots: storage for all of them would be touched for nothing).
